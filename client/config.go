@@ -1,0 +1,371 @@
+// Package client knows how to find, start and talk to MCP servers: config
+// files, transports, the initialize handshake, capabilities, paginated
+// listing and the catalog. It performs one MCP operation per call and
+// returns typed values and typed errors; it never formats anything for
+// people and knows nothing about flags or terminals.
+package client
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Transports.
+const (
+	Stdio = "stdio"
+	HTTP  = "http"
+	SSE   = "sse"
+)
+
+// SourceBuiltin is the source of the built-in demo server.
+const SourceBuiltin = "builtin"
+
+// DemoName is the name of the built-in demo server.
+const DemoName = "demo"
+
+// Server is one configured server, as written in its file: nothing is
+// expanded yet. Expansion happens in Resolve, only for servers that are used.
+type Server struct {
+	Name       string
+	Transport  string // stdio, http or sse ("" when the entry is broken)
+	Command    string
+	Args       []string
+	Env        map[string]string
+	Cwd        string
+	URL        string
+	Headers    map[string]string
+	Timeout    time.Duration // 0: not set
+	InheritEnv bool
+	Source     string // the file that defined it, or "builtin"
+	Dir        string // directory of that file: relative paths resolve against it
+
+	explicitType bool   // type was given (no SSE fallback for an explicit http)
+	workspace    string // ${workspaceFolder}
+	argv0        string // argv[0] for the child (the demo server re-executes mcpx)
+	err          error  // a problem with the entry itself, reported when it is used
+}
+
+// Target returns the server's target as configured, unexpanded: the command
+// line or the URL. It never contains a secret that came from the environment.
+func (s *Server) Target() string {
+	if s.Transport == Stdio || (s.Transport == "" && s.Command != "") {
+		parts := append([]string{s.Command}, s.Args...)
+		if s.argv0 != "" {
+			parts[0] = s.argv0
+		}
+		for i, p := range parts {
+			parts[i] = shellQuote(p)
+		}
+		return strings.Join(parts, " ")
+	}
+	return s.URL
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,${}", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Config is the merged view of the config files an invocation reads.
+type Config struct {
+	Servers map[string]*Server
+	Notes   []string // e.g. an untrusted project file that was skipped
+	Warns   []string // e.g. a project entry that a user entry shadows
+	Files   []string // the files that were read
+}
+
+// Names returns the configured server names in order.
+func (c *Config) Names() []string {
+	names := make([]string, 0, len(c.Servers))
+	for n := range c.Servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// LoadOptions say where config comes from.
+type LoadOptions struct {
+	File    string // --config or $MCPX_CONFIG: read this file alone
+	Project bool   // --project: trust ./.mcp.json
+	Cwd     string
+	Getenv  func(string) string
+}
+
+// UserConfigPath is $XDG_CONFIG_HOME/mcpx/config.json, default ~/.config/mcpx/config.json.
+func UserConfigPath(getenv func(string) string) string {
+	if x := getenv("XDG_CONFIG_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "mcpx", "config.json")
+	}
+	home := getenv("HOME")
+	if home == "" {
+		if h, err := os.UserHomeDir(); err == nil {
+			home = h
+		}
+	}
+	return filepath.Join(home, ".config", "mcpx", "config.json")
+}
+
+// Load reads the config files. A file that cannot be read or parsed is an
+// error (exit 2); a broken entry only fails when that server is used.
+func Load(o LoadOptions) (*Config, error) {
+	cfg := &Config{Servers: map[string]*Server{}}
+	if o.File != "" {
+		f, err := readFile(o.File, true)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Files = append(cfg.Files, f.path)
+		f.addTo(cfg, false)
+		return cfg, nil
+	}
+	user, err := readFile(UserConfigPath(o.Getenv), false)
+	if err != nil {
+		return nil, err
+	}
+	if user != nil {
+		cfg.Files = append(cfg.Files, user.path)
+		user.addTo(cfg, false)
+	}
+	projPath := filepath.Join(o.Cwd, ".mcp.json")
+	if _, err := os.Stat(projPath); err != nil {
+		return cfg, nil
+	}
+	trusted := o.Project
+	if !trusted && user != nil {
+		trusted = user.trusts(o.Cwd, o.Getenv)
+	}
+	if !trusted {
+		cfg.Notes = append(cfg.Notes, fmt.Sprintf("skipping ./.mcp.json: %s is not a trusted project (pass --project, or add it to \"trustedProjects\" in %s)", o.Cwd, UserConfigPath(o.Getenv)))
+		return cfg, nil
+	}
+	proj, err := readFile(projPath, true)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Files = append(cfg.Files, proj.path)
+	proj.addTo(cfg, true)
+	return cfg, nil
+}
+
+// ConfigError is a problem with a config file or a server entry (exit 2).
+type ConfigError struct {
+	Server string // "" for a whole-file problem
+	Msg    string
+	Var    string // the unset variable, when that is the problem
+}
+
+func (e *ConfigError) Error() string {
+	if e.Server != "" {
+		return fmt.Sprintf("server %q: %s", e.Server, e.Msg)
+	}
+	return e.Msg
+}
+
+type configFile struct {
+	path            string
+	dir             string
+	servers         []*Server
+	trustedProjects []string
+}
+
+type rawFile struct {
+	MCPServers      map[string]json.RawMessage `json:"mcpServers"`
+	Servers         map[string]json.RawMessage `json:"servers"`
+	TrustedProjects []string                   `json:"trustedProjects"`
+}
+
+type rawEntry struct {
+	Type       *string           `json:"type"`
+	Command    *string           `json:"command"`
+	Args       []string          `json:"args"`
+	Env        map[string]string `json:"env"`
+	Cwd        *string           `json:"cwd"`
+	URL        *string           `json:"url"`
+	Headers    map[string]string `json:"headers"`
+	Timeout    json.RawMessage   `json:"timeout"`
+	InheritEnv bool              `json:"inheritEnv"`
+}
+
+func readFile(path string, mustExist bool) (*configFile, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		if !mustExist && errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, &ConfigError{Msg: fmt.Sprintf("cannot read config file: %v", err)}
+	}
+	var raw rawFile
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&raw); err != nil {
+		return nil, &ConfigError{Msg: fmt.Sprintf("config file %s: %s", abs, jsonErrorAt(data, err))}
+	}
+	f := &configFile{path: abs, dir: filepath.Dir(abs), trustedProjects: raw.TrustedProjects}
+	workspace := f.dir
+	if filepath.Base(workspace) == ".vscode" {
+		workspace = filepath.Dir(workspace)
+	}
+	add := func(entries map[string]json.RawMessage) {
+		names := make([]string, 0, len(entries))
+		for n := range entries {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			s := parseEntry(name, entries[name])
+			s.Source, s.Dir, s.workspace = abs, f.dir, workspace
+			f.servers = append(f.servers, s)
+		}
+	}
+	add(raw.MCPServers)
+	add(raw.Servers)
+	return f, nil
+}
+
+// jsonErrorAt turns a JSON decoding error into "line L, column C: message".
+func jsonErrorAt(data []byte, err error) string {
+	var off int64 = -1
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+		if te.Field != "" {
+			return fmt.Sprintf("%s must be %s, not %s", te.Field, te.Type, te.Value)
+		}
+	}
+	if off < 0 {
+		return err.Error()
+	}
+	line, col := 1, 1
+	for _, c := range data[:min(int(off), len(data))] {
+		if c == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return fmt.Sprintf("line %d, column %d: %v", line, col, err)
+}
+
+func parseEntry(name string, data json.RawMessage) *Server {
+	s := &Server{Name: name}
+	var e rawEntry
+	if err := json.Unmarshal(data, &e); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			s.err = &ConfigError{Server: name, Msg: fmt.Sprintf("%q must be %s, not %s", te.Field, te.Type, te.Value)}
+		} else {
+			s.err = &ConfigError{Server: name, Msg: "entry must be a JSON object"}
+		}
+		return s
+	}
+	str := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	s.Command, s.Args, s.Env, s.Cwd = str(e.Command), e.Args, e.Env, str(e.Cwd)
+	s.URL, s.Headers, s.InheritEnv = str(e.URL), e.Headers, e.InheritEnv
+	fail := func(format string, args ...any) *Server {
+		s.err = &ConfigError{Server: name, Msg: fmt.Sprintf(format, args...)}
+		return s
+	}
+	if e.Type != nil {
+		s.explicitType = true
+		switch strings.ToLower(*e.Type) {
+		case "stdio":
+			s.Transport = Stdio
+		case "http", "streamable-http", "streamable_http", "streamablehttp":
+			s.Transport = HTTP
+		case "sse":
+			s.Transport = SSE
+		default:
+			return fail("unknown type %q (want stdio, http or sse)", *e.Type)
+		}
+	} else {
+		switch {
+		case s.Command != "" && s.URL != "":
+			return fail("has both \"command\" and \"url\"; set \"type\" to say which")
+		case s.Command != "":
+			s.Transport = Stdio
+		case s.URL != "":
+			s.Transport = HTTP
+		default:
+			return fail("needs \"command\" (stdio) or \"url\" (http, sse)")
+		}
+	}
+	if s.Transport == Stdio && s.Command == "" {
+		return fail("type stdio needs \"command\"")
+	}
+	if s.Transport != Stdio && s.URL == "" {
+		return fail("type %s needs \"url\"", s.Transport)
+	}
+	if len(e.Timeout) > 0 && string(e.Timeout) != "null" {
+		var ts string
+		if err := json.Unmarshal(e.Timeout, &ts); err != nil {
+			return fail("\"timeout\" must be a duration string such as \"45s\", not %s", e.Timeout)
+		}
+		d, err := time.ParseDuration(ts)
+		if err != nil || d <= 0 {
+			return fail("\"timeout\" %q is not a positive duration such as \"45s\"", ts)
+		}
+		s.Timeout = d
+	}
+	return s
+}
+
+func (f *configFile) addTo(cfg *Config, project bool) {
+	for _, s := range f.servers {
+		if old, ok := cfg.Servers[s.Name]; ok {
+			if project && old.Source != f.path {
+				cfg.Warns = append(cfg.Warns, fmt.Sprintf("server %q in %s is ignored: the user config defines it", s.Name, f.path))
+			} else {
+				cfg.Warns = append(cfg.Warns, fmt.Sprintf("server %q is defined twice in %s; using the first", s.Name, f.path))
+			}
+			continue
+		}
+		cfg.Servers[s.Name] = s
+	}
+}
+
+func (f *configFile) trusts(dir string, getenv func(string) string) bool {
+	want := canonicalDir(dir)
+	for _, p := range f.trustedProjects {
+		if strings.HasPrefix(p, "~/") {
+			p = filepath.Join(getenv("HOME"), p[2:])
+		}
+		if !filepath.IsAbs(p) {
+			continue
+		}
+		if canonicalDir(p) == want {
+			return true
+		}
+	}
+	return false
+}
+
+func canonicalDir(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	return filepath.Clean(p)
+}

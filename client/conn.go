@@ -1,0 +1,325 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	mcpclient "github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// DefaultProtocolVersion is the version mcpx negotiates unless told otherwise.
+const DefaultProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+
+// ProtocolVersions lists the versions --protocol-version accepts.
+func ProtocolVersions() []string { return slices.Clone(mcp.ValidProtocolVersions) }
+
+// Options configure a connection.
+type Options struct {
+	ProtocolVersion string
+	ClientVersion   string
+	MessageCeiling  int64                  // largest JSON-RPC message accepted
+	OnStderr        func(line string)      // every line the server writes on stderr (-v)
+	Debug           func(string, ...any)   // protocol notes shown with -v
+	Note            func(string, ...any)   // notes always shown (the SSE fallback)
+	Logger          *slog.Logger           // where mcp-go's own logging goes
+}
+
+// Capabilities are what the server advertised at initialize.
+type Capabilities struct {
+	Tools       bool `json:"tools"`
+	Resources   bool `json:"resources"`
+	Prompts     bool `json:"prompts"`
+	Completions bool `json:"completions"`
+	Logging     bool `json:"logging"`
+}
+
+// Conn is one initialized connection to one server.
+type Conn struct {
+	T             *Target
+	Protocol      string
+	ServerName    string
+	ServerVersion string
+	Caps          Capabilities
+	Instructions  string
+
+	mc    *mcpclient.Client
+	proc  *process
+	rt    *limitTransport
+	limit *limitFlag
+	stop  context.CancelFunc
+
+	mu    sync.Mutex
+	phase string
+}
+
+func (c *Conn) setPhase(p string) {
+	c.mu.Lock()
+	c.phase = p
+	c.mu.Unlock()
+}
+
+// Phase is what the connection was doing last ("start", "initialize", a method).
+func (c *Conn) Phase() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.phase
+}
+
+// Connect starts or reaches the server, and initializes at o.ProtocolVersion.
+// ctx bounds the whole connection; on any error everything is cleaned up.
+func Connect(ctx context.Context, t *Target, o Options) (*Conn, error) {
+	if o.ProtocolVersion == "" {
+		o.ProtocolVersion = DefaultProtocolVersion
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	c, err := connect(ctx, t, o, t.Transport)
+	if err != nil && t.Fallback && c != nil && c.rt != nil {
+		if st := c.rt.firstPostStatus(); (st == http.StatusNotFound || st == http.StatusMethodNotAllowed) && ctx.Err() == nil {
+			if o.Note != nil {
+				o.Note("%s answered HTTP %d to POST; retrying over SSE", t.URL, st)
+			}
+			c, err = connect(ctx, t, o, SSE)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// connect returns the half-made Conn alongside an error, so that Connect can
+// look at what HTTP said before falling back.
+func connect(ctx context.Context, t *Target, o Options, kind string) (*Conn, error) {
+	c := &Conn{T: t, limit: &limitFlag{}, phase: "start"}
+	var tr transport.Interface
+	switch kind {
+	case Stdio:
+		p, err := startProcess(t, o.OnStderr)
+		if err != nil {
+			return nil, c.startError(err)
+		}
+		c.proc = p
+		onSkip := func(line string) {
+			if o.Debug != nil {
+				o.Debug("server %q: skipped a non-JSON line on stdout: %s", t.Name, line)
+			}
+		}
+		tr = transport.NewIO(newLineReader(p.stdout, o.MessageCeiling, c.limit, onSkip), p.stdin, nil)
+	case HTTP, SSE:
+		base := http.DefaultTransport.(*http.Transport).Clone()
+		c.rt = &limitTransport{inner: base, max: o.MessageCeiling, limit: c.limit}
+		hc := &http.Client{Transport: c.rt}
+		var err error
+		if kind == HTTP {
+			tr, err = transport.NewStreamableHTTP(t.URL, transport.WithHTTPHeaders(t.Headers),
+				transport.WithHTTPBasicClient(hc), transport.WithHTTPLogger(o.Logger))
+		} else {
+			wait := t.Timeout
+			if dl, ok := ctx.Deadline(); ok {
+				wait = time.Until(dl)
+			}
+			tr, err = transport.NewSSE(t.URL, transport.WithHeaders(t.Headers), transport.WithHTTPClient(hc),
+				transport.WithResponseTimeout(t.Timeout+time.Second), transport.WithEndpointTimeout(max(wait, time.Millisecond)),
+				transport.WithSSELogger(o.Logger))
+		}
+		if err != nil {
+			return nil, &ConnectError{Server: t.Name, Phase: "start", Msg: err.Error(), Err: err}
+		}
+	default:
+		return nil, &ConfigError{Server: t.Name, Msg: fmt.Sprintf("unknown transport %q", kind)}
+	}
+
+	c.mc = mcpclient.NewClient(wrapTap(tr), mcpclient.WithProtocolVersion(o.ProtocolVersion),
+		mcpclient.WithDiscoverTimeout(time.Second))
+	// The Start context owns the stdio child and the SSE stream: it lives
+	// until Close, and the per-call deadlines come from ctx.
+	life, stop := context.WithCancel(context.Background())
+	c.stop = stop
+	if err := startWithin(ctx, func() error { return c.mc.Start(life) }); err != nil {
+		e := c.classify(ctx, "connect", err)
+		c.Close()
+		return c, e
+	}
+	c.setPhase("initialize")
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = o.ProtocolVersion
+	req.Params.ClientInfo = mcp.Implementation{Name: "mcpx", Version: o.ClientVersion}
+	req.Params.Capabilities = mcp.ClientCapabilities{}
+	s := &sink{}
+	res, err := c.mc.Initialize(withSink(ctx, s), req)
+	if err != nil {
+		e := c.classifyCall(ctx, "initialize", err, s)
+		c.Close()
+		if ce, ok := e.(*ConnectError); ok {
+			ce.Msg = "initialize failed: " + ce.Msg
+			if c.proc != nil {
+				ce.Stderr = c.proc.tail.Lines(10)
+			}
+		}
+		return c, e
+	}
+	c.Protocol = res.ProtocolVersion
+	c.ServerName, c.ServerVersion = res.ServerInfo.Name, res.ServerInfo.Version
+	c.Instructions = res.Instructions
+	caps := res.Capabilities
+	c.Caps = Capabilities{Tools: caps.Tools != nil, Resources: caps.Resources != nil, Prompts: caps.Prompts != nil,
+		Completions: caps.Completions != nil, Logging: caps.Logging != nil}
+	if o.Debug != nil {
+		o.Debug("server %q: %s %s, protocol %s", t.Name, c.ServerName, c.ServerVersion, c.Protocol)
+	}
+	return c, nil
+}
+
+// startWithin runs start, giving up when ctx ends (the SSE endpoint wait).
+func startWithin(ctx context.Context, start func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- start() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (c *Conn) startError(err error) error {
+	e := &ConnectError{Server: c.T.Name, Phase: "start", Msg: "cannot start the server: " + err.Error(), Err: err}
+	var ee *exec.Error
+	if errors.As(err, &ee) {
+		e.Msg = fmt.Sprintf("cannot start the server: %s: %v", c.T.Command, ee.Err)
+		if errors.Is(ee.Err, exec.ErrNotFound) {
+			e.Hints = append(e.Hints, fmt.Sprintf("is %q installed and on PATH?", c.T.Command))
+		}
+	}
+	return e
+}
+
+// Close ends the connection; a stdio server is stopped as CONTRACT §2 says.
+// It is safe to call more than once.
+func (c *Conn) Close() {
+	if c.mc != nil {
+		done := make(chan struct{})
+		go func() {
+			_ = c.mc.Close()
+			close(done)
+		}()
+		if c.proc != nil {
+			c.proc.stop()
+		}
+		select {
+		case <-done:
+		case <-time.After(stopTerm):
+		}
+	} else if c.proc != nil {
+		c.proc.stop()
+	}
+	if c.stop != nil {
+		c.stop()
+	}
+}
+
+// Stderr returns the last lines the server wrote on stderr (stdio only).
+func (c *Conn) Stderr(n int) []string {
+	if c.proc == nil {
+		return nil
+	}
+	return c.proc.tail.Lines(n)
+}
+
+// call runs one request and returns the raw result the server sent.
+// When mcp-go fails only to decode that result, the raw result is returned
+// with a nil error: the caller parses it defensively.
+func (c *Conn) call(ctx context.Context, method string, do func(context.Context) error) (json.RawMessage, error) {
+	c.setPhase(method)
+	s := &sink{}
+	err := do(withSink(ctx, s))
+	raw := s.lastResult()
+	if err == nil || (raw != nil && s.lastError() == nil && ctx.Err() == nil && c.limit.get() == nil) {
+		if raw == nil {
+			raw = json.RawMessage("{}")
+		}
+		return raw, nil
+	}
+	return nil, c.classifyCall(ctx, method, err, s)
+}
+
+func (c *Conn) classifyCall(ctx context.Context, method string, err error, s *sink) error {
+	if le := c.limit.get(); le != nil {
+		return le
+	}
+	if ctx.Err() == nil {
+		if d := s.lastError(); d != nil {
+			rpc := RPCError{Code: d.Code, Message: d.Message}
+			if d.Data != nil {
+				if b, mErr := json.Marshal(d.Data); mErr == nil {
+					rpc.Data = b
+				}
+			}
+			if d.Code == mcp.METHOD_NOT_FOUND {
+				return &UnsupportedError{Server: c.T.Name, Method: method, RPC: &rpc}
+			}
+			return &ServerError{Server: c.T.Name, Method: method, RPC: rpc}
+		}
+	}
+	return c.classify(ctx, method, err)
+}
+
+// classify turns a transport-level failure into one of the typed errors.
+func (c *Conn) classify(ctx context.Context, phase string, err error) error {
+	if le := c.limit.get(); le != nil {
+		return le
+	}
+	if ctx.Err() != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return &TimeoutError{Server: c.T.Name, Phase: phase, Timeout: c.T.Timeout}
+		}
+		return ctx.Err()
+	}
+	var authErr *transport.AuthorizationRequiredError
+	if errors.As(err, &authErr) {
+		return &AuthError{Server: c.T.Name, Status: http.StatusUnauthorized, ResourceMetadata: authErr.ResourceMetadataURL}
+	}
+	if c.rt != nil {
+		if st := c.rt.firstPostStatus(); st == http.StatusUnauthorized || st == http.StatusForbidden {
+			return &AuthError{Server: c.T.Name, Status: st}
+		}
+	}
+	e := &ConnectError{Server: c.T.Name, Phase: phase, Err: err}
+	switch {
+	case c.proc != nil && (errors.Is(err, transport.ErrTransportClosed) || errors.Is(err, io.EOF) || c.proc.exitStatus() != ""):
+		c.proc.stop()
+		status := c.proc.exitStatus()
+		if status == "" {
+			status = "closed its stdout"
+		}
+		e.Msg = fmt.Sprintf("the server %s during %s", status, phase)
+		e.Stderr = c.proc.tail.Lines(10)
+	case errors.Is(err, transport.ErrLegacySSEServer):
+		st := 0
+		if c.rt != nil {
+			st = c.rt.firstPostStatus()
+		}
+		e.Msg = fmt.Sprintf("%s answered HTTP %d to the initialize POST", c.T.URL, st)
+		if st == http.StatusNotFound || st == http.StatusMethodNotAllowed {
+			e.Hints = append(e.Hints, "it may be a legacy SSE server: set \"type\": \"sse\" in its config entry")
+		}
+	default:
+		e.Msg = strings.TrimPrefix(err.Error(), "transport error: ")
+		e.Msg = strings.ReplaceAll(e.Msg, "failed to send request: failed to send request: ", "failed to send request: ")
+	}
+	return e
+}

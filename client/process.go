@@ -1,0 +1,188 @@
+package client
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Stop timings of CONTRACT §2: close stdin, wait, SIGTERM the group, wait, SIGKILL.
+const (
+	stopGrace = 100 * time.Millisecond
+	stopTerm  = 1 * time.Second
+)
+
+// process is a stdio server: its own process group, its pipes, and the tail
+// of what it wrote on stderr.
+type process struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout io.ReadCloser
+	tail   *tailBuffer
+
+	exited  chan struct{} // closed when the leader has been reaped
+	waitErr error
+	stderrDone chan struct{}
+	stopOnce sync.Once
+}
+
+func startProcess(t *Target, onStderr func(string)) (*process, error) {
+	cmd := exec.Command(t.Command, t.Args...)
+	if t.Argv0 != "" {
+		cmd.Args[0] = t.Argv0
+	}
+	cmd.Env = t.Env
+	if cmd.Env == nil {
+		cmd.Env = []string{}
+	}
+	cmd.Dir = t.Dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &process{cmd: cmd, stdin: stdin, stdout: stdout, tail: newTailBuffer(64 << 10),
+		exited: make(chan struct{}), stderrDone: make(chan struct{})}
+	go func() {
+		defer close(p.stderrDone)
+		r := bufio.NewReaderSize(stderr, 64<<10)
+		for {
+			line, err := r.ReadSlice('\n')
+			if len(line) > 0 {
+				p.tail.Write(line)
+				if onStderr != nil && (err == nil || err == io.EOF || errors.Is(err, bufio.ErrBufferFull)) {
+					onStderr(strings.TrimRight(string(line), "\r\n"))
+				}
+			}
+			if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+				return
+			}
+		}
+	}()
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+// groupAlive reports whether any process of the server's group still exists.
+func (p *process) groupAlive() bool {
+	select {
+	case <-p.exited:
+	default:
+		return true
+	}
+	return syscall.Kill(-p.cmd.Process.Pid, 0) == nil
+}
+
+func (p *process) waitGroup(d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for {
+		if !p.groupAlive() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		select {
+		case <-p.exited:
+			time.Sleep(5 * time.Millisecond)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// stop ends the server as CONTRACT §2 says: close its stdin, wait at most
+// 100 ms, SIGTERM the group, wait at most 1 s, then SIGKILL.
+func (p *process) stop() {
+	p.stopOnce.Do(func() {
+		_ = p.stdin.Close()
+		pgid := p.cmd.Process.Pid
+		if !p.waitGroup(stopGrace) {
+			_ = syscall.Kill(-pgid, syscall.SIGTERM)
+			if !p.waitGroup(stopTerm) {
+				_ = syscall.Kill(-pgid, syscall.SIGKILL)
+				p.waitGroup(stopTerm)
+			}
+		}
+		// The stderr pipe closes when the last writer exits; a process that
+		// escaped the group could hold it open, so do not wait long.
+		select {
+		case <-p.stderrDone:
+		case <-time.After(100 * time.Millisecond):
+		}
+	})
+}
+
+// exitStatus describes how the leader ended, or "" while it runs.
+func (p *process) exitStatus() string {
+	select {
+	case <-p.exited:
+	default:
+		return ""
+	}
+	if p.waitErr == nil {
+		return "exited with status 0"
+	}
+	var ee *exec.ExitError
+	if errors.As(p.waitErr, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return fmt.Sprintf("killed by %s", ws.Signal())
+		}
+		return fmt.Sprintf("exited with status %d", ee.ExitCode())
+	}
+	return p.waitErr.Error()
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func newTailBuffer(max int) *tailBuffer { return &tailBuffer{max: max} }
+
+func (t *tailBuffer) Write(p []byte) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
+	}
+}
+
+// Lines returns the last n non-empty lines.
+func (t *tailBuffer) Lines(n int) []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []string
+	for _, l := range bytes.Split(t.buf, []byte("\n")) {
+		if s := strings.TrimRight(string(l), "\r"); strings.TrimSpace(s) != "" {
+			out = append(out, s)
+		}
+	}
+	if len(out) > n {
+		out = out[len(out)-n:]
+	}
+	return out
+}

@@ -1,0 +1,112 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// sink collects the raw replies of one call. mcp-go decodes results into
+// strict types (one odd item fails a whole list) and drops JSON-RPC error
+// codes and data; the tap keeps what the server really sent.
+type sink struct {
+	mu      sync.Mutex
+	results []json.RawMessage
+	errs    []*mcp.JSONRPCErrorDetails
+}
+
+type sinkKey struct{}
+
+func withSink(ctx context.Context, s *sink) context.Context {
+	return context.WithValue(ctx, sinkKey{}, s)
+}
+
+func (s *sink) lastResult() json.RawMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.results) == 0 {
+		return nil
+	}
+	return s.results[len(s.results)-1]
+}
+
+func (s *sink) lastError() *mcp.JSONRPCErrorDetails {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.errs) == 0 {
+		return nil
+	}
+	return s.errs[len(s.errs)-1]
+}
+
+// tap decorates a transport and records raw replies into the call's sink.
+// The wrappers below mirror the inner transport's optional interfaces
+// exactly: mcp-go type-asserts on them (server requests, protocol header,
+// cancellation), so claiming one more or one fewer changes behaviour.
+type tap struct{ inner transport.Interface }
+
+func (t *tap) Start(ctx context.Context) error { return t.inner.Start(ctx) }
+
+func (t *tap) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	resp, err := t.inner.SendRequest(ctx, req)
+	if s, ok := ctx.Value(sinkKey{}).(*sink); ok && err == nil && resp != nil {
+		s.mu.Lock()
+		if resp.Error != nil {
+			s.errs = append(s.errs, resp.Error)
+		} else {
+			s.results = append(s.results, append(json.RawMessage(nil), resp.Result...))
+		}
+		s.mu.Unlock()
+	}
+	return resp, err
+}
+
+func (t *tap) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
+	return t.inner.SendNotification(ctx, n)
+}
+
+func (t *tap) SetNotificationHandler(h func(mcp.JSONRPCNotification)) {
+	t.inner.SetNotificationHandler(h)
+}
+
+func (t *tap) Close() error         { return t.inner.Close() }
+func (t *tap) GetSessionId() string { return t.inner.GetSessionId() }
+
+type tapBidi struct {
+	tap
+	bidi transport.BidirectionalInterface
+}
+
+func (t *tapBidi) SetRequestHandler(h transport.RequestHandler) { t.bidi.SetRequestHandler(h) }
+
+type tapBidiHTTP struct {
+	tapBidi
+	http transport.HTTPConnection
+}
+
+func (t *tapBidiHTTP) SetProtocolVersion(v string) { t.http.SetProtocolVersion(v) }
+
+type tapHTTP struct {
+	tap
+	http transport.HTTPConnection
+}
+
+func (t *tapHTTP) SetProtocolVersion(v string) { t.http.SetProtocolVersion(v) }
+
+func wrapTap(inner transport.Interface) transport.Interface {
+	base := tap{inner: inner}
+	bidi, isBidi := inner.(transport.BidirectionalInterface)
+	httpConn, isHTTP := inner.(transport.HTTPConnection)
+	switch {
+	case isBidi && isHTTP:
+		return &tapBidiHTTP{tapBidi: tapBidi{tap: base, bidi: bidi}, http: httpConn}
+	case isBidi:
+		return &tapBidi{tap: base, bidi: bidi}
+	case isHTTP:
+		return &tapHTTP{tap: base, http: httpConn}
+	}
+	return &base
+}

@@ -1,0 +1,87 @@
+package output
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/tidwall/gjson"
+)
+
+// NoMatchError is returned when --select matches nothing (exit 9).
+type NoMatchError struct{ Path string }
+
+func (e *NoMatchError) Error() string {
+	return fmt.Sprintf("--select %q matched nothing", e.Path)
+}
+
+// Marshal encodes v as one compact JSON document without HTML escaping.
+func Marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// WriteJSON prints v as one JSON document on stdout: indented on a terminal,
+// compact in a pipe. With a --select path it prints the selection instead:
+// a string raw, an array one element per line (strings raw, others compact
+// JSON), anything else compact JSON. No match is a *NoMatchError and prints
+// nothing.
+func (s *Streams) WriteJSON(v any, selectPath string) error {
+	doc, err := Marshal(v)
+	if err != nil {
+		return err
+	}
+	if selectPath != "" {
+		return writeSelection(s.Out, doc, selectPath)
+	}
+	if s.OutTTY {
+		var pretty bytes.Buffer
+		if err := json.Indent(&pretty, doc, "", "  "); err == nil {
+			doc = pretty.Bytes()
+		}
+	}
+	doc = append(doc, '\n')
+	_, err = s.Out.Write(doc)
+	return err
+}
+
+func writeSelection(w io.Writer, doc []byte, path string) error {
+	r := gjson.GetBytes(doc, path)
+	if !r.Exists() {
+		return &NoMatchError{Path: path}
+	}
+	var buf bytes.Buffer
+	switch {
+	case r.Type == gjson.String:
+		buf.WriteString(r.Str)
+		buf.WriteByte('\n')
+	case r.IsArray():
+		for _, el := range r.Array() {
+			if el.Type == gjson.String {
+				buf.WriteString(el.Str)
+			} else {
+				buf.Write(compact(el.Raw))
+			}
+			buf.WriteByte('\n')
+		}
+	default:
+		buf.Write(compact(r.Raw))
+		buf.WriteByte('\n')
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+func compact(raw string) []byte {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, []byte(raw)); err != nil {
+		return []byte(raw)
+	}
+	return buf.Bytes()
+}

@@ -1,0 +1,130 @@
+package output
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+)
+
+// Log is mcpx's one voice on stderr. In text mode every line starts with
+// "mcpx: " (errors carry no further prefix; notes, warnings and hints say
+// what they are). With --json every line is one JSON object and an error, if
+// any, is the last line. Server-originated text passes through Streams.Err,
+// so it is masked and, on a terminal, escaped.
+type Log struct {
+	s       *Streams
+	JSON    bool
+	Verbose bool
+	mu      sync.Mutex
+}
+
+// NewLog returns the stderr voice for s.
+func NewLog(s *Streams, asJSON, verbose bool) *Log {
+	return &Log{s: s, JSON: asJSON, Verbose: verbose}
+}
+
+// Warning is one degraded result: a kind whose listing failed, an item that
+// could not be parsed, a server that failed under --all.
+type Warning struct {
+	Server  string `json:"server"`
+	Kind    string `json:"kind"`
+	Item    string `json:"item"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// ErrorReport is the final error of an invocation.
+type ErrorReport struct {
+	Code     string         // error.code of CONTRACT §6
+	Message  string         // one line, lowercase, no trailing period
+	ExitCode int            // the process exit code
+	Hints    []string       // extra lines: "mcpx: hint: ..."
+	Lines    []string       // quoted lines (a server's stderr tail)
+	Details  map[string]any // extra error fields under --json
+}
+
+func (l *Log) writeJSON(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	b = append(b, '\n')
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, _ = l.s.Err.Write(b)
+}
+
+func (l *Log) writeLine(line string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, _ = fmt.Fprintln(l.s.Err, line)
+}
+
+// Note tells the user something useful that is not a problem.
+func (l *Log) Note(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if l.JSON {
+		l.writeJSON(map[string]any{"note": msg})
+		return
+	}
+	l.writeLine("mcpx: note: " + msg)
+}
+
+// Debug is a note shown only with -v.
+func (l *Log) Debug(format string, args ...any) {
+	if !l.Verbose {
+		return
+	}
+	l.Note(format, args...)
+}
+
+// Warn reports a degraded result.
+func (l *Log) Warn(w Warning) {
+	if l.JSON {
+		l.writeJSON(map[string]any{"warning": w.Message, "server": w.Server, "kind": w.Kind, "item": w.Item, "code": w.Code})
+		return
+	}
+	l.writeLine("mcpx: warning: " + w.Message)
+}
+
+// Warnf reports a warning that belongs to no catalog item.
+func (l *Log) Warnf(format string, args ...any) {
+	l.Warn(Warning{Code: "warning", Message: fmt.Sprintf(format, args...)})
+}
+
+// ServerStderr shows one line a server wrote on its stderr (with -v).
+func (l *Log) ServerStderr(server, line string) {
+	if l.JSON {
+		l.writeJSON(map[string]any{"server_stderr": line, "server": server})
+		return
+	}
+	l.writeLine("[" + server + "] " + line)
+}
+
+// Error reports the final error.
+func (l *Log) Error(e ErrorReport) {
+	if l.JSON {
+		obj := map[string]any{}
+		for k, v := range e.Details {
+			obj[k] = v
+		}
+		obj["code"] = e.Code
+		obj["message"] = e.Message
+		obj["exit_code"] = e.ExitCode
+		if len(e.Hints) > 0 {
+			obj["hints"] = e.Hints
+		}
+		if len(e.Lines) > 0 {
+			obj["server_stderr"] = e.Lines
+		}
+		l.writeJSON(map[string]any{"error": obj})
+		return
+	}
+	l.writeLine("mcpx: " + e.Message)
+	for _, line := range e.Lines {
+		l.writeLine("mcpx:   | " + line)
+	}
+	for _, h := range e.Hints {
+		l.writeLine("mcpx: hint: " + h)
+	}
+}

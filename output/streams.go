@@ -1,0 +1,70 @@
+// Package output owns everything mcpx writes: the result on stdout and the one
+// voice on stderr (notes, warnings, hints, errors). It computes the terminal
+// facts once, applies terminal safety to any stream that is a terminal, masks
+// secrets everywhere, and knows nothing about MCP.
+package output
+
+import (
+	"bytes"
+	"io"
+	"os"
+
+	"github.com/mattn/go-isatty"
+)
+
+// Streams are the three standard streams plus the facts about them that are
+// decided once, at start-up. Nothing below cmd/mcpx touches os.Stdout.
+type Streams struct {
+	In     io.Reader
+	Out    io.Writer // masked, and escaped when OutTTY
+	Err    io.Writer // masked, and escaped when ErrTTY
+	RawOut io.Writer // masked only: for bytes that must pass unchanged (pipes, files)
+
+	InTTY  bool
+	OutTTY bool // chooses layout (aligned tables, indented JSON), never which data is printed
+	ErrTTY bool
+
+	masker *Masker
+}
+
+// System returns the process's streams. MCPX_FORCE_TTY=1 makes stdout count as
+// a terminal for layout (tests use it; testscript cannot attach a pty to stdout).
+func System() *Streams {
+	isTTY := func(f *os.File) bool {
+		return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
+	}
+	outTTY := isTTY(os.Stdout)
+	if os.Getenv("MCPX_FORCE_TTY") != "" {
+		outTTY = true
+	}
+	return New(os.Stdin, os.Stdout, os.Stderr, isTTY(os.Stdin), outTTY, isTTY(os.Stderr))
+}
+
+// New wraps the given writers: secrets are masked on both, and a stream that is
+// a terminal escapes control characters (see Sanitize).
+func New(in io.Reader, out, errw io.Writer, inTTY, outTTY, errTTY bool) *Streams {
+	m := &Masker{}
+	s := &Streams{In: in, InTTY: inTTY, OutTTY: outTTY, ErrTTY: errTTY, masker: m}
+	s.RawOut = &maskWriter{m: m, w: out}
+	s.Out = s.RawOut
+	if outTTY {
+		s.Out = &maskWriter{m: m, w: &safeWriter{w: out}}
+	}
+	s.Err = &maskWriter{m: m, w: errw}
+	if errTTY {
+		s.Err = &maskWriter{m: m, w: &safeWriter{w: errw}}
+	}
+	return s
+}
+
+// ForTest returns streams over buffers; tty sets all three terminal flags.
+func ForTest(tty bool) (*Streams, *bytes.Buffer, *bytes.Buffer) {
+	var out, errb bytes.Buffer
+	return New(bytes.NewReader(nil), &out, &errb, tty, tty, tty), &out, &errb
+}
+
+// AddSecrets registers values that must never be printed; they show as ***.
+func (s *Streams) AddSecrets(values ...string) { s.masker.Add(values...) }
+
+// Mask replaces every registered secret in str with ***.
+func (s *Streams) Mask(str string) string { return s.masker.Mask(str) }
