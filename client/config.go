@@ -255,7 +255,7 @@ func jsonErrorAt(data []byte, err error) string {
 		return err.Error()
 	}
 	line, col := 1, 1
-	for _, c := range data[:min(int(off), len(data))] {
+	for _, c := range data[:max(0, min(int(off)-1, len(data)))] {
 		if c == '\n' {
 			line, col = line+1, 1
 		} else {

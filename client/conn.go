@@ -60,8 +60,9 @@ type Conn struct {
 	limit *limitFlag
 	stop  context.CancelFunc
 
-	mu    sync.Mutex
-	phase string
+	mu        sync.Mutex
+	phase     string
+	closeOnce sync.Once
 }
 
 func (c *Conn) setPhase(p string) {
@@ -211,6 +212,10 @@ func (c *Conn) startError(err error) error {
 // Close ends the connection; a stdio server is stopped as CONTRACT §2 says.
 // It is safe to call more than once.
 func (c *Conn) Close() {
+	c.closeOnce.Do(c.close)
+}
+
+func (c *Conn) close() {
 	if c.mc != nil {
 		done := make(chan struct{})
 		go func() {

@@ -1,0 +1,127 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/output"
+	"github.com/mcpx-cli/mcpx/render"
+)
+
+type describeOptions struct {
+	Server string
+	ID     string
+	Kind   string
+}
+
+func (a *app) newDescribeCmd() *cli.Command {
+	o := &describeOptions{}
+	return &cli.Command{
+		Name:      "describe",
+		Usage:     "show the full metadata of one catalog item",
+		ArgsUsage: "SRV ID",
+		Description: "ID is a catalog key KIND:ID (e.g. prompt:review), or an id with --kind, or an id that " +
+			"names exactly one item across kinds. Tools show their schemas exactly as the server sent them.\n\n" +
+			"EXIT STATUS: 0, 2 usage or an ambiguous ID, 3 connection, 4 no such item or server, " +
+			"5 the server does not offer that kind, 7 timeout.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "kind", Usage: "look only among `KIND` (tool, resource, resource_template, prompt)", Destination: &o.Kind},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			args := cmd.Args().Slice()
+			if len(args) != 2 {
+				return usagef("describe takes SRV and ID, got %d arguments", len(args))
+			}
+			o.Server, o.ID = args[0], args[1]
+			if o.Kind != "" && !isKind(o.Kind) {
+				return usagef("unknown kind %q (want one of %s)", o.Kind, strings.Join(client.Kinds, ", "))
+			}
+			if k, id, ok := strings.Cut(o.ID, ":"); ok && isKind(k) {
+				if o.Kind != "" && o.Kind != k {
+					return usagef("%q is a %s key, but --kind says %s", o.ID, k, o.Kind)
+				}
+				o.Kind, o.ID = k, id
+			}
+			if o.ID == "" {
+				return usagef("describe needs a non-empty ID")
+			}
+			return a.describe(ctx, o)
+		},
+	}
+}
+
+func (a *app) describe(ctx context.Context, o *describeOptions) error {
+	conn, cctx, done, err := a.open(ctx, o.Server)
+	if err != nil {
+		return err
+	}
+	defer done()
+	kinds := client.Kinds
+	if o.Kind != "" {
+		if !conn.Advertised(o.Kind) {
+			what := map[string]string{client.KindTool: "tools", client.KindResource: "resources",
+				client.KindTemplate: "resources", client.KindPrompt: "prompts"}[o.Kind]
+			return &client.UnsupportedError{Server: conn.T.Name, What: what}
+		}
+		kinds = []string{o.Kind}
+	}
+	var found []*client.Item
+	for _, k := range kinds {
+		if !conn.Advertised(k) {
+			continue
+		}
+		items, problems, err := conn.List(cctx, k)
+		if err != nil {
+			return err
+		}
+		for _, w := range warningsOf(conn.T.Name, problems) {
+			a.log.Warn(output.Warning(w))
+		}
+		for _, it := range items {
+			if it.ID == o.ID {
+				found = append(found, it)
+			}
+		}
+	}
+	switch len(found) {
+	case 0:
+		what := "catalog item"
+		if o.Kind != "" {
+			what = strings.ReplaceAll(o.Kind, "_", " ")
+		}
+		return &client.NotFoundError{What: what, Name: o.ID,
+			Hints: []string{fmt.Sprintf("list what there is with: mcpx catalog %s", shellArg(o.Server))}}
+	case 1:
+	default:
+		keys := make([]string, len(found))
+		for i, it := range found {
+			keys[i] = it.Key()
+		}
+		return &AmbiguousError{ID: o.ID, Candidates: keys}
+	}
+	it := found[0]
+	d := &render.Describe{CatalogItem: catalogItem(it), InputSchema: it.InputSchema, OutputSchema: it.OutputSchema}
+	if it.Kind == client.KindTemplate {
+		d.Variables = render.TemplateVariables(it.ID)
+		if d.Variables == nil {
+			d.Variables = []string{}
+		}
+	}
+	if a.asJSON() {
+		return a.writeDoc(d)
+	}
+	_, err = a.s.Out.Write([]byte(render.DescribeText(d)))
+	return err
+}
+
+// shellArg quotes s for a hint the user may paste into a shell.
+func shellArg(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

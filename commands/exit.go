@@ -1,0 +1,158 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+
+	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/output"
+)
+
+// Exit codes of CONTRACT §6.
+const (
+	exitOK          = 0
+	exitFailed      = 1
+	exitUsage       = 2
+	exitConnection  = 3
+	exitNotFound    = 4
+	exitUnsupported = 5
+	exitAuth        = 6
+	exitTimeout     = 7
+	exitLimit       = 8
+	exitNoMatch     = 9
+	exitBrokenPipe  = 141
+)
+
+// UsageError is a bad flag, argument or combination (exit 2).
+type UsageError struct {
+	Msg     string
+	Hints   []string
+	Details map[string]any
+}
+
+func (e *UsageError) Error() string { return e.Msg }
+
+func usagef(format string, args ...any) error {
+	return &UsageError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// StrictError: --strict turned warnings into a failure (exit 1).
+type StrictError struct{ N int }
+
+func (e *StrictError) Error() string {
+	return fmt.Sprintf("--strict: %d warning(s)", e.N)
+}
+
+// classify maps an error (and the signal that interrupted mcpx, if any) to
+// the report and exit code of CONTRACT §6. It is the only such mapping.
+func classify(err error, sig os.Signal) output.ErrorReport {
+	if sig != nil {
+		n := 128
+		if s, ok := sig.(syscall.Signal); ok {
+			n += int(s)
+		}
+		return output.ErrorReport{Code: "interrupted", ExitCode: n, Message: fmt.Sprintf("interrupted by %s", sigName(sig))}
+	}
+	if errors.Is(err, syscall.EPIPE) {
+		return output.ErrorReport{ExitCode: exitBrokenPipe}
+	}
+	r := output.ErrorReport{Message: err.Error(), Details: map[string]any{}}
+	var (
+		usage    *UsageError
+		config   *client.ConfigError
+		notFound *client.NotFoundError
+		conn     *client.ConnectError
+		timeout  *client.TimeoutError
+		server   *client.ServerError
+		unsup    *client.UnsupportedError
+		auth     *client.AuthError
+		limit    *client.LimitError
+		noMatch  *output.NoMatchError
+		strict   *StrictError
+		ambig    *AmbiguousError
+	)
+	switch {
+	case errors.As(err, &ambig):
+		r.Code, r.ExitCode = "usage", exitUsage
+		r.Details["candidates"] = ambig.Candidates
+		r.Hints = []string{"name one of them as KIND:ID, or pass --kind"}
+	case errors.As(err, &usage):
+		r.Code, r.ExitCode, r.Hints = "usage", exitUsage, usage.Hints
+		for k, v := range usage.Details {
+			r.Details[k] = v
+		}
+	case errors.As(err, &config):
+		r.Code, r.ExitCode = "usage", exitUsage
+		if config.Var != "" {
+			r.Details["variable"] = config.Var
+		}
+		if config.Server != "" {
+			r.Details["server"] = config.Server
+		}
+	case errors.As(err, &notFound):
+		r.Code, r.ExitCode, r.Hints = "not_found", exitNotFound, notFound.Hints
+		if notFound.Candidates != nil {
+			r.Details["candidates"] = notFound.Candidates
+		}
+	case errors.As(err, &conn):
+		r.Code, r.ExitCode, r.Hints, r.Lines = "connection", exitConnection, conn.Hints, conn.Stderr
+		if len(conn.Stderr) > 0 {
+			r.Message += "; its stderr ends with:"
+		}
+	case errors.As(err, &timeout):
+		r.Code, r.ExitCode = "timeout", exitTimeout
+		r.Details["phase"] = timeout.Phase
+		r.Hints = []string{"raise the bound with --timeout, or \"timeout\" in the server's config entry"}
+	case errors.As(err, &server):
+		r.Code, r.ExitCode = "server_error", exitFailed
+		r.Details["rpc"] = server.RPC
+	case errors.As(err, &unsup):
+		r.Code, r.ExitCode = "unsupported", exitUnsupported
+		if unsup.RPC != nil {
+			r.Details["rpc"] = unsup.RPC
+		}
+	case errors.As(err, &auth):
+		r.Code, r.ExitCode, r.Hints = "auth", exitAuth, auth.Hints()
+		if auth.ResourceMetadata != "" {
+			r.Details["resource_metadata"] = auth.ResourceMetadata
+		}
+	case errors.As(err, &limit):
+		r.Code, r.ExitCode = "limit", exitLimit
+		r.Details["limit"] = map[string]any{"name": limit.Limit, "bytes": limit.Value}
+	case errors.As(err, &noMatch):
+		r.Code, r.ExitCode = "no_match", exitNoMatch
+	case errors.As(err, &strict):
+		r.Code, r.ExitCode = "strict", exitFailed
+	case errors.Is(err, context.Canceled):
+		r.Code, r.ExitCode, r.Message = "interrupted", 130, "interrupted"
+	default:
+		r.Code, r.ExitCode = "error", exitFailed
+	}
+	return r
+}
+
+func sigName(sig os.Signal) string {
+	switch sig {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	}
+	return sig.String()
+}
+
+// AmbiguousError: an ID matches items of several kinds (exit 2).
+type AmbiguousError struct {
+	ID         string
+	Candidates []string
+}
+
+func (e *AmbiguousError) Error() string {
+	return fmt.Sprintf("%q is ambiguous: it names %s", e.ID, strings.Join(e.Candidates, ", "))
+}

@@ -1,0 +1,133 @@
+package commands
+
+import (
+	"context"
+	"strings"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/mcpx-cli/mcpx/client"
+)
+
+type serversOptions struct{ Probe bool }
+
+// serverEntry is the JSON shape of one server (CONTRACT §5).
+type serverEntry struct {
+	Name      string `json:"name"`
+	Transport string `json:"transport"`
+	Target    string `json:"target"`
+	Source    string `json:"source"`
+	Probe     *probe `json:"probe"`
+}
+
+type probe struct {
+	ServerName      *string              `json:"server_name"`
+	ServerVersion   *string              `json:"server_version"`
+	ProtocolVersion *string              `json:"protocol_version"`
+	Capabilities    *client.Capabilities `json:"capabilities"`
+	Error           *string              `json:"error"`
+}
+
+func (a *app) newServersCmd() *cli.Command {
+	o := &serversOptions{}
+	return &cli.Command{
+		Name:  "servers",
+		Usage: "list the configured servers (and the built-in demo)",
+		Description: "Shows each server's name, transport, target (unexpanded) and source. --probe contacts " +
+			"them, --jobs at a time, and adds what each reports at initialize, or its error.\n\n" +
+			"EXIT STATUS: 0 (a failed probe is reported, not fatal), 2 usage or a broken config file.",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "probe", Usage: "contact each server and report its name, version, protocol and capabilities", Destination: &o.Probe},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Present() {
+				return usagef("servers takes no arguments")
+			}
+			return a.servers(ctx, o)
+		},
+	}
+}
+
+func (a *app) servers(ctx context.Context, o *serversOptions) error {
+	cfg, err := a.config()
+	if err != nil {
+		return err
+	}
+	servers := make([]*client.Server, 0, len(cfg.Servers)+1)
+	for _, n := range cfg.Names() {
+		servers = append(servers, cfg.Servers[n])
+	}
+	if _, ok := cfg.Servers[client.DemoName]; !ok {
+		servers = append(servers, client.Demo(a.self))
+	}
+	entries := make([]serverEntry, len(servers))
+	for i, s := range servers {
+		entries[i] = serverEntry{Name: s.Name, Transport: s.Transport, Target: s.Target(), Source: s.Source}
+		if entries[i].Transport == "" {
+			entries[i].Transport = "-"
+		}
+	}
+	if o.Probe {
+		a.forEach(ctx, len(servers), func(i int) { entries[i].Probe = a.probe(ctx, servers[i]) })
+	}
+	if a.asJSON() {
+		return a.writeDoc(map[string]any{"servers": entries})
+	}
+	header := []string{"NAME", "TRANSPORT", "TARGET", "SOURCE"}
+	if o.Probe {
+		header = append(header, "SERVER", "VERSION", "PROTOCOL", "CAPABILITIES", "ERROR")
+	}
+	rows := make([][]string, len(entries))
+	for i, e := range entries {
+		rows[i] = []string{e.Name, e.Transport, e.Target, e.Source}
+		if p := e.Probe; p != nil {
+			rows[i] = append(rows[i], deref(p.ServerName), deref(p.ServerVersion), deref(p.ProtocolVersion), capList(p.Capabilities), deref(p.Error))
+		}
+	}
+	return a.s.WriteTable(header, rows)
+}
+
+func (a *app) probe(ctx context.Context, s *client.Server) *probe {
+	fail := func(err error) *probe {
+		msg := classify(err, nil).Message
+		return &probe{Error: &msg}
+	}
+	t, err := a.resolve(s)
+	if err != nil {
+		a.log.Warnf("%v", err)
+		return fail(err)
+	}
+	conn, _, cancel, err := a.connect(ctx, t)
+	if err != nil {
+		return fail(err)
+	}
+	defer cancel()
+	defer conn.Close()
+	return &probe{ServerName: &conn.ServerName, ServerVersion: &conn.ServerVersion, ProtocolVersion: &conn.Protocol, Capabilities: &conn.Caps}
+}
+
+func deref(s *string) string {
+	if s == nil || *s == "" {
+		return "-"
+	}
+	return *s
+}
+
+func capList(c *client.Capabilities) string {
+	if c == nil {
+		return "-"
+	}
+	var caps []string
+	for _, x := range []struct {
+		on   bool
+		name string
+	}{{c.Tools, "tools"}, {c.Resources, "resources"}, {c.Prompts, "prompts"}, {c.Completions, "completions"}, {c.Logging, "logging"}} {
+		if x.on {
+			caps = append(caps, x.name)
+		}
+	}
+	if len(caps) == 0 {
+		return "none"
+	}
+	return strings.Join(caps, ",")
+}

@@ -1,0 +1,138 @@
+package output
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestSanitize(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain text\twith tab\n", "plain text\twith tab\n"},
+		{"\x1b[31mred\x1b[0m", `\x1b[31mred\x1b[0m`},
+		{"bell\a and CR\r", `bell\x07 and CR\x0d`},
+		{"del\x7f", `del\x7f`},
+		{"c1\u0085\u009b", `c1\u0085\u009b`},
+		{"bidi \u202eevil\u202c \u2066x\u2069", `bidi \u202eevil\u202c \u2066x\u2069`},
+		{"bad utf8 \xff\xfe", `bad utf8 \xff\xfe`},
+		{"héllo wörld ✓ 😀", "héllo wörld ✓ 😀"},
+	} {
+		if got := Sanitize(tc.in); got != tc.want {
+			t.Errorf("Sanitize(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestSafeWriterSplitRune(t *testing.T) {
+	var buf bytes.Buffer
+	w := &safeWriter{w: &buf}
+	s := "a😀b\x1b"
+	for i := 0; i < len(s); i++ {
+		if _, err := w.Write([]byte{s[i]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := buf.String(), `a😀b\x1b`; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestTerminalOnlyEscapes(t *testing.T) {
+	pipe, out, errb := ForTest(false)
+	_, _ = pipe.Out.Write([]byte("\x1b[2J"))
+	_, _ = pipe.Err.Write([]byte("\x1b[2J"))
+	if out.String() != "\x1b[2J" || errb.String() != "\x1b[2J" {
+		t.Errorf("pipe changed bytes: %q %q", out, errb)
+	}
+	tty, out, errb := ForTest(true)
+	_, _ = tty.Out.Write([]byte("\x1b[2J"))
+	_, _ = tty.Err.Write([]byte("\x1b[2J"))
+	if out.String() != `\x1b[2J` || errb.String() != `\x1b[2J` {
+		t.Errorf("terminal got raw bytes: %q %q", out, errb)
+	}
+}
+
+func TestMask(t *testing.T) {
+	s, out, errb := ForTest(false)
+	s.AddSecrets("s3cr3t-token", "ab", `quo"te`)
+	_, _ = s.Out.Write([]byte("Authorization: Bearer s3cr3t-token\n"))
+	_, _ = s.Err.Write([]byte(`{"v":"quo\"te"} ab` + "\n"))
+	if got := out.String(); got != "Authorization: Bearer ***\n" {
+		t.Errorf("stdout %q", got)
+	}
+	if got := errb.String(); got != `{"v":"***"} ab`+"\n" {
+		t.Errorf("stderr %q (short values are not secrets)", got)
+	}
+}
+
+func TestWriteJSONSelect(t *testing.T) {
+	doc := map[string]any{"s": "a<b>", "n": 3, "arr": []any{"x", map[string]any{"k": 1}, 2}, "obj": map[string]any{"a": []int{1, 2}}}
+	for _, tc := range []struct {
+		path, want string
+		err        bool
+	}{
+		{"", `{"arr":["x",{"k":1},2],"n":3,"obj":{"a":[1,2]},"s":"a<b>"}` + "\n", false},
+		{"s", "a<b>\n", false},
+		{"n", "3\n", false},
+		{"arr", "x\n{\"k\":1}\n2\n", false},
+		{"obj", `{"a":[1,2]}` + "\n", false},
+		{"nope", "", true},
+	} {
+		s, out, _ := ForTest(false)
+		err := s.WriteJSON(doc, tc.path)
+		var nm *NoMatchError
+		if tc.err != errors.As(err, &nm) {
+			t.Errorf("%q: err = %v", tc.path, err)
+		}
+		if out.String() != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.path, out.String(), tc.want)
+		}
+	}
+	s, out, _ := ForTest(true)
+	_ = s.WriteJSON(map[string]int{"a": 1}, "")
+	if out.String() != "{\n  \"a\": 1\n}\n" {
+		t.Errorf("terminal JSON not indented: %q", out.String())
+	}
+}
+
+func TestWriteTable(t *testing.T) {
+	rows := [][]string{{"tool", "echo", "Echo\tit"}, {"resource_template", "x://{id}", "multi\nline"}}
+	s, out, _ := ForTest(false)
+	_ = s.WriteTable([]string{"KIND", "ID", "DESCRIPTION"}, rows)
+	if got, want := out.String(), "tool\techo\tEcho it\nresource_template\tx://{id}\tmulti line\n"; got != want {
+		t.Errorf("pipe table %q, want %q", got, want)
+	}
+	s, out, _ = ForTest(true)
+	_ = s.WriteTable([]string{"KIND", "ID", "DESCRIPTION"}, rows)
+	want := "KIND               ID        DESCRIPTION\ntool               echo      Echo it\nresource_template  x://{id}  multi line\n"
+	if out.String() != want {
+		t.Errorf("terminal table:\n%s\nwant:\n%s", out.String(), want)
+	}
+	s, out, _ = ForTest(true)
+	_ = s.WriteTable([]string{"KIND"}, nil)
+	if out.Len() != 0 {
+		t.Errorf("an empty table prints a header: %q", out.String())
+	}
+}
+
+func TestLogVoice(t *testing.T) {
+	s, _, errb := ForTest(false)
+	l := NewLog(s, false, false)
+	l.Note("a %s", "note")
+	l.Warn(Warning{Message: "careful"})
+	l.Debug("hidden")
+	l.Error(ErrorReport{Message: "it broke", Code: "connection", ExitCode: 3, Lines: []string{"boom"}, Hints: []string{"try again"}})
+	want := "mcpx: note: a note\nmcpx: warning: careful\nmcpx: it broke\nmcpx:   | boom\nmcpx: hint: try again\n"
+	if errb.String() != want {
+		t.Errorf("text voice:\n%s\nwant:\n%s", errb.String(), want)
+	}
+	s, _, errb = ForTest(false)
+	l = NewLog(s, true, false)
+	l.Note("n")
+	l.Error(ErrorReport{Message: "m", Code: "usage", ExitCode: 2, Details: map[string]any{"missing": []string{"a"}}})
+	lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
+	if len(lines) != 2 || lines[0] != `{"note":"n"}` || lines[1] != `{"error":{"code":"usage","exit_code":2,"message":"m","missing":["a"]}}` {
+		t.Errorf("json voice: %q", lines)
+	}
+}

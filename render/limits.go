@@ -1,0 +1,21 @@
+// Package render is the content policy: it turns what servers send into what
+// mcpx prints — paged text, spilled blobs, flattened prompts, catalog and
+// describe documents — under named limits. It never talks to a server and,
+// apart from the spill writer, performs no IO.
+package render
+
+// The limits of CONTRACT §4. Every message that applies one names it and its value.
+const (
+	// DefaultPage is the default --max-bytes.
+	DefaultPage = 51200
+	// SliceClamp is the largest page, and the tool text and structured content ceiling.
+	SliceClamp = 204800
+	// ResponseCeiling bounds the text bytes of one whole rendered response.
+	ResponseCeiling = 204800
+	// DecodeCeiling bounds the decoded bytes of all blobs of one response.
+	DecodeCeiling = 50 << 20
+	// MessageCeiling bounds one JSON-RPC message (a stdio line or an HTTP body).
+	MessageCeiling = 128 << 20
+	// SpillBudget bounds the total size of the spill directory tree.
+	SpillBudget = 512 << 20
+)
