@@ -157,7 +157,7 @@ func (a *app) newRoot() *cli.Command {
 			a.newServersCmd(),
 			a.newCatalogCmd(),
 			a.newDescribeCmd(),
-			// SERVE_DEMO
+			a.newServeDemoCmd(),
 		},
 		ExitErrHandler: func(context.Context, *cli.Command, error) {},
 	}

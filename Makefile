@@ -1,0 +1,57 @@
+# mcpx — build, test, lint, install. Needs Go and a POSIX shell; the interop
+# tests also need Node.js and npm (the servers come from the npm registry).
+
+GO       ?= go
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS  := -X github.com/mcpx-cli/mcpx/commands.Version=$(VERSION)
+prefix   ?= /usr/local
+bindir   ?= $(prefix)/bin
+mandir   ?= $(prefix)/share/man
+STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+.PHONY: all build test unit lint fmt-check vet staticcheck interop-deps bench install uninstall clean
+
+all: build
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/mcpx ./cmd/mcpx
+
+# test runs everything: lint, unit tests, end-to-end scripts and the interop
+# tests against real third-party servers (installed first).
+test: lint interop-deps
+	$(GO) test -count=1 ./...
+
+unit:
+	$(GO) test -count=1 ./output/... ./client/... ./render/... ./commands/...
+
+lint: fmt-check vet staticcheck
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './test/interop/*')); \
+	if [ -n "$$out" ]; then echo "gofmt would change: $$out (run gofmt -w)"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+staticcheck:
+	$(STATICCHECK) ./...
+
+# The npm packages of test/interop (pinned by its package-lock.json).
+interop-deps: test/interop/node_modules/.package-lock.json
+
+test/interop/node_modules/.package-lock.json: test/interop/package.json test/interop/package-lock.json
+	cd test/interop && npm ci --no-audit --no-fund --loglevel=error
+
+bench: build interop-deps
+	scripts/bench.sh
+
+install: build
+	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(mandir)/man1
+	install -m 0755 bin/mcpx $(DESTDIR)$(bindir)/mcpx
+	install -m 0644 man/mcpx.1 $(DESTDIR)$(mandir)/man1/mcpx.1
+
+uninstall:
+	rm -f $(DESTDIR)$(bindir)/mcpx $(DESTDIR)$(mandir)/man1/mcpx.1
+
+clean:
+	rm -rf bin
