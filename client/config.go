@@ -212,7 +212,9 @@ func readFile(path string, mustExist bool) (*configFile, error) {
 	}
 	var raw rawFile
 	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&raw); err != nil {
+	if len(bytes.TrimSpace(data)) == 0 {
+		// An empty file configures nothing (--config /dev/null).
+	} else if err := dec.Decode(&raw); err != nil {
 		return nil, &ConfigError{Msg: fmt.Sprintf("config file %s: %s", abs, jsonErrorAt(data, err))}
 	}
 	f := &configFile{path: abs, dir: filepath.Dir(abs), trustedProjects: raw.TrustedProjects}

@@ -29,11 +29,11 @@ func ProtocolVersions() []string { return slices.Clone(mcp.ValidProtocolVersions
 type Options struct {
 	ProtocolVersion string
 	ClientVersion   string
-	MessageCeiling  int64                  // largest JSON-RPC message accepted
-	OnStderr        func(line string)      // every line the server writes on stderr (-v)
-	Debug           func(string, ...any)   // protocol notes shown with -v
-	Note            func(string, ...any)   // notes always shown (the SSE fallback)
-	Logger          *slog.Logger           // where mcp-go's own logging goes
+	MessageCeiling  int64                // largest JSON-RPC message accepted
+	OnStderr        func(line string)    // every line the server writes on stderr (-v)
+	Debug           func(string, ...any) // protocol notes shown with -v
+	Note            func(string, ...any) // notes always shown (the SSE fallback)
+	Logger          *slog.Logger         // where mcp-go's own logging goes
 }
 
 // Capabilities are what the server advertised at initialize.
@@ -294,14 +294,16 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 		}
 		return ctx.Err()
 	}
+	if c.rt != nil {
+		if st, _ := c.rt.authChallenge(""); st != 0 {
+			_, meta := c.rt.authChallenge("resource_metadata")
+			_, scope := c.rt.authChallenge("scope")
+			return &AuthError{Server: c.T.Name, Status: st, ResourceMetadata: meta, Scope: scope}
+		}
+	}
 	var authErr *transport.AuthorizationRequiredError
 	if errors.As(err, &authErr) {
 		return &AuthError{Server: c.T.Name, Status: http.StatusUnauthorized, ResourceMetadata: authErr.ResourceMetadataURL}
-	}
-	if c.rt != nil {
-		if st := c.rt.firstPostStatus(); st == http.StatusUnauthorized || st == http.StatusForbidden {
-			return &AuthError{Server: c.T.Name, Status: st}
-		}
 	}
 	e := &ConnectError{Server: c.T.Name, Phase: phase, Err: err}
 	switch {

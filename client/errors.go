@@ -81,7 +81,7 @@ func (e *AuthError) Error() string {
 	if e.Status == 403 {
 		msg = fmt.Sprintf("server %q refused access (HTTP 403)", e.Server)
 		if e.Scope != "" {
-			msg += "; it requires scope " + e.Scope
+			msg += "; it requires the scope " + e.Scope
 		}
 	}
 	if e.ResourceMetadata != "" {

@@ -55,16 +55,25 @@ func (f *limitFlag) get() *LimitError {
 
 // lineReader frames a stdio server's stdout: it passes JSON lines through,
 // skips other lines (reporting them to onSkip), and refuses a line longer
-// than max bytes (mcp-go's own reader has no bound).
+// than max bytes (mcp-go's own reader has no bound). A long JSON line is
+// streamed through, not buffered here, so memory stays with mcp-go's reader.
 type lineReader struct {
-	r       *bufio.Reader
-	max     int64
-	onSkip  func(string)
-	limit   *limitFlag
-	pending []byte
-	line    []byte
+	r      *bufio.Reader
+	max    int64
+	onSkip func(string)
+	limit  *limitFlag
+
+	pending []byte // bytes ready for the caller
+	mode    int    // between lines, passing a long JSON line, or skipping a long line
+	n       int64  // bytes of the current line so far
 	err     error
 }
+
+const (
+	atLineStart = iota
+	passing
+	skipping
+)
 
 func newLineReader(r io.Reader, max int64, limit *limitFlag, onSkip func(string)) *lineReader {
 	return &lineReader{r: bufio.NewReaderSize(r, 64<<10), max: max, limit: limit, onSkip: onSkip}
@@ -82,45 +91,57 @@ func (l *lineReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// next reads one line into pending, or sets err.
+// next reads the next chunk (at most a buffer) and decides what to do with it.
 func (l *lineReader) next() {
-	l.line = l.line[:0]
-	for {
-		chunk, err := l.r.ReadSlice('\n')
-		if int64(len(l.line)+len(chunk)) > l.max {
-			e := &LimitError{Limit: "message ceiling", Value: l.max, Msg: "the server sent a JSON-RPC message too large to accept"}
-			l.limit.set(e)
-			l.err = e
-			return
-		}
-		l.line = append(l.line, chunk...)
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if err != nil {
-			l.err = err
-			if len(bytes.TrimSpace(l.line)) == 0 {
-				return
-			}
-			l.line = append(l.line, '\n') // a last line without newline
-		}
-		break
+	chunk, err := l.r.ReadSlice('\n')
+	full := errors.Is(err, bufio.ErrBufferFull)
+	if err != nil && !full {
+		l.err = err
 	}
-	trimmed := bytes.TrimSpace(l.line)
-	if len(trimmed) == 0 {
+	l.n += int64(len(chunk))
+	if l.n > l.max {
+		e := &LimitError{Limit: "message ceiling", Value: l.max, Msg: "the server sent a JSON-RPC message too large to accept"}
+		l.limit.set(e)
+		l.err = e
+		l.pending = nil
 		return
 	}
-	if trimmed[0] != '{' {
-		if l.onSkip != nil {
-			s := string(trimmed)
-			if len(s) > 200 {
-				s = s[:200] + "..."
+	ended := !full // the chunk ends the line (or the stream)
+	switch l.mode {
+	case atLineStart:
+		trimmed := bytes.TrimSpace(chunk)
+		switch {
+		case len(trimmed) == 0 && ended:
+			// a blank line
+		case len(trimmed) > 0 && trimmed[0] == '{':
+			l.pending = chunk
+			if !ended {
+				l.mode = passing
+			} else if err != nil && chunk[len(chunk)-1] != '\n' {
+				l.pending = append(chunk[:len(chunk):len(chunk)], '\n') // a last line without newline
 			}
-			l.onSkip(s)
+		default:
+			if l.onSkip != nil && len(trimmed) > 0 {
+				line := string(trimmed)
+				if len(line) > 200 {
+					line = line[:200] + "..."
+				}
+				l.onSkip(line)
+			}
+			if !ended {
+				l.mode = skipping
+			}
 		}
-		return
+	case passing:
+		l.pending = chunk
+		if ended && err != nil && (len(chunk) == 0 || chunk[len(chunk)-1] != '\n') {
+			l.pending = append(chunk[:len(chunk):len(chunk)], '\n')
+		}
+	case skipping:
 	}
-	l.pending = l.line
+	if ended {
+		l.mode, l.n = atLineStart, 0
+	}
 }
 
 // limitTransport bounds every HTTP response body: a JSON body by the message
@@ -131,7 +152,9 @@ type limitTransport struct {
 	limit *limitFlag
 
 	mu         sync.Mutex
-	initStatus int // status of the first POST (initialize), for the SSE fallback
+	initStatus int      // status of the first POST (initialize), for the SSE fallback
+	authStatus int      // the last 401 or 403
+	challenge  []string // its WWW-Authenticate values
 }
 
 func (t *limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -146,9 +169,61 @@ func (t *limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		t.mu.Unlock()
 	}
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		t.mu.Lock()
+		t.authStatus, t.challenge = resp.StatusCode, resp.Header.Values("WWW-Authenticate")
+		t.mu.Unlock()
+	}
 	events := strings.HasPrefix(strings.ToLower(resp.Header.Get("Content-Type")), "text/event-stream")
 	resp.Body = &limitBody{rc: resp.Body, max: t.max, events: events, limit: t.limit}
 	return resp, nil
+}
+
+// authChallenge returns the last 401/403 status and the named parameter of
+// its WWW-Authenticate challenge ("" when absent).
+func (t *limitTransport) authChallenge(param string) (int, string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, h := range t.challenge {
+		if v := challengeParam(h, param); v != "" {
+			return t.authStatus, v
+		}
+	}
+	return t.authStatus, ""
+}
+
+// challengeParam extracts param="value" (or param=value) from a WWW-Authenticate header.
+func challengeParam(h, param string) string {
+	for _, part := range splitChallenge(h) {
+		k, v, ok := strings.Cut(part, "=")
+		if !ok {
+			continue
+		}
+		k = strings.TrimSpace(k)
+		if i := strings.LastIndexByte(k, ' '); i >= 0 { // "Bearer error" → "error"
+			k = k[i+1:]
+		}
+		if strings.EqualFold(k, param) {
+			return strings.Trim(strings.TrimSpace(v), `"`)
+		}
+	}
+	return ""
+}
+
+// splitChallenge splits on commas outside quotes.
+func splitChallenge(h string) []string {
+	var parts []string
+	quoted, start := false, 0
+	for i, c := range h {
+		switch {
+		case c == '"':
+			quoted = !quoted
+		case c == ',' && !quoted:
+			parts = append(parts, h[start:i])
+			start = i + 1
+		}
+	}
+	return append(parts, h[start:])
 }
 
 func (t *limitTransport) firstPostStatus() int {

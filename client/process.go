@@ -27,10 +27,10 @@ type process struct {
 	stdout io.ReadCloser
 	tail   *tailBuffer
 
-	exited  chan struct{} // closed when the leader has been reaped
-	waitErr error
+	exited     chan struct{} // closed when the leader has been reaped
+	waitErr    error
 	stderrDone chan struct{}
-	stopOnce sync.Once
+	stopOnce   sync.Once
 }
 
 func startProcess(t *Target, onStderr func(string)) (*process, error) {

@@ -100,9 +100,6 @@ func classify(err error, sig os.Signal) output.ErrorReport {
 		}
 	case errors.As(err, &conn):
 		r.Code, r.ExitCode, r.Hints, r.Lines = "connection", exitConnection, conn.Hints, conn.Stderr
-		if len(conn.Stderr) > 0 {
-			r.Message += "; its stderr ends with:"
-		}
 	case errors.As(err, &timeout):
 		r.Code, r.ExitCode = "timeout", exitTimeout
 		r.Details["phase"] = timeout.Phase

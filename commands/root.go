@@ -241,6 +241,14 @@ func (a *app) config() (*client.Config, error) {
 
 // target finds and resolves the server a SRV argument names.
 func (a *app) target(arg string) (*client.Target, error) {
+	if client.IsURL(arg) {
+		// A URL needs no config file (and a broken one does not stop it).
+		srv, err := (&client.Config{}).Lookup(arg, a.self)
+		if err != nil {
+			return nil, err
+		}
+		return a.resolve(srv)
+	}
 	cfg, err := a.config()
 	if err != nil {
 		return nil, err

@@ -121,6 +121,9 @@ func (l *Log) Error(e ErrorReport) {
 		return
 	}
 	l.writeLine("mcpx: " + e.Message)
+	if len(e.Lines) > 0 {
+		l.writeLine("mcpx: the server's stderr ends with:")
+	}
 	for _, line := range e.Lines {
 		l.writeLine("mcpx:   | " + line)
 	}

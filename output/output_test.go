@@ -123,7 +123,7 @@ func TestLogVoice(t *testing.T) {
 	l.Warn(Warning{Message: "careful"})
 	l.Debug("hidden")
 	l.Error(ErrorReport{Message: "it broke", Code: "connection", ExitCode: 3, Lines: []string{"boom"}, Hints: []string{"try again"}})
-	want := "mcpx: note: a note\nmcpx: warning: careful\nmcpx: it broke\nmcpx:   | boom\nmcpx: hint: try again\n"
+	want := "mcpx: note: a note\nmcpx: warning: careful\nmcpx: it broke\nmcpx: the server's stderr ends with:\nmcpx:   | boom\nmcpx: hint: try again\n"
 	if errb.String() != want {
 		t.Errorf("text voice:\n%s\nwant:\n%s", errb.String(), want)
 	}

@@ -1,0 +1,55 @@
+package client
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+func TestLineReader(t *testing.T) {
+	long := `{"a":"` + strings.Repeat("x", 200<<10) + `"}`
+	in := "starting...\n{\"id\":1}\n\n   \n" + long + "\n" + strings.Repeat("y", 100<<10) + "\n{\"id\":2}"
+	var skipped []string
+	r := newLineReader(strings.NewReader(in), 1<<20, &limitFlag{}, func(s string) { skipped = append(skipped, s) })
+	out, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "{\"id\":1}\n" + long + "\n{\"id\":2}\n"; string(out) != want {
+		t.Errorf("got %d bytes, want %d", len(out), len(want))
+	}
+	if len(skipped) != 2 || skipped[0] != "starting..." || !strings.HasSuffix(skipped[1], "...") {
+		t.Errorf("skipped %q", skipped)
+	}
+}
+
+func TestLineReaderLimit(t *testing.T) {
+	lf := &limitFlag{}
+	in := "{\"ok\":1}\n{\"big\":\"" + strings.Repeat("z", 5000) + "\"}\n"
+	r := newLineReader(strings.NewReader(in), 4096, lf, nil)
+	out, err := io.ReadAll(r)
+	var le *LimitError
+	if !errors.As(err, &le) || lf.get() == nil {
+		t.Fatalf("err %v", err)
+	}
+	if !strings.HasPrefix(string(out), "{\"ok\":1}\n") || len(out) > 4096+9 {
+		t.Errorf("passed %d bytes", len(out))
+	}
+	if !strings.Contains(le.Error(), "message ceiling of 4 KiB (4096 bytes)") {
+		t.Errorf("message %q", le.Error())
+	}
+}
+
+func TestChallengeParam(t *testing.T) {
+	h := `Bearer error="insufficient_scope", scope="files:read files:write", resource_metadata="https://x/.well-known/oauth-protected-resource"`
+	if got := challengeParam(h, "scope"); got != "files:read files:write" {
+		t.Errorf("scope %q", got)
+	}
+	if got := challengeParam(h, "error"); got != "insufficient_scope" {
+		t.Errorf("error %q", got)
+	}
+	if got := challengeParam(`Bearer realm="a,b", scope=x`, "scope"); got != "x" {
+		t.Errorf("unquoted %q", got)
+	}
+}
