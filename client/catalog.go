@@ -90,7 +90,7 @@ func ParseItem(server, kind string, index int, raw json.RawMessage) (it *Item, p
 			var n json.Number
 			dec := json.NewDecoder(bytes.NewReader(sz))
 			dec.UseNumber()
-			if err := dec.Decode(&n); err != nil || !isNonNegInt(string(n)) {
+			if err := dec.Decode(&n); err != nil || !isNonNegInt(string(sz)) {
 				problems = append(problems, bad(it.ID, "\"size\" %s is not a whole number of bytes; ignored", truncate(string(sz), 20)))
 			} else {
 				it.Size = &n

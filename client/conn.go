@@ -55,6 +55,7 @@ type Conn struct {
 	Instructions  string
 
 	mc    *mcpclient.Client
+	debug func(string, ...any)
 	proc  *process
 	rt    *limitTransport
 	limit *limitFlag
@@ -105,7 +106,7 @@ func Connect(ctx context.Context, t *Target, o Options) (*Conn, error) {
 // connect returns the half-made Conn alongside an error, so that Connect can
 // look at what HTTP said before falling back.
 func connect(ctx context.Context, t *Target, o Options, kind string) (*Conn, error) {
-	c := &Conn{T: t, limit: &limitFlag{}, phase: "start"}
+	c := &Conn{T: t, limit: &limitFlag{}, phase: "start", debug: o.Debug}
 	var tr transport.Interface
 	switch kind {
 	case Stdio:
@@ -250,6 +251,9 @@ func (c *Conn) Stderr(n int) []string {
 // with a nil error: the caller parses it defensively.
 func (c *Conn) call(ctx context.Context, method string, do func(context.Context) error) (json.RawMessage, error) {
 	c.setPhase(method)
+	if c.debug != nil {
+		c.debug("server %q: request %s", c.T.Name, method)
+	}
 	s := &sink{}
 	err := do(withSink(ctx, s))
 	raw := s.lastResult()

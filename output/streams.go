@@ -27,17 +27,23 @@ type Streams struct {
 	masker *Masker
 }
 
-// System returns the process's streams. MCPX_FORCE_TTY=1 makes stdout count as
-// a terminal for layout (tests use it; testscript cannot attach a pty to stdout).
+// System returns the process's streams. MCPX_FORCE_TTY makes streams count as
+// terminals (a testing aid): "1" or "stdout" for stdout, "stderr" for
+// stderr, "all" for both.
 func System() *Streams {
 	isTTY := func(f *os.File) bool {
 		return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
 	}
-	outTTY := isTTY(os.Stdout)
-	if os.Getenv("MCPX_FORCE_TTY") != "" {
+	outTTY, errTTY := isTTY(os.Stdout), isTTY(os.Stderr)
+	switch os.Getenv("MCPX_FORCE_TTY") {
+	case "1", "stdout":
 		outTTY = true
+	case "stderr":
+		errTTY = true
+	case "all":
+		outTTY, errTTY = true, true
 	}
-	return New(os.Stdin, os.Stdout, os.Stderr, isTTY(os.Stdin), outTTY, isTTY(os.Stderr))
+	return New(os.Stdin, os.Stdout, os.Stderr, isTTY(os.Stdin), outTTY, errTTY)
 }
 
 // New wraps the given writers: secrets are masked on both, and a stream that is

@@ -27,12 +27,17 @@ func CleanField(s string) string {
 func (s *Streams) WriteTable(header []string, rows [][]string) error {
 	w := bufio.NewWriter(s.Out)
 	if s.OutTTY {
+		// Escape before aligning, so escaped cells are measured as shown.
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		if len(rows) > 0 {
 			writeRow(tw, header)
 		}
 		for _, r := range rows {
-			writeRow(tw, r)
+			safe := make([]string, len(r))
+			for i, c := range r {
+				safe[i] = Sanitize(CleanField(c))
+			}
+			writeRow(tw, safe)
 		}
 		if err := tw.Flush(); err != nil {
 			return err

@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# scripts/bench.sh [-n N] [-w W] [-t hyperfine|benchrun]
+#
+# Times a one-shot `mcpx catalog SRV` against a floor (scripts/benchfloor: a
+# minimal program doing the same JSON-RPC exchange with the same server over
+# stdio) and prints the ratio mcpx/floor of the median wall times. Targets:
+# the built-in demo server, and server-everything (2025 and current) when
+# `make interop-deps` has installed them. Aim: ratio <= 1.10.
+#
+# Each command is run N times (default 30) after W warm-up runs (default 3).
+# Timing uses hyperfine when it is installed (each command's runs back to
+# back), else scripts/benchrun (the two commands alternated). -t forces one.
+#
+# This is a report, not a test: it exits 0 whatever the ratios, and non-zero
+# only when a build or a benchmarked command fails.
+set -eu
+
+usage() {
+	echo "usage: scripts/bench.sh [-n RUNS] [-w WARMUP] [-t hyperfine|benchrun]" >&2
+	exit 2
+}
+
+runs=30
+warmup=3
+tool=
+while getopts n:w:t:h opt; do
+	case $opt in
+	n) runs=$OPTARG ;;
+	w) warmup=$OPTARG ;;
+	t) tool=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -eq 0 ] || usage
+case $runs in '' | *[!0-9]* | 0) usage ;; esac
+case $warmup in '' | *[!0-9]*) usage ;; esac
+if [ -z "$tool" ]; then
+	if command -v hyperfine >/dev/null 2>&1; then tool=hyperfine; else tool=benchrun; fi
+fi
+case $tool in hyperfine | benchrun) ;; *) usage ;; esac
+
+cd "$(dirname "$0")/.."
+root=$(pwd -P)
+go=${GO:-go}
+
+echo "building bin/mcpx, bin/benchfloor, bin/benchrun ..." >&2
+"$go" build -o bin/mcpx ./cmd/mcpx
+"$go" build -o bin/benchfloor ./scripts/benchfloor
+"$go" build -o bin/benchrun ./scripts/benchrun
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcpx-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+mcpx=$root/bin/mcpx
+floor=$root/bin/benchfloor
+everything=$root/test/interop/node_modules
+
+# Targets: NAME (the mcpx server name) and the server's argv for the floor.
+targets="demo"
+printf '{"mcpServers":{' >"$tmp/config.json"
+sep=
+for v in 2025 current; do
+	js=$everything/server-everything-$v/dist/index.js
+	if [ ! -f "$js" ]; then
+		echo "note: skipping server-everything-$v: $js is not installed (make interop-deps)" >&2
+		continue
+	fi
+	if ! command -v node >/dev/null 2>&1; then
+		echo "note: skipping server-everything-$v: node is not on PATH" >&2
+		continue
+	fi
+	case $js in *'"'* | *'\'*) echo "note: skipping server-everything-$v: awkward path $js" >&2; continue ;; esac
+	printf '%s"everything-%s":{"command":"node","args":["%s"]}' "$sep" "$v" "$js" >>"$tmp/config.json"
+	sep=,
+	targets="$targets everything-$v"
+done
+printf '}}\n' >>"$tmp/config.json"
+
+# floor_argv TARGET: prints the floor's argv, one word a line.
+floor_argv() {
+	case $1 in
+	demo) printf '%s\n' "$floor" -argv0 mcpx -- "$mcpx" serve-demo ;;
+	everything-*) printf '%s\n' "$floor" -- node "$everything/server-$1/dist/index.js" ;;
+	esac
+}
+
+# shell_quote WORD...: the words single-quoted for hyperfine's -N splitting.
+shell_quote() {
+	local out= w
+	for w in "$@"; do
+		out="$out '${w//\'/\'\\\'\'}'"
+	done
+	printf '%s' "${out# }"
+}
+
+# peak_rss ARGV...: peak RSS in KiB of one run (the largest of the command and
+# the children it waited for), or "-" without GNU time.
+peak_rss() {
+	if [ -x /usr/bin/time ] && /usr/bin/time -f %M true >/dev/null 2>&1; then
+		/usr/bin/time -o "$tmp/rss" -f %M "$@" >/dev/null 2>&1 && tail -n 1 "$tmp/rss" && return
+	fi
+	echo -
+}
+
+results=$tmp/results # TARGET mcpx-median floor-median mcpx-sd floor-sd mcpx-rss floor-rss
+: >"$results"
+for t in $targets; do
+	mapfile -t fargv < <(floor_argv "$t")
+	margv=("$mcpx" --config "$tmp/config.json" catalog "$t")
+
+	# The floor must print what mcpx prints, or the ratio means nothing.
+	"${margv[@]}" >"$tmp/mcpx.out" 2>"$tmp/mcpx.err" || {
+		echo "bench: mcpx failed on $t:" >&2
+		cat "$tmp/mcpx.err" >&2
+		exit 1
+	}
+	"${fargv[@]}" >"$tmp/floor.out" 2>"$tmp/floor.err" || {
+		echo "bench: the floor failed on $t:" >&2
+		cat "$tmp/floor.err" >&2
+		exit 1
+	}
+	if ! cut -f1,2 "$tmp/mcpx.out" | cmp -s - <(cut -f1,2 "$tmp/floor.out"); then
+		echo "warning: $t: mcpx and the floor list different items:" >&2
+		diff <(cut -f1,2 "$tmp/mcpx.out") <(cut -f1,2 "$tmp/floor.out") | head -n 20 >&2 || true
+	fi
+	items=$(wc -l <"$tmp/mcpx.out")
+	echo "$t: $items items; timing $runs runs each (+$warmup warm-up) with $tool ..." >&2
+
+	if [ "$tool" = hyperfine ]; then
+		hyperfine -N --style none --warmup "$warmup" --runs "$runs" --export-json "$tmp/hf.json" \
+			-n mcpx "$(shell_quote "${margv[@]}")" -n floor "$(shell_quote "${fargv[@]}")" >/dev/null
+		"$root/bin/benchrun" -hyperfine "$tmp/hf.json" >"$tmp/timing"
+		mrss=$(peak_rss "${margv[@]}")
+		frss=$(peak_rss "${fargv[@]}")
+	else
+		"$root/bin/benchrun" -n "$runs" -warmup "$warmup" -- mcpx "${margv[@]}" ::: floor "${fargv[@]}" >"$tmp/timing"
+		mrss=$(awk -F'\t' '$1 == "mcpx" { print $8 }' "$tmp/timing")
+		frss=$(awk -F'\t' '$1 == "floor" { print $8 }' "$tmp/timing")
+	fi
+	awk -F'\t' -v t="$t" -v mrss="$mrss" -v frss="$frss" '
+		$1 == "mcpx" { mm = $4; ms = $5 }
+		$1 == "floor" { fm = $4; fs = $5 }
+		END { printf "%s %s %s %s %s %s %s\n", t, mm, fm, ms, fs, mrss, frss }' "$tmp/timing" >>"$results"
+done
+
+echo
+echo "mcpx catalog SRV vs the floor (scripts/benchfloor), $runs runs each, timed with $tool"
+awk '
+	function kib(x) { return x == "-" ? "-" : sprintf("%.1f MiB", x / 1024) }
+	BEGIN {
+		printf "%-22s %12s %12s %8s %9s %9s %11s %11s\n", "target", "mcpx median", "floor median", "ratio", "mcpx sd", "floor sd", "mcpx RSS", "floor RSS"
+	}
+	{
+		r = ($3 > 0) ? $2 / $3 : 0
+		over = (r > 1.10) ? "  (over 1.10x)" : ""
+		printf("%-22s %9.1f ms %9.1f ms %7.2fx %6.1f ms %6.1f ms %11s %11s%s\n", $1, $2, $3, r, $4, $5, kib($6), kib($7), over)
+	}' "$results"
+echo
+echo "ratio = mcpx median / floor median wall time; aim: <= 1.10x."
+echo "RSS = peak resident set of the run's process tree (the command or its server,"
+echo "whichever peaked higher): for node servers it is mostly node's."

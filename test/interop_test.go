@@ -1,0 +1,669 @@
+package test
+
+// Interop tests: mcpx against @modelcontextprotocol/server-everything, the
+// reference server of the MCP project, in two published versions (npm
+// aliases installed by `make interop-deps` into test/interop/node_modules):
+//
+//	server-everything-2025     @2025.12.18, pages its resources with cursors
+//	server-everything-current  @2026.8.31
+//
+// What mcpx prints is compared with what the server itself reports to an
+// independent client: mcp-go's client (names, URIs, templates, initialize
+// result) cross-checked against a raw JSON-RPC exchange on the same session
+// (the raw tool definitions, page counts). mcpx is driven through its real
+// entry point by the scripts in testdata/interop, with these extra commands:
+//
+//	everything VERSION MODE   start/configure the server (MODE stdio, streamableHttp
+//	                          or sse); see cmdEverything
+//	paginated KIND            the server's own listing of KIND took more than one page
+//	catalog-matches FILE      FILE (mcpx --json catalog) lists exactly the server's items
+//	schema-matches TOOL FILE  FILE (mcpx --json describe) has the schemas as sent
+//	probe-matches NAME FILE   FILE (mcpx --json servers --probe) agrees with initialize
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// interopVersions maps the VERSION a script names to the npm alias directory.
+var interopVersions = map[string]string{
+	"2025":    "server-everything-2025",
+	"current": "server-everything-current",
+}
+
+// interopProtocol is the version both mcpx (its default) and the independent
+// client negotiate.
+const interopProtocol = "2025-11-25"
+
+func TestInterop(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("interop: node is not on PATH (%v): install Node.js 20 or newer, then run make interop-deps", err)
+	}
+	scripts := map[string]string{}
+	for v, dir := range interopVersions {
+		p, err := filepath.Abs(filepath.Join("interop", "node_modules", dir, "dist", "index.js"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !fileExists(p) {
+			t.Fatalf("interop: %s is missing: run make interop-deps (installs test/interop/node_modules from npm)", p)
+		}
+		scripts[v] = p
+	}
+
+	// What each server reports, asked once per version, both at once.
+	truths := map[string]*everythingTruth{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	errs := make(chan error, len(scripts))
+	for v, script := range scripts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tr, err := collectTruth(t, node, script)
+			if err != nil {
+				errs <- fmt.Errorf("interop: asking server-everything %s (node %s) through the independent client: %w", v, script, err)
+				return
+			}
+			tr.version = v
+			mu.Lock()
+			truths[v] = tr
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+	for _, v := range []string{"2025", "current"} {
+		tr := truths[v]
+		t.Logf("server-everything %s: %s %s, protocol %s, %d catalog items, pages %v",
+			v, tr.init.ServerInfo.Name, tr.init.ServerInfo.Version, tr.init.ProtocolVersion, len(tr.keys), tr.pages)
+	}
+
+	it := &interop{node: node, scripts: scripts, truths: truths}
+	p := params("testdata/interop")
+	p.Cmds["everything"] = it.cmdEverything
+	p.Cmds["paginated"] = it.cmdPaginated
+	p.Cmds["catalog-matches"] = it.cmdCatalogMatches
+	p.Cmds["schema-matches"] = it.cmdSchemaMatches
+	p.Cmds["probe-matches"] = it.cmdProbeMatches
+	testscript.Run(t, p)
+}
+
+// everythingTruth is what one server version reports to the independent client.
+type everythingTruth struct {
+	version string
+	init    *mcp.InitializeResult
+	keys    []string                   // catalog keys (KIND:ID), kind by kind, in the server's order
+	pages   map[string]int             // kind → pages the raw listing took
+	tools   map[string]json.RawMessage // tool name → the tool object exactly as sent
+}
+
+// collectTruth starts the server over stdio with mcp-go's client, initializes
+// at interopProtocol and lists every kind the server advertises (following
+// cursors), both through the client's typed calls and through raw JSON-RPC
+// requests on the same session; the two must agree.
+func collectTruth(t *testing.T, node, script string) (*everythingTruth, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := client.NewStdioMCPClient(node, nil, script)
+	if err != nil {
+		return nil, err
+	}
+	// Close stdin and reap the server in the background (mcp-go waits up to
+	// 2 s before signalling it); the test waits for it before it ends.
+	closed := make(chan struct{})
+	t.Cleanup(func() { <-closed })
+	defer func() {
+		go func() {
+			_ = c.Close()
+			close(closed)
+		}()
+	}()
+	client.WithProtocolVersion(interopProtocol)(c)
+	if err := c.Start(ctx); err != nil {
+		return nil, err
+	}
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = interopProtocol
+	req.Params.ClientInfo = mcp.Implementation{Name: "mcpx-interop-test", Version: "1"}
+	init, err := c.Initialize(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("initialize: %w", err)
+	}
+	tr := &everythingTruth{init: init, pages: map[string]int{}, tools: map[string]json.RawMessage{}}
+	caps := init.Capabilities
+	raw := c.GetTransport()
+
+	// typed: the mcp-go client's own listings; rawKeys: the raw exchange.
+	var typed, rawKeys []string
+	if caps.Tools != nil {
+		res, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+		if err != nil {
+			return nil, fmt.Errorf("tools/list: %w", err)
+		}
+		for _, x := range res.Tools {
+			typed = append(typed, "tool:"+x.Name)
+		}
+		items, pages, err := rawList(ctx, raw, "tools/list", "tools")
+		if err != nil {
+			return nil, err
+		}
+		tr.pages["tool"] = pages
+		for i, item := range items {
+			var v struct {
+				Name string `json:"name"`
+			}
+			if err := json.Unmarshal(item, &v); err != nil || v.Name == "" {
+				return nil, fmt.Errorf("raw tools/list: tool #%d has no name: %s", i, item)
+			}
+			rawKeys = append(rawKeys, "tool:"+v.Name)
+			tr.tools[v.Name] = item
+		}
+	}
+	if caps.Resources != nil {
+		res, err := c.ListResources(ctx, mcp.ListResourcesRequest{})
+		if err != nil {
+			return nil, fmt.Errorf("resources/list: %w", err)
+		}
+		for _, x := range res.Resources {
+			typed = append(typed, "resource:"+x.URI)
+		}
+		keys, pages, err := rawKeyList(ctx, raw, "resources/list", "resources", "uri", "resource")
+		if err != nil {
+			return nil, err
+		}
+		tr.pages["resource"] = pages
+		rawKeys = append(rawKeys, keys...)
+
+		tres, err := c.ListResourceTemplates(ctx, mcp.ListResourceTemplatesRequest{})
+		if err != nil {
+			return nil, fmt.Errorf("resources/templates/list: %w", err)
+		}
+		for _, x := range tres.ResourceTemplates {
+			s := ""
+			if x.URITemplate != nil && x.URITemplate.Template != nil {
+				s = x.URITemplate.Raw()
+			}
+			typed = append(typed, "resource_template:"+s)
+		}
+		keys, pages, err = rawKeyList(ctx, raw, "resources/templates/list", "resourceTemplates", "uriTemplate", "resource_template")
+		if err != nil {
+			return nil, err
+		}
+		tr.pages["resource_template"] = pages
+		rawKeys = append(rawKeys, keys...)
+	}
+	if caps.Prompts != nil {
+		res, err := c.ListPrompts(ctx, mcp.ListPromptsRequest{})
+		if err != nil {
+			return nil, fmt.Errorf("prompts/list: %w", err)
+		}
+		for _, x := range res.Prompts {
+			typed = append(typed, "prompt:"+x.Name)
+		}
+		keys, pages, err := rawKeyList(ctx, raw, "prompts/list", "prompts", "name", "prompt")
+		if err != nil {
+			return nil, err
+		}
+		tr.pages["prompt"] = pages
+		rawKeys = append(rawKeys, keys...)
+	}
+	if !reflect.DeepEqual(typed, rawKeys) {
+		return nil, fmt.Errorf("mcp-go's listings and the raw exchange disagree:\n%s", diffKeys(rawKeys, typed))
+	}
+	if len(typed) == 0 {
+		return nil, errors.New("the server listed nothing at all")
+	}
+	tr.keys = typed
+	return tr, nil
+}
+
+// rawList sends METHOD as raw JSON-RPC on the client's transport, following
+// nextCursor, and returns the FIELD arrays of every page, concatenated.
+func rawList(ctx context.Context, tr transport.Interface, method, field string) ([]json.RawMessage, int, error) {
+	var all []json.RawMessage
+	seen := map[string]bool{}
+	cursor := ""
+	for page := 1; ; page++ {
+		params := map[string]any{}
+		if cursor != "" {
+			params["cursor"] = cursor
+		}
+		resp, err := tr.SendRequest(ctx, transport.JSONRPCRequest{
+			JSONRPC: mcp.JSONRPC_VERSION,
+			ID:      mcp.NewRequestId(fmt.Sprintf("interop-raw-%s-%d", method, page)),
+			Method:  method,
+			Params:  params,
+		})
+		if err != nil {
+			return nil, 0, fmt.Errorf("raw %s page %d: %w", method, page, err)
+		}
+		if resp.Error != nil {
+			return nil, 0, fmt.Errorf("raw %s page %d: error %d %s", method, page, resp.Error.Code, resp.Error.Message)
+		}
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(resp.Result, &fields); err != nil {
+			return nil, 0, fmt.Errorf("raw %s page %d: %w", method, page, err)
+		}
+		var items []json.RawMessage
+		if err := json.Unmarshal(fields[field], &items); err != nil {
+			return nil, 0, fmt.Errorf("raw %s page %d: %q: %w", method, page, field, err)
+		}
+		all = append(all, items...)
+		var next *string
+		if raw, ok := fields["nextCursor"]; ok {
+			if err := json.Unmarshal(raw, &next); err != nil {
+				return nil, 0, fmt.Errorf("raw %s page %d: nextCursor: %w", method, page, err)
+			}
+		}
+		if next == nil || *next == "" {
+			return all, page, nil
+		}
+		if seen[*next] {
+			return nil, 0, fmt.Errorf("raw %s: cursor %q repeated", method, *next)
+		}
+		seen[*next] = true
+		cursor = *next
+	}
+}
+
+// rawKeyList lists METHOD raw and returns KIND:ID keys, ID being each item's IDFIELD.
+func rawKeyList(ctx context.Context, tr transport.Interface, method, field, idField, kind string) ([]string, int, error) {
+	items, pages, err := rawList(ctx, tr, method, field)
+	if err != nil {
+		return nil, 0, err
+	}
+	keys := make([]string, 0, len(items))
+	for i, item := range items {
+		var obj map[string]json.RawMessage
+		var id string
+		if err := json.Unmarshal(item, &obj); err != nil || json.Unmarshal(obj[idField], &id) != nil || id == "" {
+			return nil, 0, fmt.Errorf("raw %s: item #%d has no %s: %s", method, i, idField, item)
+		}
+		keys = append(keys, kind+":"+id)
+	}
+	return keys, pages, nil
+}
+
+// interop holds what the script commands need.
+type interop struct {
+	node    string
+	scripts map[string]string // VERSION → dist/index.js
+	truths  map[string]*everythingTruth
+}
+
+// truth returns the truth of the version the script chose with `everything`.
+func (it *interop) truth(ts *testscript.TestScript) *everythingTruth {
+	v := ts.Getenv("EVERYTHING")
+	tr := it.truths[v]
+	if tr == nil {
+		ts.Fatalf("no server chosen: run 'everything VERSION MODE' first")
+	}
+	return tr
+}
+
+// everything VERSION MODE: make server-everything VERSION (2025 or current)
+// the script's server, and remember VERSION for the *-matches commands.
+//
+//	stdio           $MCPX_CONFIG gets {"everything": {"command": "node", "args": [.../dist/index.js]}}
+//	streamableHttp  the server runs on a free loopback port; $URL is http://127.0.0.1:PORT/mcp
+//	sse             likewise, $URL is http://127.0.0.1:PORT/sse, and $MCPX_CONFIG gets
+//	                {"everything": {"url": $URL, "type": "sse"}}
+//
+// A server this starts is killed (its whole process group) when the script ends, pass or fail.
+func (it *interop) cmdEverything(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: everything VERSION stdio|streamableHttp|sse")
+	}
+	version, mode := args[0], args[1]
+	script, ok := it.scripts[version]
+	if !ok {
+		ts.Fatalf("unknown version %q", version)
+	}
+	ts.Setenv("EVERYTHING", version)
+	var entry map[string]any
+	switch mode {
+	case "stdio":
+		entry = map[string]any{"command": "node", "args": []string{script}}
+	case "streamableHttp", "sse":
+		port := it.startHTTP(ts, script, mode)
+		u := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
+		if mode == "sse" {
+			u = fmt.Sprintf("http://127.0.0.1:%d/sse", port)
+			entry = map[string]any{"url": u, "type": "sse"}
+		}
+		ts.Setenv("URL", u)
+	default:
+		ts.Fatalf("unknown mode %q", mode)
+	}
+	if entry == nil {
+		return
+	}
+	cfg := ts.Getenv("MCPX_CONFIG")
+	if cfg == "" {
+		ts.Fatalf("set MCPX_CONFIG first")
+	}
+	b, err := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{"everything": entry}}, "", "  ")
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(cfg), append(b, '\n'), 0o644))
+}
+
+// startHTTP runs `node SCRIPT MODE` with PORT set to a free loopback port and
+// waits until it accepts connections; it returns the port. The server's
+// output goes to $WORK/everything-MODE.log.
+func (it *interop) startHTTP(ts *testscript.TestScript, script, mode string) int {
+	logPath := ts.MkAbs("everything-" + mode + ".log")
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		port, err := freePort()
+		ts.Check(err)
+		logf, err := os.Create(logPath)
+		ts.Check(err)
+		cmd := exec.Command(it.node, script, mode)
+		cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
+		cmd.Stdout, cmd.Stderr = logf, logf
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			logf.Close()
+			ts.Fatalf("starting %s %s: %v", script, mode, err)
+		}
+		exited := make(chan struct{})
+		go func() {
+			_ = cmd.Wait()
+			logf.Close()
+			close(exited)
+		}()
+		ts.Defer(func() {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-exited
+		})
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+		deadline := time.Now().Add(15 * time.Second)
+		for {
+			select {
+			case <-exited:
+				out, _ := os.ReadFile(logPath)
+				lastErr = fmt.Errorf("node %s %s (PORT=%d) exited before listening:\n%s", script, mode, port, out)
+			default:
+				conn, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+				if err == nil {
+					conn.Close()
+					ts.Logf("server-everything %s listening on %s (pid %d)", mode, addr, cmd.Process.Pid)
+					return port
+				}
+				if time.Now().After(deadline) {
+					out, _ := os.ReadFile(logPath)
+					ts.Fatalf("node %s %s (PORT=%d) did not listen within 15s:\n%s", script, mode, port, out)
+				}
+				time.Sleep(20 * time.Millisecond)
+				continue
+			}
+			break
+		}
+	}
+	ts.Fatalf("%v", lastErr)
+	return 0
+}
+
+// freePort returns a loopback TCP port nothing listens on (at the moment).
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// paginated KIND: the server's own listing of KIND took more than one page
+// (so a catalog that matches really followed nextCursor).
+func (it *interop) cmdPaginated(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: paginated KIND")
+	}
+	tr := it.truth(ts)
+	pages, ok := tr.pages[args[0]]
+	if !ok {
+		ts.Fatalf("server-everything %s did not list %s at all", tr.version, args[0])
+	}
+	if (pages > 1) == neg {
+		ts.Fatalf("server-everything %s listed %s in %d page(s)", tr.version, args[0], pages)
+	}
+	ts.Logf("server-everything %s listed %s in %d pages", tr.version, args[0], pages)
+}
+
+// catalog-matches FILE: FILE is `mcpx --json catalog` output whose items are
+// exactly the server's items, as keys, kind by kind in the server's order,
+// and whose warnings are an empty array.
+func (it *interop) cmdCatalogMatches(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: catalog-matches FILE")
+	}
+	tr := it.truth(ts)
+	data := ts.ReadFile(args[0])
+	var doc struct {
+		Items []struct {
+			Kind string `json:"kind"`
+			ID   string `json:"id"`
+			Key  string `json:"key"`
+		} `json:"items"`
+		Warnings json.RawMessage `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(data), &doc); err != nil {
+		ts.Fatalf("%s is not a catalog document: %v\n%s", args[0], err, data)
+	}
+	var warnings []json.RawMessage
+	if err := json.Unmarshal(doc.Warnings, &warnings); err != nil || warnings == nil {
+		ts.Fatalf("catalog warnings: want [], got %s", doc.Warnings)
+	}
+	if len(warnings) > 0 {
+		ts.Fatalf("catalog has %d warning(s) against server-everything %s:\n%s", len(warnings), tr.version, doc.Warnings)
+	}
+	got := make([]string, len(doc.Items))
+	for i, item := range doc.Items {
+		got[i] = item.Key
+		if item.Key != item.Kind+":"+item.ID {
+			ts.Fatalf("item #%d: key %q is not kind %q + \":\" + id %q", i, item.Key, item.Kind, item.ID)
+		}
+	}
+	if !reflect.DeepEqual(got, tr.keys) {
+		ts.Fatalf("mcpx's catalog differs from what server-everything %s lists:\n%s", tr.version, diffKeys(tr.keys, got))
+	}
+	ts.Logf("catalog: the %d items server-everything %s lists, in its order", len(got), tr.version)
+}
+
+// schema-matches TOOL FILE: FILE is `mcpx --json describe` output for TOOL
+// whose input_schema and output_schema equal, as JSON values, the tool's
+// inputSchema and outputSchema (null when absent) exactly as the server sent them.
+func (it *interop) cmdSchemaMatches(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: schema-matches TOOL FILE")
+	}
+	tr := it.truth(ts)
+	rawTool, ok := tr.tools[args[0]]
+	if !ok {
+		ts.Fatalf("server-everything %s has no tool %q", tr.version, args[0])
+	}
+	var sent map[string]json.RawMessage
+	ts.Check(json.Unmarshal(rawTool, &sent))
+	data := ts.ReadFile(args[1])
+	var got map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(data), &got); err != nil {
+		ts.Fatalf("%s is not a describe document: %v\n%s", args[1], err, data)
+	}
+	if k := string(got["key"]); k != strconv.Quote("tool:"+args[0]) {
+		ts.Fatalf("describe key: want %q, got %s", "tool:"+args[0], k)
+	}
+	for _, f := range [][2]string{{"input_schema", "inputSchema"}, {"output_schema", "outputSchema"}} {
+		mine, ok := got[f[0]]
+		if !ok {
+			ts.Fatalf("describe has no %s field", f[0])
+		}
+		want := sent[f[1]]
+		if want == nil {
+			want = json.RawMessage("null")
+		}
+		if !jsonEqual(mine, want) {
+			ts.Fatalf("%s of tool %s differs from the %s server-everything %s sent:\nmcpx:   %s\nserver: %s",
+				f[0], args[0], f[1], tr.version, compact(mine), compact(want))
+		}
+	}
+}
+
+// probe-matches NAME FILE: FILE is `mcpx --json servers --probe` output whose
+// server NAME was probed without error and shows the server name, version,
+// protocol version and capabilities the independent client got at initialize.
+func (it *interop) cmdProbeMatches(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: probe-matches NAME FILE")
+	}
+	tr := it.truth(ts)
+	data := ts.ReadFile(args[1])
+	type probe struct {
+		ServerName      *string         `json:"server_name"`
+		ServerVersion   *string         `json:"server_version"`
+		ProtocolVersion *string         `json:"protocol_version"`
+		Capabilities    map[string]bool `json:"capabilities"`
+		Error           json.RawMessage `json:"error"`
+	}
+	var doc struct {
+		Servers []struct {
+			Name  string `json:"name"`
+			Probe *probe `json:"probe"`
+		} `json:"servers"`
+	}
+	if err := json.Unmarshal([]byte(data), &doc); err != nil {
+		ts.Fatalf("%s is not a servers document: %v\n%s", args[1], err, data)
+	}
+	var p *probe
+	for _, s := range doc.Servers {
+		if s.Name == args[0] {
+			if s.Probe == nil {
+				ts.Fatalf("server %s was not probed: %s", args[0], data)
+			}
+			p = s.Probe
+		}
+	}
+	if p == nil {
+		ts.Fatalf("no server %s in %s", args[0], data)
+	}
+	if e := strings.TrimSpace(string(p.Error)); e != "" && e != "null" {
+		ts.Fatalf("probing %s failed: %s", args[0], e)
+	}
+	str := func(s *string) string {
+		if s == nil {
+			return "<null>"
+		}
+		return *s
+	}
+	init := tr.init
+	caps := init.Capabilities
+	want := map[string]bool{
+		"tools":       caps.Tools != nil,
+		"resources":   caps.Resources != nil,
+		"prompts":     caps.Prompts != nil,
+		"completions": caps.Completions != nil,
+		"logging":     caps.Logging != nil,
+	}
+	var bad []string
+	check := func(field, got, want string) {
+		if got != want {
+			bad = append(bad, fmt.Sprintf("%s: mcpx %q, server %q", field, got, want))
+		}
+	}
+	check("server_name", str(p.ServerName), init.ServerInfo.Name)
+	check("server_version", str(p.ServerVersion), init.ServerInfo.Version)
+	check("protocol_version", str(p.ProtocolVersion), init.ProtocolVersion)
+	if !reflect.DeepEqual(p.Capabilities, want) {
+		bad = append(bad, fmt.Sprintf("capabilities: mcpx %v, server %v", p.Capabilities, want))
+	}
+	if len(bad) > 0 {
+		ts.Fatalf("servers --probe disagrees with server-everything %s's initialize result:\n%s", tr.version, strings.Join(bad, "\n"))
+	}
+}
+
+// jsonEqual compares two JSON texts as values (numbers by their literal digits).
+func jsonEqual(a, b []byte) bool {
+	va, errA := decodeJSON(a)
+	vb, errB := decodeJSON(b)
+	return errA == nil && errB == nil && reflect.DeepEqual(va, vb)
+}
+
+func decodeJSON(b []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	err := d.Decode(&v)
+	return v, err
+}
+
+func compact(b []byte) string {
+	var buf bytes.Buffer
+	if json.Compact(&buf, b) != nil {
+		return string(b)
+	}
+	return buf.String()
+}
+
+// diffKeys explains how GOT differs from WANT: missing and unexpected keys,
+// or else the first place the order differs.
+func diffKeys(want, got []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "want %d keys, got %d\n", len(want), len(got))
+	in := func(list []string) map[string]int {
+		m := map[string]int{}
+		for _, k := range list {
+			m[k]++
+		}
+		return m
+	}
+	w, g := in(want), in(got)
+	n := 0
+	for _, k := range want {
+		if g[k] < w[k] && n < 20 {
+			fmt.Fprintf(&b, "  missing:    %s\n", k)
+			n++
+		}
+	}
+	for _, k := range got {
+		if w[k] < g[k] && n < 40 {
+			fmt.Fprintf(&b, "  unexpected: %s\n", k)
+			n++
+		}
+	}
+	if n == 0 {
+		for i := range want {
+			if i < len(got) && want[i] != got[i] {
+				fmt.Fprintf(&b, "  order differs at #%d: want %s, got %s\n", i, want[i], got[i])
+				break
+			}
+		}
+	}
+	return b.String()
+}
