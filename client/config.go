@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -250,7 +251,7 @@ func jsonErrorAt(data []byte, err error) string {
 	case errors.As(err, &te):
 		off = te.Offset
 		if te.Field != "" {
-			return fmt.Sprintf("%s must be %s, not %s", te.Field, te.Type, te.Value)
+			return fmt.Sprintf("%q must be %s, not %s", te.Field, jsonWord(te.Type), te.Value)
 		}
 	}
 	if off < 0 {
@@ -267,13 +268,40 @@ func jsonErrorAt(data []byte, err error) string {
 	return fmt.Sprintf("line %d, column %d: %v", line, col, err)
 }
 
+// jsonWord names a Go type the way a JSON author thinks of it.
+func jsonWord(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.String {
+			return "an array of strings"
+		}
+		if t.Elem().Kind() == reflect.Uint8 { // json.RawMessage
+			return "a JSON value"
+		}
+		return "an array"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Pointer:
+		return jsonWord(t.Elem())
+	}
+	return t.String()
+}
+
 func parseEntry(name string, data json.RawMessage) *Server {
 	s := &Server{Name: name}
 	var e rawEntry
 	if err := json.Unmarshal(data, &e); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
-			s.err = &ConfigError{Server: name, Msg: fmt.Sprintf("%q must be %s, not %s", te.Field, te.Type, te.Value)}
+			what := fmt.Sprintf("%q", te.Field)
+			if (te.Field == "env" || te.Field == "headers") && te.Type.Kind() == reflect.String {
+				what = fmt.Sprintf("the values of %q", te.Field)
+			}
+			s.err = &ConfigError{Server: name, Msg: fmt.Sprintf("%s must be %s, not %s", what, jsonWord(te.Type), te.Value)}
 		} else {
 			s.err = &ConfigError{Server: name, Msg: "entry must be a JSON object"}
 		}
@@ -352,8 +380,8 @@ func (f *configFile) addTo(cfg *Config, project bool) {
 func (f *configFile) trusts(dir string, getenv func(string) string) bool {
 	want := canonicalDir(dir)
 	for _, p := range f.trustedProjects {
-		if strings.HasPrefix(p, "~/") {
-			p = filepath.Join(getenv("HOME"), p[2:])
+		if p == "~" || strings.HasPrefix(p, "~/") {
+			p = filepath.Join(getenv("HOME"), strings.TrimPrefix(p[1:], "/"))
 		}
 		if !filepath.IsAbs(p) {
 			continue

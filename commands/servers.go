@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"sort"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -54,11 +55,17 @@ func (a *app) servers(ctx context.Context, o *serversOptions) error {
 		return err
 	}
 	servers := make([]*client.Server, 0, len(cfg.Servers)+1)
-	for _, n := range cfg.Names() {
-		servers = append(servers, cfg.Servers[n])
-	}
+	names := cfg.Names()
 	if _, ok := cfg.Servers[client.DemoName]; !ok {
-		servers = append(servers, client.Demo(a.self))
+		names = append(names, client.DemoName)
+		sort.Strings(names)
+	}
+	for _, n := range names {
+		if s, ok := cfg.Servers[n]; ok {
+			servers = append(servers, s)
+		} else {
+			servers = append(servers, client.Demo(a.self))
+		}
 	}
 	entries := make([]serverEntry, len(servers))
 	for i, s := range servers {

@@ -631,35 +631,41 @@ func compact(b []byte) string {
 	return buf.String()
 }
 
-// diffKeys explains how GOT differs from WANT: missing and unexpected keys,
-// or else the first place the order differs.
+// diffKeys explains how GOT differs from WANT: missing and unexpected keys
+// (the first 20 of each), or else the first place the order differs.
 func diffKeys(want, got []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "want %d keys, got %d\n", len(want), len(got))
-	in := func(list []string) map[string]int {
+	count := func(list []string) map[string]int {
 		m := map[string]int{}
 		for _, k := range list {
 			m[k]++
 		}
 		return m
 	}
-	w, g := in(want), in(got)
-	n := 0
-	for _, k := range want {
-		if g[k] < w[k] && n < 20 {
-			fmt.Fprintf(&b, "  missing:    %s\n", k)
-			n++
+	w, g := count(want), count(got)
+	extra := func(label string, list []string, have, other map[string]int) int {
+		var out []string
+		seen := map[string]bool{}
+		for _, k := range list {
+			if !seen[k] && have[k] > other[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
 		}
-	}
-	for _, k := range got {
-		if w[k] < g[k] && n < 40 {
-			fmt.Fprintf(&b, "  unexpected: %s\n", k)
-			n++
+		for i, k := range out {
+			if i == 20 {
+				fmt.Fprintf(&b, "  ... and %d more %s\n", len(out)-20, strings.TrimSuffix(strings.TrimSpace(label), ":"))
+				break
+			}
+			fmt.Fprintf(&b, "  %s %s\n", label, k)
 		}
+		return len(out)
 	}
+	n := extra("missing:   ", want, w, g) + extra("unexpected:", got, g, w)
 	if n == 0 {
 		for i := range want {
-			if i < len(got) && want[i] != got[i] {
+			if want[i] != got[i] {
 				fmt.Fprintf(&b, "  order differs at #%d: want %s, got %s\n", i, want[i], got[i])
 				break
 			}
