@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -94,7 +95,8 @@ func Main(args []string, s *output.Streams) int {
 
 	cwd, _ := os.Getwd()
 	a := &app{s: s, getenv: os.Getenv, environ: os.Environ(), cwd: cwd, self: client.Self()}
-	a.log = output.NewLog(s, false, false)
+	// --json decides the error voice even when parsing fails before setup runs.
+	a.log = output.NewLog(s, wantsJSON(args), false)
 	root := a.newRoot()
 	err := root.Run(ctx, args)
 	var sig os.Signal
@@ -102,6 +104,18 @@ func Main(args []string, s *output.Streams) int {
 		sig = v.(os.Signal)
 	}
 	return a.finish(err, sig)
+}
+
+func wantsJSON(args []string) bool {
+	for _, arg := range args[1:] {
+		switch arg {
+		case "--":
+			return false
+		case "--json", "-json", "--json=true", "-json=true":
+			return true
+		}
+	}
+	return false
 }
 
 // finish reports err (if any) and returns the exit code.
@@ -195,7 +209,7 @@ func (a *app) setup() error {
 	}
 	if !valid {
 		return &UsageError{Msg: fmt.Sprintf("unknown protocol version %q", a.g.protocolVersion),
-			Hints: []string{fmt.Sprintf("known versions: %v", client.ProtocolVersions())}}
+			Hints: []string{"known versions: " + strings.Join(client.ProtocolVersions(), ", ")}}
 	}
 	for _, h := range a.g.headers {
 		if _, v, err := client.ParseHeader(h); err != nil {

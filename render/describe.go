@@ -81,8 +81,8 @@ func DescribeText(d *Describe) string {
 		writeAligned(&b, rows)
 		writeDescription(&b, d.Description)
 	}
-	if len(d.Annotations) > 0 {
-		fmt.Fprintf(&b, "\nannotations: %s\n", compactJSON(d.Annotations))
+	if ann := compactJSON(d.Annotations); len(d.Annotations) > 0 && ann != "{}" {
+		fmt.Fprintf(&b, "\nannotations: %s\n", ann)
 	}
 	return b.String()
 }
@@ -98,7 +98,8 @@ func writeDescription(b *strings.Builder, desc *string) {
 }
 
 func writeAligned(b *strings.Builder, rows [][]string) {
-	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	var buf strings.Builder
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 	for _, r := range rows {
 		cells := make([]string, len(r))
 		for i, c := range r {
@@ -107,6 +108,11 @@ func writeAligned(b *strings.Builder, rows [][]string) {
 		fmt.Fprintln(tw, "  "+strings.Join(cells, "\t"))
 	}
 	_ = tw.Flush()
+	for _, line := range strings.SplitAfter(buf.String(), "\n") {
+		if line != "" {
+			b.WriteString(strings.TrimRight(line, " \n") + "\n")
+		}
+	}
 }
 
 func oneLine(s string) string {
@@ -172,6 +178,13 @@ func strPtr(s string) *string { return &s }
 // SchemaType describes a JSON schema's type in a few characters:
 // "string", "integer", "string|null", "array<string>", "object", "any".
 func SchemaType(v gjson.Result) string {
+	if e := v.Get("enum"); e.IsArray() && len(e.Array()) > 0 {
+		var parts []string
+		for _, x := range e.Array() {
+			parts = append(parts, x.Raw)
+		}
+		return strings.Join(parts, "|")
+	}
 	t := v.Get("type")
 	switch {
 	case t.Type == gjson.String:
@@ -196,13 +209,6 @@ func SchemaType(v gjson.Result) string {
 			}
 			return strings.Join(parts, "|")
 		}
-	}
-	if e := v.Get("enum"); e.IsArray() {
-		var parts []string
-		for _, x := range e.Array() {
-			parts = append(parts, x.Raw)
-		}
-		return strings.Join(parts, "|")
 	}
 	if v.Get("$ref").Exists() {
 		return "ref"
