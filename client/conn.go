@@ -108,6 +108,7 @@ func Connect(ctx context.Context, t *Target, o Options) (*Conn, error) {
 func connect(ctx context.Context, t *Target, o Options, kind string) (*Conn, error) {
 	c := &Conn{T: t, limit: &limitFlag{}, phase: "start", debug: o.Debug}
 	var tr transport.Interface
+	var ids *inflight
 	switch kind {
 	case Stdio:
 		p, err := startProcess(t, o.OnStderr)
@@ -115,12 +116,15 @@ func connect(ctx context.Context, t *Target, o Options, kind string) (*Conn, err
 			return nil, c.startError(err)
 		}
 		c.proc = p
+		ids = &inflight{}
 		onSkip := func(line string) {
 			if o.Debug != nil {
 				o.Debug("server %q: skipped a non-JSON line on stdout: %s", t.Name, line)
 			}
 		}
-		tr = transport.NewIO(newLineReader(p.stdout, o.MessageCeiling, c.limit, onSkip), p.stdin, nil)
+		lr := newLineReader(p.stdout, o.MessageCeiling, c.limit, onSkip)
+		lr.inflight = ids
+		tr = transport.NewIO(lr, p.stdin, nil)
 	case HTTP, SSE:
 		base := http.DefaultTransport.(*http.Transport).Clone()
 		c.rt = &limitTransport{inner: base, max: o.MessageCeiling, limit: c.limit}
@@ -145,7 +149,7 @@ func connect(ctx context.Context, t *Target, o Options, kind string) (*Conn, err
 		return nil, &ConfigError{Server: t.Name, Msg: fmt.Sprintf("unknown transport %q", kind)}
 	}
 
-	c.mc = mcpclient.NewClient(wrapTap(tr), mcpclient.WithProtocolVersion(o.ProtocolVersion),
+	c.mc = mcpclient.NewClient(wrapTap(tr, ids), mcpclient.WithProtocolVersion(o.ProtocolVersion),
 		mcpclient.WithDiscoverTimeout(time.Second))
 	// The Start context owns the stdio child and the SSE stream: it lives
 	// until Close, and the per-call deadlines come from ctx.
@@ -166,6 +170,12 @@ func connect(ctx context.Context, t *Target, o Options, kind string) (*Conn, err
 	if err != nil {
 		e := c.classifyCall(ctx, "initialize", err, s)
 		c.Close()
+		switch se := e.(type) {
+		case *ServerError:
+			e = &ConnectError{Server: t.Name, Phase: "initialize", Msg: fmt.Sprintf("the server answered initialize with an error: %s (code %d)", oneLine(se.RPC.Message), se.RPC.Code), Err: se}
+		case *UnsupportedError:
+			e = &ConnectError{Server: t.Name, Phase: "initialize", Msg: "the server does not know initialize (method not found); is it an MCP server?", Err: se}
+		}
 		if ce, ok := e.(*ConnectError); ok {
 			ce.Msg = "initialize failed: " + ce.Msg
 			if c.proc != nil {
@@ -310,6 +320,14 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 		return &AuthError{Server: c.T.Name, Status: http.StatusUnauthorized, ResourceMetadata: authErr.ResourceMetadataURL}
 	}
 	e := &ConnectError{Server: c.T.Name, Phase: phase, Err: err}
+	if v := c.limit.violation(); v != "" {
+		if c.proc != nil {
+			c.proc.stop()
+			e.Stderr = c.proc.tail.Lines(10)
+		}
+		e.Msg = fmt.Sprintf("%s (during %s); the connection is closed", v, phase)
+		return e
+	}
 	switch {
 	case c.proc != nil && (errors.Is(err, transport.ErrTransportClosed) || errors.Is(err, io.EOF) || c.proc.exitStatus() != ""):
 		c.proc.stop()

@@ -3,6 +3,7 @@ package client
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -37,6 +38,7 @@ func humanBytes(n int64) string {
 type limitFlag struct {
 	mu  sync.Mutex
 	err *LimitError
+	bad string // a protocol framing violation (exit 3)
 }
 
 func (f *limitFlag) set(e *LimitError) {
@@ -53,20 +55,97 @@ func (f *limitFlag) get() *LimitError {
 	return f.err
 }
 
+func (f *limitFlag) setViolation(msg string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.bad == "" {
+		f.bad = msg
+	}
+}
+
+func (f *limitFlag) violation() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.bad
+}
+
+// ProtocolError is a server that broke the JSON-RPC framing: a line that
+// looks like a message but does not parse, or a response to an id mcpx
+// never sent.
+type ProtocolError struct{ Msg string }
+
+func (e *ProtocolError) Error() string { return e.Msg }
+
+// inflight is the set of request ids awaiting a response (as JSON text).
+type inflight struct {
+	mu  sync.Mutex
+	ids map[string]int
+}
+
+func (f *inflight) add(id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.ids == nil {
+		f.ids = map[string]int{}
+	}
+	f.ids[id]++
+}
+
+func (f *inflight) done(id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.ids[id]--; f.ids[id] <= 0 {
+		delete(f.ids, id)
+	}
+}
+
+func (f *inflight) has(id string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.ids[id] > 0
+}
+
 // lineReader frames a stdio server's stdout: it passes JSON lines through,
 // skips other lines (reporting them to onSkip), and refuses a line longer
 // than max bytes (mcp-go's own reader has no bound). A long JSON line is
 // streamed through, not buffered here, so memory stays with mcp-go's reader.
 type lineReader struct {
-	r      *bufio.Reader
-	max    int64
-	onSkip func(string)
-	limit  *limitFlag
+	r        *bufio.Reader
+	max      int64
+	onSkip   func(string)
+	limit    *limitFlag
+	inflight *inflight // when set, responses must answer an id in it
 
 	pending []byte // bytes ready for the caller
 	mode    int    // between lines, passing a long JSON line, or skipping a long line
 	n       int64  // bytes of the current line so far
 	err     error
+}
+
+// checkEnvelope returns what is wrong with one complete JSON-RPC line, or "".
+func (l *lineReader) checkEnvelope(line []byte) string {
+	var env struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if err := json.Unmarshal(line, &env); err != nil {
+		return fmt.Sprintf("the server sent a line that is not valid JSON-RPC (%v): %s", err, truncate(string(line), 80))
+	}
+	if env.Method != nil || l.inflight == nil {
+		return "" // a request or a notification
+	}
+	if len(env.ID) == 0 || string(env.ID) == "null" {
+		if len(env.Error) > 0 {
+			return "" // an error about a request it could not parse: mcp-go reports the timeout
+		}
+		return fmt.Sprintf("the server sent a message with neither method nor id: %s", truncate(string(line), 80))
+	}
+	if !l.inflight.has(string(env.ID)) {
+		return fmt.Sprintf("the server answered request id %s, which mcpx never sent (or sent with another id type)", truncate(string(env.ID), 40))
+	}
+	return ""
 }
 
 const (
@@ -114,6 +193,13 @@ func (l *lineReader) next() {
 		case len(trimmed) == 0 && ended:
 			// a blank line
 		case len(trimmed) > 0 && trimmed[0] == '{':
+			if ended {
+				if msg := l.checkEnvelope(trimmed); msg != "" {
+					l.limit.setViolation(msg)
+					l.err = &ProtocolError{Msg: msg}
+					return
+				}
+			}
 			l.pending = chunk
 			if !ended {
 				l.mode = passing

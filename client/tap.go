@@ -46,12 +46,24 @@ func (s *sink) lastError() *mcp.JSONRPCErrorDetails {
 // The wrappers below mirror the inner transport's optional interfaces
 // exactly: mcp-go type-asserts on them (server requests, protocol header,
 // cancellation), so claiming one more or one fewer changes behaviour.
-type tap struct{ inner transport.Interface }
+type tap struct {
+	inner    transport.Interface
+	inflight *inflight // ids awaiting a response (stdio framing checks)
+}
 
 func (t *tap) Start(ctx context.Context) error { return t.inner.Start(ctx) }
 
 func (t *tap) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	var id []byte
+	if t.inflight != nil {
+		id, _ = json.Marshal(req.ID)
+		t.inflight.add(string(id))
+	}
 	resp, err := t.inner.SendRequest(ctx, req)
+	if t.inflight != nil && err == nil {
+		// An id whose call was abandoned (timeout, cancel) stays: a late answer is legitimate.
+		t.inflight.done(string(id))
+	}
 	if s, ok := ctx.Value(sinkKey{}).(*sink); ok && err == nil && resp != nil {
 		s.mu.Lock()
 		if resp.Error != nil {
@@ -96,8 +108,8 @@ type tapHTTP struct {
 
 func (t *tapHTTP) SetProtocolVersion(v string) { t.http.SetProtocolVersion(v) }
 
-func wrapTap(inner transport.Interface) transport.Interface {
-	base := tap{inner: inner}
+func wrapTap(inner transport.Interface, ids *inflight) transport.Interface {
+	base := tap{inner: inner, inflight: ids}
 	bidi, isBidi := inner.(transport.BidirectionalInterface)
 	httpConn, isHTTP := inner.(transport.HTTPConnection)
 	switch {

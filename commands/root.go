@@ -7,9 +7,7 @@ package commands
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -327,8 +325,3 @@ func (a *app) asJSON() bool { return a.g.json || a.g.selectPath != "" }
 func (a *app) writeDoc(v any) error {
 	return a.s.WriteJSON(v, a.g.selectPath)
 }
-
-var _ io.Writer = logWriter{}
-
-// errors.Is helper kept here for the signal mapping.
-var errInterrupted = errors.New("interrupted")

@@ -103,6 +103,11 @@ peak_rss() {
 	echo -
 }
 
+load_note() {
+	[ -r /proc/loadavg ] && cut -d' ' -f1-3 /proc/loadavg || true
+}
+load_before=$(load_note)
+
 results=$tmp/results # TARGET mcpx-median floor-median mcpx-sd floor-sd mcpx-rss floor-rss
 : >"$results"
 for t in $targets; do
@@ -160,3 +165,7 @@ echo
 echo "ratio = mcpx median / floor median wall time; aim: <= 1.10x."
 echo "RSS = peak resident set of the run's process tree (the command or its server,"
 echo "whichever peaked higher): for node servers it is mostly node's."
+if [ -n "$load_before" ]; then
+	echo "Load average before: $load_before, after: $(load_note) ($(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?') CPUs);"
+	echo "a busy machine widens the spread (sd) and blurs the ratio."
+fi
