@@ -3,7 +3,8 @@
 
 GO       ?= go
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS  := -X github.com/mcpx-cli/mcpx/commands.Version=$(VERSION)
+LDFLAGS  := -s -w -X github.com/mcpx-cli/mcpx/commands.Version=$(VERSION)
+# A static, stripped binary starts measurably faster (see scripts/bench.sh).
 prefix   ?= /usr/local
 bindir   ?= $(prefix)/bin
 mandir   ?= $(prefix)/share/man
@@ -14,7 +15,7 @@ STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 all: build
 
 build:
-	$(GO) build -ldflags "$(LDFLAGS)" -o bin/mcpx ./cmd/mcpx
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/mcpx ./cmd/mcpx
 
 # test runs everything: lint, unit tests, end-to-end scripts and the interop
 # tests against real third-party servers (installed first).

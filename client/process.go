@@ -105,7 +105,11 @@ func (p *process) waitGroup(d time.Duration) bool {
 		}
 		select {
 		case <-p.exited:
-			time.Sleep(5 * time.Millisecond)
+			// The leader is gone; poll the rest of its group briefly.
+			if syscall.Kill(-p.cmd.Process.Pid, 0) != nil {
+				return true
+			}
+			time.Sleep(2 * time.Millisecond)
 		case <-time.After(5 * time.Millisecond):
 		}
 	}

@@ -45,8 +45,9 @@ root=$(pwd -P)
 go=${GO:-go}
 
 echo "building bin/mcpx, bin/benchfloor, bin/benchrun ..." >&2
-"$go" build -o bin/mcpx ./cmd/mcpx
-"$go" build -o bin/benchfloor ./scripts/benchfloor
+# Built as `make build` builds it: static and stripped.
+CGO_ENABLED=0 "$go" build -trimpath -ldflags "-s -w" -o bin/mcpx ./cmd/mcpx
+CGO_ENABLED=0 "$go" build -trimpath -ldflags "-s -w" -o bin/benchfloor ./scripts/benchfloor
 "$go" build -o bin/benchrun ./scripts/benchrun
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcpx-bench.XXXXXX")
