@@ -13,7 +13,7 @@ type Item struct {
 	Server      string
 	Kind        string
 	ID          string // tool name, resource URI, template string or prompt name
-	Name        string
+	Name        *string // nil when the server sent none
 	Title       *string
 	Description *string
 	URI         *string
@@ -74,9 +74,9 @@ func ParseItem(server, kind string, index int, raw json.RawMessage) (it *Item, p
 		return v
 	}
 	if kind == KindTool || kind == KindPrompt {
-		it.Name = it.ID
-	} else if n := str("name"); n != nil {
-		it.Name = *n
+		it.Name = &it.ID
+	} else {
+		it.Name = str("name")
 	}
 	it.Title = str("title")
 	it.Description = str("description")

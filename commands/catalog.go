@@ -212,9 +212,17 @@ func catalogItem(it *client.Item) render.CatalogItem {
 func warningsOf(server string, problems []client.Problem) []render.Warning {
 	var ws []render.Warning
 	for _, p := range problems {
-		ws = append(ws, render.Warning{Server: server, Kind: p.Kind, Item: p.Item, Code: p.Code, Message: p.Message})
+		ws = append(ws, render.Warning{Server: server, Kind: orNil(p.Kind), Item: orNil(p.Item), Code: p.Code, Message: p.Message})
 	}
 	return ws
+}
+
+// orNil is s, or nil (JSON null) when s is empty.
+func orNil(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 func (a *app) printCatalog(doc *render.Catalog, all bool) error {

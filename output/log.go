@@ -26,11 +26,11 @@ func NewLog(s *Streams, asJSON, verbose bool) *Log {
 // Warning is one degraded result: a kind whose listing failed, an item that
 // could not be parsed, a server that failed under --all.
 type Warning struct {
-	Server  string `json:"server"`
-	Kind    string `json:"kind"`
-	Item    string `json:"item"`
-	Code    string `json:"code"`
-	Message string `json:"message"`
+	Server  string  `json:"server"`
+	Kind    *string `json:"kind"`
+	Item    *string `json:"item"`
+	Code    string  `json:"code"`
+	Message string  `json:"message"`
 }
 
 // ErrorReport is the final error of an invocation.

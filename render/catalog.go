@@ -12,7 +12,7 @@ type CatalogItem struct {
 	Kind        string          `json:"kind"`
 	ID          string          `json:"id"`
 	Key         string          `json:"key"`
-	Name        string          `json:"name"`
+	Name        *string         `json:"name"`
 	Title       *string         `json:"title"`
 	Description *string         `json:"description"`
 	URI         *string         `json:"uri"`
@@ -30,13 +30,14 @@ type Argument struct {
 	Required    bool    `json:"required"`
 }
 
-// Warning is one degraded result in a document.
+// Warning is one degraded result in a document. Kind and Item are null
+// when the warning concerns a whole server.
 type Warning struct {
-	Server  string `json:"server"`
-	Kind    string `json:"kind"`
-	Item    string `json:"item"`
-	Code    string `json:"code"`
-	Message string `json:"message"`
+	Server  string  `json:"server"`
+	Kind    *string `json:"kind"`
+	Item    *string `json:"item"`
+	Code    string  `json:"code"`
+	Message string  `json:"message"`
 }
 
 // Catalog is the document of `mcpx catalog`.
@@ -58,7 +59,7 @@ type Describe struct {
 // contains query, case-insensitively.
 func (it *CatalogItem) Matches(query string) bool {
 	q := strings.ToLower(query)
-	for _, f := range []*string{&it.ID, &it.Name, it.Title, it.Description} {
+	for _, f := range []*string{&it.ID, it.Name, it.Title, it.Description} {
 		if f != nil && strings.Contains(strings.ToLower(*f), q) {
 			return true
 		}

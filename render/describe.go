@@ -66,8 +66,7 @@ func DescribeText(d *Describe) string {
 				rows = append(rows, []string{k + ":", oneLine(*v)})
 			}
 		}
-		name := d.Name
-		add("name", &name)
+		add("name", d.Name)
 		add("title", d.Title)
 		if d.Kind == "resource_template" {
 			vars := strings.Join(d.Variables, ", ")

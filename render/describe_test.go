@@ -53,7 +53,7 @@ func TestSchemaParamsOrder(t *testing.T) {
 
 func TestDescribeTextTool(t *testing.T) {
 	desc := "Echo the text back.\nSecond line."
-	d := &Describe{CatalogItem: CatalogItem{Kind: "tool", ID: "echo", Name: "echo", Description: &desc},
+	d := &Describe{CatalogItem: CatalogItem{Kind: "tool", ID: "echo", Description: &desc},
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","description":"Text"},"n":{"type":"integer"}},"required":["text"]}`)}
 	want := "tool echo\n\n  echo(text: string, n?: integer)\n\n  Echo the text back.\n  Second line.\n\n" +
 		"  PARAMETER  TYPE     REQUIRED  DESCRIPTION\n  text       string   yes       Text\n  n          integer  no\n"
@@ -64,7 +64,8 @@ func TestDescribeTextTool(t *testing.T) {
 
 func TestMatches(t *testing.T) {
 	title, desc := "Big Title", "Some Description"
-	it := CatalogItem{ID: "x://id", Name: "nm", Title: &title, Description: &desc}
+	nm := "nm"
+	it := CatalogItem{ID: "x://id", Name: &nm, Title: &title, Description: &desc}
 	for q, want := range map[string]bool{"X://": true, "NM": true, "big": true, "descr": true, "nope": false} {
 		if it.Matches(q) != want {
 			t.Errorf("%q: want %v", q, want)
