@@ -155,16 +155,11 @@ func (a *app) serverCatalogOf(ctx context.Context, srv *client.Server, kinds []s
 		rep := classify(err, nil)
 		return serverCatalog{warnings: []render.Warning{{Server: srv.Name, Code: rep.Code, Message: rep.Message}}}
 	}
-	t, err := a.resolve(srv)
+	conn, cctx, done, err := a.openServer(ctx, srv)
 	if err != nil {
 		return fail(err)
 	}
-	conn, cctx, cancel, err := a.connect(ctx, t)
-	if err != nil {
-		return fail(err)
-	}
-	defer cancel()
-	defer conn.Close()
+	defer done()
 	items, problems, err := conn.Catalog(cctx, kinds)
 	if err != nil {
 		return fail(err)

@@ -281,9 +281,10 @@ func (a *app) resolve(srv *client.Server) (*client.Target, error) {
 	return t, nil
 }
 
-// connect opens a connection to t under t's own deadline. The returned
-// context carries that deadline; cancel releases it.
-func (a *app) connect(ctx context.Context, t *client.Target) (*client.Conn, context.Context, context.CancelFunc, error) {
+// dial connects to t under t's own deadline. The returned context carries
+// that deadline; done closes the connection (stopping a stdio server) and
+// releases the deadline.
+func (a *app) dial(ctx context.Context, t *client.Target) (*client.Conn, context.Context, func(), error) {
 	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	o := client.Options{
 		ProtocolVersion: a.g.protocolVersion,
@@ -302,20 +303,25 @@ func (a *app) connect(ctx context.Context, t *client.Target) (*client.Conn, cont
 		cancel()
 		return nil, nil, nil, err
 	}
-	return conn, ctx, cancel, nil
+	return conn, ctx, func() { conn.Close(); cancel() }, nil
 }
 
-// open resolves and connects to one server.
+// open resolves the server a SRV argument names and connects to it.
 func (a *app) open(ctx context.Context, arg string) (*client.Conn, context.Context, func(), error) {
 	t, err := a.target(arg)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	conn, cctx, cancel, err := a.connect(ctx, t)
+	return a.dial(ctx, t)
+}
+
+// openServer resolves a configured server and connects to it.
+func (a *app) openServer(ctx context.Context, srv *client.Server) (*client.Conn, context.Context, func(), error) {
+	t, err := a.resolve(srv)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return conn, cctx, func() { conn.Close(); cancel() }, nil
+	return a.dial(ctx, t)
 }
 
 // asJSON reports whether the result is printed as a JSON document.

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"strings"
 
@@ -99,17 +100,15 @@ func (a *app) probe(ctx context.Context, s *client.Server) *probe {
 		msg := classify(err, nil).Message
 		return &probe{Error: &msg}
 	}
-	t, err := a.resolve(s)
-	if err != nil {
+	conn, _, done, err := a.openServer(ctx, s)
+	var config *client.ConfigError
+	if errors.As(err, &config) {
 		a.log.Warnf("%v", err)
-		return fail(err)
 	}
-	conn, _, cancel, err := a.connect(ctx, t)
 	if err != nil {
 		return fail(err)
 	}
-	defer cancel()
-	defer conn.Close()
+	defer done()
 	return &probe{ServerName: &conn.ServerName, ServerVersion: &conn.ServerVersion, ProtocolVersion: &conn.Protocol, Capabilities: &conn.Caps}
 }
 
