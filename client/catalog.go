@@ -12,7 +12,7 @@ import (
 type Item struct {
 	Server      string
 	Kind        string
-	ID          string // tool name, resource URI, template string or prompt name
+	ID          string  // tool name, resource URI, template string or prompt name
 	Name        *string // nil when the server sent none
 	Title       *string
 	Description *string
