@@ -215,7 +215,7 @@ func (c *Conn) List(ctx context.Context, kind string) ([]*Item, []Problem, error
 	}
 	var le *ListError
 	if errors.As(err, &le) {
-		problems = append(problems, Problem{Kind: kind, Code: "list_failed",
+		problems = append(problems, Problem{Kind: kind, Code: "list_failed", Err: le.Err,
 			Message: fmt.Sprintf("%v; %s are not listed", le.Err, pluralKind(kind))})
 		err = nil
 	}

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -217,6 +218,8 @@ func readFile(path string, mustExist bool) (*configFile, error) {
 		// An empty file configures nothing (--config /dev/null).
 	} else if err := dec.Decode(&raw); err != nil {
 		return nil, &ConfigError{Msg: fmt.Sprintf("config file %s: %s", abs, jsonErrorAt(data, err))}
+	} else if _, err := dec.Token(); err != io.EOF {
+		return nil, &ConfigError{Msg: fmt.Sprintf("config file %s: %s", abs, jsonErrorAt(data, fmt.Errorf("text after the JSON object")))}
 	}
 	f := &configFile{path: abs, dir: filepath.Dir(abs), trustedProjects: raw.TrustedProjects}
 	workspace := f.dir
@@ -249,10 +252,10 @@ func jsonErrorAt(data []byte, err error) string {
 	case errors.As(err, &se):
 		off = se.Offset
 	case errors.As(err, &te):
-		off = te.Offset
 		if te.Field != "" {
 			return fmt.Sprintf("%q must be %s, not %s", te.Field, jsonWord(te.Type), te.Value)
 		}
+		return fmt.Sprintf("the file must hold a JSON object, not %s", te.Value)
 	}
 	if off < 0 {
 		return err.Error()

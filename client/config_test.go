@@ -2,6 +2,7 @@ package client
 
 import (
 	"errors"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -211,5 +212,23 @@ func TestParseHeader(t *testing.T) {
 		if _, _, err := ParseHeader(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+func TestHeaderAndURLSecrets(t *testing.T) {
+	if got := HeaderSecrets("Bearer tok-123"); !reflect.DeepEqual(got, []string{"Bearer tok-123", "tok-123"}) {
+		t.Errorf("bearer: %q", got)
+	}
+	if got := HeaderSecrets("k-12345"); !reflect.DeepEqual(got, []string{"k-12345"}) {
+		t.Errorf("plain: %q", got)
+	}
+	u, _ := url.Parse("http://bob:pw-123@h/x")
+	if got := URLSecrets(u); !reflect.DeepEqual(got, []string{"pw-123", "bob:pw-123"}) {
+		t.Errorf("url: %q", got)
+	}
+	h := map[string]string{"authorization": "a"}
+	setHeader(h, "Authorization", "b")
+	if !reflect.DeepEqual(h, map[string]string{"Authorization": "b"}) {
+		t.Errorf("headers are case-insensitive: %v", h)
 	}
 }

@@ -34,6 +34,7 @@ type Options struct {
 	Debug           func(string, ...any) // protocol notes shown with -v
 	Note            func(string, ...any) // notes always shown (the SSE fallback)
 	Logger          *slog.Logger         // where mcp-go's own logging goes
+	Mask            func(string) string  // hides secrets before a message cuts a server's text short
 }
 
 // Capabilities are what the server advertised at initialize.
@@ -56,6 +57,7 @@ type Conn struct {
 
 	mc    *mcpclient.Client
 	debug func(string, ...any)
+	mask  func(string) string
 	proc  *process
 	rt    *limitTransport
 	limit *limitFlag
@@ -95,6 +97,10 @@ func Connect(ctx context.Context, t *Target, o Options) (*Conn, error) {
 				o.Note("%s answered HTTP %d to POST; retrying over SSE", t.URL, st)
 			}
 			c, err = connect(ctx, t, o, SSE)
+			var ce *ConnectError
+			if errors.As(err, &ce) {
+				ce.Msg = fmt.Sprintf("over SSE (after HTTP %d to POST): %s", st, ce.Msg)
+			}
 		}
 	}
 	if err != nil {
@@ -106,7 +112,10 @@ func Connect(ctx context.Context, t *Target, o Options) (*Conn, error) {
 // connect returns the half-made Conn alongside an error, so that Connect can
 // look at what HTTP said before falling back.
 func connect(ctx context.Context, t *Target, o Options, kind string) (*Conn, error) {
-	c := &Conn{T: t, limit: &limitFlag{}, phase: "start", debug: o.Debug}
+	c := &Conn{T: t, limit: &limitFlag{}, phase: "start", debug: o.Debug, mask: o.Mask}
+	if ctx.Err() != nil { // interrupted or out of time already: start nothing
+		return nil, c.classify(ctx, "start", ctx.Err())
+	}
 	var tr transport.Interface
 	var ids *inflight
 	switch kind {
@@ -123,7 +132,7 @@ func connect(ctx context.Context, t *Target, o Options, kind string) (*Conn, err
 			}
 		}
 		lr := newLineReader(p.stdout, o.MessageCeiling, c.limit, onSkip)
-		lr.inflight = ids
+		lr.inflight, lr.mask = ids, o.Mask
 		tr = transport.NewIO(lr, p.stdin, nil)
 	case HTTP, SSE:
 		base := http.DefaultTransport.(*http.Transport).Clone()
@@ -193,7 +202,24 @@ func connect(ctx context.Context, t *Target, o Options, kind string) (*Conn, err
 	if o.Debug != nil {
 		o.Debug("server %q: %s %s, protocol %s", t.Name, c.ServerName, c.ServerVersion, c.Protocol)
 	}
+	if c.Protocol != o.ProtocolVersion {
+		say := o.Debug // servers negotiating an older version is ordinary
+		if mcp.IsModernProtocol(o.ProtocolVersion) {
+			say = o.Note // but asking for the 2026 era and not getting it is worth saying
+		}
+		if say != nil {
+			say("server %q speaks protocol %s, not %s", t.Name, c.Protocol, o.ProtocolVersion)
+		}
+	}
 	return c, nil
+}
+
+// clip masks secrets, then shortens s to n characters.
+func (c *Conn) clip(s string, n int) string {
+	if c.mask != nil {
+		s = c.mask(s)
+	}
+	return truncate(s, n)
 }
 
 // startWithin runs start, giving up when ctx ends (the SSE endpoint wait).
@@ -307,6 +333,11 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 			return &TimeoutError{Server: c.T.Name, Phase: phase, Timeout: c.T.Timeout}
 		}
 		return ctx.Err()
+	}
+	// mcp-go's SSE transport runs its own timer, set to the time left, which
+	// can fire a moment before the context's deadline.
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < 100*time.Millisecond && strings.Contains(err.Error(), "timeout waiting for SSE response") {
+		return &TimeoutError{Server: c.T.Name, Phase: phase, Timeout: c.T.Timeout}
 	}
 	if c.rt != nil {
 		if st, _ := c.rt.authChallenge(""); st != 0 {

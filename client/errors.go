@@ -102,3 +102,15 @@ func oneLine(s string) string {
 	}
 	return s
 }
+
+// BadReplyError: the server answered, but not with what the method returns
+// (a list result that is not an object, items that are not an array).
+type BadReplyError struct {
+	Server string
+	Method string
+	Msg    string
+}
+
+func (e *BadReplyError) Error() string {
+	return fmt.Sprintf("server %q: %s %s", e.Server, e.Method, e.Msg)
+}

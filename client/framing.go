@@ -115,11 +115,37 @@ type lineReader struct {
 	onSkip   func(string)
 	limit    *limitFlag
 	inflight *inflight // when set, responses must answer an id in it
+	mask     func(string) string
 
 	pending []byte // bytes ready for the caller
 	mode    int    // between lines, passing a long JSON line, or skipping a long line
 	n       int64  // bytes of the current line so far
+	long    []byte // a long line so far, kept for the envelope check while it is under checkMax
 	err     error
+}
+
+// checkMax is the longest line whose envelope is checked; longer ones are
+// passed on unchecked (mcp-go still parses them), to keep memory bounded.
+const checkMax = 4 << 20
+
+// clip masks secrets, then shortens s to n characters: masking first, so a
+// secret is never cut into a printable prefix.
+func (l *lineReader) clip(s string, n int) string {
+	if l.mask != nil {
+		s = l.mask(s)
+	}
+	return truncate(s, n)
+}
+
+// check runs the envelope check on a whole line; on a violation it stops the reader.
+func (l *lineReader) check(line []byte) bool {
+	if msg := l.checkEnvelope(line); msg != "" {
+		l.limit.setViolation(msg)
+		l.err = &ProtocolError{Msg: msg}
+		l.pending = nil
+		return false
+	}
+	return true
 }
 
 // checkEnvelope returns what is wrong with one complete JSON-RPC line, or "".
@@ -131,7 +157,7 @@ func (l *lineReader) checkEnvelope(line []byte) string {
 		Error  json.RawMessage `json:"error"`
 	}
 	if err := json.Unmarshal(line, &env); err != nil {
-		return fmt.Sprintf("the server sent a line that is not valid JSON-RPC (%v): %s", err, truncate(string(line), 80))
+		return fmt.Sprintf("the server sent a line that is not valid JSON-RPC (%v): %s", err, l.clip(string(line), 80))
 	}
 	if env.Method != nil || l.inflight == nil {
 		return "" // a request or a notification
@@ -140,10 +166,10 @@ func (l *lineReader) checkEnvelope(line []byte) string {
 		if len(env.Error) > 0 {
 			return "" // an error about a request it could not parse: mcp-go reports the timeout
 		}
-		return fmt.Sprintf("the server sent a message with neither method nor id: %s", truncate(string(line), 80))
+		return fmt.Sprintf("the server sent a message with neither method nor id: %s", l.clip(string(line), 80))
 	}
 	if !l.inflight.has(string(env.ID)) {
-		return fmt.Sprintf("the server answered request id %s, which mcpx never sent (or sent with another id type)", truncate(string(env.ID), 40))
+		return fmt.Sprintf("the server answered request id %s, which mcpx never sent (or sent with another id type)", l.clip(string(env.ID), 40))
 	}
 	return ""
 }
@@ -194,31 +220,40 @@ func (l *lineReader) next() {
 			// a blank line
 		case len(trimmed) > 0 && trimmed[0] == '{':
 			if ended {
-				if msg := l.checkEnvelope(trimmed); msg != "" {
-					l.limit.setViolation(msg)
-					l.err = &ProtocolError{Msg: msg}
+				if !l.check(trimmed) {
 					return
 				}
 			}
 			l.pending = chunk
 			if !ended {
 				l.mode = passing
+				l.long = append(l.long[:0], chunk...)
 			} else if err != nil && chunk[len(chunk)-1] != '\n' {
 				l.pending = append(chunk[:len(chunk):len(chunk)], '\n') // a last line without newline
 			}
 		default:
 			if l.onSkip != nil && len(trimmed) > 0 {
-				line := string(trimmed)
-				if len(line) > 200 {
-					line = line[:200] + "..."
-				}
-				l.onSkip(line)
+				l.onSkip(l.clip(string(trimmed), 200))
 			}
 			if !ended {
 				l.mode = skipping
 			}
 		}
 	case passing:
+		if l.long != nil {
+			if l.n <= checkMax {
+				l.long = append(l.long, chunk...)
+			} else {
+				l.long = nil
+			}
+		}
+		if ended && l.long != nil {
+			ok := l.check(bytes.TrimSpace(l.long))
+			l.long = l.long[:0]
+			if !ok {
+				return
+			}
+		}
 		l.pending = chunk
 		if ended && err != nil && (len(chunk) == 0 || chunk[len(chunk)-1] != '\n') {
 			l.pending = append(chunk[:len(chunk):len(chunk)], '\n')

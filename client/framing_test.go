@@ -53,3 +53,27 @@ func TestChallengeParam(t *testing.T) {
 		t.Errorf("unquoted %q", got)
 	}
 }
+
+func TestLineReaderChecksLongLines(t *testing.T) {
+	long := `{"jsonrpc":"2.0","id":5,"result":{"x":"` + strings.Repeat("a", 100<<10) + `"}}`
+	ids := &inflight{}
+	ids.add("5")
+	r := newLineReader(strings.NewReader(long+"\n"), 1<<20, &limitFlag{}, nil)
+	r.inflight = ids
+	if out, err := io.ReadAll(r); err != nil || len(out) != len(long)+1 {
+		t.Fatalf("a long valid answer: %d bytes, %v", len(out), err)
+	}
+	for name, line := range map[string]string{
+		"unparseable": `{"jsonrpc":"2.0","id":5,"result":{"x":"` + strings.Repeat("a", 100<<10),
+		"wrong id":    `{"jsonrpc":"2.0","id":6,"result":{"x":"` + strings.Repeat("a", 100<<10) + `"}}`,
+	} {
+		lf := &limitFlag{}
+		r := newLineReader(strings.NewReader(line+"\n"), 1<<20, lf, nil)
+		r.inflight = ids
+		_, err := io.ReadAll(r)
+		var pe *ProtocolError
+		if !errors.As(err, &pe) || lf.violation() == "" {
+			t.Errorf("%s: err %v", name, err)
+		}
+	}
+}

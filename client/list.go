@@ -76,6 +76,7 @@ type Problem struct {
 	Item    string // the item's id, or "#N" (its index) when it has none
 	Code    string // list_failed, bad_item, repeated_cursor, ...
 	Message string
+	Err     error // for list_failed: why the listing failed
 }
 
 // ListError is a listing that failed for one kind: the server answered with
@@ -110,12 +111,12 @@ func (c *Conn) ListRaw(ctx context.Context, kind string) ([]json.RawMessage, []P
 		}
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
-			return items, problems, &ListError{Kind: kind, Err: fmt.Errorf("server %q: %s returned a result that is not a JSON object", c.T.Name, spec.method)}
+			return items, problems, &ListError{Kind: kind, Err: &BadReplyError{Server: c.T.Name, Method: spec.method, Msg: "returned a result that is not a JSON object"}}
 		}
 		var pageItems []json.RawMessage
 		if arr, ok := obj[spec.key]; ok && string(arr) != "null" {
 			if err := json.Unmarshal(arr, &pageItems); err != nil {
-				return items, problems, &ListError{Kind: kind, Err: fmt.Errorf("server %q: %s returned %q that is not an array", c.T.Name, spec.method, spec.key)}
+				return items, problems, &ListError{Kind: kind, Err: &BadReplyError{Server: c.T.Name, Method: spec.method, Msg: fmt.Sprintf("returned %q that is not an array", spec.key)}}
 			}
 		}
 		items = append(items, pageItems...)
@@ -126,7 +127,7 @@ func (c *Conn) ListRaw(ctx context.Context, kind string) ([]json.RawMessage, []P
 		var cur string
 		if err := json.Unmarshal(next, &cur); err != nil {
 			problems = append(problems, Problem{Kind: kind, Code: "bad_cursor",
-				Message: fmt.Sprintf("server %q: %s returned a nextCursor that is not a string (%s); the listing stops at page %d", c.T.Name, spec.method, truncate(string(next), 40), page)})
+				Message: fmt.Sprintf("server %q: %s returned a nextCursor that is not a string (%s); the listing stops at page %d", c.T.Name, spec.method, c.clip(string(next), 40), page)})
 			return items, problems, nil
 		}
 		if cur == "" {
@@ -134,7 +135,7 @@ func (c *Conn) ListRaw(ctx context.Context, kind string) ([]json.RawMessage, []P
 		}
 		if seen[cur] {
 			problems = append(problems, Problem{Kind: kind, Code: "repeated_cursor",
-				Message: fmt.Sprintf("server %q: %s repeated the cursor %q; the listing stops after %d pages", c.T.Name, spec.method, truncate(cur, 40), page)})
+				Message: fmt.Sprintf("server %q: %s repeated the cursor %q; the listing stops after %d pages", c.T.Name, spec.method, c.clip(cur, 40), page)})
 			return items, problems, nil
 		}
 		if page >= maxPages {

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -33,8 +35,37 @@ type process struct {
 	stopOnce   sync.Once
 }
 
+// lookPath finds a command without a slash in the PATH the server itself
+// gets (its "env" may set one), as other MCP hosts do.
+func lookPath(command string, env []string) (string, error) {
+	if strings.Contains(command, "/") {
+		return command, nil
+	}
+	path := ""
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "PATH=") {
+			path = kv[len("PATH="):]
+		}
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, command)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", &exec.Error{Name: command, Err: exec.ErrNotFound}
+}
+
 func startProcess(t *Target, onStderr func(string)) (*process, error) {
-	cmd := exec.Command(t.Command, t.Args...)
+	path, err := lookPath(t.Command, t.Env)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(path, t.Args...)
+	cmd.Args[0] = t.Command
 	if t.Argv0 != "" {
 		cmd.Args[0] = t.Argv0
 	}
@@ -85,12 +116,15 @@ func startProcess(t *Target, onStderr func(string)) (*process, error) {
 }
 
 // groupAlive reports whether any process of the server's group still exists.
+// Once the leader is reaped, exited descendants (which mcpx, as their
+// subreaper, now parents) are reaped first, so zombies do not count.
 func (p *process) groupAlive() bool {
 	select {
 	case <-p.exited:
 	default:
 		return true
 	}
+	reapGroup(p.cmd.Process.Pid)
 	return syscall.Kill(-p.cmd.Process.Pid, 0) == nil
 }
 
@@ -106,9 +140,6 @@ func (p *process) waitGroup(d time.Duration) bool {
 		select {
 		case <-p.exited:
 			// The leader is gone; poll the rest of its group briefly.
-			if syscall.Kill(-p.cmd.Process.Pid, 0) != nil {
-				return true
-			}
 			time.Sleep(2 * time.Millisecond)
 		case <-time.After(5 * time.Millisecond):
 		}

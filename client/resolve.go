@@ -2,6 +2,7 @@ package client
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -207,8 +208,8 @@ func Resolve(s *Server, o ResolveOptions) (*Target, error) {
 		if err != nil {
 			return nil, err
 		}
-		t.Headers[k] = v
-		x.secrets = append(x.secrets, v)
+		setHeader(t.Headers, k, v)
+		x.secrets = append(x.secrets, HeaderSecrets(v)...)
 	}
 	if t.Transport != Stdio {
 		for _, h := range o.Headers {
@@ -216,13 +217,14 @@ func Resolve(s *Server, o ResolveOptions) (*Target, error) {
 			if err != nil {
 				return nil, err
 			}
-			t.Headers[k] = v
-			x.secrets = append(x.secrets, v)
+			setHeader(t.Headers, k, v)
+			x.secrets = append(x.secrets, HeaderSecrets(v)...)
 		}
 		u, perr := url.Parse(t.URL)
 		if perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, &ConfigError{Server: s.Name, Msg: fmt.Sprintf("url %q is not an http(s) URL", s.URL)}
 		}
+		x.secrets = append(x.secrets, URLSecrets(u)...)
 		t.SpillName = u.Hostname()
 		t.Fallback = t.Transport == HTTP && !s.explicitType
 	}
@@ -252,6 +254,40 @@ func Resolve(s *Server, o ResolveOptions) (*Target, error) {
 	return t, nil
 }
 
+// setHeader sets a header by its canonical name, so that "authorization"
+// in a config file and -H 'Authorization: ...' are one header (the later wins).
+func setHeader(h map[string]string, k, v string) {
+	ck := http.CanonicalHeaderKey(k)
+	for old := range h {
+		if http.CanonicalHeaderKey(old) == ck {
+			delete(h, old)
+		}
+	}
+	h[ck] = v
+}
+
+// HeaderSecrets returns the secrets in a header value: the value, and the
+// credentials after an auth scheme ("Bearer TOKEN" → TOKEN too), since a
+// server may echo the bare token.
+func HeaderSecrets(v string) []string {
+	out := []string{v}
+	if _, cred, ok := strings.Cut(strings.TrimSpace(v), " "); ok && strings.TrimSpace(cred) != "" {
+		out = append(out, strings.TrimSpace(cred))
+	}
+	return out
+}
+
+// URLSecrets returns the password of a URL's userinfo (and user:password).
+func URLSecrets(u *url.URL) []string {
+	if u.User == nil {
+		return nil
+	}
+	if pw, ok := u.User.Password(); ok && pw != "" {
+		return []string{pw, u.User.Username() + ":" + pw}
+	}
+	return nil
+}
+
 // ParseHeader parses -H 'K: V'.
 func ParseHeader(h string) (string, string, error) {
 	k, v, ok := strings.Cut(h, ":")
@@ -266,7 +302,10 @@ func maskHeader(h string) string {
 	if k, _, ok := strings.Cut(h, ":"); ok {
 		return k + ": ***"
 	}
-	return h
+	if k, _, ok := strings.Cut(strings.TrimSpace(h), " "); ok {
+		return k + " ***"
+	}
+	return "***"
 }
 
 // passEnv is the environment a stdio server gets from mcpx's own (plus LC_*).

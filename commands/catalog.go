@@ -93,9 +93,11 @@ func (a *app) catalog(ctx context.Context, o *catalogOptions) error {
 		}
 		names := cfg.Names()
 		results := make([]serverCatalog, len(names))
-		a.forEach(ctx, len(names), func(i int) {
+		if err := a.forEach(ctx, len(names), func(i int) {
 			results[i] = a.serverCatalogOf(ctx, cfg.Servers[names[i]], o.Kinds)
-		})
+		}); err != nil {
+			return err
+		}
 		for _, r := range results {
 			doc.Items = append(doc.Items, r.items...)
 			doc.Warnings = append(doc.Warnings, r.warnings...)
@@ -167,13 +169,20 @@ func (a *app) serverCatalogOf(ctx context.Context, srv *client.Server, kinds []s
 	return serverCatalog{items: catalogItems(items), warnings: warningsOf(srv.Name, problems)}
 }
 
-// forEach runs f(0..n-1), --jobs at a time.
-func (a *app) forEach(ctx context.Context, n int, f func(i int)) {
+// forEach runs f(0..n-1), --jobs at a time. Once ctx is done (a signal) it
+// starts no more, and returns ctx's error: an interrupted command has no result.
+func (a *app) forEach(ctx context.Context, n int, f func(i int)) error {
 	sem := make(chan struct{}, a.g.jobs)
 	var wg sync.WaitGroup
 	for i := 0; i < n; i++ {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
 		wg.Add(1)
-		sem <- struct{}{}
 		go func(i int) {
 			defer wg.Done()
 			defer func() { <-sem }()
@@ -181,6 +190,7 @@ func (a *app) forEach(ctx context.Context, n int, f func(i int)) {
 		}(i)
 	}
 	wg.Wait()
+	return ctx.Err()
 }
 
 func catalogItems(items []*client.Item) []render.CatalogItem {

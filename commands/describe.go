@@ -14,8 +14,11 @@ import (
 
 type describeOptions struct {
 	Server string
-	ID     string
-	Kind   string
+	ID     string // as typed
+	Kind   string // --kind
+	// A key KIND:ID splits into these; the whole ID is still tried as an id
+	// when the key names nothing (a URI such as resource://x looks like one).
+	KeyKind, KeyID string
 }
 
 func (a *app) newDescribeCmd() *cli.Command {
@@ -26,8 +29,8 @@ func (a *app) newDescribeCmd() *cli.Command {
 		ArgsUsage: "SRV ID",
 		Description: "ID is a catalog key KIND:ID (e.g. prompt:review), or an id with --kind, or an id that " +
 			"names exactly one item across kinds. Tools show their schemas exactly as the server sent them.\n\n" +
-			"EXIT STATUS: 0, 2 usage or an ambiguous ID, 3 connection, 4 no such item or server, " +
-			"5 the server does not offer that kind, 7 timeout.",
+			"EXIT STATUS: 0, 1 the listing that would hold the item failed, 2 usage or an ambiguous ID, " +
+			"3 connection, 4 no such item or server, 5 the server does not offer that kind, 7 timeout.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "kind", Usage: "look only among `KIND` (tool, resource, resource_template, prompt)", Destination: &o.Kind},
 		},
@@ -40,11 +43,11 @@ func (a *app) newDescribeCmd() *cli.Command {
 			if o.Kind != "" && !isKind(o.Kind) {
 				return usagef("unknown kind %q (want one of %s)", o.Kind, strings.Join(client.Kinds, ", "))
 			}
-			if k, id, ok := strings.Cut(o.ID, ":"); ok && isKind(k) {
+			if k, id, ok := strings.Cut(o.ID, ":"); ok && isKind(k) && id != "" {
 				if o.Kind != "" && o.Kind != k {
 					return usagef("%q is a %s key, but --kind says %s", o.ID, k, o.Kind)
 				}
-				o.Kind, o.ID = k, id
+				o.KeyKind, o.KeyID = k, id
 			}
 			if o.ID == "" {
 				return usagef("describe needs a non-empty ID")
@@ -54,46 +57,89 @@ func (a *app) newDescribeCmd() *cli.Command {
 	}
 }
 
+var capabilityOf = map[string]string{client.KindTool: "tools", client.KindResource: "resources",
+	client.KindTemplate: "resources", client.KindPrompt: "prompts"}
+
 func (a *app) describe(ctx context.Context, o *describeOptions) error {
 	conn, cctx, done, err := a.open(ctx, o.Server)
 	if err != nil {
 		return err
 	}
 	defer done()
-	kinds := client.Kinds
-	if o.Kind != "" {
-		if !conn.Advertised(o.Kind) {
-			what := map[string]string{client.KindTool: "tools", client.KindResource: "resources",
-				client.KindTemplate: "resources", client.KindPrompt: "prompts"}[o.Kind]
-			return &client.UnsupportedError{Server: conn.T.Name, What: what}
-		}
-		kinds = []string{o.Kind}
+	if o.Kind != "" && !conn.Advertised(o.Kind) {
+		return &client.UnsupportedError{Server: conn.T.Name, What: capabilityOf[o.Kind]}
 	}
-	var found []*client.Item
-	for _, k := range kinds {
-		if !conn.Advertised(k) {
-			continue
+	listed := map[string][]*client.Item{}
+	failed := map[string]error{}
+	list := func(k string) error {
+		if _, done := listed[k]; done || !conn.Advertised(k) {
+			return nil
 		}
 		items, problems, err := conn.List(cctx, k)
 		if err != nil {
 			return err
 		}
+		for _, p := range problems {
+			if p.Code == "list_failed" {
+				failed[k] = p.Err
+			}
+		}
 		for _, w := range warningsOf(conn.T.Name, problems) {
 			a.log.Warn(output.Warning(w))
 		}
-		for _, it := range items {
-			if it.ID == o.ID {
-				found = append(found, it)
+		listed[k] = items
+		return nil
+	}
+	find := func(kinds []string, id string) ([]*client.Item, error) {
+		var found []*client.Item
+		for _, k := range kinds {
+			if err := list(k); err != nil {
+				return nil, err
 			}
+			for _, it := range listed[k] {
+				if it.ID == id {
+					found = append(found, it)
+				}
+			}
+		}
+		return found, nil
+	}
+	kinds := client.Kinds
+	if o.Kind != "" {
+		kinds = []string{o.Kind}
+	}
+	var found []*client.Item
+	if o.KeyKind != "" {
+		if found, err = find([]string{o.KeyKind}, o.KeyID); err != nil {
+			return err
+		}
+	}
+	if len(found) == 0 {
+		if found, err = find(kinds, o.ID); err != nil {
+			return err
 		}
 	}
 	switch len(found) {
 	case 0:
-		what := "catalog item"
+		searched := kinds
+		if o.KeyKind != "" {
+			searched = append([]string{o.KeyKind}, kinds...)
+			if !conn.Advertised(o.KeyKind) {
+				return &client.UnsupportedError{Server: conn.T.Name, What: capabilityOf[o.KeyKind]}
+			}
+		}
+		for _, k := range searched {
+			if err := failed[k]; err != nil {
+				return err // not found in a listing that failed is not "not found"
+			}
+		}
+		what, name := "catalog item", o.ID
 		if o.Kind != "" {
 			what = strings.ReplaceAll(o.Kind, "_", " ")
+		} else if o.KeyKind != "" {
+			what, name = strings.ReplaceAll(o.KeyKind, "_", " "), o.KeyID
 		}
-		return &client.NotFoundError{What: what, Name: o.ID,
+		return &client.NotFoundError{What: what, Name: name,
 			Hints: []string{fmt.Sprintf("list what there is with: mcpx catalog %s", shellArg(o.Server))}}
 	case 1:
 	default:

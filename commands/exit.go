@@ -57,7 +57,7 @@ func classify(err error, sig os.Signal) output.ErrorReport {
 		}
 		return output.ErrorReport{Code: "interrupted", ExitCode: n, Message: fmt.Sprintf("interrupted by %s", sigName(sig))}
 	}
-	if errors.Is(err, syscall.EPIPE) {
+	if errors.Is(err, output.ErrStdoutClosed) {
 		return output.ErrorReport{ExitCode: exitBrokenPipe}
 	}
 	r := output.ErrorReport{Message: err.Error(), Details: map[string]any{}}
@@ -68,6 +68,7 @@ func classify(err error, sig os.Signal) output.ErrorReport {
 		conn     *client.ConnectError
 		timeout  *client.TimeoutError
 		server   *client.ServerError
+		badReply *client.BadReplyError
 		unsup    *client.UnsupportedError
 		auth     *client.AuthError
 		limit    *client.LimitError
@@ -107,6 +108,8 @@ func classify(err error, sig os.Signal) output.ErrorReport {
 	case errors.As(err, &server):
 		r.Code, r.ExitCode = "server_error", exitFailed
 		r.Details["rpc"] = server.RPC
+	case errors.As(err, &badReply):
+		r.Code, r.ExitCode = "server_error", exitFailed
 	case errors.As(err, &unsup):
 		r.Code, r.ExitCode = "unsupported", exitUnsupported
 		if unsup.RPC != nil {

@@ -33,7 +33,8 @@ func TestClassify(t *testing.T) {
 		{context.Canceled, syscall.SIGINT, 130, "interrupted"},
 		{context.Canceled, syscall.SIGTERM, 143, "interrupted"},
 		{nil, syscall.SIGHUP, 129, "interrupted"},
-		{fmt.Errorf("write: %w", syscall.EPIPE), 0, 141, ""},
+		{fmt.Errorf("write: %w", output.ErrStdoutClosed), 0, 141, ""},
+		{&client.ConnectError{Msg: "x", Err: syscall.EPIPE}, 0, 3, "connection"},
 		{errors.New("something else"), 0, 1, "error"},
 	} {
 		var r output.ErrorReport

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -64,6 +65,8 @@ type app struct {
 	cwd     string
 	self    string
 
+	timeoutSet, selectSet bool
+
 	cfgOnce sync.Once
 	cfg     *client.Config
 	cfgErr  error
@@ -91,6 +94,7 @@ func Main(args []string, s *output.Streams) int {
 		}
 	}()
 
+	client.BecomeSubreaper()
 	cwd, _ := os.Getwd()
 	a := &app{s: s, getenv: os.Getenv, environ: os.Environ(), cwd: cwd, self: client.Self()}
 	// --json decides the error voice even when parsing fails before setup runs.
@@ -148,7 +152,7 @@ func (a *app) newRoot() *cli.Command {
 			&cli.StringSliceFlag{Name: "header", Aliases: []string{"H"}, Usage: "extra HTTP header `'K: V'` for URL, http and sse servers (repeatable; values are secrets)", Destination: &g.headers},
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON document on stdout; stderr lines become JSON objects", Destination: &g.json},
 			&cli.StringFlag{Name: "select", Usage: "print the part of the JSON document at gjson `PATH`", Destination: &g.selectPath},
-			&cli.DurationFlag{Name: "timeout", Usage: "bound on connect + initialize + the operation (default 30s, or the server's \"timeout\")", Destination: &g.timeout},
+			&cli.DurationFlag{Name: "timeout", Usage: "bound on connect + initialize + the operation, a duration `DUR` such as 45s (else the server's \"timeout\")", DefaultText: "30s", Destination: &g.timeout},
 			&cli.StringFlag{Name: "protocol-version", Usage: "MCP protocol `VERSION` to negotiate", Value: client.DefaultProtocolVersion, Destination: &g.protocolVersion},
 			&cli.IntFlag{Name: "jobs", Usage: "servers contacted at once by --all and --probe", Value: 8, Destination: &g.jobs},
 			&cli.BoolFlag{Name: "no-input", Usage: "never prompt interactively", Destination: &g.noInput},
@@ -156,6 +160,7 @@ func (a *app) newRoot() *cli.Command {
 			&cli.StringFlag{Name: "cache-dir", Usage: "root `DIR` of spilled files", Sources: cli.EnvVars("MCPX_CACHE_DIR"), Destination: &g.cacheDir},
 		},
 		Before: func(ctx context.Context, cmd *cli.Command) (context.Context, error) {
+			a.timeoutSet, a.selectSet = cmd.IsSet("timeout"), cmd.IsSet("select")
 			return ctx, a.setup()
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -198,8 +203,11 @@ func (a *app) setup() error {
 	if a.g.jobs < 1 {
 		return usagef("--jobs must be at least 1, not %d", a.g.jobs)
 	}
-	if a.g.timeout < 0 {
+	if a.timeoutSet && a.g.timeout <= 0 {
 		return usagef("--timeout must be positive, not %s", a.g.timeout)
+	}
+	if a.selectSet && a.g.selectPath == "" {
+		return usagef("--select needs a gjson path (an empty one matches nothing)")
 	}
 	valid := false
 	for _, v := range client.ProtocolVersions() {
@@ -210,11 +218,11 @@ func (a *app) setup() error {
 			Hints: []string{"known versions: " + strings.Join(client.ProtocolVersions(), ", ")}}
 	}
 	for _, h := range a.g.headers {
-		if _, v, err := client.ParseHeader(h); err != nil {
+		_, v, err := client.ParseHeader(h)
+		if err != nil {
 			return err
-		} else {
-			a.s.AddSecrets(v)
 		}
+		a.s.AddSecrets(client.HeaderSecrets(v)...)
 	}
 	return nil
 }
@@ -255,6 +263,9 @@ func (a *app) config() (*client.Config, error) {
 func (a *app) target(arg string) (*client.Target, error) {
 	if client.IsURL(arg) {
 		// A URL needs no config file (and a broken one does not stop it).
+		if u, err := url.Parse(arg); err == nil {
+			a.s.AddSecrets(client.URLSecrets(u)...)
+		}
 		srv, err := (&client.Config{}).Lookup(arg, a.self)
 		if err != nil {
 			return nil, err
@@ -292,6 +303,7 @@ func (a *app) dial(ctx context.Context, t *client.Target) (*client.Conn, context
 		MessageCeiling:  render.MessageCeiling,
 		Debug:           a.log.Debug,
 		Note:            a.log.Note,
+		Mask:            a.s.Mask,
 	}
 	if a.g.verbose {
 		name := t.Name

@@ -76,7 +76,9 @@ func (a *app) servers(ctx context.Context, o *serversOptions) error {
 		}
 	}
 	if o.Probe {
-		a.forEach(ctx, len(servers), func(i int) { entries[i].Probe = a.probe(ctx, servers[i]) })
+		if err := a.forEach(ctx, len(servers), func(i int) { entries[i].Probe = a.probe(ctx, servers[i]) }); err != nil {
+			return err
+		}
 	}
 	if a.asJSON() {
 		return a.writeDoc(map[string]any{"servers": entries})

@@ -37,8 +37,9 @@ func (s *Streams) WriteJSON(v any, selectPath string) error {
 	if err != nil {
 		return err
 	}
+	doc = s.masker.MaskJSON(doc)
 	if selectPath != "" {
-		return writeSelection(s.Out, doc, selectPath)
+		return writeSelection(s.outJSON, doc, selectPath)
 	}
 	if s.OutTTY {
 		var pretty bytes.Buffer
@@ -47,7 +48,7 @@ func (s *Streams) WriteJSON(v any, selectPath string) error {
 		}
 	}
 	doc = append(doc, '\n')
-	_, err = s.Out.Write(doc)
+	_, err = s.outJSON.Write(doc)
 	return err
 }
 

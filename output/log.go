@@ -1,7 +1,6 @@
 package output
 
 import (
-	"encoding/json"
 	"fmt"
 	"sync"
 )
@@ -44,14 +43,14 @@ type ErrorReport struct {
 }
 
 func (l *Log) writeJSON(v any) {
-	b, err := json.Marshal(v)
+	b, err := Marshal(v)
 	if err != nil {
 		return
 	}
-	b = append(b, '\n')
+	b = append(l.s.masker.MaskJSON(b), '\n')
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	_, _ = l.s.Err.Write(b)
+	_, _ = l.s.errJSON.Write(b)
 }
 
 func (l *Log) writeLine(line string) {

@@ -1,6 +1,7 @@
 package output
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"sort"
@@ -39,8 +40,13 @@ func (m *Masker) Add(values ...string) {
 		}
 		m.secrets[v] = true
 		changed = true
-		if b, err := json.Marshal(v); err == nil {
-			if esc := string(b[1 : len(b)-1]); esc != v {
+		// The JSON-escaped form too, for JSON a server embedded in its text.
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if enc.Encode(v) == nil {
+			b := bytes.TrimSpace(buf.Bytes())
+			if esc := string(b[1 : len(b)-1]); esc != v && len(esc) >= MinSecretLen {
 				m.secrets[esc] = true
 			}
 		}
@@ -81,6 +87,51 @@ func (m *Masker) active() bool {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	return m.replacer != nil
+}
+
+// MaskJSON masks secrets inside the string values (and keys) of a JSON
+// document, leaving everything else — numbers, literals, structure — as it
+// is, so the result is still valid JSON.
+func (m *Masker) MaskJSON(doc []byte) []byte {
+	if !m.active() {
+		return doc
+	}
+	var out []byte
+	last := 0
+	for i := 0; i < len(doc); i++ {
+		if doc[i] != '"' {
+			continue
+		}
+		j := i + 1
+		for j < len(doc) && doc[j] != '"' {
+			if doc[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		if j >= len(doc) {
+			break
+		}
+		lit := doc[i : j+1]
+		var str string
+		if json.Unmarshal(lit, &str) == nil {
+			if masked := m.Mask(str); masked != str {
+				var buf bytes.Buffer
+				enc := json.NewEncoder(&buf)
+				enc.SetEscapeHTML(false)
+				if enc.Encode(masked) == nil {
+					out = append(out, doc[last:i]...)
+					out = append(out, bytes.TrimRight(buf.Bytes(), "\n")...)
+					last = j + 1
+				}
+			}
+		}
+		i = j
+	}
+	if out == nil {
+		return doc
+	}
+	return append(out, doc[last:]...)
 }
 
 // maskWriter masks secrets in each Write. Callers write whole documents or

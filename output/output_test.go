@@ -136,3 +136,25 @@ func TestLogVoice(t *testing.T) {
 		t.Errorf("json voice: %q", lines)
 	}
 }
+
+func TestMaskJSON(t *testing.T) {
+	s, out, errb := ForTest(false)
+	s.AddSecrets("true", "8080", `p&ss"w0rd`, "tok<en>")
+	doc := map[string]any{"required": true, "size": 8080, "port": "8080", "pw": `value p&ss"w0rd`, "t": "tok<en>", "true": 1}
+	if err := s.WriteJSON(doc, ""); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"port":"***","pw":"value ***","required":true,"size":8080,"t":"***","***":1}` + "\n"
+	if out.String() != want {
+		t.Errorf("got  %s\nwant %s", out.String(), want)
+	}
+	NewLog(s, true, false).Note("the password is %s", `p&ss"w0rd`)
+	if got := errb.String(); got != `{"note":"the password is ***"}`+"\n" {
+		t.Errorf("stderr %q", got)
+	}
+	out.Reset()
+	_ = s.WriteJSON(doc, "pw")
+	if out.String() != "value ***\n" {
+		t.Errorf("select %q", out.String())
+	}
+}

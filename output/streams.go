@@ -6,8 +6,11 @@ package output
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
 	"os"
+	"syscall"
 
 	"github.com/mattn/go-isatty"
 )
@@ -19,6 +22,12 @@ type Streams struct {
 	Out    io.Writer // masked, and escaped when OutTTY
 	Err    io.Writer // masked, and escaped when ErrTTY
 	RawOut io.Writer // masked only: for bytes that must pass unchanged (pipes, files)
+
+	// outJSON and errJSON are escaped on a terminal but not masked: JSON
+	// documents are masked value by value (MaskJSON), so that masking never
+	// breaks the JSON.
+	outJSON io.Writer
+	errJSON io.Writer
 
 	InTTY  bool
 	OutTTY bool // chooses layout (aligned tables, indented JSON), never which data is printed
@@ -51,16 +60,34 @@ func System() *Streams {
 func New(in io.Reader, out, errw io.Writer, inTTY, outTTY, errTTY bool) *Streams {
 	m := &Masker{}
 	s := &Streams{In: in, InTTY: inTTY, OutTTY: outTTY, ErrTTY: errTTY, masker: m}
+	out = &stdoutWriter{w: out}
 	s.RawOut = &maskWriter{m: m, w: out}
-	s.Out = s.RawOut
+	s.outJSON, s.errJSON = out, errw
 	if outTTY {
-		s.Out = &maskWriter{m: m, w: &safeWriter{w: out}}
+		s.outJSON = &safeWriter{w: out}
 	}
-	s.Err = &maskWriter{m: m, w: errw}
 	if errTTY {
-		s.Err = &maskWriter{m: m, w: &safeWriter{w: errw}}
+		s.errJSON = &safeWriter{w: errw}
 	}
+	s.Out = &maskWriter{m: m, w: s.outJSON}
+	s.Err = &maskWriter{m: m, w: s.errJSON}
 	return s
+}
+
+// ErrStdoutClosed is returned by writes to stdout once its reader has gone
+// (EPIPE: `mcpx ... | head`). mcpx then exits 141 and prints nothing.
+var ErrStdoutClosed = errors.New("stdout is closed")
+
+// stdoutWriter marks a broken pipe on stdout, and only there: a server whose
+// stdin pipe breaks is a connection problem, not a closed stdout.
+type stdoutWriter struct{ w io.Writer }
+
+func (sw *stdoutWriter) Write(p []byte) (int, error) {
+	n, err := sw.w.Write(p)
+	if err != nil && errors.Is(err, syscall.EPIPE) {
+		return n, fmt.Errorf("%w: %w", ErrStdoutClosed, err)
+	}
+	return n, err
 }
 
 // ForTest returns streams over buffers; tty sets all three terminal flags.

@@ -134,7 +134,8 @@ func fileExists(p string) bool {
 
 // signal SIG N PROG ARGS...: start PROG, wait until the fixture has written
 // $MCPX_FIXTURE_PIDFILE, send SIG (INT, TERM, HUP) to PROG, and require exit
-// status N. Then the fixture process must be gone.
+// status N. Then the fixture process must be gone. PROG's output is left in
+// signal.stdout and signal.stderr.
 func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 3 {
 		ts.Fatalf("usage: signal SIG N PROG [ARGS...]")
@@ -149,8 +150,8 @@ func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
 	pidfile := ts.Getenv("MCPX_FIXTURE_PIDFILE")
 	_ = os.Remove(pidfile)
 	cmd := scriptCmd(ts, args[2], args[3:]...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	ts.Check(cmd.Start())
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -180,6 +181,9 @@ func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("%s took %s to exit after the signal", args[2], elapsed)
 	}
 	if err := os.WriteFile(ts.MkAbs("signal.stderr"), stderr.Bytes(), 0o644); err != nil {
+		ts.Fatalf("%v", err)
+	}
+	if err := os.WriteFile(ts.MkAbs("signal.stdout"), stdout.Bytes(), 0o644); err != nil {
 		ts.Fatalf("%v", err)
 	}
 	cmdGone(ts, false, []string{pidfile})

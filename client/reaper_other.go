@@ -1,0 +1,8 @@
+//go:build !linux
+
+package client
+
+// BecomeSubreaper is a no-op where there is no child subreaper.
+func BecomeSubreaper() {}
+
+func reapGroup(int) {}
