@@ -158,7 +158,8 @@ func connect(ctx context.Context, t *Target, o Options, kind string) (*Conn, err
 		return nil, &ConfigError{Server: t.Name, Msg: fmt.Sprintf("unknown transport %q", kind)}
 	}
 
-	c.mc = mcpclient.NewClient(wrapTap(tr, ids), mcpclient.WithProtocolVersion(o.ProtocolVersion),
+	wrapped := wrapTap(tr, ids)
+	c.mc = mcpclient.NewClient(wrapped, mcpclient.WithProtocolVersion(o.ProtocolVersion),
 		mcpclient.WithDiscoverTimeout(time.Second))
 	// The Start context owns the stdio child and the SSE stream: it lives
 	// until Close, and the per-call deadlines come from ctx.
@@ -176,6 +177,12 @@ func connect(ctx context.Context, t *Target, o Options, kind string) (*Conn, err
 	req.Params.Capabilities = mcp.ClientCapabilities{}
 	s := &sink{}
 	res, err := c.mc.Initialize(withSink(ctx, s), req)
+	if err != nil && !mcp.IsModernProtocol(o.ProtocolVersion) && s.lastError() == nil && s.lastResult() != nil && ctx.Err() == nil &&
+		c.limit.get() == nil && c.limit.violation() == "" && strings.Contains(err.Error(), "failed to unmarshal response") {
+		// mcp-go's typed decoding refused the initialize result (one odd
+		// capability value fails it whole): read it leniently instead.
+		res, err = c.lenientInitialize(ctx, wrapped, life, s.lastResult(), o)
+	}
 	if err != nil {
 		e := c.classifyCall(ctx, "initialize", err, s)
 		c.Close()
@@ -193,12 +200,14 @@ func connect(ctx context.Context, t *Target, o Options, kind string) (*Conn, err
 		}
 		return c, e
 	}
-	c.Protocol = res.ProtocolVersion
-	c.ServerName, c.ServerVersion = res.ServerInfo.Name, res.ServerInfo.Version
-	c.Instructions = res.Instructions
-	caps := res.Capabilities
-	c.Caps = Capabilities{Tools: caps.Tools != nil, Resources: caps.Resources != nil, Prompts: caps.Prompts != nil,
-		Completions: caps.Completions != nil, Logging: caps.Logging != nil}
+	if res != nil { // nil after a lenient initialize, which filled c itself
+		c.Protocol = res.ProtocolVersion
+		c.ServerName, c.ServerVersion = res.ServerInfo.Name, res.ServerInfo.Version
+		c.Instructions = res.Instructions
+		caps := res.Capabilities
+		c.Caps = Capabilities{Tools: caps.Tools != nil, Resources: caps.Resources != nil, Prompts: caps.Prompts != nil,
+			Completions: caps.Completions != nil, Logging: caps.Logging != nil}
+	}
 	if o.Debug != nil {
 		o.Debug("server %q: %s %s, protocol %s", t.Name, c.ServerName, c.ServerVersion, c.Protocol)
 	}
@@ -220,6 +229,53 @@ func (c *Conn) clip(s string, n int) string {
 		s = c.mask(s)
 	}
 	return truncate(s, n)
+}
+
+// lenientInitialize completes a legacy handshake whose result mcp-go could
+// not decode: it reads what it can from the raw result (a capability is
+// advertised when its key is present and not null), sends
+// notifications/initialized, and carries on with a client that counts as
+// initialized. It returns a nil result; c is filled in directly.
+func (c *Conn) lenientInitialize(ctx context.Context, tr transport.Interface, life context.Context, raw json.RawMessage, o Options) (*mcp.InitializeResult, error) {
+	var r struct {
+		ProtocolVersion string                     `json:"protocolVersion"`
+		Capabilities    map[string]json.RawMessage `json:"capabilities"`
+		ServerInfo      map[string]json.RawMessage `json:"serverInfo"`
+		Instructions    json.RawMessage            `json:"instructions"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, &ConnectError{Server: c.T.Name, Phase: "initialize", Msg: fmt.Sprintf("the initialize result is malformed: %v", err), Err: err}
+	}
+	if !mcp.IsValidProtocolVersion(r.ProtocolVersion) {
+		return nil, &ConnectError{Server: c.T.Name, Phase: "initialize", Msg: fmt.Sprintf("the server answered with protocol version %q, which mcpx does not know", c.clip(r.ProtocolVersion, 40))}
+	}
+	has := func(k string) bool { v, ok := r.Capabilities[k]; return ok && string(v) != "null" }
+	str := func(raw json.RawMessage) string {
+		var v string
+		_ = json.Unmarshal(raw, &v)
+		return v
+	}
+	mc := mcpclient.NewClient(tr, mcpclient.WithSession(), mcpclient.WithProtocolVersion(r.ProtocolVersion))
+	if err := mc.Start(life); err != nil {
+		return nil, err
+	}
+	if hc, ok := tr.(transport.HTTPConnection); ok {
+		hc.SetProtocolVersion(r.ProtocolVersion)
+	}
+	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{Method: string(mcp.MethodNotificationInitialized)}}
+	if err := tr.SendNotification(ctx, n); err != nil {
+		return nil, err
+	}
+	c.mc = mc
+	c.Protocol = r.ProtocolVersion
+	c.ServerName, c.ServerVersion = str(r.ServerInfo["name"]), str(r.ServerInfo["version"])
+	c.Instructions = str(r.Instructions)
+	c.Caps = Capabilities{Tools: has("tools"), Resources: has("resources"), Prompts: has("prompts"),
+		Completions: has("completions"), Logging: has("logging")}
+	if o.Note != nil {
+		o.Note("server %q sent an initialize result that does not follow the schema; using what could be read of it", c.T.Name)
+	}
+	return nil, nil
 }
 
 // startWithin runs start, giving up when ctx ends (the SSE endpoint wait).
