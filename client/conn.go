@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"os/exec"
@@ -416,11 +415,18 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 		return e
 	}
 	switch {
-	case c.proc != nil && (errors.Is(err, transport.ErrTransportClosed) || errors.Is(err, io.EOF) || c.proc.exitStatus() != ""):
-		c.proc.stop()
+	case c.proc != nil:
+		// Over stdio a transport failure (EOF on its stdout, a broken pipe
+		// on its stdin) means the server is going or gone: give it a moment
+		// to exit by itself, so its status and its last words are known.
+		select {
+		case <-c.proc.exited:
+		case <-time.After(200 * time.Millisecond):
+		}
 		status := c.proc.exitStatus()
+		c.proc.stop()
 		if status == "" {
-			status = "closed its stdout"
+			status = "stopped talking (its stdout closed or its stdin broke) and was stopped"
 		}
 		e.Msg = fmt.Sprintf("the server %s during %s", status, phase)
 		e.Stderr = c.proc.tail.Lines(10)

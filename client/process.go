@@ -163,7 +163,7 @@ func (p *process) stop() {
 		// escaped the group could hold it open, so do not wait long.
 		select {
 		case <-p.stderrDone:
-		case <-time.After(100 * time.Millisecond):
+		case <-time.After(500 * time.Millisecond):
 		}
 	})
 }
