@@ -121,10 +121,13 @@ func ParseItem(server, kind string, index int, raw json.RawMessage) (it *Item, p
 				problems = append(problems, bad(it.ID, "\"arguments\" is not an array; ignored"))
 			}
 			for i, ra := range args {
-				pa, err := parsePromptArgument(ra)
+				pa, ps, err := parsePromptArgument(ra)
 				if err != nil {
 					problems = append(problems, bad(it.ID, "argument #%d %v; ignored", i, err))
 					continue
+				}
+				for _, p := range ps {
+					problems = append(problems, bad(it.ID, "argument #%d %s", i, p))
 				}
 				it.Arguments = append(it.Arguments, pa)
 			}
@@ -133,28 +136,30 @@ func ParseItem(server, kind string, index int, raw json.RawMessage) (it *Item, p
 	return it, problems, true
 }
 
-func parsePromptArgument(raw json.RawMessage) (PromptArgument, error) {
+// parsePromptArgument parses one declared argument. No name drops it (err);
+// a field of the wrong type drops that field only (problems).
+func parsePromptArgument(raw json.RawMessage) (pa PromptArgument, problems []string, err error) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
-		return PromptArgument{}, errors.New("is not an object")
+		return pa, nil, errors.New("is not an object")
 	}
 	name, present, err := optString(obj, "name")
 	if err != nil || !present || *name == "" {
-		return PromptArgument{}, errors.New("has no name")
+		return pa, nil, errors.New("has no name")
 	}
-	pa := PromptArgument{Name: *name}
+	pa.Name = *name
 	if pa.Title, _, err = optString(obj, "title"); err != nil {
-		return pa, fmt.Errorf("%q: title is not a string", pa.Name)
+		problems = append(problems, fmt.Sprintf("%q: title is not a string", pa.Name))
 	}
 	if pa.Description, _, err = optString(obj, "description"); err != nil {
-		return pa, fmt.Errorf("%q: description is not a string", pa.Name)
+		problems = append(problems, fmt.Sprintf("%q: description is not a string", pa.Name))
 	}
 	if r, ok := obj["required"]; ok && string(r) != "null" {
 		if err := json.Unmarshal(r, &pa.Required); err != nil {
-			return pa, fmt.Errorf("%q: required is not a boolean", pa.Name)
+			problems = append(problems, fmt.Sprintf("%q: required is not a boolean; taken as false", pa.Name))
 		}
 	}
-	return pa, nil
+	return pa, problems, nil
 }
 
 // optString reads an optional string field: absent or null is (nil, false, nil).
@@ -214,7 +219,16 @@ func (c *Conn) List(ctx context.Context, kind string) ([]*Item, []Problem, error
 		items = append(items, it)
 	}
 	var le *ListError
-	if errors.As(err, &le) {
+	var unsup *UnsupportedError
+	switch {
+	case kind == KindTemplate && errors.As(err, &unsup) && len(raws) == 0:
+		// Many servers offer resources but not resources/templates/list:
+		// under the resources capability, "method not found" means no templates.
+		if c.debug != nil {
+			c.debug("server %q does not know resources/templates/list: no resource templates", c.T.Name)
+		}
+		err = nil
+	case errors.As(err, &le):
 		problems = append(problems, Problem{Kind: kind, Code: "list_failed", Err: le.Err,
 			Message: fmt.Sprintf("%v; %s are not listed", le.Err, pluralKind(kind))})
 		err = nil

@@ -23,7 +23,7 @@ func TestParseItem(t *testing.T) {
 		{KindResource, `{"uri":"x://a","size":12,"name":"a","mimeType":"text/plain"}`, true, "x://a", nil},
 		{KindTemplate, `{"uriTemplate":"x://{a","name":"broken"}`, true, "x://{a", nil},
 		{KindPrompt, `{"name":"p","arguments":[{"name":"x","required":"yes"},{"name":"y","required":true},{"description":"nameless"}]}`, true, "p",
-			[]string{`argument #0 "x": required is not a boolean`, "argument #2 has no name"}},
+			[]string{`argument #0 "x": required is not a boolean; taken as false`, "argument #2 has no name"}},
 		{KindPrompt, `{"name":"p","arguments":{"x":1}}`, true, "p", []string{`"arguments" is not an array`}},
 	} {
 		it, problems, ok := ParseItem("s", tc.kind, 0, json.RawMessage(tc.raw))

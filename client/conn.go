@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os/exec"
@@ -65,6 +66,40 @@ type Conn struct {
 	mu        sync.Mutex
 	phase     string
 	closeOnce sync.Once
+
+	lostOnce sync.Once
+	lost     chan struct{} // closed when the connection is known dead (SSE)
+	lostWhy  string
+}
+
+// markLost records that the connection is dead; requests in flight end now.
+func (c *Conn) markLost(why string) {
+	c.lostOnce.Do(func() {
+		c.lostWhy = why
+		close(c.lost)
+	})
+}
+
+func (c *Conn) isLost() (string, bool) {
+	select {
+	case <-c.lost:
+		return c.lostWhy, true
+	default:
+		return "", false
+	}
+}
+
+// guard derives a context that ends when the connection is lost.
+func (c *Conn) guard(ctx context.Context) (context.Context, context.CancelFunc) {
+	gctx, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-c.lost:
+			cancel()
+		case <-gctx.Done():
+		}
+	}()
+	return gctx, cancel
 }
 
 func (c *Conn) setPhase(p string) {
@@ -111,7 +146,7 @@ func Connect(ctx context.Context, t *Target, o Options) (*Conn, error) {
 // connect returns the half-made Conn alongside an error, so that Connect can
 // look at what HTTP said before falling back.
 func connect(ctx context.Context, t *Target, o Options, kind string) (*Conn, error) {
-	c := &Conn{T: t, limit: &limitFlag{}, phase: "start", debug: o.Debug, mask: o.Mask}
+	c := &Conn{T: t, limit: &limitFlag{}, phase: "start", debug: o.Debug, mask: o.Mask, lost: make(chan struct{})}
 	if ctx.Err() != nil { // interrupted or out of time already: start nothing
 		return nil, c.classify(ctx, "start", ctx.Err())
 	}
@@ -136,7 +171,7 @@ func connect(ctx context.Context, t *Target, o Options, kind string) (*Conn, err
 	case HTTP, SSE:
 		base := http.DefaultTransport.(*http.Transport).Clone()
 		c.rt = &limitTransport{inner: base, max: o.MessageCeiling, limit: c.limit}
-		hc := &http.Client{Transport: c.rt}
+		hc := &http.Client{Transport: c.rt, CheckRedirect: sameOrigin}
 		var err error
 		if kind == HTTP {
 			tr, err = transport.NewStreamableHTTP(t.URL, transport.WithHTTPHeaders(t.Headers),
@@ -146,9 +181,16 @@ func connect(ctx context.Context, t *Target, o Options, kind string) (*Conn, err
 			if dl, ok := ctx.Deadline(); ok {
 				wait = time.Until(dl)
 			}
-			tr, err = transport.NewSSE(t.URL, transport.WithHeaders(t.Headers), transport.WithHTTPClient(hc),
+			var sse *transport.SSE
+			sse, err = transport.NewSSE(t.URL, transport.WithHeaders(t.Headers), transport.WithHTTPClient(hc),
 				transport.WithResponseTimeout(t.Timeout+time.Second), transport.WithEndpointTimeout(max(wait, time.Millisecond)),
-				transport.WithSSELogger(o.Logger))
+				transport.WithSSELogger(slog.New(&fatalLogHandler{inner: o.Logger.Handler(), fatal: c.markLost})))
+			if err == nil {
+				// A closed stream fails the request in flight at once,
+				// instead of leaving it to wait for its deadline.
+				sse.SetConnectionLostHandler(func(err error) { c.markLost(fmt.Sprintf("the server closed the SSE stream (%v)", err)) })
+				tr = sse
+			}
 		}
 		if err != nil {
 			return nil, &ConnectError{Server: t.Name, Phase: "start", Msg: err.Error(), Err: err}
@@ -157,14 +199,17 @@ func connect(ctx context.Context, t *Target, o Options, kind string) (*Conn, err
 		return nil, &ConfigError{Server: t.Name, Msg: fmt.Sprintf("unknown transport %q", kind)}
 	}
 
-	wrapped := wrapTap(tr, ids)
+	wrapped, tapBase := wrapTap(tr, ids)
 	c.mc = mcpclient.NewClient(wrapped, mcpclient.WithProtocolVersion(o.ProtocolVersion),
 		mcpclient.WithDiscoverTimeout(time.Second))
 	// The Start context owns the stdio child and the SSE stream: it lives
 	// until Close, and the per-call deadlines come from ctx.
 	life, stop := context.WithCancel(context.Background())
 	c.stop = stop
-	if err := startWithin(ctx, func() error { return c.mc.Start(life) }); err != nil {
+	gctx, gcancel := c.guard(ctx)
+	err := startWithin(gctx, func() error { return c.mc.Start(life) })
+	gcancel()
+	if err != nil {
 		e := c.classify(ctx, "connect", err)
 		c.Close()
 		return c, e
@@ -175,15 +220,32 @@ func connect(ctx context.Context, t *Target, o Options, kind string) (*Conn, err
 	req.Params.ClientInfo = mcp.Implementation{Name: "mcpx", Version: o.ClientVersion}
 	req.Params.Capabilities = mcp.ClientCapabilities{}
 	s := &sink{}
-	res, err := c.mc.Initialize(withSink(ctx, s), req)
+	gctx, gcancel = c.guard(ctx)
+	res, err := c.mc.Initialize(withSink(gctx, s), req)
+	gcancel()
 	if err != nil && !mcp.IsModernProtocol(o.ProtocolVersion) && s.lastError() == nil && s.lastResult() != nil && ctx.Err() == nil &&
 		c.limit.get() == nil && c.limit.violation() == "" && strings.Contains(err.Error(), "failed to unmarshal response") {
 		// mcp-go's typed decoding refused the initialize result (one odd
 		// capability value fails it whole): read it leniently instead.
+		// The second client counts ids from 1 again: keep them unique.
+		tapBase.idOffset = 1 << 20
 		res, err = c.lenientInitialize(ctx, wrapped, life, s.lastResult(), o)
 	}
 	if err != nil {
-		e := c.classifyCall(ctx, "initialize", err, s)
+		var e error
+		var known *ConnectError
+		var badVersion mcp.UnsupportedProtocolVersionError
+		switch {
+		case errors.As(err, &known):
+			e = known
+		case errors.As(err, &badVersion):
+			e = &ConnectError{Server: t.Name, Phase: "initialize", Err: err,
+				Msg: fmt.Sprintf("the server answered with protocol version %q, which mcpx does not know", c.clip(badVersion.Version, 40))}
+		case strings.Contains(err.Error(), "failed to unmarshal response") && s.lastResult() != nil:
+			e = &ConnectError{Server: t.Name, Phase: "initialize", Err: err, Msg: "the initialize result does not follow the schema: " + c.clip(err.Error(), 200)}
+		default:
+			e = c.classifyCall(ctx, "initialize", err, s)
+		}
 		c.Close()
 		switch se := e.(type) {
 		case *ServerError:
@@ -236,45 +298,103 @@ func (c *Conn) clip(s string, n int) string {
 // notifications/initialized, and carries on with a client that counts as
 // initialized. It returns a nil result; c is filled in directly.
 func (c *Conn) lenientInitialize(ctx context.Context, tr transport.Interface, life context.Context, raw json.RawMessage, o Options) (*mcp.InitializeResult, error) {
-	var r struct {
-		ProtocolVersion string                     `json:"protocolVersion"`
-		Capabilities    map[string]json.RawMessage `json:"capabilities"`
-		ServerInfo      map[string]json.RawMessage `json:"serverInfo"`
-		Instructions    json.RawMessage            `json:"instructions"`
+	var r map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &r); err != nil || r == nil {
+		return nil, &ConnectError{Server: c.T.Name, Phase: "initialize", Msg: "the initialize result is not a JSON object"}
 	}
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, &ConnectError{Server: c.T.Name, Phase: "initialize", Msg: fmt.Sprintf("the initialize result is malformed: %v", err), Err: err}
-	}
-	if !mcp.IsValidProtocolVersion(r.ProtocolVersion) {
-		return nil, &ConnectError{Server: c.T.Name, Phase: "initialize", Msg: fmt.Sprintf("the server answered with protocol version %q, which mcpx does not know", c.clip(r.ProtocolVersion, 40))}
-	}
-	has := func(k string) bool { v, ok := r.Capabilities[k]; return ok && string(v) != "null" }
 	str := func(raw json.RawMessage) string {
 		var v string
 		_ = json.Unmarshal(raw, &v)
 		return v
 	}
-	mc := mcpclient.NewClient(tr, mcpclient.WithSession(), mcpclient.WithProtocolVersion(r.ProtocolVersion))
+	version := str(r["protocolVersion"])
+	if !mcp.IsValidProtocolVersion(version) {
+		return nil, &ConnectError{Server: c.T.Name, Phase: "initialize", Msg: fmt.Sprintf("the server answered with protocol version %q, which mcpx does not know", c.clip(version, 40))}
+	}
+	var caps, info map[string]json.RawMessage
+	_ = json.Unmarshal(r["capabilities"], &caps) // not an object: nothing advertised
+	_ = json.Unmarshal(r["serverInfo"], &info)
+	has := func(k string) bool {
+		v, ok := caps[k]
+		return ok && string(v) != "null" && string(v) != "false"
+	}
+	mc := mcpclient.NewClient(tr, mcpclient.WithSession(), mcpclient.WithProtocolVersion(version))
 	if err := mc.Start(life); err != nil {
 		return nil, err
 	}
 	if hc, ok := tr.(transport.HTTPConnection); ok {
-		hc.SetProtocolVersion(r.ProtocolVersion)
+		hc.SetProtocolVersion(version)
 	}
 	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{Method: string(mcp.MethodNotificationInitialized)}}
 	if err := tr.SendNotification(ctx, n); err != nil {
 		return nil, err
 	}
 	c.mc = mc
-	c.Protocol = r.ProtocolVersion
-	c.ServerName, c.ServerVersion = str(r.ServerInfo["name"]), str(r.ServerInfo["version"])
-	c.Instructions = str(r.Instructions)
+	c.Protocol = version
+	c.ServerName, c.ServerVersion = str(info["name"]), str(info["version"])
+	c.Instructions = str(r["instructions"])
 	c.Caps = Capabilities{Tools: has("tools"), Resources: has("resources"), Prompts: has("prompts"),
 		Completions: has("completions"), Logging: has("logging")}
 	if o.Note != nil {
 		o.Note("server %q sent an initialize result that does not follow the schema; using what could be read of it", c.T.Name)
 	}
 	return nil, nil
+}
+
+// isTransportFailure reports whether err came from the transport (a closed
+// pipe, EOF, a write that failed) rather than from decoding a reply.
+func isTransportFailure(err error) bool {
+	var te *transport.Error
+	return errors.As(err, &te) || errors.Is(err, transport.ErrTransportClosed) || errors.Is(err, io.EOF)
+}
+
+// sameOrigin is the redirect policy: a redirect is followed only to the same
+// scheme, host and port, so configured headers (secrets) never travel to
+// another origin or over a downgraded connection.
+func sameOrigin(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return fmt.Errorf("stopped after 10 redirects")
+	}
+	from := via[0].URL
+	if req.URL.Scheme != from.Scheme || req.URL.Host != from.Host {
+		return fmt.Errorf("refusing to follow a redirect from %s://%s to another origin (%s://%s)", from.Scheme, from.Host, req.URL.Scheme, req.URL.Host)
+	}
+	return nil
+}
+
+// fatalLogHandler passes mcp-go's log records on, and turns the SSE
+// transport's complaints about its endpoint (which it only logs, leaving the
+// connection to wait for its deadline) into a failed connection.
+type fatalLogHandler struct {
+	inner slog.Handler
+	fatal func(string)
+}
+
+func (h *fatalLogHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelError || h.inner.Enabled(ctx, l)
+}
+
+func (h *fatalLogHandler) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level >= slog.LevelError && strings.Contains(strings.ToLower(r.Message), "endpoint") {
+		msg := r.Message
+		r.Attrs(func(a slog.Attr) bool {
+			msg += fmt.Sprintf(" (%s: %v)", a.Key, a.Value)
+			return true
+		})
+		h.fatal("the SSE server sent an unusable endpoint: " + msg)
+	}
+	if h.inner.Enabled(ctx, r.Level) {
+		return h.inner.Handle(ctx, r)
+	}
+	return nil
+}
+
+func (h *fatalLogHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return &fatalLogHandler{inner: h.inner.WithAttrs(as), fatal: h.fatal}
+}
+
+func (h *fatalLogHandler) WithGroup(name string) slog.Handler {
+	return &fatalLogHandler{inner: h.inner.WithGroup(name), fatal: h.fatal}
 }
 
 // startWithin runs start, giving up when ctx ends (the SSE endpoint wait).
@@ -346,7 +466,9 @@ func (c *Conn) call(ctx context.Context, method string, do func(context.Context)
 		c.debug("server %q: request %s", c.T.Name, method)
 	}
 	s := &sink{}
-	err := do(withSink(ctx, s))
+	gctx, cancel := c.guard(ctx)
+	err := do(withSink(gctx, s))
+	cancel()
 	raw := s.lastResult()
 	if err == nil || (raw != nil && s.lastError() == nil && ctx.Err() == nil && c.limit.get() == nil) {
 		if raw == nil {
@@ -383,6 +505,9 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 	if le := c.limit.get(); le != nil {
 		return le
 	}
+	if why, lost := c.isLost(); lost && ctx.Err() == nil {
+		return &ConnectError{Server: c.T.Name, Phase: phase, Msg: fmt.Sprintf("%s during %s", why, phase), Err: err}
+	}
 	if ctx.Err() != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return &TimeoutError{Server: c.T.Name, Phase: phase, Timeout: c.T.Timeout}
@@ -415,7 +540,7 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 		return e
 	}
 	switch {
-	case c.proc != nil:
+	case c.proc != nil && isTransportFailure(err):
 		// Over stdio a transport failure (EOF on its stdout, a broken pipe
 		// on its stdin) means the server is going or gone: give it a moment
 		// to exit by itself, so its status and its last words are known.
@@ -440,8 +565,15 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 			e.Hints = append(e.Hints, "it may be a legacy SSE server: set \"type\": \"sse\" in its config entry")
 		}
 	default:
-		e.Msg = strings.TrimPrefix(err.Error(), "transport error: ")
-		e.Msg = strings.ReplaceAll(e.Msg, "failed to send request: failed to send request: ", "failed to send request: ")
+		msg := strings.TrimPrefix(err.Error(), "transport error: ")
+		msg = strings.ReplaceAll(msg, "failed to send request: failed to send request: ", "failed to send request: ")
+		if strings.HasSuffix(msg, ": ") || strings.HasSuffix(msg, ":") {
+			msg += " (empty)"
+		}
+		if phase != "initialize" && phase != "connect" && phase != "start" {
+			msg = fmt.Sprintf("%s (during %s)", msg, phase)
+		}
+		e.Msg = msg
 	}
 	return e
 }

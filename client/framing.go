@@ -137,41 +137,61 @@ func (l *lineReader) clip(s string, n int) string {
 	return truncate(s, n)
 }
 
-// check runs the envelope check on a whole line; on a violation it stops the reader.
+// check runs the envelope check on a whole line; on a violation it stops
+// the reader. It reports whether the line should be passed on.
 func (l *lineReader) check(line []byte) bool {
-	if msg := l.checkEnvelope(line); msg != "" {
+	skip, msg := l.judge(line)
+	if msg != "" {
 		l.limit.setViolation(msg)
 		l.err = &ProtocolError{Msg: msg}
 		l.pending = nil
 		return false
 	}
-	return true
+	if skip && l.onSkip != nil {
+		l.onSkip(l.clip(string(line), 200))
+	}
+	return !skip
 }
 
-// checkEnvelope returns what is wrong with one complete JSON-RPC line, or "".
-func (l *lineReader) checkEnvelope(line []byte) string {
+// judge decides what one complete line is: a JSON-RPC message to pass on
+// (skip and msg empty), a line that is not a JSON-RPC message (skip: a log
+// line, even one in braces or in JSON), or a broken message (msg says how).
+func (l *lineReader) judge(line []byte) (skip bool, msg string) {
+	if line[0] == '[' {
+		if json.Valid(line) {
+			return false, "the server sent a JSON-RPC batch, which MCP does not allow since 2025-06-18: " + l.clip(string(line), 80)
+		}
+		return true, ""
+	}
 	var env struct {
-		ID     json.RawMessage `json:"id"`
-		Method *string         `json:"method"`
-		Result json.RawMessage `json:"result"`
-		Error  json.RawMessage `json:"error"`
+		JSONRPC json.RawMessage `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  *string         `json:"method"`
+		Result  json.RawMessage `json:"result"`
+		Error   json.RawMessage `json:"error"`
 	}
 	if err := json.Unmarshal(line, &env); err != nil {
-		return fmt.Sprintf("the server sent a line that is not valid JSON-RPC (%v): %s", err, l.clip(string(line), 80))
+		if bytes.Contains(line, []byte(`"jsonrpc"`)) {
+			return false, fmt.Sprintf("the server sent a line that is not valid JSON-RPC (%v): %s", err, l.clip(string(line), 80))
+		}
+		return true, "" // a log line that happens to start with a brace
+	}
+	if env.JSONRPC == nil && env.ID == nil && env.Method == nil && env.Result == nil && env.Error == nil {
+		return true, "" // JSON, but not JSON-RPC (a structured log line)
 	}
 	if env.Method != nil || l.inflight == nil {
-		return "" // a request or a notification
+		return false, "" // a request or a notification
 	}
 	if len(env.ID) == 0 || string(env.ID) == "null" {
 		if len(env.Error) > 0 {
-			return "" // an error about a request it could not parse: mcp-go reports the timeout
+			return false, "" // an error about a request it could not parse: mcp-go reports the timeout
 		}
-		return fmt.Sprintf("the server sent a message with neither method nor id: %s", l.clip(string(line), 80))
+		return false, fmt.Sprintf("the server sent a message with neither method nor id: %s", l.clip(string(line), 80))
 	}
 	if !l.inflight.has(string(env.ID)) {
-		return fmt.Sprintf("the server answered request id %s, which mcpx never sent (or sent with another id type)", l.clip(string(env.ID), 40))
+		return false, fmt.Sprintf("the server answered request id %s, which mcpx never sent (or which was already answered)", l.clip(string(env.ID), 40))
 	}
-	return ""
+	return false, ""
 }
 
 const (
@@ -214,23 +234,22 @@ func (l *lineReader) next() {
 	ended := !full // the chunk ends the line (or the stream)
 	switch l.mode {
 	case atLineStart:
+		chunk = bytes.TrimPrefix(chunk, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark
 		trimmed := bytes.TrimSpace(chunk)
 		switch {
 		case len(trimmed) == 0 && ended:
 			// a blank line
-		case len(trimmed) > 0 && trimmed[0] == '{':
-			if ended {
-				if !l.check(trimmed) {
-					return
+		case ended && (trimmed[0] == '{' || trimmed[0] == '['):
+			if l.check(trimmed) {
+				l.pending = chunk
+				if err != nil && chunk[len(chunk)-1] != '\n' {
+					l.pending = append(chunk[:len(chunk):len(chunk)], '\n') // a last line without newline
 				}
 			}
+		case len(trimmed) > 0 && trimmed[0] == '{':
+			l.mode = passing // a long line: passed on as it comes
+			l.long = append(l.long[:0], chunk...)
 			l.pending = chunk
-			if !ended {
-				l.mode = passing
-				l.long = append(l.long[:0], chunk...)
-			} else if err != nil && chunk[len(chunk)-1] != '\n' {
-				l.pending = append(chunk[:len(chunk):len(chunk)], '\n') // a last line without newline
-			}
 		default:
 			if l.onSkip != nil && len(trimmed) > 0 {
 				l.onSkip(l.clip(string(trimmed), 200))
@@ -248,9 +267,13 @@ func (l *lineReader) next() {
 			}
 		}
 		if ended && l.long != nil {
-			ok := l.check(bytes.TrimSpace(l.long))
+			// Already partly passed on: only a broken message can be caught.
+			_, msg := l.judge(bytes.TrimSpace(l.long))
 			l.long = l.long[:0]
-			if !ok {
+			if msg != "" {
+				l.limit.setViolation(msg)
+				l.err = &ProtocolError{Msg: msg}
+				l.pending = nil
 				return
 			}
 		}

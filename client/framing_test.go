@@ -26,14 +26,14 @@ func TestLineReader(t *testing.T) {
 
 func TestLineReaderLimit(t *testing.T) {
 	lf := &limitFlag{}
-	in := "{\"ok\":1}\n{\"big\":\"" + strings.Repeat("z", 5000) + "\"}\n"
+	in := "{\"jsonrpc\":\"2.0\",\"method\":\"m\"}\n{\"big\":\"" + strings.Repeat("z", 5000) + "\"}\n"
 	r := newLineReader(strings.NewReader(in), 4096, lf, nil)
 	out, err := io.ReadAll(r)
 	var le *LimitError
 	if !errors.As(err, &le) || lf.get() == nil {
 		t.Fatalf("err %v", err)
 	}
-	if !strings.HasPrefix(string(out), "{\"ok\":1}\n") || len(out) > 4096+9 {
+	if !strings.HasPrefix(string(out), "{\"jsonrpc\":\"2.0\",\"method\":\"m\"}\n") || len(out) > 4096+40 {
 		t.Errorf("passed %d bytes", len(out))
 	}
 	if !strings.Contains(le.Error(), "message ceiling of 4 KiB (4096 bytes)") {
@@ -74,6 +74,41 @@ func TestLineReaderChecksLongLines(t *testing.T) {
 		var pe *ProtocolError
 		if !errors.As(err, &pe) || lf.violation() == "" {
 			t.Errorf("%s: err %v", name, err)
+		}
+	}
+}
+
+func TestLineReaderJudges(t *testing.T) {
+	ids := &inflight{}
+	ids.add("1")
+	in := "\xef\xbb\xbf{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n" + // a BOM before the first line
+		"{INFO} starting\n" + // a log line in braces
+		"{\"level\":30,\"msg\":\"listening\"}\n" + // a JSON log line
+		"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n"
+	var skipped []string
+	r := newLineReader(strings.NewReader(in), 1<<20, &limitFlag{}, func(s string) { skipped = append(skipped, s) })
+	r.inflight = ids
+	out, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n"; string(out) != want {
+		t.Errorf("passed %q", out)
+	}
+	if len(skipped) != 2 {
+		t.Errorf("skipped %q", skipped)
+	}
+	for name, line := range map[string]string{
+		"batch":      `[{"jsonrpc":"2.0","id":1,"result":{}}]`,
+		"broken":     `{"jsonrpc":"2.0","id":1,"result":{`,
+		"no id":      `{"jsonrpc":"2.0","result":{}}`,
+		"unknown id": `{"jsonrpc":"2.0","id":7,"result":{}}`,
+	} {
+		r := newLineReader(strings.NewReader(line+"\n"), 1<<20, &limitFlag{}, nil)
+		r.inflight = ids
+		var pe *ProtocolError
+		if _, err := io.ReadAll(r); !errors.As(err, &pe) {
+			t.Errorf("%s: %v", name, err)
 		}
 	}
 }

@@ -6,3 +6,6 @@ package client
 func BecomeSubreaper() {}
 
 func reapGroup(int) {}
+
+// StopOrphans is a no-op where there is no child subreaper.
+func StopOrphans() {}

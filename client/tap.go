@@ -49,11 +49,20 @@ func (s *sink) lastError() *mcp.JSONRPCErrorDetails {
 type tap struct {
 	inner    transport.Interface
 	inflight *inflight // ids awaiting a response (stdio framing checks)
+	idOffset int64     // added to numeric request ids (a second client on one session)
 }
 
 func (t *tap) Start(ctx context.Context) error { return t.inner.Start(ctx) }
 
 func (t *tap) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	if t.idOffset != 0 {
+		switch v := req.ID.Value().(type) {
+		case int64:
+			req.ID = mcp.NewRequestId(v + t.idOffset)
+		case int:
+			req.ID = mcp.NewRequestId(int64(v) + t.idOffset)
+		}
+	}
 	var id []byte
 	if t.inflight != nil {
 		id, _ = json.Marshal(req.ID)
@@ -88,7 +97,7 @@ func (t *tap) Close() error         { return t.inner.Close() }
 func (t *tap) GetSessionId() string { return t.inner.GetSessionId() }
 
 type tapBidi struct {
-	tap
+	*tap
 	bidi transport.BidirectionalInterface
 }
 
@@ -102,23 +111,23 @@ type tapBidiHTTP struct {
 func (t *tapBidiHTTP) SetProtocolVersion(v string) { t.http.SetProtocolVersion(v) }
 
 type tapHTTP struct {
-	tap
+	*tap
 	http transport.HTTPConnection
 }
 
 func (t *tapHTTP) SetProtocolVersion(v string) { t.http.SetProtocolVersion(v) }
 
-func wrapTap(inner transport.Interface, ids *inflight) transport.Interface {
-	base := tap{inner: inner, inflight: ids}
+func wrapTap(inner transport.Interface, ids *inflight) (transport.Interface, *tap) {
+	base := &tap{inner: inner, inflight: ids}
 	bidi, isBidi := inner.(transport.BidirectionalInterface)
 	httpConn, isHTTP := inner.(transport.HTTPConnection)
 	switch {
 	case isBidi && isHTTP:
-		return &tapBidiHTTP{tapBidi: tapBidi{tap: base, bidi: bidi}, http: httpConn}
+		return &tapBidiHTTP{tapBidi: tapBidi{tap: base, bidi: bidi}, http: httpConn}, base
 	case isBidi:
-		return &tapBidi{tap: base, bidi: bidi}
+		return &tapBidi{tap: base, bidi: bidi}, base
 	case isHTTP:
-		return &tapHTTP{tap: base, http: httpConn}
+		return &tapHTTP{tap: base, http: httpConn}, base
 	}
-	return &base
+	return base, base
 }

@@ -101,6 +101,7 @@ func Main(args []string, s *output.Streams) int {
 	a.log = output.NewLog(s, wantsJSON(args), false)
 	root := a.newRoot()
 	err := root.Run(ctx, args)
+	client.StopOrphans()
 	var sig os.Signal
 	if v := caught.Load(); v != nil {
 		sig = v.(os.Signal)

@@ -111,7 +111,7 @@ func (a *app) probe(ctx context.Context, s *client.Server) *probe {
 		return fail(err)
 	}
 	defer done()
-	return &probe{ServerName: &conn.ServerName, ServerVersion: &conn.ServerVersion, ProtocolVersion: &conn.Protocol, Capabilities: &conn.Caps}
+	return &probe{ServerName: orNil(conn.ServerName), ServerVersion: orNil(conn.ServerVersion), ProtocolVersion: orNil(conn.Protocol), Capabilities: &conn.Caps}
 }
 
 func deref(s *string) string {

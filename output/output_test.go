@@ -2,6 +2,7 @@ package output
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -156,5 +157,21 @@ func TestMaskJSON(t *testing.T) {
 	_ = s.WriteJSON(doc, "pw")
 	if out.String() != "value ***\n" {
 		t.Errorf("select %q", out.String())
+	}
+}
+
+func TestTerminalJSONStaysJSON(t *testing.T) {
+	s, out, errb := ForTest(true)
+	_ = s.WriteJSON(map[string]string{"d": "del\x7f c1\u0085 bidi\u202e esc\x1b"}, "")
+	var v map[string]string
+	if err := json.Unmarshal(out.Bytes(), &v); err != nil {
+		t.Fatalf("not JSON on a terminal: %v\n%s", err, out)
+	}
+	if strings.ContainsAny(out.String(), "\x7f\u0085\u202e\x1b") {
+		t.Errorf("raw controls reached the terminal: %q", out)
+	}
+	NewLog(s, true, false).Note("x\x7f")
+	if err := json.Unmarshal(errb.Bytes(), &v); err != nil {
+		t.Errorf("stderr JSON on a terminal: %v %q", err, errb)
 	}
 }

@@ -11,7 +11,14 @@ import (
 // TAB, DEL, C1 controls (U+0080-U+009F), the bidi controls U+202A-U+202E and
 // U+2066-U+2069, and bytes that are not UTF-8 are escaped (\x1b, \u202e,
 // \xff), so a server cannot drive the terminal. Everything else is unchanged.
-func Sanitize(s string) string {
+func Sanitize(s string) string { return sanitize(s, false) }
+
+// SanitizeJSON is Sanitize for a JSON document: inside its strings every
+// escape is a valid JSON escape (\u007f, \u202e), so the document stays
+// JSON. (The encoder already escaped C0 controls and replaced invalid UTF-8.)
+func SanitizeJSON(s string) string { return sanitize(s, true) }
+
+func sanitize(s string, asJSON bool) string {
 	if !needsEscape(s) {
 		return s
 	}
@@ -22,6 +29,8 @@ func Sanitize(s string) string {
 		switch {
 		case r == utf8.RuneError && size <= 1:
 			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case asJSON && (r < 0x20 && r != '\n' && r != '\t' || r == 0x7f):
+			fmt.Fprintf(&b, `\u%04x`, r)
 		case r < 0x20 && r != '\n' && r != '\t', r == 0x7f:
 			fmt.Fprintf(&b, `\x%02x`, r)
 		case r >= 0x80 && r <= 0x9f, isBidi(r):
@@ -61,6 +70,7 @@ func needsEscape(s string) bool {
 // across two writes is held back until it is complete.
 type safeWriter struct {
 	w       io.Writer
+	json    bool // escape as JSON (\u00XX)
 	pending []byte
 }
 
@@ -85,7 +95,7 @@ func (sw *safeWriter) Write(p []byte) (int, error) {
 		}
 	}
 	sw.pending = append([]byte(nil), buf[cut:]...)
-	if _, err := io.WriteString(sw.w, Sanitize(string(buf[:cut]))); err != nil {
+	if _, err := io.WriteString(sw.w, sanitize(string(buf[:cut]), sw.json)); err != nil {
 		return 0, err
 	}
 	return len(p), nil

@@ -63,14 +63,15 @@ func New(in io.Reader, out, errw io.Writer, inTTY, outTTY, errTTY bool) *Streams
 	out = &stdoutWriter{w: out}
 	s.RawOut = &maskWriter{m: m, w: out}
 	s.outJSON, s.errJSON = out, errw
+	s.Out, s.Err = &maskWriter{m: m, w: out}, &maskWriter{m: m, w: errw}
 	if outTTY {
-		s.outJSON = &safeWriter{w: out}
+		s.outJSON = &safeWriter{w: out, json: true}
+		s.Out = &maskWriter{m: m, w: &safeWriter{w: out}}
 	}
 	if errTTY {
-		s.errJSON = &safeWriter{w: errw}
+		s.errJSON = &safeWriter{w: errw, json: true}
+		s.Err = &maskWriter{m: m, w: &safeWriter{w: errw}}
 	}
-	s.Out = &maskWriter{m: m, w: s.outJSON}
-	s.Err = &maskWriter{m: m, w: s.errJSON}
 	return s
 }
 

@@ -77,8 +77,11 @@ func cmdFixtureHTTP(ts *testscript.TestScript, neg bool, args []string) {
 	srv := httptest.NewServer(h)
 	ts.Defer(srv.Close)
 	u := srv.URL + "/mcp"
-	if args[1] == "sse" {
+	switch args[1] {
+	case "sse":
 		u = srv.URL + "/sse"
+	case "redirect":
+		u = srv.URL // the script picks the path: /same or /foreign
 	}
 	ts.Setenv(args[0], u)
 }
