@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"os/exec"
@@ -341,62 +340,6 @@ func (c *Conn) lenientInitialize(ctx context.Context, tr transport.Interface, li
 	return nil, nil
 }
 
-// isTransportFailure reports whether err came from the transport (a closed
-// pipe, EOF, a write that failed) rather than from decoding a reply.
-func isTransportFailure(err error) bool {
-	var te *transport.Error
-	return errors.As(err, &te) || errors.Is(err, transport.ErrTransportClosed) || errors.Is(err, io.EOF)
-}
-
-// sameOrigin is the redirect policy: a redirect is followed only to the same
-// scheme, host and port, so configured headers (secrets) never travel to
-// another origin or over a downgraded connection.
-func sameOrigin(req *http.Request, via []*http.Request) error {
-	if len(via) >= 10 {
-		return fmt.Errorf("stopped after 10 redirects")
-	}
-	from := via[0].URL
-	if req.URL.Scheme != from.Scheme || req.URL.Host != from.Host {
-		return fmt.Errorf("refusing to follow a redirect from %s://%s to another origin (%s://%s)", from.Scheme, from.Host, req.URL.Scheme, req.URL.Host)
-	}
-	return nil
-}
-
-// fatalLogHandler passes mcp-go's log records on, and turns the SSE
-// transport's complaints about its endpoint (which it only logs, leaving the
-// connection to wait for its deadline) into a failed connection.
-type fatalLogHandler struct {
-	inner slog.Handler
-	fatal func(string)
-}
-
-func (h *fatalLogHandler) Enabled(ctx context.Context, l slog.Level) bool {
-	return l >= slog.LevelError || h.inner.Enabled(ctx, l)
-}
-
-func (h *fatalLogHandler) Handle(ctx context.Context, r slog.Record) error {
-	if r.Level >= slog.LevelError && strings.Contains(strings.ToLower(r.Message), "endpoint") {
-		msg := r.Message
-		r.Attrs(func(a slog.Attr) bool {
-			msg += fmt.Sprintf(" (%s: %v)", a.Key, a.Value)
-			return true
-		})
-		h.fatal("the SSE server sent an unusable endpoint: " + msg)
-	}
-	if h.inner.Enabled(ctx, r.Level) {
-		return h.inner.Handle(ctx, r)
-	}
-	return nil
-}
-
-func (h *fatalLogHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	return &fatalLogHandler{inner: h.inner.WithAttrs(as), fatal: h.fatal}
-}
-
-func (h *fatalLogHandler) WithGroup(name string) slog.Handler {
-	return &fatalLogHandler{inner: h.inner.WithGroup(name), fatal: h.fatal}
-}
-
 // startWithin runs start, giving up when ctx ends (the SSE endpoint wait).
 func startWithin(ctx context.Context, start func() error) error {
 	done := make(chan error, 1)
@@ -477,103 +420,4 @@ func (c *Conn) call(ctx context.Context, method string, do func(context.Context)
 		return raw, nil
 	}
 	return nil, c.classifyCall(ctx, method, err, s)
-}
-
-func (c *Conn) classifyCall(ctx context.Context, method string, err error, s *sink) error {
-	if le := c.limit.get(); le != nil {
-		return le
-	}
-	if ctx.Err() == nil {
-		if d := s.lastError(); d != nil {
-			rpc := RPCError{Code: d.Code, Message: d.Message}
-			if d.Data != nil {
-				if b, mErr := json.Marshal(d.Data); mErr == nil {
-					rpc.Data = b
-				}
-			}
-			if d.Code == mcp.METHOD_NOT_FOUND {
-				return &UnsupportedError{Server: c.T.Name, Method: method, RPC: &rpc}
-			}
-			return &ServerError{Server: c.T.Name, Method: method, RPC: rpc}
-		}
-	}
-	return c.classify(ctx, method, err)
-}
-
-// classify turns a transport-level failure into one of the typed errors.
-func (c *Conn) classify(ctx context.Context, phase string, err error) error {
-	if le := c.limit.get(); le != nil {
-		return le
-	}
-	if why, lost := c.isLost(); lost && ctx.Err() == nil {
-		return &ConnectError{Server: c.T.Name, Phase: phase, Msg: fmt.Sprintf("%s during %s", why, phase), Err: err}
-	}
-	if ctx.Err() != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return &TimeoutError{Server: c.T.Name, Phase: phase, Timeout: c.T.Timeout}
-		}
-		return ctx.Err()
-	}
-	// mcp-go's SSE transport runs its own timer, set to the time left, which
-	// can fire a moment before the context's deadline.
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < 100*time.Millisecond && strings.Contains(err.Error(), "timeout waiting for SSE response") {
-		return &TimeoutError{Server: c.T.Name, Phase: phase, Timeout: c.T.Timeout}
-	}
-	if c.rt != nil {
-		if st, _ := c.rt.authChallenge(""); st != 0 {
-			_, meta := c.rt.authChallenge("resource_metadata")
-			_, scope := c.rt.authChallenge("scope")
-			return &AuthError{Server: c.T.Name, Status: st, ResourceMetadata: meta, Scope: scope}
-		}
-	}
-	var authErr *transport.AuthorizationRequiredError
-	if errors.As(err, &authErr) {
-		return &AuthError{Server: c.T.Name, Status: http.StatusUnauthorized, ResourceMetadata: authErr.ResourceMetadataURL}
-	}
-	e := &ConnectError{Server: c.T.Name, Phase: phase, Err: err}
-	if v := c.limit.violation(); v != "" {
-		if c.proc != nil {
-			c.proc.stop()
-			e.Stderr = c.proc.tail.Lines(10)
-		}
-		e.Msg = fmt.Sprintf("%s (during %s); the connection is closed", v, phase)
-		return e
-	}
-	switch {
-	case c.proc != nil && isTransportFailure(err):
-		// Over stdio a transport failure (EOF on its stdout, a broken pipe
-		// on its stdin) means the server is going or gone: give it a moment
-		// to exit by itself, so its status and its last words are known.
-		select {
-		case <-c.proc.exited:
-		case <-time.After(200 * time.Millisecond):
-		}
-		status := c.proc.exitStatus()
-		c.proc.stop()
-		if status == "" {
-			status = "stopped talking (its stdout closed or its stdin broke) and was stopped"
-		}
-		e.Msg = fmt.Sprintf("the server %s during %s", status, phase)
-		e.Stderr = c.proc.tail.Lines(10)
-	case errors.Is(err, transport.ErrLegacySSEServer):
-		st := 0
-		if c.rt != nil {
-			st = c.rt.firstPostStatus()
-		}
-		e.Msg = fmt.Sprintf("%s answered HTTP %d to the initialize POST", c.T.URL, st)
-		if st == http.StatusNotFound || st == http.StatusMethodNotAllowed {
-			e.Hints = append(e.Hints, "it may be a legacy SSE server: set \"type\": \"sse\" in its config entry")
-		}
-	default:
-		msg := strings.TrimPrefix(err.Error(), "transport error: ")
-		msg = strings.ReplaceAll(msg, "failed to send request: failed to send request: ", "failed to send request: ")
-		if strings.HasSuffix(msg, ": ") || strings.HasSuffix(msg, ":") {
-			msg += " (empty)"
-		}
-		if phase != "initialize" && phase != "connect" && phase != "start" {
-			msg = fmt.Sprintf("%s (during %s)", msg, phase)
-		}
-		e.Msg = msg
-	}
-	return e
 }

@@ -1,0 +1,127 @@
+// Error classification: what went wrong on a connection, as the typed
+// errors of errors.go (and so as the exit codes of CONTRACT §6).
+
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// isTransportFailure reports whether err came from the transport (a closed
+// pipe, EOF, a write that failed) rather than from decoding a reply.
+func isTransportFailure(err error) bool {
+	var te *transport.Error
+	return errors.As(err, &te) || errors.Is(err, transport.ErrTransportClosed) || errors.Is(err, io.EOF)
+}
+
+// classifyCall turns a failed request into a typed error: a JSON-RPC error
+// reply (from the tap, with its code and data) is a ServerError, or an
+// UnsupportedError for "method not found"; anything else goes to classify.
+func (c *Conn) classifyCall(ctx context.Context, method string, err error, s *sink) error {
+	if le := c.limit.get(); le != nil {
+		return le
+	}
+	if ctx.Err() == nil {
+		if d := s.lastError(); d != nil {
+			rpc := RPCError{Code: d.Code, Message: d.Message}
+			if d.Data != nil {
+				if b, mErr := json.Marshal(d.Data); mErr == nil {
+					rpc.Data = b
+				}
+			}
+			if d.Code == mcp.METHOD_NOT_FOUND {
+				return &UnsupportedError{Server: c.T.Name, Method: method, RPC: &rpc}
+			}
+			return &ServerError{Server: c.T.Name, Method: method, RPC: rpc}
+		}
+	}
+	return c.classify(ctx, method, err)
+}
+
+// classify turns a transport-level failure into one of the typed errors.
+func (c *Conn) classify(ctx context.Context, phase string, err error) error {
+	if le := c.limit.get(); le != nil {
+		return le
+	}
+	if why, lost := c.isLost(); lost && ctx.Err() == nil {
+		return &ConnectError{Server: c.T.Name, Phase: phase, Msg: fmt.Sprintf("%s during %s", why, phase), Err: err}
+	}
+	if ctx.Err() != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return &TimeoutError{Server: c.T.Name, Phase: phase, Timeout: c.T.Timeout}
+		}
+		return ctx.Err()
+	}
+	// mcp-go's SSE transport runs its own timer, set to the time left, which
+	// can fire a moment before the context's deadline.
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < 100*time.Millisecond && strings.Contains(err.Error(), "timeout waiting for SSE response") {
+		return &TimeoutError{Server: c.T.Name, Phase: phase, Timeout: c.T.Timeout}
+	}
+	if c.rt != nil {
+		if st, _ := c.rt.authChallenge(""); st != 0 {
+			_, meta := c.rt.authChallenge("resource_metadata")
+			_, scope := c.rt.authChallenge("scope")
+			return &AuthError{Server: c.T.Name, Status: st, ResourceMetadata: meta, Scope: scope}
+		}
+	}
+	var authErr *transport.AuthorizationRequiredError
+	if errors.As(err, &authErr) {
+		return &AuthError{Server: c.T.Name, Status: http.StatusUnauthorized, ResourceMetadata: authErr.ResourceMetadataURL}
+	}
+	e := &ConnectError{Server: c.T.Name, Phase: phase, Err: err}
+	if v := c.limit.violation(); v != "" {
+		if c.proc != nil {
+			c.proc.stop()
+			e.Stderr = c.proc.tail.Lines(10)
+		}
+		e.Msg = fmt.Sprintf("%s (during %s); the connection is closed", v, phase)
+		return e
+	}
+	switch {
+	case c.proc != nil && isTransportFailure(err):
+		// Over stdio a transport failure (EOF on its stdout, a broken pipe
+		// on its stdin) means the server is going or gone: give it a moment
+		// to exit by itself, so its status and its last words are known.
+		select {
+		case <-c.proc.exited:
+		case <-time.After(200 * time.Millisecond):
+		}
+		status := c.proc.exitStatus()
+		c.proc.stop()
+		if status == "" {
+			status = "stopped talking (its stdout closed or its stdin broke) and was stopped"
+		}
+		e.Msg = fmt.Sprintf("the server %s during %s", status, phase)
+		e.Stderr = c.proc.tail.Lines(10)
+	case errors.Is(err, transport.ErrLegacySSEServer):
+		st := 0
+		if c.rt != nil {
+			st = c.rt.firstPostStatus()
+		}
+		e.Msg = fmt.Sprintf("%s answered HTTP %d to the initialize POST", c.T.URL, st)
+		if st == http.StatusNotFound || st == http.StatusMethodNotAllowed {
+			e.Hints = append(e.Hints, "it may be a legacy SSE server: set \"type\": \"sse\" in its config entry")
+		}
+	default:
+		msg := strings.TrimPrefix(err.Error(), "transport error: ")
+		msg = strings.ReplaceAll(msg, "failed to send request: failed to send request: ", "failed to send request: ")
+		if strings.HasSuffix(msg, ": ") || strings.HasSuffix(msg, ":") {
+			msg += " (empty)"
+		}
+		if phase != "initialize" && phase != "connect" && phase != "start" {
+			msg = fmt.Sprintf("%s (during %s)", msg, phase)
+		}
+		e.Msg = msg
+	}
+	return e
+}

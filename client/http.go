@@ -1,0 +1,181 @@
+// HTTP specifics: bounded bodies, auth challenges, the redirect policy, and
+// the SSE transport's logged endpoint failures.
+
+package client
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+)
+
+// limitTransport bounds every HTTP response body: a JSON body by the message
+// ceiling, an event stream by the size of each event.
+type limitTransport struct {
+	inner http.RoundTripper
+	max   int64
+	limit *limitFlag
+
+	mu         sync.Mutex
+	initStatus int      // status of the first POST (initialize), for the SSE fallback
+	authStatus int      // the last 401 or 403
+	challenge  []string // its WWW-Authenticate values
+}
+
+func (t *limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.inner.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	if req.Method == http.MethodPost {
+		t.mu.Lock()
+		if t.initStatus == 0 {
+			t.initStatus = resp.StatusCode
+		}
+		t.mu.Unlock()
+	}
+	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+		t.mu.Lock()
+		t.authStatus, t.challenge = resp.StatusCode, resp.Header.Values("WWW-Authenticate")
+		t.mu.Unlock()
+	}
+	events := strings.HasPrefix(strings.ToLower(resp.Header.Get("Content-Type")), "text/event-stream")
+	resp.Body = &limitBody{rc: resp.Body, max: t.max, events: events, limit: t.limit}
+	return resp, nil
+}
+
+// authChallenge returns the last 401/403 status and the named parameter of
+// its WWW-Authenticate challenge ("" when absent).
+func (t *limitTransport) authChallenge(param string) (int, string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, h := range t.challenge {
+		if v := challengeParam(h, param); v != "" {
+			return t.authStatus, v
+		}
+	}
+	return t.authStatus, ""
+}
+
+// challengeParam extracts param="value" (or param=value) from a WWW-Authenticate header.
+func challengeParam(h, param string) string {
+	for _, part := range splitChallenge(h) {
+		k, v, ok := strings.Cut(part, "=")
+		if !ok {
+			continue
+		}
+		k = strings.TrimSpace(k)
+		if i := strings.LastIndexByte(k, ' '); i >= 0 { // "Bearer error" → "error"
+			k = k[i+1:]
+		}
+		if strings.EqualFold(k, param) {
+			return strings.Trim(strings.TrimSpace(v), `"`)
+		}
+	}
+	return ""
+}
+
+// splitChallenge splits on commas outside quotes.
+func splitChallenge(h string) []string {
+	var parts []string
+	quoted, start := false, 0
+	for i, c := range h {
+		switch {
+		case c == '"':
+			quoted = !quoted
+		case c == ',' && !quoted:
+			parts = append(parts, h[start:i])
+			start = i + 1
+		}
+	}
+	return append(parts, h[start:])
+}
+
+func (t *limitTransport) firstPostStatus() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.initStatus
+}
+
+type limitBody struct {
+	rc     io.ReadCloser
+	max    int64
+	events bool
+	n      int64 // bytes of the current message (event stream: since the last blank line)
+	last   byte
+	limit  *limitFlag
+}
+
+func (b *limitBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	for _, c := range p[:n] {
+		b.n++
+		if b.events && c == '\n' && (b.last == '\n') {
+			b.n = 0
+		}
+		if c != '\r' {
+			b.last = c
+		}
+	}
+	if b.n > b.max {
+		e := &LimitError{Limit: "message ceiling", Value: b.max, Msg: "the server sent a JSON-RPC message too large to accept"}
+		b.limit.set(e)
+		return 0, e
+	}
+	return n, err
+}
+
+func (b *limitBody) Close() error { return b.rc.Close() }
+
+// sameOrigin is the redirect policy: a redirect is followed only to the same
+// scheme, host and port, so configured headers (secrets) never travel to
+// another origin or over a downgraded connection.
+func sameOrigin(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return fmt.Errorf("stopped after 10 redirects")
+	}
+	from := via[0].URL
+	if req.URL.Scheme != from.Scheme || req.URL.Host != from.Host {
+		return fmt.Errorf("refusing to follow a redirect from %s://%s to another origin (%s://%s)", from.Scheme, from.Host, req.URL.Scheme, req.URL.Host)
+	}
+	return nil
+}
+
+// fatalLogHandler passes mcp-go's log records on, and turns the SSE
+// transport's complaints about its endpoint (which it only logs, leaving the
+// connection to wait for its deadline) into a failed connection.
+type fatalLogHandler struct {
+	inner slog.Handler
+	fatal func(string)
+}
+
+func (h *fatalLogHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelError || h.inner.Enabled(ctx, l)
+}
+
+func (h *fatalLogHandler) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level >= slog.LevelError && strings.Contains(strings.ToLower(r.Message), "endpoint") {
+		msg := r.Message
+		r.Attrs(func(a slog.Attr) bool {
+			msg += fmt.Sprintf(" (%s: %v)", a.Key, a.Value)
+			return true
+		})
+		h.fatal("the SSE server sent an unusable endpoint: " + msg)
+	}
+	if h.inner.Enabled(ctx, r.Level) {
+		return h.inner.Handle(ctx, r)
+	}
+	return nil
+}
+
+func (h *fatalLogHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return &fatalLogHandler{inner: h.inner.WithAttrs(as), fatal: h.fatal}
+}
+
+func (h *fatalLogHandler) WithGroup(name string) slog.Handler {
+	return &fatalLogHandler{inner: h.inner.WithGroup(name), fatal: h.fatal}
+}
