@@ -10,7 +10,7 @@ bindir   ?= $(prefix)/bin
 mandir   ?= $(prefix)/share/man
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build test unit lint fmt-check vet staticcheck interop-deps bench install uninstall clean
+.PHONY: all build test unit race lint fmt-check vet staticcheck interop-deps bench install uninstall clean
 
 all: build
 
@@ -24,6 +24,11 @@ test: lint interop-deps
 
 unit:
 	$(GO) test -count=1 ./output/... ./client/... ./render/... ./commands/...
+
+# race runs the unit tests and the end-to-end scripts under the race detector (slower).
+race: interop-deps
+	$(GO) test -race -count=1 ./output/... ./client/... ./render/... ./commands/...
+	$(GO) test -race -count=1 -run TestScript ./test/
 
 lint: fmt-check vet staticcheck
 
