@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Item is one catalog entry, parsed defensively from what the server sent.
@@ -245,7 +246,7 @@ func (c *Conn) Catalog(ctx context.Context, kinds []string) ([]*Item, []Problem,
 	var items []*Item
 	var problems []Problem
 	for _, k := range Kinds {
-		if len(kinds) > 0 && !contains(kinds, k) {
+		if len(kinds) > 0 && !slices.Contains(kinds, k) {
 			continue
 		}
 		if !c.Advertised(k) {
@@ -259,13 +260,4 @@ func (c *Conn) Catalog(ctx context.Context, kinds []string) ([]*Item, []Problem,
 		items = append(items, its...)
 	}
 	return items, problems, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -107,7 +108,7 @@ func TestExpansion(t *testing.T) {
 		t.Errorf("env %q, want %q", tg.Env, want)
 	}
 	for _, s := range []string{"tok-123456", dir, "fast"} {
-		if !contains(tg.Secrets, s) {
+		if !slices.Contains(tg.Secrets, s) {
 			t.Errorf("%q is not a secret: %q", s, tg.Secrets)
 		}
 	}
@@ -126,7 +127,7 @@ func TestExpansion(t *testing.T) {
 	if h.URL != "https://example.com/mcp" || h.Headers["Authorization"] != "Bearer tok-123456" || h.Headers["X-Extra"] != "a,b" || !h.Fallback || h.SpillName != "h" {
 		t.Errorf("h: %+v", h)
 	}
-	if !contains(h.Secrets, "a,b") || !contains(h.Secrets, "Bearer tok-123456") {
+	if !slices.Contains(h.Secrets, "a,b") || !slices.Contains(h.Secrets, "Bearer tok-123456") {
 		t.Errorf("header values are secrets: %q", h.Secrets)
 	}
 	if cfg.Servers["h"].Target() != "https://${HOST}/mcp" {

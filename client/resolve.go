@@ -228,9 +228,7 @@ func Resolve(s *Server, o ResolveOptions) (*Target, error) {
 		t.SpillName = u.Hostname()
 		t.Fallback = t.Transport == HTTP && !s.explicitType
 	}
-	if s.Source != SourceBuiltin && !IsURL(s.Name) {
-		t.SpillName = s.Name
-	} else if s.Source == SourceBuiltin {
+	if !IsURL(s.Name) { // a URL server keeps its host (set above)
 		t.SpillName = s.Name
 	}
 	if t.Transport == Stdio {

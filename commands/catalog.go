@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 
@@ -69,14 +70,7 @@ func checkKinds(kinds []string) error {
 	return nil
 }
 
-func isKind(k string) bool {
-	for _, x := range client.Kinds {
-		if x == k {
-			return true
-		}
-	}
-	return false
-}
+func isKind(k string) bool { return slices.Contains(client.Kinds, k) }
 
 // serverCatalog is one server's part of the catalog.
 type serverCatalog struct {

@@ -40,8 +40,10 @@ func (a *app) newDescribeCmd() *cli.Command {
 				return usagef("describe takes SRV and ID, got %d arguments", len(args))
 			}
 			o.Server, o.ID = args[0], args[1]
-			if o.Kind != "" && !isKind(o.Kind) {
-				return usagef("unknown kind %q (want one of %s)", o.Kind, strings.Join(client.Kinds, ", "))
+			if o.Kind != "" {
+				if err := checkKinds([]string{o.Kind}); err != nil {
+					return err
+				}
 			}
 			if k, id, ok := strings.Cut(o.ID, ":"); ok && isKind(k) && id != "" {
 				if o.Kind != "" && o.Kind != k {
