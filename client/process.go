@@ -27,6 +27,7 @@ type process struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stdout io.ReadCloser
+	stderr io.Closer
 	tail   *tailBuffer
 
 	exited     chan struct{} // closed when the leader has been reaped
@@ -75,25 +76,38 @@ func startProcess(t *Target, onStderr func(string)) (*process, error) {
 	}
 	cmd.Dir = t.Dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Our own pipes, not cmd.StdoutPipe/StderrPipe: Wait closes those as soon
+	// as the child exits, which can drop the last lines a dying server wrote
+	// (its final answer, or the stderr that explains its death).
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
+	stdout, stdoutW, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	stderr, err := cmd.StderrPipe()
+	stderr, stderrW, err := os.Pipe()
 	if err != nil {
+		stdout.Close()
+		stdoutW.Close()
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stdout, cmd.Stderr = stdoutW, stderrW
+	err = cmd.Start()
+	stdoutW.Close() // the child holds its own copies
+	stderrW.Close()
+	if err != nil {
+		stdout.Close()
+		stderr.Close()
 		return nil, err
 	}
 	p := &process{cmd: cmd, stdin: stdin, stdout: stdout, tail: newTailBuffer(64 << 10),
 		exited: make(chan struct{}), stderrDone: make(chan struct{})}
+	p.stderr = stderr
 	go func() {
 		defer close(p.stderrDone)
+		defer stderr.Close()
 		r := bufio.NewReaderSize(stderr, 64<<10)
 		for {
 			line, err := r.ReadSlice('\n')
@@ -164,7 +178,11 @@ func (p *process) stop() {
 		select {
 		case <-p.stderrDone:
 		case <-time.After(500 * time.Millisecond):
+			_ = p.stderr.Close() // release the reader
 		}
+		// The server is gone: a descendant that escaped the group must not
+		// keep mcpx's stdout reader waiting either.
+		_ = p.stdout.Close()
 	})
 }
 
