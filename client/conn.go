@@ -164,9 +164,9 @@ func connect(ctx context.Context, t *Target, o Options, kind string) (*Conn, err
 				o.Debug("server %q: skipped a non-JSON line on stdout: %s", t.Name, line)
 			}
 		}
-		lr := newLineReader(p.stdout, o.MessageCeiling, c.limit, onSkip)
-		lr.inflight, lr.mask = ids, o.Mask
-		tr = transport.NewIO(lr, p.stdin, nil)
+		fr := newFramer(p.stdout, o.MessageCeiling, c.limit, onSkip)
+		fr.inflight, fr.mask = ids, o.Mask
+		tr = newStdioTransport(fr, p.stdin, o.Logger)
 	case HTTP, SSE:
 		base := http.DefaultTransport.(*http.Transport).Clone()
 		c.rt = &limitTransport{inner: base, max: o.MessageCeiling, limit: c.limit}
@@ -404,11 +404,17 @@ func (c *Conn) Stderr(n int) []string {
 // When mcp-go fails only to decode that result, the raw result is returned
 // with a nil error: the caller parses it defensively.
 func (c *Conn) call(ctx context.Context, method string, do func(context.Context) error) (json.RawMessage, error) {
+	return c.callRaw(ctx, method, nil, do)
+}
+
+// callRaw is call for a result mcpx parses itself: mcp-go gets substitute
+// (when not nil) instead of the result, and the raw result is returned.
+func (c *Conn) callRaw(ctx context.Context, method string, substitute json.RawMessage, do func(context.Context) error) (json.RawMessage, error) {
 	c.setPhase(method)
 	if c.debug != nil {
 		c.debug("server %q: request %s", c.T.Name, method)
 	}
-	s := &sink{}
+	s := &sink{substitute: substitute}
 	gctx, cancel := c.guard(ctx)
 	err := do(withSink(gctx, s))
 	cancel()

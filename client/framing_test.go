@@ -2,42 +2,178 @@ package client
 
 import (
 	"errors"
-	"io"
 	"strings"
 	"testing"
 )
 
-func TestLineReader(t *testing.T) {
-	long := `{"a":"` + strings.Repeat("x", 200<<10) + `"}`
+// frameAll reads every message of in, joined by newlines as they came.
+func frameAll(f *framer) (string, error) {
+	var out strings.Builder
+	for {
+		line, _, err := f.next()
+		if err != nil {
+			if err.Error() == "EOF" {
+				err = nil
+			}
+			return out.String(), err
+		}
+		out.Write(line)
+		out.WriteByte('\n')
+	}
+}
+
+func TestFramer(t *testing.T) {
+	long := `{"a":"` + strings.Repeat(" ", 200<<10) + `","jsonrpc":"2.0","method":"m"}` // spaces across chunks
 	in := "starting...\n{\"id\":1}\n\n   \n" + long + "\n" + strings.Repeat("y", 100<<10) + "\n{\"id\":2}"
 	var skipped []string
-	r := newLineReader(strings.NewReader(in), 1<<20, &limitFlag{}, func(s string) { skipped = append(skipped, s) })
-	out, err := io.ReadAll(r)
+	f := newFramer(strings.NewReader(in), 1<<20, &limitFlag{}, func(s string) { skipped = append(skipped, s) })
+	out, err := frameAll(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "{\"id\":1}\n" + long + "\n{\"id\":2}\n"; string(out) != want {
+	if want := "{\"id\":1}\n" + long + "\n{\"id\":2}\n"; out != want {
 		t.Errorf("got %d bytes, want %d", len(out), len(want))
+	}
+	// The last line had no newline: the stream ends after it, for good.
+	if _, _, err := f.next(); err == nil || err.Error() != "EOF" {
+		t.Errorf("after the end: %v", err)
 	}
 	if len(skipped) != 2 || skipped[0] != "starting..." || !strings.HasSuffix(skipped[1], "...") {
 		t.Errorf("skipped %q", skipped)
 	}
 }
 
-func TestLineReaderLimit(t *testing.T) {
+func TestFramerLimit(t *testing.T) {
 	lf := &limitFlag{}
 	in := "{\"jsonrpc\":\"2.0\",\"method\":\"m\"}\n{\"big\":\"" + strings.Repeat("z", 5000) + "\"}\n"
-	r := newLineReader(strings.NewReader(in), 4096, lf, nil)
-	out, err := io.ReadAll(r)
+	f := newFramer(strings.NewReader(in), 4096, lf, nil)
+	out, err := frameAll(f)
 	var le *LimitError
-	if !errors.As(err, &le) || lf.get() == nil {
+	if !errors.As(err, &le) || lf.get() != le {
 		t.Fatalf("err %v", err)
 	}
-	if !strings.HasPrefix(string(out), "{\"jsonrpc\":\"2.0\",\"method\":\"m\"}\n") || len(out) > 4096+40 {
-		t.Errorf("passed %d bytes", len(out))
+	if out != "{\"jsonrpc\":\"2.0\",\"method\":\"m\"}\n" {
+		t.Errorf("passed %q", out)
 	}
-	if !strings.Contains(le.Error(), "message ceiling of 4 KiB (4096 bytes)") {
+	if le.Error() != "the server sent a JSON-RPC message too large to accept: over the message ceiling of 4 KiB (4096 bytes)" {
 		t.Errorf("message %q", le.Error())
+	}
+	// A line that is not a message counts too, and stops the stream.
+	f = newFramer(strings.NewReader(strings.Repeat("log ", 2000)+"\n{\"id\":1}\n"), 4096, &limitFlag{}, nil)
+	if _, err := frameAll(f); !errors.As(err, &le) {
+		t.Errorf("a long log line: %v", err)
+	}
+}
+
+func TestFramerChecksLongLines(t *testing.T) {
+	long := `{"jsonrpc":"2.0","id":5,"result":{"x":"` + strings.Repeat("a", 100<<10) + `"}}`
+	ids := &inflight{}
+	ids.add("5")
+	f := newFramer(strings.NewReader(long+"\n"), 1<<20, &limitFlag{}, nil)
+	f.inflight = ids
+	if out, err := frameAll(f); err != nil || len(out) != len(long)+1 {
+		t.Fatalf("a long valid answer: %d bytes, %v", len(out), err)
+	}
+	for name, line := range map[string]string{
+		"unparseable": `{"jsonrpc":"2.0","id":5,"result":{"x":"` + strings.Repeat("a", 100<<10),
+		"wrong id":    `{"jsonrpc":"2.0","id":6,"result":{"x":"` + strings.Repeat("a", 100<<10) + `"}}`,
+		"batch":       `[{"jsonrpc":"2.0","id":5,"result":{"x":"` + strings.Repeat("a", 100<<10) + `"}}]`,
+	} {
+		lf := &limitFlag{}
+		f := newFramer(strings.NewReader(line+"\n"), 1<<20, lf, nil)
+		f.inflight = ids
+		_, err := frameAll(f)
+		var pe *ProtocolError
+		if !errors.As(err, &pe) || lf.violation() != pe.Msg {
+			t.Errorf("%s: err %v", name, err)
+		}
+	}
+}
+
+func TestFramerJudges(t *testing.T) {
+	ids := &inflight{}
+	ids.add("1")
+	ids.add(`"s"`)
+	in := "\xef\xbb\xbf{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n" + // a BOM before the first line
+		"{INFO} starting\n" + // a log line in braces
+		"{\"level\":30,\"msg\":\"listening\"}\n" + // a JSON log line
+		"{\"method\":null}\n" + // no method is none
+		"[not, a batch\n" + // a log line in brackets
+		"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n" +
+		"  {\"jsonrpc\":\"2.0\",\"id\":\"s\",\"result\":{}} \r\n" + // spaces around, CRLF
+		"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"parse error\"}}\n" +
+		"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}\n" // the server's own request: any id
+	var skipped []string
+	f := newFramer(strings.NewReader(in), 1<<20, &limitFlag{}, func(s string) { skipped = append(skipped, s) })
+	f.inflight = ids
+	out, err := frameAll(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n" +
+		"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n" +
+		"{\"jsonrpc\":\"2.0\",\"id\":\"s\",\"result\":{}}\n" +
+		"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"parse error\"}}\n" +
+		"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}\n"
+	if out != want {
+		t.Errorf("passed %q", out)
+	}
+	if want := []string{"{INFO} starting", `{"level":30,"msg":"listening"}`, `{"method":null}`, "[not, a batch"}; strings.Join(skipped, "|") != strings.Join(want, "|") {
+		t.Errorf("skipped %q", skipped)
+	}
+	for _, tc := range []struct{ name, line, msg string }{
+		{"batch", `[{"jsonrpc":"2.0","id":1,"result":{}}]`,
+			`the server sent a JSON-RPC batch, which MCP does not allow since 2025-06-18: [{"jsonrpc":"2.0","id":1,"result":{}}]`},
+		{"broken", `{"jsonrpc":"2.0","id":1,"result":{`,
+			`the server sent a line that is not valid JSON-RPC (unexpected end of JSON input): {"jsonrpc":"2.0","id":1,"result":{`},
+		{"bad method", `{"jsonrpc":"2.0","id":1,"method":5}`,
+			`the server sent a line that is not valid JSON-RPC (json: cannot unmarshal number into Go struct field .method of type string): {"jsonrpc":"2.0","id":1,"method":5}`},
+		{"no id", `{"jsonrpc":"2.0","result":{}}`,
+			`the server sent a message with neither method nor id: {"jsonrpc":"2.0","result":{}}`},
+		{"unknown id", `{"jsonrpc":"2.0","id":7,"result":{}}`,
+			`the server answered request id 7, which mcpx never sent (or which was already answered)`},
+		{"string for number", `{"jsonrpc":"2.0","id":"1","result":{}}`,
+			`the server answered request id "1", which mcpx never sent (or which was already answered)`},
+		{"long quote", `{"jsonrpc":"2.0","result":"` + strings.Repeat("r", 1<<20) + `"}`,
+			`the server sent a message with neither method nor id: {"jsonrpc":"2.0","result":"` + strings.Repeat("r", 80-27) + `...`},
+	} {
+		lf := &limitFlag{}
+		f := newFramer(strings.NewReader(tc.line+"\n"), 4<<20, lf, nil)
+		f.inflight = ids
+		var pe *ProtocolError
+		if _, err := frameAll(f); !errors.As(err, &pe) || pe.Msg != tc.msg || lf.violation() != tc.msg {
+			t.Errorf("%s: %v\nwant %s", tc.name, err, tc.msg)
+		}
+	}
+}
+
+func TestFramerMasks(t *testing.T) {
+	var skipped []string
+	f := newFramer(strings.NewReader("token=sekrit-value\n{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":\"sekrit-value\"}\n"), 1<<20, &limitFlag{}, func(s string) { skipped = append(skipped, s) })
+	f.inflight = &inflight{}
+	f.mask = func(s string) string { return strings.ReplaceAll(s, "sekrit-value", "***") }
+	_, err := frameAll(f)
+	if len(skipped) != 1 || skipped[0] != "token=***" {
+		t.Errorf("skipped %q", skipped)
+	}
+	if err == nil || strings.Contains(err.Error(), "sekrit") {
+		t.Errorf("err %v", err)
+	}
+}
+
+func TestLocate(t *testing.T) {
+	line := []byte(`{"ID":1, "result" : {"a":[1,"}"]} ,"x":{"result":0},"Method":null,"error":null,"jsonrpc":"1","jsonrpc":"2.0"}`)
+	env := locate(line)
+	for name, got := range map[string][]byte{`{"a":[1,"}"]}`: env.result, "1": env.id, "null": env.method, "null ": append(env.rpcErr, ' '), `"2.0"`: env.jsonrpc} {
+		if string(got) != name {
+			t.Errorf("%s: got %s", name, got)
+		}
+	}
+	if cap(env.result) != len(env.result) {
+		t.Errorf("result capacity %d, length %d: an append would write into the line", cap(env.result), len(env.result))
+	}
+	if env.hasMethod() {
+		t.Error("a null method counts")
 	}
 }
 
@@ -51,64 +187,5 @@ func TestChallengeParam(t *testing.T) {
 	}
 	if got := challengeParam(`Bearer realm="a,b", scope=x`, "scope"); got != "x" {
 		t.Errorf("unquoted %q", got)
-	}
-}
-
-func TestLineReaderChecksLongLines(t *testing.T) {
-	long := `{"jsonrpc":"2.0","id":5,"result":{"x":"` + strings.Repeat("a", 100<<10) + `"}}`
-	ids := &inflight{}
-	ids.add("5")
-	r := newLineReader(strings.NewReader(long+"\n"), 1<<20, &limitFlag{}, nil)
-	r.inflight = ids
-	if out, err := io.ReadAll(r); err != nil || len(out) != len(long)+1 {
-		t.Fatalf("a long valid answer: %d bytes, %v", len(out), err)
-	}
-	for name, line := range map[string]string{
-		"unparseable": `{"jsonrpc":"2.0","id":5,"result":{"x":"` + strings.Repeat("a", 100<<10),
-		"wrong id":    `{"jsonrpc":"2.0","id":6,"result":{"x":"` + strings.Repeat("a", 100<<10) + `"}}`,
-	} {
-		lf := &limitFlag{}
-		r := newLineReader(strings.NewReader(line+"\n"), 1<<20, lf, nil)
-		r.inflight = ids
-		_, err := io.ReadAll(r)
-		var pe *ProtocolError
-		if !errors.As(err, &pe) || lf.violation() == "" {
-			t.Errorf("%s: err %v", name, err)
-		}
-	}
-}
-
-func TestLineReaderJudges(t *testing.T) {
-	ids := &inflight{}
-	ids.add("1")
-	in := "\xef\xbb\xbf{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n" + // a BOM before the first line
-		"{INFO} starting\n" + // a log line in braces
-		"{\"level\":30,\"msg\":\"listening\"}\n" + // a JSON log line
-		"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n"
-	var skipped []string
-	r := newLineReader(strings.NewReader(in), 1<<20, &limitFlag{}, func(s string) { skipped = append(skipped, s) })
-	r.inflight = ids
-	out, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n"; string(out) != want {
-		t.Errorf("passed %q", out)
-	}
-	if len(skipped) != 2 {
-		t.Errorf("skipped %q", skipped)
-	}
-	for name, line := range map[string]string{
-		"batch":      `[{"jsonrpc":"2.0","id":1,"result":{}}]`,
-		"broken":     `{"jsonrpc":"2.0","id":1,"result":{`,
-		"no id":      `{"jsonrpc":"2.0","result":{}}`,
-		"unknown id": `{"jsonrpc":"2.0","id":7,"result":{}}`,
-	} {
-		r := newLineReader(strings.NewReader(line+"\n"), 1<<20, &limitFlag{}, nil)
-		r.inflight = ids
-		var pe *ProtocolError
-		if _, err := io.ReadAll(r); !errors.As(err, &pe) {
-			t.Errorf("%s: %v", name, err)
-		}
 	}
 }

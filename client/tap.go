@@ -16,6 +16,10 @@ type sink struct {
 	mu      sync.Mutex
 	results []json.RawMessage
 	errs    []*mcp.JSONRPCErrorDetails
+	// substitute, when set, is what mcp-go gets instead of each result:
+	// mcpx parses the raw result itself, so mcp-go's strict (and, for big
+	// contents, memory-hungry) typed decoding is given a small valid result.
+	substitute json.RawMessage
 }
 
 type sinkKey struct{}
@@ -78,7 +82,12 @@ func (t *tap) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*t
 		if resp.Error != nil {
 			s.errs = append(s.errs, resp.Error)
 		} else {
-			s.results = append(s.results, append(json.RawMessage(nil), resp.Result...))
+			s.results = append(s.results, resp.Result) // a fresh slice, decoded for this response
+			if s.substitute != nil {
+				r := *resp
+				r.Result = s.substitute
+				resp = &r
+			}
 		}
 		s.mu.Unlock()
 	}

@@ -1,0 +1,91 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"regexp"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// MCP's "resource not found" error code.
+const codeResourceNotFound = -32002
+
+// ReadResource reads uri and returns the result exactly as the server sent
+// it (mcpx parses contents itself: mcp-go drops a blob that comes with a
+// text, fails a whole read on one odd item, and multiplies the memory of a
+// big blob). A server without the resources capability is refused before
+// any request. Not found — -32002, or -32602 for a uri that is neither
+// listed nor matches a listed template — is a *NotFoundError.
+func (c *Conn) ReadResource(ctx context.Context, uri string) (json.RawMessage, error) {
+	if !c.Caps.Resources {
+		return nil, &UnsupportedError{Server: c.T.Name, What: "resources"}
+	}
+	raw, err := c.callRaw(ctx, "resources/read", json.RawMessage(`{"contents":[]}`), func(ctx context.Context) error {
+		req := mcp.ReadResourceRequest{}
+		req.Params.URI = uri
+		_, err := c.mc.ReadResource(ctx, req)
+		return err
+	})
+	var se *ServerError
+	if err == nil || !errors.As(err, &se) {
+		return raw, err
+	}
+	switch se.RPC.Code {
+	case codeResourceNotFound:
+		return nil, &NotFoundError{What: "resource", Name: uri, Hints: []string{"list resources with: mcpx catalog " + c.T.Name + " --kind resource --kind resource_template"}}
+	case mcp.INVALID_PARAMS:
+		if known, lerr := c.knows(ctx, uri); lerr == nil && !known {
+			return nil, &NotFoundError{What: "resource", Name: uri, Hints: []string{"it is neither listed nor matches a listed template; see: mcpx catalog " + c.T.Name + " --kind resource --kind resource_template"}}
+		}
+	}
+	return nil, err
+}
+
+// knows reports whether uri is listed or matches a listed template.
+func (c *Conn) knows(ctx context.Context, uri string) (bool, error) {
+	for _, kind := range []string{KindResource, KindTemplate} {
+		items, _, err := c.List(ctx, kind)
+		if err != nil {
+			return false, err
+		}
+		for _, it := range items {
+			if it.ID == uri || (kind == KindTemplate && templateMatches(it.ID, uri)) {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// templateMatches reports whether uri could be an expansion of the RFC 6570
+// template tpl: the literal parts match, a simple {var} matches within one
+// path segment (a level-1 value is percent-encoded, so it has no / ? #),
+// and an expression with an operator matches anything.
+func templateMatches(tpl, uri string) bool {
+	var b strings.Builder
+	b.WriteString("^")
+	for {
+		i := strings.IndexByte(tpl, '{')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(tpl[i:], '}')
+		if j < 0 {
+			break
+		}
+		b.WriteString(regexp.QuoteMeta(tpl[:i]))
+		if expr := tpl[i+1 : i+j]; expr != "" && strings.ContainsRune("+#./;?&=,!@|", rune(expr[0])) {
+			b.WriteString(".*")
+		} else {
+			b.WriteString("[^/?#]*")
+		}
+		tpl = tpl[i+j+1:]
+	}
+	b.WriteString(regexp.QuoteMeta(tpl))
+	b.WriteString("$")
+	re, err := regexp.Compile(b.String())
+	return err == nil && re.MatchString(uri)
+}

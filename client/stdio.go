@@ -1,0 +1,299 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// stdioTransport is mcpx's transport to a stdio server, in place of mcp-go's
+// transport.NewIO. It behaves as that one does (one JSON line per message,
+// responses matched to requests by id, server requests and notifications
+// handed to mcp-go's handlers, every request in flight failed with
+// transport.ErrTransportClosed when stdout ends), but it reads stdout
+// through the framer: each line exists in memory once, and the result of a
+// response is a sub-slice of its line, never a copy. mcp-go's reader holds
+// a big line several times over (a string, two []byte conversions, and a
+// copy of the result).
+//
+// It implements exactly the interfaces mcp-go's stdio transport does and
+// mcp-go's client type-asserts on: transport.Interface and
+// transport.BidirectionalInterface (so that the server's requests, such as
+// ping, are answered). Not transport.HTTPConnection: claiming it would make
+// mcp-go skip notifications/cancelled and treat the connection as HTTP.
+// Not SetConnectionLostHandler either: the end of stdout already fails what
+// is in flight, and classify learns why from the process.
+//
+// The process (its pipes, its stop sequence) belongs to process.go: Close
+// closes stdin, as mcp-go's does, and stops reading at the next chunk; the
+// read in progress ends when the process is stopped and its stdout closed.
+type stdioTransport struct {
+	fr     *framer
+	stdin  io.WriteCloser
+	logger *slog.Logger
+
+	writeMu sync.Mutex // one whole line at a time on stdin
+
+	mu        sync.Mutex
+	responses map[string]chan *transport.JSONRPCResponse // by mcp.RequestId.String()
+
+	done      chan struct{} // closed when stdout ends or Close is called
+	doneOnce  sync.Once
+	startOnce sync.Once
+	stdinOnce sync.Once
+
+	hmu            sync.RWMutex
+	onNotification func(mcp.JSONRPCNotification)
+	onRequest      transport.RequestHandler
+	ctx            context.Context // Start's, for the server's requests
+}
+
+var _ transport.BidirectionalInterface = (*stdioTransport)(nil)
+
+// newStdioTransport reads messages from fr and writes to stdin. It stops fr
+// when closed.
+func newStdioTransport(fr *framer, stdin io.WriteCloser, logger *slog.Logger) *stdioTransport {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	t := &stdioTransport{fr: fr, stdin: stdin, logger: logger, ctx: context.Background(),
+		responses: map[string]chan *transport.JSONRPCResponse{}, done: make(chan struct{})}
+	fr.stop = t.done
+	return t
+}
+
+// Start starts reading stdout; ctx is the one the server's requests are
+// handled with. Calling it again does nothing (mcpx's lenient initialize
+// starts a second client on the same transport).
+func (t *stdioTransport) Start(ctx context.Context) error {
+	t.startOnce.Do(func() {
+		t.hmu.Lock()
+		t.ctx = ctx
+		t.hmu.Unlock()
+		go t.read()
+	})
+	return nil
+}
+
+func (t *stdioTransport) closeDone() { t.doneOnce.Do(func() { close(t.done) }) }
+
+// Close fails whatever is in flight, stops reading and closes the server's
+// stdin. It is safe to call more than once, and concurrently.
+func (t *stdioTransport) Close() error {
+	t.closeDone()
+	var err error
+	t.stdinOnce.Do(func() {
+		if e := t.stdin.Close(); e != nil {
+			err = fmt.Errorf("failed to close stdin: %w", e)
+		}
+	})
+	return err
+}
+
+// GetSessionId returns "": stdio has no session.
+func (t *stdioTransport) GetSessionId() string { return "" }
+
+func (t *stdioTransport) SetNotificationHandler(h func(mcp.JSONRPCNotification)) {
+	t.hmu.Lock()
+	defer t.hmu.Unlock()
+	t.onNotification = h
+}
+
+func (t *stdioTransport) SetRequestHandler(h transport.RequestHandler) {
+	t.hmu.Lock()
+	defer t.hmu.Unlock()
+	t.onRequest = h
+}
+
+// write sends one message as one line.
+func (t *stdioTransport) write(msg []byte) error {
+	msg = append(msg, '\n')
+	t.writeMu.Lock()
+	defer t.writeMu.Unlock()
+	_, err := t.stdin.Write(msg)
+	return err
+}
+
+func (t *stdioTransport) forget(key string) {
+	t.mu.Lock()
+	delete(t.responses, key)
+	t.mu.Unlock()
+}
+
+// SendRequest writes req and waits for the response with its id, for the
+// end of ctx (the id is forgotten; a late answer is dropped), or for the end
+// of stdout (transport.ErrTransportClosed).
+func (t *stdioTransport) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	select {
+	case <-t.done:
+		return nil, transport.ErrTransportClosed
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	default:
+	}
+	b, err := json.Marshal(req)
+	if err != nil {
+		return nil, fmt.Errorf("failed to marshal request: %w", err)
+	}
+	key := req.ID.String()
+	ch := make(chan *transport.JSONRPCResponse, 1)
+	t.mu.Lock()
+	t.responses[key] = ch
+	t.mu.Unlock()
+	if err := t.write(b); err != nil {
+		t.forget(key)
+		return nil, fmt.Errorf("failed to write request: %w", err)
+	}
+	select {
+	case resp := <-ch:
+		return resp, nil
+	case <-t.done:
+		select {
+		case resp := <-ch: // answered just before stdout ended
+			return resp, nil
+		default:
+		}
+		t.forget(key)
+		return nil, transport.ErrTransportClosed
+	case <-ctx.Done():
+		t.forget(key)
+		return nil, ctx.Err()
+	}
+}
+
+// SendNotification writes n.
+func (t *stdioTransport) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
+	select {
+	case <-t.done:
+		return transport.ErrTransportClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	default:
+	}
+	b, err := json.Marshal(n)
+	if err != nil {
+		return fmt.Errorf("failed to marshal notification: %w", err)
+	}
+	if err := t.write(b); err != nil {
+		return fmt.Errorf("failed to write notification: %w", err)
+	}
+	return nil
+}
+
+// read dispatches messages until stdout ends, breaks the framing, goes over
+// the message ceiling, or the transport is closed; then whatever is in
+// flight fails at once.
+func (t *stdioTransport) read() {
+	defer t.closeDone()
+	for {
+		line, env, err := t.fr.next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, context.Canceled) && !errors.Is(err, fs.ErrClosed) && !errors.Is(err, errFramerStopped) {
+				t.logger.Error("Error reading from stdout", "err", err)
+			}
+			return
+		}
+		select {
+		case <-t.done:
+			return
+		default:
+		}
+		t.dispatch(line, env)
+	}
+}
+
+// dispatch routes one message as mcp-go's stdio transport does, including
+// what it drops: a message whose jsonrpc, id or method does not decode, and
+// a response to an id no request waits for (any more).
+func (t *stdioTransport) dispatch(line []byte, env envelope) {
+	var version, method string
+	var id *mcp.RequestId
+	if !decodeMember(env.jsonrpc, &version) || !decodeMember(env.id, &id) || !decodeMember(env.method, &method) {
+		return
+	}
+	if method != "" && id == nil {
+		var n mcp.JSONRPCNotification
+		if json.Unmarshal(line, &n) != nil {
+			return
+		}
+		t.hmu.RLock()
+		h := t.onNotification
+		t.hmu.RUnlock()
+		if h != nil {
+			h(n)
+		}
+		return
+	}
+	if method != "" {
+		var req transport.JSONRPCRequest
+		if json.Unmarshal(line, &req) == nil {
+			t.handleRequest(req)
+			return
+		}
+	}
+	// A response. Its result stays where it is in the line: the line is
+	// this message's alone, and nothing writes to it.
+	resp := &transport.JSONRPCResponse{JSONRPC: version, Result: env.result}
+	if !decodeMember(env.id, &resp.ID) || !decodeMember(env.rpcErr, &resp.Error) {
+		return
+	}
+	key := resp.ID.String()
+	t.mu.Lock()
+	ch, ok := t.responses[key]
+	delete(t.responses, key)
+	t.mu.Unlock()
+	if ok {
+		ch <- resp // buffered, and registered once
+	}
+}
+
+// decodeMember decodes a member found by the envelope, if present, and
+// reports whether it decoded.
+func decodeMember(raw []byte, v any) bool {
+	return raw == nil || json.Unmarshal(raw, v) == nil
+}
+
+// handleRequest answers a request from the server with the request handler
+// (in its own goroutine), or with "method not found" when there is none.
+func (t *stdioTransport) handleRequest(req transport.JSONRPCRequest) {
+	t.hmu.RLock()
+	h, ctx := t.onRequest, t.ctx
+	t.hmu.RUnlock()
+	if h == nil {
+		t.respond(transport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, "No request handler configured", nil))
+		return
+	}
+	go func() {
+		if err := ctx.Err(); err != nil {
+			t.respond(transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, err.Error(), nil))
+			return
+		}
+		resp, err := h(ctx, req)
+		if err != nil {
+			t.respond(transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, err.Error(), nil))
+			return
+		}
+		if resp != nil {
+			t.respond(resp)
+		}
+	}()
+}
+
+func (t *stdioTransport) respond(resp *transport.JSONRPCResponse) {
+	b, err := json.Marshal(resp)
+	if err != nil {
+		t.logger.Error("Error marshaling response", "err", err)
+		return
+	}
+	if err := t.write(b); err != nil {
+		t.logger.Error("Error writing response", "err", err)
+	}
+}
