@@ -1,0 +1,57 @@
+package render
+
+import "fmt"
+
+// LimitError: a named limit of CONTRACT §4 refused the content or the spill
+// directory (exit 8). Msg says what happened; Error names the limit and its value.
+type LimitError struct {
+	Limit string // the named limit, e.g. "decode ceiling"; "spill directory" for directory checks
+	Value int64  // its value in bytes (0 when the limit is not a size)
+	Msg   string
+}
+
+func (e *LimitError) Error() string {
+	if e.Value == 0 {
+		return e.Msg
+	}
+	return fmt.Sprintf("%s: over the %s of %s", e.Msg, e.Limit, HumanBytes(e.Value))
+}
+
+// HumanBytes writes a limit the way messages name it: "50 MiB (52428800 bytes)".
+func HumanBytes(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB (%d bytes)", n>>20, n)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB (%d bytes)", n>>10, n)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// BadContentError: an item of a server's reply cannot be rendered — a
+// resource item with both text and blob or neither, invalid base64 (exit 1,
+// bad_content). Item is the item's index in the reply, -1 for the result as a whole.
+type BadContentError struct {
+	Item int
+	URI  string // the item's uri, when it has one
+	Msg  string
+}
+
+func (e *BadContentError) Error() string {
+	if e.Item < 0 { // the result as a whole
+		return e.Msg
+	}
+	if e.URI != "" {
+		return fmt.Sprintf("item #%d (%s): %s", e.Item, e.URI, e.Msg)
+	}
+	return fmt.Sprintf("item #%d: %s", e.Item, e.Msg)
+}
+
+// TemplateError: a URI template cannot be expanded from the pairs given (exit 2).
+type TemplateError struct {
+	Msg        string
+	Expression string   // the offending {expression}, when one is
+	Variables  []string // the variables concerned (missing, unknown, or all of the template's)
+}
+
+func (e *TemplateError) Error() string { return e.Msg }

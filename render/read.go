@@ -1,0 +1,175 @@
+package render
+
+import (
+	"encoding/json"
+	"regexp"
+
+	"github.com/tidwall/gjson"
+)
+
+// TextItem is a rendered text item (CONTRACT §5).
+type TextItem struct {
+	Type        string          `json:"type"` // "text"
+	URI         *string         `json:"uri"`
+	MimeType    *string         `json:"mime_type"`
+	Text        string          `json:"text"`
+	Offset      int             `json:"offset"`
+	Truncated   bool            `json:"truncated"`
+	TotalBytes  int             `json:"total_bytes"`
+	NextOffset  *int            `json:"next_offset"`
+	Annotations json.RawMessage `json:"annotations"`
+}
+
+// BlobItem is a rendered blob: spilled to a file, never inline (CONTRACT §5).
+type BlobItem struct {
+	Type        string          `json:"type"` // "blob"
+	Spilled     bool            `json:"spilled"`
+	Path        string          `json:"path"`
+	URI         *string         `json:"uri"`
+	MimeType    *string         `json:"mime_type"`
+	Sniffed     bool            `json:"sniffed"` // always false: text is never spilled
+	SizeBytes   int64           `json:"size_bytes"`
+	SHA256      string          `json:"sha256"`
+	Annotations json.RawMessage `json:"annotations"`
+}
+
+// ReadDoc is the document of `mcpx read`.
+type ReadDoc struct {
+	Server   string `json:"server"`
+	URI      string `json:"uri"`
+	Contents []any  `json:"contents"` // *TextItem or *BlobItem
+	Omitted  int    `json:"omitted"`
+}
+
+// Policy is what the content policy needs to know about one response.
+type Policy struct {
+	Pattern *regexp.Regexp // --pattern, or nil
+	Offset  int            // --offset
+	Max     int            // --max-bytes, already clamped to SliceClamp
+	// Spill writes binary content to a file (the spill writer, bound to the server).
+	Spill func(data []byte, mime string) (Spilled, error)
+}
+
+// RenderContents applies the content policy to the items of a response, in
+// order: text is filtered by the pattern and paged; a blob that is text
+// (IsText) is treated as text whatever its claimed mime type, any other
+// blob is spilled. Once the text of the response reaches the response
+// ceiling, the remaining items are counted in omitted instead of rendered
+// (a spilled blob counts as the line that shows its path, an empty text as
+// one byte, so that no number of items can grow a response without bound).
+func RenderContents(items []Content, p Policy) (rendered []any, omitted int, err error) {
+	r := renderer{p: p}
+	for _, c := range items {
+		if r.full() {
+			r.omitted++
+			continue
+		}
+		if err := r.add(c); err != nil {
+			return nil, 0, err
+		}
+	}
+	return r.rendered, r.omitted, nil
+}
+
+// RenderResourceRead is RenderContents for a raw resources/read result,
+// parsed defensively (see ParseResourceContents): every item is checked, and
+// the decode ceiling applied, before anything is decoded or spilled; then
+// items are decoded and rendered one at a time, and items past the response
+// ceiling are counted, never decoded or kept.
+func RenderResourceRead(raw []byte, p Policy) (rendered []any, omitted int, err error) {
+	var decoded int64
+	err = scanContents(raw, func(i int, v gjson.Result) error {
+		_, err := parseItem(raw, v, i, &decoded, false)
+		return err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	r := renderer{p: p}
+	decoded = 0
+	err = scanContents(raw, func(i int, v gjson.Result) error {
+		c, err := parseItem(raw, v, i, &decoded, !r.full())
+		if err != nil {
+			return err
+		}
+		if r.full() {
+			r.omitted++
+			return nil
+		}
+		return r.add(c)
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return r.rendered, r.omitted, nil
+}
+
+// renderer renders items one by one under the response ceiling.
+type renderer struct {
+	p        Policy
+	used     int // text bytes of the response so far
+	rendered []any
+	omitted  int
+}
+
+func (r *renderer) full() bool { return r.used >= ResponseCeiling }
+
+func (r *renderer) add(c Content) error {
+	if c.IsBlob && !IsText(c.Blob) {
+		b, err := r.p.blob(c)
+		if err != nil {
+			return err
+		}
+		r.used += len(b.Path) + 1 // the line text output prints
+		r.rendered = append(r.rendered, b)
+		return nil
+	}
+	text := c.Text
+	if c.IsBlob {
+		text = string(c.Blob)
+	}
+	t := r.p.text(text, min(r.p.Max, ResponseCeiling-r.used))
+	t.URI, t.MimeType, t.Annotations = orNil(c.URI), orNil(c.MimeType), c.Annotations
+	r.used += max(len(t.Text), 1)
+	r.rendered = append(r.rendered, t)
+	return nil
+}
+
+// text renders one text at most max bytes a page.
+func (p Policy) text(text string, max int) *TextItem {
+	if p.Pattern != nil {
+		text = Grep(text, p.Pattern)
+	}
+	pg := PageText(text, p.Offset, max)
+	return &TextItem{Type: "text", Text: pg.Text, Offset: pg.Offset, Truncated: pg.Truncated,
+		TotalBytes: pg.Total, NextOffset: pg.Next}
+}
+
+func (p Policy) blob(c Content) (*BlobItem, error) {
+	s, err := p.Spill(c.Blob, c.MimeType)
+	if err != nil {
+		return nil, err
+	}
+	return &BlobItem{Type: "blob", Spilled: true, Path: s.Path, URI: orNil(c.URI), MimeType: orNil(c.MimeType),
+		SizeBytes: s.Size, SHA256: s.SHA256, Annotations: c.Annotations}, nil
+}
+
+func orNil(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// Clip shortens s to at most n characters, marking a cut with "...", for
+// server-originated strings in messages (a uri can be megabytes long).
+func Clip(s string, n int) string {
+	i := 0
+	for k := range s {
+		if i == n {
+			return s[:k] + "..."
+		}
+		i++
+	}
+	return s
+}
