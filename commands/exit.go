@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/output"
+	"github.com/mcpx-cli/mcpx/render"
 )
 
 // Exit codes of CONTRACT §6.
@@ -72,6 +73,8 @@ func classify(err error, sig os.Signal) output.ErrorReport {
 		unsup    *client.UnsupportedError
 		auth     *client.AuthError
 		limit    *client.LimitError
+		rlimit   *render.LimitError
+		bad      *BadContentError
 		noMatch  *output.NoMatchError
 		strict   *StrictError
 		ambig    *AmbiguousError
@@ -123,6 +126,18 @@ func classify(err error, sig os.Signal) output.ErrorReport {
 	case errors.As(err, &limit):
 		r.Code, r.ExitCode = "limit", exitLimit
 		r.Details["limit"] = map[string]any{"name": limit.Limit, "bytes": limit.Value}
+	case errors.As(err, &rlimit):
+		r.Code, r.ExitCode = "limit", exitLimit
+		var bytes any // null for a limit that is not a size (the spill directory checks)
+		if rlimit.Value != 0 {
+			bytes = rlimit.Value
+		}
+		r.Details["limit"] = map[string]any{"name": rlimit.Limit, "bytes": bytes}
+	case errors.As(err, &bad):
+		r.Code, r.ExitCode = "bad_content", exitFailed
+		if bad.Err.Item >= 0 {
+			r.Details["item"] = bad.Err.Item
+		}
 	case errors.As(err, &noMatch):
 		r.Code, r.ExitCode = "no_match", exitNoMatch
 	case errors.As(err, &strict):

@@ -175,6 +175,7 @@ func (a *app) newRoot() *cli.Command {
 			a.newServersCmd(),
 			a.newCatalogCmd(),
 			a.newDescribeCmd(),
+			a.newReadCmd(),
 			a.newServeDemoCmd(),
 		},
 		ExitErrHandler: func(context.Context, *cli.Command, error) {},

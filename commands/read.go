@@ -1,0 +1,361 @@
+package commands
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/output"
+	"github.com/mcpx-cli/mcpx/render"
+)
+
+type readOptions struct {
+	Server  string
+	URI     string // after template expansion
+	Pattern *regexp.Regexp
+	Offset  int
+	Max     int
+	Raw     bool
+	Output  string // -o FILE ("-" is stdout)
+}
+
+func (a *app) newReadCmd() *cli.Command {
+	var (
+		pattern, out string
+		offset, max  int
+		raw          bool
+	)
+	return &cli.Command{
+		Name:      "read",
+		Usage:     "read a resource through the content policy",
+		ArgsUsage: "SRV URI [VAR=VALUE ...]",
+		Description: "URI is a resource URI, or a resource template whose {var} expressions (RFC 6570 level 1) are " +
+			"expanded from VAR=VALUE pairs, each value percent-encoded. Text is printed a page at a time " +
+			"(--offset, --max-bytes) on UTF-8 boundaries; --pattern keeps matching lines with 2 lines of " +
+			"context, like grep -n -C2, before paging. Binary content is never printed: it is written to " +
+			"CACHE/mcp-resources/SERVER/SHA256.EXT and its path is printed. --raw (or -o FILE) writes the " +
+			"decoded contents whole instead.\n\n" +
+			"EXIT STATUS: 0, 1 a server error or a malformed item, 2 usage (flags, pattern, template), " +
+			"3 connection, 4 no such server or resource, 5 the server has no resources, 7 timeout, " +
+			"8 a safety limit (decode ceiling, spill directory, binary content for a terminal).",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "pattern", Usage: "keep lines of text matching the Go regexp `RE`, with 2 lines of context", Destination: &pattern},
+			&cli.IntFlag{Name: "offset", Usage: "start each text item at byte `N` (of the filtered text with --pattern)", Destination: &offset},
+			&cli.IntFlag{Name: "max-bytes", Usage: fmt.Sprintf("print at most `N` bytes of each text item (at most %d)", render.SliceClamp), Value: render.DefaultPage, Destination: &max},
+			&cli.BoolFlag{Name: "raw", Usage: "write the decoded contents whole, with no paging, filtering or spilling", Destination: &raw},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the decoded contents to `FILE` (implies --raw; - is stdout)", Destination: &out},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			args := cmd.Args().Slice()
+			if len(args) < 2 {
+				return usagef("read takes SRV and URI (and VAR=VALUE pairs for a template), got %d arguments", len(args))
+			}
+			o := &readOptions{Server: args[0], Offset: offset, Max: max, Raw: raw || cmd.IsSet("output"), Output: out}
+			if cmd.IsSet("output") && out == "" {
+				return usagef("-o needs a file name (or - for stdout)")
+			}
+			if o.Raw {
+				var clash []string
+				if a.g.json {
+					clash = append(clash, "--json")
+				}
+				if a.selectSet {
+					clash = append(clash, "--select")
+				}
+				for _, f := range []string{"pattern", "offset", "max-bytes"} {
+					if cmd.IsSet(f) {
+						clash = append(clash, "--"+f)
+					}
+				}
+				if len(clash) > 0 {
+					what := "--raw"
+					if cmd.IsSet("output") {
+						what = "-o"
+					}
+					return &UsageError{Msg: fmt.Sprintf("%s cannot be combined with %s: it writes the contents whole", what, strings.Join(clash, ", ")),
+						Details: map[string]any{"forbidden": clash}}
+				}
+			}
+			if offset < 0 {
+				return usagef("--offset must be 0 or more, not %d", offset)
+			}
+			if max < 1 {
+				return usagef("--max-bytes must be at least 1, not %d", max)
+			}
+			if max > render.SliceClamp {
+				a.log.Note("--max-bytes %d is over the slice clamp of %s: using %d", max, render.HumanBytes(render.SliceClamp), render.SliceClamp)
+				o.Max = render.SliceClamp
+			}
+			if cmd.IsSet("pattern") {
+				re, err := regexp.Compile(pattern)
+				if err != nil {
+					return &UsageError{Msg: fmt.Sprintf("invalid --pattern: %v", err),
+						Hints: []string{"--pattern takes Go regexp syntax (RE2), see https://pkg.go.dev/regexp/syntax"}}
+				}
+				o.Pattern = re
+			}
+			uri, err := expandURI(args[1], args[2:])
+			if err != nil {
+				return err
+			}
+			o.URI = uri
+			return a.read(ctx, o)
+		},
+	}
+}
+
+// expandURI expands a resource template from VAR=VALUE pairs.
+func expandURI(uri string, pairs []string) (string, error) {
+	vars := map[string]string{}
+	for _, p := range pairs {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || k == "" {
+			return "", &UsageError{Msg: fmt.Sprintf("%q is not a VAR=VALUE pair", p),
+				Hints: []string{"arguments after the URI fill a resource template: mcpx read SRV 'x://items/{id}' id=42"}}
+		}
+		if _, dup := vars[k]; dup {
+			return "", usagef("template variable %q is given twice", k)
+		}
+		vars[k] = v
+	}
+	if len(vars) == 0 && !strings.ContainsAny(uri, "{}") {
+		return uri, nil
+	}
+	out, err := render.Expand(uri, vars)
+	if err != nil {
+		if te, ok := err.(*render.TemplateError); ok {
+			d := map[string]any{}
+			if te.Variables != nil {
+				d["variables"] = te.Variables
+			}
+			if te.Expression != "" {
+				d["expression"] = te.Expression
+			}
+			return "", &UsageError{Msg: te.Msg, Details: d}
+		}
+		return "", err
+	}
+	return out, nil
+}
+
+func (a *app) read(ctx context.Context, o *readOptions) error {
+	conn, cctx, done, err := a.open(ctx, o.Server)
+	if err != nil {
+		return err
+	}
+	defer done()
+	raw, err := conn.ReadResource(cctx, o.URI)
+	if err != nil {
+		return err
+	}
+	if o.Raw {
+		items, err := render.ParseResourceContents(raw)
+		if err != nil {
+			return a.contentError(conn, err)
+		}
+		done() // the server is not needed any more
+		return a.writeRaw(items, o.Output)
+	}
+	sp := a.spiller()
+	rendered, omitted, err := render.RenderResourceRead(raw, render.Policy{Pattern: o.Pattern, Offset: o.Offset, Max: o.Max,
+		Spill: func(data []byte, mime string) (render.Spilled, error) {
+			if sp == nil {
+				return render.Spilled{}, noCacheDir()
+			}
+			return sp.Spill(conn.T.SpillName, data, mime)
+		}})
+	if err != nil {
+		return a.contentError(conn, err)
+	}
+	if len(rendered)+omitted == 0 {
+		a.log.Note("server %q returned no contents for %s", conn.T.Name, render.Clip(o.URI, 200))
+	}
+	done()
+	doc := render.ReadDoc{Server: conn.T.Name, URI: o.URI, Contents: rendered, Omitted: omitted}
+	if doc.Contents == nil {
+		doc.Contents = []any{}
+	}
+	if a.asJSON() {
+		a.readNotes(&doc, o)
+		return a.writeDoc(doc)
+	}
+	for _, r := range doc.Contents {
+		var err error
+		switch it := r.(type) {
+		case *render.TextItem:
+			if it.Text != "" {
+				_, err = fmt.Fprint(a.s.Out, it.Text)
+				if err == nil && !strings.HasSuffix(it.Text, "\n") {
+					_, err = fmt.Fprintln(a.s.Out)
+				}
+			}
+		case *render.BlobItem:
+			_, err = fmt.Fprintln(a.s.Out, it.Path)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	a.readNotes(&doc, o)
+	return nil
+}
+
+// maxItemNotes is how many notes about single items read prints.
+const maxItemNotes = 20
+
+// readNotes says what the reader should know about a rendered read: where
+// the next page starts, what was spilled or omitted, annotations.
+func (a *app) readNotes(doc *render.ReadDoc, o *readOptions) {
+	// Item notes are capped: a server can send thousands of items.
+	shown, held := 0, 0
+	note := func(format string, args ...any) {
+		if shown < maxItemNotes {
+			shown++
+			a.log.Note(format, args...)
+		} else {
+			held++
+		}
+	}
+	for i, r := range doc.Contents {
+		switch it := r.(type) {
+		case *render.TextItem:
+			name := render.Clip(orDefault(it.URI, doc.URI), 200)
+			if len(doc.Contents) > 1 {
+				name = fmt.Sprintf("item #%d (%s)", i, name)
+			}
+			if it.NextOffset != nil {
+				what := "more text remains"
+				if o.Pattern != nil {
+					what = "more matching lines remain"
+				}
+				if len(doc.Contents) > 1 {
+					what = fmt.Sprintf("%s: %s", name, what)
+				}
+				note("%s (bytes %d to %d of %d shown); next page: --offset %d", what, it.Offset, it.Offset+len(it.Text), it.TotalBytes, *it.NextOffset)
+			} else if it.Text == "" && o.Pattern != nil && it.TotalBytes == 0 {
+				note("no line of %s matches --pattern %q", name, render.Clip(o.Pattern.String(), 200))
+			} else if it.Text == "" && it.TotalBytes > 0 && o.Offset >= it.TotalBytes {
+				note("--offset %d is past the end of %s (%d bytes)", o.Offset, name, it.TotalBytes)
+			}
+			if it.Annotations != nil {
+				note("%s: annotations %s", name, render.Clip(compactJSON(it.Annotations), 200))
+			}
+		case *render.BlobItem:
+			name := render.Clip(orDefault(it.URI, doc.URI), 200)
+			if len(doc.Contents) > 1 {
+				name = fmt.Sprintf("item #%d (%s)", i, name)
+			}
+			note("%s: binary content (%s, %d bytes) is never printed; it was written to %s", name, render.Clip(orDefault(it.MimeType, "no mime type"), 100), it.SizeBytes, it.Path)
+			if it.Annotations != nil {
+				note("%s: annotations %s", name, render.Clip(compactJSON(it.Annotations), 200))
+			}
+		}
+	}
+	if held > 0 {
+		a.log.Note("%d more note(s) about items not shown; --json has every item's details", held)
+	}
+	if doc.Omitted > 0 {
+		a.log.Note("%d more item(s) omitted: the response ceiling of %s was reached; --raw or -o FILE writes every item whole",
+			doc.Omitted, render.HumanBytes(render.ResponseCeiling))
+	}
+}
+
+func orDefault(s *string, def string) string {
+	if s == nil {
+		return def
+	}
+	return *s
+}
+
+func compactJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// writeRaw writes the decoded items, concatenated in order, to stdout or
+// (through a temporary file and a rename) to a file.
+func (a *app) writeRaw(items []render.Content, file string) error {
+	parts := make([][]byte, len(items))
+	for i, c := range items {
+		if c.IsBlob {
+			parts[i] = c.Blob
+		} else {
+			parts[i] = []byte(c.Text)
+		}
+	}
+	if file != "" && file != "-" {
+		return output.WriteFileAtomic(file, parts)
+	}
+	if a.s.OutTTY {
+		for i, p := range parts {
+			if !utf8.Valid(p) {
+				return &render.LimitError{Limit: "terminal safety",
+					Msg: fmt.Sprintf("item #%d is binary content, which mcpx does not write to a terminal; redirect stdout or use -o FILE", i)}
+			}
+		}
+		for _, p := range parts {
+			if _, err := a.s.Out.Write(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, p := range parts {
+		if _, err := a.s.RawOut.Write(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// contentError names the server in a content error.
+func (a *app) contentError(conn *client.Conn, err error) error {
+	if bc, ok := err.(*render.BadContentError); ok {
+		return &BadContentError{Server: conn.T.Name, Method: "resources/read", Err: bc}
+	}
+	return err
+}
+
+// BadContentError: a server sent an item mcpx cannot render (exit 1).
+type BadContentError struct {
+	Server string
+	Method string
+	Err    *render.BadContentError
+}
+
+func (e *BadContentError) Error() string {
+	if e.Err.Item < 0 {
+		return fmt.Sprintf("server %q: %s: %s", e.Server, e.Method, e.Err.Msg)
+	}
+	return fmt.Sprintf("server %q: %s: %s", e.Server, e.Method, e.Err.Error())
+}
+
+// spiller returns the spill writer, or nil when no cache directory is known.
+func (a *app) spiller() *render.Spiller {
+	root := a.g.cacheDir
+	if root == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			return nil
+		}
+		root = filepath.Join(dir, "mcpx")
+	}
+	return &render.Spiller{Root: root, Warn: func(msg string) { a.log.Warnf("%s", msg) }}
+}
+
+func noCacheDir() error {
+	return &UsageError{Msg: "binary content must be written to a file, and no cache directory is known",
+		Hints: []string{"set --cache-dir DIR or $MCPX_CACHE_DIR (or $XDG_CACHE_HOME / $HOME)"}}
+}
