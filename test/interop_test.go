@@ -19,10 +19,15 @@ package test
 //	catalog-matches FILE      FILE (mcpx --json catalog) lists exactly the server's items
 //	schema-matches TOOL FILE  FILE (mcpx --json describe) has the schemas as sent
 //	probe-matches NAME FILE   FILE (mcpx --json servers --probe) agrees with initialize
+//	read-matches URI FILE     FILE (mcpx --json read URI) renders what resources/read sends
+//	raw-matches URI FILE      FILE (mcpx read URI -o FILE) holds the decoded bytes
 
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,12 +36,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -80,7 +87,7 @@ func TestInterop(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			tr, err := collectTruth(t, node, script)
+			tr, err := collectTruth(t, node, script, v)
 			if err != nil {
 				errs <- fmt.Errorf("interop: asking server-everything %s (node %s) through the independent client: %w", v, script, err)
 				return
@@ -112,6 +119,8 @@ func TestInterop(t *testing.T) {
 	p.Cmds["catalog-matches"] = it.cmdCatalogMatches
 	p.Cmds["schema-matches"] = it.cmdSchemaMatches
 	p.Cmds["probe-matches"] = it.cmdProbeMatches
+	p.Cmds["read-matches"] = it.cmdReadMatches
+	p.Cmds["raw-matches"] = it.cmdRawMatches
 	testscript.Run(t, p)
 }
 
@@ -122,13 +131,32 @@ type everythingTruth struct {
 	keys    []string                   // catalog keys (KIND:ID), kind by kind, in the server's order
 	pages   map[string]int             // kind → pages the raw listing took
 	tools   map[string]json.RawMessage // tool name → the tool object exactly as sent
+	reads   map[string][]readItem      // URI → the items resources/read sent (interopReads)
 }
+
+// readItem is one item of a raw resources/read result, decoded by the test.
+type readItem struct {
+	URI, MimeType string
+	Blob          bool
+	Bytes         []byte // the text, or the decoded blob
+}
+
+// interopReads are the URIs each version's truth reads: a text resource, a
+// blob resource, and a template expansion (the scripts read the same ones).
+var interopReads = map[string][]string{
+	"2025":    {"test://static/resource/1", "test://static/resource/2", "test://static/resource/7"},
+	"current": {"demo://resource/static/document/features.md", "demo://resource/dynamic/blob/3", "demo://resource/dynamic/text/3"},
+}
+
+// clockTime is the time of day server-everything's dynamic resources carry
+// ("created at 4:21:44 AM"): it differs between the truth's read and mcpx's.
+var clockTime = regexp.MustCompile(`\d{1,2}:\d{2}:\d{2}\s?[AP]M`)
 
 // collectTruth starts the server over stdio with mcp-go's client, initializes
 // at interopProtocol and lists every kind the server advertises (following
 // cursors), both through the client's typed calls and through raw JSON-RPC
 // requests on the same session; the two must agree.
-func collectTruth(t *testing.T, node, script string) (*everythingTruth, error) {
+func collectTruth(t *testing.T, node, script, version string) (*everythingTruth, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c, err := client.NewStdioMCPClient(node, nil, script)
@@ -241,7 +269,60 @@ func collectTruth(t *testing.T, node, script string) (*everythingTruth, error) {
 		return nil, errors.New("the server listed nothing at all")
 	}
 	tr.keys = typed
+	tr.reads = map[string][]readItem{}
+	for _, uri := range interopReads[version] {
+		items, err := rawRead(ctx, raw, uri)
+		if err != nil {
+			return nil, err
+		}
+		tr.reads[uri] = items
+	}
 	return tr, nil
+}
+
+// rawRead sends resources/read as raw JSON-RPC and decodes its items.
+func rawRead(ctx context.Context, tr transport.Interface, uri string) ([]readItem, error) {
+	resp, err := tr.SendRequest(ctx, transport.JSONRPCRequest{
+		JSONRPC: mcp.JSONRPC_VERSION,
+		ID:      mcp.NewRequestId("interop-raw-read-" + uri),
+		Method:  "resources/read",
+		Params:  map[string]any{"uri": uri},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("raw resources/read %s: %w", uri, err)
+	}
+	if resp.Error != nil {
+		return nil, fmt.Errorf("raw resources/read %s: error %d %s", uri, resp.Error.Code, resp.Error.Message)
+	}
+	var res struct {
+		Contents []struct {
+			URI      string  `json:"uri"`
+			MimeType string  `json:"mimeType"`
+			Text     *string `json:"text"`
+			Blob     *string `json:"blob"`
+		} `json:"contents"`
+	}
+	if err := json.Unmarshal(resp.Result, &res); err != nil {
+		return nil, fmt.Errorf("raw resources/read %s: %w", uri, err)
+	}
+	var items []readItem
+	for i, c := range res.Contents {
+		it := readItem{URI: c.URI, MimeType: c.MimeType}
+		switch {
+		case c.Text != nil && c.Blob == nil:
+			it.Bytes = []byte(*c.Text)
+		case c.Blob != nil && c.Text == nil:
+			b, err := base64.StdEncoding.DecodeString(*c.Blob)
+			if err != nil {
+				return nil, fmt.Errorf("raw resources/read %s: item #%d: %w", uri, i, err)
+			}
+			it.Blob, it.Bytes = true, b
+		default:
+			return nil, fmt.Errorf("raw resources/read %s: item #%d has not exactly one of text and blob", uri, i)
+		}
+		items = append(items, it)
+	}
+	return items, nil
 }
 
 // rawList sends METHOD as raw JSON-RPC on the client's transport, following
@@ -672,4 +753,101 @@ func diffKeys(want, got []string) string {
 		}
 	}
 	return b.String()
+}
+
+// readTruth returns the items the truth read for URI.
+func (it *interop) readTruth(ts *testscript.TestScript, uri string) []readItem {
+	tr := it.truth(ts)
+	items, ok := tr.reads[uri]
+	if !ok {
+		ts.Fatalf("the truth of server-everything %s did not read %s (see interopReads)", tr.version, uri)
+	}
+	return items
+}
+
+// read-matches URI FILE: FILE is `mcpx --json read URI` and renders exactly
+// what server-everything sent: one rendered item per item, in order, with
+// its uri and mime type; a text (or a blob whose bytes are UTF-8 without NUL)
+// as the whole text; any other blob spilled to a file holding exactly its
+// bytes, named by their SHA-256. Clock times in the texts are not compared.
+func (it *interop) cmdReadMatches(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: read-matches URI FILE")
+	}
+	want := it.readTruth(ts, args[0])
+	var doc struct {
+		URI      string `json:"uri"`
+		Omitted  *int   `json:"omitted"`
+		Contents []struct {
+			Type       string  `json:"type"`
+			URI        *string `json:"uri"`
+			MimeType   *string `json:"mime_type"`
+			Text       string  `json:"text"`
+			Truncated  bool    `json:"truncated"`
+			TotalBytes int     `json:"total_bytes"`
+			Path       string  `json:"path"`
+			SHA256     string  `json:"sha256"`
+			SizeBytes  int     `json:"size_bytes"`
+		} `json:"contents"`
+	}
+	data := ts.ReadFile(args[1])
+	if err := json.Unmarshal([]byte(data), &doc); err != nil {
+		ts.Fatalf("%s is not a read document: %v\n%s", args[1], err, data)
+	}
+	if doc.URI != args[0] || doc.Omitted == nil || *doc.Omitted != 0 {
+		ts.Fatalf("read document: uri %q omitted %v, want %q and 0", doc.URI, doc.Omitted, args[0])
+	}
+	if len(doc.Contents) != len(want) {
+		ts.Fatalf("%d rendered items, server-everything sent %d", len(doc.Contents), len(want))
+	}
+	for i, w := range want {
+		got := doc.Contents[i]
+		if got.URI == nil || *got.URI != w.URI || got.MimeType == nil || *got.MimeType != w.MimeType {
+			ts.Fatalf("item #%d: uri %v mime %v, want %q %q", i, got.URI, got.MimeType, w.URI, w.MimeType)
+		}
+		sum := sha256.Sum256(w.Bytes)
+		text := utf8.Valid(w.Bytes) && !bytes.Contains(w.Bytes, []byte{0})
+		switch {
+		case text:
+			norm := func(s string) string { return clockTime.ReplaceAllString(s, "H:MM:SS") }
+			if got.Type != "text" || got.Truncated || norm(got.Text) != norm(string(w.Bytes)) {
+				ts.Fatalf("item #%d: got %s %q (truncated %v), want the text %q", i, got.Type, got.Text, got.Truncated, w.Bytes)
+			}
+			kind := "text"
+			if w.Blob {
+				kind = "blob of UTF-8 text, printed as text"
+			}
+			ts.Logf("item #%d: %s, %d bytes, as sent", i, kind, len(w.Bytes))
+		default:
+			if got.Type != "blob" || got.SHA256 != hex.EncodeToString(sum[:]) || got.SizeBytes != len(w.Bytes) {
+				ts.Fatalf("item #%d: got %s sha256 %s size %d, want a spilled blob sha256 %x size %d", i, got.Type, got.SHA256, got.SizeBytes, sum, len(w.Bytes))
+			}
+			b, err := os.ReadFile(got.Path)
+			ts.Check(err)
+			if !bytes.Equal(b, w.Bytes) || filepath.Base(got.Path) != got.SHA256+"."+strings.TrimPrefix(filepath.Ext(got.Path), ".") {
+				ts.Fatalf("item #%d: the spilled file %s does not hold the blob's bytes", i, got.Path)
+			}
+			ts.Logf("item #%d: blob of %d bytes, spilled, sha256 checked", i, len(w.Bytes))
+		}
+	}
+}
+
+// raw-matches URI FILE: FILE (mcpx read URI -o FILE) holds exactly the
+// decoded items server-everything sent, concatenated (same SHA-256).
+func (it *interop) cmdRawMatches(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: raw-matches URI FILE")
+	}
+	var want []byte
+	for _, w := range it.readTruth(ts, args[0]) {
+		want = append(want, w.Bytes...)
+	}
+	got, err := os.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	norm := func(b []byte) []byte { return clockTime.ReplaceAll(b, []byte("H:MM:SS")) }
+	if !bytes.Equal(norm(got), norm(want)) {
+		ts.Fatalf("%s: got %q, want %q", args[1], got, want)
+	}
+	ws, gs := sha256.Sum256(norm(want)), sha256.Sum256(norm(got))
+	ts.Logf("%s: %d bytes, sha256 %x = %x", args[1], len(got), gs, ws)
 }

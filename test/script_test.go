@@ -6,13 +6,22 @@ package test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -63,6 +72,16 @@ func params(dir string) testscript.Params {
 			"signal":       cmdSignal,
 			"closedstdout": cmdClosedStdout,
 			"gone":         cmdGone,
+			"slice":        cmdSlice,
+			"sparse":       cmdSparse,
+			"sparsefill":   cmdSparseFill,
+			"mtime":        cmdMtime,
+			"spilltree":    cmdSpillTree,
+			"spillrace":    cmdSpillRace,
+			"sha256":       cmdSHA256,
+			"dirlist":      cmdDirList,
+			"chown":        cmdChown,
+			"rootbin":      cmdRootBin,
 		},
 	}
 }
@@ -255,4 +274,456 @@ func zombieOrGone(pid int) bool {
 		return s[i+2] == 'Z'
 	}
 	return false
+}
+
+// slice OUT PART...: write OUT as the concatenation of the PARTs, each
+// FILE[A:B] (bytes A to B of FILE, either bound may be left out as in Go) or
+// NL (a newline).
+func cmdSlice(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: slice OUT PART... (PART: FILE[A:B] or NL)")
+	}
+	var out []byte
+	for _, part := range args[1:] {
+		if part == "NL" {
+			out = append(out, '\n')
+			continue
+		}
+		i := strings.LastIndexByte(part, '[')
+		if i < 0 || !strings.HasSuffix(part, "]") {
+			ts.Fatalf("slice: %q is not FILE[A:B] or NL", part)
+		}
+		a, b, ok := strings.Cut(part[i+1:len(part)-1], ":")
+		if !ok {
+			ts.Fatalf("slice: %q is not FILE[A:B] or NL", part)
+		}
+		data, err := os.ReadFile(ts.MkAbs(part[:i]))
+		ts.Check(err)
+		lo, hi := 0, len(data)
+		if a != "" {
+			lo, err = strconv.Atoi(a)
+			ts.Check(err)
+		}
+		if b != "" {
+			hi, err = strconv.Atoi(b)
+			ts.Check(err)
+		}
+		if lo < 0 || lo > hi || hi > len(data) {
+			ts.Fatalf("slice: %s is out of range (%d bytes)", part, len(data))
+		}
+		out = append(out, data[lo:hi]...)
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), out, 0o644))
+}
+
+// makeSparse creates path (and missing parents, mode 0700) as a sparse file
+// of size bytes — one byte written at the end, no other disk used — whose
+// mtime is age ago.
+func makeSparse(path string, size int64, age time.Duration) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if size > 0 {
+		_, err = f.WriteAt([]byte{0}, size-1)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	t := time.Now().Add(-age)
+	return os.Chtimes(path, t, t)
+}
+
+// sparse PATH SIZE AGE: create PATH as a sparse file of SIZE bytes (st_size;
+// no disk used) whose mtime is AGE (a Go duration) ago. Missing parent
+// directories are made with mode 0700.
+func cmdSparse(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: sparse PATH SIZE AGE")
+	}
+	size, err := strconv.ParseInt(args[1], 10, 64)
+	ts.Check(err)
+	age, err := time.ParseDuration(args[2])
+	ts.Check(err)
+	ts.Check(makeSparse(ts.MkAbs(args[0]), size, age))
+}
+
+// sparsefill DIR COUNT TOTAL AGE: create DIR/filler-01 .. DIR/filler-COUNT,
+// sparse files whose sizes sum to TOTAL bytes; filler-01 is the oldest (AGE
+// plus COUNT minutes ago), each next one a minute younger.
+func cmdSparseFill(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 4 {
+		ts.Fatalf("usage: sparsefill DIR COUNT TOTAL AGE")
+	}
+	count, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	total, err := strconv.ParseInt(args[2], 10, 64)
+	ts.Check(err)
+	age, err := time.ParseDuration(args[3])
+	ts.Check(err)
+	if count < 1 {
+		ts.Fatalf("sparsefill: COUNT must be at least 1")
+	}
+	each := total / int64(count)
+	for i := 1; i <= count; i++ {
+		size := each
+		if i == count {
+			size = total - each*int64(count-1)
+		}
+		p := filepath.Join(ts.MkAbs(args[0]), fmt.Sprintf("filler-%02d", i))
+		ts.Check(makeSparse(p, size, age+time.Duration(count-i+1)*time.Minute))
+	}
+}
+
+// mtime set FILE AGE: set FILE's mtime to AGE (a Go duration) ago.
+// mtime recent FILE: FILE's mtime is within the last 10 minutes (! negates).
+func cmdMtime(ts *testscript.TestScript, neg bool, args []string) {
+	switch {
+	case len(args) == 3 && args[0] == "set" && !neg:
+		age, err := time.ParseDuration(args[2])
+		ts.Check(err)
+		t := time.Now().Add(-age)
+		ts.Check(os.Chtimes(ts.MkAbs(args[1]), t, t))
+	case len(args) == 2 && args[0] == "recent":
+		fi, err := os.Stat(ts.MkAbs(args[1]))
+		ts.Check(err)
+		recent := time.Since(fi.ModTime()) < 10*time.Minute
+		if recent == neg {
+			ts.Fatalf("%s: mtime %s (recent: %v)", args[1], fi.ModTime().Format(time.RFC3339), recent)
+		}
+	default:
+		ts.Fatalf("usage: mtime set FILE AGE | mtime recent FILE")
+	}
+}
+
+// spillBudget is the spill budget of CONTRACT §4 (512 MiB), written out here
+// rather than taken from package render so that the tests check the contract.
+const spillBudget = 512 << 20
+
+var spillName = regexp.MustCompile(`^([0-9a-f]{64})\.[a-z0-9]{1,8}$`)
+
+// checkSpillTree checks the invariants of a spill tree (CACHE/mcp-resources)
+// at rest: its total st_size is within the spill budget, no ".tmp-*" file is
+// left, and every file named SHA256.EXT holds bytes with that SHA-256.
+func checkSpillTree(dir string) error {
+	var total int64
+	var problems []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		total += fi.Size()
+		if strings.HasPrefix(d.Name(), ".tmp-") {
+			problems = append(problems, "a temporary file is left: "+path)
+		}
+		if m := spillName.FindStringSubmatch(d.Name()); m != nil {
+			if sum, err := fileSHA256(path); err != nil || sum != m[1] {
+				problems = append(problems, fmt.Sprintf("%s holds bytes with SHA-256 %s (%v)", path, sum, err))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if total > spillBudget {
+		problems = append(problems, fmt.Sprintf("the tree holds %d bytes, over the spill budget of %d", total, spillBudget))
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("spill tree %s:\n\t%s", dir, strings.Join(problems, "\n\t"))
+	}
+	return nil
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// spilltree DIR: DIR (a CACHE/mcp-resources tree) is within the spill budget
+// (512 MiB of st_size), has no .tmp-* file, and every file named SHA256.EXT
+// holds bytes with that SHA-256.
+func cmdSpillTree(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: spilltree DIR")
+	}
+	ts.Check(checkSpillTree(ts.MkAbs(args[0])))
+}
+
+// spillrace N K: run N workers at once, each running K+1 `mcpx --json read`
+// processes one after the other against blob-stream fixtures: K distinct
+// blobs (MCPX_FIXTURE_BYTES from 1 to 4 MiB, different for every read) and
+// one blob all workers share. Every server name reduces to the spill
+// directory "blob" ("blob#", "blob##", ...), so all of them write, reuse and
+// evict in $MCPX_CACHE_DIR/mcp-resources/blob while a watcher hashes every
+// SHA256.bin file it can open there. Then: every process exited 0 and
+// reported one spilled blob at $MCPX_CACHE_DIR/mcp-resources/blob/SHA256.bin
+// with the size asked for and the SHA-256 of the fixture's bytes; every
+// reported file that still exists holds exactly those bytes; the watcher
+// never saw a partial file; and the tree passes spilltree.
+func cmdSpillRace(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: spillrace N K")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	k, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	cache := ts.Getenv("MCPX_CACHE_DIR")
+	if cache == "" {
+		ts.Fatalf("spillrace: $MCPX_CACHE_DIR is not set")
+	}
+	top := filepath.Join(cache, "mcp-resources")
+	blobDir := filepath.Join(top, "blob")
+
+	type read struct {
+		server string
+		size   int
+	}
+	const sharedSize = 2<<20 + 12345
+	plan := make([][]read, n)
+	servers := map[string]any{"blob": map[string]any{"command": "mcpx-fixture", "args": []string{"blob-stream"},
+		"env": map[string]string{"MCPX_FIXTURE_BYTES": strconv.Itoa(sharedSize)}}}
+	for w := range n {
+		for r := range k {
+			idx := w*k + r
+			size := 1<<20 + idx*(3<<20)/(n*k) + idx // 1 to 4 MiB, all different
+			name := "blob" + strings.Repeat("#", idx+1)
+			servers[name] = map[string]any{"command": "mcpx-fixture", "args": []string{"blob-stream"},
+				"env": map[string]string{"MCPX_FIXTURE_BYTES": strconv.Itoa(size)}}
+			plan[w] = append(plan[w], read{name, size})
+		}
+		// the shared blob, at a different place in each worker's sequence
+		at := w % (k + 1)
+		plan[w] = append(plan[w][:at], append([]read{{"blob", sharedSize}}, plan[w][at:]...)...)
+	}
+	cfg, err := json.Marshal(map[string]any{"mcpServers": servers})
+	ts.Check(err)
+	cfgPath := ts.MkAbs("spillrace.json")
+	ts.Check(os.WriteFile(cfgPath, cfg, 0o644))
+
+	// The watcher: any SHA256.bin it can open must hold exactly those bytes.
+	// Each file (name and inode) is hashed once: a partial file would show
+	// when it appears.
+	stop := make(chan struct{})
+	hashed := map[string]uint64{}
+	var watchWG sync.WaitGroup
+	var partial []string
+	watched := 0
+	watchWG.Add(1)
+	go func() {
+		defer watchWG.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			entries, _ := os.ReadDir(blobDir)
+			for _, e := range entries {
+				m := spillName.FindStringSubmatch(e.Name())
+				if m == nil {
+					continue
+				}
+				f, err := os.Open(filepath.Join(blobDir, e.Name()))
+				if err != nil {
+					continue // evicted meanwhile
+				}
+				var ino uint64
+				if fi, err := f.Stat(); err == nil {
+					if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+						ino = st.Ino
+					}
+				}
+				if ino != 0 && hashed[e.Name()] == ino {
+					f.Close()
+					continue
+				}
+				b, err := io.ReadAll(f)
+				f.Close()
+				if err != nil {
+					continue
+				}
+				hashed[e.Name()] = ino
+				watched++
+				if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != m[1] {
+					partial = append(partial, fmt.Sprintf("%s held %d bytes with another SHA-256", e.Name(), len(b)))
+				}
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+
+	type result struct {
+		read
+		code           int
+		stdout, stderr string
+	}
+	// The commands are made here: ts is not safe for concurrent use.
+	cmds := make([][]*exec.Cmd, n)
+	for w := range n {
+		for _, r := range plan[w] {
+			cmds[w] = append(cmds[w], scriptCmd(ts, "mcpx", "--json", "--config", cfgPath, "read", r.server, "x://blob"))
+		}
+	}
+	results := make([][]result, n)
+	var wg sync.WaitGroup
+	for w := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i, r := range plan[w] {
+				cmd := cmds[w][i]
+				var stdout, stderr bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &stdout, &stderr
+				err := cmd.Run()
+				code := 0
+				if err != nil {
+					code = -1
+					if ee, ok := err.(*exec.ExitError); ok {
+						code = ee.ExitCode()
+					}
+				}
+				results[w] = append(results[w], result{r, code, stdout.String(), stderr.String()})
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	watchWG.Wait()
+
+	var problems []string
+	sharedPath := ""
+	reported := 0
+	for w := range n {
+		for _, r := range results[w] {
+			what := fmt.Sprintf("worker %d, read %s (%d bytes)", w, r.server, r.size)
+			if r.code != 0 {
+				problems = append(problems, fmt.Sprintf("%s: exit status %d, stderr:\n%s", what, r.code, r.stderr))
+				continue
+			}
+			var doc struct {
+				Contents []struct {
+					Type      string `json:"type"`
+					Spilled   bool   `json:"spilled"`
+					Path      string `json:"path"`
+					SizeBytes int64  `json:"size_bytes"`
+					SHA256    string `json:"sha256"`
+				} `json:"contents"`
+			}
+			if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || len(doc.Contents) != 1 {
+				problems = append(problems, fmt.Sprintf("%s: not one content item (%v): %.300s", what, err, r.stdout))
+				continue
+			}
+			c := doc.Contents[0]
+			wantSum := fixture.BlobStreamSHA256(r.size)
+			wantPath := filepath.Join(blobDir, wantSum+".bin")
+			if c.Type != "blob" || !c.Spilled || c.SHA256 != wantSum || c.SizeBytes != int64(r.size) || c.Path != wantPath {
+				problems = append(problems, fmt.Sprintf("%s: reported %+v, want a spilled blob of %d bytes at %s", what, c, r.size, wantPath))
+				continue
+			}
+			if r.server == "blob" {
+				if sharedPath != "" && c.Path != sharedPath {
+					problems = append(problems, fmt.Sprintf("%s: the shared blob at %s, and elsewhere at %s", what, c.Path, sharedPath))
+				}
+				sharedPath = c.Path
+			}
+			reported++
+			fi, err := os.Stat(c.Path)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // evicted by a later spill
+			}
+			if err != nil {
+				problems = append(problems, fmt.Sprintf("%s: %v", what, err))
+				continue
+			}
+			if sum, err := fileSHA256(c.Path); err != nil || fi.Size() != c.SizeBytes || sum != c.SHA256 {
+				problems = append(problems, fmt.Sprintf("%s: %s holds %d bytes with SHA-256 %s (%v)", what, c.Path, fi.Size(), sum, err))
+			}
+		}
+	}
+	problems = append(problems, partial...)
+	if err := checkSpillTree(top); err != nil {
+		problems = append(problems, err.Error())
+	}
+	ts.Logf("spillrace: %d reads reported a spilled blob; the watcher hashed %d files", reported, watched)
+	if len(problems) > 0 {
+		ts.Fatalf("spillrace:\n%s", strings.Join(problems, "\n"))
+	}
+}
+
+// sha256 FILE HEX: FILE's bytes have the SHA-256 HEX.
+func cmdSHA256(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: sha256 FILE HEX")
+	}
+	sum, err := fileSHA256(ts.MkAbs(args[0]))
+	ts.Check(err)
+	if sum != args[1] {
+		ts.Fatalf("%s has SHA-256 %s, want %s", args[0], sum, args[1])
+	}
+}
+
+// dirlist DIR NAME...: DIR holds exactly the entries NAME... (hidden ones
+// included), in any order.
+func cmdDirList(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: dirlist DIR NAME...")
+	}
+	entries, err := os.ReadDir(ts.MkAbs(args[0]))
+	ts.Check(err)
+	var got []string
+	for _, e := range entries {
+		got = append(got, e.Name())
+	}
+	want := append([]string(nil), args[1:]...)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		ts.Fatalf("%s holds %q, want %q", args[0], got, want)
+	}
+}
+
+// chown UID PATH: give PATH to the user UID (root only; see rootbin).
+func cmdChown(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: chown UID PATH")
+	}
+	uid, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	ts.Check(os.Lchown(ts.MkAbs(args[1]), uid, -1))
+}
+
+// rootbin DIR: when the test runs as root, put an executable DIR/running-as-root,
+// so that a script with DIR on its PATH can write
+// `[!exec:running-as-root] skip`.
+func cmdRootBin(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: rootbin DIR")
+	}
+	dir := ts.MkAbs(args[0])
+	ts.Check(os.MkdirAll(dir, 0o755))
+	if os.Geteuid() == 0 {
+		ts.Check(os.WriteFile(filepath.Join(dir, "running-as-root"), []byte("#!/bin/sh\n"), 0o755))
+	}
 }
