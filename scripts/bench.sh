@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
-# scripts/bench.sh [-n N] [-w W] [-t hyperfine|benchrun]
+# scripts/bench.sh [-n N] [-w W] [-t hyperfine|benchrun] [-s catalog|read|all]
 #
-# Times a one-shot `mcpx catalog SRV` against a floor (scripts/benchfloor: a
-# minimal program doing the same JSON-RPC exchange with the same server over
-# stdio) and prints the ratio mcpx/floor of the median wall times. Targets:
-# the built-in demo server, and server-everything (2025 and current) when
-# `make interop-deps` has installed them. Aim: ratio <= 1.10.
+# catalog: times a one-shot `mcpx catalog SRV` against a floor
+# (scripts/benchfloor: a minimal program doing the same JSON-RPC exchange with
+# the same server over stdio) and prints the ratio mcpx/floor of the median
+# wall times. Targets: the built-in demo server, and server-everything (2025
+# and current) when `make interop-deps` has installed them. Aim: <= 1.10.
+#
+# read: `mcpx read` of a 50 MiB resource from a stdio fixture that streams it
+# (scripts/benchserver blob-stream): --pattern over 50 MiB of text in MB/s,
+# against `--raw` of the same text (the transfer without the filter) and GNU
+# grep -n -C2 over the same bytes in a file; and spilling a 50 MiB blob (time,
+# and peak RSS as a multiple of the blob), against `-o FILE` of the same blob.
+# Aims: >= 200 MB/s, RSS <= 4x. Runs: N/5 (at least 3), warm-up 1.
 #
 # Each command is run N times (default 30) after W warm-up runs (default 3).
 # Timing uses hyperfine when it is installed (each command's runs back to
@@ -16,21 +23,24 @@
 set -eu
 
 usage() {
-	echo "usage: scripts/bench.sh [-n RUNS] [-w WARMUP] [-t hyperfine|benchrun]" >&2
+	echo "usage: scripts/bench.sh [-n RUNS] [-w WARMUP] [-t hyperfine|benchrun] [-s catalog|read|all]" >&2
 	exit 2
 }
 
 runs=30
 warmup=3
 tool=
-while getopts n:w:t:h opt; do
+section=all
+while getopts n:w:t:s:h opt; do
 	case $opt in
 	n) runs=$OPTARG ;;
 	w) warmup=$OPTARG ;;
 	t) tool=$OPTARG ;;
+	s) section=$OPTARG ;;
 	*) usage ;;
 	esac
 done
+case $section in catalog | read | all) ;; *) usage ;; esac
 shift $((OPTIND - 1))
 [ $# -eq 0 ] || usage
 case $runs in '' | *[!0-9]* | 0) usage ;; esac
@@ -49,6 +59,7 @@ echo "building bin/mcpx, bin/benchfloor, bin/benchrun ..." >&2
 CGO_ENABLED=0 "$go" build -trimpath -ldflags "-s -w" -o bin/mcpx ./cmd/mcpx
 CGO_ENABLED=0 "$go" build -trimpath -ldflags "-s -w" -o bin/benchfloor ./scripts/benchfloor
 "$go" build -o bin/benchrun ./scripts/benchrun
+CGO_ENABLED=0 "$go" build -trimpath -ldflags "-s -w" -o bin/benchserver ./scripts/benchserver
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcpx-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -57,6 +68,7 @@ mcpx=$root/bin/mcpx
 floor=$root/bin/benchfloor
 everything=$root/test/interop/node_modules
 
+bench_catalog() {
 # Targets: NAME (the mcpx server name) and the server's argv for the floor.
 targets="demo"
 printf '{"mcpServers":{' >"$tmp/config.json"
@@ -170,3 +182,58 @@ if [ -n "$load_before" ]; then
 	echo "Load average before: $load_before, after: $(load_note) ($(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?') CPUs);"
 	echo "a busy machine widens the spread (sd) and blurs the ratio."
 fi
+}
+
+# bench_read: mcpx read of 50 MiB, against baselines run in the same command.
+bench_read() {
+	local n=$((runs / 5)) size=$((50 << 20)) server=$root/bin/benchserver
+	[ "$n" -ge 3 ] || n=3
+	cat >"$tmp/read.json" <<-EOF
+		{"mcpServers": {"big": {"command": "$server", "args": ["blob-stream"], "env": {"MCPX_FIXTURE_BYTES": "$size"}}}}
+	EOF
+	local m=("$mcpx" --config "$tmp/read.json" --cache-dir "$tmp/cache")
+	"${m[@]}" read big x://text -o "$tmp/text.log"
+	"${m[@]}" read big x://text --pattern ERROR >"$tmp/pattern.out" 2>/dev/null
+	# The first page (51200 bytes of ASCII) of --pattern is the start of grep's output.
+	if command -v grep >/dev/null 2>&1 && grep -n -C2 ERROR "$tmp/text.log" | head -c 51200 | cmp -s - "$tmp/pattern.out"; then
+		echo "read: the first page of --pattern ERROR is what grep -n -C2 prints" >&2
+	else
+		echo "warning: mcpx read --pattern and grep -n -C2 differ" >&2
+	fi
+	echo "read: timing $n runs each (+1 warm-up) with benchrun ..." >&2
+	"$root/bin/benchrun" -n "$n" -warmup 1 -- \
+		pattern "${m[@]}" read big x://text --pattern ERROR ::: \
+		raw "${m[@]}" read big x://text --raw ::: \
+		grep sh -c 'grep -n -C2 ERROR "$1" | wc -c' sh "$tmp/text.log" ::: \
+		spill sh -c 'rm -rf "$1"; shift; exec "$@"' sh "$tmp/cache/mcp-resources" "${m[@]}" read big x://blob ::: \
+		output "${m[@]}" read big x://blob -o "$tmp/blob.out" >"$tmp/read-timing"
+	echo
+	echo "mcpx read of $((size >> 20)) MiB from a stdio server (scripts/benchserver blob-stream), $n runs each"
+	awk -F'\t' -v size="$size" '
+		{ med[$1] = $4; sd[$1] = $5; rss[$1] = $8 }
+		END {
+			mb = size / 1e6
+			printf "%-34s %10s %8s %10s\n", "command", "median", "sd", "peak RSS"
+			split("pattern raw grep spill output", order, " ")
+			for (i = 1; i <= 5; i++) {
+				c = order[i]
+				printf "%-34s %7.0f ms %5.0f ms %6.1f MiB\n", c, med[c], sd[c], rss[c] / 1024
+			}
+			printf "\n--pattern ERROR, end to end: %.0f MB/s (%.2fx the time of --raw; grep -n -C2 on a file: %.0f MB/s)\n", mb / (med["pattern"] / 1000), med["pattern"] / med["raw"], mb / (med["grep"] / 1000)
+			f = med["pattern"] - med["raw"]
+			if (f > 0) printf "the filter alone (pattern - raw): %.0f MB/s; aim >= 200 MB/s\n", mb / (f / 1000)
+			printf "spill of a %d MiB blob: %.0f ms (%.2fx the time of -o FILE), peak RSS %.2fx the blob; aim <= 4x\n", size / 1048576, med["spill"], med["spill"] / med["output"], rss["spill"] * 1024 / size
+		}' "$tmp/read-timing"
+	echo "peak RSS: the largest of mcpx and its server (the server streams, ~12 MiB), so it is mcpx's."
+	echo "Go benchmarks of the same steps: go test ./render -run '^$' -bench 'Grep50MiB|Spill50MiB'"
+}
+
+case $section in
+catalog) bench_catalog ;;
+read) bench_read ;;
+all)
+	bench_catalog
+	echo
+	bench_read
+	;;
+esac
