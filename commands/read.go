@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/urfave/cli/v3"
 
@@ -292,12 +293,14 @@ func (a *app) writeRaw(items []render.Content, file string) error {
 		if c.IsBlob {
 			parts[i] = c.Blob
 		} else {
-			parts[i] = []byte(c.Text)
+			// No copy: the text can be tens of MiB, and nothing writes to it.
+			parts[i] = unsafe.Slice(unsafe.StringData(c.Text), len(c.Text))
 		}
 	}
 	if file != "" && file != "-" {
 		return output.WriteFileAtomic(file, parts)
 	}
+	w := a.s.RawOut
 	if a.s.OutTTY {
 		for i, p := range parts {
 			if !utf8.Valid(p) {
@@ -305,15 +308,10 @@ func (a *app) writeRaw(items []render.Content, file string) error {
 					Msg: fmt.Sprintf("item #%d is binary content, which mcpx does not write to a terminal; redirect stdout or use -o FILE", i)}
 			}
 		}
-		for _, p := range parts {
-			if _, err := a.s.Out.Write(p); err != nil {
-				return err
-			}
-		}
-		return nil
+		w = a.s.Out
 	}
 	for _, p := range parts {
-		if _, err := a.s.RawOut.Write(p); err != nil {
+		if _, err := w.Write(p); err != nil {
 			return err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
 
@@ -27,7 +28,8 @@ type Content struct {
 // with both text and blob, or neither, or a blob that is not base64, is a
 // *BadContentError naming it; blobs that decode to more than the decode
 // ceiling in total are a *LimitError. The result must be valid JSON (the
-// transport has checked it).
+// transport has checked it). Texts are decoded in place: raw belongs to the
+// items afterwards and must not be read as JSON again.
 func ParseResourceContents(raw []byte) ([]Content, error) {
 	var items []Content
 	var decoded int64
@@ -73,35 +75,51 @@ func parseItem(raw []byte, v gjson.Result, i int, decoded *int64, decode bool) (
 	if !v.IsObject() {
 		return c, &BadContentError{Item: i, Msg: "the item is not a JSON object"}
 	}
-	if u := v.Get("uri"); u.Type == gjson.String {
-		c.URI = validUTF8(u.String())
+	doc, base := raw, v.Index
+	if base <= 0 || base+len(v.Raw) > len(raw) || string(raw[base:base+len(v.Raw)]) != v.Raw {
+		doc, base = []byte(v.Raw), 0 // cannot happen: gjson gives each element's place
 	}
-	if m := v.Get("mimeType"); m.Type == gjson.String {
-		c.MimeType = validUTF8(m.String())
+	f := scanItem(doc, base, base+len(v.Raw))
+	str := func(sp span) string { // a short string: decoded into a copy
+		if sp.e == 0 || doc[sp.s] != '"' {
+			return ""
+		}
+		var s string
+		if err := json.Unmarshal(doc[sp.s:sp.e], &s); err != nil {
+			return ""
+		}
+		return s
 	}
-	c.Annotations = annotations(v)
-	text, blob := present(v.Get("text")), present(v.Get("blob"))
+	c.URI = str(f.uri)
+	c.MimeType = str(f.mimeType)
+	if f.annotations.e > 0 && doc[f.annotations.s] == '{' {
+		c.Annotations = json.RawMessage(append([]byte(nil), doc[f.annotations.s:f.annotations.e]...))
+	}
+	text, blob := f.text.present(doc), f.blob.present(doc)
 	switch {
 	case text && blob:
 		return c, &BadContentError{Item: i, URI: c.URI, Msg: "the item has both text and blob, so it is neither text nor a blob"}
 	case !text && !blob:
 		return c, &BadContentError{Item: i, URI: c.URI, Msg: "the item has neither text nor blob"}
 	case text:
-		t := v.Get("text")
-		if t.Type != gjson.String {
+		if doc[f.text.s] != '"' {
 			return c, &BadContentError{Item: i, URI: c.URI, Msg: "its text is not a string"}
 		}
 		if decode {
-			c.Text = validUTF8(t.String())
+			c.Text = textOf(doc, f.text)
 		}
 		return c, nil
 	}
-	b := v.Get("blob")
-	if b.Type != gjson.String {
+	if doc[f.blob.s] != '"' {
 		return c, &BadContentError{Item: i, URI: c.URI, Msg: "its blob is not a string"}
 	}
 	c.IsBlob = true
-	src := jsonString(raw, b)
+	src := doc[f.blob.s+1 : f.blob.e-1]
+	if containsByte(src, '\\') {
+		var s string
+		_ = json.Unmarshal(doc[f.blob.s:f.blob.e], &s) // escapes in base64 are rare: a copy is fine
+		src = []byte(s)
+	}
 	if !decode {
 		n := decodedSize(src)
 		if n > DecodeCeiling-*decoded+2 {
@@ -136,26 +154,99 @@ func validUTF8(s string) string {
 	return b.String()
 }
 
-// present reports whether a field is there and not null.
-func present(r gjson.Result) bool { return r.Exists() && r.Type != gjson.Null }
-
-// annotations returns the item's annotations object, or nil.
-func annotations(v gjson.Result) json.RawMessage {
-	a := v.Get("annotations")
-	if !a.IsObject() {
-		return nil
+// textOf returns the value of the JSON string at sp in doc: without escapes
+// it is doc's own bytes; with escapes they are decoded where they stand, in
+// place (a decoded escape is never longer than the escape), so a text of
+// tens of MiB is never copied. Invalid UTF-8 becomes U+FFFD, as encoding/json
+// does (then, and only then, the text is a copy).
+func textOf(doc []byte, sp span) string {
+	b := doc[sp.s+1 : sp.e-1]
+	if containsByte(b, '\\') {
+		b = unescapeInPlace(b)
 	}
-	return json.RawMessage(a.Raw)
+	return validUTF8(unsafe.String(unsafe.SliceData(b), len(b)))
 }
 
-// jsonString returns the contents of the JSON string r as bytes: a slice of
-// raw when it has no escapes (the common case for base64, and no copy),
-// else the unescaped value.
-func jsonString(raw []byte, r gjson.Result) []byte {
-	if r.Index > 0 && r.Index+len(r.Raw) <= len(raw) && !strings.Contains(r.Raw, `\`) {
-		return raw[r.Index+1 : r.Index+len(r.Raw)-1]
+// unescapeInPlace decodes the JSON string escapes of b (the bytes between
+// the quotes of a valid JSON string) into b itself and returns the decoded
+// prefix. Lone surrogates become U+FFFD, as in encoding/json.
+func unescapeInPlace(b []byte) []byte {
+	w := 0
+	for r := 0; r < len(b); {
+		c := b[r]
+		if c != '\\' {
+			b[w] = c
+			w++
+			r++
+			continue
+		}
+		if r+1 >= len(b) {
+			break // cannot happen in valid JSON
+		}
+		switch e := b[r+1]; e {
+		case '"', '\\', '/':
+			b[w] = e
+		case 'b':
+			b[w] = '\b'
+		case 'f':
+			b[w] = '\f'
+		case 'n':
+			b[w] = '\n'
+		case 'r':
+			b[w] = '\r'
+		case 't':
+			b[w] = '\t'
+		case 'u':
+			cp, n := unicodeEscape(b[r:])
+			w += utf8.EncodeRune(b[w:], cp) // at most 4 bytes for the n >= 6 read
+			r += n
+			continue
+		default:
+			b[w] = e // cannot happen in valid JSON
+		}
+		w++
+		r += 2
 	}
-	return []byte(r.String())
+	return b[:w]
+}
+
+// unicodeEscape reads \uXXXX (and a following \uXXXX low surrogate) at the
+// start of b, returning the rune and the bytes read.
+func unicodeEscape(b []byte) (rune, int) {
+	hex4 := func(b []byte) (rune, bool) {
+		if len(b) < 4 {
+			return 0, false
+		}
+		var v rune
+		for _, c := range b[:4] {
+			switch {
+			case '0' <= c && c <= '9':
+				v = v<<4 | rune(c-'0')
+			case 'a' <= c && c <= 'f':
+				v = v<<4 | rune(c-'a'+10)
+			case 'A' <= c && c <= 'F':
+				v = v<<4 | rune(c-'A'+10)
+			default:
+				return 0, false
+			}
+		}
+		return v, true
+	}
+	v, ok := hex4(b[2:])
+	if !ok {
+		return utf8.RuneError, 2
+	}
+	if utf16.IsSurrogate(v) {
+		if len(b) >= 12 && b[6] == '\\' && b[7] == 'u' {
+			if lo, ok := hex4(b[8:]); ok {
+				if r := utf16.DecodeRune(v, lo); r != utf8.RuneError {
+					return r, 12
+				}
+			}
+		}
+		return utf8.RuneError, 6
+	}
+	return v, 6
 }
 
 // DecodeBase64 decodes standard base64 (padding optional; line breaks

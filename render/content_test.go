@@ -7,6 +7,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func TestParseResourceContents(t *testing.T) {
@@ -163,7 +164,7 @@ func FuzzParseResourceContents(f *testing.F) {
 		if !json.Valid(raw) {
 			return // the transport hands on valid JSON only
 		}
-		items, err := ParseResourceContents(raw)
+		items, err := ParseResourceContents(bytes.Clone(raw)) // it decodes escapes in place
 		if err != nil {
 			var bc *BadContentError
 			var le *LimitError
@@ -197,4 +198,49 @@ func FuzzParseResourceContents(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Escapes are decoded in place exactly as encoding/json decodes them.
+func TestTextEscapesInPlace(t *testing.T) {
+	for _, esc := range []string{
+		`plain`, `a\nb\tc\r\\d\"e\/f\bg\fh`, `\u00e9\u4e16`, `\ud83d\ude00 emoji`, `lone \ud83d high`, `lone \ude00 low`,
+		`\ud83d\u0041 high then A`, `\u0000nul`, `\\u00e9 not an escape`, `end\\`, `caf\u00E9 upper hex`,
+	} {
+		raw := []byte(`{"contents":[{"uri":"x","text":"` + esc + `"}]}`)
+		var want struct {
+			Contents []struct{ Text string }
+		}
+		if err := json.Unmarshal(raw, &want); err != nil {
+			t.Fatalf("%s: %v", esc, err)
+		}
+		items, err := ParseResourceContents(raw)
+		if err != nil || len(items) != 1 {
+			t.Fatalf("%s: %v", esc, err)
+		}
+		if items[0].Text != want.Contents[0].Text {
+			t.Errorf("%s: got %q, want %q", esc, items[0].Text, want.Contents[0].Text)
+		}
+	}
+}
+
+// A text, escaped or not, is decoded where it stands in the reply: no copy.
+func TestParseResourceContentsTextInPlace(t *testing.T) {
+	for _, text := range []string{strings.Repeat("plain ", 1<<18), strings.Repeat("line\\n\\u00e9 ", 1<<18)} {
+		raw := []byte(`{"contents":[{"uri":"a","text":"` + text + `"}]}`)
+		var ms1, ms2 runtimeMem
+		ms1.read()
+		items, err := ParseResourceContents(raw)
+		ms2.read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := uintptr(unsafe.Pointer(unsafe.StringData(items[0].Text)))
+		lo, hi := uintptr(unsafe.Pointer(&raw[0])), uintptr(unsafe.Pointer(&raw[len(raw)-1]))
+		if p < lo || p > hi {
+			t.Errorf("the text (%d bytes) is a copy, not in the reply", len(items[0].Text))
+		}
+		if d := ms2.total - ms1.total; d > 64<<10 {
+			t.Errorf("parsing a %d-byte text allocated %d bytes", len(text), d)
+		}
+	}
 }

@@ -75,7 +75,8 @@ func RenderContents(items []Content, p Policy) (rendered []any, omitted int, err
 // parsed defensively (see ParseResourceContents): every item is checked, and
 // the decode ceiling applied, before anything is decoded or spilled; then
 // items are decoded and rendered one at a time, and items past the response
-// ceiling are counted, never decoded or kept.
+// ceiling are counted, never decoded or kept. Like ParseResourceContents,
+// it decodes texts in place in raw.
 func RenderResourceRead(raw []byte, p Policy) (rendered []any, omitted int, err error) {
 	var decoded int64
 	err = scanContents(raw, func(i int, v gjson.Result) error {
