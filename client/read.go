@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -33,12 +34,16 @@ func (c *Conn) ReadResource(ctx context.Context, uri string) (json.RawMessage, e
 	if err == nil || !errors.As(err, &se) {
 		return raw, err
 	}
+	hint := []string{"see what it offers: mcpx catalog " + c.T.Name + " --kind resource --kind resource_template"}
+	answer := fmt.Sprintf("%s (code %d)", oneLine(se.RPC.Message), se.RPC.Code)
 	switch se.RPC.Code {
 	case codeResourceNotFound:
-		return nil, &NotFoundError{What: "resource", Name: uri, Hints: []string{"list resources with: mcpx catalog " + c.T.Name + " --kind resource --kind resource_template"}}
+		return nil, &NotFoundError{What: "resource", Name: uri, RPC: &se.RPC, Hints: hint,
+			Detail: fmt.Sprintf("server %q answered: %s", c.T.Name, answer)}
 	case mcp.INVALID_PARAMS:
 		if known, lerr := c.knows(ctx, uri); lerr == nil && !known {
-			return nil, &NotFoundError{What: "resource", Name: uri, Hints: []string{"it is neither listed nor matches a listed template; see: mcpx catalog " + c.T.Name + " --kind resource --kind resource_template"}}
+			return nil, &NotFoundError{What: "resource", Name: uri, RPC: &se.RPC, Hints: hint,
+				Detail: fmt.Sprintf("server %q lists no such resource and no template matches it; it answered: %s", c.T.Name, answer)}
 		}
 	}
 	return nil, err

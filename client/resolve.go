@@ -56,14 +56,19 @@ func Demo(self string) *Server {
 
 // NotFoundError says a server, tool, prompt, resource or catalog id does not exist (exit 4).
 type NotFoundError struct {
-	What  string // "server", "tool", ...
-	Name  string
-	Hints []string
+	What   string // "server", "tool", ...
+	Name   string
+	Detail string    // why, when the server said so
+	RPC    *RPCError // the server's error reply, when there was one
+	Hints  []string
 	// Candidates, where useful, lists what does exist.
 	Candidates []string
 }
 
 func (e *NotFoundError) Error() string {
+	if e.Detail != "" {
+		return fmt.Sprintf("unknown %s %q: %s", e.What, e.Name, e.Detail)
+	}
 	return fmt.Sprintf("unknown %s %q", e.What, e.Name)
 }
 

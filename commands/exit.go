@@ -99,6 +99,9 @@ func classify(err error, sig os.Signal) output.ErrorReport {
 		}
 	case errors.As(err, &notFound):
 		r.Code, r.ExitCode, r.Hints = "not_found", exitNotFound, notFound.Hints
+		if notFound.RPC != nil {
+			r.Details["rpc"] = notFound.RPC
+		}
 		if notFound.Candidates != nil {
 			r.Details["candidates"] = notFound.Candidates
 		}

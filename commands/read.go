@@ -45,13 +45,14 @@ func (a *app) newReadCmd() *cli.Command {
 			"context, like grep -n -C2, before paging. Binary content is never printed: it is written to " +
 			"CACHE/mcp-resources/SERVER/SHA256.EXT and its path is printed. --raw (or -o FILE) writes the " +
 			"decoded contents whole instead.\n\n" +
-			"EXIT STATUS: 0, 1 a server error or a malformed item, 2 usage (flags, pattern, template), " +
-			"3 connection, 4 no such server or resource, 5 the server has no resources, 7 timeout, " +
-			"8 a safety limit (decode ceiling, spill directory, binary content for a terminal).",
+			"EXIT STATUS: 0 (notes allowed), 1 a server error, a malformed item or a failed -o write, 2 usage (flags, " +
+			"pattern, template, no cache directory), 3 connection, 4 no such server or resource, 5 the server has no " +
+			"resources, 6 authentication, 7 timeout, 8 a safety limit (message or decode ceiling, spill directory, binary " +
+			"content for a terminal), 9 --select matched nothing, 130 interrupted, 141 stdout closed.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "pattern", Usage: "keep lines of text matching the Go regexp `RE`, with 2 lines of context", Destination: &pattern},
 			&cli.IntFlag{Name: "offset", Usage: "start each text item at byte `N` (of the filtered text with --pattern)", Destination: &offset},
-			&cli.IntFlag{Name: "max-bytes", Usage: fmt.Sprintf("print at most `N` bytes of each text item (at most %d)", render.SliceClamp), Value: render.DefaultPage, Destination: &max},
+			&cli.IntFlag{Name: "max-bytes", Usage: fmt.Sprintf("print at most `N` bytes of each text item (at most %d; a longer character is printed whole)", render.SliceClamp), Value: render.DefaultPage, Destination: &max},
 			&cli.BoolFlag{Name: "raw", Usage: "write the decoded contents whole, with no paging, filtering or spilling", Destination: &raw},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the decoded contents to `FILE` (implies --raw; - is stdout)", Destination: &out},
 		},
@@ -226,9 +227,12 @@ func (a *app) readNotes(doc *render.ReadDoc, o *readOptions) {
 			held++
 		}
 	}
+	used := 0               // the response's text so far, as the ceiling counts it
+	nexts := map[int]bool{} // the different next offsets
 	for i, r := range doc.Contents {
 		switch it := r.(type) {
 		case *render.TextItem:
+			used += max(len(it.Text), 1)
 			name := render.Clip(orDefault(it.URI, doc.URI), 200)
 			if len(doc.Contents) > 1 {
 				name = fmt.Sprintf("item #%d (%s)", i, name)
@@ -241,16 +245,22 @@ func (a *app) readNotes(doc *render.ReadDoc, o *readOptions) {
 				if len(doc.Contents) > 1 {
 					what = fmt.Sprintf("%s: %s", name, what)
 				}
-				note("%s (bytes %d to %d of %d shown); next page: --offset %d", what, it.Offset, it.Offset+len(it.Text), it.TotalBytes, *it.NextOffset)
+				cut := ""
+				if used >= render.ResponseCeiling-3 && len(it.Text) < o.Max-3 {
+					cut = fmt.Sprintf(", cut short by the response ceiling of %s", render.HumanBytes(render.ResponseCeiling))
+				}
+				note("%s (bytes %d to %d of %d shown%s); next page: --offset %d", what, it.Offset, it.Offset+len(it.Text), it.TotalBytes, cut, *it.NextOffset)
+				nexts[*it.NextOffset] = true
 			} else if it.Text == "" && o.Pattern != nil && it.TotalBytes == 0 {
 				note("no line of %s matches --pattern %q", name, render.Clip(o.Pattern.String(), 200))
 			} else if it.Text == "" && it.TotalBytes > 0 && o.Offset >= it.TotalBytes {
-				note("--offset %d is past the end of %s (%d bytes)", o.Offset, name, it.TotalBytes)
+				note("nothing to show at --offset %d: %s has %d bytes", o.Offset, name, it.TotalBytes)
 			}
 			if it.Annotations != nil {
 				note("%s: annotations %s", name, render.Clip(compactJSON(it.Annotations), 200))
 			}
 		case *render.BlobItem:
+			used += len(it.Path) + 1
 			name := render.Clip(orDefault(it.URI, doc.URI), 200)
 			if len(doc.Contents) > 1 {
 				name = fmt.Sprintf("item #%d (%s)", i, name)
@@ -264,8 +274,11 @@ func (a *app) readNotes(doc *render.ReadDoc, o *readOptions) {
 	if held > 0 {
 		a.log.Note("%d more note(s) about items not shown; --json has every item's details", held)
 	}
+	if len(nexts) > 1 {
+		a.log.Note("the items continue at different offsets, and --offset applies to every item: --raw or -o FILE writes them whole")
+	}
 	if doc.Omitted > 0 {
-		a.log.Note("%d more item(s) omitted: the response ceiling of %s was reached; --raw or -o FILE writes every item whole",
+		a.log.Note("%d item(s) omitted: the response ceiling of %s was reached; --raw or -o FILE writes every item whole",
 			doc.Omitted, render.HumanBytes(render.ResponseCeiling))
 	}
 }

@@ -98,7 +98,7 @@ func parseItem(raw []byte, v gjson.Result, i int, decoded *int64, decode bool) (
 	text, blob := f.text.present(doc), f.blob.present(doc)
 	switch {
 	case text && blob:
-		return c, &BadContentError{Item: i, URI: c.URI, Msg: "the item has both text and blob, so it is neither text nor a blob"}
+		return c, &BadContentError{Item: i, URI: c.URI, Msg: "the item has both text and blob"}
 	case !text && !blob:
 		return c, &BadContentError{Item: i, URI: c.URI, Msg: "the item has neither text nor blob"}
 	case text:

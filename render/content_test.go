@@ -45,7 +45,7 @@ func TestParseResourceContents(t *testing.T) {
 			want: []Content{{URI: "x", Text: "t"}}},
 
 		{name: "both", raw: `{"contents":[{"uri":"x://both","text":"t","blob":"QQ=="}]}`,
-			bad: "item #0 (x://both): the item has both text and blob, so it is neither text nor a blob"},
+			bad: "item #0 (x://both): the item has both text and blob"},
 		{name: "neither", raw: `{"contents":[{"uri":"x://n","mimeType":"text/plain"}]}`,
 			bad: "item #0 (x://n): the item has neither text nor blob"},
 		{name: "second bad", raw: `{"contents":[{"uri":"x://g","text":"good"},{"text":1}]}`,

@@ -8,7 +8,7 @@ import (
 )
 
 // tplLevelOne ends every refusal: what mcpx does expand.
-const tplLevelOne = "mcpx expands level 1 only: {name} replaced by the percent-encoded value"
+const tplLevelOne = "mcpx expands level 1 only: {var} replaced by the percent-encoded value"
 
 // tplOperators are the RFC 6570 expression tplOperators mcpx refuses, with what
 // they are called and the level that brings them; level 0 marks the
@@ -82,7 +82,7 @@ func Expand(tpl string, vars map[string]string) (string, error) {
 		if len(vars) > 0 {
 			given := tplSortedKeys(vars)
 			return "", &TemplateError{Variables: given, Msg: fmt.Sprintf(
-				"the URI %q is not a template, so it takes no NAME=VALUE pairs (given: %s)",
+				"the URI %q is not a template, so it takes no VAR=VALUE pairs (given: %s)",
 				tpl, tplQuoteList(given))}
 		}
 		return tpl, nil
@@ -105,7 +105,7 @@ func Expand(tpl string, vars map[string]string) (string, error) {
 			"the URI %q is a template with %s %s: give %s as %s (%s)",
 			tpl, tplPlural(len(names), "the variable", "variables"), strings.Join(names, ", "),
 			tplPlural(len(names), "its value", "their values"),
-			tplPlural(len(names), "a NAME=VALUE pair", "NAME=VALUE pairs"), strings.Join(pairs, " "))}
+			tplPlural(len(names), "a VAR=VALUE pair", "VAR=VALUE pairs"), strings.Join(pairs, " "))}
 	}
 	var unknown []string
 	for _, k := range tplSortedKeys(vars) {

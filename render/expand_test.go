@@ -41,7 +41,7 @@ func TestExpand(t *testing.T) {
 }
 
 func TestExpandErrors(t *testing.T) {
-	const level1 = "; mcpx expands level 1 only: {name} replaced by the percent-encoded value"
+	const level1 = "; mcpx expands level 1 only: {var} replaced by the percent-encoded value"
 	for _, tc := range []struct {
 		tpl  string
 		vars map[string]string
@@ -111,9 +111,9 @@ func TestExpandErrors(t *testing.T) {
 
 		// pairs and variables
 		{"x://{a}/{b}", nil, TemplateError{Variables: []string{"a", "b"},
-			Msg: `the URI "x://{a}/{b}" is a template with variables a, b: give their values as NAME=VALUE pairs (a=VALUE b=VALUE)`}},
+			Msg: `the URI "x://{a}/{b}" is a template with variables a, b: give their values as VAR=VALUE pairs (a=VALUE b=VALUE)`}},
 		{"x://{a}/{a}", map[string]string{}, TemplateError{Variables: []string{"a"},
-			Msg: `the URI "x://{a}/{a}" is a template with the variable a: give its value as a NAME=VALUE pair (a=VALUE)`}},
+			Msg: `the URI "x://{a}/{a}" is a template with the variable a: give its value as a VAR=VALUE pair (a=VALUE)`}},
 		{"x://{a}/{b}/{c}", map[string]string{"b": "1"}, TemplateError{Variables: []string{"a", "c"},
 			Msg: `no value for the template variables a, c of "x://{a}/{b}/{c}": give them as a=VALUE c=VALUE`}},
 		{"x://{a}/{b}", map[string]string{"a": "1"}, TemplateError{Variables: []string{"b"},
@@ -125,7 +125,7 @@ func TestExpandErrors(t *testing.T) {
 		{"x://{path}", map[string]string{"pth": "1"}, TemplateError{Variables: []string{"pth"},
 			Msg: `unknown template variable "pth"; the only variable of "x://{path}" is path`}},
 		{"x://plain", map[string]string{"b": "2", "a": "1"}, TemplateError{Variables: []string{"a", "b"},
-			Msg: `the URI "x://plain" is not a template, so it takes no NAME=VALUE pairs (given: "a", "b")`}},
+			Msg: `the URI "x://plain" is not a template, so it takes no VAR=VALUE pairs (given: "a", "b")`}},
 	} {
 		got, err := Expand(tc.tpl, tc.vars)
 		var te *TemplateError

@@ -56,7 +56,7 @@ func New(version string) *server.MCPServer {
 
 // Serve serves New(version) over stdin/stdout until stdin closes or ctx ends.
 func Serve(ctx context.Context, version string) error {
-	err := server.NewStdioServer(New(version)).Listen(ctx, os.Stdin, os.Stdout)
+	err := server.NewStdioServer(New(version)).Listen(ctx, os.Stdin, &notFoundWriter{w: os.Stdout})
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		return nil
 	}

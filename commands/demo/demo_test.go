@@ -729,3 +729,24 @@ func TestServe(t *testing.T) {
 	outR.Close()
 	inR.Close()
 }
+
+// Over stdio, a note that does not exist is "resource not found" (-32002),
+// not mcp-go's internal error.
+func TestNotFoundWriter(t *testing.T) {
+	var out strings.Builder
+	w := &notFoundWriter{w: &out}
+	in := `{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"note \"99\" not found (ids are 1 to 8): resource not found"}}` + "\n" +
+		`{"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"disk on fire"}}` + "\n" +
+		`{"jsonrpc":"2.0","id":5,"result":{"contents":[]}}` + "\n"
+	for _, part := range []string{in[:10], in[10:150], in[150:]} { // writes split anywhere
+		if _, err := w.Write([]byte(part)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := `{"jsonrpc":"2.0","id":3,"error":{"code":-32002,"message":"note \"99\" not found (ids are 1 to 8)"}}` + "\n" +
+		`{"jsonrpc":"2.0","id":4,"error":{"code":-32603,"message":"disk on fire"}}` + "\n" +
+		`{"jsonrpc":"2.0","id":5,"result":{"contents":[]}}` + "\n"
+	if out.String() != want {
+		t.Fatalf("got\n%s\nwant\n%s", out.String(), want)
+	}
+}
