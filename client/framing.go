@@ -251,7 +251,21 @@ func (f *framer) judge(line []byte) (env envelope, skip bool, msg string) {
 	if !f.inflight.has(string(env.id)) {
 		return env, false, fmt.Sprintf("the server answered request id %s, which mcpx never sent (or which was already answered)", f.clip(env.id, 40))
 	}
+	if env.rpcErr != nil && string(env.rpcErr) != "null" && !validErrorObject(env.rpcErr) {
+		return env, false, fmt.Sprintf("the server sent an error reply whose error is not an object with an integer code and a string message: %s", f.clip(line, 80))
+	}
 	return env, false, ""
+}
+
+// validErrorObject reports whether a JSON-RPC error is {"code": integer,
+// "message": string, ...}; anything else would be dropped by the client,
+// leaving the request to wait for its deadline.
+func validErrorObject(raw []byte) bool {
+	var e struct {
+		Code    *int64  `json:"code"`
+		Message *string `json:"message"`
+	}
+	return json.Unmarshal(raw, &e) == nil && e.Code != nil && e.Message != nil
 }
 
 // next returns the next JSON-RPC message: its line, trimmed, in a []byte

@@ -134,6 +134,12 @@ func TestFramerJudges(t *testing.T) {
 			`the server answered request id 7, which mcpx never sent (or which was already answered)`},
 		{"string for number", `{"jsonrpc":"2.0","id":"1","result":{}}`,
 			`the server answered request id "1", which mcpx never sent (or which was already answered)`},
+		{"error code a string", `{"jsonrpc":"2.0","id":1,"error":{"code":"-32002","message":"x"}}`,
+			`the server sent an error reply whose error is not an object with an integer code and a string message: {"jsonrpc":"2.0","id":1,"error":{"code":"-32002","message":"x"}}`},
+		{"error code a fraction", `{"jsonrpc":"2.0","id":1,"error":{"code":-1.5,"message":"x"}}`,
+			`the server sent an error reply whose error is not an object with an integer code and a string message: {"jsonrpc":"2.0","id":1,"error":{"code":-1.5,"message":"x"}}`},
+		{"error not an object", `{"jsonrpc":"2.0","id":1,"error":[1]}`,
+			`the server sent an error reply whose error is not an object with an integer code and a string message: {"jsonrpc":"2.0","id":1,"error":[1]}`},
 		{"long quote", `{"jsonrpc":"2.0","result":"` + strings.Repeat("r", 1<<20) + `"}`,
 			`the server sent a message with neither method nor id: {"jsonrpc":"2.0","result":"` + strings.Repeat("r", 80-27) + `...`},
 	} {

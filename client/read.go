@@ -49,12 +49,17 @@ func (c *Conn) ReadResource(ctx context.Context, uri string) (json.RawMessage, e
 	return nil, err
 }
 
-// knows reports whether uri is listed or matches a listed template.
+// knows reports whether uri is listed or matches a listed template. A
+// listing that did not end cleanly (a repeated cursor, the page cap, an
+// item that could not be parsed) cannot say "no": that is an error.
 func (c *Conn) knows(ctx context.Context, uri string) (bool, error) {
 	for _, kind := range []string{KindResource, KindTemplate} {
-		items, _, err := c.List(ctx, kind)
+		items, problems, err := c.List(ctx, kind)
 		if err != nil {
 			return false, err
+		}
+		if len(problems) > 0 {
+			return false, errors.New("the listing is incomplete")
 		}
 		for _, it := range items {
 			if it.ID == uri || (kind == KindTemplate && templateMatches(it.ID, uri)) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -168,13 +169,16 @@ func (a *app) read(ctx context.Context, o *readOptions) error {
 		return a.writeRaw(items, o.Output)
 	}
 	sp := a.spiller()
-	rendered, omitted, err := render.RenderResourceRead(raw, render.Policy{Pattern: o.Pattern, Offset: o.Offset, Max: o.Max,
+	rendered, omitted, err := render.RenderResourceRead(raw, render.Policy{Pattern: o.Pattern, Offset: o.Offset, Max: o.Max, Ctx: cctx,
 		Spill: func(data []byte, mime string) (render.Spilled, error) {
 			if sp == nil {
 				return render.Spilled{}, noCacheDir()
 			}
 			return sp.Spill(conn.T.SpillName, data, mime)
 		}})
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &client.TimeoutError{Server: conn.T.Name, Phase: "rendering", Timeout: conn.T.Timeout}
+	}
 	if err != nil {
 		return a.contentError(conn, err)
 	}

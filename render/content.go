@@ -122,7 +122,7 @@ func parseItem(raw []byte, v gjson.Result, i int, decoded *int64, decode bool) (
 	}
 	if !decode {
 		n := decodedSize(src)
-		if n > DecodeCeiling-*decoded+2 {
+		if n > DecodeCeiling-*decoded {
 			return c, decodeCeilingError()
 		}
 		*decoded += n
@@ -253,7 +253,7 @@ func unicodeEscape(b []byte) (rune, int) {
 // ignored), refusing output over left bytes with a *LimitError naming the
 // decode ceiling.
 func DecodeBase64(src []byte, left int64) ([]byte, error) {
-	if decodedSize(src) > left+2 { // padding makes the estimate up to 2 bytes high
+	if decodedSize(src) > left {
 		return nil, decodeCeilingError()
 	}
 	enc := base64.StdEncoding
@@ -271,15 +271,16 @@ func DecodeBase64(src []byte, left int64) ([]byte, error) {
 	return dst[:k], nil
 }
 
-// decodedSize is the size src decodes to, counting padding (so up to 2
-// bytes high) and ignoring line breaks.
+// decodedSize is the size valid base64 src decodes to (line breaks
+// ignored, padding optional).
 func decodedSize(src []byte) int64 {
 	n := len(src) - bytes.Count(src, []byte{'\n'}) - bytes.Count(src, []byte{'\r'})
-	size := int64(n) / 4 * 3
-	if r := n % 4; r > 1 {
-		size += int64(r - 1)
+	t := bytes.TrimRight(src, "\r\n")
+	for k := 0; k < 2 && len(t) > 0 && t[len(t)-1] == '='; k++ {
+		t = bytes.TrimRight(t[:len(t)-1], "\r\n")
+		n--
 	}
-	return size
+	return int64(n) * 3 / 4
 }
 
 func decodeCeilingError() *LimitError {

@@ -244,3 +244,21 @@ func TestParseResourceContentsTextInPlace(t *testing.T) {
 		}
 	}
 }
+
+func TestDecodedSize(t *testing.T) {
+	for n := range 40 {
+		b := make([]byte, n)
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding} {
+			src := enc.EncodeToString(b)
+			if got := decodedSize([]byte(src)); got != int64(n) {
+				t.Errorf("%q: %d, want %d", src, got, n)
+			}
+			if n > 8 {
+				wrapped := src[:4] + "\r\n" + src[4:] + "\n"
+				if got := decodedSize([]byte(wrapped)); got != int64(n) {
+					t.Errorf("%q: %d, want %d", wrapped, got, n)
+				}
+			}
+		}
+	}
+}

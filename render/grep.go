@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
 	"regexp"
 	"regexp/syntax"
 	"strconv"
@@ -29,24 +30,81 @@ const PatternContext = 2
 // occurrences and runs re only on the lines holding one. Other patterns
 // run line by line.
 func Grep(text string, re *regexp.Regexp) string {
-	if text == "" {
-		return ""
+	out, _, _ := grepWindow(text, re, 0, math.MaxInt, nil)
+	return out
+}
+
+// GrepPage is PageText(Grep(text, re), offset, max) without building the
+// whole filtered text, which can be many times the size of text (a line
+// number for every line): it keeps only the bytes the page needs and counts
+// the rest. It stops early, returning false, once done is closed.
+func GrepPage(text string, re *regexp.Regexp, offset, max int, done <-chan struct{}) (Page, bool) {
+	offset, max = maxInt(offset, 0), maxInt(max, 1)
+	// The page starts at or after offset (rounded forward at most 3 bytes)
+	// and ends by offset+max+3 (a page holds at least one character).
+	window, total, ok := grepWindow(text, re, offset, offset+max+2*utf8.UTFMax, done)
+	if !ok {
+		return Page{}, false
 	}
-	g := grepper{text: text, re: re, countLine: 1}
+	if offset >= total {
+		return Page{Offset: total, Total: total}, true
+	}
+	// An offset inside a character moves forward to the next one (the
+	// output is UTF-8: text is).
+	k := 0
+	for k < utf8.UTFMax-1 && k < len(window) && !utf8.RuneStart(window[k]) {
+		k++
+	}
+	pg := PageText(window[k:], 0, max)
+	offset += k
+	pg.Offset += offset
+	pg.Total = total
+	if pg.Next != nil {
+		next := *pg.Next + offset
+		pg.Next = &next
+	} else if end := pg.Offset + len(pg.Text); end < total {
+		pg.Next, pg.Truncated = &end, true
+	}
+	return pg, true
+}
+
+func maxInt(a, b int) int {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// grepWindow runs the filter, keeping the output bytes [lo, hi) and counting all of them.
+func grepWindow(text string, re *regexp.Regexp, lo, hi int, done <-chan struct{}) (string, int, bool) {
+	if text == "" {
+		return "", 0, true
+	}
+	g := grepper{text: text, re: re, countLine: 1, lo: lo, hi: hi, done: done}
 	if needles := requiredNeedles(re); needles != nil {
 		g.scanNeedles(needles)
 	} else {
 		g.scanLines()
 	}
+	if g.stopped {
+		return "", 0, false
+	}
 	g.flushAfter(len(text) + 1)
-	return g.b.String()
+	return g.b.String(), g.n, true
 }
 
 // grepper holds the state of one Grep: the output and where it stands.
 type grepper struct {
 	text string
 	re   *regexp.Regexp
-	b    strings.Builder
+	b    strings.Builder // the output bytes [lo, hi)
+	n    int             // the output bytes so far
+	lo   int
+	hi   int
+
+	done    <-chan struct{} // closed: stop
+	tick    int
+	stopped bool
 
 	// countPos is the start of line countLine: line numbers of later
 	// matches are counted from there.
@@ -61,6 +119,9 @@ type grepper struct {
 func (g *grepper) scanLines() {
 	text := g.text
 	for pos := 0; pos < len(text); {
+		if g.stop() {
+			return
+		}
 		end := grepLineEnd(text, pos)
 		if g.re.MatchString(text[pos:end]) {
 			g.match(pos, end)
@@ -80,6 +141,9 @@ func (g *grepper) scanNeedles(needles []needle) {
 		}
 	}
 	for pos := 0; pos < len(text); {
+		if g.stop() {
+			return
+		}
 		at := -1
 		for i := range finders {
 			if j := finders[i].find(text, pos); j >= 0 && (at < 0 || j < at) {
@@ -116,7 +180,7 @@ func (g *grepper) match(start, end int) {
 	g.flushAfter(n - 1)
 	first := max(1, n-PatternContext, g.last+1)
 	if g.last > 0 && first > g.last+1 {
-		g.b.WriteString("--\n")
+		g.write("--\n")
 	}
 	pos := start
 	for k := n; k > first; k-- {
@@ -146,9 +210,35 @@ func (g *grepper) writeLine(n int, sep byte, line string) {
 	var num [24]byte
 	b := strconv.AppendInt(num[:0], int64(n), 10)
 	b = append(b, sep)
-	g.b.Write(b)
-	g.b.WriteString(line)
-	g.b.WriteByte('\n')
+	g.write(string(b))
+	g.write(line)
+	g.write("\n")
+}
+
+// write emits s: its bytes inside the window are kept, all are counted.
+func (g *grepper) write(s string) {
+	start, end := g.n, g.n+len(s)
+	g.n = end
+	if end <= g.lo || start >= g.hi {
+		return
+	}
+	g.b.WriteString(s[max(g.lo-start, 0) : len(s)-max(end-g.hi, 0)])
+}
+
+// stop reports, every few thousand lines, whether done is closed.
+func (g *grepper) stop() bool {
+	if g.done == nil {
+		return false
+	}
+	if g.tick++; g.tick%4096 != 0 {
+		return g.stopped
+	}
+	select {
+	case <-g.done:
+		g.stopped = true
+	default:
+	}
+	return g.stopped
 }
 
 // needle is a literal to search for; when fold is set, lit is lowercase

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"context"
 	"encoding/json"
 	"regexp"
 
@@ -48,6 +49,8 @@ type Policy struct {
 	Max     int            // --max-bytes, already clamped to SliceClamp
 	// Spill writes binary content to a file (the spill writer, bound to the server).
 	Spill func(data []byte, mime string) (Spilled, error)
+	// Ctx bounds the work (the filter over a big text): its end stops it.
+	Ctx context.Context
 }
 
 // RenderContents applies the content policy to the items of a response, in
@@ -129,7 +132,10 @@ func (r *renderer) add(c Content) error {
 	if c.IsBlob {
 		text = string(c.Blob)
 	}
-	t := r.p.text(text, min(r.p.Max, ResponseCeiling-r.used))
+	t, err := r.p.text(text, min(r.p.Max, ResponseCeiling-r.used))
+	if err != nil {
+		return err
+	}
 	t.URI, t.MimeType, t.Annotations = orNil(c.URI), orNil(c.MimeType), c.Annotations
 	r.used += max(len(t.Text), 1)
 	r.rendered = append(r.rendered, t)
@@ -137,13 +143,22 @@ func (r *renderer) add(c Content) error {
 }
 
 // text renders one text at most max bytes a page.
-func (p Policy) text(text string, max int) *TextItem {
+func (p Policy) text(text string, max int) (*TextItem, error) {
+	var pg Page
 	if p.Pattern != nil {
-		text = Grep(text, p.Pattern)
+		var done <-chan struct{}
+		if p.Ctx != nil {
+			done = p.Ctx.Done()
+		}
+		var ok bool
+		if pg, ok = GrepPage(text, p.Pattern, p.Offset, max, done); !ok {
+			return nil, p.Ctx.Err()
+		}
+	} else {
+		pg = PageText(text, p.Offset, max)
 	}
-	pg := PageText(text, p.Offset, max)
 	return &TextItem{Type: "text", Text: pg.Text, Offset: pg.Offset, Truncated: pg.Truncated,
-		TotalBytes: pg.Total, NextOffset: pg.Next}
+		TotalBytes: pg.Total, NextOffset: pg.Next}, nil
 }
 
 func (p Policy) blob(c Content) (*BlobItem, error) {
