@@ -492,9 +492,15 @@ func (it *interop) startHTTP(ts *testscript.TestScript, script, mode string) int
 				out, _ := os.ReadFile(logPath)
 				lastErr = fmt.Errorf("node %s %s (PORT=%d) exited before listening:\n%s", script, mode, port, out)
 			default:
+				// Listening is what the server says ("... on port N") and a
+				// dial that succeeds: a dial alone can reach another test's
+				// server that the kernel gave the same port meanwhile.
+				said, _ := os.ReadFile(logPath)
 				conn, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
 				if err == nil {
 					conn.Close()
+				}
+				if err == nil && bytes.Contains(said, []byte("port "+strconv.Itoa(port))) {
 					ts.Logf("server-everything %s listening on %s (pid %d)", mode, addr, cmd.Process.Pid)
 					return port
 				}
