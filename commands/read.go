@@ -231,12 +231,10 @@ func (a *app) readNotes(doc *render.ReadDoc, o *readOptions) {
 			held++
 		}
 	}
-	used := 0               // the response's text so far, as the ceiling counts it
 	nexts := map[int]bool{} // the different next offsets
 	for i, r := range doc.Contents {
 		switch it := r.(type) {
 		case *render.TextItem:
-			used += max(len(it.Text), 1)
 			name := render.Clip(orDefault(it.URI, doc.URI), 200)
 			if len(doc.Contents) > 1 {
 				name = fmt.Sprintf("item #%d (%s)", i, name)
@@ -250,7 +248,7 @@ func (a *app) readNotes(doc *render.ReadDoc, o *readOptions) {
 					what = fmt.Sprintf("%s: %s", name, what)
 				}
 				cut := ""
-				if used >= render.ResponseCeiling-3 && len(it.Text) < o.Max-3 {
+				if it.CutByCeiling {
 					cut = fmt.Sprintf(", cut short by the response ceiling of %s", render.HumanBytes(render.ResponseCeiling))
 				}
 				note("%s (bytes %d to %d of %d shown%s); next page: --offset %d", what, it.Offset, it.Offset+len(it.Text), it.TotalBytes, cut, *it.NextOffset)
@@ -264,7 +262,6 @@ func (a *app) readNotes(doc *render.ReadDoc, o *readOptions) {
 				note("%s: annotations %s", name, render.Clip(compactJSON(it.Annotations), 200))
 			}
 		case *render.BlobItem:
-			used += len(it.Path) + 1
 			name := render.Clip(orDefault(it.URI, doc.URI), 200)
 			if len(doc.Contents) > 1 {
 				name = fmt.Sprintf("item #%d (%s)", i, name)

@@ -19,6 +19,10 @@ type TextItem struct {
 	TotalBytes  int             `json:"total_bytes"`
 	NextOffset  *int            `json:"next_offset"`
 	Annotations json.RawMessage `json:"annotations"`
+
+	// CutByCeiling: the page is shorter than --max-bytes because the
+	// response ceiling was reached in it (for the notes; not in the JSON).
+	CutByCeiling bool `json:"-"`
 }
 
 // BlobItem is a rendered blob: spilled to a file, never inline (CONTRACT §5).
@@ -132,11 +136,13 @@ func (r *renderer) add(c Content) error {
 	if c.IsBlob {
 		text = string(c.Blob)
 	}
-	t, err := r.p.text(text, min(r.p.Max, ResponseCeiling-r.used))
+	left := ResponseCeiling - r.used
+	t, err := r.p.text(text, min(r.p.Max, left))
 	if err != nil {
 		return err
 	}
 	t.URI, t.MimeType, t.Annotations = orNil(c.URI), orNil(c.MimeType), c.Annotations
+	t.CutByCeiling = left < r.p.Max && t.NextOffset != nil
 	r.used += max(len(t.Text), 1)
 	r.rendered = append(r.rendered, t)
 	return nil

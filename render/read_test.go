@@ -147,3 +147,24 @@ func TestRenderResourceRead(t *testing.T) {
 		t.Fatalf("after the ceiling: %d rendered, %d omitted, %d spilled, %v", len(got), omitted, len(f.calls), err)
 	}
 }
+
+// CutByCeiling marks the page the response ceiling shortened, and only it.
+func TestRenderContentsCutByCeiling(t *testing.T) {
+	big := strings.Repeat("x", 61440)
+	got, _, err := RenderContents([]Content{{Text: big}, {Text: big}, {Text: big}, {Text: big}}, Policy{Max: SliceClamp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range got {
+		it := r.(*TextItem)
+		if want := i == 3; it.CutByCeiling != want {
+			t.Errorf("item %d (%d bytes): CutByCeiling %v, want %v", i, len(it.Text), it.CutByCeiling, want)
+		}
+	}
+	got, _, _ = RenderContents([]Content{{Text: big}, {Text: big}, {Text: big}, {Text: big}}, Policy{Max: 51200})
+	for i, r := range got {
+		if r.(*TextItem).CutByCeiling {
+			t.Errorf("default pages: item %d marked as cut by the ceiling", i)
+		}
+	}
+}
