@@ -78,6 +78,7 @@ func classify(err error, sig os.Signal) output.ErrorReport {
 		noMatch  *output.NoMatchError
 		strict   *StrictError
 		ambig    *AmbiguousError
+		toolErr  *ToolError
 	)
 	switch {
 	case errors.As(err, &ambig):
@@ -143,6 +144,8 @@ func classify(err error, sig os.Signal) output.ErrorReport {
 		}
 	case errors.As(err, &noMatch):
 		r.Code, r.ExitCode = "no_match", exitNoMatch
+	case errors.As(err, &toolErr):
+		r.Code, r.ExitCode = "tool_error", exitFailed
 	case errors.As(err, &strict):
 		r.Code, r.ExitCode = "strict", exitFailed
 	case errors.Is(err, context.Canceled):

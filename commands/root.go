@@ -176,6 +176,8 @@ func (a *app) newRoot() *cli.Command {
 			a.newCatalogCmd(),
 			a.newDescribeCmd(),
 			a.newReadCmd(),
+			a.newPromptCmd(),
+			a.newInvokeCmd(),
 			a.newServeDemoCmd(),
 		},
 		ExitErrHandler: func(context.Context, *cli.Command, error) {},

@@ -71,15 +71,20 @@ func scanContents(raw []byte, visit func(i int, v gjson.Result) error) error {
 // against the decode ceiling but not decoded (an item that will not be
 // rendered).
 func parseItem(raw []byte, v gjson.Result, i int, decoded *int64, decode bool) (Content, error) {
-	c := Content{Index: i}
 	if !v.IsObject() {
-		return c, &BadContentError{Item: i, Msg: "the item is not a JSON object"}
+		return Content{Index: i}, &BadContentError{Item: i, Msg: "the item is not a JSON object"}
 	}
 	doc, base := raw, v.Index
 	if base <= 0 || base+len(v.Raw) > len(raw) || string(raw[base:base+len(v.Raw)]) != v.Raw {
 		doc, base = []byte(v.Raw), 0 // cannot happen: gjson gives each element's place
 	}
-	f := scanItem(doc, base, base+len(v.Raw))
+	return parseItemAt(doc, base, base+len(v.Raw), i, decoded, decode)
+}
+
+// parseItemAt is parseItem for the JSON object doc[start:end].
+func parseItemAt(doc []byte, start, end, i int, decoded *int64, decode bool) (Content, error) {
+	c := Content{Index: i}
+	f := scanItem(doc, start, end)
 	str := func(sp span) string { // a short string: decoded into a copy
 		if sp.e == 0 || doc[sp.s] != '"' {
 			return ""

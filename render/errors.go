@@ -32,19 +32,24 @@ func HumanBytes(n int64) string {
 // resource item with both text and blob or neither, invalid base64 (exit 1,
 // bad_content). Item is the item's index in the reply, -1 for the result as a whole.
 type BadContentError struct {
-	Item int
-	URI  string // the item's uri, when it has one
-	Msg  string
+	Item  int
+	URI   string // the item's uri, when it has one
+	Where string // where the item is, when Item alone does not say: "message #2"
+	Msg   string
 }
 
 func (e *BadContentError) Error() string {
 	if e.Item < 0 { // the result as a whole
 		return e.Msg
 	}
-	if e.URI != "" {
-		return fmt.Sprintf("item #%d (%s): %s", e.Item, e.URI, e.Msg)
+	where := ""
+	if e.Where != "" {
+		where = e.Where + ", "
 	}
-	return fmt.Sprintf("item #%d: %s", e.Item, e.Msg)
+	if e.URI != "" {
+		return fmt.Sprintf("%sitem #%d (%s): %s", where, e.Item, e.URI, e.Msg)
+	}
+	return fmt.Sprintf("%sitem #%d: %s", where, e.Item, e.Msg)
 }
 
 // TemplateError: a URI template cannot be expanded from the pairs given (exit 2).

@@ -1,0 +1,901 @@
+package commands
+
+// Arguments of prompt and invoke (CONTRACT §3): ARG=VALUE, KEY=VALUE and
+// KEY:=JSON pairs, @FILE and @- values, and typing by a tool's input
+// schema. Nothing here talks to a server; the only IO is reading @FILE and
+// stdin. Values keep their bytes: numbers are never converted through
+// float64, strings are never HTML-escaped, JSON is only compacted.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/render"
+)
+
+// pair is one ARG=VALUE, KEY=VALUE or KEY:=JSON argument after @-reading.
+type pair struct {
+	Key   string
+	Value string // the value; for Raw, the JSON text
+	Raw   bool   // KEY:=JSON (invoke only)
+	File  string // "" or the @FILE / "-" the value came from (for messages)
+}
+
+// valueClip bounds the "value" detail of an error (in characters).
+const valueClip = 200
+
+// parsePairs splits command-line pairs. allowRaw enables KEY:=JSON (invoke).
+// VALUE forms: "@FILE" reads FILE verbatim; "@-" reads stdin (at most once per
+// invocation, also counting --args -: pass stdinUsed); "@@x" is the literal "@x".
+// A missing/unreadable FILE (or a directory) is exit 2 naming the key and file,
+// never sent as a literal. A file or stdin over render.MessageCeiling is a
+// *render.LimitError. Content that is not valid UTF-8 is exit 2 (values are JSON strings).
+// A pair without "=" or with an empty key is exit 2 with an example. The same key twice is exit 2.
+func parsePairs(args []string, allowRaw bool, stdin io.Reader, stdinUsed *bool) ([]pair, error) {
+	return parsePairsLimit(args, allowRaw, stdin, stdinUsed, render.MessageCeiling)
+}
+
+// parsePairsLimit is parsePairs with the size ceiling as a parameter (tests).
+func parsePairsLimit(args []string, allowRaw bool, stdin io.Reader, stdinUsed *bool, limit int64) ([]pair, error) {
+	if stdinUsed == nil {
+		stdinUsed = new(bool)
+	}
+	pairs := make([]pair, 0, len(args))
+	seen := map[string]bool{}
+	for _, arg := range args {
+		p, err := splitPair(arg, allowRaw)
+		if err != nil {
+			return nil, err
+		}
+		if seen[p.Key] {
+			e := &UsageError{Msg: fmt.Sprintf("argument %q is given twice", p.Key), Details: map[string]any{"key": p.Key}}
+			if allowRaw {
+				e.Hints = []string{fmt.Sprintf("give each key once; a list is one JSON value: %s:='[\"a\",\"b\"]'", p.Key)}
+			} else {
+				e.Hints = []string{"give each argument once"}
+			}
+			return nil, e
+		}
+		seen[p.Key] = true
+		what := fmt.Sprintf("argument %q", p.Key)
+		if strings.HasPrefix(p.Value, "@") {
+			var b []byte
+			b, p.File, err = readAtValue(p.Value, what, p.Key, stdin, stdinUsed, limit)
+			if err != nil {
+				return nil, err
+			}
+			p.Value = string(b)
+		}
+		if !utf8.ValidString(p.Value) {
+			return nil, notUTF8(what, p.Key, p.File)
+		}
+		if p.Raw {
+			if _, err := rawPairJSON(p); err != nil {
+				return nil, err
+			}
+		}
+		pairs = append(pairs, p)
+	}
+	return pairs, nil
+}
+
+// splitPair splits one argument at its first "=". With allowRaw, a key
+// ending in ":" (KEY:=JSON) makes a raw pair; "a:b=1" is the key "a:b".
+func splitPair(arg string, allowRaw bool) (pair, error) {
+	key, val, ok := strings.Cut(arg, "=")
+	if !ok || key == "" || (allowRaw && key == ":") {
+		var msg string
+		if !ok {
+			msg = fmt.Sprintf("%q is not a %s pair", argClip(arg, 60), pairForm(allowRaw))
+		} else {
+			msg = fmt.Sprintf("%q has an empty name before \"=\"", argClip(arg, 60))
+		}
+		return pair{}, &UsageError{Msg: msg, Hints: []string{pairExample(allowRaw)}}
+	}
+	p := pair{Key: key, Value: val}
+	if allowRaw && strings.HasSuffix(key, ":") {
+		p.Key, p.Raw = strings.TrimSuffix(key, ":"), true
+	}
+	if !utf8.ValidString(p.Key) {
+		return pair{}, &UsageError{Msg: fmt.Sprintf("argument name %q is not valid UTF-8", p.Key)}
+	}
+	return p, nil
+}
+
+func pairForm(allowRaw bool) string {
+	if allowRaw {
+		return "KEY=VALUE or KEY:=JSON"
+	}
+	return "ARG=VALUE"
+}
+
+func pairExample(allowRaw bool) string {
+	if allowRaw {
+		return `arguments after the tool name are KEY=VALUE (typed by the tool's schema) or KEY:=JSON: mcpx invoke SRV TOOL path=/tmp/notes.txt limit:=10`
+	}
+	return "arguments after the prompt name are ARG=VALUE: mcpx prompt SRV NAME topic=rust"
+}
+
+// readAtValue resolves a value starting with "@": "@@x" is the literal "@x"
+// (returned with file ""), "@-" reads stdin (file "-"), "@FILE" reads FILE.
+// what names the value in messages ("argument \"k\"", "--args"); key is the
+// "key" detail ("" for none).
+func readAtValue(v, what, key string, stdin io.Reader, stdinUsed *bool, limit int64) ([]byte, string, error) {
+	rest := v[1:]
+	details := func(file string) map[string]any {
+		d := map[string]any{"file": file}
+		if key != "" {
+			d["key"] = key
+		}
+		return d
+	}
+	switch {
+	case strings.HasPrefix(rest, "@"):
+		return []byte(rest), "", nil
+	case rest == "-":
+		if *stdinUsed {
+			return nil, "", &UsageError{Msg: fmt.Sprintf("%s: @- reads stdin, which another value already read", what),
+				Details: details("-"),
+				Hints:   []string{"only one of --args - and KEY=@- may read stdin; put the other value in a file and pass @FILE"}}
+		}
+		*stdinUsed = true
+		b, err := readCapped(stdin, limit)
+		if err != nil {
+			var le *render.LimitError
+			if errors.As(err, &le) {
+				le.Msg = fmt.Sprintf("%s: the value read from stdin is too large", what)
+				return nil, "", le
+			}
+			return nil, "", &UsageError{Msg: fmt.Sprintf("%s: cannot read stdin: %v", what, err), Details: details("-")}
+		}
+		return b, "-", nil
+	case rest == "":
+		return nil, "", &UsageError{Msg: fmt.Sprintf("%s: \"@\" names no file", what), Details: details(""),
+			Hints: []string{`@FILE reads a file, @- reads stdin, and @@ stands for a literal "@"`}}
+	}
+	file := rest
+	b, err := readFileCapped(file, limit)
+	if err != nil {
+		var le *render.LimitError
+		if errors.As(err, &le) {
+			le.Msg = fmt.Sprintf("%s: %s is too large", what, file)
+			return nil, "", le
+		}
+		cause := err
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			cause = pe.Err
+		}
+		e := &UsageError{Msg: fmt.Sprintf("%s: cannot read @%s: %v", what, file, cause), Details: details(file)}
+		if strings.HasPrefix(file, "~/") {
+			e.Hints = append(e.Hints, `the shell does not expand "~" after "@"; write @$HOME/`+file[2:])
+		}
+		if key != "" {
+			e.Hints = append(e.Hints, fmt.Sprintf("to send the literal text %q, double the @: %s=@%s", v, key, v))
+		}
+		return nil, "", e
+	}
+	return b, file, nil
+}
+
+var errIsDir = errors.New("is a directory")
+
+// readFileCapped reads a whole file of at most limit bytes.
+func readFileCapped(name string, limit int64) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: errIsDir}
+	}
+	if st.Mode().IsRegular() && st.Size() > limit {
+		return nil, &render.LimitError{Limit: "message ceiling", Value: limit}
+	}
+	return readCapped(f, limit)
+}
+
+// readCapped reads r to its end, refusing more than limit bytes. A nil
+// reader reads as empty.
+func readCapped(r io.Reader, limit int64) ([]byte, error) {
+	if r == nil {
+		return []byte{}, nil
+	}
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, &render.LimitError{Limit: "message ceiling", Value: limit}
+	}
+	return b, nil
+}
+
+func notUTF8(what, key, file string) error {
+	d := map[string]any{}
+	if key != "" {
+		d["key"] = key
+	}
+	var msg string
+	switch file {
+	case "":
+		msg = fmt.Sprintf("%s: the value is not valid UTF-8", what)
+	case "-":
+		d["file"] = file
+		msg = fmt.Sprintf("%s: the value read from stdin is not valid UTF-8", what)
+	default:
+		d["file"] = file
+		msg = fmt.Sprintf("%s: %s is not valid UTF-8 text", what, file)
+	}
+	return &UsageError{Msg: msg, Details: d,
+		Hints: []string{"values are sent as JSON strings; encode binary data (e.g. base64) first"}}
+}
+
+// readArgsFlag returns the JSON text of --args: "-" (or "@-") reads stdin,
+// "@FILE" reads FILE, "@@x" is the literal "@x", anything else is the JSON
+// itself. stdinUsed is shared with parsePairs (stdin is read at most once).
+func readArgsFlag(v string, stdin io.Reader, stdinUsed *bool) ([]byte, error) {
+	return readArgsFlagLimit(v, stdin, stdinUsed, render.MessageCeiling)
+}
+
+func readArgsFlagLimit(v string, stdin io.Reader, stdinUsed *bool, limit int64) ([]byte, error) {
+	if stdinUsed == nil {
+		stdinUsed = new(bool)
+	}
+	if v == "-" {
+		v = "@-"
+	}
+	if !strings.HasPrefix(v, "@") {
+		return []byte(v), nil
+	}
+	b, file, err := readAtValue(v, "--args", "", stdin, stdinUsed, limit)
+	if err != nil {
+		return nil, err
+	}
+	if !utf8.Valid(b) {
+		return nil, notUTF8("--args", "", file)
+	}
+	return b, nil
+}
+
+// promptArgs checks pairs against the prompt's declared arguments: an undeclared
+// key is a *UsageError listing the declared names (Details "declared": []string,
+// and "unknown": []string). It returns the values by name and the missing required
+// arguments (in declared order), which the caller asks for or reports.
+func promptArgs(prompt string, pairs []pair, declared []client.PromptArgument) (map[string]string, []client.PromptArgument, error) {
+	names := make([]string, 0, len(declared))
+	for _, a := range declared {
+		names = append(names, a.Name)
+	}
+	values := make(map[string]string, len(pairs))
+	var unknown []string
+	for _, p := range pairs {
+		if !slices.Contains(names, p.Key) {
+			unknown = append(unknown, p.Key)
+			continue
+		}
+		values[p.Key] = p.Value
+	}
+	if len(unknown) > 0 {
+		var msg string
+		if len(names) == 0 {
+			msg = fmt.Sprintf("prompt %q takes no arguments, got %s", prompt, quoteList(unknown))
+		} else {
+			msg = fmt.Sprintf("prompt %q has no %s %s; it declares: %s", prompt, plural(len(unknown), "argument"), quoteList(unknown), strings.Join(names, ", "))
+		}
+		var hints []string
+		for _, u := range unknown {
+			if n := argNearest(u, names); n != "" {
+				hints = append(hints, fmt.Sprintf("did you mean %q instead of %q?", n, u))
+			}
+		}
+		return nil, nil, &UsageError{Msg: msg, Hints: hints,
+			Details: map[string]any{"declared": names, "unknown": unknown}}
+	}
+	var missing []client.PromptArgument
+	for _, a := range declared {
+		if _, ok := values[a.Name]; a.Required && !ok {
+			missing = append(missing, a)
+		}
+	}
+	return values, missing, nil
+}
+
+// missingPromptArgs is the exit-2 error listing every missing required argument
+// (Details "missing": names), each with its description in the message.
+func missingPromptArgs(prompt string, missing []client.PromptArgument) error {
+	names := make([]string, 0, len(missing))
+	items := make([]string, 0, len(missing))
+	pairs := make([]string, 0, len(missing))
+	for _, a := range missing {
+		names = append(names, a.Name)
+		item := a.Name
+		if a.Description != nil {
+			if d := oneLine(*a.Description, 80); d != "" {
+				item += " (" + d + ")"
+			}
+		}
+		items = append(items, item)
+		pairs = append(pairs, a.Name+"=VALUE")
+	}
+	return &UsageError{
+		Msg:     fmt.Sprintf("prompt %q is missing required %s: %s", prompt, plural(len(missing), "argument"), strings.Join(items, ", ")),
+		Hints:   []string{"add " + strings.Join(pairs, " ")},
+		Details: map[string]any{"missing": names},
+	}
+}
+
+// toolArgs builds the tools/call arguments object: base (from --args: nil, or the
+// JSON text given inline, from @FILE or stdin) overlaid by pairs, each value typed
+// by schema (the tool's inputSchema, nil when none could be had: then every
+// value is a string and no checks run). It returns compact JSON object bytes.
+func toolArgs(tool string, base []byte, pairs []pair, schema json.RawMessage) (json.RawMessage, error) {
+	sc := parseToolSchema(schema)
+	var keys []string
+	vals := map[string][]byte{}
+	set := func(k string, v []byte) {
+		if _, ok := vals[k]; !ok {
+			keys = append(keys, k)
+		}
+		vals[k] = v
+	}
+	if base != nil {
+		members, err := argsObject(base)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range members {
+			var b bytes.Buffer
+			if err := json.Compact(&b, m.raw); err != nil {
+				return nil, &UsageError{Msg: fmt.Sprintf("--args must be a JSON object: %v", err)}
+			}
+			set(m.key, b.Bytes())
+		}
+	}
+	for _, p := range pairs {
+		v, err := typePair(p, sc)
+		if err != nil {
+			return nil, err
+		}
+		set(p.Key, v)
+	}
+	if sc != nil {
+		if err := sc.check(tool, keys); err != nil {
+			return nil, err
+		}
+	}
+	var out bytes.Buffer
+	out.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			out.WriteByte(',')
+		}
+		out.Write(jsonString(k))
+		out.WriteByte(':')
+		out.Write(vals[k])
+	}
+	out.WriteByte('}')
+	return out.Bytes(), nil
+}
+
+// argsObject parses --args: a JSON object, its members in order (a key given
+// twice keeps its first place and its last value, as JSON.parse does).
+func argsObject(base []byte) ([]argMember, error) {
+	hint := []string{`e.g. --args '{"path":"/tmp/notes.txt","limit":10}'`}
+	if !utf8.Valid(base) {
+		return nil, &UsageError{Msg: "--args is not valid UTF-8", Hints: []string{"values are sent as JSON strings; encode binary data (e.g. base64) first"}}
+	}
+	if err := json.Unmarshal(base, new(json.RawMessage)); err != nil {
+		return nil, &UsageError{Msg: fmt.Sprintf("--args must be a JSON object: %v", err), Hints: hint}
+	}
+	members, ok := jsonObjectMembers(base)
+	if !ok {
+		return nil, &UsageError{Msg: fmt.Sprintf("--args must be a JSON object, not %s", kindPhrase(valueKind(bytes.TrimSpace(base)))), Hints: hint}
+	}
+	return members, nil
+}
+
+// argMember is one member of a JSON object, in document order.
+type argMember struct {
+	key string
+	raw json.RawMessage
+}
+
+// jsonObjectMembers returns the members of a JSON object in document order,
+// or ok=false when data is not exactly one JSON object.
+func jsonObjectMembers(data []byte) (members []argMember, ok bool) {
+	if !json.Valid(data) {
+		return nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if d, isDelim := tok.(json.Delim); err != nil || !isDelim || d != '{' {
+		return nil, false
+	}
+	members = []argMember{}
+	for dec.More() {
+		tok, err := dec.Token()
+		key, isString := tok.(string)
+		if err != nil || !isString {
+			return nil, false
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, false
+		}
+		members = append(members, argMember{key, raw})
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, false
+	}
+	return members, true
+}
+
+// toolSchema is what toolArgs uses of a tool's inputSchema.
+type toolSchema struct {
+	props    []argMember // properties, in schema order
+	propsOK  bool        // properties absent or an object (typing and the forbidden check apply)
+	required []string
+	closed   bool            // additionalProperties: false
+	extra    json.RawMessage // additionalProperties when it is a schema object
+}
+
+// parseToolSchema returns nil when there is no usable schema (none, null, or
+// not a JSON object).
+func parseToolSchema(s json.RawMessage) *toolSchema {
+	top, ok := jsonObjectMembers(s)
+	if !ok {
+		return nil
+	}
+	sc := &toolSchema{propsOK: true}
+	for _, m := range top {
+		switch m.key {
+		case "properties":
+			sc.props, sc.propsOK = jsonObjectMembers(m.raw)
+		case "required":
+			sc.required = nil
+			var list []json.RawMessage
+			if json.Unmarshal(m.raw, &list) == nil {
+				for _, r := range list {
+					var name string
+					if json.Unmarshal(r, &name) == nil && !slices.Contains(sc.required, name) {
+						sc.required = append(sc.required, name)
+					}
+				}
+			}
+		case "additionalProperties":
+			sc.closed, sc.extra = false, nil
+			if string(bytes.TrimSpace(m.raw)) == "false" {
+				sc.closed = true
+			} else if _, ok := jsonObjectMembers(m.raw); ok {
+				sc.extra = m.raw
+			}
+		}
+	}
+	return sc
+}
+
+// prop returns the schema of a declared property.
+func (sc *toolSchema) prop(key string) (json.RawMessage, bool) {
+	for _, m := range sc.props {
+		if m.key == key {
+			return m.raw, true
+		}
+	}
+	return nil, false
+}
+
+// typeOf is the type a KEY=VALUE value takes.
+func (sc *toolSchema) typeOf(key string) argType {
+	if sc == nil || !sc.propsOK {
+		return argType{str: true}
+	}
+	if raw, ok := sc.prop(key); ok {
+		return schemaType(raw)
+	}
+	if sc.extra != nil {
+		return schemaType(sc.extra)
+	}
+	return argType{str: true}
+}
+
+// check applies required and additionalProperties: false to the merged keys.
+func (sc *toolSchema) check(tool string, keys []string) error {
+	var missing []string
+	for _, r := range sc.required {
+		if !slices.Contains(keys, r) {
+			missing = append(missing, r)
+		}
+	}
+	declared := make([]string, 0, len(sc.props))
+	for _, m := range sc.props {
+		if !slices.Contains(declared, m.key) {
+			declared = append(declared, m.key)
+		}
+	}
+	if sc.closed && sc.propsOK {
+		var forbidden []string
+		for _, k := range keys {
+			if !slices.Contains(declared, k) {
+				forbidden = append(forbidden, k)
+			}
+		}
+		if len(forbidden) > 0 {
+			var msg string
+			if len(declared) == 0 {
+				msg = fmt.Sprintf("tool %q takes no arguments, got %s", tool, quoteList(forbidden))
+			} else {
+				msg = fmt.Sprintf("tool %q does not accept %s %s; it declares: %s", tool, plural(len(forbidden), "argument"), quoteList(forbidden), strings.Join(declared, ", "))
+			}
+			var hints []string
+			for _, f := range forbidden {
+				if n := argNearest(f, declared); n != "" {
+					hints = append(hints, fmt.Sprintf("did you mean %q instead of %q?", n, f))
+				}
+			}
+			d := map[string]any{"forbidden": forbidden, "declared": declared}
+			if len(missing) > 0 {
+				d["missing"] = missing
+				hints = append(hints, "also missing: "+strings.Join(missing, ", "))
+			}
+			return &UsageError{Msg: msg, Hints: hints, Details: d}
+		}
+	}
+	if len(missing) > 0 {
+		items := make([]string, 0, len(missing))
+		pairs := make([]string, 0, len(missing))
+		for _, name := range missing {
+			var about []string
+			if raw, ok := sc.prop(name); ok {
+				if t := schemaType(raw).label; t != "" {
+					about = append(about, t)
+				}
+				if d := schemaDescription(raw); d != "" {
+					about = append(about, d)
+				}
+			}
+			item := name
+			if len(about) > 0 {
+				item += " (" + strings.Join(about, ", ") + ")"
+			}
+			items = append(items, item)
+			pairs = append(pairs, name+"=VALUE")
+		}
+		return &UsageError{
+			Msg:     fmt.Sprintf("tool %q is missing required %s: %s", tool, plural(len(missing), "argument"), strings.Join(items, ", ")),
+			Hints:   []string{"add " + strings.Join(pairs, " ") + ", or put them in --args"},
+			Details: map[string]any{"missing": missing},
+		}
+	}
+	return nil
+}
+
+// argType is how a KEY=VALUE value is sent: as the string itself, or
+// parsed as JSON of one of kinds.
+type argType struct {
+	str   bool
+	kinds []string // JSON kinds, in schema order: number, integer, boolean, null, array, object
+	label string   // the declared type(s), "integer" or "integer|null"; "" when none
+}
+
+var jsonKinds = []string{"string", "number", "integer", "boolean", "null", "array", "object"}
+
+// schemaType reads a property schema's type: "type" (a name or a union),
+// else the union of anyOf/oneOf members' types. $ref is never followed.
+func schemaType(raw json.RawMessage) argType {
+	members, ok := jsonObjectMembers(raw)
+	if !ok {
+		return argType{str: true}
+	}
+	var typ, anyOf, oneOf json.RawMessage
+	for _, m := range members {
+		switch m.key {
+		case "type":
+			typ = m.raw
+		case "anyOf":
+			anyOf = m.raw
+		case "oneOf":
+			oneOf = m.raw
+		}
+	}
+	if typ != nil {
+		names, ok := typeNames(typ)
+		if !ok {
+			return argType{str: true}
+		}
+		return typeFromNames(names, false)
+	}
+	var names []string
+	sawUnion, untyped := false, false
+	for _, list := range []json.RawMessage{anyOf, oneOf} {
+		var subs []json.RawMessage
+		if list == nil || json.Unmarshal(list, &subs) != nil {
+			continue
+		}
+		for _, s := range subs {
+			sawUnion = true
+			sm, ok := jsonObjectMembers(s)
+			i := slices.IndexFunc(sm, func(m argMember) bool { return m.key == "type" })
+			if !ok || i < 0 {
+				untyped = true
+				continue
+			}
+			ns, ok := typeNames(sm[i].raw)
+			if !ok {
+				untyped = true
+				continue
+			}
+			names = append(names, ns...)
+		}
+	}
+	if !sawUnion {
+		return argType{str: true}
+	}
+	return typeFromNames(names, untyped)
+}
+
+// typeNames reads "type": a name or an array of names (other entries ignored).
+func typeNames(raw json.RawMessage) ([]string, bool) {
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		return []string{one}, true
+	}
+	var list []json.RawMessage
+	if json.Unmarshal(raw, &list) != nil {
+		return nil, false
+	}
+	names := []string{}
+	for _, r := range list {
+		if json.Unmarshal(r, &one) == nil {
+			names = append(names, one)
+		}
+	}
+	return names, true
+}
+
+func typeFromNames(names []string, untyped bool) argType {
+	var uniq []string
+	for _, n := range names {
+		if !slices.Contains(uniq, n) {
+			uniq = append(uniq, n)
+		}
+	}
+	t := argType{label: strings.Join(uniq, "|")}
+	if untyped || slices.Contains(uniq, "string") {
+		t.str = true
+		return t
+	}
+	for _, n := range uniq {
+		if slices.Contains(jsonKinds, n) {
+			t.kinds = append(t.kinds, n)
+		}
+	}
+	t.str = len(t.kinds) == 0 // only unknown type names: take the string
+	return t
+}
+
+func (t argType) allows(kind string) bool {
+	return slices.Contains(t.kinds, kind) || (kind == "integer" && slices.Contains(t.kinds, "number"))
+}
+
+func (t argType) expected() string {
+	if len(t.kinds) == 1 {
+		return t.kinds[0]
+	}
+	return "one of " + strings.Join(t.kinds, ", ")
+}
+
+func schemaDescription(raw json.RawMessage) string {
+	members, _ := jsonObjectMembers(raw)
+	for _, m := range members {
+		var d string
+		if m.key == "description" && json.Unmarshal(m.raw, &d) == nil {
+			return oneLine(d, 80)
+		}
+	}
+	return ""
+}
+
+// typePair returns the JSON of one pair's value.
+func typePair(p pair, sc *toolSchema) (json.RawMessage, error) {
+	if p.Raw {
+		return rawPairJSON(p)
+	}
+	t := sc.typeOf(p.Key)
+	if t.str {
+		return jsonString(p.Value), nil
+	}
+	v := []byte(strings.TrimSpace(p.Value))
+	if json.Valid(v) && t.allows(valueKind(v)) {
+		var b bytes.Buffer
+		if err := json.Compact(&b, v); err == nil {
+			return b.Bytes(), nil
+		}
+	}
+	exp := t.expected()
+	var what string
+	if len(t.kinds) == 1 {
+		what = kindPhrase(t.kinds[0])
+	} else {
+		what = exp
+	}
+	return nil, &UsageError{
+		Msg: fmt.Sprintf("argument %q: %s is not %s", p.Key, valueSource(p), what),
+		Hints: []string{fmt.Sprintf("%q takes %s, e.g. %s=%s; %s:=JSON sends any JSON value as is",
+			p.Key, what, p.Key, kindExample[t.kinds[0]], p.Key)},
+		Details: map[string]any{"key": p.Key, "value": argClip(p.Value, valueClip), "expected": exp},
+	}
+}
+
+// rawPairJSON checks and compacts the JSON of a KEY:=JSON pair.
+func rawPairJSON(p pair) (json.RawMessage, error) {
+	err := json.Unmarshal([]byte(p.Value), new(json.RawMessage))
+	if err == nil {
+		var b bytes.Buffer
+		if err = json.Compact(&b, []byte(p.Value)); err == nil {
+			return b.Bytes(), nil
+		}
+	}
+	src := valueSource(p)
+	if p.File == "" {
+		src = fmt.Sprintf("%s:=%s", p.Key, argClip(p.Value, 60))
+	}
+	return nil, &UsageError{
+		Msg: fmt.Sprintf("argument %q: %s is not valid JSON (%v)", p.Key, src, err),
+		Hints: []string{fmt.Sprintf(`quote JSON for the shell, e.g. %s:='{"a":[1,2]}'; to send text, write %s=TEXT`,
+			p.Key, p.Key)},
+		Details: map[string]any{"key": p.Key, "value": argClip(p.Value, valueClip), "expected": "JSON"},
+	}
+}
+
+// valueSource describes a pair's value in messages.
+func valueSource(p pair) string {
+	switch p.File {
+	case "":
+		return fmt.Sprintf("%q", argClip(p.Value, 60))
+	case "-":
+		return "the value read from stdin"
+	}
+	return "the content of " + p.File
+}
+
+// valueKind is the JSON kind of a valid JSON value: a number without
+// fraction or exponent is "integer".
+func valueKind(v []byte) string {
+	if len(v) == 0 {
+		return ""
+	}
+	switch v[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	if bytes.ContainsAny(v, ".eE") {
+		return "number"
+	}
+	return "integer"
+}
+
+func kindPhrase(kind string) string {
+	switch kind {
+	case "integer":
+		return "an integer"
+	case "number":
+		return "a number"
+	case "boolean":
+		return "a boolean (true or false)"
+	case "null":
+		return "null"
+	case "array":
+		return "a JSON array"
+	case "object":
+		return "a JSON object"
+	case "string":
+		return "a string"
+	}
+	return "valid JSON"
+}
+
+var kindExample = map[string]string{
+	"integer": "42",
+	"number":  "3.14",
+	"boolean": "true",
+	"null":    "null",
+	"array":   `'["a","b"]'`,
+	"object":  `'{"k":"v"}'`,
+}
+
+// jsonString encodes s as a JSON string, without HTML escaping.
+func jsonString(s string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// argClip keeps at most n characters of s, the last one "…" when cut.
+func argClip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// oneLine folds whitespace runs (newlines included) to one space and clips.
+func oneLine(s string, n int) string {
+	return argClip(strings.Join(strings.Fields(s), " "), n)
+}
+
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+// argNearest returns the declared name closest to name (same letters in
+// another case, or at most two edits away), or "".
+func argNearest(name string, names []string) string {
+	best, bestD := "", 3
+	for _, n := range names {
+		if strings.EqualFold(n, name) {
+			return n
+		}
+		if d := editDistance(strings.ToLower(name), strings.ToLower(n)); d < bestD && d < utf8.RuneCountInString(name) {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

@@ -1,0 +1,236 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/render"
+)
+
+func (a *app) newPromptCmd() *cli.Command {
+	return &cli.Command{
+		Name:      "prompt",
+		Usage:     "get a server prompt as one block of text, ready for a pipe",
+		ArgsUsage: "SRV NAME [ARG=VALUE ...]",
+		Description: "Prints the prompt's messages as one block: each message is [ROLE] on a line of its own, then its text, " +
+			"then a newline; messages are separated by one blank line. The text is printed exactly as the server sent it, " +
+			"never executed or interpreted, so `mcpx prompt SRV NAME | llm` gives a model exactly one user turn. " +
+			"Images, audio and binary blobs are written to CACHE/mcp-resources/SERVER/ and shown as [image: PATH (MIME, N bytes)]; " +
+			"a resource link shows as [resource: URI]; content of an unknown type as [TYPE content omitted], with a warning.\n\n" +
+			"ARG=VALUE pairs name the prompt's arguments (strings): ARG=@FILE reads the value from FILE, ARG=@- from stdin, " +
+			"ARG=@@x passes the literal @x. They are checked against the prompt's declared arguments before it is asked for: " +
+			"a missing required argument is asked for on the terminal (stdin and stderr terminals, no --no-input), otherwise " +
+			"it is an error listing every missing one.\n\n" +
+			"EXIT STATUS: 0 (notes allowed), 1 a server error or a malformed message, 2 usage (missing or undeclared arguments, " +
+			"an unreadable @FILE), 3 connection, 4 no such server or prompt, 5 the server has no prompts, 6 authentication, " +
+			"7 timeout, 8 a safety limit, 9 --select matched nothing, 130 interrupted, 141 stdout closed.",
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			args := cmd.Args().Slice()
+			if len(args) < 2 {
+				return usagef("prompt takes SRV and NAME (and ARG=VALUE pairs), got %d arguments", len(args))
+			}
+			stdinUsed := false
+			pairs, err := parsePairs(args[2:], false, a.s.In, &stdinUsed)
+			if err != nil {
+				return err
+			}
+			return a.prompt(ctx, args[0], args[1], pairs, stdinUsed)
+		},
+	}
+}
+
+func (a *app) prompt(ctx context.Context, srv, name string, pairs []pair, stdinUsed bool) error {
+	t, err := a.target(srv)
+	if err != nil {
+		return err
+	}
+	conn, cctx, done, err := a.dial(ctx, t)
+	if err != nil {
+		return err
+	}
+	defer func() { done() }()
+	if !conn.Caps.Prompts {
+		return &client.UnsupportedError{Server: conn.T.Name, What: "prompts"}
+	}
+	it, complete, problems, err := conn.Find(cctx, client.KindPrompt, name)
+	if err != nil {
+		return err
+	}
+	var values map[string]string
+	switch {
+	case it != nil:
+		var missing []client.PromptArgument
+		values, missing, err = promptArgs(name, pairs, it.Arguments)
+		if err != nil {
+			return err
+		}
+		if len(missing) > 0 {
+			if !a.interactive(stdinUsed) {
+				return missingPromptArgs(name, missing)
+			}
+			// The deadline bounds the server, not a person typing: the
+			// server is stopped while the answers are asked for, and
+			// reached again afterwards.
+			done()
+			if err := a.askPromptArgs(ctx, name, missing, values); err != nil {
+				return err
+			}
+			if conn, cctx, done, err = a.dial(ctx, t); err != nil {
+				return err
+			}
+			if !conn.Caps.Prompts {
+				return &client.UnsupportedError{Server: conn.T.Name, What: "prompts"}
+			}
+		}
+	case complete:
+		return &client.NotFoundError{What: "prompt", Name: name,
+			Hints: []string{fmt.Sprintf("list the prompts with: mcpx catalog %s --kind prompt", shellArg(srv))}}
+	default:
+		for _, p := range problems {
+			a.log.Debug("%s", p.Message)
+		}
+		a.log.Note("server %q: prompt %q is not in its listing, which did not complete; asking for it anyway, with the arguments unchecked", conn.T.Name, render.Clip(name, 200))
+		values = map[string]string{}
+		for _, p := range pairs {
+			values[p.Key] = p.Value
+		}
+	}
+	raw, err := conn.GetPrompt(cctx, name, values)
+	if err != nil {
+		return err
+	}
+	sp := a.spiller()
+	doc, warnings, err := render.RenderPrompt(raw, render.Policy{Ctx: cctx, Spill: func(data []byte, mime string) (render.Spilled, error) {
+		if sp == nil {
+			return render.Spilled{}, noCacheDir()
+		}
+		return sp.Spill(conn.T.SpillName, data, mime)
+	}})
+	if err != nil {
+		return a.contentErrorFor(conn, "prompts/get", err)
+	}
+	done()
+	doc.Server, doc.Prompt = conn.T.Name, name
+	for _, w := range warnings {
+		a.log.Warnf("server %q: prompt %q: %s", conn.T.Name, render.Clip(name, 200), w)
+	}
+	if len(doc.Messages) == 0 {
+		a.log.Note("server %q: prompt %q has no messages", conn.T.Name, render.Clip(name, 200))
+	}
+	if a.asJSON() {
+		a.promptNotes(doc)
+		return a.writeDoc(doc)
+	}
+	if _, err := io.WriteString(a.s.Out, doc.Text); err != nil {
+		return err
+	}
+	a.promptNotes(doc)
+	return nil
+}
+
+func (a *app) promptNotes(doc *render.PromptDoc) {
+	if doc.Truncated {
+		more := ""
+		if doc.Omitted > 0 {
+			more = fmt.Sprintf("; %d content item(s) after the cut were left out", doc.Omitted)
+		}
+		a.log.Note("the prompt was cut at the response ceiling of %s%s", render.HumanBytes(render.ResponseCeiling), more)
+	}
+}
+
+// interactive reports whether mcpx may ask the user for input: stdin and
+// stderr are terminals, --no-input is not set, stdin is not a value, and
+// stderr is not a stream of JSON objects (--json).
+func (a *app) interactive(stdinUsed bool) bool {
+	return a.s.InTTY && a.s.ErrTTY && !a.g.noInput && !stdinUsed && !a.g.json
+}
+
+// askPromptArgs asks on the terminal for each missing required argument,
+// showing its description, until it gets a value (end of input is a usage
+// error; an interrupt ends it at once).
+func (a *app) askPromptArgs(ctx context.Context, prompt string, missing []client.PromptArgument, values map[string]string) error {
+	lines := make(chan string)
+	errc := make(chan error, 1)
+	next := func() { // one line from stdin, read where an interrupt cannot block it
+		go func() {
+			line, err := readLine(a.s.In)
+			if err != nil {
+				errc <- err
+				return
+			}
+			lines <- line
+		}()
+	}
+	for _, m := range missing {
+		desc := ""
+		if m.Description != nil && *m.Description != "" {
+			desc = " (" + oneLineText(*m.Description) + ")"
+		}
+		for {
+			fmt.Fprintf(a.s.Err, "%s: %s%s: ", prompt, m.Name, desc)
+			next()
+			select {
+			case <-ctx.Done():
+				fmt.Fprintln(a.s.Err)
+				return ctx.Err()
+			case err := <-errc:
+				fmt.Fprintln(a.s.Err)
+				if errors.Is(err, io.EOF) {
+					return &UsageError{Msg: fmt.Sprintf("no value given for the required argument %q of prompt %q", m.Name, prompt),
+						Details: map[string]any{"missing": []string{m.Name}}}
+				}
+				return err
+			case line := <-lines:
+				if line != "" {
+					values[m.Name] = line
+					break
+				}
+				fmt.Fprintf(a.s.Err, "%s is required\n", m.Name)
+				continue
+			}
+			break
+		}
+	}
+	return nil
+}
+
+// readLine reads one line (without its line ending) byte by byte, so that
+// nothing after it is consumed. EOF with a partial line returns the line.
+func readLine(r io.Reader) (string, error) {
+	var b strings.Builder
+	var c [1]byte
+	for {
+		n, err := r.Read(c[:])
+		if n == 1 {
+			if c[0] == '\n' {
+				return strings.TrimSuffix(b.String(), "\r"), nil
+			}
+			b.WriteByte(c[0])
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) && b.Len() > 0 {
+				return b.String(), nil
+			}
+			return "", err
+		}
+	}
+}
+
+// oneLineText joins the lines of a server's description into one line.
+func oneLineText(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// contentErrorFor names the server and method in a content error.
+func (a *app) contentErrorFor(conn *client.Conn, method string, err error) error {
+	if bc, ok := err.(*render.BadContentError); ok {
+		return &BadContentError{Server: conn.T.Name, Method: method, Err: bc}
+	}
+	return err
+}

@@ -1,0 +1,331 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// Content blocks are the items of a prompt message or a tool result (MCP's
+// ContentBlock): text, image, audio, an embedded resource, a resource link,
+// or a type mcpx does not know. They are parsed from the raw JSON the
+// server sent, defensively: mcp-go fails a whole result on one unknown or
+// odd block, mcpx renders the rest and says what it could not.
+
+// Block types as MCP names them.
+const (
+	BlockText     = "text"
+	BlockImage    = "image"
+	BlockAudio    = "audio"
+	BlockResource = "resource"
+	BlockLink     = "resource_link"
+)
+
+// LinkItem is a rendered resource link (CONTRACT §5: content of prompt and invoke).
+type LinkItem struct {
+	Type        string          `json:"type"` // "resource_link"
+	URI         string          `json:"uri"`
+	Name        *string         `json:"name"`
+	Title       *string         `json:"title"`
+	Description *string         `json:"description"`
+	MimeType    *string         `json:"mime_type"`
+	Size        json.RawMessage `json:"size"`
+	Annotations json.RawMessage `json:"annotations"`
+}
+
+// UnknownItem stands for a block of a type mcpx does not know: it is
+// never rendered, only named.
+type UnknownItem struct {
+	Type        string          `json:"type"`         // "unknown"
+	ContentType string          `json:"content_type"` // the type the server sent
+	Omitted     bool            `json:"omitted"`      // always true
+	Annotations json.RawMessage `json:"annotations"`
+}
+
+// block is one content block, checked but not yet decoded.
+type block struct {
+	index int
+	typ   string
+	m     map[string]span // its members
+	res   *resourceRef    // type "resource": the embedded resource
+	blob  int64           // decoded size of image/audio data
+}
+
+// resourceRef locates an embedded resource item in the document.
+type resourceRef struct {
+	start, end int
+}
+
+// scanMembers returns the spans of the members of the JSON object
+// doc[start:end] (valid JSON), without decoding any value. Of repeated keys
+// the last wins, as in encoding/json.
+func scanMembers(doc []byte, start, end int) map[string]span {
+	m := map[string]span{}
+	i := skipSpace(doc, start+1)
+	for i < end && doc[i] == '"' {
+		ke := skipValue(doc, i)
+		key := string(doc[i+1 : ke-1])
+		if containsByte(doc[i:ke], '\\') {
+			_ = json.Unmarshal(doc[i:ke], &key)
+		}
+		i = skipSpace(doc, skipSpace(doc, ke)+1) // past the colon
+		ve := skipValue(doc, i)
+		m[key] = span{i, ve}
+		i = skipSpace(doc, ve)
+		if i < end && doc[i] == ',' {
+			i = skipSpace(doc, i+1)
+		}
+	}
+	return m
+}
+
+// shortString decodes the JSON string at sp (a copy; for short fields).
+// ok is false when the member is absent, null or not a string.
+func shortString(doc []byte, sp span) (string, bool) {
+	if sp.e == 0 || doc[sp.s] != '"' {
+		return "", false
+	}
+	var s string
+	if err := json.Unmarshal(doc[sp.s:sp.e], &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+func (sp span) is(doc []byte, c byte) bool { return sp.e > 0 && doc[sp.s] == c }
+
+// checkBlock checks the block at doc[start:end] without decoding anything:
+// its type, the fields that type needs, and the decoded size of its data.
+// where names the list it is in ("message #1"; "" for a tool result).
+func checkBlock(doc []byte, start, end, index int, where string) (*block, error) {
+	bad := func(format string, args ...any) error {
+		return &BadContentError{Item: index, Where: where, Msg: fmt.Sprintf(format, args...)}
+	}
+	if doc[start] != '{' {
+		return nil, bad("the content block is not a JSON object")
+	}
+	b := &block{index: index, m: scanMembers(doc, start, end)}
+	typ, ok := shortString(doc, b.m["type"])
+	if !ok || typ == "" {
+		return nil, bad("the content block has no \"type\"")
+	}
+	b.typ = typ
+	switch typ {
+	case BlockText:
+		if !b.m["text"].is(doc, '"') {
+			return nil, bad("a text block without a string \"text\"")
+		}
+	case BlockImage, BlockAudio:
+		sp := b.m["data"]
+		if !sp.is(doc, '"') {
+			return nil, bad("an %s block without a string \"data\"", typ)
+		}
+		b.blob = decodedSize(base64Source(doc, sp))
+	case BlockResource:
+		sp := b.m["resource"]
+		if !sp.is(doc, '{') {
+			return nil, bad("a resource block without a \"resource\" object")
+		}
+		b.res = &resourceRef{sp.s, sp.e}
+	case BlockLink:
+		if uri, ok := shortString(doc, b.m["uri"]); !ok || uri == "" {
+			return nil, bad("a resource_link block without a string \"uri\"")
+		}
+	}
+	return b, nil
+}
+
+// base64Source returns the characters of the base64 string at sp (a copy
+// only when it has escapes, which base64 rarely does).
+func base64Source(doc []byte, sp span) []byte {
+	src := doc[sp.s+1 : sp.e-1]
+	if containsByte(src, '\\') {
+		var s string
+		_ = json.Unmarshal(doc[sp.s:sp.e], &s)
+		src = []byte(s)
+	}
+	return src
+}
+
+func (b *block) annotations(doc []byte) json.RawMessage {
+	if sp := b.m["annotations"]; sp.is(doc, '{') {
+		return json.RawMessage(append([]byte(nil), doc[sp.s:sp.e]...))
+	}
+	return nil
+}
+
+func (b *block) str(doc []byte, key string) *string {
+	if s, ok := shortString(doc, b.m[key]); ok {
+		return &s
+	}
+	return nil
+}
+
+// rendered is one block after the content policy, with the line that text
+// output (and the flattened prompt) shows for it.
+type rendered struct {
+	item    any    // *TextItem, *BlobItem, *LinkItem or *UnknownItem
+	text    string // what text output shows
+	isText  bool   // a text item (text, or an embedded resource that is text)
+	warning string // for an unknown type
+}
+
+// renderBlock decodes and renders a checked block. Text is not paged here:
+// the caller cuts it to what the response has room for.
+func (p Policy) renderBlock(doc []byte, b *block, where string, decoded *int64) (rendered, error) {
+	ann := b.annotations(doc)
+	switch b.typ {
+	case BlockText:
+		t := textOf(doc, b.m["text"])
+		return rendered{item: &TextItem{Type: "text", Text: t, TotalBytes: len(t), Annotations: ann}, text: t, isText: true}, nil
+	case BlockImage, BlockAudio:
+		data, err := DecodeBase64(base64Source(doc, b.m["data"]), DecodeCeiling-*decoded)
+		if err != nil {
+			if le, ok := err.(*LimitError); ok {
+				return rendered{}, le
+			}
+			return rendered{}, &BadContentError{Item: b.index, Where: where, Msg: fmt.Sprintf("its %s data is not valid base64: %v", b.typ, err)}
+		}
+		*decoded += int64(len(data))
+		mime, _ := shortString(doc, b.m["mimeType"])
+		bi, err := p.blob(Content{Blob: data, MimeType: mime, Annotations: ann})
+		if err != nil {
+			return rendered{}, err
+		}
+		bi.Type = b.typ
+		return rendered{item: bi, text: placeholder(b.typ, bi)}, nil
+	case BlockResource:
+		c, err := parseItemAt(doc, b.res.start, b.res.end, b.index, decoded, true)
+		if err != nil {
+			if bc, ok := err.(*BadContentError); ok {
+				bc.Where = where
+				bc.Msg = "embedded resource: " + bc.Msg
+			}
+			return rendered{}, err
+		}
+		if c.Annotations == nil {
+			c.Annotations = ann
+		}
+		if c.IsBlob && !IsText(c.Blob) {
+			bi, err := p.blob(c)
+			if err != nil {
+				return rendered{}, err
+			}
+			return rendered{item: bi, text: placeholder("blob", bi)}, nil
+		}
+		text := c.Text
+		if c.IsBlob {
+			text = string(c.Blob)
+		}
+		return rendered{item: &TextItem{Type: "text", URI: orNil(c.URI), MimeType: orNil(c.MimeType), Text: text,
+			TotalBytes: len(text), Annotations: c.Annotations}, text: text, isText: true}, nil
+	case BlockLink:
+		uri, _ := shortString(doc, b.m["uri"])
+		l := &LinkItem{Type: BlockLink, URI: uri, Name: b.str(doc, "name"), Title: b.str(doc, "title"),
+			Description: b.str(doc, "description"), MimeType: b.str(doc, "mimeType"), Annotations: ann}
+		if sp := b.m["size"]; sp.e > 0 && isNonNegIntBytes(doc[sp.s:sp.e]) {
+			l.Size = json.RawMessage(append([]byte(nil), doc[sp.s:sp.e]...))
+		}
+		return rendered{item: l, text: "[resource: " + SafeURI(uri) + "]"}, nil
+	}
+	label := SafeType(b.typ)
+	return rendered{item: &UnknownItem{Type: "unknown", ContentType: b.typ, Omitted: true, Annotations: ann},
+		text:    "[" + label + " content omitted]",
+		warning: fmt.Sprintf("%s: content of type %q is not something mcpx shows; it was left out", location(where, b.index), Clip(b.typ, 40))}, nil
+}
+
+// location names a block: "item #2", "message #1, item #0".
+func location(where string, index int) string {
+	if where == "" {
+		return fmt.Sprintf("item #%d", index)
+	}
+	return fmt.Sprintf("%s, item #%d", where, index)
+}
+
+// placeholder is how a spilled image, audio clip or blob appears in text:
+// [image: PATH (MIME, N bytes)].
+func placeholder(kind string, b *BlobItem) string {
+	mime := "no mime type"
+	if b.MimeType != nil {
+		mime = SafeMime(*b.MimeType)
+	}
+	return fmt.Sprintf("[%s: %s (%s, %d bytes)]", kind, b.Path, mime, b.SizeBytes)
+}
+
+var (
+	mimeToken = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,63}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,63}$`)
+	typeToken = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]{0,39}$`)
+)
+
+// SafeMime is a server's mime type as a placeholder may show it: its
+// type/subtype when it is a plain token, else "invalid mime type" (a
+// server could otherwise write "]\n[assistant]" into a flattened prompt).
+func SafeMime(mime string) string {
+	m, _, _ := strings.Cut(mime, ";")
+	m = strings.TrimSpace(m)
+	if mimeToken.MatchString(m) {
+		return m
+	}
+	return "invalid mime type"
+}
+
+// SafeType is a content type as "[TYPE content omitted]" may show it.
+func SafeType(t string) string {
+	if typeToken.MatchString(t) {
+		return t
+	}
+	return "unknown"
+}
+
+// SafeURI percent-encodes the characters a URI may not contain unencoded
+// and that could break a flattened prompt's lines: controls, spaces and
+// other white space.
+func SafeURI(uri string) string {
+	if strings.IndexFunc(uri, needsEscape) < 0 {
+		return uri
+	}
+	var b strings.Builder
+	for _, r := range uri {
+		if needsEscape(r) {
+			for _, c := range []byte(string(r)) {
+				fmt.Fprintf(&b, "%%%02X", c)
+			}
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func needsEscape(r rune) bool {
+	return r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || unicode.IsSpace(r) || isBidi(r)
+}
+
+func isBidi(r rune) bool {
+	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c
+}
+
+func isNonNegIntBytes(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// cutText cuts s to at most n bytes, back to a character boundary.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	if n <= 0 {
+		return ""
+	}
+	return s[:boundaryBack(s, n)]
+}
