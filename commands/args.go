@@ -95,7 +95,7 @@ func splitPair(arg string, allowRaw bool) (pair, error) {
 	if !ok || key == "" || (allowRaw && key == ":") {
 		var msg string
 		if !ok {
-			msg = fmt.Sprintf("%q is not a %s pair", argClip(arg, 60), pairForm(allowRaw))
+			msg = fmt.Sprintf("%q is not %s pair", argClip(arg, 60), pairForm(allowRaw))
 		} else {
 			msg = fmt.Sprintf("%q has an empty name before \"=\"", argClip(arg, 60))
 		}
@@ -113,9 +113,9 @@ func splitPair(arg string, allowRaw bool) (pair, error) {
 
 func pairForm(allowRaw bool) string {
 	if allowRaw {
-		return "KEY=VALUE or KEY:=JSON"
+		return "a KEY=VALUE or KEY:=JSON"
 	}
-	return "ARG=VALUE"
+	return "an ARG=VALUE"
 }
 
 func pairExample(allowRaw bool) string {
@@ -712,6 +712,9 @@ func schemaDescription(raw json.RawMessage) string {
 
 // typePair returns the JSON of one pair's value.
 func typePair(p pair, sc *toolSchema) (json.RawMessage, error) {
+	if !utf8.ValidString(p.Key) || !utf8.ValidString(p.Value) {
+		return nil, notUTF8(fmt.Sprintf("argument %q", p.Key), p.Key, p.File)
+	}
 	if p.Raw {
 		return rawPairJSON(p)
 	}
