@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -48,7 +47,7 @@ func (a *app) newInvokeCmd() *cli.Command {
 			var base []byte
 			if cmd.IsSet("args") {
 				var err error
-				if base, err = a.readArgsFlag(argsJSON, &stdinUsed); err != nil {
+				if base, err = readArgsFlag(argsJSON, a.s.In, &stdinUsed); err != nil {
 					return err
 				}
 			}
@@ -59,45 +58,6 @@ func (a *app) newInvokeCmd() *cli.Command {
 			return a.invoke(ctx, args[0], args[1], base, pairs)
 		},
 	}
-}
-
-// readArgsFlag reads --args: inline JSON, @FILE, or - for stdin.
-func (a *app) readArgsFlag(v string, stdinUsed *bool) ([]byte, error) {
-	var data []byte
-	switch {
-	case v == "-":
-		*stdinUsed = true
-		b, err := io.ReadAll(io.LimitReader(a.s.In, render.MessageCeiling+1))
-		if err != nil {
-			return nil, usagef("--args -: cannot read stdin: %v", err)
-		}
-		data = b
-	case strings.HasPrefix(v, "@"):
-		b, err := readLimited(v[1:])
-		if err != nil {
-			return nil, &UsageError{Msg: fmt.Sprintf("--args %s: %v", v, err)}
-		}
-		data = b
-	default:
-		data = []byte(v)
-	}
-	if len(data) > render.MessageCeiling {
-		return nil, &render.LimitError{Limit: "message ceiling", Value: render.MessageCeiling, Msg: "--args is too large to send"}
-	}
-	return data, nil
-}
-
-// readLimited reads a file of at most the message ceiling.
-func readLimited(name string) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
-		return nil, fmt.Errorf("%s is a directory", name)
-	}
-	return io.ReadAll(io.LimitReader(f, render.MessageCeiling+1))
 }
 
 func (a *app) invoke(ctx context.Context, srv, tool string, base []byte, pairs []pair) error {

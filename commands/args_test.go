@@ -1,0 +1,841 @@
+package commands
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/render"
+)
+
+// usageOf fails the test unless err is a *UsageError.
+func usageOf(t *testing.T, err error) *UsageError {
+	t.Helper()
+	var u *UsageError
+	if !errors.As(err, &u) {
+		t.Fatalf("got error %T %v, want *UsageError", err, err)
+	}
+	if r := classify(err, nil); r.ExitCode != exitUsage {
+		t.Fatalf("exit code %d, want %d", r.ExitCode, exitUsage)
+	}
+	return u
+}
+
+// argsDir makes a directory of value files and changes into it.
+func argsDir(t *testing.T) {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"note.txt":     "line one\nline two\n",
+		"payload.json": "  {\"a\": [1, 2.50, 1e400],\n \"b\": \"<&>\"}\n",
+		"count.txt":    "42\n",
+		"big.txt":      "12345678901234567890\n",
+		"list.json":    "[\n  {\"x\": 1},\n  {\"y\": null}\n]\n",
+		"bad.bin":      "ok\xff\xfe",
+		"empty.txt":    "",
+		"at.txt":       "@not-a-file",
+		"bad.json":     "{\"a\": ",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+}
+
+func TestParsePairs(t *testing.T) {
+	argsDir(t)
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		allowRaw bool
+		stdin    string
+		want     []pair
+	}{
+		{"none", nil, true, "", []pair{}},
+		{"plain", []string{"k=v"}, false, "", []pair{{Key: "k", Value: "v"}}},
+		{"empty value", []string{"k="}, false, "", []pair{{Key: "k", Value: ""}}},
+		{"equals in value", []string{"k=a=b"}, false, "", []pair{{Key: "k", Value: "a=b"}}},
+		{"raw", []string{"a:=1"}, true, "", []pair{{Key: "a", Value: "1", Raw: true}}},
+		{"raw value with equals", []string{`a:="x=y"`}, true, "", []pair{{Key: "a", Value: `"x=y"`, Raw: true}}},
+		{"colon in key", []string{"a:b=1"}, true, "", []pair{{Key: "a:b", Value: "1"}}},
+		{"colon key raw", []string{"a:b:=1"}, true, "", []pair{{Key: "a:b", Value: "1", Raw: true}}},
+		{"double colon raw", []string{"a::=1"}, true, "", []pair{{Key: "a:", Value: "1", Raw: true}}},
+		{"value with :=", []string{"k=a:=b"}, true, "", []pair{{Key: "k", Value: "a:=b"}}},
+		{"raw not allowed", []string{"a:=1"}, false, "", []pair{{Key: "a:", Value: "1"}}},
+		{"literal at", []string{"k=@@x"}, false, "", []pair{{Key: "k", Value: "@x"}}},
+		{"literal lone at", []string{"k=@@"}, false, "", []pair{{Key: "k", Value: "@"}}},
+		{"literal double at", []string{"k=@@@x"}, false, "", []pair{{Key: "k", Value: "@@x"}}},
+		{"at inside value", []string{"k=a@b"}, false, "", []pair{{Key: "k", Value: "a@b"}}},
+		{"file verbatim", []string{"k=@note.txt"}, false, "", []pair{{Key: "k", Value: "line one\nline two\n", File: "note.txt"}}},
+		{"empty file", []string{"k=@empty.txt"}, false, "", []pair{{Key: "k", Value: "", File: "empty.txt"}}},
+		{"file content not re-read", []string{"k=@at.txt"}, false, "", []pair{{Key: "k", Value: "@not-a-file", File: "at.txt"}}},
+		{"stdin", []string{"k=@-"}, false, "from stdin\n", []pair{{Key: "k", Value: "from stdin\n", File: "-"}}},
+		{"empty stdin", []string{"k=@-"}, false, "", []pair{{Key: "k", Value: "", File: "-"}}},
+		{"raw from file", []string{"p:=@payload.json"}, true, "", []pair{{Key: "p", Value: "  {\"a\": [1, 2.50, 1e400],\n \"b\": \"<&>\"}\n", Raw: true, File: "payload.json"}}},
+		{"unicode", []string{"ключ=значение ✓"}, false, "", []pair{{Key: "ключ", Value: "значение ✓"}}},
+		{"order kept", []string{"b=1", "a=2", "c:=3"}, true, "", []pair{{Key: "b", Value: "1"}, {Key: "a", Value: "2"}, {Key: "c", Value: "3", Raw: true}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			used := false
+			got, err := parsePairs(tc.args, tc.allowRaw, strings.NewReader(tc.stdin), &used)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got %#v\nwant %#v", got, tc.want)
+			}
+			if wantUsed := strings.Contains(strings.Join(tc.args, " "), "@-"); used != wantUsed {
+				t.Errorf("stdinUsed %v, want %v", used, wantUsed)
+			}
+		})
+	}
+}
+
+func TestParsePairsErrors(t *testing.T) {
+	argsDir(t)
+	for _, tc := range []struct {
+		name      string
+		args      []string
+		allowRaw  bool
+		stdinUsed bool
+		msg       string
+		details   map[string]any
+		hint      string // a substring of some hint
+	}{
+		{"no equals invoke", []string{"count"}, true, false,
+			`"count" is not a KEY=VALUE or KEY:=JSON pair`, nil, "limit:=10"},
+		{"no equals prompt", []string{"topic"}, false, false,
+			`"topic" is not an ARG=VALUE pair`, nil, "mcpx prompt SRV NAME topic=rust"},
+		{"empty key", []string{"=v"}, false, false,
+			`"=v" has an empty name before "="`, nil, "ARG=VALUE"},
+		{"empty raw key", []string{":=1"}, true, false,
+			`":=1" has an empty name before "="`, nil, "KEY=VALUE"},
+		{"duplicate", []string{"k=1", "k=2"}, false, false,
+			`argument "k" is given twice`, map[string]any{"key": "k"}, "once"},
+		{"duplicate raw and plain", []string{"k=1", "k:=2"}, true, false,
+			`argument "k" is given twice`, map[string]any{"key": "k"}, `k:='["a","b"]'`},
+		{"missing file", []string{"k=@nope.txt"}, false, false,
+			`argument "k": cannot read @nope.txt: no such file or directory`,
+			map[string]any{"key": "k", "file": "nope.txt"}, "k=@@nope.txt"},
+		{"tilde file", []string{"k=@~/nope.txt"}, false, false,
+			`argument "k": cannot read @~/nope.txt: no such file or directory`,
+			map[string]any{"key": "k", "file": "~/nope.txt"}, "@$HOME/nope.txt"},
+		{"directory", []string{"k=@sub"}, false, false,
+			`argument "k": cannot read @sub: is a directory`,
+			map[string]any{"key": "k", "file": "sub"}, "k=@@sub"},
+		{"lone at", []string{"k=@"}, false, false,
+			`argument "k": "@" names no file`, map[string]any{"key": "k", "file": ""}, "@@"},
+		{"non-utf8 file", []string{"k=@bad.bin"}, false, false,
+			`argument "k": bad.bin is not valid UTF-8 text`,
+			map[string]any{"key": "k", "file": "bad.bin"}, "base64"},
+		{"non-utf8 value", []string{"k=a\xffb"}, false, false,
+			`argument "k": the value is not valid UTF-8`, map[string]any{"key": "k"}, "base64"},
+		{"non-utf8 key", []string{"k\xff=1"}, false, false,
+			`argument name "k\xff" is not valid UTF-8`, nil, ""},
+		{"stdin twice", []string{"a=@-", "b=@-"}, false, false,
+			`argument "b": @- reads stdin, which another value already read`,
+			map[string]any{"key": "b", "file": "-"}, "--args -"},
+		{"stdin used by --args", []string{"a=@-"}, true, true,
+			`argument "a": @- reads stdin, which another value already read`,
+			map[string]any{"key": "a", "file": "-"}, "@FILE"},
+		{"raw invalid", []string{"n:=12x"}, true, false,
+			`argument "n": n:=12x is not valid JSON (invalid character 'x' after top-level value)`,
+			map[string]any{"key": "n", "value": "12x", "expected": "JSON"}, "n=TEXT"},
+		{"raw empty", []string{"n:="}, true, false,
+			`argument "n": n:= is not valid JSON (unexpected end of JSON input)`,
+			map[string]any{"key": "n", "value": "", "expected": "JSON"}, "n:='"},
+		{"raw bad file", []string{"p:=@bad.json"}, true, false,
+			`argument "p": the content of bad.json is not valid JSON (unexpected end of JSON input)`,
+			map[string]any{"key": "p", "value": `{"a": `, "expected": "JSON"}, ""},
+		{"raw literal at", []string{"p:=@@x"}, true, false,
+			`argument "p": p:=@x is not valid JSON (invalid character '@' looking for beginning of value)`,
+			map[string]any{"key": "p", "value": "@x", "expected": "JSON"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			used := tc.stdinUsed
+			_, err := parsePairs(tc.args, tc.allowRaw, strings.NewReader("data"), &used)
+			u := usageOf(t, err)
+			if u.Msg != tc.msg {
+				t.Errorf("message\n got %s\nwant %s", u.Msg, tc.msg)
+			}
+			if tc.details == nil {
+				if len(u.Details) != 0 {
+					t.Errorf("details %v, want none", u.Details)
+				}
+			} else if !reflect.DeepEqual(u.Details, tc.details) {
+				t.Errorf("details %#v, want %#v", u.Details, tc.details)
+			}
+			if tc.hint != "" && !strings.Contains(strings.Join(u.Hints, "\n"), tc.hint) {
+				t.Errorf("hints %q lack %q", u.Hints, tc.hint)
+			}
+		})
+	}
+}
+
+func TestParsePairsStdinOnce(t *testing.T) {
+	// nil stdinUsed still allows one read per call
+	got, err := parsePairs([]string{"a=@-"}, false, strings.NewReader("x"), nil)
+	if err != nil || len(got) != 1 || got[0].Value != "x" {
+		t.Fatalf("got %v, %v", got, err)
+	}
+	// a nil stdin reads as empty
+	if got, err := parsePairs([]string{"a=@-"}, false, nil, nil); err != nil || got[0].Value != "" || got[0].File != "-" {
+		t.Fatalf("nil stdin: got %v, %v", got, err)
+	}
+	// stdin that is not UTF-8
+	_, err = parsePairs([]string{"a=@-"}, false, strings.NewReader("\xc3"), nil)
+	if u := usageOf(t, err); u.Msg != `argument "a": the value read from stdin is not valid UTF-8` ||
+		!reflect.DeepEqual(u.Details, map[string]any{"key": "a", "file": "-"}) {
+		t.Errorf("non-UTF-8 stdin: %q %v", u.Msg, u.Details)
+	}
+	// stdin shared with --args: whichever reads second fails
+	used := false
+	if _, err := readArgsFlag("-", strings.NewReader("{}"), &used); err != nil || !used {
+		t.Fatalf("readArgsFlag: %v used=%v", err, used)
+	}
+	if _, err := parsePairs([]string{"a=@-"}, false, strings.NewReader(""), &used); err == nil {
+		t.Fatal("second read of stdin accepted")
+	}
+}
+
+func TestParsePairsLimit(t *testing.T) {
+	dir := t.TempDir()
+	// a sparse file one byte over the message ceiling: refused before reading
+	huge := filepath.Join(dir, "huge")
+	f, err := os.Create(huge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(render.MessageCeiling + 1); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	_, err = parsePairs([]string{"k=@" + huge}, false, nil, nil)
+	var le *render.LimitError
+	if !errors.As(err, &le) {
+		t.Fatalf("got %T %v, want *render.LimitError", err, err)
+	}
+	if le.Limit != "message ceiling" || le.Value != render.MessageCeiling {
+		t.Errorf("limit %q %d", le.Limit, le.Value)
+	}
+	if want := `argument "k": ` + huge + ` is too large: over the message ceiling of 128 MiB (134217728 bytes)`; err.Error() != want {
+		t.Errorf("message\n got %s\nwant %s", err, want)
+	}
+	if r := classify(err, nil); r.ExitCode != exitLimit {
+		t.Errorf("exit %d, want %d", r.ExitCode, exitLimit)
+	}
+
+	// stdin: exactly the ceiling passes, one byte more is refused
+	if got, err := parsePairsLimit([]string{"k=@-"}, false, strings.NewReader("12345"), nil, 5); err != nil || got[0].Value != "12345" {
+		t.Fatalf("at the ceiling: %v %v", got, err)
+	}
+	_, err = parsePairsLimit([]string{"k=@-"}, false, strings.NewReader("123456"), nil, 5)
+	if !errors.As(err, &le) || le.Value != 5 {
+		t.Fatalf("got %T %v, want *render.LimitError", err, err)
+	}
+	if want := `argument "k": the value read from stdin is too large: over the message ceiling of 5 bytes`; err.Error() != want {
+		t.Errorf("message\n got %s\nwant %s", err, want)
+	}
+	// a file that is not regular (no size to stat) is still capped while reading
+	if _, err := parsePairsLimit([]string{"k=@/dev/zero"}, false, nil, nil, 1024); !errors.As(err, &le) {
+		t.Errorf("/dev/zero: got %T %v, want *render.LimitError", err, err)
+	}
+	// --args has the same ceiling
+	if _, err := readArgsFlagLimit("-", strings.NewReader("{}    "), nil, 4); !errors.As(err, &le) {
+		t.Errorf("--args -: got %T %v, want *render.LimitError", err, err)
+	} else if want := "--args: the value read from stdin is too large"; le.Msg != want {
+		t.Errorf("message %q, want %q", le.Msg, want)
+	}
+}
+
+func TestReadArgsFlag(t *testing.T) {
+	argsDir(t)
+	for _, tc := range []struct {
+		in, stdin, want string
+	}{
+		{`{"a":1}`, "", `{"a":1}`},
+		{"-", `{"s":1}`, `{"s":1}`},
+		{"@-", `{"s":2}`, `{"s":2}`},
+		{"@payload.json", "", "  {\"a\": [1, 2.50, 1e400],\n \"b\": \"<&>\"}\n"},
+		{"@@x", "", "@x"},
+		{"", "", ""},
+	} {
+		got, err := readArgsFlag(tc.in, strings.NewReader(tc.stdin), nil)
+		if err != nil || string(got) != tc.want {
+			t.Errorf("%q: got %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+	for _, tc := range []struct{ in, msg string }{
+		{"@nope.json", "--args: cannot read @nope.json: no such file or directory"},
+		{"@sub", "--args: cannot read @sub: is a directory"},
+		{"@bad.bin", "--args: bad.bin is not valid UTF-8 text"},
+	} {
+		_, err := readArgsFlag(tc.in, nil, nil)
+		if u := usageOf(t, err); u.Msg != tc.msg {
+			t.Errorf("%q: message %q, want %q", tc.in, u.Msg, tc.msg)
+		}
+	}
+}
+
+// typedSchema has a property of every kind this file handles.
+const typedSchema = `{
+  "type": "object",
+  "properties": {
+    "s":     {"type": "string", "description": "a string"},
+    "n":     {"type": "number"},
+    "i":     {"type": "integer"},
+    "b":     {"type": "boolean"},
+    "z":     {"type": "null"},
+    "a":     {"type": "array", "items": {"type": "object"}},
+    "o":     {"type": "object"},
+    "u":     {"description": "no type"},
+    "us":    {"type": ["integer", "string"]},
+    "un":    {"type": ["integer", "null"]},
+    "unb":   {"type": ["number", "boolean"]},
+    "ao":    {"anyOf": [{"type": "integer"}, {"type": "null"}]},
+    "oo":    {"oneOf": [{"type": "array"}, {"type": "object"}]},
+    "ab":    {"anyOf": [{"type": "integer"}], "oneOf": [{"type": ["boolean", "null"]}]},
+    "as":    {"anyOf": [{"type": "integer"}, {"$ref": "#/$defs/thing"}]},
+    "astr":  {"anyOf": [{"type": "integer"}, {"type": "string"}]},
+    "aempty":{"anyOf": []},
+    "abad":  {"anyOf": {"type": "integer"}},
+    "ref":   {"$ref": "#/$defs/thing"},
+    "weird": {"type": "int"},
+    "tnone": {"type": []},
+    "tbad":  {"type": 7},
+    "ta":    {"type": "integer", "anyOf": [{"type": "string"}]},
+    "bool":  true,
+    "enum":  {"enum": [1, 2, 3]}
+  }
+}`
+
+func TestToolArgs(t *testing.T) {
+	argsDir(t)
+	for _, tc := range []struct {
+		name   string
+		schema string // "" for none
+		base   string // "" for no --args
+		args   []string
+		stdin  string
+		want   string
+	}{
+		// no arguments at all
+		{"nothing", typedSchema, "", nil, "", `{}`},
+		{"nothing no schema", "", "", nil, "", `{}`},
+		{"empty base", typedSchema, `{}`, nil, "", `{}`},
+
+		// strings
+		{"string", typedSchema, "", []string{"s=hello"}, "", `{"s":"hello"}`},
+		{"string html", typedSchema, "", []string{"s=<a href='x'>&amp;</a>"}, "", `{"s":"<a href='x'>&amp;</a>"}`},
+		{"string escapes", typedSchema, "", []string{"s=q\"b\\t\tn\nc\x01"}, "", `{"s":"q\"b\\t\tn\nc\u0001"}`},
+		{"string unicode", typedSchema, "", []string{"s=héllo ✓ 😀 \u2028"}, "", `{"s":"héllo ✓ 😀 \u2028"}`},
+		{"string digits", typedSchema, "", []string{"s=42"}, "", `{"s":"42"}`},
+		{"string json text", typedSchema, "", []string{`s={"a":1}`}, "", `{"s":"{\"a\":1}"}`},
+		{"string empty", typedSchema, "", []string{"s="}, "", `{"s":""}`},
+		{"string with equals", typedSchema, "", []string{"s=a=b"}, "", `{"s":"a=b"}`},
+		{"string spaces kept", typedSchema, "", []string{"s=  x \n"}, "", `{"s":"  x \n"}`},
+		{"string from file verbatim", typedSchema, "", []string{"s=@note.txt"}, "", `{"s":"line one\nline two\n"}`},
+		{"string from stdin verbatim", typedSchema, "", []string{"s=@-"}, " in\n", `{"s":" in\n"}`},
+		{"string literal at", typedSchema, "", []string{"s=@@home"}, "", `{"s":"@home"}`},
+		{"string from file holding @", typedSchema, "", []string{"s=@at.txt"}, "", `{"s":"@not-a-file"}`},
+
+		// numbers keep their digits
+		{"number", typedSchema, "", []string{"n=3.14"}, "", `{"n":3.14}`},
+		{"number integer", typedSchema, "", []string{"n=7"}, "", `{"n":7}`},
+		{"number big", typedSchema, "", []string{"n=12345678901234567890"}, "", `{"n":12345678901234567890}`},
+		{"number huge exponent", typedSchema, "", []string{"n=1e400"}, "", `{"n":1e400}`},
+		{"number exponent forms", typedSchema, "", []string{"n=-1.50E+010"}, "", `{"n":-1.50E+010}`},
+		{"number negative zero", typedSchema, "", []string{"n=-0"}, "", `{"n":-0}`},
+		{"number negative zero fraction", typedSchema, "", []string{"n=-0.0"}, "", `{"n":-0.0}`},
+		{"number long fraction", typedSchema, "", []string{"n=0.10000000000000000000000001"}, "", `{"n":0.10000000000000000000000001}`},
+		{"number trimmed", typedSchema, "", []string{"n= 3 "}, "", `{"n":3}`},
+		{"integer", typedSchema, "", []string{"i=42"}, "", `{"i":42}`},
+		{"integer negative", typedSchema, "", []string{"i=-7"}, "", `{"i":-7}`},
+		{"integer zero", typedSchema, "", []string{"i=0"}, "", `{"i":0}`},
+		{"integer negative zero", typedSchema, "", []string{"i=-0"}, "", `{"i":-0}`},
+		{"integer big", typedSchema, "", []string{"i=12345678901234567890"}, "", `{"i":12345678901234567890}`},
+		{"integer from file with newline", typedSchema, "", []string{"i=@count.txt"}, "", `{"i":42}`},
+		{"integer big from file", typedSchema, "", []string{"i=@big.txt"}, "", `{"i":12345678901234567890}`},
+		{"integer from stdin", typedSchema, "", []string{"i=@-"}, "\t-3\r\n", `{"i":-3}`},
+
+		// booleans, null
+		{"true", typedSchema, "", []string{"b=true"}, "", `{"b":true}`},
+		{"false", typedSchema, "", []string{"b=false"}, "", `{"b":false}`},
+		{"null", typedSchema, "", []string{"z=null"}, "", `{"z":null}`},
+
+		// arrays and objects: compacted, digits and characters kept
+		{"array of objects", typedSchema, "", []string{`a=[ {"x": 1}, {"y": [1, 2.50, 1e400]} ]`}, "", `{"a":[{"x":1},{"y":[1,2.50,1e400]}]}`},
+		{"array empty", typedSchema, "", []string{"a=[]"}, "", `{"a":[]}`},
+		{"array from file", typedSchema, "", []string{"a=@list.json"}, "", `{"a":[{"x":1},{"y":null}]}`},
+		{"object", typedSchema, "", []string{`o={ "k": "<v>&", "n": 12345678901234567890 }`}, "", `{"o":{"k":"<v>&","n":12345678901234567890}}`},
+		{"object escapes kept", typedSchema, "", []string{`o={"k":"\u003c\n"}`}, "", `{"o":{"k":"\u003c\n"}}`},
+		{"object from file", typedSchema, "", []string{"o=@payload.json"}, "", `{"o":{"a":[1,2.50,1e400],"b":"<&>"}}`},
+		{"object from stdin", typedSchema, "", []string{"o=@-"}, "\n{\"q\": true}\n\n", `{"o":{"q":true}}`},
+
+		// no type, unions, anyOf/oneOf, $ref
+		{"no type is string", typedSchema, "", []string{"u=42"}, "", `{"u":"42"}`},
+		{"union with string", typedSchema, "", []string{"us=42"}, "", `{"us":"42"}`},
+		{"union integer", typedSchema, "", []string{"un=42"}, "", `{"un":42}`},
+		{"union null", typedSchema, "", []string{"un=null"}, "", `{"un":null}`},
+		{"union number takes integer", typedSchema, "", []string{"unb=1"}, "", `{"unb":1}`},
+		{"union number", typedSchema, "", []string{"unb=2.5e3"}, "", `{"unb":2.5e3}`},
+		{"union boolean", typedSchema, "", []string{"unb=false"}, "", `{"unb":false}`},
+		{"anyOf integer", typedSchema, "", []string{"ao=7"}, "", `{"ao":7}`},
+		{"anyOf null", typedSchema, "", []string{"ao=null"}, "", `{"ao":null}`},
+		{"oneOf array", typedSchema, "", []string{"oo=[1, 2]"}, "", `{"oo":[1,2]}`},
+		{"oneOf object", typedSchema, "", []string{`oo={"a": 1}`}, "", `{"oo":{"a":1}}`},
+		{"anyOf and oneOf together", typedSchema, "", []string{"ab=true"}, "", `{"ab":true}`},
+		{"anyOf member without type", typedSchema, "", []string{"as=7"}, "", `{"as":"7"}`},
+		{"anyOf member string", typedSchema, "", []string{"astr=7"}, "", `{"astr":"7"}`},
+		{"anyOf empty", typedSchema, "", []string{"aempty=7"}, "", `{"aempty":"7"}`},
+		{"anyOf not an array", typedSchema, "", []string{"abad=7"}, "", `{"abad":"7"}`},
+		{"ref only", typedSchema, "", []string{"ref=7"}, "", `{"ref":"7"}`},
+		{"unknown type name", typedSchema, "", []string{"weird=7"}, "", `{"weird":"7"}`},
+		{"empty type array", typedSchema, "", []string{"tnone=7"}, "", `{"tnone":"7"}`},
+		{"type not a string", typedSchema, "", []string{"tbad=7"}, "", `{"tbad":"7"}`},
+		{"type wins over anyOf", typedSchema, "", []string{"ta=7"}, "", `{"ta":7}`},
+		{"boolean schema", typedSchema, "", []string{"bool=7"}, "", `{"bool":"7"}`},
+		{"enum without type", typedSchema, "", []string{"enum=1"}, "", `{"enum":"1"}`},
+		{"undeclared key is string", typedSchema, "", []string{"extra=7"}, "", `{"extra":"7"}`},
+
+		// KEY:=JSON wins over typing
+		{"raw over string", typedSchema, "", []string{"s:=42"}, "", `{"s":42}`},
+		{"raw over integer", typedSchema, "", []string{`i:="seven"`}, "", `{"i":"seven"}`},
+		{"raw compacted", typedSchema, "", []string{"x:=[ 1, {\"a\" : \"<>\"} ]"}, "", `{"x":[1,{"a":"<>"}]}`},
+		{"raw big", typedSchema, "", []string{"x:=1e400", "y:=12345678901234567890"}, "", `{"x":1e400,"y":12345678901234567890}`},
+		{"raw from file", typedSchema, "", []string{"x:=@payload.json"}, "", `{"x":{"a":[1,2.50,1e400],"b":"<&>"}}`},
+		{"raw no schema", "", "", []string{"x:=true"}, "", `{"x":true}`},
+
+		// keys
+		{"colon in key", typedSchema, "", []string{"a:b=1"}, "", `{"a:b":"1"}`},
+		{"raw key a", typedSchema, "", []string{"a:=1"}, "", `{"a":1}`},
+		{"key escaped", typedSchema, "", []string{`k"<>=v`}, "", `{"k\"<>":"v"}`},
+		{"order is command-line order", typedSchema, "", []string{"s=x", "o={}", "n=1", "extra=e"}, "", `{"s":"x","o":{},"n":1,"extra":"e"}`},
+
+		// no schema: everything is a string, no checks
+		{"no schema strings", "", "", []string{"i=42", "b=true", `o={}`}, "", `{"i":"42","b":"true","o":"{}"}`},
+		{"schema null", "null", "", []string{"i=42"}, "", `{"i":"42"}`},
+		{"schema array", `[{"type":"integer"}]`, "", []string{"i=42"}, "", `{"i":"42"}`},
+		{"schema string", `"object"`, "", []string{"i=42"}, "", `{"i":"42"}`},
+		{"schema true", `true`, "", []string{"i=42"}, "", `{"i":"42"}`},
+		{"schema invalid json", `{"properties":`, "", []string{"i=42"}, "", `{"i":"42"}`},
+		{"schema without properties", `{"type":"object"}`, "", []string{"i=42"}, "", `{"i":"42"}`},
+		{"properties not an object", `{"properties":[{"i":{"type":"integer"}}]}`, "", []string{"i=42"}, "", `{"i":"42"}`},
+		{"properties null", `{"properties":null,"additionalProperties":false}`, "", []string{"i=42"}, "", `{"i":"42"}`},
+		{"property schema not an object", `{"properties":{"i":"integer"}}`, "", []string{"i=42"}, "", `{"i":"42"}`},
+
+		// additionalProperties types undeclared keys
+		{"additional typed", `{"properties":{"s":{"type":"string"}},"additionalProperties":{"type":"integer"}}`, "", []string{"s=1", "x=2"}, "", `{"s":"1","x":2}`},
+		{"additional anyOf", `{"additionalProperties":{"anyOf":[{"type":"boolean"},{"type":"null"}]}}`, "", []string{"x=null"}, "", `{"x":null}`},
+		{"additional untyped", `{"additionalProperties":{"description":"anything"}}`, "", []string{"x=2"}, "", `{"x":"2"}`},
+		{"additional true", `{"additionalProperties":true}`, "", []string{"x=2"}, "", `{"x":"2"}`},
+		{"additional ignored when properties unusable", `{"properties":7,"additionalProperties":{"type":"integer"}}`, "", []string{"x=2"}, "", `{"x":"2"}`},
+
+		// --args: an object, key order kept, pairs override in place
+		{"base only", typedSchema, `{"i": "not checked", "n": 12345678901234567890, "f": 1e400}`, nil, "", `{"i":"not checked","n":12345678901234567890,"f":1e400}`},
+		{"base whitespace and html", typedSchema, "\n{ \"s\" : \"<&>\" ,\n \"a\" : [ 1 , 2 ] }\n", nil, "", `{"s":"<&>","a":[1,2]}`},
+		{"base overridden in place", typedSchema, `{"z":null,"s":"old","n":1}`, []string{"s=new", "extra=1", "n=2.0"}, "", `{"z":null,"s":"new","n":2.0,"extra":"1"}`},
+		{"base keeps order", "", `{"zeta":1,"alpha":2,"mid":3}`, []string{"beta=4", "alpha=5"}, "", `{"zeta":1,"alpha":"5","mid":3,"beta":"4"}`},
+		{"base duplicate keys", "", `{"a":1,"b":2,"a":3}`, nil, "", `{"a":3,"b":2}`},
+		{"base escaped key", "", `{"\u0061":1,"<":2}`, nil, "", `{"a":1,"<":2}`},
+		{"base nested untouched", typedSchema, `{"o":{"deep":[{"x":-0.0}]}}`, nil, "", `{"o":{"deep":[{"x":-0.0}]}}`},
+
+		// required and additionalProperties: false satisfied
+		{"required satisfied by pairs", `{"properties":{"p":{"type":"string"}},"required":["p"]}`, "", []string{"p=x"}, "", `{"p":"x"}`},
+		{"required satisfied by base", `{"properties":{"p":{"type":"string"}},"required":["p"]}`, `{"p":"x"}`, nil, "", `{"p":"x"}`},
+		{"required empty string counts", `{"properties":{"p":{"type":"string"}},"required":["p"]}`, "", []string{"p="}, "", `{"p":""}`},
+		{"closed with declared keys", `{"properties":{"p":{},"q":{}},"additionalProperties":false}`, "", []string{"q=1", "p=2"}, "", `{"q":"1","p":"2"}`},
+		{"required not an array", `{"properties":{"p":{}},"required":"p"}`, "", nil, "", `{}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pairs, err := parsePairs(tc.args, true, strings.NewReader(tc.stdin), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var base []byte
+			if tc.base != "" {
+				base = []byte(tc.base)
+			}
+			var schema json.RawMessage
+			if tc.schema != "" {
+				schema = json.RawMessage(tc.schema)
+			}
+			got, err := toolArgs("t", base, pairs, schema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tc.want {
+				t.Errorf("\n got %s\nwant %s", got, tc.want)
+			}
+			if !json.Valid(got) {
+				t.Errorf("not valid JSON: %s", got)
+			}
+		})
+	}
+}
+
+func TestToolArgsErrors(t *testing.T) {
+	argsDir(t)
+	bad := func(key, value, expected string) map[string]any {
+		return map[string]any{"key": key, "value": value, "expected": expected}
+	}
+	const reqSchema = `{
+	  "properties": {
+	    "path":  {"type": "string", "description": "the file\n  to read"},
+	    "limit": {"type": "integer"},
+	    "mode":  {},
+	    "flag":  {"type": ["boolean", "null"], "description": "a flag"}
+	  },
+	  "required": ["path", "limit", 7, "mode", "path", "flag", "ghost"]
+	}`
+	const closedSchema = `{
+	  "properties": {"zeta": {"type": "string"}, "alpha": {}, "mid": {}},
+	  "required": ["alpha"],
+	  "additionalProperties": false
+	}`
+	for _, tc := range []struct {
+		name    string
+		schema  string
+		base    string
+		args    []string
+		msg     string
+		details map[string]any
+		hint    string
+	}{
+		// bad values, each kind
+		{"integer letters", typedSchema, "", []string{"i=12x"},
+			`argument "i": "12x" is not an integer`, bad("i", "12x", "integer"), `"i" takes an integer, e.g. i=42; i:=JSON sends any JSON value as is`},
+		{"integer fraction", typedSchema, "", []string{"i=1.0"},
+			`argument "i": "1.0" is not an integer`, bad("i", "1.0", "integer"), "i:=JSON"},
+		{"integer exponent", typedSchema, "", []string{"i=1e3"},
+			`argument "i": "1e3" is not an integer`, bad("i", "1e3", "integer"), ""},
+		{"integer leading zeros", typedSchema, "", []string{"i=007"},
+			`argument "i": "007" is not an integer`, bad("i", "007", "integer"), ""},
+		{"integer plus sign", typedSchema, "", []string{"i=+1"},
+			`argument "i": "+1" is not an integer`, bad("i", "+1", "integer"), ""},
+		{"integer empty", typedSchema, "", []string{"i="},
+			`argument "i": "" is not an integer`, bad("i", "", "integer"), ""},
+		{"integer quoted", typedSchema, "", []string{`i="1"`},
+			`argument "i": "\"1\"" is not an integer`, bad("i", `"1"`, "integer"), ""},
+		{"integer from file", typedSchema, "", []string{"i=@note.txt"},
+			`argument "i": the content of note.txt is not an integer`, bad("i", "line one\nline two\n", "integer"), ""},
+		{"number leading zero", typedSchema, "", []string{"n=01"},
+			`argument "n": "01" is not a number`, bad("n", "01", "number"), `"n" takes a number, e.g. n=3.14; n:=JSON`},
+		{"number bare fraction", typedSchema, "", []string{"n=.5"},
+			`argument "n": ".5" is not a number`, bad("n", ".5", "number"), ""},
+		{"number trailing dot", typedSchema, "", []string{"n=1."},
+			`argument "n": "1." is not a number`, bad("n", "1.", "number"), ""},
+		{"number hex", typedSchema, "", []string{"n=0x10"},
+			`argument "n": "0x10" is not a number`, bad("n", "0x10", "number"), ""},
+		{"number NaN", typedSchema, "", []string{"n=NaN"},
+			`argument "n": "NaN" is not a number`, bad("n", "NaN", "number"), ""},
+		{"number Infinity", typedSchema, "", []string{"n=-Infinity"},
+			`argument "n": "-Infinity" is not a number`, bad("n", "-Infinity", "number"), ""},
+		{"number underscores", typedSchema, "", []string{"n=1_000"},
+			`argument "n": "1_000" is not a number`, bad("n", "1_000", "number"), ""},
+		{"number two values", typedSchema, "", []string{"n=1 2"},
+			`argument "n": "1 2" is not a number`, bad("n", "1 2", "number"), ""},
+		{"boolean capital", typedSchema, "", []string{"b=True"},
+			`argument "b": "True" is not a boolean (true or false)`, bad("b", "True", "boolean"), `b=true; b:=JSON`},
+		{"boolean upper", typedSchema, "", []string{"b=TRUE"},
+			`argument "b": "TRUE" is not a boolean (true or false)`, bad("b", "TRUE", "boolean"), ""},
+		{"boolean number", typedSchema, "", []string{"b=1"},
+			`argument "b": "1" is not a boolean (true or false)`, bad("b", "1", "boolean"), ""},
+		{"boolean yes", typedSchema, "", []string{"b=yes"},
+			`argument "b": "yes" is not a boolean (true or false)`, bad("b", "yes", "boolean"), ""},
+		{"null word", typedSchema, "", []string{"z=nil"},
+			`argument "z": "nil" is not null`, bad("z", "nil", "null"), "z=null"},
+		{"null empty", typedSchema, "", []string{"z="},
+			`argument "z": "" is not null`, bad("z", "", "null"), ""},
+		{"array given object", typedSchema, "", []string{"a={}"},
+			`argument "a": "{}" is not a JSON array`, bad("a", "{}", "array"), `a='["a","b"]'`},
+		{"array csv", typedSchema, "", []string{"a=x,y"},
+			`argument "a": "x,y" is not a JSON array`, bad("a", "x,y", "array"), ""},
+		{"array truncated", typedSchema, "", []string{"a=[1,"},
+			`argument "a": "[1," is not a JSON array`, bad("a", "[1,", "array"), ""},
+		{"object given array", typedSchema, "", []string{"o=[]"},
+			`argument "o": "[]" is not a JSON object`, bad("o", "[]", "object"), `o='{"k":"v"}'`},
+		{"object given null", typedSchema, "", []string{"o=null"},
+			`argument "o": "null" is not a JSON object`, bad("o", "null", "object"), ""},
+		{"object from stdin", typedSchema, "", []string{"o=@-"},
+			`argument "o": the value read from stdin is not a JSON object`, bad("o", "data", "object"), ""},
+		{"union fraction", typedSchema, "", []string{"un=4.5"},
+			`argument "un": "4.5" is not one of integer, null`, bad("un", "4.5", "one of integer, null"), `"un" takes one of integer, null, e.g. un=42; un:=JSON`},
+		{"union word", typedSchema, "", []string{"un=x"},
+			`argument "un": "x" is not one of integer, null`, bad("un", "x", "one of integer, null"), ""},
+		{"union number boolean", typedSchema, "", []string{"unb=null"},
+			`argument "unb": "null" is not one of number, boolean`, bad("unb", "null", "one of number, boolean"), ""},
+		{"union json string refused", typedSchema, "", []string{`un="1"`},
+			`argument "un": "\"1\"" is not one of integer, null`, bad("un", `"1"`, "one of integer, null"), ""},
+		{"anyOf array refused", typedSchema, "", []string{"ao=[]"},
+			`argument "ao": "[]" is not one of integer, null`, bad("ao", "[]", "one of integer, null"), ""},
+		{"oneOf number refused", typedSchema, "", []string{"oo=1"},
+			`argument "oo": "1" is not one of array, object`, bad("oo", "1", "one of array, object"), ""},
+		{"anyOf plus oneOf", typedSchema, "", []string{"ab=1.5"},
+			`argument "ab": "1.5" is not one of integer, boolean, null`, bad("ab", "1.5", "one of integer, boolean, null"), ""},
+		{"type wins over anyOf", typedSchema, "", []string{"ta=x"},
+			`argument "ta": "x" is not an integer`, bad("ta", "x", "integer"), ""},
+		{"additional typed", `{"additionalProperties":{"type":"integer"}}`, "", []string{"x=a"},
+			`argument "x": "a" is not an integer`, bad("x", "a", "integer"), ""},
+		{"value clipped", typedSchema, "", []string{"i=" + strings.Repeat("é", 300)},
+			`argument "i": "` + strings.Repeat("é", 59) + `…" is not an integer`,
+			bad("i", strings.Repeat("é", 199)+"…", "integer"), ""},
+
+		// --args
+		{"base array", typedSchema, `[1,2]`, nil, "--args must be a JSON object, not a JSON array", nil, `--args '{"path"`},
+		{"base string", typedSchema, `"x"`, nil, "--args must be a JSON object, not a string", nil, ""},
+		{"base null", typedSchema, ` null `, nil, "--args must be a JSON object, not null", nil, ""},
+		{"base number", typedSchema, `12`, nil, "--args must be a JSON object, not an integer", nil, ""},
+		{"base invalid", typedSchema, `{"a":`, nil, "--args must be a JSON object: unexpected end of JSON input", nil, ""},
+		{"base two objects", typedSchema, `{"a":1} {"b":2}`, nil, "--args must be a JSON object: invalid character '{' after top-level value", nil, ""},
+		{"base whitespace only", typedSchema, "  \n", nil, "--args must be a JSON object: unexpected end of JSON input", nil, ""},
+		{"base not utf8", typedSchema, "{\"a\":\"\xff\"}", nil, "--args is not valid UTF-8", nil, "base64"},
+
+		// required, all of them, in schema order
+		{"required all missing", reqSchema, "", nil,
+			`tool "t" is missing required arguments: path (string, the file to read), limit (integer), mode, flag (boolean|null, a flag), ghost`,
+			map[string]any{"missing": []string{"path", "limit", "mode", "flag", "ghost"}},
+			"add path=VALUE limit=VALUE mode=VALUE flag=VALUE ghost=VALUE, or put them in --args"},
+		{"required some given", reqSchema, `{"limit":1,"ghost":2}`, []string{"path=x"},
+			`tool "t" is missing required arguments: mode, flag (boolean|null, a flag)`,
+			map[string]any{"missing": []string{"mode", "flag"}}, ""},
+		{"required one", reqSchema, `{"limit":1,"ghost":2,"flag":null}`, []string{"path=x"},
+			`tool "t" is missing required argument: mode`,
+			map[string]any{"missing": []string{"mode"}}, "add mode=VALUE"},
+		{"required typing first", reqSchema, "", []string{"limit=x"},
+			`argument "limit": "x" is not an integer`, bad("limit", "x", "integer"), ""},
+
+		// additionalProperties: false
+		{"forbidden", closedSchema, "", []string{"alpha=1", "alhpa=2", "other=3"},
+			`tool "t" does not accept arguments "alhpa", "other"; it declares: zeta, alpha, mid`,
+			map[string]any{"forbidden": []string{"alhpa", "other"}, "declared": []string{"zeta", "alpha", "mid"}},
+			`did you mean "alpha" instead of "alhpa"?`},
+		{"forbidden from base", closedSchema, `{"x":1,"alpha":2}`, nil,
+			`tool "t" does not accept argument "x"; it declares: zeta, alpha, mid`,
+			map[string]any{"forbidden": []string{"x"}, "declared": []string{"zeta", "alpha", "mid"}}, ""},
+		{"forbidden and missing", closedSchema, "", []string{"Alpha=1"},
+			`tool "t" does not accept argument "Alpha"; it declares: zeta, alpha, mid`,
+			map[string]any{"forbidden": []string{"Alpha"}, "declared": []string{"zeta", "alpha", "mid"}, "missing": []string{"alpha"}},
+			"also missing: alpha"},
+		{"forbidden raw", closedSchema, "", []string{"alpha=1", "x:=1"},
+			`tool "t" does not accept argument "x"; it declares: zeta, alpha, mid`,
+			map[string]any{"forbidden": []string{"x"}, "declared": []string{"zeta", "alpha", "mid"}}, ""},
+		{"takes nothing", `{"type":"object","additionalProperties":false}`, "", []string{"x=1"},
+			`tool "t" takes no arguments, got "x"`,
+			map[string]any{"forbidden": []string{"x"}, "declared": []string{}}, ""},
+		{"properties unusable: required still checked", `{"properties":[],"required":["x"],"additionalProperties":false}`, "", []string{"y=1"},
+			`tool "t" is missing required argument: x`,
+			map[string]any{"missing": []string{"x"}}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pairs, err := parsePairs(tc.args, true, strings.NewReader("data"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var base []byte
+			if tc.base != "" {
+				base = []byte(tc.base)
+			}
+			out, err := toolArgs("t", base, pairs, json.RawMessage(tc.schema))
+			if err == nil {
+				t.Fatalf("no error; got %s", out)
+			}
+			u := usageOf(t, err)
+			if u.Msg != tc.msg {
+				t.Errorf("message\n got %s\nwant %s", u.Msg, tc.msg)
+			}
+			if tc.details == nil {
+				if len(u.Details) != 0 {
+					t.Errorf("details %v, want none", u.Details)
+				}
+			} else if !reflect.DeepEqual(u.Details, tc.details) {
+				t.Errorf("details\n got %#v\nwant %#v", u.Details, tc.details)
+			}
+			if tc.hint != "" && !strings.Contains(strings.Join(u.Hints, "\n"), tc.hint) {
+				t.Errorf("hints %q lack %q", u.Hints, tc.hint)
+			}
+		})
+	}
+}
+
+func TestToolArgsBaseWithEmptyBytes(t *testing.T) {
+	// an empty --args (an empty file) is not "no --args"
+	_, err := toolArgs("t", []byte{}, nil, nil)
+	if u := usageOf(t, err); u.Msg != "--args must be a JSON object: unexpected end of JSON input" {
+		t.Errorf("message %q", u.Msg)
+	}
+}
+
+func TestToolArgsPairsWithoutParse(t *testing.T) {
+	// pairs built by hand: invalid UTF-8 and bad raw JSON are still refused
+	_, err := toolArgs("t", nil, []pair{{Key: "k", Value: "\xff"}}, nil)
+	if u := usageOf(t, err); u.Msg != `argument "k": the value is not valid UTF-8` {
+		t.Errorf("message %q", u.Msg)
+	}
+	_, err = toolArgs("t", nil, []pair{{Key: "k", Value: "{", Raw: true}}, nil)
+	usageOf(t, err)
+	// the same key twice: the last wins, in the first place
+	got, err := toolArgs("t", nil, []pair{{Key: "a", Value: "1"}, {Key: "b", Value: "2"}, {Key: "a", Value: "3"}}, nil)
+	if err != nil || string(got) != `{"a":"3","b":"2"}` {
+		t.Errorf("got %s, %v", got, err)
+	}
+}
+
+func strp(s string) *string { return &s }
+
+func TestPromptArgs(t *testing.T) {
+	declared := []client.PromptArgument{
+		{Name: "topic", Description: strp("what to write about"), Required: true},
+		{Name: "style", Description: strp("tone\nof voice")},
+		{Name: "length", Required: true},
+	}
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		declared []client.PromptArgument
+		values   map[string]string
+		missing  []string
+	}{
+		{"all given", []string{"length=short", "topic=go"}, declared,
+			map[string]string{"topic": "go", "length": "short"}, nil},
+		{"optional too", []string{"topic=go", "style=dry", "length=1"}, declared,
+			map[string]string{"topic": "go", "style": "dry", "length": "1"}, nil},
+		{"missing in declared order", []string{"style=dry"}, declared,
+			map[string]string{"style": "dry"}, []string{"topic", "length"}},
+		{"nothing given", nil, declared, map[string]string{}, []string{"topic", "length"}},
+		{"empty value counts", []string{"topic=", "length="}, declared,
+			map[string]string{"topic": "", "length": ""}, nil},
+		{"values verbatim", []string{"topic=<a&b> = c\n", "length=@@x"}, declared,
+			map[string]string{"topic": "<a&b> = c\n", "length": "@x"}, nil},
+		{"no declared arguments", nil, nil, map[string]string{}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pairs, err := parsePairs(tc.args, false, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			values, missing, err := promptArgs("p", pairs, tc.declared)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(values, tc.values) {
+				t.Errorf("values %#v, want %#v", values, tc.values)
+			}
+			var names []string
+			for _, m := range missing {
+				names = append(names, m.Name)
+			}
+			if !reflect.DeepEqual(names, tc.missing) {
+				t.Errorf("missing %v, want %v", names, tc.missing)
+			}
+		})
+	}
+}
+
+func TestPromptArgsUnknown(t *testing.T) {
+	declared := []client.PromptArgument{{Name: "topic", Required: true}, {Name: "style"}}
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		declared []client.PromptArgument
+		msg      string
+		details  map[string]any
+		hints    []string
+	}{
+		{"one unknown", []string{"topic=x", "tpoic=y"}, declared,
+			`prompt "p" has no argument "tpoic"; it declares: topic, style`,
+			map[string]any{"declared": []string{"topic", "style"}, "unknown": []string{"tpoic"}},
+			[]string{`did you mean "topic" instead of "tpoic"?`}},
+		{"several unknown", []string{"Style=x", "zzz=y", "topic:=1"}, declared,
+			`prompt "p" has no arguments "Style", "zzz", "topic:"; it declares: topic, style`,
+			map[string]any{"declared": []string{"topic", "style"}, "unknown": []string{"Style", "zzz", "topic:"}},
+			[]string{`did you mean "style" instead of "Style"?`, `did you mean "topic" instead of "topic:"?`}},
+		{"takes none", []string{"x=1"}, nil,
+			`prompt "p" takes no arguments, got "x"`,
+			map[string]any{"declared": []string{}, "unknown": []string{"x"}}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pairs, err := parsePairs(tc.args, false, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _, err = promptArgs("p", pairs, tc.declared)
+			u := usageOf(t, err)
+			if u.Msg != tc.msg {
+				t.Errorf("message\n got %s\nwant %s", u.Msg, tc.msg)
+			}
+			if !reflect.DeepEqual(u.Details, tc.details) {
+				t.Errorf("details %#v, want %#v", u.Details, tc.details)
+			}
+			if !reflect.DeepEqual(u.Hints, tc.hints) {
+				t.Errorf("hints %q, want %q", u.Hints, tc.hints)
+			}
+		})
+	}
+}
+
+func TestMissingPromptArgs(t *testing.T) {
+	for _, tc := range []struct {
+		missing []client.PromptArgument
+		msg     string
+		names   []string
+		hint    string
+	}{
+		{[]client.PromptArgument{{Name: "topic", Description: strp("what to\n write   about"), Required: true}, {Name: "length", Required: true}, {Name: "x", Description: strp("  ")}},
+			`prompt "p" is missing required arguments: topic (what to write about), length, x`,
+			[]string{"topic", "length", "x"}, "add topic=VALUE length=VALUE x=VALUE"},
+		{[]client.PromptArgument{{Name: "topic", Description: strp(strings.Repeat("d", 100))}},
+			`prompt "p" is missing required argument: topic (` + strings.Repeat("d", 79) + `…)`,
+			[]string{"topic"}, "add topic=VALUE"},
+	} {
+		u := usageOf(t, missingPromptArgs("p", tc.missing))
+		if u.Msg != tc.msg {
+			t.Errorf("message\n got %s\nwant %s", u.Msg, tc.msg)
+		}
+		if !reflect.DeepEqual(u.Details, map[string]any{"missing": tc.names}) {
+			t.Errorf("details %#v", u.Details)
+		}
+		if !reflect.DeepEqual(u.Hints, []string{tc.hint}) {
+			t.Errorf("hints %q, want %q", u.Hints, tc.hint)
+		}
+	}
+}
+
+func TestArgsNearest(t *testing.T) {
+	names := []string{"path", "limit", "Mode"}
+	for in, want := range map[string]string{
+		"pth": "path", "PATH": "path", "mode": "Mode", "limt": "limit", "lim": "limit", "li": "", "x": "", "": "", "zzzz": "",
+	} {
+		if got := argNearest(in, names); got != want {
+			t.Errorf("argNearest(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestArgsClip(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"abc", 3, "abc"},
+		{"abcd", 3, "ab…"},
+		{"ééé", 3, "ééé"},
+		{"éééé", 3, "éé…"},
+		{"", 3, ""},
+	} {
+		if got := argClip(tc.in, tc.n); got != tc.want {
+			t.Errorf("argClip(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+}
