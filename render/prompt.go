@@ -38,7 +38,8 @@ var plainRole = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,31}$`)
 // server sends several, each shown as its text or a placeholder. The text
 // is never altered. The block obeys the response ceiling: it is cut on a
 // character boundary, and the blocks after the cut are counted in Omitted,
-// never decoded. Every block is checked, and the decode ceiling applied,
+// never decoded. A label or a placeholder is never cut: what does not fit
+// whole is left out (a message whose label does not fit, with its blocks). Every block is checked, and the decode ceiling applied,
 // before anything is decoded or spilled. Texts are decoded in place in raw.
 // Warnings name what was left out (unknown content types, odd roles).
 func RenderPrompt(raw []byte, p Policy) (doc *PromptDoc, warnings []string, err error) {
@@ -47,12 +48,17 @@ func RenderPrompt(raw []byte, p Policy) (doc *PromptDoc, warnings []string, err 
 		return nil, nil, &BadContentError{Item: -1, Msg: "the result is not a JSON object"}
 	}
 	doc = &PromptDoc{Messages: []PromptMessage{}}
-	if d := res.Get("description"); d.Type == gjson.String {
-		s := d.String()
-		doc.Description = &s
-	}
-	list := res.Get("messages")
-	if list.Exists() && list.Type != gjson.Null && !list.IsArray() {
+	// The members as encoding/json reads them (the last of repeated keys
+	// wins), like those of each message and block.
+	top := scanMembers(raw, res.Index, res.Index+len(res.Raw))
+	doc.Description = orNilString(shortString(raw, top["description"]))
+	var list gjson.Result // absent or null: no messages
+	base := 0             // where list is in raw
+	switch l := top["messages"]; {
+	case !l.present(raw):
+	case l.is(raw, '['):
+		list, base = gjson.Parse(unsafe.String(unsafe.SliceData(raw[l.s:l.e]), l.e-l.s)), l.s
+	default:
 		return nil, nil, &BadContentError{Item: -1, Msg: "the result's \"messages\" is not an array"}
 	}
 	type message struct {
@@ -73,7 +79,7 @@ func RenderPrompt(raw []byte, p Policy) (doc *PromptDoc, warnings []string, err 
 		if !m.IsObject() {
 			return bad("not a JSON object")
 		}
-		f := scanMembers(raw, m.Index, m.Index+len(m.Raw))
+		f := scanMembers(raw, base+m.Index, base+m.Index+len(m.Raw))
 		role, ok := shortString(raw, f["role"])
 		switch {
 		case !ok:
@@ -127,39 +133,33 @@ func RenderPrompt(raw []byte, p Policy) (doc *PromptDoc, warnings []string, err 
 		return nil, nil, ferr
 	}
 
-	// Render in order, building the block of text under the ceiling.
+	// Render in order, building the block of text under the ceiling. Text
+	// is cut on a character boundary; a label or a placeholder is shown
+	// whole or not at all, and a block with no room left is never decoded.
 	var out strings.Builder
 	var decoded int64
 	full := false
-	emit := func(s string) string { // appends what fits, returns it
-		left := ResponseCeiling - out.Len()
-		if len(s) > left {
-			s = cutText(s, left)
-			full = true
-		}
-		out.WriteString(s)
-		return s
-	}
 	for k, m := range msgs {
-		if full {
+		label := "[" + m.role + "]\n"
+		if k > 0 {
+			label = "\n" + label
+		}
+		if full || len(label) > ResponseCeiling-out.Len() {
+			full = true
 			doc.Omitted += len(m.blocks)
 			continue
 		}
-		if k > 0 {
-			emit("\n")
-		}
-		emit("[" + m.role + "]\n")
+		out.WriteString(label)
 		pm := PromptMessage{Role: m.role, Content: []any{}}
 		where := fmt.Sprintf("message #%d", k)
 		for i, b := range m.blocks {
-			if full {
-				doc.Omitted += len(m.blocks) - i
-				break
-			}
+			sep := ""
 			if i > 0 {
-				emit("\n")
+				sep = "\n"
 			}
-			if full {
+			left := ResponseCeiling - out.Len() - len(sep)
+			if full || left <= 0 || b.minLine(raw) > left {
+				full = true
 				doc.Omitted += len(m.blocks) - i
 				break
 			}
@@ -167,21 +167,51 @@ func RenderPrompt(raw []byte, p Policy) (doc *PromptDoc, warnings []string, err 
 			if err != nil {
 				return nil, nil, err
 			}
+			shown := r.text
+			if len(shown) > left {
+				full = true
+				if !r.isText { // never a cut placeholder
+					doc.Omitted += len(m.blocks) - i
+					break
+				}
+				shown = cutText(shown, left)
+				t := r.item.(*TextItem)
+				t.Text, t.Truncated = shown, true
+			}
 			if r.warning != "" {
 				warnings = append(warnings, r.warning)
 			}
-			shown := emit(r.text)
-			if t, ok := r.item.(*TextItem); ok && len(shown) < len(t.Text) {
-				t.Text, t.Truncated = shown, true
-			}
+			out.WriteString(sep)
+			out.WriteString(shown)
 			pm.Content = append(pm.Content, r.item)
 		}
 		if !full {
-			emit("\n")
+			if out.Len() < ResponseCeiling {
+				out.WriteString("\n")
+			} else {
+				full = true
+			}
 		}
 		doc.Messages = append(doc.Messages, pm)
 	}
 	doc.Text = out.String()
 	doc.Truncated = full
 	return doc, warnings, nil
+}
+
+// minLine is a lower bound on the length of the line a block shows,
+// known before it is decoded or spilled: a placeholder but for its path.
+func (b *block) minLine(doc []byte) int {
+	if b.typ != BlockImage && b.typ != BlockAudio {
+		return 0
+	}
+	mime, _ := shortString(doc, b.m["mimeType"])
+	return len(placeholder(b.typ, &BlobItem{MimeType: orNil(mime), SizeBytes: b.blob}))
+}
+
+func orNilString(s string, ok bool) *string {
+	if !ok {
+		return nil
+	}
+	return &s
 }

@@ -104,10 +104,17 @@ func RenderToolResult(raw []byte, p Policy) (doc *ToolDoc, warnings []string, er
 			warnings = append(warnings, r.warning)
 		}
 		if t, ok := r.item.(*TextItem); ok {
-			if n := min(SliceClamp, ResponseCeiling-used); len(t.Text) > n {
+			left := ResponseCeiling - used
+			n := min(SliceClamp, left)
+			if len(t.Text) > n {
 				t.Text, t.Truncated = cutText(t.Text, n), true
 			}
 			used += max(len(t.Text), 1)
+			if t.Truncated && n == left {
+				// cut at the ceiling, maybe a few bytes short of it (a
+				// character boundary): the blocks after it are omitted
+				used = ResponseCeiling
+			}
 		} else {
 			used += len(ItemLine(r.item)) + 1
 		}
