@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
+	"unsafe"
 )
 
 // Content blocks are the items of a prompt message or a tool result (MCP's
@@ -48,7 +50,7 @@ type UnknownItem struct {
 type block struct {
 	index int
 	typ   string
-	m     map[string]span // its members
+	m     members         // its members
 	res   *resourceRef    // type "resource": the embedded resource
 	blob  int64           // decoded size of image/audio data
 }
@@ -58,21 +60,44 @@ type resourceRef struct {
 	start, end int
 }
 
+// memberKeys are the members of results, messages and blocks mcpx reads.
+var memberKeys = [...]string{"type", "text", "data", "mimeType", "resource", "uri", "name", "title",
+	"description", "size", "annotations", "role", "content", "messages", "isError", "structuredContent"}
+
+// members holds the span of each of memberKeys in one object (a fixed
+// array, not a map: a reply can hold millions of blocks).
+type members [len(memberKeys)]span
+
+func (m *members) get(key string) span {
+	for i, k := range memberKeys {
+		if k == key {
+			return m[i]
+		}
+	}
+	return span{}
+}
+
 // scanMembers returns the spans of the members of the JSON object
-// doc[start:end] (valid JSON), without decoding any value. Of repeated keys
-// the last wins, as in encoding/json.
-func scanMembers(doc []byte, start, end int) map[string]span {
-	m := map[string]span{}
+// doc[start:end] (valid JSON) named in memberKeys, without decoding any
+// value. Of repeated keys the last wins, as in encoding/json.
+func scanMembers(doc []byte, start, end int) members {
+	var m members
 	i := skipSpace(doc, start+1)
 	for i < end && doc[i] == '"' {
 		ke := skipValue(doc, i)
-		key := string(doc[i+1 : ke-1])
-		if containsByte(doc[i:ke], '\\') {
+		raw := doc[i+1 : ke-1]
+		key := unsafe.String(unsafe.SliceData(raw), len(raw)) // compared only
+		if containsByte(raw, '\\') {
 			_ = json.Unmarshal(doc[i:ke], &key)
 		}
 		i = skipSpace(doc, skipSpace(doc, ke)+1) // past the colon
 		ve := skipValue(doc, i)
-		m[key] = span{i, ve}
+		for k, name := range memberKeys {
+			if name == key {
+				m[k] = span{i, ve}
+				break
+			}
+		}
 		i = skipSpace(doc, ve)
 		if i < end && doc[i] == ',' {
 			i = skipSpace(doc, i+1)
@@ -87,6 +112,9 @@ func shortString(doc []byte, sp span) (string, bool) {
 	if sp.e == 0 || doc[sp.s] != '"' {
 		return "", false
 	}
+	if in := doc[sp.s+1 : sp.e-1]; !containsByte(in, '\\') && utf8.Valid(in) {
+		return string(in), true // the common case, without encoding/json
+	}
 	var s string
 	if err := json.Unmarshal(doc[sp.s:sp.e], &s); err != nil {
 		return "", false
@@ -99,39 +127,39 @@ func (sp span) is(doc []byte, c byte) bool { return sp.e > 0 && doc[sp.s] == c }
 // checkBlock checks the block at doc[start:end] without decoding anything:
 // its type, the fields that type needs, and the decoded size of its data.
 // where names the list it is in ("message #1"; "" for a tool result).
-func checkBlock(doc []byte, start, end, index int, where string) (*block, error) {
+func checkBlock(doc []byte, start, end, index int, where string) (block, error) {
 	bad := func(format string, args ...any) error {
 		return &BadContentError{Item: index, Where: where, Msg: fmt.Sprintf(format, args...)}
 	}
 	if doc[start] != '{' {
-		return nil, bad("the content block is not a JSON object")
+		return block{}, bad("the content block is not a JSON object")
 	}
-	b := &block{index: index, m: scanMembers(doc, start, end)}
-	typ, ok := shortString(doc, b.m["type"])
+	b := block{index: index, m: scanMembers(doc, start, end)}
+	typ, ok := shortString(doc, b.m.get("type"))
 	if !ok || typ == "" {
-		return nil, bad("the content block has no \"type\"")
+		return block{}, bad("the content block has no \"type\"")
 	}
 	b.typ = typ
 	switch typ {
 	case BlockText:
-		if !b.m["text"].is(doc, '"') {
-			return nil, bad("a text block without a string \"text\"")
+		if !b.m.get("text").is(doc, '"') {
+			return block{}, bad("a text block without a string \"text\"")
 		}
 	case BlockImage, BlockAudio:
-		sp := b.m["data"]
+		sp := b.m.get("data")
 		if !sp.is(doc, '"') {
-			return nil, bad("an %s block without a string \"data\"", typ)
+			return block{}, bad("an %s block without a string \"data\"", typ)
 		}
 		b.blob = decodedSize(base64Source(doc, sp))
 	case BlockResource:
-		sp := b.m["resource"]
+		sp := b.m.get("resource")
 		if !sp.is(doc, '{') {
-			return nil, bad("a resource block without a \"resource\" object")
+			return block{}, bad("a resource block without a \"resource\" object")
 		}
 		b.res = &resourceRef{sp.s, sp.e}
 	case BlockLink:
-		if uri, ok := shortString(doc, b.m["uri"]); !ok || uri == "" {
-			return nil, bad("a resource_link block without a string \"uri\"")
+		if uri, ok := shortString(doc, b.m.get("uri")); !ok || uri == "" {
+			return block{}, bad("a resource_link block without a string \"uri\"")
 		}
 	}
 	return b, nil
@@ -149,15 +177,34 @@ func base64Source(doc []byte, sp span) []byte {
 	return src
 }
 
+// checkSizes adds the decoded size of the block's data, and of an
+// embedded resource's blob (checking the resource item), to *sizes,
+// refusing more than the decode ceiling in all.
+func (b *block) checkSizes(raw []byte, where string, sizes *int64) error {
+	*sizes += b.blob
+	if b.res != nil {
+		if _, err := parseItemAt(raw, b.res.start, b.res.end, b.index, sizes, false); err != nil {
+			if bc, ok := err.(*BadContentError); ok {
+				bc.Where, bc.Msg = where, "embedded resource: "+bc.Msg
+			}
+			return err
+		}
+	}
+	if *sizes > DecodeCeiling {
+		return decodeCeilingError()
+	}
+	return nil
+}
+
 func (b *block) annotations(doc []byte) json.RawMessage {
-	if sp := b.m["annotations"]; sp.is(doc, '{') {
+	if sp := b.m.get("annotations"); sp.is(doc, '{') {
 		return json.RawMessage(append([]byte(nil), doc[sp.s:sp.e]...))
 	}
 	return nil
 }
 
 func (b *block) str(doc []byte, key string) *string {
-	if s, ok := shortString(doc, b.m[key]); ok {
+	if s, ok := shortString(doc, b.m.get(key)); ok {
 		return &s
 	}
 	return nil
@@ -178,10 +225,10 @@ func (p Policy) renderBlock(doc []byte, b *block, where string, decoded *int64) 
 	ann := b.annotations(doc)
 	switch b.typ {
 	case BlockText:
-		t := textOf(doc, b.m["text"])
+		t := textOf(doc, b.m.get("text"))
 		return rendered{item: &TextItem{Type: "text", Text: t, TotalBytes: len(t), Annotations: ann}, text: t, isText: true}, nil
 	case BlockImage, BlockAudio:
-		data, err := DecodeBase64(base64Source(doc, b.m["data"]), DecodeCeiling-*decoded)
+		data, err := DecodeBase64(base64Source(doc, b.m.get("data")), DecodeCeiling-*decoded)
 		if err != nil {
 			if le, ok := err.(*LimitError); ok {
 				return rendered{}, le
@@ -189,7 +236,7 @@ func (p Policy) renderBlock(doc []byte, b *block, where string, decoded *int64) 
 			return rendered{}, &BadContentError{Item: b.index, Where: where, Msg: fmt.Sprintf("its %s data is not valid base64: %v", b.typ, err)}
 		}
 		*decoded += int64(len(data))
-		mime, _ := shortString(doc, b.m["mimeType"])
+		mime, _ := shortString(doc, b.m.get("mimeType"))
 		bi, err := p.blob(Content{Blob: data, MimeType: mime, Annotations: ann})
 		if err != nil {
 			return rendered{}, err
@@ -222,10 +269,10 @@ func (p Policy) renderBlock(doc []byte, b *block, where string, decoded *int64) 
 		return rendered{item: &TextItem{Type: "text", URI: orNil(c.URI), MimeType: orNil(c.MimeType), Text: text,
 			TotalBytes: len(text), Annotations: c.Annotations}, text: text, isText: true}, nil
 	case BlockLink:
-		uri, _ := shortString(doc, b.m["uri"])
+		uri, _ := shortString(doc, b.m.get("uri"))
 		l := &LinkItem{Type: BlockLink, URI: uri, Name: b.str(doc, "name"), Title: b.str(doc, "title"),
 			Description: b.str(doc, "description"), MimeType: b.str(doc, "mimeType"), Annotations: ann}
-		if sp := b.m["size"]; sp.e > 0 && isNonNegIntBytes(doc[sp.s:sp.e]) {
+		if sp := b.m.get("size"); sp.e > 0 && isNonNegIntBytes(doc[sp.s:sp.e]) {
 			l.Size = json.RawMessage(append([]byte(nil), doc[sp.s:sp.e]...))
 		}
 		return rendered{item: l, text: "[resource: " + SafeURI(uri) + "]"}, nil

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -51,86 +52,33 @@ func RenderPrompt(raw []byte, p Policy) (doc *PromptDoc, warnings []string, err 
 	// The members as encoding/json reads them (the last of repeated keys
 	// wins), like those of each message and block.
 	top := scanMembers(raw, res.Index, res.Index+len(res.Raw))
-	doc.Description = orNilString(shortString(raw, top["description"]))
+	doc.Description = orNilString(shortString(raw, top.get("description")))
 	var list gjson.Result // absent or null: no messages
 	base := 0             // where list is in raw
-	switch l := top["messages"]; {
+	switch l := top.get("messages"); {
 	case !l.present(raw):
 	case l.is(raw, '['):
 		list, base = gjson.Parse(unsafe.String(unsafe.SliceData(raw[l.s:l.e]), l.e-l.s)), l.s
 	default:
 		return nil, nil, &BadContentError{Item: -1, Msg: "the result's \"messages\" is not an array"}
 	}
-	type message struct {
-		role   string
-		blocks []*block
-	}
-	var msgs []message
+	// First every message and block is checked, and the decode ceiling
+	// applied, keeping nothing (a reply can hold millions of blocks); then
+	// the messages are walked again and rendered until the ceiling.
+	total := 0
 	var sizes int64
-	var ferr error
-	k := 0
-	list.ForEach(func(_, m gjson.Result) bool {
+	if err := eachMessage(raw, list, base, func(k int, role string, content span) error {
 		where := fmt.Sprintf("message #%d", k)
-		k++
-		bad := func(format string, args ...any) bool {
-			ferr = &BadContentError{Item: -1, Msg: where + ": " + fmt.Sprintf(format, args...)}
-			return false
-		}
-		if !m.IsObject() {
-			return bad("not a JSON object")
-		}
-		f := scanMembers(raw, base+m.Index, base+m.Index+len(m.Raw))
-		role, ok := shortString(raw, f["role"])
-		switch {
-		case !ok:
-			return bad("no string \"role\"")
-		case role == "user" || role == "assistant":
-		case plainRole.MatchString(role):
-			warnings = append(warnings, fmt.Sprintf("%s has the role %q, which MCP does not define; it is labelled [%s]", where, role, role))
-		default:
-			return bad("its role %q is not a plain word", Clip(role, 40))
-		}
-		msg := message{role: role}
-		c := f["content"]
-		var spans []span
-		switch {
-		case c.is(raw, '{'):
-			spans = []span{c}
-		case c.is(raw, '['):
-			gjson.Parse(unsafe.String(unsafe.SliceData(raw[c.s:c.e]), c.e-c.s)).ForEach(func(_, v gjson.Result) bool {
-				spans = append(spans, span{c.s + v.Index, c.s + v.Index + len(v.Raw)})
-				return true
-			})
-		default:
-			return bad("no \"content\" object")
-		}
-		for i, sp := range spans {
+		return eachBlock(raw, content, func(i int, sp span) error {
 			b, err := checkBlock(raw, sp.s, sp.e, i, where)
 			if err != nil {
-				ferr = err
-				return false
+				return err
 			}
-			sizes += b.blob
-			if b.res != nil {
-				if _, err := parseItemAt(raw, b.res.start, b.res.end, i, &sizes, false); err != nil {
-					if bc, ok := err.(*BadContentError); ok {
-						bc.Where, bc.Msg = where, "embedded resource: "+bc.Msg
-					}
-					ferr = err
-					return false
-				}
-			}
-			if sizes > DecodeCeiling {
-				ferr = decodeCeilingError()
-				return false
-			}
-			msg.blocks = append(msg.blocks, b)
-		}
-		msgs = append(msgs, msg)
-		return true
-	})
-	if ferr != nil {
-		return nil, nil, ferr
+			total++
+			return b.checkSizes(raw, where, &sizes)
+		})
+	}); err != nil {
+		return nil, nil, err
 	}
 
 	// Render in order, building the block of text under the ceiling. Text
@@ -138,65 +86,135 @@ func RenderPrompt(raw []byte, p Policy) (doc *PromptDoc, warnings []string, err 
 	// whole or not at all, and a block with no room left is never decoded.
 	var out strings.Builder
 	var decoded int64
-	full := false
-	for k, m := range msgs {
-		label := "[" + m.role + "]\n"
+	full, shown := false, 0
+	err = eachMessage(raw, list, base, func(k int, role string, content span) error {
+		label := "[" + role + "]\n"
 		if k > 0 {
 			label = "\n" + label
 		}
-		if full || len(label) > ResponseCeiling-out.Len() {
+		if len(label) > ResponseCeiling-out.Len() {
 			full = true
-			doc.Omitted += len(m.blocks)
-			continue
+			return errStop
 		}
 		out.WriteString(label)
-		pm := PromptMessage{Role: m.role, Content: []any{}}
 		where := fmt.Sprintf("message #%d", k)
-		for i, b := range m.blocks {
+		if role != "user" && role != "assistant" {
+			warnings = append(warnings, fmt.Sprintf("%s has the role %q, which MCP does not define; it is labelled [%s]", where, role, role))
+		}
+		pm := PromptMessage{Role: role, Content: []any{}}
+		err := eachBlock(raw, content, func(i int, sp span) error {
+			b, err := checkBlock(raw, sp.s, sp.e, i, where)
+			if err != nil {
+				return err
+			}
 			sep := ""
 			if i > 0 {
 				sep = "\n"
 			}
 			left := ResponseCeiling - out.Len() - len(sep)
-			if full || left <= 0 || b.minLine(raw) > left {
+			if left <= 0 || b.minLine(raw) > left {
 				full = true
-				doc.Omitted += len(m.blocks) - i
-				break
+				return errStop
 			}
-			r, err := p.renderBlock(raw, b, where, &decoded)
+			r, err := p.renderBlock(raw, &b, where, &decoded)
 			if err != nil {
-				return nil, nil, err
+				return err
 			}
-			shown := r.text
-			if len(shown) > left {
+			text := r.text
+			if len(text) > left {
 				full = true
 				if !r.isText { // never a cut placeholder
-					doc.Omitted += len(m.blocks) - i
-					break
+					return errStop
 				}
-				shown = cutText(shown, left)
+				text = cutText(text, left)
 				t := r.item.(*TextItem)
-				t.Text, t.Truncated = shown, true
+				t.Text, t.Truncated = text, true
 			}
 			if r.warning != "" {
 				warnings = append(warnings, r.warning)
 			}
 			out.WriteString(sep)
-			out.WriteString(shown)
+			out.WriteString(text)
 			pm.Content = append(pm.Content, r.item)
-		}
-		if !full {
-			if out.Len() < ResponseCeiling {
-				out.WriteString("\n")
-			} else {
-				full = true
+			shown++
+			if full {
+				return errStop
 			}
-		}
+			return nil
+		})
 		doc.Messages = append(doc.Messages, pm)
+		if err != nil {
+			return err
+		}
+		if out.Len() >= ResponseCeiling {
+			full = true
+			return errStop
+		}
+		out.WriteString("\n")
+		return nil
+	})
+	if err != nil && err != errStop {
+		return nil, nil, err
 	}
 	doc.Text = out.String()
 	doc.Truncated = full
+	doc.Omitted = total - shown
 	return doc, warnings, nil
+}
+
+// errStop ends a walk early.
+var errStop = errors.New("stop")
+
+// eachMessage calls visit for each message of the array list (at base in
+// raw), with its role and content, checking both: a message that is not
+// an object, has no string role, a role that is not a plain word, or no
+// content object or array is a *BadContentError.
+func eachMessage(raw []byte, list gjson.Result, base int, visit func(k int, role string, content span) error) error {
+	k := 0
+	var err error
+	list.ForEach(func(_, m gjson.Result) bool {
+		where := fmt.Sprintf("message #%d", k)
+		bad := func(format string, args ...any) bool {
+			err = &BadContentError{Item: -1, Msg: where + ": " + fmt.Sprintf(format, args...)}
+			return false
+		}
+		if !m.IsObject() {
+			return bad("not a JSON object")
+		}
+		f := scanMembers(raw, base+m.Index, base+m.Index+len(m.Raw))
+		role, ok := shortString(raw, f.get("role"))
+		switch {
+		case !ok:
+			return bad("no string \"role\"")
+		case role == "user" || role == "assistant" || plainRole.MatchString(role):
+		default:
+			return bad("its role %q is not a plain word", Clip(role, 40))
+		}
+		c := f.get("content")
+		if !c.is(raw, '{') && !c.is(raw, '[') {
+			return bad("no \"content\" object")
+		}
+		err = visit(k, role, c)
+		k++
+		return err == nil
+	})
+	return err
+}
+
+// eachBlock calls visit for each block of a content value: an object is
+// one block, an array holds several.
+func eachBlock(raw []byte, content span, visit func(i int, sp span) error) error {
+	if content.is(raw, '{') {
+		return visit(0, content)
+	}
+	i := 0
+	var err error
+	gjson.Parse(unsafe.String(unsafe.SliceData(raw[content.s:content.e]), content.e-content.s)).ForEach(func(_, v gjson.Result) bool {
+		err = visit(i, span{content.s + v.Index, content.s + v.Index + len(v.Raw)})
+		i++
+		return err == nil
+	})
+	return err
 }
 
 // minLine is a lower bound on the length of the line a block shows,
@@ -205,7 +223,7 @@ func (b *block) minLine(doc []byte) int {
 	if b.typ != BlockImage && b.typ != BlockAudio {
 		return 0
 	}
-	mime, _ := shortString(doc, b.m["mimeType"])
+	mime, _ := shortString(doc, b.m.get("mimeType"))
 	return len(placeholder(b.typ, &BlobItem{MimeType: orNil(mime), SizeBytes: b.blob}))
 }
 

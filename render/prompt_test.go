@@ -143,9 +143,9 @@ func TestRenderPromptNonText(t *testing.T) {
 	if doc.Text != want {
 		t.Fatalf("text\n%q\nwant\n%q", doc.Text, want)
 	}
-	wantWarnings := []string{
-		`message #1 has the role "system", which MCP does not define; it is labelled [system]`,
+	wantWarnings := []string{ // in the order of the messages
 		`message #0, item #6: content of type "video" is not something mcpx shows; it was left out`,
+		`message #1 has the role "system", which MCP does not define; it is labelled [system]`,
 	}
 	if strings.Join(warnings, "|") != strings.Join(wantWarnings, "|") {
 		t.Fatalf("warnings %q, want %q", warnings, wantWarnings)

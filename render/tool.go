@@ -36,44 +36,40 @@ func RenderToolResult(raw []byte, p Policy) (doc *ToolDoc, warnings []string, er
 		return nil, nil, &BadContentError{Item: -1, Msg: "the result is not a JSON object"}
 	}
 	f := scanMembers(raw, res.Index, res.Index+len(res.Raw))
-	doc = &ToolDoc{Content: []any{}, IsError: f["isError"].e > 0 && string(raw[f["isError"].s:f["isError"].e]) == "true"}
-	c := f["content"]
-	var spans []span
+	isErr := f.get("isError")
+	doc = &ToolDoc{Content: []any{}, IsError: isErr.e > 0 && string(raw[isErr.s:isErr.e]) == "true"}
+	c := f.get("content")
 	switch {
 	case !c.present(raw):
-	case c.is(raw, '['):
-		gjson.Parse(unsafe.String(unsafe.SliceData(raw[c.s:c.e]), c.e-c.s)).ForEach(func(_, v gjson.Result) bool {
-			spans = append(spans, span{c.s + v.Index, c.s + v.Index + len(v.Raw)})
-			return true
-		})
-	default:
+		c = span{}
+	case !c.is(raw, '['):
 		return nil, nil, &BadContentError{Item: -1, Msg: "the result's \"content\" is not an array"}
 	}
-	blocks := make([]*block, 0, len(spans))
+	// Every block is checked, and the decode ceiling applied, keeping
+	// nothing (a reply can hold millions of blocks); then the blocks are
+	// walked again and rendered until the ceiling.
+	total := 0
 	var sizes int64
-	for i, sp := range spans {
+	walk := func(visit func(i int, sp span) error) error {
+		if c.e == 0 {
+			return nil
+		}
+		return eachBlock(raw, c, visit)
+	}
+	if err := walk(func(i int, sp span) error {
 		b, err := checkBlock(raw, sp.s, sp.e, i, "")
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
-		sizes += b.blob
-		if b.res != nil {
-			if _, err := parseItemAt(raw, b.res.start, b.res.end, i, &sizes, false); err != nil {
-				if bc, ok := err.(*BadContentError); ok {
-					bc.Msg = "embedded resource: " + bc.Msg
-				}
-				return nil, nil, err
-			}
-		}
-		if sizes > DecodeCeiling {
-			return nil, nil, decodeCeilingError()
-		}
-		blocks = append(blocks, b)
+		total++
+		return b.checkSizes(raw, "", &sizes)
+	}); err != nil {
+		return nil, nil, err
 	}
 
 	// The structured content first: it has its own ceiling, and spilling
 	// it can fail (the spill directory) before anything else is written.
-	if sc := f["structuredContent"]; sc.present(raw) {
+	if sc := f.get("structuredContent"); sc.present(raw) {
 		var buf bytes.Buffer
 		if err := json.Compact(&buf, raw[sc.s:sc.e]); err != nil {
 			return nil, nil, &BadContentError{Item: -1, Msg: "its structuredContent is not valid JSON"}
@@ -91,20 +87,20 @@ func RenderToolResult(raw []byte, p Policy) (doc *ToolDoc, warnings []string, er
 
 	used := 0
 	var decoded int64
-	for _, b := range blocks {
+	err = walk(func(i int, sp span) error {
 		if used >= ResponseCeiling {
-			doc.Omitted++
-			continue
+			return errStop
 		}
-		r, err := p.renderBlock(raw, b, "", &decoded)
+		b, err := checkBlock(raw, sp.s, sp.e, i, "")
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
-		if r.warning != "" {
-			warnings = append(warnings, r.warning)
+		r, err := p.renderBlock(raw, &b, "", &decoded)
+		if err != nil {
+			return err
 		}
+		left := ResponseCeiling - used
 		if t, ok := r.item.(*TextItem); ok {
-			left := ResponseCeiling - used
 			n := min(SliceClamp, left)
 			if len(t.Text) > n {
 				t.Text, t.Truncated = cutText(t.Text, n), true
@@ -116,10 +112,25 @@ func RenderToolResult(raw []byte, p Policy) (doc *ToolDoc, warnings []string, er
 				used = ResponseCeiling
 			}
 		} else {
-			used += len(ItemLine(r.item)) + 1
+			line := len(ItemLine(r.item)) + 1
+			if line > left {
+				// a path or a URI is shown whole or not at all (a
+				// resource link's URI can be megabytes long)
+				used = ResponseCeiling
+				return errStop
+			}
+			used += line
+		}
+		if r.warning != "" {
+			warnings = append(warnings, r.warning)
 		}
 		doc.Content = append(doc.Content, r.item)
+		return nil
+	})
+	if err != nil && err != errStop {
+		return nil, nil, err
 	}
+	doc.Omitted = total - len(doc.Content)
 	return doc, warnings, nil
 }
 

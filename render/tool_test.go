@@ -155,10 +155,10 @@ func TestRenderToolResultManyItems(t *testing.T) {
 		t.Fatalf("%v: %d items, %d omitted", err, len(doc.Content), doc.Omitted)
 	}
 	for i := range items {
-		items[i] = `{"type":"resource_link","uri":"x://aaaaaaa"}` // 11 bytes and a newline a line
+		items[i] = `{"type":"resource_link","uri":"x://aaaaaaa"}` // 11 bytes and a newline a line, shown whole or not at all
 	}
 	doc, _, err = RenderToolResult(blkTool(items[:20000]...), p)
-	if err != nil || len(doc.Content) != ResponseCeiling/12+1 || doc.Omitted != 20000-len(doc.Content) {
+	if err != nil || len(doc.Content) != ResponseCeiling/12 || doc.Omitted != 20000-len(doc.Content) {
 		t.Fatalf("%v: %d items, %d omitted", err, len(doc.Content), doc.Omitted)
 	}
 }
