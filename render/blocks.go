@@ -50,9 +50,9 @@ type UnknownItem struct {
 type block struct {
 	index int
 	typ   string
-	m     members         // its members
-	res   *resourceRef    // type "resource": the embedded resource
-	blob  int64           // decoded size of image/audio data
+	m     members      // its members
+	res   *resourceRef // type "resource": the embedded resource
+	blob  int64        // decoded size of image/audio data
 }
 
 // resourceRef locates an embedded resource item in the document.
