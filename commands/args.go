@@ -145,7 +145,7 @@ func readAtValue(v, what, key string, stdin io.Reader, stdinUsed *bool, limit in
 		if *stdinUsed {
 			return nil, "", &UsageError{Msg: fmt.Sprintf("%s: @- reads stdin, which another value already read", what),
 				Details: details("-"),
-				Hints:   []string{"only one of --args - and KEY=@- may read stdin; put the other value in a file and pass @FILE"}}
+				Hints:   []string{"stdin can be read only once: put the other value in a file and pass @FILE"}}
 		}
 		*stdinUsed = true
 		b, err := readCapped(stdin, limit)

@@ -144,7 +144,7 @@ func TestParsePairsErrors(t *testing.T) {
 			`argument name "k\xff" is not valid UTF-8`, nil, ""},
 		{"stdin twice", []string{"a=@-", "b=@-"}, false, false,
 			`argument "b": @- reads stdin, which another value already read`,
-			map[string]any{"key": "b", "file": "-"}, "--args -"},
+			map[string]any{"key": "b", "file": "-"}, "read only once"},
 		{"stdin used by --args", []string{"a=@-"}, true, true,
 			`argument "a": @- reads stdin, which another value already read`,
 			map[string]any{"key": "a", "file": "-"}, "@FILE"},

@@ -50,6 +50,9 @@ func (a *app) newInvokeCmd() *cli.Command {
 				if base, err = readArgsFlag(argsJSON, a.s.In, &stdinUsed); err != nil {
 					return err
 				}
+				if _, err = argsObject(base); err != nil { // a usage error, before any server is started
+					return err
+				}
 			}
 			pairs, err := parsePairs(args[2:], true, a.s.In, &stdinUsed)
 			if err != nil {
@@ -110,9 +113,7 @@ func (a *app) invoke(ctx context.Context, srv, tool string, base []byte, pairs [
 	}
 	done()
 	doc.Server, doc.Tool = conn.T.Name, tool
-	for _, w := range warnings {
-		a.log.Warnf("server %q: tool %q: %s", conn.T.Name, render.Clip(tool, 200), w)
-	}
+	a.contentWarnings(conn.T.Name, "tool", tool, warnings)
 	if a.asJSON() {
 		a.invokeNotes(doc)
 		if err := a.writeDoc(doc); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
 )
 
@@ -117,9 +118,7 @@ func (a *app) prompt(ctx context.Context, srv, name string, pairs []pair, stdinU
 	}
 	done()
 	doc.Server, doc.Prompt = conn.T.Name, name
-	for _, w := range warnings {
-		a.log.Warnf("server %q: prompt %q: %s", conn.T.Name, render.Clip(name, 200), w)
-	}
+	a.contentWarnings(conn.T.Name, "prompt", name, warnings)
 	if len(doc.Messages) == 0 {
 		a.log.Note("server %q: prompt %q has no messages", conn.T.Name, render.Clip(name, 200))
 	}
@@ -225,6 +224,23 @@ func readLine(r io.Reader) (string, error) {
 // oneLineText joins the lines of a server's description into one line.
 func oneLineText(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// maxWarnings is how many content warnings one response prints.
+const maxWarnings = 20
+
+// contentWarnings reports what rendering left out (at most maxWarnings,
+// then a count: a server can send thousands of unknown blocks).
+func (a *app) contentWarnings(server, kind, name string, warnings []string) {
+	for i, w := range warnings {
+		if i == maxWarnings {
+			a.log.Warn(output.Warning{Server: server, Kind: &kind, Item: &name, Code: "warning",
+				Message: fmt.Sprintf("server %q: %s %q: %d more warning(s) like these not shown", server, kind, render.Clip(name, 200), len(warnings)-i)})
+			return
+		}
+		a.log.Warn(output.Warning{Server: server, Kind: &kind, Item: &name, Code: "warning",
+			Message: fmt.Sprintf("server %q: %s %q: %s", server, kind, render.Clip(name, 200), w)})
+	}
 }
 
 // contentErrorFor names the server and method in a content error.

@@ -80,7 +80,11 @@ func (l *Log) Debug(format string, args ...any) {
 // Warn reports a degraded result.
 func (l *Log) Warn(w Warning) {
 	if l.JSON {
-		l.writeJSON(map[string]any{"warning": w.Message, "server": w.Server, "kind": w.Kind, "item": w.Item, "code": w.Code})
+		var server any // null when the warning belongs to no server
+		if w.Server != "" {
+			server = w.Server
+		}
+		l.writeJSON(map[string]any{"warning": w.Message, "server": server, "kind": w.Kind, "item": w.Item, "code": w.Code})
 		return
 	}
 	l.writeLine("mcpx: warning: " + w.Message)
