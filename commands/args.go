@@ -290,6 +290,14 @@ func promptArgs(prompt string, pairs []pair, declared []client.PromptArgument) (
 		}
 		values[p.Key] = p.Value
 	}
+	var missing []client.PromptArgument
+	var missingNames []string
+	for _, a := range declared {
+		if _, ok := values[a.Name]; a.Required && !ok {
+			missing = append(missing, a)
+			missingNames = append(missingNames, a.Name)
+		}
+	}
 	if len(unknown) > 0 {
 		var msg string
 		if len(names) == 0 {
@@ -303,14 +311,12 @@ func promptArgs(prompt string, pairs []pair, declared []client.PromptArgument) (
 				hints = append(hints, fmt.Sprintf("did you mean %q instead of %q?", n, u))
 			}
 		}
-		return nil, nil, &UsageError{Msg: msg, Hints: hints,
-			Details: map[string]any{"declared": names, "unknown": unknown}}
-	}
-	var missing []client.PromptArgument
-	for _, a := range declared {
-		if _, ok := values[a.Name]; a.Required && !ok {
-			missing = append(missing, a)
+		details := map[string]any{"declared": names, "unknown": unknown}
+		if len(missing) > 0 { // a typo usually explains both
+			details["missing"] = missingNames
+			hints = append(hints, "also missing: "+strings.Join(missingNames, ", "))
 		}
+		return nil, nil, &UsageError{Msg: msg, Hints: hints, Details: details}
 	}
 	return values, missing, nil
 }
@@ -871,7 +877,13 @@ func plural(n int, word string) string {
 // another case, or at most two edits away), or "".
 func argNearest(name string, names []string) string {
 	best, bestD := "", 3
+	if len(name) > 64 {
+		return "" // names come from servers: no quadratic work on long ones
+	}
 	for _, n := range names {
+		if len(n) > 64 {
+			continue
+		}
 		if strings.EqualFold(n, name) {
 			return n
 		}

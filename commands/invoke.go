@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
 )
 
@@ -21,30 +23,36 @@ func (a *app) newInvokeCmd() *cli.Command {
 		ArgsUsage: "SRV TOOL [KEY=VALUE ...]",
 		Description: "KEY=VALUE is typed by the tool's input schema: a string stays a string; number, integer and boolean " +
 			"are parsed (numbers keep their digits); arrays and objects take JSON; a property with no type, or a union " +
-			"that includes string, takes the string. KEY:=JSON passes raw JSON. KEY=@FILE and KEY=@- read the value " +
-			"from FILE or stdin (verbatim for a string; trimmed of surrounding white space for other types), KEY=@@x " +
-			"is the literal @x. --args gives the whole argument object as JSON; pairs are merged over it. Missing " +
-			"required keys and keys the schema forbids are refused before anything is sent.\n\n" +
+			"that includes string, takes the string. KEY:=JSON passes raw JSON (KEY:=@FILE reads it from FILE). KEY=@FILE " +
+			"and KEY=@- read the value from FILE or stdin (verbatim for a string; trimmed of surrounding white space for " +
+			"other types), KEY=@@x is the literal @x. --args gives the whole argument object as JSON (inline, @FILE or -); " +
+			"pairs are merged over it. Missing required keys and keys the schema forbids are refused before anything is " +
+			"sent, and so is a tool the server's complete listing lacks. When no schema is known (the listing failed, or " +
+			"the tool has none) values are sent as strings, unchecked, with a note. The tool is called even when the server " +
+			"did not advertise tools; \"method not found\" then exits 5.\n\n" +
 			"The result goes through the content policy: text is printed as it is unless it is over 204800 bytes " +
 			"(then cut there, with a note); images, audio and binary blobs are written to CACHE/mcp-resources/SERVER/ " +
 			"and their paths printed; a resource link prints its URI; an unknown content type prints [TYPE content " +
 			"omitted], with a warning. Structured content is printed as JSON when there is no text (--json always " +
 			"carries it), or written to a .json file when it is over 204800 bytes. A result with isError prints its " +
 			"content and exits 1.\n\n" +
-			"EXIT STATUS: 0 (notes allowed), 1 the tool reported an error (isError), a server error or a malformed " +
-			"result, 2 usage (a bad value, missing or forbidden keys, an unreadable @FILE, bad --args), 3 connection, " +
-			"4 no such server or tool, 5 the server does not know tools/call, 6 authentication, 7 timeout, 8 a safety " +
-			"limit, 9 --select matched nothing, 130 interrupted, 141 stdout closed.",
+			"EXIT STATUS: 0 (notes allowed), 1 the tool reported an error (isError; it wins over --select matching nothing), " +
+			"a server error or a malformed result, 2 usage (a bad value, missing or forbidden keys, an unreadable @FILE, " +
+			"bad --args), 3 connection, 4 no such server or tool, 5 the server does not know tools/call, 6 authentication, " +
+			"7 timeout, 8 a safety limit, 9 --select matched nothing, 129/130/143 SIGHUP/SIGINT/SIGTERM, 141 stdout closed.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "args", Usage: "the whole argument object as `JSON`: inline, @FILE, or - for stdin (pairs are merged over it)", Destination: &argsJSON},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			args := cmd.Args().Slice()
 			if len(args) < 2 {
-				return usagef("invoke takes SRV and TOOL (and KEY=VALUE pairs), got %d arguments", len(args))
+				return argCountError("invoke", "SRV and TOOL (and KEY=VALUE pairs)", args, "mcpx catalog SRV --kind tool lists the tools")
 			}
 			stdinUsed := false
 			var base []byte
+			if cmd.Count("args") > 1 {
+				return usagef("--args is given %d times; give the whole argument object once (KEY=VALUE pairs add to it)", cmd.Count("args"))
+			}
 			if cmd.IsSet("args") {
 				var err error
 				if base, err = readArgsFlag(argsJSON, a.s.In, &stdinUsed); err != nil {
@@ -69,29 +77,19 @@ func (a *app) invoke(ctx context.Context, srv, tool string, base []byte, pairs [
 		return err
 	}
 	defer done()
-	it, complete, problems, err := conn.Find(cctx, client.KindTool, tool)
+	it, incomplete, err := a.lookup(cctx, conn, srv, client.KindTool, tool)
 	if err != nil {
 		return err
 	}
+	given := base != nil || len(pairs) > 0
 	var schema json.RawMessage
 	switch {
-	case it != nil:
-		schema = it.InputSchema
-		if schema == nil {
-			a.log.Note("server %q: tool %q has no input schema: values are sent as strings, unchecked", conn.T.Name, render.Clip(tool, 200))
-		}
-	case complete:
-		return &client.NotFoundError{What: "tool", Name: tool,
-			Hints: []string{fmt.Sprintf("list the tools with: mcpx catalog %s --kind tool", shellArg(srv))}}
+	case it == nil:
+		a.log.Note("server %q: the tool listing %s, so %q is called without its schema: values are sent as strings, unchecked", conn.T.Name, incomplete, render.Clip(tool, 200))
+	case it.InputSchema == nil && given:
+		a.log.Note("server %q: tool %q has no input schema: values are sent as strings, unchecked", conn.T.Name, render.Clip(tool, 200))
 	default:
-		why := "did not complete"
-		for _, p := range problems {
-			a.log.Debug("%s", p.Message)
-			if p.Code == "list_failed" {
-				why = "failed (" + render.Clip(p.Message, 200) + ")"
-			}
-		}
-		a.log.Note("server %q: the tool listing %s, so no schema is known for %q: values are sent as strings, unchecked", conn.T.Name, why, render.Clip(tool, 200))
+		schema = it.InputSchema
 	}
 	args, err := toolArgs(tool, base, pairs, schema)
 	if err != nil {
@@ -101,13 +99,7 @@ func (a *app) invoke(ctx context.Context, srv, tool string, base []byte, pairs [
 	if err != nil {
 		return err
 	}
-	sp := a.spiller()
-	doc, warnings, err := render.RenderToolResult(raw, render.Policy{Ctx: cctx, Spill: func(data []byte, mime string) (render.Spilled, error) {
-		if sp == nil {
-			return render.Spilled{}, noCacheDir()
-		}
-		return sp.Spill(conn.T.SpillName, data, mime)
-	}})
+	doc, warnings, err := render.RenderToolResult(raw, a.contentPolicy(cctx, conn))
 	if err != nil {
 		return a.contentErrorFor(conn, "tools/call", err)
 	}
@@ -116,8 +108,9 @@ func (a *app) invoke(ctx context.Context, srv, tool string, base []byte, pairs [
 	a.contentWarnings(conn.T.Name, "tool", tool, warnings)
 	if a.asJSON() {
 		a.invokeNotes(doc)
-		if err := a.writeDoc(doc); err != nil {
-			return err
+		var nm *output.NoMatchError
+		if err := a.writeDoc(doc); err != nil && !(doc.IsError && errors.As(err, &nm)) {
+			return err // a tool error outranks a --select that matched nothing
 		}
 	} else {
 		if err := a.writeToolText(doc); err != nil {
@@ -164,33 +157,26 @@ func (a *app) writeToolText(doc *render.ToolDoc) error {
 
 // invokeNotes says what was cut, spilled or left out of a tool result.
 func (a *app) invokeNotes(doc *render.ToolDoc) {
-	shown, held := 0, 0
-	note := func(format string, args ...any) {
-		if shown < maxItemNotes {
-			shown++
-			a.log.Note(format, args...)
-		} else {
-			held++
-		}
-	}
+	n := &itemNotes{a: a}
 	for i, item := range doc.Content {
 		switch it := item.(type) {
 		case *render.TextItem:
 			if it.Truncated {
-				note("item #%d: the text was cut at %d of its %d bytes (the tool text ceiling is the slice clamp of %s, shared by the whole response); narrow the call's arguments to get less",
-					i, len(it.Text), it.TotalBytes, render.HumanBytes(render.SliceClamp))
+				limit := fmt.Sprintf("the slice clamp of %s, the most of one text a tool result prints", render.HumanBytes(render.SliceClamp))
+				if it.CutByCeiling {
+					limit = fmt.Sprintf("the response ceiling of %s, shared by all the items of a result", render.HumanBytes(render.ResponseCeiling))
+				}
+				n.note("item #%d: the text was cut at %d of its %d bytes by %s; narrow the call's arguments to get less", i, len(it.Text), it.TotalBytes, limit)
 			}
 		case *render.BlobItem:
 			mime := "no mime type"
 			if it.MimeType != nil {
 				mime = render.Clip(*it.MimeType, 100)
 			}
-			note("item #%d: %s content (%s, %d bytes) is never printed; it was written to %s", i, it.Type, mime, it.SizeBytes, it.Path)
+			n.note("item #%d: %s content (%s, %d bytes) is never printed; it was written to %s", i, it.Type, mime, it.SizeBytes, it.Path)
 		}
 	}
-	if held > 0 {
-		a.log.Note("%d more note(s) about items not shown; --json has every item's details", held)
-	}
+	n.done()
 	if doc.Omitted > 0 {
 		a.log.Note("%d item(s) omitted: the response ceiling of %s was reached", doc.Omitted, render.HumanBytes(render.ResponseCeiling))
 	}

@@ -19,22 +19,25 @@ func (a *app) newPromptCmd() *cli.Command {
 		Name:      "prompt",
 		Usage:     "get a server prompt as one block of text, ready for a pipe",
 		ArgsUsage: "SRV NAME [ARG=VALUE ...]",
-		Description: "Prints the prompt's messages as one block: each message is [ROLE] on a line of its own, then its text, " +
-			"then a newline; messages are separated by one blank line. The text is printed exactly as the server sent it, " +
-			"never executed or interpreted, so `mcpx prompt SRV NAME | llm` gives a model exactly one user turn. " +
+		Description: "Prints the prompt's messages as one block: each message is [ROLE] and a newline, then its text, " +
+			"then a newline, and messages are joined by a newline (so a blank line separates them when a text does not end " +
+			"in one). The text is printed exactly as the server sent it, never executed or interpreted, so " +
+			"`mcpx prompt SRV NAME | llm` gives a model exactly one user turn; only a terminal sees control characters escaped. " +
 			"Images, audio and binary blobs are written to CACHE/mcp-resources/SERVER/ and shown as [image: PATH (MIME, N bytes)]; " +
-			"a resource link shows as [resource: URI]; content of an unknown type as [TYPE content omitted], with a warning.\n\n" +
+			"an embedded text resource is inlined; a resource link shows as [resource: URI]; content of an unknown type as " +
+			"[TYPE content omitted], with a warning. The block is cut at 204800 bytes (the response ceiling), with a note.\n\n" +
 			"ARG=VALUE pairs name the prompt's arguments (strings): ARG=@FILE reads the value from FILE, ARG=@- from stdin, " +
 			"ARG=@@x passes the literal @x. They are checked against the prompt's declared arguments before it is asked for: " +
-			"a missing required argument is asked for on the terminal (stdin and stderr terminals, no --no-input), otherwise " +
-			"it is an error listing every missing one.\n\n" +
+			"an undeclared argument is an error listing the declared ones; a missing required argument is asked for on the " +
+			"terminal when stdin and stderr are terminals (not with --no-input, --json, or a value read from stdin), " +
+			"otherwise it is an error listing every missing one.\n\n" +
 			"EXIT STATUS: 0 (notes allowed), 1 a server error or a malformed message, 2 usage (missing or undeclared arguments, " +
 			"an unreadable @FILE), 3 connection, 4 no such server or prompt, 5 the server has no prompts, 6 authentication, " +
-			"7 timeout, 8 a safety limit, 9 --select matched nothing, 130 interrupted, 141 stdout closed.",
+			"7 timeout, 8 a safety limit, 9 --select matched nothing, 129/130/143 SIGHUP/SIGINT/SIGTERM, 141 stdout closed.",
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			args := cmd.Args().Slice()
 			if len(args) < 2 {
-				return usagef("prompt takes SRV and NAME (and ARG=VALUE pairs), got %d arguments", len(args))
+				return argCountError("prompt", "SRV and NAME (and ARG=VALUE pairs)", args, "mcpx catalog SRV --kind prompt lists the prompts")
 			}
 			stdinUsed := false
 			pairs, err := parsePairs(args[2:], false, a.s.In, &stdinUsed)
@@ -55,20 +58,24 @@ func (a *app) prompt(ctx context.Context, srv, name string, pairs []pair, stdinU
 	if err != nil {
 		return err
 	}
-	defer func() { done() }()
+	defer func() { done() }() // done changes when the server is reached again
 	if !conn.Caps.Prompts {
 		return &client.UnsupportedError{Server: conn.T.Name, What: "prompts"}
 	}
-	it, complete, problems, err := conn.Find(cctx, client.KindPrompt, name)
+	it, incomplete, err := a.lookup(cctx, conn, srv, client.KindPrompt, name)
 	if err != nil {
 		return err
 	}
 	var values map[string]string
-	switch {
-	case it != nil:
+	if it == nil {
+		a.log.Note("server %q: the prompt listing %s, so %q is asked for with its arguments unchecked", conn.T.Name, incomplete, render.Clip(name, 200))
+		values = map[string]string{}
+		for _, p := range pairs {
+			values[p.Key] = p.Value
+		}
+	} else {
 		var missing []client.PromptArgument
-		values, missing, err = promptArgs(name, pairs, it.Arguments)
-		if err != nil {
+		if values, missing, err = promptArgs(name, pairs, it.Arguments); err != nil {
 			return err
 		}
 		if len(missing) > 0 {
@@ -82,37 +89,21 @@ func (a *app) prompt(ctx context.Context, srv, name string, pairs []pair, stdinU
 			if err := a.askPromptArgs(ctx, name, missing, values); err != nil {
 				return err
 			}
-			if conn, cctx, done, err = a.dial(ctx, t); err != nil {
+			c2, cctx2, done2, err := a.dial(ctx, t)
+			if err != nil {
 				return err
 			}
+			conn, cctx, done = c2, cctx2, done2
 			if !conn.Caps.Prompts {
 				return &client.UnsupportedError{Server: conn.T.Name, What: "prompts"}
 			}
-		}
-	case complete:
-		return &client.NotFoundError{What: "prompt", Name: name,
-			Hints: []string{fmt.Sprintf("list the prompts with: mcpx catalog %s --kind prompt", shellArg(srv))}}
-	default:
-		for _, p := range problems {
-			a.log.Debug("%s", p.Message)
-		}
-		a.log.Note("server %q: prompt %q is not in its listing, which did not complete; asking for it anyway, with the arguments unchecked", conn.T.Name, render.Clip(name, 200))
-		values = map[string]string{}
-		for _, p := range pairs {
-			values[p.Key] = p.Value
 		}
 	}
 	raw, err := conn.GetPrompt(cctx, name, values)
 	if err != nil {
 		return err
 	}
-	sp := a.spiller()
-	doc, warnings, err := render.RenderPrompt(raw, render.Policy{Ctx: cctx, Spill: func(data []byte, mime string) (render.Spilled, error) {
-		if sp == nil {
-			return render.Spilled{}, noCacheDir()
-		}
-		return sp.Spill(conn.T.SpillName, data, mime)
-	}})
+	doc, warnings, err := render.RenderPrompt(raw, a.contentPolicy(cctx, conn))
 	if err != nil {
 		return a.contentErrorFor(conn, "prompts/get", err)
 	}
@@ -169,10 +160,10 @@ func (a *app) askPromptArgs(ctx context.Context, prompt string, missing []client
 	for _, m := range missing {
 		desc := ""
 		if m.Description != nil && *m.Description != "" {
-			desc = " (" + oneLineText(*m.Description) + ")"
+			desc = " (" + render.Clip(oneLineText(*m.Description), 200) + ")"
 		}
 		for {
-			fmt.Fprintf(a.s.Err, "%s: %s%s: ", prompt, m.Name, desc)
+			fmt.Fprintf(a.s.Err, "prompt %q needs %s%s: ", prompt, m.Name, desc)
 			next()
 			select {
 			case <-ctx.Done():
@@ -224,6 +215,15 @@ func readLine(r io.Reader) (string, error) {
 // oneLineText joins the lines of a server's description into one line.
 func oneLineText(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// argCountError: too few arguments for a command.
+func argCountError(cmd, takes string, args []string, hint string) error {
+	got := fmt.Sprintf("%d arguments", len(args))
+	if len(args) == 1 {
+		got = "1 argument"
+	}
+	return &UsageError{Msg: fmt.Sprintf("%s takes %s, got %s", cmd, takes, got), Hints: []string{hint}}
 }
 
 // maxWarnings is how many content warnings one response prints.

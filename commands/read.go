@@ -49,7 +49,7 @@ func (a *app) newReadCmd() *cli.Command {
 			"EXIT STATUS: 0 (notes allowed), 1 a server error, a malformed item or a failed -o write, 2 usage (flags, " +
 			"pattern, template, no cache directory), 3 connection, 4 no such server or resource, 5 the server has no " +
 			"resources, 6 authentication, 7 timeout, 8 a safety limit (message or decode ceiling, spill directory, binary " +
-			"content for a terminal), 9 --select matched nothing, 130 interrupted, 141 stdout closed.",
+			"content for a terminal), 9 --select matched nothing, 129/130/143 SIGHUP/SIGINT/SIGTERM, 141 stdout closed.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "pattern", Usage: "keep lines of text matching the Go regexp `RE`, with 2 lines of context", Destination: &pattern},
 			&cli.IntFlag{Name: "offset", Usage: "start each text item at byte `N` (of the filtered text with --pattern)", Destination: &offset},
@@ -168,14 +168,9 @@ func (a *app) read(ctx context.Context, o *readOptions) error {
 		done() // the server is not needed any more
 		return a.writeRaw(items, o.Output)
 	}
-	sp := a.spiller()
-	rendered, omitted, err := render.RenderResourceRead(raw, render.Policy{Pattern: o.Pattern, Offset: o.Offset, Max: o.Max, Ctx: cctx,
-		Spill: func(data []byte, mime string) (render.Spilled, error) {
-			if sp == nil {
-				return render.Spilled{}, noCacheDir()
-			}
-			return sp.Spill(conn.T.SpillName, data, mime)
-		}})
+	p := a.contentPolicy(cctx, conn)
+	p.Pattern, p.Offset, p.Max = o.Pattern, o.Offset, o.Max
+	rendered, omitted, err := render.RenderResourceRead(raw, p)
 	if errors.Is(err, context.DeadlineExceeded) {
 		return &client.TimeoutError{Server: conn.T.Name, Phase: "rendering", Timeout: conn.T.Timeout}
 	}
@@ -222,15 +217,8 @@ const maxItemNotes = 20
 // the next page starts, what was spilled or omitted, annotations.
 func (a *app) readNotes(doc *render.ReadDoc, o *readOptions) {
 	// Item notes are capped: a server can send thousands of items.
-	shown, held := 0, 0
-	note := func(format string, args ...any) {
-		if shown < maxItemNotes {
-			shown++
-			a.log.Note(format, args...)
-		} else {
-			held++
-		}
-	}
+	n := &itemNotes{a: a}
+	note := n.note
 	nexts := map[int]bool{} // the different next offsets
 	for i, r := range doc.Contents {
 		switch it := r.(type) {
@@ -272,9 +260,7 @@ func (a *app) readNotes(doc *render.ReadDoc, o *readOptions) {
 			}
 		}
 	}
-	if held > 0 {
-		a.log.Note("%d more note(s) about items not shown; --json has every item's details", held)
-	}
+	n.done()
 	if len(nexts) > 1 {
 		a.log.Note("the items continue at different offsets, and --offset applies to every item: --raw or -o FILE writes them whole")
 	}
@@ -334,10 +320,7 @@ func (a *app) writeRaw(items []render.Content, file string) error {
 
 // contentError names the server in a content error.
 func (a *app) contentError(conn *client.Conn, err error) error {
-	if bc, ok := err.(*render.BadContentError); ok {
-		return &BadContentError{Server: conn.T.Name, Method: "resources/read", Err: bc}
-	}
-	return err
+	return a.contentErrorFor(conn, "resources/read", err)
 }
 
 // BadContentError: a server sent an item mcpx cannot render (exit 1).

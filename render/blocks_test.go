@@ -18,7 +18,7 @@ func blkPolicy(t testing.TB) (Policy, string) {
 	t.Helper()
 	root := t.TempDir()
 	s := &Spiller{Root: root}
-	return Policy{Spill: func(data []byte, mime string) (Spilled, error) { return s.Spill("srv", data, mime) }}, root
+	return Policy{Spill: func(data []byte, mime string) (Spilled, error) { return s.Spill("srv", data, mime) }, SpillDir: s.Dir("srv")}, root
 }
 
 // blkSpillPath is where the spill writer puts data with the given extension.

@@ -112,7 +112,7 @@ func RenderPrompt(raw []byte, p Policy) (doc *PromptDoc, warnings []string, err 
 				sep = "\n"
 			}
 			left := ResponseCeiling - out.Len() - len(sep)
-			if left <= 0 || b.minLine(raw) > left {
+			if left <= 0 || b.minLine(raw, p.SpillDir, true) > left {
 				full = true
 				return errStop
 			}
@@ -218,13 +218,19 @@ func eachBlock(raw []byte, content span, visit func(i int, sp span) error) error
 }
 
 // minLine is a lower bound on the length of the line a block shows,
-// known before it is decoded or spilled: a placeholder but for its path.
-func (b *block) minLine(doc []byte) int {
+// known before it is decoded or spilled: for an image or audio clip, the
+// placeholder with a path of the spill directory plus a file name
+// (SHA256.EXT); when path is false, the path alone and its newline.
+func (b *block) minLine(doc []byte, spillDir string, placeholderLine bool) int {
 	if b.typ != BlockImage && b.typ != BlockAudio {
 		return 0
 	}
 	mime, _ := shortString(doc, b.m.get("mimeType"))
-	return len(placeholder(b.typ, &BlobItem{MimeType: orNil(mime), SizeBytes: b.blob}))
+	path := len(spillDir) + 1 + 64 + 1 + len(Extension(mime))
+	if !placeholderLine {
+		return path + 1
+	}
+	return len(placeholder(b.typ, &BlobItem{MimeType: orNil(mime), SizeBytes: b.blob})) + path
 }
 
 func orNilString(s string, ok bool) *string {

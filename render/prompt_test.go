@@ -386,7 +386,7 @@ func TestRenderPromptCeilingEdges(t *testing.T) {
 			fill(13) + "\n\n[assistant]\n", 2, 2, true, 0},
 		{"no room for the next block", blkPrompt(blkMsg("user", `[`+blkText(fill(1))+`,`+img+`]`)), fill(1), 1, 1, true, 0},
 		{"no room for a placeholder", blkPrompt(blkMsg("user", `[`+blkText(fill(11))+`,`+img+`,`+blkText("z")+`]`)), fill(11), 1, 2, true, 0},
-		{"no room for the path of a placeholder", blkPrompt(blkMsg("user", `[`+blkText(fill(40))+`,`+img+`,`+blkText("z")+`]`)), fill(40), 1, 2, true, 1},
+		{"no room for the path of a placeholder", blkPrompt(blkMsg("user", `[`+blkText(fill(40))+`,`+img+`,`+blkText("z")+`]`)), fill(40), 1, 2, true, 0}, // known before the spill
 		{"no room for a link", blkPrompt(blkMsg("user", `[`+blkText(fill(11))+`,{"type":"resource_link","uri":"file:///long/uri"},`+blkText("z")+`]`)),
 			fill(11), 1, 2, true, 0},
 		{"no room for an unknown type", blkPrompt(blkMsg("user", `[`+blkText(fill(11))+`,{"type":"video"}]`)), fill(11), 1, 1, true, 0},

@@ -55,6 +55,10 @@ type Policy struct {
 	Spill func(data []byte, mime string) (Spilled, error)
 	// Ctx bounds the work (the filter over a big text): its end stops it.
 	Ctx context.Context
+	// SpillDir is where Spill writes (for its length: a spilled file's
+	// path is known to be at least this long plus a file name before the
+	// blob is decoded), or "".
+	SpillDir string
 }
 
 // RenderContents applies the content policy to the items of a response, in

@@ -101,6 +101,16 @@ func SpillDirName(server string) string {
 // and written as given, never copied. A refused spill directory is a
 // *LimitError; other failures are plain errors naming the path. An empty
 // Root is an error, never the current directory.
+// Dir is the directory the server's files are spilled to (for lengths and
+// messages; it may not exist yet).
+func (s *Spiller) Dir(server string) string {
+	root, err := filepath.Abs(s.Root)
+	if err != nil {
+		root = s.Root
+	}
+	return filepath.Join(root, spillSubdir, SpillDirName(server))
+}
+
 func (s *Spiller) Spill(server string, data []byte, mime string) (Spilled, error) {
 	if s.Root == "" {
 		return Spilled{}, errors.New("spill: no cache directory given")

@@ -95,15 +95,21 @@ func RenderToolResult(raw []byte, p Policy) (doc *ToolDoc, warnings []string, er
 		if err != nil {
 			return err
 		}
+		left := ResponseCeiling - used
+		if b.minLine(raw, p.SpillDir, false) > left {
+			// what cannot be shown is not decoded or spilled
+			used = ResponseCeiling
+			return errStop
+		}
 		r, err := p.renderBlock(raw, &b, "", &decoded)
 		if err != nil {
 			return err
 		}
-		left := ResponseCeiling - used
 		if t, ok := r.item.(*TextItem); ok {
 			n := min(SliceClamp, left)
 			if len(t.Text) > n {
 				t.Text, t.Truncated = cutText(t.Text, n), true
+				t.CutByCeiling = n < SliceClamp
 			}
 			used += max(len(t.Text), 1)
 			if t.Truncated && n == left {

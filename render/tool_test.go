@@ -374,3 +374,29 @@ func TestRenderToolResultDecodeCeiling(t *testing.T) {
 		t.Fatalf("spilled %q before the ceiling was checked", files)
 	}
 }
+
+// An image that cannot be shown under the ceiling is neither decoded nor
+// spilled, and a text cut by the ceiling (not the slice clamp) says so.
+func TestRenderToolResultNoRoomForImage(t *testing.T) {
+	p, root := blkPolicy(t)
+	img := `{"type":"image","data":"AAEC","mimeType":"image/png"}`
+	doc, _, err := RenderToolResult(blkTool(blkText(strings.Repeat("a", ResponseCeiling-100)), img), p)
+	if err != nil || len(doc.Content) != 1 || doc.Omitted != 1 {
+		t.Fatalf("%v: %d items, %d omitted", err, len(doc.Content), doc.Omitted)
+	}
+	if files := blkSpilled(t, root); len(files) != 0 {
+		t.Fatalf("spilled %q", files)
+	}
+	doc, _, err = RenderToolResult(blkTool(blkText(strings.Repeat("a", 150000)), blkText(strings.Repeat("b", 150000))), p)
+	if err != nil || len(doc.Content) != 2 {
+		t.Fatalf("%v: %d items", err, len(doc.Content))
+	}
+	first, second := doc.Content[0].(*TextItem), doc.Content[1].(*TextItem)
+	if first.Truncated || first.CutByCeiling || !second.Truncated || !second.CutByCeiling || len(second.Text) != ResponseCeiling-150000 {
+		t.Fatalf("first %v/%v, second %v/%v %d bytes", first.Truncated, first.CutByCeiling, second.Truncated, second.CutByCeiling, len(second.Text))
+	}
+	doc, _, err = RenderToolResult(blkTool(blkText(strings.Repeat("a", 300000))), p)
+	if t0 := doc.Content[0].(*TextItem); err != nil || !t0.Truncated || t0.CutByCeiling {
+		t.Fatalf("%v: a text over the slice clamp is cut by it, not by the ceiling", err)
+	}
+}

@@ -486,10 +486,8 @@ func codeReviewPrompt(_ context.Context, req mcp.GetPromptRequest) (*mcp.GetProm
 	if lang != "" {
 		what = "this " + lang + " code"
 	}
+	// No newline is added: mcpx prompt ends every message with one.
 	user := fmt.Sprintf("Please review %s:\n\n%s", what, code)
-	if !strings.HasSuffix(user, "\n") {
-		user += "\n"
-	}
 	assistant := fmt.Sprintf("Sure. I will review %s for correctness first, then error handling, edge cases and readability, and I will quote the lines I refer to. Anything I suggest will come with a short reason.", what)
 	return mcp.NewGetPromptResult("Code review", []mcp.PromptMessage{
 		mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent(user)),
