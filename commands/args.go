@@ -336,7 +336,7 @@ func missingPromptArgs(prompt string, missing []client.PromptArgument) error {
 			}
 		}
 		items = append(items, item)
-		pairs = append(pairs, a.Name+"=VALUE")
+		pairs = append(pairs, shellArg(argClip(a.Name, 100)+"=VALUE")) // a server's name, pasted into a shell
 	}
 	return &UsageError{
 		Msg:     fmt.Sprintf("prompt %q is missing required %s: %s", prompt, plural(len(missing), "argument"), strings.Join(items, ", ")),
@@ -476,9 +476,12 @@ func parseToolSchema(s json.RawMessage) *toolSchema {
 			sc.required = nil
 			var list []json.RawMessage
 			if json.Unmarshal(m.raw, &list) == nil {
+				seen := map[string]bool{} // a set: a server's list can be long
 				for _, r := range list {
 					var name string
-					if json.Unmarshal(r, &name) == nil && !slices.Contains(sc.required, name) {
+					// "" cannot be given as a pair: it is not required of anyone
+					if json.Unmarshal(r, &name) == nil && name != "" && !seen[name] {
+						seen[name] = true
 						sc.required = append(sc.required, name)
 					}
 				}
@@ -579,7 +582,7 @@ func (sc *toolSchema) check(tool string, keys []string) error {
 				item += " (" + strings.Join(about, ", ") + ")"
 			}
 			items = append(items, item)
-			pairs = append(pairs, name+"=VALUE")
+			pairs = append(pairs, shellArg(argClip(name, 100)+"=VALUE")) // a server's name, pasted into a shell
 		}
 		return &UsageError{
 			Msg:     fmt.Sprintf("tool %q is missing required %s: %s", tool, plural(len(missing), "argument"), strings.Join(items, ", ")),

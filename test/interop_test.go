@@ -13,14 +13,17 @@ package test
 // (the raw tool definitions, page counts). mcpx is driven through its real
 // entry point by the scripts in testdata/interop, with these extra commands:
 //
-//	everything VERSION MODE   start/configure the server (MODE stdio, streamableHttp
-//	                          or sse); see cmdEverything
+//	everything VERSION MODE   start/configure the server (MODE stdio, stdio-tap,
+//	                          streamableHttp or sse); see cmdEverything
 //	paginated KIND            the server's own listing of KIND took more than one page
 //	catalog-matches FILE      FILE (mcpx --json catalog) lists exactly the server's items
 //	schema-matches TOOL FILE  FILE (mcpx --json describe) has the schemas as sent
 //	probe-matches NAME FILE   FILE (mcpx --json servers --probe) agrees with initialize
 //	read-matches URI FILE     FILE (mcpx --json read URI) renders what resources/read sends
 //	raw-matches URI FILE      FILE (mcpx read URI -o FILE) holds the decoded bytes
+//
+// and those of interop_prompt_test.go for prompt and invoke (prompt-matches,
+// invoke-matches, text-matches, sent, group-gone, exitwithin).
 
 import (
 	"bytes"
@@ -121,6 +124,12 @@ func TestInterop(t *testing.T) {
 	p.Cmds["probe-matches"] = it.cmdProbeMatches
 	p.Cmds["read-matches"] = it.cmdReadMatches
 	p.Cmds["raw-matches"] = it.cmdRawMatches
+	p.Cmds["prompt-matches"] = it.cmdPromptMatches
+	p.Cmds["invoke-matches"] = it.cmdInvokeMatches
+	p.Cmds["text-matches"] = cmdTextMatches
+	p.Cmds["sent"] = cmdSent
+	p.Cmds["group-gone"] = cmdGroupGone
+	p.Cmds["exitwithin"] = cmdExitWithin
 	testscript.Run(t, p)
 }
 
@@ -132,6 +141,7 @@ type everythingTruth struct {
 	pages   map[string]int             // kind → pages the raw listing took
 	tools   map[string]json.RawMessage // tool name → the tool object exactly as sent
 	reads   map[string][]readItem      // URI → the items resources/read sent (interopReads)
+	raw     transport.Interface        // the session, open until the test ends
 }
 
 // readItem is one item of a raw resources/read result, decoded by the test.
@@ -159,20 +169,25 @@ var clockTime = regexp.MustCompile(`\d{1,2}:\d{2}:\d{2}\s?[AP]M`)
 func collectTruth(t *testing.T, node, script, version string) (*everythingTruth, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := client.NewStdioMCPClient(node, nil, script)
+	// The session stays open for the whole test: prompt-matches and
+	// invoke-matches ask it live. At the end the server gets SIGTERM first
+	// (it does not exit when its stdin closes, and mcp-go would wait 2 s).
+	var cmd *exec.Cmd
+	c, err := client.NewStdioMCPClientWithOptions(node, nil, []string{script},
+		transport.WithCommandFunc(func(_ context.Context, command string, env, args []string) (*exec.Cmd, error) {
+			cmd = exec.Command(command, args...)
+			cmd.Env = append(os.Environ(), env...)
+			return cmd, nil
+		}))
 	if err != nil {
 		return nil, err
 	}
-	// Close stdin and reap the server in the background (mcp-go waits up to
-	// 2 s before signalling it); the test waits for it before it ends.
-	closed := make(chan struct{})
-	t.Cleanup(func() { <-closed })
-	defer func() {
-		go func() {
-			_ = c.Close()
-			close(closed)
-		}()
-	}()
+	t.Cleanup(func() {
+		if cmd != nil && cmd.Process != nil {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+		}
+		_ = c.Close()
+	})
 	client.WithProtocolVersion(interopProtocol)(c)
 	if err := c.Start(ctx); err != nil {
 		return nil, err
@@ -184,9 +199,9 @@ func collectTruth(t *testing.T, node, script, version string) (*everythingTruth,
 	if err != nil {
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
-	tr := &everythingTruth{init: init, pages: map[string]int{}, tools: map[string]json.RawMessage{}}
-	caps := init.Capabilities
 	raw := c.GetTransport()
+	tr := &everythingTruth{init: init, pages: map[string]int{}, tools: map[string]json.RawMessage{}, raw: raw}
+	caps := init.Capabilities
 
 	// typed: the mcp-go client's own listings; rawKeys: the raw exchange.
 	var typed, rawKeys []string
@@ -413,6 +428,8 @@ func (it *interop) truth(ts *testscript.TestScript) *everythingTruth {
 // the script's server, and remember VERSION for the *-matches commands.
 //
 //	stdio           $MCPX_CONFIG gets {"everything": {"command": "node", "args": [.../dist/index.js]}}
+//	stdio-tap       likewise through sh, which writes its pid (the server's process group)
+//	                to $WORK/server.pid and copies mcpx's requests to $WORK/server.in
 //	streamableHttp  the server runs on a free loopback port; $URL is http://127.0.0.1:PORT/mcp
 //	sse             likewise, $URL is http://127.0.0.1:PORT/sse, and $MCPX_CONFIG gets
 //	                {"everything": {"url": $URL, "type": "sse"}}
@@ -420,7 +437,7 @@ func (it *interop) truth(ts *testscript.TestScript) *everythingTruth {
 // A server this starts is killed (its whole process group) when the script ends, pass or fail.
 func (it *interop) cmdEverything(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
-		ts.Fatalf("usage: everything VERSION stdio|streamableHttp|sse")
+		ts.Fatalf("usage: everything VERSION stdio|stdio-tap|streamableHttp|sse")
 	}
 	version, mode := args[0], args[1]
 	script, ok := it.scripts[version]
@@ -432,6 +449,8 @@ func (it *interop) cmdEverything(ts *testscript.TestScript, neg bool, args []str
 	switch mode {
 	case "stdio":
 		entry = map[string]any{"command": "node", "args": []string{script}}
+	case "stdio-tap":
+		entry = stdioTapEntry(it.node, script, ts.MkAbs("server.pid"), ts.MkAbs("server.in"))
 	case "streamableHttp", "sse":
 		port := it.startHTTP(ts, script, mode)
 		u := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
