@@ -1,10 +1,10 @@
 package render
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"regexp"
-	"strings"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
@@ -84,7 +84,7 @@ func RenderPrompt(raw []byte, p Policy) (doc *PromptDoc, warnings []string, err 
 	// Render in order, building the block of text under the ceiling. Text
 	// is cut on a character boundary; a label or a placeholder is shown
 	// whole or not at all, and a block with no room left is never decoded.
-	var out strings.Builder
+	var out bytes.Buffer
 	var decoded int64
 	full, shown := false, 0
 	err = eachMessage(raw, list, base, func(k int, role string, content span) error {
@@ -96,11 +96,15 @@ func RenderPrompt(raw []byte, p Policy) (doc *PromptDoc, warnings []string, err 
 			full = true
 			return errStop
 		}
+		before := out.Len()
 		out.WriteString(label)
+		after := out.Len()
 		where := fmt.Sprintf("message #%d", k)
+		roleWarning := ""
 		if role != "user" && role != "assistant" {
-			warnings = append(warnings, fmt.Sprintf("%s has the role %q, which MCP does not define; it is labelled [%s]", where, role, role))
+			roleWarning = fmt.Sprintf("%s has the role %q, which MCP does not define; it is labelled [%s]", where, role, role)
 		}
+		nwarn := len(warnings)
 		pm := PromptMessage{Role: role, Content: []any{}}
 		err := eachBlock(raw, content, func(i int, sp span) error {
 			b, err := checkBlock(raw, sp.s, sp.e, i, where)
@@ -142,6 +146,17 @@ func RenderPrompt(raw []byte, p Policy) (doc *PromptDoc, warnings []string, err 
 			}
 			return nil
 		})
+		if full && out.Len() == after {
+			// The ceiling left no room for any of this message: no label
+			// without its content (it would read as an empty message).
+			out.Truncate(before)
+			shown -= len(pm.Content)
+			warnings = warnings[:nwarn]
+			return err
+		}
+		if roleWarning != "" {
+			warnings = append(warnings[:nwarn], append([]string{roleWarning}, warnings[nwarn:]...)...)
+		}
 		doc.Messages = append(doc.Messages, pm)
 		if err != nil {
 			return err

@@ -382,8 +382,8 @@ func TestRenderPromptCeilingEdges(t *testing.T) {
 			fill(0) + "\n", 1, 2, true, 0},
 		{"the label of the next message does not fit", blkPrompt(blkMsg("user", blkText(fill(12))), blkMsg("assistant", `[`+blkText("b")+`,`+img+`]`)),
 			fill(12) + "\n", 1, 2, true, 0},
-		{"only the label of the next message fits", blkPrompt(blkMsg("user", blkText(fill(13))), blkMsg("assistant", `[`+img+`,`+blkText("b")+`]`)),
-			fill(13) + "\n\n[assistant]\n", 2, 2, true, 0},
+		{"only the label of the next message fits: it is left out too", blkPrompt(blkMsg("user", blkText(fill(13))), blkMsg("assistant", `[`+img+`,`+blkText("b")+`]`)),
+			fill(13) + "\n", 1, 2, true, 0},
 		{"no room for the next block", blkPrompt(blkMsg("user", `[`+blkText(fill(1))+`,`+img+`]`)), fill(1), 1, 1, true, 0},
 		{"no room for a placeholder", blkPrompt(blkMsg("user", `[`+blkText(fill(11))+`,`+img+`,`+blkText("z")+`]`)), fill(11), 1, 2, true, 0},
 		{"no room for the path of a placeholder", blkPrompt(blkMsg("user", `[`+blkText(fill(40))+`,`+img+`,`+blkText("z")+`]`)), fill(40), 1, 2, true, 0}, // known before the spill

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
@@ -37,7 +38,16 @@ func RenderToolResult(raw []byte, p Policy) (doc *ToolDoc, warnings []string, er
 	}
 	f := scanMembers(raw, res.Index, res.Index+len(res.Raw))
 	isErr := f.get("isError")
-	doc = &ToolDoc{Content: []any{}, IsError: isErr.e > 0 && string(raw[isErr.s:isErr.e]) == "true"}
+	doc = &ToolDoc{Content: []any{}}
+	if isErr.present(raw) {
+		switch string(raw[isErr.s:isErr.e]) {
+		case "true":
+			doc.IsError = true
+		case "false":
+		default: // "true" as a string may well mean an error: never guess success
+			return nil, nil, &BadContentError{Item: -1, Msg: "its isError is not a boolean: " + Clip(string(raw[isErr.s:isErr.e]), 40)}
+		}
+	}
 	c := f.get("content")
 	switch {
 	case !c.present(raw):
@@ -111,7 +121,10 @@ func RenderToolResult(raw []byte, p Policy) (doc *ToolDoc, warnings []string, er
 				t.Text, t.Truncated = cutText(t.Text, n), true
 				t.CutByCeiling = n < SliceClamp
 			}
-			used += max(len(t.Text), 1)
+			used += len(t.Text) // and the newline text output adds when it lacks one
+			if !strings.HasSuffix(t.Text, "\n") {
+				used++
+			}
 			if t.Truncated && n == left {
 				// cut at the ceiling, maybe a few bytes short of it (a
 				// character boundary): the blocks after it are omitted

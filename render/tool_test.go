@@ -61,19 +61,23 @@ func TestRenderToolResultJSON(t *testing.T) {
 func TestRenderToolResultIsError(t *testing.T) {
 	p, _ := blkPolicy(t)
 	for raw, want := range map[string]bool{
-		`{"content":[],"isError":true}`:       true,
-		`{"content":[],"isError" : true }`:    true,
-		`{"isError":true,"isError":false}`:    false, // the last wins
-		`{"content":[],"isError":false}`:      false,
-		`{"content":[],"isError":"true"}`:     false,
-		`{"content":[],"isError":1}`:          false,
-		`{"content":[],"isError":null}`:       false,
-		`{"content":[]}`:                      false,
-		`{"content":[],"isError":{"a":true}}`: false,
+		`{"content":[],"isError":true}`:    true,
+		`{"content":[],"isError" : true }`: true,
+		`{"isError":true,"isError":false}`: false, // the last wins
+		`{"content":[],"isError":false}`:   false,
+		`{"content":[],"isError":null}`:    false,
+		`{"content":[]}`:                   false,
 	} {
 		doc, _, err := RenderToolResult([]byte(raw), p)
 		if err != nil || doc.IsError != want {
 			t.Errorf("%s: is_error %v, %v; want %v", raw, doc != nil && doc.IsError, err, want)
+		}
+	}
+	// An isError that is not a boolean is malformed: never taken for success.
+	for _, raw := range []string{`{"content":[],"isError":"true"}`, `{"content":[],"isError":1}`, `{"content":[],"isError":{"a":true}}`} {
+		_, _, err := RenderToolResult([]byte(raw), p)
+		if bc, ok := err.(*BadContentError); !ok || !strings.HasPrefix(bc.Msg, "its isError is not a boolean") {
+			t.Errorf("%s: %v, want bad content", raw, err)
 		}
 	}
 }
@@ -126,7 +130,7 @@ func TestRenderToolResultText(t *testing.T) {
 		t.Fatalf("%d items, %d omitted", len(doc.Content), doc.Omitted)
 	}
 	first, second := doc.Content[0].(*TextItem), doc.Content[1].(*TextItem)
-	if len(first.Text) != 150000 || first.Truncated || len(second.Text) != ResponseCeiling-150000 || !second.Truncated || second.TotalBytes != 150000 {
+	if len(first.Text) != 150000 || first.Truncated || len(second.Text) != ResponseCeiling-150001 || !second.Truncated || second.TotalBytes != 150000 { // the first counts its newline
 		t.Fatalf("first %d bytes (truncated %v), second %d bytes (truncated %v, total %d)",
 			len(first.Text), first.Truncated, len(second.Text), second.Truncated, second.TotalBytes)
 	}
@@ -152,6 +156,13 @@ func TestRenderToolResultManyItems(t *testing.T) {
 	}
 	doc, _, err := RenderToolResult(blkTool(items...), p)
 	if err != nil || len(doc.Content) != ResponseCeiling || doc.Omitted != n-ResponseCeiling {
+		t.Fatalf("%v: %d items, %d omitted", err, len(doc.Content), doc.Omitted)
+	}
+	for i := range items {
+		items[i] = `{"type":"text","text":"a"}` // a byte and the newline text output adds
+	}
+	doc, _, err = RenderToolResult(blkTool(items...), p)
+	if err != nil || len(doc.Content) != ResponseCeiling/2 || doc.Omitted != n-ResponseCeiling/2 {
 		t.Fatalf("%v: %d items, %d omitted", err, len(doc.Content), doc.Omitted)
 	}
 	for i := range items {
@@ -392,7 +403,7 @@ func TestRenderToolResultNoRoomForImage(t *testing.T) {
 		t.Fatalf("%v: %d items", err, len(doc.Content))
 	}
 	first, second := doc.Content[0].(*TextItem), doc.Content[1].(*TextItem)
-	if first.Truncated || first.CutByCeiling || !second.Truncated || !second.CutByCeiling || len(second.Text) != ResponseCeiling-150000 {
+	if first.Truncated || first.CutByCeiling || !second.Truncated || !second.CutByCeiling || len(second.Text) != ResponseCeiling-150001 {
 		t.Fatalf("first %v/%v, second %v/%v %d bytes", first.Truncated, first.CutByCeiling, second.Truncated, second.CutByCeiling, len(second.Text))
 	}
 	doc, _, err = RenderToolResult(blkTool(blkText(strings.Repeat("a", 300000))), p)
