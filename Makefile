@@ -10,7 +10,7 @@ bindir   ?= $(prefix)/bin
 mandir   ?= $(prefix)/share/man
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build test unit race lint fmt-check vet staticcheck interop-deps conformance-deps conformance bench install uninstall clean
+.PHONY: all build test unit race lint layering fmt-check vet staticcheck interop-deps conformance-deps conformance bench install uninstall clean
 
 all: build
 
@@ -31,7 +31,11 @@ race: interop-deps
 	$(GO) test -race -count=1 ./output/... ./client/... ./render/... ./commands/...
 	$(GO) test -race -count=1 -run TestScript ./test/
 
-lint: fmt-check vet staticcheck
+lint: fmt-check vet staticcheck layering
+
+# layering: only commands imports client, render and output (STYLE.md).
+layering:
+	scripts/check-layering.sh
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './test/interop/*')); \
