@@ -4,28 +4,82 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// Find looks up one item of a kind in the server's complete listing.
+// maxFindProblems is how many items without a usable id Find reports one
+// by one; the rest are counted in one more Problem.
+const maxFindProblems = 20
+
+// Find looks up one item of a kind in the server's complete listing. It
+// reads only the id of each item (see ItemID), and parses the first item
+// whose id is id alone (duplicate ids keep the first, as List does).
 // found is nil when it is not listed; complete is false when the listing
-// did not end cleanly (a failed listing, a repeated cursor, an item that
-// could not be parsed), in which case "not listed" does not mean "not
-// there". The listing's problems are returned for the caller to report. A
-// timeout, a dead connection or a limit is an error.
-func (c *Conn) Find(ctx context.Context, kind, id string) (found *Item, complete bool, problems []Problem, err error) {
-	items, problems, err := c.List(ctx, kind)
+// did not end cleanly (a failed listing, a repeated cursor, too many pages
+// or bytes, an item without a usable id), in which case "not listed" does
+// not mean "not there". The listing's problems are returned for the caller
+// to report; the lesser problems of items other than the one found are not
+// looked for. When id is not in a complete listing and near is not nil,
+// near is called with the id of each listed item, in order (for a "did you
+// mean" hint); id may share the memory of the page it was listed in, which
+// is never modified. A timeout, a dead connection or a limit is an error; the
+// context is checked as the items are scanned.
+func (c *Conn) Find(ctx context.Context, kind, id string, near func(id string)) (found *Item, complete bool, problems []Problem, err error) {
+	raws, problems, failed, err := c.listed(ctx, kind)
 	if err != nil {
 		return nil, false, problems, err
 	}
-	for _, it := range items {
-		if it.ID == id {
+	method := listSpecs[kind].method
+	timedOut := func(i int) bool { return i%checkEvery == checkEvery-1 && ctx.Err() != nil }
+	complete = len(problems) == 0 && failed == nil
+	badIDs := 0
+	for i, raw := range raws {
+		if timedOut(i) {
+			return nil, false, problems, c.classify(ctx, method, ctx.Err())
+		}
+		v, ok := ItemID(kind, raw)
+		if !ok {
+			complete = false
+			if badIDs++; badIDs <= maxFindProblems {
+				_, ps, _ := parseItem(c.T.Name, kind, i, raw, true)
+				problems = append(problems, ps...)
+			}
+			continue
+		}
+		if !jsonStringIs(v, id) {
+			continue
+		}
+		it, ps, ok := parseItem(c.T.Name, kind, i, raw, true)
+		problems = append(problems, ps...)
+		if ok { // always: its id was read above
 			found = it
 			break
 		}
 	}
-	return found, len(problems) == 0, problems, nil
+	if badIDs > maxFindProblems {
+		problems = append(problems, Problem{Kind: kind, Code: "bad_item",
+			Message: fmt.Sprintf("server %q: %d more %s have no usable %q; skipped", c.T.Name, badIDs-maxFindProblems, pluralKind(kind), idField[kind])})
+	}
+	if failed != nil {
+		problems = append(problems, *failed)
+	}
+	if found == nil && complete && near != nil {
+		for i, raw := range raws {
+			if timedOut(i) {
+				return nil, false, problems, c.classify(ctx, method, ctx.Err())
+			}
+			v, _ := ItemID(kind, raw)
+			if s, ok := jsonStringView(v); ok {
+				near(s)
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, false, problems, c.classify(ctx, method, err)
+	}
+	return found, complete, problems, nil
 }
 
 // GetPrompt gets a prompt and returns the result exactly as the server sent

@@ -43,64 +43,126 @@ type PromptArgument struct {
 
 var idField = map[string]string{KindTool: "name", KindResource: "uri", KindTemplate: "uriTemplate", KindPrompt: "name"}
 
+// itemFields are the members of a list entry that mcpx reads, as
+// sub-slices of the entry (nil when absent). As when decoding into a map,
+// names match exactly and a repeated name counts with its last value.
+type itemFields struct {
+	id, name, title, description, mimeType, size, annotations, inputSchema, outputSchema, arguments []byte
+}
+
+// readFields finds the members of the object raw; ok is false when raw is
+// not a JSON object. valid says raw is known to be valid JSON (an item of
+// ListRaw: its page was checked), which is otherwise checked first.
+func readFields(kind string, raw []byte, valid bool) (f itemFields, ok bool) {
+	idKey := idField[kind]
+	ok = (valid || json.Valid(raw)) && members(raw, func(k string, v []byte) bool {
+		if k == idKey {
+			f.id = v
+		}
+		switch k {
+		case "name":
+			f.name = v
+		case "title":
+			f.title = v
+		case "description":
+			f.description = v
+		case "mimeType":
+			f.mimeType = v
+		case "size":
+			f.size = v
+		case "annotations":
+			f.annotations = v
+		case "inputSchema":
+			f.inputSchema = v
+		case "outputSchema":
+			f.outputSchema = v
+		case "arguments":
+			f.arguments = v
+		}
+		return true
+	})
+	return f, ok
+}
+
+// ItemID returns the id of a raw list entry of a kind (a tool's name, a
+// resource's URI, ...) as a JSON string value, a sub-slice of raw, without
+// parsing the rest of the entry: ok is false when ParseItem would skip the
+// entry for want of an id (not an object; no id, or one that is not a
+// non-empty string). raw must be valid JSON, as ListRaw's items are.
+func ItemID(kind string, raw json.RawMessage) (id []byte, ok bool) {
+	idKey := idField[kind]
+	if !members(raw, func(k string, v []byte) bool {
+		if k == idKey {
+			id = v
+		}
+		return true
+	}) {
+		return nil, false
+	}
+	return id, len(id) > 2 && id[0] == '"'
+}
+
 // ParseItem parses one raw list entry. A fatal problem (not an object, no
 // id) returns ok=false; lesser ones (a field of the wrong type) drop that
-// field and are reported.
+// field and are reported. The item's raw JSON values are sub-slices of raw.
 func ParseItem(server, kind string, index int, raw json.RawMessage) (it *Item, problems []Problem, ok bool) {
-	label := fmt.Sprintf("#%d", index)
+	return parseItem(server, kind, index, raw, false)
+}
+
+// parseItem is ParseItem; valid says raw is known to be valid JSON.
+func parseItem(server, kind string, index int, raw json.RawMessage, valid bool) (it *Item, problems []Problem, ok bool) {
+	label := func() string { return fmt.Sprintf("#%d", index) }
 	bad := func(item, format string, args ...any) Problem {
 		return Problem{Kind: kind, Item: item, Code: "bad_item",
 			Message: fmt.Sprintf("server %q: %s %s: %s", server, kindLabel(kind), item, fmt.Sprintf(format, args...))}
 	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
-		return nil, []Problem{bad(label, "is not a JSON object; skipped")}, false
+	f, ok := readFields(kind, raw, valid)
+	if !ok {
+		return nil, []Problem{bad(label(), "is not a JSON object; skipped")}, false
 	}
 	idKey := idField[kind]
-	id, present, err := optString(obj, idKey)
+	id, present, err := optString(f.id)
 	if err != nil || !present || *id == "" {
 		what := "has no"
 		if present || err != nil {
 			what = "has an invalid"
 		}
-		return nil, []Problem{bad(label, "%s %q; skipped", what, idKey)}, false
+		return nil, []Problem{bad(label(), "%s %q; skipped", what, idKey)}, false
 	}
 	it = &Item{Server: server, Kind: kind, ID: *id, Raw: raw}
-	str := func(key string) *string {
-		v, _, err := optString(obj, key)
+	str := func(key string, v []byte) *string {
+		s, _, err := optString(v)
 		if err != nil {
 			problems = append(problems, bad(it.ID, "%q is not a string; ignored", key))
 			return nil
 		}
-		return v
+		return s
 	}
 	if kind == KindTool || kind == KindPrompt {
 		it.Name = &it.ID
 	} else {
-		it.Name = str("name")
+		it.Name = str("name", f.name)
 	}
-	it.Title = str("title")
-	it.Description = str("description")
+	it.Title = str("title", f.title)
+	it.Description = str("description", f.description)
 	if kind == KindResource || kind == KindTemplate {
-		it.MimeType = str("mimeType")
+		it.MimeType = str("mimeType", f.mimeType)
 	}
 	switch kind {
 	case KindResource:
 		it.URI = &it.ID
-		if sz, ok := obj["size"]; ok && string(sz) != "null" {
-			var n json.Number
-			dec := json.NewDecoder(bytes.NewReader(sz))
-			dec.UseNumber()
-			if err := dec.Decode(&n); err != nil || !isNonNegInt(string(sz)) {
+		if sz := f.size; sz != nil && string(sz) != "null" {
+			if !isNonNegInt(string(sz)) {
 				problems = append(problems, bad(it.ID, "\"size\" %s is not a whole number of bytes; ignored", truncate(string(sz), 20)))
 			} else {
+				n := json.Number(sz)
 				it.Size = &n
 			}
 		}
 	case KindTemplate:
 		it.URITemplate = &it.ID
 	}
-	if a, ok := obj["annotations"]; ok && string(a) != "null" {
+	if a := f.annotations; a != nil && string(a) != "null" {
 		if isObject(a) {
 			it.Annotations = a
 		} else {
@@ -108,30 +170,34 @@ func ParseItem(server, kind string, index int, raw json.RawMessage) (it *Item, p
 		}
 	}
 	if kind == KindTool {
-		for key, dst := range map[string]*json.RawMessage{"inputSchema": &it.InputSchema, "outputSchema": &it.OutputSchema} {
-			if s, ok := obj[key]; ok && string(s) != "null" {
-				*dst = s
-			}
+		if s := f.inputSchema; s != nil && string(s) != "null" {
+			it.InputSchema = s
+		}
+		if s := f.outputSchema; s != nil && string(s) != "null" {
+			it.OutputSchema = s
 		}
 	}
 	if kind == KindPrompt {
 		it.Arguments = []PromptArgument{}
-		if a, ok := obj["arguments"]; ok && string(a) != "null" {
-			var args []json.RawMessage
-			if err := json.Unmarshal(a, &args); err != nil {
+		if a := f.arguments; a != nil && string(a) != "null" {
+			if a[0] != '[' {
 				problems = append(problems, bad(it.ID, "\"arguments\" is not an array; ignored"))
 			}
-			for i, ra := range args {
+			i := 0
+			elements(a, func(ra []byte) bool {
 				pa, ps, err := parsePromptArgument(ra)
-				if err != nil {
+				switch {
+				case err != nil:
 					problems = append(problems, bad(it.ID, "argument #%d %v; ignored", i, err))
-					continue
+				default:
+					for _, p := range ps {
+						problems = append(problems, bad(it.ID, "argument #%d %s", i, p))
+					}
+					it.Arguments = append(it.Arguments, pa)
 				}
-				for _, p := range ps {
-					problems = append(problems, bad(it.ID, "argument #%d %s", i, p))
-				}
-				it.Arguments = append(it.Arguments, pa)
-			}
+				i++
+				return true
+			})
 		}
 	}
 	return it, problems, true
@@ -139,39 +205,55 @@ func ParseItem(server, kind string, index int, raw json.RawMessage) (it *Item, p
 
 // parsePromptArgument parses one declared argument. No name drops it (err);
 // a field of the wrong type drops that field only (problems).
-func parsePromptArgument(raw json.RawMessage) (pa PromptArgument, problems []string, err error) {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+func parsePromptArgument(raw []byte) (pa PromptArgument, problems []string, err error) {
+	var name, title, description, required []byte
+	if !members(raw, func(k string, v []byte) bool {
+		switch k {
+		case "name":
+			name = v
+		case "title":
+			title = v
+		case "description":
+			description = v
+		case "required":
+			required = v
+		}
+		return true
+	}) {
 		return pa, nil, errors.New("is not an object")
 	}
-	name, present, err := optString(obj, "name")
-	if err != nil || !present || *name == "" {
+	n, present, err := optString(name)
+	if err != nil || !present || *n == "" {
 		return pa, nil, errors.New("has no name")
 	}
-	pa.Name = *name
-	if pa.Title, _, err = optString(obj, "title"); err != nil {
+	pa.Name = *n
+	if pa.Title, _, err = optString(title); err != nil {
 		problems = append(problems, fmt.Sprintf("%q: title is not a string", pa.Name))
 	}
-	if pa.Description, _, err = optString(obj, "description"); err != nil {
+	if pa.Description, _, err = optString(description); err != nil {
 		problems = append(problems, fmt.Sprintf("%q: description is not a string", pa.Name))
 	}
-	if r, ok := obj["required"]; ok && string(r) != "null" {
-		if err := json.Unmarshal(r, &pa.Required); err != nil {
+	if r := required; r != nil && string(r) != "null" {
+		switch string(r) {
+		case "true":
+			pa.Required = true
+		case "false":
+		default:
 			problems = append(problems, fmt.Sprintf("%q: required is not a boolean; taken as false", pa.Name))
 		}
 	}
 	return pa, problems, nil
 }
 
-// optString reads an optional string field: absent or null is (nil, false, nil).
-func optString(obj map[string]json.RawMessage, key string) (*string, bool, error) {
-	v, ok := obj[key]
-	if !ok || string(v) == "null" {
+// optString reads an optional string member (its raw value): absent or
+// null is (nil, false, nil).
+func optString(v []byte) (*string, bool, error) {
+	if v == nil || string(v) == "null" {
 		return nil, false, nil
 	}
-	var s string
-	if err := json.Unmarshal(v, &s); err != nil {
-		return nil, true, err
+	s, ok := jsonString(v)
+	if !ok {
+		return nil, true, errors.New("not a string")
 	}
 	return &s, true, nil
 }
@@ -200,13 +282,35 @@ func kindLabel(kind string) string {
 	return kind
 }
 
-// List lists and parses one kind. Duplicate ids keep the first and are reported.
+// List lists and parses one kind. Duplicate ids keep the first and are
+// reported. A timeout, a dead connection or a limit is returned as is, with
+// no items: nothing gathered is parsed then, and the context is checked as
+// the items are parsed.
 func (c *Conn) List(ctx context.Context, kind string) ([]*Item, []Problem, error) {
-	raws, problems, err := c.ListRaw(ctx, kind)
-	var items []*Item
-	seen := map[string]bool{}
+	raws, problems, failed, err := c.listed(ctx, kind)
+	if err != nil {
+		return nil, problems, err
+	}
+	items, problems, err := c.parseItems(ctx, kind, raws, problems)
+	if err != nil {
+		return nil, problems, err
+	}
+	if failed != nil {
+		problems = append(problems, *failed)
+	}
+	return items, problems, nil
+}
+
+// parseItems parses the items of a listing, adding their problems to
+// problems; the deadline passing is a TimeoutError, with no items.
+func (c *Conn) parseItems(ctx context.Context, kind string, raws []json.RawMessage, problems []Problem) ([]*Item, []Problem, error) {
+	items := make([]*Item, 0, len(raws))
+	seen := make(map[string]bool, len(raws))
 	for i, raw := range raws {
-		it, ps, ok := ParseItem(c.T.Name, kind, i, raw)
+		if i%checkEvery == checkEvery-1 && ctx.Err() != nil {
+			break
+		}
+		it, ps, ok := parseItem(c.T.Name, kind, i, raw, true)
 		problems = append(problems, ps...)
 		if !ok {
 			continue
@@ -219,22 +323,38 @@ func (c *Conn) List(ctx context.Context, kind string) ([]*Item, []Problem, error
 		seen[it.ID] = true
 		items = append(items, it)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, problems, c.classify(ctx, listSpecs[kind].method, err)
+	}
+	if len(items) == 0 {
+		items = nil
+	}
+	return items, problems, nil
+}
+
+// listed is ListRaw with a failed listing (a *ListError) turned into a
+// Problem of its own (failed), which comes after the problems of the items
+// gathered before the failure. Under the resources capability, a server
+// that does not know resources/templates/list has no templates.
+func (c *Conn) listed(ctx context.Context, kind string) (raws []json.RawMessage, problems []Problem, failed *Problem, err error) {
+	raws, problems, err = c.ListRaw(ctx, kind)
 	var le *ListError
 	var unsup *UnsupportedError
 	switch {
+	case err == nil:
+	case !errors.As(err, &le):
+		return nil, problems, nil, err
 	case kind == KindTemplate && errors.As(err, &unsup) && len(raws) == 0:
 		// Many servers offer resources but not resources/templates/list:
 		// under the resources capability, "method not found" means no templates.
 		if c.debug != nil {
 			c.debug("server %q does not know resources/templates/list: no resource templates", c.T.Name)
 		}
-		err = nil
-	case errors.As(err, &le):
-		problems = append(problems, Problem{Kind: kind, Code: "list_failed", Err: le.Err,
-			Message: fmt.Sprintf("%v; %s are not listed", le.Err, pluralKind(kind))})
-		err = nil
+	default:
+		failed = &Problem{Kind: kind, Code: "list_failed", Err: le.Err,
+			Message: fmt.Sprintf("%v; %s are not listed", le.Err, pluralKind(kind))}
 	}
-	return items, problems, err
+	return raws, problems, failed, nil
 }
 
 func pluralKind(kind string) string { return kindLabel(kind) + "s" }

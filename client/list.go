@@ -1,11 +1,16 @@
 package client
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
+	"unsafe"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/tidwall/gjson"
 )
 
 // Kinds of catalog items, in catalog order.
@@ -22,32 +27,47 @@ var Kinds = []string{KindTool, KindResource, KindTemplate, KindPrompt}
 // maxPages ends a listing that never ends (a server handing out fresh cursors forever).
 const maxPages = 10000
 
+// DefaultListCeiling bounds the items one listing of one kind gathers when
+// the connection's message ceiling is not known (it is the same as
+// render.MessageCeiling, which client does not import).
+const DefaultListCeiling = 128 << 20
+
+// itemSlot is what each listed item costs beyond its bytes (its place in
+// the list): the listing bound counts it, so that a server sending millions
+// of `{}` cannot make the list of items far bigger than the bound.
+const itemSlot = int64(unsafe.Sizeof(json.RawMessage(nil)))
+
+// checkEvery is how many items are scanned or parsed between two looks at
+// the context.
+const checkEvery = 4096
+
 type listSpec struct {
 	method string
-	key    string // the array in the result
+	key    string          // the array in the result
+	empty  json.RawMessage // what mcp-go decodes instead of each page
 	send   func(c *Conn, ctx context.Context, cursor string) error
 }
 
 var listSpecs = map[string]listSpec{
-	KindTool: {"tools/list", "tools", func(c *Conn, ctx context.Context, cur string) error {
+	KindTool: {"tools/list", "tools", json.RawMessage(`{"tools":[]}`), func(c *Conn, ctx context.Context, cur string) error {
 		req := mcp.ListToolsRequest{}
 		req.Params.Cursor = mcp.Cursor(cur)
 		_, err := c.mc.ListToolsByPage(ctx, req)
 		return err
 	}},
-	KindResource: {"resources/list", "resources", func(c *Conn, ctx context.Context, cur string) error {
+	KindResource: {"resources/list", "resources", json.RawMessage(`{"resources":[]}`), func(c *Conn, ctx context.Context, cur string) error {
 		req := mcp.ListResourcesRequest{}
 		req.Params.Cursor = mcp.Cursor(cur)
 		_, err := c.mc.ListResourcesByPage(ctx, req)
 		return err
 	}},
-	KindTemplate: {"resources/templates/list", "resourceTemplates", func(c *Conn, ctx context.Context, cur string) error {
+	KindTemplate: {"resources/templates/list", "resourceTemplates", json.RawMessage(`{"resourceTemplates":[]}`), func(c *Conn, ctx context.Context, cur string) error {
 		req := mcp.ListResourceTemplatesRequest{}
 		req.Params.Cursor = mcp.Cursor(cur)
 		_, err := c.mc.ListResourceTemplatesByPage(ctx, req)
 		return err
 	}},
-	KindPrompt: {"prompts/list", "prompts", func(c *Conn, ctx context.Context, cur string) error {
+	KindPrompt: {"prompts/list", "prompts", json.RawMessage(`{"prompts":[]}`), func(c *Conn, ctx context.Context, cur string) error {
 		req := mcp.ListPromptsRequest{}
 		req.Params.Cursor = mcp.Cursor(cur)
 		_, err := c.mc.ListPromptsByPage(ctx, req)
@@ -74,7 +94,7 @@ func (c *Conn) Advertised(kind string) bool {
 type Problem struct {
 	Kind    string
 	Item    string // the item's id, or "#N" (its index) when it has none
-	Code    string // list_failed, bad_item, repeated_cursor, ...
+	Code    string // list_failed, bad_item, repeated_cursor, too_large, ...
 	Message string
 	Err     error // for list_failed: why the listing failed
 }
@@ -90,38 +110,85 @@ func (e *ListError) Error() string { return e.Err.Error() }
 func (e *ListError) Unwrap() error { return e.Err }
 
 // ListRaw lists every item of one kind, following nextCursor to the end.
-// It returns each item's raw JSON. A cursor that repeats ends the listing
-// with a Problem. A failure that concerns only this listing is a *ListError
-// (returned with the items of the pages before it); a timeout, a dead
-// connection or a limit is returned as is.
+// It returns each item's raw JSON, a sub-slice of the page it came in. A
+// cursor that repeats, a server that is still paging after maxPages pages,
+// and items that together take more than the connection's message ceiling
+// end the listing with a Problem. A failure that concerns only this listing
+// is a *ListError (returned with the items of the pages before it); a
+// timeout, a dead connection or a limit is returned as is, with no items.
+//
+// mcp-go is given a small substitute for each page (see listSpec.empty and
+// headerTools): it would decode every item into typed structs and cache the
+// tools, and mcpx uses neither, reading the page itself.
 func (c *Conn) ListRaw(ctx context.Context, kind string) ([]json.RawMessage, []Problem, error) {
+	return c.listRaw(ctx, kind, c.messageCeiling())
+}
+
+func (c *Conn) listRaw(ctx context.Context, kind string, ceiling int64) ([]json.RawMessage, []Problem, error) {
 	spec := listSpecs[kind]
 	var items []json.RawMessage
 	var problems []Problem
-	seen := map[string]bool{}
+	var size int64                       // of the items so far, counting itemSlot for each
+	seen := map[[sha256.Size]byte]bool{} // the cursors so far, by hash: a cursor can be big
 	cursor := ""
 	for page := 1; ; page++ {
-		raw, err := c.call(ctx, spec.method, func(ctx context.Context) error { return spec.send(c, ctx, cursor) })
+		if err := ctx.Err(); err != nil {
+			return nil, problems, c.classify(ctx, spec.method, err)
+		}
+		raw, err := c.callRaw(ctx, spec.method, spec.empty, func(ctx context.Context) error {
+			if kind == KindTool && mcp.IsModernProtocol(c.Protocol) {
+				if s, ok := ctx.Value(sinkKey{}).(*sink); ok {
+					s.setRewrite(headerTools)
+				}
+			}
+			return spec.send(c, ctx, cursor)
+		})
 		if err != nil {
 			switch err.(type) {
 			case *ServerError, *UnsupportedError:
 				return items, problems, &ListError{Kind: kind, Err: err}
 			}
-			return items, problems, err
+			return nil, problems, err
 		}
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		arr, next, ok := pageMembers(raw, spec.key)
+		if !ok {
 			return items, problems, &ListError{Kind: kind, Err: &BadReplyError{Server: c.T.Name, Method: spec.method, Msg: "returned a result that is not a JSON object"}}
 		}
-		var pageItems []json.RawMessage
-		if arr, ok := obj[spec.key]; ok && string(arr) != "null" {
-			if err := json.Unmarshal(arr, &pageItems); err != nil {
+		if arr != nil && string(arr) != "null" {
+			if arr[0] != '[' {
 				return items, problems, &ListError{Kind: kind, Err: &BadReplyError{Server: c.T.Name, Method: spec.method, Msg: fmt.Sprintf("returned %q that is not an array", spec.key)}}
 			}
+			full, n := false, 0
+			elements(arr, func(el []byte) bool {
+				if n++; n%checkEvery == 0 && ctx.Err() != nil {
+					return false
+				}
+				if size += int64(len(el)) + itemSlot; size > ceiling {
+					full = true
+					return false
+				}
+				if len(items) == cap(items) {
+					// Doubled, not grown by a quarter as append does past a
+					// few hundred: less to copy and collect, and the
+					// capacity not yet used is never touched.
+					grown := make([]json.RawMessage, len(items), max(2*cap(items), 256))
+					copy(grown, items)
+					items = grown
+				}
+				items = append(items, el)
+				return true
+			})
+			if err := ctx.Err(); err != nil {
+				return nil, problems, c.classify(ctx, spec.method, err)
+			}
+			if full {
+				problems = append(problems, Problem{Kind: kind, Code: "too_large",
+					Message: fmt.Sprintf("server %q: %s listed more %s than the message ceiling of %s holds; the listing stops at page %d, after %d %s",
+						c.T.Name, spec.method, pluralKind(kind), humanBytes(ceiling), page, len(items), pluralKind(kind))})
+				return items, problems, nil
+			}
 		}
-		items = append(items, pageItems...)
-		next, ok := obj["nextCursor"]
-		if !ok || string(next) == "null" {
+		if next == nil || string(next) == "null" {
 			return items, problems, nil
 		}
 		var cur string
@@ -133,7 +200,8 @@ func (c *Conn) ListRaw(ctx context.Context, kind string) ([]json.RawMessage, []P
 		if cur == "" {
 			return items, problems, nil
 		}
-		if seen[cur] {
+		sum := sha256.Sum256([]byte(cur))
+		if seen[sum] {
 			problems = append(problems, Problem{Kind: kind, Code: "repeated_cursor",
 				Message: fmt.Sprintf("server %q: %s repeated the cursor %q; the listing stops after %d pages", c.T.Name, spec.method, c.clip(cur, 40), page)})
 			return items, problems, nil
@@ -143,9 +211,171 @@ func (c *Conn) ListRaw(ctx context.Context, kind string) ([]json.RawMessage, []P
 				Message: fmt.Sprintf("server %q: %s is still paging after %d pages; the listing stops there", c.T.Name, spec.method, page)})
 			return items, problems, nil
 		}
-		seen[cur] = true
+		seen[sum] = true
 		cursor = cur
 	}
+}
+
+// messageCeiling is the largest message the connection accepts (Options.
+// MessageCeiling), as its HTTP transport or its stdio framer holds it; it
+// also bounds what one listing of one kind gathers.
+func (c *Conn) messageCeiling() int64 {
+	if c.rt != nil && c.rt.max > 0 {
+		return c.rt.max
+	}
+	if c.mc != nil {
+		var t *tap
+		switch w := c.mc.GetTransport().(type) {
+		case *tap:
+			t = w
+		case *tapBidi:
+			t = w.tap
+		case *tapBidiHTTP:
+			t = w.tap
+		case *tapHTTP:
+			t = w.tap
+		}
+		if t != nil {
+			if st, ok := t.inner.(*stdioTransport); ok && st.fr != nil && st.fr.max > 0 {
+				return st.fr.max
+			}
+		}
+	}
+	return DefaultListCeiling
+}
+
+// headerTools is what mcp-go decodes instead of a tools/list page in the
+// modern era: the tools that mention x-mcp-header, and no others. mcp-go
+// caches the tools it lists to mirror those parameters into Mcp-Param-*
+// headers on tools/call (SEP-2243; a server checks them), the one use of
+// its typed listing; every other tool would only cost memory.
+func headerTools(raw json.RawMessage) json.RawMessage {
+	const mark = "x-mcp-header"
+	empty := json.RawMessage(`{"tools":[]}`)
+	if !bytes.Contains(raw, []byte(mark)) {
+		return empty
+	}
+	arr, _, ok := pageMembers(raw, "tools")
+	if !ok || len(arr) == 0 || arr[0] != '[' {
+		return empty
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"tools":[`)
+	n := 0
+	elements(arr, func(el []byte) bool {
+		if bytes.Contains(el, []byte(mark)) {
+			if n++; n > 1 {
+				b.WriteByte(',')
+			}
+			b.Write(el)
+		}
+		return true
+	})
+	b.WriteString("]}")
+	return b.Bytes()
+}
+
+// pageMembers finds the item array (member key) and nextCursor of a list
+// result, as sub-slices of raw (nil when absent). ok is false when raw is
+// not a JSON object. As when decoding into a map, names match exactly and
+// a repeated name counts with its last value.
+func pageMembers(raw []byte, key string) (arr, next []byte, ok bool) {
+	ok = members(raw, func(k string, v []byte) bool {
+		switch k {
+		case key:
+			arr = v
+		case "nextCursor":
+			next = v
+		}
+		return true
+	})
+	return arr, next, ok
+}
+
+// The scanners below read JSON that is valid (the transport checked the
+// message it came in) through an unsafe.String, without a copy, as locate
+// does (see framing.go): raw is never modified, and every value gjson
+// returns is a substring of it, turned back into a sub-slice of raw
+// (capacity clipped, so an append never writes into it).
+
+// members calls f with each member of the JSON object raw, in order, until
+// f returns false. key may point into raw: f must not keep it. It returns
+// false when raw is not an object.
+func members(raw []byte, f func(key string, value []byte) bool) bool {
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	if len(raw) == 0 || raw[0] != '{' {
+		return false
+	}
+	gjson.Parse(unsafe.String(unsafe.SliceData(raw), len(raw))).ForEach(func(k, v gjson.Result) bool {
+		return f(k.Str, subSlice(raw, v.Raw))
+	})
+	return true
+}
+
+// elements calls f with each element of the JSON array raw, in order,
+// until f returns false.
+func elements(raw []byte, f func(el []byte) bool) {
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	if len(raw) == 0 || raw[0] != '[' {
+		return
+	}
+	gjson.Parse(unsafe.String(unsafe.SliceData(raw), len(raw))).ForEach(func(_, v gjson.Result) bool {
+		return f(subSlice(raw, v.Raw))
+	})
+}
+
+// subSlice turns s, a substring of b's string, back into a sub-slice of b.
+func subSlice(b []byte, s string) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	off := int(uintptr(unsafe.Pointer(unsafe.StringData(s))) - uintptr(unsafe.Pointer(unsafe.SliceData(b))))
+	if off < 0 || off+len(s) > len(b) {
+		panic("client: gjson returned a value outside its input") // cannot happen
+	}
+	return b[off : off+len(s) : off+len(s)]
+}
+
+// jsonString decodes the JSON string v (with its quotes). A string with no
+// escape and valid UTF-8 is its bytes, as encoding/json would decode it,
+// without the work of a decoder.
+func jsonString(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' {
+		return "", false
+	}
+	if in := v[1 : len(v)-1]; bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+		return string(in), true
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// jsonStringView is jsonString, except that in the common case the string
+// shares v's memory instead of copying it: v must never be modified (a
+// listing's page is not), and the string keeps all of v's array alive.
+func jsonStringView(v []byte) (string, bool) {
+	if len(v) >= 2 && v[0] == '"' {
+		if in := v[1 : len(v)-1]; bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+			return unsafe.String(unsafe.SliceData(in), len(in)), true
+		}
+	}
+	return jsonString(v)
+}
+
+// jsonStringIs reports whether the JSON value v is the string s, without
+// allocating in the common case (no escape, valid UTF-8).
+func jsonStringIs(v []byte, s string) bool {
+	if len(v) < 2 || v[0] != '"' {
+		return false
+	}
+	if in := v[1 : len(v)-1]; bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+		return string(in) == s
+	}
+	d, ok := jsonString(v)
+	return ok && d == s
 }
 
 func truncate(s string, n int) string {

@@ -20,6 +20,25 @@ type sink struct {
 	// mcpx parses the raw result itself, so mcp-go's strict (and, for big
 	// contents, memory-hungry) typed decoding is given a small valid result.
 	substitute json.RawMessage
+	// rewrite, when set, makes the substitute from each result instead.
+	rewrite func(json.RawMessage) json.RawMessage
+	// bare counts the responses with neither a result nor an error.
+	bare int
+}
+
+// setRewrite sets rewrite; it is called before the request is sent.
+func (s *sink) setRewrite(f func(json.RawMessage) json.RawMessage) {
+	s.mu.Lock()
+	s.rewrite = f
+	s.mu.Unlock()
+}
+
+// bareReplies reports how many responses carried neither a result nor an
+// error (or "error": null and no result), which JSON-RPC does not allow.
+func (s *sink) bareReplies() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bare
 }
 
 type sinkKey struct{}
@@ -81,11 +100,16 @@ func (t *tap) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*t
 		s.mu.Lock()
 		if resp.Error != nil {
 			s.errs = append(s.errs, resp.Error)
+		} else if resp.Result == nil {
+			s.bare++ // no substitute: mcp-go fails to decode nothing, and callRaw reports it
 		} else {
 			s.results = append(s.results, resp.Result) // a fresh slice, decoded for this response
-			if s.substitute != nil {
+			if sub := s.substitute; sub != nil || s.rewrite != nil {
+				if s.rewrite != nil {
+					sub = s.rewrite(resp.Result)
+				}
 				r := *resp
-				r.Result = s.substitute
+				r.Result = sub
 				resp = &r
 			}
 		}

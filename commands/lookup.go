@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/render"
@@ -12,26 +13,28 @@ import (
 // lookup finds the tool or prompt name in the server's listing. A name
 // missing from the complete listing is a *client.NotFoundError (naming a
 // close match when there is one). When the listing did not complete (it
-// failed, repeated a cursor, or had an item that could not be read), the
-// item may exist: it returns nil and why, and the caller goes on without
-// the item's declaration.
+// failed, repeated a cursor, grew too big, or had an item whose id could
+// not be read), the item may exist: it returns nil and why, and the caller
+// goes on without the item's declaration. Only the item found is parsed
+// (see client.Conn.Find): a listing of millions costs a scan of their ids.
 func (a *app) lookup(ctx context.Context, conn *client.Conn, srv, kind, name string) (it *client.Item, incomplete string, err error) {
-	items, problems, err := conn.List(ctx, kind)
+	var names []string
+	it, complete, problems, err := conn.Find(ctx, kind, name, func(id string) {
+		if nearCandidate(name, id) {
+			names = append(names, id)
+		}
+	})
 	if err != nil {
 		return nil, "", err
 	}
-	names := make([]string, 0, len(items))
-	for _, x := range items {
-		if x.ID == name {
-			return x, "", nil
-		}
-		names = append(names, x.ID)
+	if it != nil {
+		return it, "", nil
 	}
-	if len(problems) == 0 {
+	if complete {
 		e := &client.NotFoundError{What: kind, Name: name,
 			Detail: fmt.Sprintf("server %q does not list it", conn.T.Name),
 			Hints:  []string{fmt.Sprintf("list the %ss with: mcpx catalog %s --kind %s", kind, shellArg(srv), kind)}}
-		if near := argNearest(name, names); near != "" {
+		if near := nearestName(ctx, name, names); near != "" {
 			e.Hints = append([]string{fmt.Sprintf("did you mean %q?", near)}, e.Hints...)
 		}
 		return nil, "", e
@@ -52,6 +55,38 @@ func (a *app) lookup(ctx context.Context, conn *client.Conn, srv, kind, name str
 		}
 	}
 	return nil, why, nil
+}
+
+// nearCandidate reports whether argNearest could choose id for name: it
+// skips names over 64 bytes, and a name it chooses has the same letters in
+// another case or is at most two edits away, so its length in runes is
+// within two of name's. The names a big listing passes on are few.
+func nearCandidate(name, id string) bool {
+	if len(id) > 64 || len(name) > 64 {
+		return false
+	}
+	d := utf8.RuneCountInString(id) - utf8.RuneCountInString(name)
+	return -2 <= d && d <= 2
+}
+
+// nearestName is argNearest(name, names), worked out a block of names at a
+// time so that it ends when ctx does (then with no name): the nearest of
+// the blocks' nearest is the nearest of all, as argNearest keeps the first
+// of equally near names and takes a name equal but for case at once.
+func nearestName(ctx context.Context, name string, names []string) string {
+	const block = 1024
+	var best []string
+	for len(names) > 0 {
+		if ctx.Err() != nil {
+			return ""
+		}
+		n := min(block, len(names))
+		if near := argNearest(name, names[:n]); near != "" {
+			best = append(best, near)
+		}
+		names = names[n:]
+	}
+	return argNearest(name, best)
 }
 
 // contentPolicy is the content policy for a result from conn: binary

@@ -1,0 +1,164 @@
+package commands
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/output"
+	"github.com/mcpx-cli/mcpx/render"
+)
+
+// bigListing is how many tools (and prompts) the lookup server lists, in
+// one page: x0 .. x(N-1), then x7 again (a duplicate), then with
+// MCPX_LOOKUP_SERVER=bad an item without a name.
+const bigListing = 300000
+
+// TestLookupServer is not a test: run by TestLookupBigListing as a stdio
+// MCP server (the test binary again), it answers initialize and lists
+// bigListing tools and prompts in one page.
+func TestLookupServer(t *testing.T) {
+	mode := os.Getenv("MCPX_LOOKUP_SERVER")
+	if mode == "" {
+		t.Skip("a stdio server for TestLookupBigListing")
+	}
+	in := bufio.NewReader(os.Stdin)
+	out := bufio.NewWriterSize(os.Stdout, 1<<20)
+	for {
+		line, err := in.ReadBytes('\n')
+		if err != nil {
+			os.Exit(0)
+		}
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(line, &req) != nil || req.ID == nil {
+			continue
+		}
+		fmt.Fprintf(out, `{"jsonrpc":"2.0","id":%s,"result":`, req.ID)
+		switch req.Method {
+		case "initialize":
+			out.WriteString(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"prompts":{}},"serverInfo":{"name":"big","version":"1"}}`)
+		case "tools/list", "prompts/list":
+			fmt.Fprintf(out, `{"%s":[`, strings.TrimSuffix(req.Method, "/list"))
+			for i := range bigListing {
+				fmt.Fprintf(out, `{"name":"x%d","description":"d%d","inputSchema":{"type":"object"},"arguments":[{"name":"a","required":true}]},`, i, i)
+			}
+			out.WriteString(`{"name":"x7","description":"again"}`)
+			if mode == "bad" {
+				out.WriteString(`,{"title":"nameless"}`)
+			}
+			out.WriteString(`]}`)
+		default:
+			out.WriteString(`{}`)
+		}
+		out.WriteString("}\n")
+		out.Flush()
+	}
+}
+
+func lookupConn(t *testing.T, mode string) (*app, *client.Conn, context.Context) {
+	t.Helper()
+	s, _, _ := output.ForTest(false)
+	a := &app{s: s, log: output.NewLog(s, false, false)}
+	tgt := &client.Target{Name: "big", SpillName: "big", Transport: client.Stdio, Command: os.Args[0],
+		Args: []string{"-test.run=^TestLookupServer$"}, Env: append(os.Environ(), "MCPX_LOOKUP_SERVER="+mode), Timeout: 60 * time.Second}
+	ctx, cancel := context.WithTimeout(context.Background(), tgt.Timeout)
+	conn, err := client.Connect(ctx, tgt, client.Options{MessageCeiling: render.MessageCeiling})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(); cancel() })
+	return a, conn, ctx
+}
+
+// TestLookupBigListing: lookup finds a tool or a prompt in a big listing
+// without parsing every item, keeps the first of duplicate ids, names a
+// close match when there is none, and goes on without the declaration
+// when an item has no name (the listing is incomplete).
+func TestLookupBigListing(t *testing.T) {
+	a, conn, ctx := lookupConn(t, "good")
+	for _, kind := range []string{client.KindTool, client.KindPrompt} {
+		start := time.Now()
+		it, incomplete, err := a.lookup(ctx, conn, "big", kind, fmt.Sprintf("x%d", bigListing-1))
+		if err != nil || it == nil || incomplete != "" || it.Description == nil || *it.Description != fmt.Sprintf("d%d", bigListing-1) {
+			t.Fatalf("%s: %+v %q %v", kind, it, incomplete, err)
+		}
+		if kind == client.KindTool && string(it.InputSchema) != `{"type":"object"}` {
+			t.Errorf("schema %s", it.InputSchema)
+		}
+		if kind == client.KindPrompt && (len(it.Arguments) != 1 || !it.Arguments[0].Required) {
+			t.Errorf("arguments %+v", it.Arguments)
+		}
+		t.Logf("%s found among %d in %v", kind, bigListing, time.Since(start))
+	}
+	it, _, err := a.lookup(ctx, conn, "big", client.KindTool, "x7")
+	if err != nil || it == nil || *it.Description != "d7" {
+		t.Errorf("duplicate ids keep the first: %+v %v", it, err)
+	}
+	_, _, err = a.lookup(ctx, conn, "big", client.KindTool, "X12")
+	var nf *client.NotFoundError
+	if !errors.As(err, &nf) || len(nf.Hints) != 2 || nf.Hints[0] != `did you mean "x12"?` {
+		t.Errorf("a close match: %v %+v", err, nf)
+	}
+	_, _, err = a.lookup(ctx, conn, "big", client.KindPrompt, "nothing-like-it")
+	if !errors.As(err, &nf) || len(nf.Hints) != 1 || !strings.Contains(nf.Hints[0], "mcpx catalog big --kind prompt") {
+		t.Errorf("no close match: %v %+v", err, nf)
+	}
+
+	a, conn, ctx = lookupConn(t, "bad")
+	it, incomplete, err := a.lookup(ctx, conn, "big", client.KindTool, "x1")
+	if err != nil || it == nil || incomplete != "" {
+		t.Errorf("found before the bad item: %+v %q %v", it, incomplete, err)
+	}
+	it, incomplete, err = a.lookup(ctx, conn, "big", client.KindTool, "zz")
+	if err != nil || it != nil || incomplete != "did not complete" {
+		t.Errorf("a nameless item makes the listing incomplete: %+v %q %v", it, incomplete, err)
+	}
+}
+
+// TestNearestName: nearCandidate and nearestName choose as argNearest does
+// over every name.
+func TestNearestName(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	word := func() string {
+		const letters = "abcAB\u00e9\u212a"
+		var b strings.Builder
+		for n := r.Intn(7); n > 0; n-- {
+			b.WriteRune([]rune(letters)[r.Intn(len([]rune(letters)))])
+		}
+		return b.String()
+	}
+	for i := 0; i < 300; i++ {
+		name := word()
+		var all, kept []string
+		for n := r.Intn(5000); n > 0; n-- {
+			w := word()
+			if r.Intn(50) == 0 {
+				w = strings.Repeat(w, 30) // over 64 bytes
+			}
+			all = append(all, w)
+			if nearCandidate(name, w) {
+				kept = append(kept, w)
+			}
+		}
+		if got, want := nearestName(context.Background(), name, kept), argNearest(name, all); got != want {
+			t.Fatalf("%q among %d: %q, want %q", name, len(all), got, want)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if got := nearestName(ctx, "ab", []string{"abc"}); got != "" {
+		t.Errorf("after the deadline: %q", got)
+	}
+}
