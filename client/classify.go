@@ -31,18 +31,25 @@ func (c *Conn) classifyCall(ctx context.Context, method string, err error, s *si
 	if le := c.limit.get(); le != nil {
 		return le
 	}
+	if c.limit.violation() == "" && s.bareReplies() > 0 {
+		// Over HTTP and SSE (over stdio the framer has refused the line).
+		return &ConnectError{Server: c.T.Name, Phase: method, Err: err,
+			Msg: fmt.Sprintf("the server answered %s with neither a result nor an error, which breaks JSON-RPC", method)}
+	}
 	if ctx.Err() == nil {
 		if d := s.lastError(); d != nil {
-			rpc := RPCError{Code: d.Code, Message: d.Message}
+			// --json carries the server's message exactly, up to 64 KiB,
+			// and its data when that is at most 64 KiB of JSON (else null).
+			rpc := RPCError{Code: d.Code, Message: clipBytes(d.Message, rpcMessageLimit)}
 			if d.Data != nil {
-				if b, mErr := json.Marshal(d.Data); mErr == nil {
+				if b, mErr := json.Marshal(d.Data); mErr == nil && len(b) <= rpcMessageLimit {
 					rpc.Data = b
 				}
 			}
 			if d.Code == mcp.METHOD_NOT_FOUND {
-				return &UnsupportedError{Server: c.T.Name, Method: method, RPC: &rpc}
+				return &UnsupportedError{Server: c.T.Name, Method: method, RPC: &rpc, shown: c.shown(d.Message)}
 			}
-			return &ServerError{Server: c.T.Name, Method: method, RPC: rpc}
+			return &ServerError{Server: c.T.Name, Method: method, RPC: rpc, shown: c.shown(d.Message)}
 		}
 	}
 	return c.classify(ctx, method, err)
@@ -54,7 +61,14 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 		return le
 	}
 	if why, lost := c.isLost(); lost && ctx.Err() == nil {
-		return &ConnectError{Server: c.T.Name, Phase: phase, Msg: fmt.Sprintf("%s during %s", why, phase), Err: err}
+		e := &ConnectError{Server: c.T.Name, Phase: phase, Msg: fmt.Sprintf("%s during %s", c.shown(why), phase), Err: err}
+		if c.proc != nil {
+			// The server died (its leader exited while something it
+			// started still holds its stdout): stop what is left of it.
+			c.proc.stop()
+			e.Stderr = c.Stderr(10)
+		}
+		return e
 	}
 	if ctx.Err() != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -71,18 +85,18 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 		if st, _ := c.rt.authChallenge(""); st != 0 {
 			_, meta := c.rt.authChallenge("resource_metadata")
 			_, scope := c.rt.authChallenge("scope")
-			return &AuthError{Server: c.T.Name, Status: st, ResourceMetadata: meta, Scope: scope}
+			return &AuthError{Server: c.T.Name, Status: st, ResourceMetadata: c.shown(meta), Scope: c.shown(scope)}
 		}
 	}
 	var authErr *transport.AuthorizationRequiredError
 	if errors.As(err, &authErr) {
-		return &AuthError{Server: c.T.Name, Status: http.StatusUnauthorized, ResourceMetadata: authErr.ResourceMetadataURL}
+		return &AuthError{Server: c.T.Name, Status: http.StatusUnauthorized, ResourceMetadata: c.shown(authErr.ResourceMetadataURL)}
 	}
 	e := &ConnectError{Server: c.T.Name, Phase: phase, Err: err}
 	if v := c.limit.violation(); v != "" {
 		if c.proc != nil {
 			c.proc.stop()
-			e.Stderr = c.proc.tail.Lines(10)
+			e.Stderr = c.Stderr(10)
 		}
 		e.Msg = fmt.Sprintf("%s (during %s); the connection is closed", v, phase)
 		return e
@@ -102,7 +116,7 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 			status = "stopped talking (its stdout closed or its stdin broke) and was stopped"
 		}
 		e.Msg = fmt.Sprintf("the server %s during %s", status, phase)
-		e.Stderr = c.proc.tail.Lines(10)
+		e.Stderr = c.Stderr(10)
 	case errors.Is(err, transport.ErrLegacySSEServer):
 		st := 0
 		if c.rt != nil {
@@ -115,6 +129,9 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 	default:
 		msg := strings.TrimPrefix(err.Error(), "transport error: ")
 		msg = strings.ReplaceAll(msg, "failed to send request: failed to send request: ", "failed to send request: ")
+		// The error may quote what the server sent (an HTTP error body):
+		// one line, clipped, secrets masked.
+		msg = c.shown(msg)
 		if strings.HasSuffix(msg, ": ") || strings.HasSuffix(msg, ":") {
 			msg += " (empty)"
 		}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	mcpclient "github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -158,6 +160,9 @@ func connect(ctx context.Context, t *Target, o Options, kind string) (*Conn, err
 			return nil, c.startError(err)
 		}
 		c.proc = p
+		// A leader that exits while something it started holds its stdout
+		// leaves no end of stdout to fail the request in flight on.
+		go p.watchDeath(func(status string) { c.markLost("the server " + status) })
 		ids = &inflight{}
 		onSkip := func(line string) {
 			if o.Debug != nil {
@@ -241,21 +246,21 @@ func connect(ctx context.Context, t *Target, o Options, kind string) (*Conn, err
 			e = &ConnectError{Server: t.Name, Phase: "initialize", Err: err,
 				Msg: fmt.Sprintf("the server answered with protocol version %q, which mcpx does not know", c.clip(badVersion.Version, 40))}
 		case strings.Contains(err.Error(), "failed to unmarshal response") && s.lastResult() != nil:
-			e = &ConnectError{Server: t.Name, Phase: "initialize", Err: err, Msg: "the initialize result does not follow the schema: " + c.clip(err.Error(), 200)}
+			e = &ConnectError{Server: t.Name, Phase: "initialize", Err: err, Msg: "the initialize result does not follow the schema: " + oneLine(c.clip(err.Error(), 200))}
 		default:
 			e = c.classifyCall(ctx, "initialize", err, s)
 		}
 		c.Close()
 		switch se := e.(type) {
 		case *ServerError:
-			e = &ConnectError{Server: t.Name, Phase: "initialize", Msg: fmt.Sprintf("the server answered initialize with an error: %s (code %d)", oneLine(se.RPC.Message), se.RPC.Code), Err: se}
+			e = &ConnectError{Server: t.Name, Phase: "initialize", Msg: fmt.Sprintf("the server answered initialize with an error: %s (code %d)", se.Shown(), se.RPC.Code), Err: se}
 		case *UnsupportedError:
 			e = &ConnectError{Server: t.Name, Phase: "initialize", Msg: "the server does not know initialize (method not found); is it an MCP server?", Err: se}
 		}
 		if ce, ok := e.(*ConnectError); ok {
 			ce.Msg = "initialize failed: " + ce.Msg
 			if c.proc != nil {
-				ce.Stderr = c.proc.tail.Lines(10)
+				ce.Stderr = c.Stderr(10)
 			}
 		}
 		return c, e
@@ -289,6 +294,26 @@ func (c *Conn) clip(s string, n int) string {
 		s = c.mask(s)
 	}
 	return truncate(s, n)
+}
+
+// shown makes a server-originated string fit in a human message: secrets
+// masked first (so that none is cut into a printable prefix), then its
+// first line, at most maxShown characters (see oneLine). Only a window at
+// its start is masked: a server's 10 MiB error message is never copied
+// whole to show 500 characters of it.
+func (c *Conn) shown(s string) string {
+	s = strings.TrimLeftFunc(s, unicode.IsSpace)
+	if len(s) > clipWindow {
+		i := clipWindow
+		for i > 0 && !utf8.RuneStart(s[i]) {
+			i--
+		}
+		s = s[:i]
+	}
+	if c.mask != nil {
+		s = c.mask(s)
+	}
+	return oneLine(s)
 }
 
 // lenientInitialize completes a legacy handshake whose result mcp-go could
@@ -392,12 +417,17 @@ func (c *Conn) close() {
 	}
 }
 
-// Stderr returns the last lines the server wrote on stderr (stdio only).
+// Stderr returns the last lines the server wrote on stderr (stdio only),
+// each masked and clipped as a human message quotes it (see shown).
 func (c *Conn) Stderr(n int) []string {
 	if c.proc == nil {
 		return nil
 	}
-	return c.proc.tail.Lines(n)
+	lines := c.proc.tail.Lines(n)
+	for i, l := range lines {
+		lines[i] = c.shown(l)
+	}
+	return lines
 }
 
 // call runs one request and returns the raw result the server sent.
@@ -418,6 +448,9 @@ func (c *Conn) callRaw(ctx context.Context, method string, substitute json.RawMe
 	gctx, cancel := c.guard(ctx)
 	err := do(withSink(gctx, s))
 	cancel()
+	if s.bareReplies() > 0 {
+		return nil, c.classifyCall(ctx, method, err, s)
+	}
 	raw := s.lastResult()
 	if err == nil || (raw != nil && s.lastError() == nil && ctx.Err() == nil && c.limit.get() == nil) {
 		if raw == nil {

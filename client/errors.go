@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // ConnectError: the server did not start, connect or initialize, died, or
@@ -47,11 +49,16 @@ type ServerError struct {
 	Server string
 	Method string
 	RPC    RPCError
+	shown  string // RPC.Message as the message shows it: masked, one line, clipped
 }
 
 func (e *ServerError) Error() string {
-	return fmt.Sprintf("server %q: %s failed: %s (code %d)", e.Server, e.Method, oneLine(e.RPC.Message), e.RPC.Code)
+	return fmt.Sprintf("server %q: %s failed: %s (code %d)", e.Server, e.Method, shownOr(e.shown, e.RPC.Message), e.RPC.Code)
 }
+
+// Shown is the server's error message as a human message quotes it: secrets
+// masked, its first line only, at most maxShown characters.
+func (e *ServerError) Shown() string { return shownOr(e.shown, e.RPC.Message) }
 
 // UnsupportedError: the server does not offer what was asked (exit 5).
 type UnsupportedError struct {
@@ -59,11 +66,12 @@ type UnsupportedError struct {
 	What   string // e.g. "resources"
 	Method string
 	RPC    *RPCError
+	shown  string // RPC.Message as the message shows it (see ServerError)
 }
 
 func (e *UnsupportedError) Error() string {
 	if e.RPC != nil {
-		return fmt.Sprintf("server %q does not support %s: %s", e.Server, e.Method, oneLine(e.RPC.Message))
+		return fmt.Sprintf("server %q does not support %s: %s", e.Server, e.Method, shownOr(e.shown, e.RPC.Message))
 	}
 	return fmt.Sprintf("server %q does not offer %s", e.Server, e.What)
 }
@@ -95,12 +103,71 @@ func (e *AuthError) Hints() []string {
 	return []string{"pass credentials with -H 'Authorization: Bearer TOKEN', or set \"headers\" in the server's config entry"}
 }
 
+// maxShown bounds how much of one server-originated string a human message
+// quotes; rpcMessageLimit bounds a server's error message kept whole for
+// --json (error.rpc.message) and error.rpc.data.
+const (
+	maxShown        = 500
+	rpcMessageLimit = 64 << 10
+)
+
+// lineBreaks are the characters that end a line for a terminal or for a
+// line-oriented reader: a server's text is cut at the first of them, so it
+// can never forge a line of its own (an "mcpx: ..." line, say).
+const lineBreaks = "\r\n\v\f\x1c\x1d\x1e\u0085\u2028\u2029"
+
+// oneLine makes a server's text fit in a human message: its first line
+// (then " ..."), at most maxShown characters (then "..."). Masking, where
+// needed, comes first (see Conn.shown): a secret must never be cut into a
+// printable prefix.
 func oneLine(s string) string {
 	s = strings.TrimSpace(s)
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
-		s = s[:i] + " ..."
+	cut := false
+	if i := strings.IndexAny(s, lineBreaks); i >= 0 {
+		s, cut = strings.TrimRightFunc(s[:i], unicode.IsSpace), true
+	}
+	s = clipRunes(s, maxShown)
+	if cut {
+		s += " ..."
 	}
 	return s
+}
+
+func shownOr(shown, raw string) string {
+	if shown != "" {
+		return shown
+	}
+	return oneLine(raw)
+}
+
+// clipRunes shortens s to n characters, then "...", without converting
+// all of a huge s.
+func clipRunes(s string, n int) string {
+	i := 0
+	for k := 0; k < n; k++ {
+		if i >= len(s) {
+			return s
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	if i >= len(s) {
+		return s
+	}
+	return s[:i] + "..."
+}
+
+// clipBytes shortens s to at most n bytes, on a character boundary, then
+// "...".
+func clipBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "..."
 }
 
 // BadReplyError: the server answered, but not with what the method returns

@@ -251,8 +251,14 @@ func (f *framer) judge(line []byte) (env envelope, skip bool, msg string) {
 	if !f.inflight.has(string(env.id)) {
 		return env, false, fmt.Sprintf("the server answered request id %s, which mcpx never sent (or which was already answered)", f.clip(env.id, 40))
 	}
-	if env.rpcErr != nil && string(env.rpcErr) != "null" && !validErrorObject(env.rpcErr) {
+	hasErr := env.rpcErr != nil && string(env.rpcErr) != "null"
+	if hasErr && !validErrorObject(env.rpcErr) {
 		return env, false, fmt.Sprintf("the server sent an error reply whose error is not an object with an integer code and a string message: %s", f.clip(line, 80))
+	}
+	if !hasErr && env.result == nil {
+		// Neither a result nor an error ("error": null is no error): mcp-go
+		// would take it for an empty result.
+		return env, false, fmt.Sprintf("the server answered request id %s with neither a result nor an error: %s", f.clip(env.id, 40), f.clip(line, 80))
 	}
 	return env, false, ""
 }

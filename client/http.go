@@ -44,9 +44,40 @@ func (t *limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.mu.Unlock()
 	}
 	events := strings.HasPrefix(strings.ToLower(resp.Header.Get("Content-Type")), "text/event-stream")
-	resp.Body = &limitBody{rc: resp.Body, max: t.max, events: events, limit: t.limit}
+	body := io.ReadCloser(&limitBody{rc: resp.Body, max: t.max, events: events, limit: t.limit})
+	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusAccepted {
+		// An error answer: mcp-go reads all of it into its error message,
+		// of which mcpx shows one clipped line. Read only its start.
+		body = &prefixBody{rc: body, left: errorBodyLimit}
+	}
+	resp.Body = body
 	return resp, nil
 }
+
+// errorBodyLimit is how much of an HTTP error answer (a status other than
+// 200 and 202) is read: enough for a JSON-RPC error, and for the message
+// that quotes its first line.
+const errorBodyLimit = 64 << 10
+
+// prefixBody reads the first left bytes of a body, then reports its end.
+type prefixBody struct {
+	rc   io.ReadCloser
+	left int64
+}
+
+func (b *prefixBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+func (b *prefixBody) Close() error { return b.rc.Close() }
 
 // authChallenge returns the last 401/403 status and the named parameter of
 // its WWW-Authenticate challenge ("" when absent).

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -26,14 +27,107 @@ const (
 type process struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	stdout io.ReadCloser
-	stderr io.Closer
+	stdout *watchedPipe
+	stderr *watchedPipe
 	tail   *tailBuffer
 
 	exited     chan struct{} // closed when the leader has been reaped
 	waitErr    error
 	stderrDone chan struct{}
 	stopOnce   sync.Once
+	stopped    chan struct{} // closed when stop has run
+}
+
+// watchedPipe is one of the server's output pipes as mcpx reads it, with
+// what is needed to tell a reader waiting for more from a busy one.
+type watchedPipe struct {
+	f       io.ReadCloser
+	n       atomic.Int64 // bytes read so far
+	waiting atomic.Bool  // a Read is blocked for data
+	ended   atomic.Bool  // a Read failed (EOF, closed)
+}
+
+func (w *watchedPipe) Read(p []byte) (int, error) {
+	w.waiting.Store(true)
+	n, err := w.f.Read(p)
+	w.waiting.Store(false)
+	w.n.Add(int64(n))
+	if err != nil {
+		w.ended.Store(true)
+	}
+	return n, err
+}
+
+func (w *watchedPipe) Close() error { return w.f.Close() }
+
+// quiet waits until the reader of w is blocked for data that has not come
+// for the whole of d (true), or until max has passed (false), or done.
+func (w *watchedPipe) quiet(d, max time.Duration, done <-chan struct{}) bool {
+	const tick = 10 * time.Millisecond
+	start := time.Now()
+	last, since := w.n.Load(), time.Now()
+	for time.Since(start) < max {
+		select {
+		case <-done:
+			return false
+		case <-time.After(tick):
+		}
+		if n := w.n.Load(); n != last || !w.waiting.Load() {
+			last, since = n, time.Now()
+			continue
+		}
+		if time.Since(since) >= d {
+			return true
+		}
+	}
+	return false
+}
+
+// Bounds on waiting for a server whose leader exited while something it
+// started (in a session of its own) still holds its stdout open, so that
+// the end of stdout never comes: what it wrote before exiting is read for
+// deathGrace of silence, and never longer than deathMax.
+const (
+	deathGrace = 150 * time.Millisecond
+	deathMax   = time.Second
+)
+
+// watchDeath calls dead with the leader's exit status once the leader has
+// exited, nothing is left of its process group, and its stdout, though not
+// ended, has nothing more to give: the reader waits for data and none has
+// come for deathGrace (what the server wrote before exiting has been
+// read), or deathMax has passed since the exit. Something the server
+// started in a session of its own holds the pipe, and no answer will come.
+// (A group member still running may be the server itself, put in the
+// background by a wrapper that exited.) When stdout ends instead, the
+// transport sees it and fails what is in flight itself.
+func (p *process) watchDeath(dead func(status string)) {
+	select {
+	case <-p.exited:
+	case <-p.stopped:
+		return
+	}
+	const tick = 10 * time.Millisecond
+	start := time.Now()
+	last, since := p.stdout.n.Load(), start
+	for {
+		select {
+		case <-p.stopped:
+			return
+		case <-time.After(tick):
+		}
+		if p.stdout.ended.Load() {
+			return
+		}
+		n, waiting := p.stdout.n.Load(), p.stdout.waiting.Load()
+		if n != last || !waiting {
+			last, since = n, time.Now()
+		}
+		if waiting && (time.Since(since) >= deathGrace || time.Since(start) >= deathMax) && !p.groupAlive() {
+			dead(p.exitStatus())
+			return
+		}
+	}
 }
 
 // lookPath finds a command without a slash in the PATH the server itself
@@ -102,13 +196,13 @@ func startProcess(t *Target, onStderr func(string)) (*process, error) {
 		stderr.Close()
 		return nil, err
 	}
-	p := &process{cmd: cmd, stdin: stdin, stdout: stdout, tail: newTailBuffer(64 << 10),
-		exited: make(chan struct{}), stderrDone: make(chan struct{})}
-	p.stderr = stderr
+	p := &process{cmd: cmd, stdin: stdin, stdout: &watchedPipe{f: stdout}, tail: newTailBuffer(64 << 10),
+		exited: make(chan struct{}), stderrDone: make(chan struct{}), stopped: make(chan struct{})}
+	p.stderr = &watchedPipe{f: stderr}
 	go func() {
 		defer close(p.stderrDone)
 		defer stderr.Close()
-		r := bufio.NewReaderSize(stderr, 64<<10)
+		r := bufio.NewReaderSize(p.stderr, 64<<10)
 		for {
 			line, err := r.ReadSlice('\n')
 			if len(line) > 0 {
@@ -174,15 +268,25 @@ func (p *process) stop() {
 			}
 		}
 		// The stderr pipe closes when the last writer exits; a process that
-		// escaped the group could hold it open, so do not wait long.
+		// escaped the group could hold it open, so wait only until what
+		// the group wrote has been read (the pipe is quiet), 500 ms at most.
+		quiet := make(chan struct{})
+		go func() {
+			if p.stderr.quiet(20*time.Millisecond, 500*time.Millisecond, p.stderrDone) {
+				close(quiet)
+			}
+		}()
 		select {
 		case <-p.stderrDone:
-		case <-time.After(500 * time.Millisecond):
+		case <-quiet:
 			_ = p.stderr.Close() // release the reader
+		case <-time.After(500 * time.Millisecond):
+			_ = p.stderr.Close()
 		}
 		// The server is gone: a descendant that escaped the group must not
 		// keep mcpx's stdout reader waiting either.
 		_ = p.stdout.Close()
+		close(p.stopped)
 	})
 }
 
@@ -199,11 +303,33 @@ func (p *process) exitStatus() string {
 	var ee *exec.ExitError
 	if errors.As(p.waitErr, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return fmt.Sprintf("killed by %s", ws.Signal())
+			msg := "was killed by " + signalName(ws.Signal())
+			if ws.CoreDump() {
+				msg += " (core dumped)"
+			}
+			return msg
 		}
 		return fmt.Sprintf("exited with status %d", ee.ExitCode())
 	}
 	return p.waitErr.Error()
+}
+
+// signalNames are the conventional names of the signals a server is likely
+// to die of; syscall.Signal's String gives a description ("killed").
+var signalNames = map[syscall.Signal]string{
+	syscall.SIGHUP: "SIGHUP", syscall.SIGINT: "SIGINT", syscall.SIGQUIT: "SIGQUIT", syscall.SIGILL: "SIGILL",
+	syscall.SIGTRAP: "SIGTRAP", syscall.SIGABRT: "SIGABRT", syscall.SIGBUS: "SIGBUS", syscall.SIGFPE: "SIGFPE",
+	syscall.SIGKILL: "SIGKILL", syscall.SIGUSR1: "SIGUSR1", syscall.SIGSEGV: "SIGSEGV", syscall.SIGUSR2: "SIGUSR2",
+	syscall.SIGPIPE: "SIGPIPE", syscall.SIGALRM: "SIGALRM", syscall.SIGTERM: "SIGTERM", syscall.SIGXCPU: "SIGXCPU",
+	syscall.SIGXFSZ: "SIGXFSZ", syscall.SIGSYS: "SIGSYS",
+}
+
+// signalName is "SIGKILL" for syscall.SIGKILL, or "signal N".
+func signalName(sig syscall.Signal) string {
+	if name, ok := signalNames[sig]; ok {
+		return name
+	}
+	return fmt.Sprintf("signal %d", int(sig))
 }
 
 // tailBuffer keeps the last max bytes written to it.

@@ -32,26 +32,62 @@ func reapGroup(pgid int) {
 	}
 }
 
+// Bounds of StopOrphans: the rounds it makes, the grace of the orphans
+// found after the first round (the first gets stopGrace), and its whole
+// duration.
+const (
+	orphanRounds    = 5
+	orphanLateGrace = 20 * time.Millisecond
+	orphanBudget    = 600 * time.Millisecond
+)
+
 // StopOrphans ends what is left of the servers' descendants when mcpx is
 // done: a process that left its server's group (setsid) but, mcpx being its
 // subreaper, was adopted by mcpx. SIGTERM, at most 100 ms, then SIGKILL.
+// Killing an orphan can orphan its own children, which mcpx adopts only
+// then: StopOrphans looks again and ends those too, round after round
+// until none is left (a few rounds, well under a second in all).
 // Call it after every connection is closed.
 func StopOrphans() {
-	if !hasChildren() {
-		return
+	stopOrphans(orphanRounds, orphanBudget)
+}
+
+func stopOrphans(rounds int, budget time.Duration) {
+	deadline := time.Now().Add(budget)
+	self := os.Getpid()
+	grace := stopGrace
+	for round := 0; round < rounds && hasChildren(); round++ {
+		orphans := childrenOf(self)
+		for _, pid := range orphans {
+			_ = syscall.Kill(pid, syscall.SIGTERM)
+		}
+		waitChildren(time.Now().Add(grace), deadline, func() bool { return !hasChildren() })
+		// SIGKILL what is left, and wait until it is reaped: its children
+		// are mcpx's only once it is gone.
+		left := childrenOf(self)
+		for _, pid := range left {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		waitChildren(time.Now().Add(stopGrace), deadline.Add(stopGrace), func() bool {
+			hasChildren() // reap
+			for _, pid := range left {
+				if syscall.Kill(pid, 0) == nil {
+					return false
+				}
+			}
+			return true
+		})
+		grace = orphanLateGrace
 	}
-	orphans := childrenOf(os.Getpid())
-	for _, pid := range orphans {
-		_ = syscall.Kill(pid, syscall.SIGTERM)
+}
+
+// waitChildren polls done every 2 ms until it is true or the earlier of
+// until and deadline passes.
+func waitChildren(until, deadline time.Time, done func() bool) {
+	if deadline.Before(until) {
+		until = deadline
 	}
-	deadline := time.Now().Add(stopGrace)
-	for hasChildren() && time.Now().Before(deadline) {
-		time.Sleep(2 * time.Millisecond)
-	}
-	for _, pid := range childrenOf(os.Getpid()) {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
-	}
-	for i := 0; i < 50 && hasChildren(); i++ {
+	for !done() && time.Now().Before(until) {
 		time.Sleep(2 * time.Millisecond)
 	}
 }

@@ -8,7 +8,9 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"os"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -40,12 +42,15 @@ type stdioTransport struct {
 	stdin  io.WriteCloser
 	logger *slog.Logger
 
-	writeMu sync.Mutex // one whole line at a time on stdin
+	writeSem chan struct{} // one whole line at a time on stdin (a lock a deadline can give up on)
+	slots    chan struct{} // server requests being handled (maxServerRequests)
 
 	mu        sync.Mutex
 	responses map[string]chan *transport.JSONRPCResponse // by mcp.RequestId.String()
 
 	done      chan struct{} // closed when stdout ends or Close is called
+	closed    context.Context
+	closeCtx  context.CancelFunc // ends closed, with done
 	doneOnce  sync.Once
 	startOnce sync.Once
 	stdinOnce sync.Once
@@ -65,7 +70,9 @@ func newStdioTransport(fr *framer, stdin io.WriteCloser, logger *slog.Logger) *s
 		logger = slog.New(slog.DiscardHandler)
 	}
 	t := &stdioTransport{fr: fr, stdin: stdin, logger: logger, ctx: context.Background(),
-		responses: map[string]chan *transport.JSONRPCResponse{}, done: make(chan struct{})}
+		responses: map[string]chan *transport.JSONRPCResponse{}, done: make(chan struct{}),
+		writeSem: make(chan struct{}, 1), slots: make(chan struct{}, maxServerRequests)}
+	t.closed, t.closeCtx = context.WithCancel(context.Background())
 	fr.stop = t.done
 	return t
 }
@@ -83,7 +90,12 @@ func (t *stdioTransport) Start(ctx context.Context) error {
 	return nil
 }
 
-func (t *stdioTransport) closeDone() { t.doneOnce.Do(func() { close(t.done) }) }
+func (t *stdioTransport) closeDone() {
+	t.doneOnce.Do(func() {
+		close(t.done)
+		t.closeCtx()
+	})
+}
 
 // Close fails whatever is in flight, stops reading and closes the server's
 // stdin. It is safe to call more than once, and concurrently.
@@ -113,12 +125,48 @@ func (t *stdioTransport) SetRequestHandler(h transport.RequestHandler) {
 	t.onRequest = h
 }
 
-// write sends one message as one line.
-func (t *stdioTransport) write(msg []byte) error {
+// maxServerRequests bounds the server's requests handled at once. Past it,
+// the reader waits for one to finish before it reads on: a server sending
+// requests faster than it reads the answers (millions of roots/list) is
+// held back by its own stdout, instead of costing mcpx a goroutine and a
+// queued answer each.
+const maxServerRequests = 16
+
+// write sends one message as one line. It gives up when ctx ends, whether
+// waiting for another line to be written or writing (a server that does
+// not read its stdin fills the pipe): a request's deadline bounds its write
+// too. A line cut short that way leaves stdin unusable, and the connection
+// is failing anyway.
+func (t *stdioTransport) write(ctx context.Context, msg []byte) error {
 	msg = append(msg, '\n')
-	t.writeMu.Lock()
-	defer t.writeMu.Unlock()
+	select {
+	case t.writeSem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-t.writeSem }()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	dl, ok := t.stdin.(interface{ SetWriteDeadline(time.Time) error })
+	if !ok || ctx.Done() == nil {
+		_, err := t.stdin.Write(msg)
+		return err
+	}
+	// Ending ctx interrupts a write blocked on a full pipe.
+	fired := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		_ = dl.SetWriteDeadline(time.Unix(1, 0))
+		close(fired)
+	})
 	_, err := t.stdin.Write(msg)
+	if !stop() {
+		<-fired
+		_ = dl.SetWriteDeadline(time.Time{})
+		if err != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+			err = ctx.Err()
+		}
+	}
 	return err
 }
 
@@ -148,8 +196,11 @@ func (t *stdioTransport) SendRequest(ctx context.Context, req transport.JSONRPCR
 	t.mu.Lock()
 	t.responses[key] = ch
 	t.mu.Unlock()
-	if err := t.write(b); err != nil {
+	if err := t.write(ctx, b); err != nil {
 		t.forget(key)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, fmt.Errorf("failed to write request: %w", err)
 	}
 	select {
@@ -182,7 +233,10 @@ func (t *stdioTransport) SendNotification(ctx context.Context, n mcp.JSONRPCNoti
 	if err != nil {
 		return fmt.Errorf("failed to marshal notification: %w", err)
 	}
-	if err := t.write(b); err != nil {
+	if err := t.write(ctx, b); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		return fmt.Errorf("failed to write notification: %w", err)
 	}
 	return nil
@@ -262,38 +316,60 @@ func decodeMember(raw []byte, v any) bool {
 }
 
 // handleRequest answers a request from the server with the request handler
-// (in its own goroutine), or with "method not found" when there is none.
+// (in a goroutine of its own, at most maxServerRequests at once: past that
+// it waits, and so does the reader), or with "method not found" when there
+// is none.
 func (t *stdioTransport) handleRequest(req transport.JSONRPCRequest) {
 	t.hmu.RLock()
 	h, ctx := t.onRequest, t.ctx
 	t.hmu.RUnlock()
 	if h == nil {
-		t.respond(transport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, "No request handler configured", nil))
+		t.respond(ctx, transport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, "No request handler configured", nil))
+		return
+	}
+	select {
+	case t.slots <- struct{}{}:
+	case <-t.done:
 		return
 	}
 	go func() {
+		defer func() { <-t.slots }()
 		if err := ctx.Err(); err != nil {
-			t.respond(transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, err.Error(), nil))
+			t.respond(ctx, transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, err.Error(), nil))
 			return
 		}
 		resp, err := h(ctx, req)
 		if err != nil {
-			t.respond(transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, err.Error(), nil))
+			t.respond(ctx, transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, err.Error(), nil))
 			return
 		}
 		if resp != nil {
-			t.respond(resp)
+			t.respond(ctx, resp)
 		}
 	}()
 }
 
-func (t *stdioTransport) respond(resp *transport.JSONRPCResponse) {
+// respond writes the answer to a server request, giving up when the
+// transport is closed or ctx ends.
+func (t *stdioTransport) respond(ctx context.Context, resp *transport.JSONRPCResponse) {
 	b, err := json.Marshal(resp)
 	if err != nil {
 		t.logger.Error("Error marshaling response", "err", err)
 		return
 	}
-	if err := t.write(b); err != nil {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(t.closed, cancel)()
+	if err := t.write(wctx, b); err != nil && t.isOpen() {
 		t.logger.Error("Error writing response", "err", err)
+	}
+}
+
+func (t *stdioTransport) isOpen() bool {
+	select {
+	case <-t.done:
+		return false
+	default:
+		return true
 	}
 }
