@@ -35,7 +35,7 @@ func (c *Conn) ReadResource(ctx context.Context, uri string) (json.RawMessage, e
 		return raw, err
 	}
 	hint := []string{"see what it offers: mcpx catalog " + c.T.Name + " --kind resource --kind resource_template"}
-	answer := fmt.Sprintf("%s (code %d)", oneLine(se.RPC.Message), se.RPC.Code)
+	answer := fmt.Sprintf("%s (code %d)", se.Shown(), se.RPC.Code)
 	switch se.RPC.Code {
 	case codeResourceNotFound:
 		return nil, &NotFoundError{What: "resource", Name: uri, RPC: &se.RPC, Hints: hint,

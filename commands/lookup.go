@@ -47,7 +47,7 @@ func (a *app) lookup(ctx context.Context, conn *client.Conn, srv, kind, name str
 		switch {
 		case p.Code != "list_failed" || p.Err == nil:
 		case errors.As(p.Err, &se):
-			why = fmt.Sprintf("failed (%s, code %d)", render.Clip(oneLineText(se.RPC.Message), 200), se.RPC.Code)
+			why = fmt.Sprintf("failed (%s, code %d)", se.Shown(), se.RPC.Code)
 		case errors.As(p.Err, &ue):
 			why = "failed (the server does not know " + ue.Method + ")"
 		default:
