@@ -430,15 +430,10 @@ func (c *Conn) Stderr(n int) []string {
 	return lines
 }
 
-// call runs one request and returns the raw result the server sent.
-// When mcp-go fails only to decode that result, the raw result is returned
-// with a nil error: the caller parses it defensively.
-func (c *Conn) call(ctx context.Context, method string, do func(context.Context) error) (json.RawMessage, error) {
-	return c.callRaw(ctx, method, nil, do)
-}
-
-// callRaw is call for a result mcpx parses itself: mcp-go gets substitute
-// (when not nil) instead of the result, and the raw result is returned.
+// callRaw runs one request and returns the raw result the server sent:
+// mcpx parses results itself. mcp-go gets substitute (when not nil)
+// instead of the result; when mcp-go fails only to decode a result, the raw
+// result is returned with a nil error.
 func (c *Conn) callRaw(ctx context.Context, method string, substitute json.RawMessage, do func(context.Context) error) (json.RawMessage, error) {
 	c.setPhase(method)
 	if c.debug != nil {
