@@ -731,6 +731,20 @@ func typePair(p pair, sc *toolSchema) (json.RawMessage, error) {
 	if t.str {
 		return jsonString(p.Value), nil
 	}
+	if p.File != "" {
+		// KEY=@FILE and KEY=@- read a string, verbatim (CONTRACT §3), as
+		// httpie's field=@file does; KEY:=@FILE reads JSON. A string where
+		// the schema wants something else is a bad value, never coerced.
+		exp, what := t.expected(), t.expected()
+		if len(t.kinds) == 1 {
+			what = kindPhrase(t.kinds[0])
+		}
+		return nil, &UsageError{
+			Msg:     fmt.Sprintf("argument %q: %s is a string (KEY=@FILE reads text, verbatim), and %q takes %s", p.Key, valueSource(p), p.Key, what),
+			Hints:   []string{fmt.Sprintf("%s:=@%s reads a JSON value from the file instead", p.Key, p.File)},
+			Details: map[string]any{"key": p.Key, "value": argClip(p.Value, valueClip), "expected": exp},
+		}
+	}
 	v := []byte(strings.TrimSpace(p.Value))
 	if json.Valid(v) && t.allows(valueKind(v)) {
 		var b bytes.Buffer

@@ -364,9 +364,9 @@ func TestToolArgs(t *testing.T) {
 		{"integer zero", typedSchema, "", []string{"i=0"}, "", `{"i":0}`},
 		{"integer negative zero", typedSchema, "", []string{"i=-0"}, "", `{"i":-0}`},
 		{"integer big", typedSchema, "", []string{"i=12345678901234567890"}, "", `{"i":12345678901234567890}`},
-		{"integer from file with newline", typedSchema, "", []string{"i=@count.txt"}, "", `{"i":42}`},
-		{"integer big from file", typedSchema, "", []string{"i=@big.txt"}, "", `{"i":12345678901234567890}`},
-		{"integer from stdin", typedSchema, "", []string{"i=@-"}, "\t-3\r\n", `{"i":-3}`},
+		{"integer from file with newline, as JSON", typedSchema, "", []string{"i:=@count.txt"}, "", `{"i":42}`},
+		{"integer big from file, as JSON", typedSchema, "", []string{"i:=@big.txt"}, "", `{"i":12345678901234567890}`},
+		{"integer from stdin, as JSON", typedSchema, "", []string{"i:=@-"}, "\t-3\r\n", `{"i":-3}`},
 
 		// booleans, null
 		{"true", typedSchema, "", []string{"b=true"}, "", `{"b":true}`},
@@ -376,11 +376,11 @@ func TestToolArgs(t *testing.T) {
 		// arrays and objects: compacted, digits and characters kept
 		{"array of objects", typedSchema, "", []string{`a=[ {"x": 1}, {"y": [1, 2.50, 1e400]} ]`}, "", `{"a":[{"x":1},{"y":[1,2.50,1e400]}]}`},
 		{"array empty", typedSchema, "", []string{"a=[]"}, "", `{"a":[]}`},
-		{"array from file", typedSchema, "", []string{"a=@list.json"}, "", `{"a":[{"x":1},{"y":null}]}`},
+		{"array from file, as JSON", typedSchema, "", []string{"a:=@list.json"}, "", `{"a":[{"x":1},{"y":null}]}`},
 		{"object", typedSchema, "", []string{`o={ "k": "<v>&", "n": 12345678901234567890 }`}, "", `{"o":{"k":"<v>&","n":12345678901234567890}}`},
 		{"object escapes kept", typedSchema, "", []string{`o={"k":"\u003c\n"}`}, "", `{"o":{"k":"\u003c\n"}}`},
-		{"object from file", typedSchema, "", []string{"o=@payload.json"}, "", `{"o":{"a":[1,2.50,1e400],"b":"<&>"}}`},
-		{"object from stdin", typedSchema, "", []string{"o=@-"}, "\n{\"q\": true}\n\n", `{"o":{"q":true}}`},
+		{"object from file, as JSON", typedSchema, "", []string{"o:=@payload.json"}, "", `{"o":{"a":[1,2.50,1e400],"b":"<&>"}}`},
+		{"object from stdin", typedSchema, "", []string{"o:=@-"}, "\n{\"q\": true}\n\n", `{"o":{"q":true}}`},
 
 		// no type, unions, anyOf/oneOf, $ref
 		{"no type is string", typedSchema, "", []string{"u=42"}, "", `{"u":"42"}`},
@@ -528,7 +528,7 @@ func TestToolArgsErrors(t *testing.T) {
 		{"integer quoted", typedSchema, "", []string{`i="1"`},
 			`argument "i": "\"1\"" is not an integer`, bad("i", `"1"`, "integer"), ""},
 		{"integer from file", typedSchema, "", []string{"i=@note.txt"},
-			`argument "i": the content of note.txt is not an integer`, bad("i", "line one\nline two\n", "integer"), ""},
+			`argument "i": the content of note.txt is a string (KEY=@FILE reads text, verbatim), and "i" takes an integer`, bad("i", "line one\nline two\n", "integer"), ""},
 		{"number leading zero", typedSchema, "", []string{"n=01"},
 			`argument "n": "01" is not a number`, bad("n", "01", "number"), `"n" takes a number, e.g. n=3.14; n:=JSON`},
 		{"number bare fraction", typedSchema, "", []string{"n=.5"},
@@ -568,7 +568,7 @@ func TestToolArgsErrors(t *testing.T) {
 		{"object given null", typedSchema, "", []string{"o=null"},
 			`argument "o": "null" is not a JSON object`, bad("o", "null", "object"), ""},
 		{"object from stdin", typedSchema, "", []string{"o=@-"},
-			`argument "o": the value read from stdin is not a JSON object`, bad("o", "data", "object"), ""},
+			`argument "o": the value read from stdin is a string (KEY=@FILE reads text, verbatim), and "o" takes a JSON object`, bad("o", "data", "object"), ""},
 		{"union fraction", typedSchema, "", []string{"un=4.5"},
 			`argument "un": "4.5" is not one of integer, null`, bad("un", "4.5", "one of integer, null"), `"un" takes one of integer, null, e.g. un=42; un:=JSON`},
 		{"union word", typedSchema, "", []string{"un=x"},

@@ -23,9 +23,9 @@ func (a *app) newInvokeCmd() *cli.Command {
 		ArgsUsage: "SRV TOOL [KEY=VALUE ...]",
 		Description: "KEY=VALUE is typed by the tool's input schema: a string stays a string; number, integer and boolean " +
 			"are parsed (numbers keep their digits); arrays and objects take JSON; a property with no type, or a union " +
-			"that includes string, takes the string. KEY:=JSON passes raw JSON (KEY:=@FILE reads it from FILE). KEY=@FILE " +
-			"and KEY=@- read the value from FILE or stdin (verbatim for a string; trimmed of surrounding white space for " +
-			"other types), KEY=@@x is the literal @x. --args gives the whole argument object as JSON (inline, @FILE or -); " +
+			"that includes string, takes the string. KEY:=JSON passes raw JSON (KEY:=@FILE and KEY:=@- read it from FILE " +
+			"or stdin). KEY=@FILE and KEY=@- read a string, verbatim, from FILE or stdin (for a property that is not a " +
+			"string that is a bad value: use KEY:=@FILE), KEY=@@x is the literal @x. --args gives the whole argument object as JSON (inline, @FILE or -); " +
 			"pairs are merged over it. Missing required keys and keys the schema forbids are refused before anything is " +
 			"sent, and so is a tool the server's complete listing lacks. When no schema is known (the listing failed, or " +
 			"the tool has none) values are sent as strings, unchecked, with a note. The tool is called even when the server " +
