@@ -31,10 +31,10 @@ func (c *Conn) classifyCall(ctx context.Context, method string, err error, s *si
 	if le := c.limit.get(); le != nil {
 		return le
 	}
-	if c.limit.violation() == "" && s.bareReplies() > 0 {
+	if how := s.brokenReply(); c.limit.violation() == "" && how != "" {
 		// Over HTTP and SSE (over stdio the framer has refused the line).
 		return &ConnectError{Server: c.T.Name, Phase: method, Err: err,
-			Msg: fmt.Sprintf("the server answered %s with neither a result nor an error, which breaks JSON-RPC", method)}
+			Msg: fmt.Sprintf("the server answered %s with %s, which breaks JSON-RPC", method, how)}
 	}
 	if ctx.Err() == nil {
 		if d := s.lastError(); d != nil {

@@ -443,7 +443,7 @@ func (c *Conn) callRaw(ctx context.Context, method string, substitute json.RawMe
 	gctx, cancel := c.guard(ctx)
 	err := do(withSink(gctx, s))
 	cancel()
-	if s.bareReplies() > 0 {
+	if s.brokenReply() != "" {
 		return nil, c.classifyCall(ctx, method, err, s)
 	}
 	raw := s.lastResult()

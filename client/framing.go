@@ -255,6 +255,9 @@ func (f *framer) judge(line []byte) (env envelope, skip bool, msg string) {
 	if hasErr && !validErrorObject(env.rpcErr) {
 		return env, false, fmt.Sprintf("the server sent an error reply whose error is not an object with an integer code and a string message: %s", f.clip(line, 80))
 	}
+	if hasErr && env.result != nil && string(env.result) != "null" {
+		return env, false, fmt.Sprintf("the server answered request id %s with both a result and an error: %s", f.clip(env.id, 40), f.clip(line, 80))
+	}
 	if !hasErr && env.result == nil {
 		// Neither a result nor an error ("error": null is no error): mcp-go
 		// would take it for an empty result.

@@ -308,11 +308,13 @@ func TestHTTPErrorBodyBounded(t *testing.T) {
 // "error": null is none.
 func TestFramerNoResultNoError(t *testing.T) {
 	for line, ok := range map[string]bool{
-		`{"jsonrpc":"2.0","id":1}`:                                  false,
-		`{"jsonrpc":"2.0","id":1,"error":null}`:                     false,
-		`{"jsonrpc":"2.0","id":1,"result":null}`:                    true,
-		`{"jsonrpc":"2.0","id":1,"result":{},"error":null}`:         true,
-		`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}`: true,
+		`{"jsonrpc":"2.0","id":1}`:                                                false,
+		`{"jsonrpc":"2.0","id":1,"error":null}`:                                   false,
+		`{"jsonrpc":"2.0","id":1,"result":null}`:                                  true,
+		`{"jsonrpc":"2.0","id":1,"result":{},"error":null}`:                       true,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}`:               true,
+		`{"jsonrpc":"2.0","id":1,"result":null,"error":{"code":1,"message":"m"}}`: true,
+		`{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}`:   false,
 	} {
 		ids := &inflight{}
 		ids.add("1")
@@ -322,7 +324,7 @@ func TestFramerNoResultNoError(t *testing.T) {
 		var pe *ProtocolError
 		if got := !errors.As(err, &pe); got != ok {
 			t.Errorf("%s: error %v", line, err)
-		} else if !ok && !strings.Contains(pe.Msg, "answered request id 1 with neither a result nor an error") {
+		} else if !ok && !strings.Contains(pe.Msg, "answered request id 1 with neither a result nor an error") && !strings.Contains(pe.Msg, "answered request id 1 with both a result and an error") {
 			t.Errorf("%s: %s", line, pe.Msg)
 		}
 	}

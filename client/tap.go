@@ -22,8 +22,9 @@ type sink struct {
 	substitute json.RawMessage
 	// rewrite, when set, makes the substitute from each result instead.
 	rewrite func(json.RawMessage) json.RawMessage
-	// bare counts the responses with neither a result nor an error.
-	bare int
+	// broken says how the first response that JSON-RPC does not allow was
+	// wrong: "neither a result nor an error", or "both a result and an error".
+	broken string
 }
 
 // setRewrite sets rewrite; it is called before the request is sent.
@@ -33,12 +34,12 @@ func (s *sink) setRewrite(f func(json.RawMessage) json.RawMessage) {
 	s.mu.Unlock()
 }
 
-// bareReplies reports how many responses carried neither a result nor an
-// error (or "error": null and no result), which JSON-RPC does not allow.
-func (s *sink) bareReplies() int {
+// brokenReply says how a response broke JSON-RPC (neither a result nor an
+// error, "error": null counting as none; or both), or "".
+func (s *sink) brokenReply() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.bare
+	return s.broken
 }
 
 type sinkKey struct{}
@@ -98,11 +99,18 @@ func (t *tap) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*t
 	}
 	if s, ok := ctx.Value(sinkKey{}).(*sink); ok && err == nil && resp != nil {
 		s.mu.Lock()
-		if resp.Error != nil {
+		switch {
+		case resp.Error != nil && resp.Result != nil && string(resp.Result) != "null":
+			if s.broken == "" {
+				s.broken = "both a result and an error"
+			}
+		case resp.Error != nil:
 			s.errs = append(s.errs, resp.Error)
-		} else if resp.Result == nil {
-			s.bare++ // no substitute: mcp-go fails to decode nothing, and callRaw reports it
-		} else {
+		case resp.Result == nil:
+			if s.broken == "" { // no substitute: mcp-go decodes nothing, and callRaw reports it
+				s.broken = "neither a result nor an error"
+			}
+		default:
 			s.results = append(s.results, resp.Result) // a fresh slice, decoded for this response
 			if sub := s.substitute; sub != nil || s.rewrite != nil {
 				if s.rewrite != nil {
