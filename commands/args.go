@@ -299,26 +299,38 @@ func promptArgs(prompt string, pairs []pair, declared []client.PromptArgument) (
 		}
 	}
 	if len(unknown) > 0 {
-		var msg string
-		if len(names) == 0 {
-			msg = fmt.Sprintf("prompt %q takes no arguments, got %s", prompt, quoteList(unknown))
-		} else {
-			msg = fmt.Sprintf("prompt %q has no %s %s; it declares: %s", prompt, plural(len(unknown), "argument"), quoteList(unknown), strings.Join(names, ", "))
-		}
-		var hints []string
-		for _, u := range unknown {
-			if n := argNearest(u, names); n != "" {
-				hints = append(hints, fmt.Sprintf("did you mean %q instead of %q?", n, u))
-			}
-		}
-		details := map[string]any{"declared": names, "unknown": unknown}
-		if len(missing) > 0 { // a typo usually explains both
-			details["missing"] = missingNames
-			hints = append(hints, "also missing: "+strings.Join(missingNames, ", "))
-		}
-		return nil, nil, &UsageError{Msg: msg, Hints: hints, Details: details}
+		return nil, nil, undeclaredError("prompt", prompt, "has no", "unknown", unknown, names, missingNames)
 	}
 	return values, missing, nil
+}
+
+// undeclaredError: arguments a prompt or tool does not declare (exit 2),
+// with the declared names, close matches, and the missing ones too (a typo
+// usually explains both). Details: detailKey (the extra names), "declared",
+// and "missing" when some are.
+func undeclaredError(kind, name, verb, detailKey string, extra, declared, missing []string) error {
+	var msg string
+	if len(declared) == 0 {
+		msg = fmt.Sprintf("%s %q takes no arguments, got %s", kind, name, quoteList(extra))
+	} else {
+		shown := declared
+		if len(shown) > 50 { // a server can declare thousands
+			shown = append(slices.Clone(shown[:50]), fmt.Sprintf("and %d more", len(declared)-50))
+		}
+		msg = fmt.Sprintf("%s %q %s %s %s; it declares: %s", kind, name, verb, plural(len(extra), "argument"), quoteList(extra), strings.Join(shown, ", "))
+	}
+	var hints []string
+	for _, x := range extra {
+		if n := argNearest(x, declared); n != "" {
+			hints = append(hints, fmt.Sprintf("did you mean %q instead of %q?", n, x))
+		}
+	}
+	d := map[string]any{detailKey: extra, "declared": declared}
+	if len(missing) > 0 {
+		d["missing"] = missing
+		hints = append(hints, "also missing: "+strings.Join(missing, ", "))
+	}
+	return &UsageError{Msg: msg, Hints: hints, Details: d}
 }
 
 // missingPromptArgs is the exit-2 error listing every missing required argument
@@ -544,24 +556,7 @@ func (sc *toolSchema) check(tool string, keys []string) error {
 			}
 		}
 		if len(forbidden) > 0 {
-			var msg string
-			if len(declared) == 0 {
-				msg = fmt.Sprintf("tool %q takes no arguments, got %s", tool, quoteList(forbidden))
-			} else {
-				msg = fmt.Sprintf("tool %q does not accept %s %s; it declares: %s", tool, plural(len(forbidden), "argument"), quoteList(forbidden), strings.Join(declared, ", "))
-			}
-			var hints []string
-			for _, f := range forbidden {
-				if n := argNearest(f, declared); n != "" {
-					hints = append(hints, fmt.Sprintf("did you mean %q instead of %q?", n, f))
-				}
-			}
-			d := map[string]any{"forbidden": forbidden, "declared": declared}
-			if len(missing) > 0 {
-				d["missing"] = missing
-				hints = append(hints, "also missing: "+strings.Join(missing, ", "))
-			}
-			return &UsageError{Msg: msg, Hints: hints, Details: d}
+			return undeclaredError("tool", tool, "does not accept", "forbidden", forbidden, declared, missing)
 		}
 	}
 	if len(missing) > 0 {
