@@ -144,7 +144,6 @@ func (a *app) newRoot() *cli.Command {
 			"renders the result through one content policy and prints it as text or JSON.",
 		Writer:                    a.s.RawOut,
 		ErrWriter:                 a.s.Err,
-		EnableShellCompletion:     true,
 		DisableSliceFlagSeparator: true,
 		HideHelpCommand:           true,
 		Flags: []cli.Flag{
@@ -178,7 +177,9 @@ func (a *app) newRoot() *cli.Command {
 			a.newReadCmd(),
 			a.newPromptCmd(),
 			a.newInvokeCmd(),
+			a.newCompletionCmd(),
 			a.newServeDemoCmd(),
+			a.newCompleteCmd(),
 		},
 		ExitErrHandler: func(context.Context, *cli.Command, error) {},
 	}

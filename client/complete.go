@@ -1,0 +1,57 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// CompleteRef is what a completion/complete request completes an argument
+// of: a prompt (by name) or a resource template (by its template string).
+type CompleteRef struct {
+	Prompt string // ref/prompt when set
+	URI    string // ref/resource otherwise
+}
+
+// Complete asks the server for values of one argument (completion/complete),
+// with the values of other arguments in args (context.arguments). A server
+// without the completions capability is refused before any request. The
+// values are returned as the server sent them, strings only: a value of
+// another JSON type is skipped, never the whole answer.
+func (c *Conn) Complete(ctx context.Context, ref CompleteRef, arg, value string, args map[string]string) ([]string, error) {
+	if !c.Caps.Completions {
+		return nil, &UnsupportedError{Server: c.T.Name, What: "completions"}
+	}
+	raw, err := c.callRaw(ctx, "completion/complete", json.RawMessage(`{"completion":{"values":[]}}`), func(ctx context.Context) error {
+		req := mcp.CompleteRequest{}
+		if ref.Prompt != "" {
+			req.Params.Ref = mcp.PromptReference{Type: "ref/prompt", Name: ref.Prompt}
+		} else {
+			req.Params.Ref = mcp.ResourceReference{Type: "ref/resource", URI: ref.URI}
+		}
+		req.Params.Argument = mcp.CompleteArgument{Name: arg, Value: value}
+		req.Params.Context = mcp.CompleteContext{Arguments: args}
+		_, err := c.mc.Complete(ctx, req)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var res struct {
+		Completion struct {
+			Values []json.RawMessage `json:"values"`
+		} `json:"completion"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, &ServerError{Server: c.T.Name, Method: "completion/complete", RPC: RPCError{Message: "the result is not a completion: " + err.Error()}}
+	}
+	values := make([]string, 0, len(res.Completion.Values))
+	for _, v := range res.Completion.Values {
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			values = append(values, s)
+		}
+	}
+	return values, nil
+}

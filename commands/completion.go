@@ -1,0 +1,443 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/completions"
+	"github.com/mcpx-cli/mcpx/output"
+	"github.com/mcpx-cli/mcpx/render"
+)
+
+// completeBudget is the default bound on one TAB: server start, initialize
+// and every request ($MCPX_COMPLETE_TIMEOUT changes it).
+const completeBudget = 2 * time.Second
+
+// completeCommand is the hidden command the completion scripts call.
+const completeCommand = "__complete"
+
+func (a *app) newCompletionCmd() *cli.Command {
+	return &cli.Command{
+		Name:      "completion",
+		Usage:     "print the shell completion script for bash, zsh or fish",
+		ArgsUsage: "bash|zsh|fish",
+		Description: "Prints a completion script that completes live, from the servers themselves: server names, then " +
+			"prompt, tool and resource names, then ARG=, KEY= and VAR= for what is not typed yet, then argument values " +
+			"the server suggests (completion/complete). Each TAB has one budget of 2s ($MCPX_COMPLETE_TIMEOUT) for " +
+			"starting the server, initializing and every request; a timeout, an error, an unknown server or one that " +
+			"needs authentication gives no suggestions. Completion never prompts, never authenticates and never starts " +
+			"a server from an untrusted project file.\n\n" +
+			"bash (no bash-completion package needed):  source <(mcpx completion bash)   in ~/.bashrc\n" +
+			"zsh (runs compinit if it has not run):      source <(mcpx completion zsh)    in ~/.zshrc\n" +
+			"fish:                                       mcpx completion fish > ~/.config/fish/completions/mcpx.fish\n\n" +
+			"EXIT STATUS: 0, or 2 for a shell other than bash, zsh and fish.",
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			args := cmd.Args().Slice()
+			if len(args) != 1 {
+				return argCountError("completion", "one shell: bash, zsh or fish", args, "")
+			}
+			script, err := completions.Script(args[0], cmd.Root().Name)
+			if err != nil {
+				return &UsageError{Msg: err.Error()}
+			}
+			_, err = io.WriteString(a.s.RawOut, script)
+			return err
+		},
+	}
+}
+
+func (a *app) newCompleteCmd() *cli.Command {
+	return &cli.Command{
+		Name:            completeCommand,
+		Hidden:          true,
+		SkipFlagParsing: true,
+		Usage:           "answer a completion script (bash TYPE WORDBREAKS LINE | zsh -- WORDS... CUR | fish -- WORDS... CUR)",
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			a.completeLine(ctx, cmd.Root(), cmd.Args().Slice())
+			return nil // completion never fails out loud
+		},
+	}
+}
+
+// completeLine answers one TAB. Nothing but the answer is ever written:
+// notes, warnings and errors are dropped, and a problem of any kind is an
+// empty answer.
+func (a *app) completeLine(ctx context.Context, root *cli.Command, args []string) {
+	quiet, _, _ := output.ForTest(false)
+	a.log = output.NewLog(quiet, false, false)
+	if len(args) < 1 {
+		return
+	}
+	shell, args := args[0], args[1:]
+	var words []string
+	var cur string
+	var bash completions.BashWord
+	compType := '\t'
+	switch shell {
+	case "bash":
+		if len(args) != 3 {
+			return
+		}
+		if n, err := strconv.Atoi(args[0]); err == nil {
+			compType = rune(n)
+		}
+		bash = completions.SplitBash(args[2], args[1])
+		if len(bash.Words) == 0 {
+			return
+		}
+		words, cur = skipProgram(bash.Words), bash.Cur
+	case "zsh", "fish":
+		if len(args) > 0 && args[0] == "--" {
+			args = args[1:]
+		}
+		if len(args) == 0 {
+			return
+		}
+		words, cur = args[:len(args)-1], args[len(args)-1]
+	default:
+		return
+	}
+	spec := completionSpec(root)
+	line := completions.Parse(spec, words)
+	ctx, cancel := context.WithTimeout(ctx, completeTimeout(a.getenv("MCPX_COMPLETE_TIMEOUT")))
+	defer cancel()
+	src := &completeSource{a: a, line: line}
+	defer src.close()
+	res := completions.Complete(ctx, line, cur, src)
+	if shell == "bash" {
+		_ = completions.WriteBash(a.s.RawOut, res, bash, int(compType))
+	} else {
+		_ = completions.WriteTabbed(a.s.RawOut, res)
+	}
+}
+
+// skipProgram drops the program name and any VAR=value assignments before it.
+func skipProgram(words []string) []string {
+	for i, w := range words {
+		if !strings.Contains(w, "=") || strings.HasPrefix(w, "=") {
+			return words[i+1:]
+		}
+	}
+	return nil
+}
+
+// completeTimeout reads $MCPX_COMPLETE_TIMEOUT: a Go duration ("500ms") or
+// seconds ("1.5"); anything else, or a value that is not positive, is the
+// default.
+func completeTimeout(v string) time.Duration {
+	if v == "" {
+		return completeBudget
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		f, ferr := strconv.ParseFloat(v, 64)
+		if ferr != nil || f > 3600 {
+			return completeBudget
+		}
+		d = time.Duration(f * float64(time.Second))
+	}
+	if d <= 0 {
+		return completeBudget
+	}
+	return d
+}
+
+// completionSpec describes the visible command tree for completion.
+func completionSpec(root *cli.Command) *completions.Spec {
+	spec := &completions.Spec{Flags: specFlags(root)}
+	for _, c := range root.Commands {
+		if c.Hidden {
+			continue
+		}
+		spec.Commands = append(spec.Commands, completions.Command{Name: c.Name, Usage: c.Usage, Flags: specFlags(c)})
+	}
+	return spec
+}
+
+func specFlags(c *cli.Command) []completions.Flag {
+	var out []completions.Flag
+	for _, f := range c.Flags {
+		names := f.Names()
+		if slices.Contains(names, "help") || slices.Contains(names, "version") {
+			continue
+		}
+		sf := completions.Flag{Names: names}
+		if d, ok := f.(cli.DocGenerationFlag); ok {
+			sf.TakesValue, sf.Usage = d.TakesValue(), d.GetUsage()
+		}
+		switch names[0] {
+		case "config", "output":
+			sf.Path = completions.Files
+		case "cache-dir":
+			sf.Path = completions.Dirs
+		case "kind":
+			sf.Values = []string{client.KindTool, client.KindResource, client.KindTemplate, client.KindPrompt}
+		case "protocol-version":
+			sf.Values = client.ProtocolVersions()
+		}
+		out = append(out, sf)
+	}
+	return out
+}
+
+// completeSource answers completion from the config and the servers. It
+// holds at most one connection (a line names one server), opened on first
+// use under the TAB's deadline and closed (the server stopped) at the end.
+// Config is read as a command would read it, except that a project file is
+// used only when the user's config trusts it: --project on the line being
+// completed is not a decision the user has made yet.
+type completeSource struct {
+	a    *app
+	line *completions.Line
+
+	cfg    *client.Config
+	cfgErr error
+	loaded bool
+
+	srv  string
+	conn *client.Conn
+	err  error
+	done func()
+}
+
+func (s *completeSource) config() (*client.Config, error) {
+	if !s.loaded {
+		s.loaded = true
+		file := s.a.getenv("MCPX_CONFIG")
+		if v := s.line.Flag("config"); len(v) > 0 {
+			file = v[len(v)-1]
+		}
+		s.cfg, s.cfgErr = client.Load(client.LoadOptions{File: file, Cwd: s.a.cwd, Getenv: s.a.getenv})
+	}
+	return s.cfg, s.cfgErr
+}
+
+func (s *completeSource) close() {
+	if s.done != nil {
+		s.done()
+	}
+}
+
+// open connects to srv (once) within ctx's deadline.
+func (s *completeSource) open(ctx context.Context, srv string) (*client.Conn, error) {
+	if s.conn != nil || s.err != nil {
+		if s.srv != srv {
+			return nil, context.Canceled
+		}
+		return s.conn, s.err
+	}
+	s.srv = srv
+	s.conn, s.err = s.dial(ctx, srv)
+	return s.conn, s.err
+}
+
+func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, error) {
+	var cfg *client.Config
+	if client.IsURL(srv) {
+		cfg = &client.Config{}
+	} else {
+		var err error
+		if cfg, err = s.config(); err != nil {
+			return nil, err
+		}
+	}
+	server, err := cfg.Lookup(srv, s.a.self)
+	if err != nil {
+		return nil, err
+	}
+	pv := client.DefaultProtocolVersion
+	if v := s.line.Flag("protocol-version"); len(v) > 0 && slices.Contains(client.ProtocolVersions(), v[len(v)-1]) {
+		pv = v[len(v)-1]
+	}
+	var headers []string
+	for _, h := range s.line.Flag("header") {
+		if _, _, err := client.ParseHeader(h); err == nil {
+			headers = append(headers, h)
+		}
+	}
+	deadline, _ := ctx.Deadline()
+	t, err := client.Resolve(server, client.ResolveOptions{Getenv: s.a.getenv, Environ: s.a.environ, Headers: headers, Timeout: time.Until(deadline)})
+	if err != nil {
+		return nil, err
+	}
+	conn, err := client.Connect(ctx, t, client.Options{
+		ProtocolVersion: pv,
+		ClientVersion:   version(),
+		MessageCeiling:  render.MessageCeiling,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.done = conn.Close
+	return conn, nil
+}
+
+func (s *completeSource) Servers() []completions.Candidate {
+	var out []completions.Candidate
+	cfg, err := s.config()
+	if err == nil {
+		for _, name := range cfg.Names() {
+			srv := cfg.Servers[name]
+			out = append(out, completions.Candidate{Value: name, Desc: srv.Transport + " " + srv.Target()})
+		}
+	}
+	if cfg == nil || cfg.Servers[client.DemoName] == nil {
+		out = append(out, completions.Candidate{Value: client.DemoName, Desc: "built-in demo server"})
+	}
+	return out
+}
+
+// list lists one kind the server advertises (nothing for one it does not).
+func (s *completeSource) list(ctx context.Context, srv, kind string) ([]*client.Item, error) {
+	conn, err := s.open(ctx, srv)
+	if err != nil {
+		return nil, err
+	}
+	switch kind {
+	case client.KindTool:
+		if !conn.Caps.Tools {
+			return nil, nil
+		}
+	case client.KindResource, client.KindTemplate:
+		if !conn.Caps.Resources {
+			return nil, nil
+		}
+	case client.KindPrompt:
+		if !conn.Caps.Prompts {
+			return nil, nil
+		}
+	}
+	items, _, err := conn.List(ctx, kind)
+	return items, err
+}
+
+func itemDesc(it *client.Item) string {
+	for _, p := range []*string{it.Description, it.Title, it.Name} {
+		if p != nil && strings.TrimSpace(*p) != "" {
+			return *p
+		}
+	}
+	return ""
+}
+
+func (s *completeSource) Prompts(ctx context.Context, srv string) ([]completions.Prompt, error) {
+	items, err := s.list(ctx, srv, client.KindPrompt)
+	out := make([]completions.Prompt, 0, len(items))
+	for _, it := range items {
+		p := completions.Prompt{Name: it.ID, Desc: itemDesc(it)}
+		for _, arg := range it.Arguments {
+			d := ""
+			if arg.Description != nil {
+				d = *arg.Description
+			}
+			p.Args = append(p.Args, completions.PromptArg{Name: arg.Name, Desc: d, Required: arg.Required})
+		}
+		out = append(out, p)
+	}
+	return out, err
+}
+
+func (s *completeSource) Tools(ctx context.Context, srv string) ([]completions.Tool, error) {
+	items, err := s.list(ctx, srv, client.KindTool)
+	out := make([]completions.Tool, 0, len(items))
+	for _, it := range items {
+		t := completions.Tool{Name: it.ID, Desc: itemDesc(it)}
+		if sc := parseToolSchema(it.InputSchema); sc != nil && sc.propsOK {
+			for _, m := range sc.props {
+				at := schemaType(m.raw)
+				p := completions.Param{Name: m.key, Type: at.label, Desc: schemaDescription(m.raw),
+					Required: slices.Contains(sc.required, m.key), Values: schemaValues(m.raw, at)}
+				t.Params = append(t.Params, p)
+			}
+		}
+		out = append(out, t)
+	}
+	return out, err
+}
+
+// schemaValues are the values a property can be given as typed on the
+// line: its enum (strings as they are, other values as JSON), or true and
+// false for a boolean.
+func schemaValues(raw json.RawMessage, at argType) []string {
+	members, _ := jsonObjectMembers(raw)
+	for _, m := range members {
+		if m.key != "enum" {
+			continue
+		}
+		var list []json.RawMessage
+		if json.Unmarshal(m.raw, &list) != nil {
+			return nil
+		}
+		var out []string
+		for _, v := range list {
+			var s string
+			if json.Unmarshal(v, &s) == nil {
+				out = append(out, s)
+			} else if at.str {
+				continue // a string property: the JSON would go as a string
+			} else {
+				out = append(out, string(v))
+			}
+		}
+		return out
+	}
+	if slices.Equal(at.kinds, []string{"boolean"}) {
+		return []string{"true", "false"}
+	}
+	return nil
+}
+
+func (s *completeSource) Resources(ctx context.Context, srv string) ([]completions.Resource, error) {
+	var out []completions.Resource
+	for _, kind := range []string{client.KindResource, client.KindTemplate} {
+		items, err := s.list(ctx, srv, kind)
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range items {
+			d := itemDesc(it)
+			if kind == client.KindTemplate {
+				d = "template: " + d
+			}
+			out = append(out, completions.Resource{URI: it.ID, Desc: d, Template: kind == client.KindTemplate})
+		}
+	}
+	return out, nil
+}
+
+func (s *completeSource) Keys(ctx context.Context, srv string) ([]completions.Candidate, error) {
+	var out []completions.Candidate
+	for _, kind := range []string{client.KindTool, client.KindResource, client.KindTemplate, client.KindPrompt} {
+		items, err := s.list(ctx, srv, kind)
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range items {
+			out = append(out, completions.Candidate{Value: it.Key(), Desc: itemDesc(it)})
+		}
+	}
+	return out, nil
+}
+
+func (s *completeSource) Complete(ctx context.Context, srv string, ref completions.Ref, arg, value string, args map[string]string) ([]string, error) {
+	conn, err := s.open(ctx, srv)
+	if err != nil || !conn.Caps.Completions {
+		return nil, err
+	}
+	return conn.Complete(ctx, client.CompleteRef{Prompt: ref.Prompt, URI: ref.URI}, arg, value, args)
+}
+
+func (s *completeSource) TemplateVars(tmpl string) []string {
+	if !strings.Contains(tmpl, "{") {
+		return nil
+	}
+	return render.TemplateVariables(tmpl)
+}

@@ -1,0 +1,26 @@
+package completions
+
+import (
+	"embed"
+	"fmt"
+	"strings"
+)
+
+//go:embed templates
+var templates embed.FS
+
+// Shells are the shells Script writes for, in order.
+var Shells = []string{"bash", "zsh", "fish"}
+
+// FileNames are the names packagers install the scripts under, by shell (the
+// generated copies in this directory).
+var FileNames = map[string]string{"bash": "mcpx.bash", "zsh": "_mcpx", "fish": "mcpx.fish"}
+
+// Script returns the completion script of shell for the program prog.
+func Script(shell, prog string) (string, error) {
+	b, err := templates.ReadFile("templates/" + shell)
+	if err != nil {
+		return "", fmt.Errorf("no completion script for the shell %q (bash, zsh and fish have one)", shell)
+	}
+	return strings.ReplaceAll(string(b), "{{PROG}}", prog), nil
+}
