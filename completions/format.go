@@ -93,9 +93,12 @@ func directive(r Result, cands []Candidate) string {
 
 // WriteTabbed writes the answer zsh and fish read: the directive line, then
 // one "VALUE<TAB>DESCRIPTION" line per candidate (the shell matches them
-// against the word itself).
+// against the word itself). No suggestion is no output at all.
 func WriteTabbed(w io.Writer, r Result) error {
 	cands := clean(r.Cands)
+	if len(cands) == 0 && r.Path == NoPath {
+		return nil
+	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, directive(r, cands))
 	for _, c := range cands {
@@ -114,12 +117,16 @@ func WriteTabbed(w io.Writer, r Result) error {
 // entry is the part of the value readline replaces, escaped for the shell;
 // when bash lists the choices (COMP_TYPE 63, the second TAB) and there are
 // several, each is the whole value and its description instead, for display.
+// No suggestion is no output at all.
 func WriteBash(wr io.Writer, r Result, w BashWord, compType int) error {
 	var cands []Candidate
 	for _, c := range clean(r.Cands) {
 		if strings.HasPrefix(c.Value, w.Cur) {
 			cands = append(cands, c)
 		}
+	}
+	if len(cands) == 0 && r.Path == NoPath {
+		return nil
 	}
 	bw := bufio.NewWriter(wr)
 	fmt.Fprintln(bw, directive(r, cands))
