@@ -1,6 +1,6 @@
 #!/bin/sh
 # check-layering.sh: data flows one way (argv -> commands -> client -> render
-# -> output); only commands imports client, render and output. Fails when
+# -> output); only commands imports client, render, output and completions. Fails when
 # `go list -deps` shows a forbidden edge.
 set -eu
 cd "$(dirname "$0")/.."
@@ -17,7 +17,8 @@ check() { # PKG FORBIDDEN...
 		fi
 	done
 }
-check client render output commands
-check render client output commands
-check output client render commands
+check client render output commands completions
+check render client output commands completions
+check output client render commands completions
+check completions client render output commands
 exit $status
