@@ -8,6 +8,7 @@ LDFLAGS  := -s -w -X github.com/mcpx-cli/mcpx/commands.Version=$(VERSION)
 prefix   ?= /usr/local
 bindir   ?= $(prefix)/bin
 mandir   ?= $(prefix)/share/man
+datadir  ?= $(prefix)/share
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .PHONY: all build test unit race lint layering fmt-check vet staticcheck interop-deps conformance-deps conformance bench install uninstall clean
@@ -31,7 +32,7 @@ race: interop-deps
 	$(GO) test -race -count=1 ./output/... ./client/... ./render/... ./commands/...
 	$(GO) test -race -count=1 -run TestScript ./test/
 
-lint: fmt-check vet staticcheck layering
+lint: fmt-check vet staticcheck layering check-generated
 
 # layering: only commands imports client, render and output (STYLE.md).
 layering:
@@ -70,9 +71,41 @@ install: build
 	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(mandir)/man1
 	install -m 0755 bin/mcpx $(DESTDIR)$(bindir)/mcpx
 	install -m 0644 man/mcpx.1 $(DESTDIR)$(mandir)/man1/mcpx.1
+	install -d $(DESTDIR)$(datadir)/bash-completion/completions $(DESTDIR)$(datadir)/zsh/site-functions $(DESTDIR)$(datadir)/fish/vendor_completions.d
+	install -m 0644 completions/mcpx.bash $(DESTDIR)$(datadir)/bash-completion/completions/mcpx
+	install -m 0644 completions/_mcpx $(DESTDIR)$(datadir)/zsh/site-functions/_mcpx
+	install -m 0644 completions/mcpx.fish $(DESTDIR)$(datadir)/fish/vendor_completions.d/mcpx.fish
 
 uninstall:
 	rm -f $(DESTDIR)$(bindir)/mcpx $(DESTDIR)$(mandir)/man1/mcpx.1
+	rm -f $(DESTDIR)$(datadir)/bash-completion/completions/mcpx $(DESTDIR)$(datadir)/zsh/site-functions/_mcpx $(DESTDIR)$(datadir)/fish/vendor_completions.d/mcpx.fish
 
 clean:
 	rm -rf bin
+
+# man/mcpx.1 is generated from the command definitions (commands.DocRoot) and
+# the hand-written roff in man/src, with urfave/cli-docs (scripts/genman).
+.PHONY: man check-man completions check-completions check-generated
+man:
+	$(GO) run ./scripts/genman -o man/mcpx.1
+
+# check-man fails when man/mcpx.1 is not what `make man` would write.
+check-man:
+	@$(GO) run ./scripts/genman -check -o man/mcpx.1
+
+# completions/ holds the scripts `mcpx completion SHELL` prints (rendered from
+# completions/templates), for packagers to install.
+completions: build
+	bin/mcpx completion bash > completions/mcpx.bash
+	bin/mcpx completion zsh > completions/_mcpx
+	bin/mcpx completion fish > completions/mcpx.fish
+
+check-completions: build
+	@for s in bash:mcpx.bash zsh:_mcpx fish:mcpx.fish; do \
+		bin/mcpx completion $${s%%:*} | cmp -s - completions/$${s#*:} || \
+		{ echo "completions/$${s#*:} is stale: run 'make completions' and commit"; exit 1; }; \
+	done
+
+# check-generated: the committed man page and completion scripts are what the
+# binary generates (tests check the same).
+check-generated: check-man check-completions

@@ -20,7 +20,7 @@ func (a *app) newInvokeCmd() *cli.Command {
 	return &cli.Command{
 		Name:      "invoke",
 		Usage:     "call a tool, with arguments typed by its input schema",
-		ArgsUsage: "SRV TOOL [KEY=VALUE ...]",
+		ArgsUsage: "SRV TOOL [KEY=VALUE | KEY:=JSON ...]",
 		Description: "KEY=VALUE is typed by the tool's input schema: a string stays a string; number, integer and boolean " +
 			"are parsed (numbers keep their digits); arrays and objects take JSON; a property with no type, or a union " +
 			"that includes string, takes the string. KEY:=JSON passes raw JSON (KEY:=@FILE and KEY:=@- read it from FILE " +
@@ -41,7 +41,7 @@ func (a *app) newInvokeCmd() *cli.Command {
 			"bad --args), 3 connection, 4 no such server or tool, 5 the server does not know tools/call, 6 authentication, " +
 			"7 timeout, 8 a safety limit, 9 --select matched nothing, 129/130/143 SIGHUP/SIGINT/SIGTERM, 141 stdout closed.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "args", Usage: "the whole argument object as `JSON`: inline, @FILE, or - for stdin (pairs are merged over it)", Destination: &argsJSON},
+			&cli.StringFlag{Name: "args", Usage: "the whole argument object, `JSON|@FILE|-`: inline JSON, a file, or - for stdin (pairs are merged over it)", Destination: &argsJSON},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			args := cmd.Args().Slice()

@@ -154,7 +154,7 @@ func (a *app) newRoot() *cli.Command {
 			&cli.StringFlag{Name: "select", Usage: "print the part of the JSON document at gjson `PATH`", Destination: &g.selectPath},
 			&cli.DurationFlag{Name: "timeout", Usage: "bound on connect + initialize + the operation, a duration `DUR` such as 45s (else the server's \"timeout\")", DefaultText: "30s", Destination: &g.timeout},
 			&cli.StringFlag{Name: "protocol-version", Usage: "MCP protocol `VERSION` to negotiate", Value: client.DefaultProtocolVersion, Destination: &g.protocolVersion},
-			&cli.IntFlag{Name: "jobs", Usage: "servers contacted at once by --all and --probe", Value: 8, Destination: &g.jobs},
+			&cli.IntFlag{Name: "jobs", Usage: "`N` servers contacted at once by --all and --probe", Value: 8, Destination: &g.jobs},
 			&cli.BoolFlag{Name: "no-input", Usage: "never prompt interactively", Destination: &g.noInput},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "stream servers' stderr, skipped lines and protocol notes to stderr", Destination: &g.verbose},
 			&cli.StringFlag{Name: "cache-dir", Usage: "root `DIR` of spilled files", Sources: cli.EnvVars("MCPX_CACHE_DIR"), Destination: &g.cacheDir},
