@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -122,16 +123,32 @@ func (a *app) completeLine(ctx context.Context, root *cli.Command, args []string
 // skipProgram drops the program name and any VAR=value assignments before it.
 func skipProgram(words []string) []string {
 	for i, w := range words {
-		if !strings.Contains(w, "=") || strings.HasPrefix(w, "=") {
+		if !isAssignment(w) {
 			return words[i+1:]
 		}
 	}
 	return nil
 }
 
+// isAssignment reports whether a word before the program is a shell
+// variable assignment, NAME=value or NAME+=value ("/opt/a=b/mcpx" is not).
+func isAssignment(w string) bool {
+	name, _, ok := strings.Cut(w, "=")
+	name = strings.TrimSuffix(name, "+")
+	if !ok || name == "" || name[0] >= '0' && name[0] <= '9' {
+		return false
+	}
+	for _, c := range name {
+		if c != '_' && !(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') && !(c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
 // completeTimeout reads $MCPX_COMPLETE_TIMEOUT: a Go duration ("500ms") or
-// seconds ("1.5"); anything else, or a value that is not positive, is the
-// default.
+// seconds ("1.5"); anything else, a value that is not positive, or one over
+// an hour, is the default.
 func completeTimeout(v string) time.Duration {
 	if v == "" {
 		return completeBudget
@@ -144,7 +161,7 @@ func completeTimeout(v string) time.Duration {
 		}
 		d = time.Duration(f * float64(time.Second))
 	}
-	if d <= 0 {
+	if d <= 0 || d > time.Hour {
 		return completeBudget
 	}
 	return d
@@ -379,7 +396,8 @@ func schemaValues(raw json.RawMessage, at argType) []string {
 		var out []string
 		for _, v := range list {
 			var s string
-			if json.Unmarshal(v, &s) == nil {
+			// (null unmarshals into a string too, leaving it "")
+			if bytes.HasPrefix(bytes.TrimSpace(v), []byte(`"`)) && json.Unmarshal(v, &s) == nil {
 				out = append(out, s)
 			} else if at.str {
 				continue // a string property: the JSON would go as a string

@@ -105,7 +105,13 @@ func (w BashWord) insert(value string) string {
 	case '"':
 		var b strings.Builder
 		for i := 0; i < len(s); i++ {
-			if strings.IndexByte("$`\"\\", s[i]) >= 0 {
+			switch {
+			case s[i] == '!':
+				// History expansion works inside double quotes, where
+				// a backslash before '!' is kept: close the quotes.
+				b.WriteString(`"\!"`)
+				continue
+			case strings.IndexByte("$`\"\\", s[i]) >= 0:
 				b.WriteByte('\\')
 			}
 			b.WriteByte(s[i])

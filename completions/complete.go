@@ -15,7 +15,9 @@ package completions
 
 import (
 	"context"
+	"maps"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -103,6 +105,17 @@ func (l *Line) Flag(name string) []string {
 		return nil
 	}
 	return l.flags[f.Names[0]]
+}
+
+// isTrue reports whether a boolean flag is set: its last value, as the
+// command line reads it ("--all=false" is not set).
+func (l *Line) isTrue(name string) bool {
+	v := l.Flag(name)
+	if len(v) == 0 {
+		return false
+	}
+	b, err := strconv.ParseBool(v[len(v)-1])
+	return b || err != nil
 }
 
 // Parse reads words, the words before the one being completed (the program
@@ -246,7 +259,7 @@ func complete(ctx context.Context, l *Line, cur string, src Source) ([]Candidate
 		}
 		return nil, NoPath, nil
 	case "catalog":
-		if len(args) == 0 && len(l.Flag("all")) == 0 {
+		if len(args) == 0 && !l.isTrue("all") {
 			return src.Servers(), NoPath, nil
 		}
 		return nil, NoPath, nil
@@ -440,15 +453,22 @@ func readStage(ctx context.Context, src Source, srv string, args []string, cur s
 	if len(vars) == 0 {
 		return nil, NoPath, nil
 	}
-	typed := args[1:]
+	// read takes every VAR=VALUE literally: no @FILE, no KEY:=JSON.
+	have := map[string]string{}
+	for _, w := range args[1:] {
+		if k, v, ok := strings.Cut(w, "="); ok && k != "" {
+			have[k] = v
+		}
+	}
 	if key, value, ok := strings.Cut(cur, "="); ok {
 		if !slices.Contains(vars, key) {
 			return nil, NoPath, nil
 		}
-		values, err := src.Complete(ctx, srv, Ref{URI: tmpl}, key, value, contextArgs(typed, key))
+		others := maps.Clone(have)
+		delete(others, key)
+		values, err := src.Complete(ctx, srv, Ref{URI: tmpl}, key, value, others)
 		return prefixed(key+"=", values), NoPath, err
 	}
-	have, _ := given(typed)
 	var out []Candidate
 	for _, v := range vars {
 		if _, ok := have[v]; !ok {

@@ -1,0 +1,438 @@
+package completions
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"regexp"
+	"testing"
+)
+
+// testSpec is mcpx's command tree as completion sees it (see
+// commands.completionSpec, which builds the real one).
+var testSpec = &Spec{
+	Flags: []Flag{
+		{Names: []string{"config"}, Usage: "read servers from FILE alone", TakesValue: true, Path: Files},
+		{Names: []string{"project"}},
+		{Names: []string{"header", "H"}, Usage: "extra HTTP header", TakesValue: true},
+		{Names: []string{"json"}, Usage: "print JSON"},
+		{Names: []string{"select"}, TakesValue: true},
+		{Names: []string{"protocol-version"}, TakesValue: true, Values: []string{"2025-06-18", "2025-03-26"}},
+		{Names: []string{"verbose", "v"}},
+		{Names: []string{"cache-dir"}, TakesValue: true, Path: Dirs},
+	},
+	Commands: []Command{
+		{Name: "servers", Usage: "list servers", Flags: []Flag{{Names: []string{"probe"}}}},
+		{Name: "catalog", Usage: "list the catalog", Flags: []Flag{
+			{Names: []string{"kind"}, TakesValue: true, Values: []string{"tool", "resource", "resource_template", "prompt"}},
+			{Names: []string{"all"}},
+		}},
+		{Name: "describe", Usage: "describe an item", Flags: []Flag{
+			{Names: []string{"kind"}, TakesValue: true, Values: []string{"tool", "resource", "resource_template", "prompt"}},
+		}},
+		{Name: "read", Usage: "read a resource", Flags: []Flag{
+			{Names: []string{"pattern"}, TakesValue: true},
+			{Names: []string{"raw"}},
+			{Names: []string{"output", "o"}, Usage: "write FILE", TakesValue: true, Path: Files},
+		}},
+		{Name: "prompt", Usage: "get a prompt"},
+		{Name: "invoke", Usage: "call a tool", Flags: []Flag{{Names: []string{"args"}, TakesValue: true}}},
+		{Name: "completion", Usage: "print a script"},
+	},
+}
+
+// call is one request of Complete to its Source.
+type call struct {
+	Method, Srv string
+	Ref         Ref
+	Arg, Value  string
+	Context     map[string]string
+}
+
+// fakeSource answers from its fields and records every call.
+type fakeSource struct {
+	calls     []call
+	err       error // returned by every server method (with the results)
+	prompts   []Prompt
+	tools     []Tool
+	resources []Resource
+	keys      []Candidate
+	values    []string
+}
+
+var testServers = []Candidate{{"alpha", "stdio node a.js"}, {"demo", "built-in demo server"}}
+
+func (f *fakeSource) Servers() []Candidate {
+	f.calls = append(f.calls, call{Method: "Servers"})
+	return testServers
+}
+
+func (f *fakeSource) Prompts(_ context.Context, srv string) ([]Prompt, error) {
+	f.calls = append(f.calls, call{Method: "Prompts", Srv: srv})
+	return f.prompts, f.err
+}
+
+func (f *fakeSource) Tools(_ context.Context, srv string) ([]Tool, error) {
+	f.calls = append(f.calls, call{Method: "Tools", Srv: srv})
+	return f.tools, f.err
+}
+
+func (f *fakeSource) Resources(_ context.Context, srv string) ([]Resource, error) {
+	f.calls = append(f.calls, call{Method: "Resources", Srv: srv})
+	return f.resources, f.err
+}
+
+func (f *fakeSource) Keys(_ context.Context, srv string) ([]Candidate, error) {
+	f.calls = append(f.calls, call{Method: "Keys", Srv: srv})
+	return f.keys, f.err
+}
+
+func (f *fakeSource) Complete(_ context.Context, srv string, ref Ref, arg, value string, ctx map[string]string) ([]string, error) {
+	f.calls = append(f.calls, call{Method: "Complete", Srv: srv, Ref: ref, Arg: arg, Value: value, Context: ctx})
+	return f.values, f.err
+}
+
+var varRE = regexp.MustCompile(`\{([^}]*)\}`)
+
+func (f *fakeSource) TemplateVars(tmpl string) []string {
+	var out []string
+	for _, m := range varRE.FindAllStringSubmatch(tmpl, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+func newFake() *fakeSource {
+	return &fakeSource{
+		prompts: []Prompt{
+			{Name: "review", Desc: "review code", Args: []PromptArg{
+				{Name: "code", Desc: "the code", Required: true},
+				{Name: "lang", Desc: "the language"},
+				{Name: "style"},
+			}},
+			{Name: "greet", Desc: ""},
+		},
+		tools: []Tool{
+			{Name: "add", Desc: "add two numbers", Params: []Param{
+				{Name: "a", Type: "integer", Desc: "first addend", Required: true},
+				{Name: "b", Type: "integer", Required: true},
+				{Name: "mode", Type: "string", Values: []string{"fast", "slow"}},
+				{Name: "exact", Type: "boolean", Values: []string{"true", "false"}},
+				{Name: "note"},
+			}},
+			{Name: "echo", Desc: "echo"},
+		},
+		resources: []Resource{
+			{URI: "file:///tmp/a b.txt", Desc: "a file"},
+			{URI: "notes://{owner}/{id}", Desc: "template: a note", Template: true},
+		},
+		keys:   []Candidate{{"tool:add", "add two numbers"}, {"prompt:review", "review code"}},
+		values: []string{"go", "rust:1", "a b"},
+	}
+}
+
+var kinds = []Candidate{{"tool", ""}, {"resource", ""}, {"resource_template", ""}, {"prompt", ""}}
+
+func prefixKinds(prefix string) []Candidate {
+	var out []Candidate
+	for _, k := range kinds {
+		out = append(out, Candidate{prefix + k.Value, ""})
+	}
+	return out
+}
+
+func TestComplete(t *testing.T) {
+	servers := call{Method: "Servers"}
+	commands := []Candidate{
+		{"servers", "list servers"}, {"catalog", "list the catalog"}, {"describe", "describe an item"},
+		{"read", "read a resource"}, {"prompt", "get a prompt"}, {"invoke", "call a tool"},
+		{"completion", "print a script"},
+	}
+	rootFlags := []Candidate{
+		{"--config", "read servers from FILE alone"}, {"--project", ""}, {"--header", "extra HTTP header"},
+		{"-H", "extra HTTP header"}, {"--json", "print JSON"}, {"--select", ""}, {"--protocol-version", ""},
+		{"--verbose", ""}, {"-v", ""}, {"--cache-dir", ""},
+	}
+	readFlags := append([]Candidate{{"--pattern", ""}, {"--raw", ""}, {"--output", "write FILE"}, {"-o", "write FILE"}}, rootFlags...)
+	reviewArgs := []Candidate{{"code=", "(required) the code"}, {"lang=", "the language"}, {"style=", ""}}
+	addKeys := []Candidate{
+		{"a=", "integer (required) first addend"}, {"b=", "integer (required)"}, {"mode=", "string"},
+		{"exact=", "boolean"}, {"note=", ""},
+	}
+	tests := []struct {
+		name  string
+		words []string
+		cur   string
+		want  Result
+		calls []call
+	}{
+		// commands and flags
+		{"commands", nil, "", Result{Cands: commands}, nil},
+		{"commands after a root flag", []string{"--json"}, "re", Result{Cands: commands}, nil},
+		{"commands after a root flag's value", []string{"--config", "c.json"}, "", Result{Cands: commands}, nil},
+		{"root flags", nil, "-", Result{Cands: rootFlags}, nil},
+		{"a command's flags, then the root's", []string{"read", "alpha"}, "--", Result{Cands: readFlags}, nil},
+		{"flags of an unknown command are the root's", []string{"frobnicate"}, "--j", Result{Cands: rootFlags}, nil},
+		{"unknown command", []string{"frobnicate"}, "", Result{}, nil},
+		{"unknown command, more words", []string{"frobnicate", "alpha"}, "", Result{}, nil},
+		{"completion", []string{"completion"}, "", Result{Cands: []Candidate{{"bash", ""}, {"zsh", ""}, {"fish", ""}}}, nil},
+		{"completion SHELL", []string{"completion", "bash"}, "", Result{}, nil},
+		{"servers takes no argument", []string{"servers"}, "", Result{}, nil},
+
+		// flag values
+		{"--config <TAB>", []string{"--config"}, "", Result{Path: Files}, nil},
+		{"--config <TAB> after the command", []string{"servers", "--config"}, "x", Result{Path: Files}, nil},
+		{"--cache-dir <TAB>", []string{"read", "alpha", "--cache-dir"}, "", Result{Path: Dirs}, nil},
+		{"-o <TAB>", []string{"read", "alpha", "file:///x", "-o"}, "", Result{Path: Files}, nil},
+		{"--output <TAB>", []string{"read", "alpha", "--output"}, "/t", Result{Path: Files}, nil},
+		{"--output=<TAB> offers nothing", []string{"read", "alpha", "x"}, "--output=", Result{}, nil},
+		{"-o of another command is unknown", []string{"invoke", "alpha", "-o"}, "", Result{Cands: []Candidate{{"add", "add two numbers"}, {"echo", "echo"}}},
+			[]call{{Method: "Tools", Srv: "alpha"}}},
+		{"--kind <TAB>", []string{"catalog", "--kind"}, "", Result{Cands: kinds}, nil},
+		{"--kind=<TAB>", []string{"catalog"}, "--kind=", Result{Cands: prefixKinds("--kind=")}, nil},
+		{"--kind=re<TAB> (the shell filters)", []string{"describe", "alpha", "x"}, "--kind=re", Result{Cands: prefixKinds("--kind=")}, nil},
+		{"--kind of another command is unknown", []string{"read"}, "--kind=", Result{}, nil},
+		{"--protocol-version <TAB>", []string{"--protocol-version"}, "", Result{Cands: []Candidate{{"2025-06-18", ""}, {"2025-03-26", ""}}}, nil},
+		{"pending value with no values", []string{"invoke", "alpha", "add", "--select"}, "", Result{}, nil},
+		{"pending value: -H", []string{"read", "-H"}, "", Result{}, nil},
+		{"--json= takes no value", []string{"read", "alpha"}, "--json=", Result{}, nil},
+		{"--unknown=", []string{"read", "alpha"}, "--bogus=x", Result{}, nil},
+
+		// servers
+		{"catalog <TAB>", []string{"catalog"}, "", Result{Cands: testServers}, []call{servers}},
+		{"catalog --kind tool <TAB>", []string{"catalog", "--kind", "tool"}, "", Result{Cands: testServers}, []call{servers}},
+		{"catalog --kind=tool <TAB>", []string{"catalog", "--kind=tool"}, "", Result{Cands: testServers}, []call{servers}},
+		{"catalog --all <TAB>", []string{"catalog", "--all"}, "", Result{}, nil},
+		{"catalog --all=false <TAB>", []string{"catalog", "--all=false"}, "", Result{Cands: testServers}, []call{servers}},
+		{"catalog --all=true <TAB>", []string{"catalog", "--all=true"}, "", Result{}, nil},
+		{"--all before the command", []string{"--all", "catalog"}, "", Result{Cands: testServers}, []call{servers}},
+		{"catalog SRV <TAB> (QUERY)", []string{"catalog", "alpha"}, "", Result{}, nil},
+		{"describe <TAB>", []string{"describe"}, "", Result{Cands: testServers}, []call{servers}},
+		{"read <TAB>", []string{"read"}, "al", Result{Cands: testServers}, []call{servers}},
+		{"prompt <TAB>", []string{"prompt"}, "", Result{Cands: testServers}, []call{servers}},
+		{"invoke <TAB>", []string{"--json", "invoke", "-v"}, "", Result{Cands: testServers}, []call{servers}},
+
+		// describe
+		{"describe SRV <TAB>", []string{"describe", "alpha"}, "", Result{Cands: newFake().keys}, []call{{Method: "Keys", Srv: "alpha"}}},
+		{"describe SRV ID <TAB>", []string{"describe", "alpha", "tool:add"}, "", Result{}, nil},
+
+		// prompt
+		{"prompt SRV <TAB>", []string{"prompt", "alpha"}, "", Result{Cands: []Candidate{{"review", "review code"}, {"greet", ""}}},
+			[]call{{Method: "Prompts", Srv: "alpha"}}},
+		{"prompt SRV NAME <TAB>", []string{"prompt", "alpha", "review"}, "", Result{Cands: reviewArgs},
+			[]call{{Method: "Prompts", Srv: "alpha"}}},
+		{"prompt SRV NAME: typed args excluded", []string{"prompt", "alpha", "review", "lang=go", "code=@f.go"}, "s", Result{Cands: []Candidate{{"style=", ""}}},
+			[]call{{Method: "Prompts", Srv: "alpha"}}},
+		{"prompt SRV NAME: every arg typed", []string{"prompt", "alpha", "review", "lang=", "code=x", "style=y"}, "", Result{},
+			[]call{{Method: "Prompts", Srv: "alpha"}}},
+		{"prompt SRV NAME with no args", []string{"prompt", "alpha", "greet"}, "", Result{},
+			[]call{{Method: "Prompts", Srv: "alpha"}}},
+		{"prompt SRV unknown NAME", []string{"prompt", "alpha", "nosuch"}, "", Result{},
+			[]call{{Method: "Prompts", Srv: "alpha"}}},
+		{"prompt SRV NAME ARG=<TAB>", []string{"prompt", "alpha", "review"}, "lang=", Result{Cands: []Candidate{{"lang=go", ""}, {"lang=rust:1", ""}, {"lang=a b", ""}}},
+			[]call{{Method: "Complete", Srv: "alpha", Ref: Ref{Prompt: "review"}, Arg: "lang", Value: "", Context: map[string]string{}}}},
+		{"prompt SRV NAME ARG=prefix<TAB> with context", []string{"prompt", "alpha", "review", "code=x=1", "lang=old", "file=@f.txt", "in=@-", "at=@@home", "bare", "--json", "style=terse", "style=plain"}, "lang=ru",
+			Result{Cands: []Candidate{{"lang=go", ""}, {"lang=rust:1", ""}, {"lang=a b", ""}}},
+			[]call{{Method: "Complete", Srv: "alpha", Ref: Ref{Prompt: "review"}, Arg: "lang", Value: "ru",
+				Context: map[string]string{"code": "x=1", "at": "@home", "style": "plain"}}}},
+		{"prompt SRV NAME ARG=@<TAB> reads no file", []string{"prompt", "alpha", "review"}, "code=@", Result{}, nil},
+		{"prompt SRV NAME =<TAB>", []string{"prompt", "alpha", "review"}, "=x", Result{}, nil},
+		{"prompt args after --", []string{"prompt", "--", "-alpha", "review"}, "-x=", Result{Cands: []Candidate{{"-x=go", ""}, {"-x=rust:1", ""}, {"-x=a b", ""}}},
+			[]call{{Method: "Complete", Srv: "-alpha", Ref: Ref{Prompt: "review"}, Arg: "-x", Value: "", Context: map[string]string{}}}},
+
+		// invoke
+		{"invoke SRV <TAB>", []string{"invoke", "alpha"}, "", Result{Cands: []Candidate{{"add", "add two numbers"}, {"echo", "echo"}}},
+			[]call{{Method: "Tools", Srv: "alpha"}}},
+		{"invoke SRV TOOL <TAB>", []string{"invoke", "alpha", "add"}, "", Result{Cands: addKeys},
+			[]call{{Method: "Tools", Srv: "alpha"}}},
+		{"invoke SRV TOOL: KEY= and KEY:= excluded", []string{"invoke", "alpha", "add", "a=1", "b:=2", "--args", "{}", "note=@x"}, "", Result{Cands: addKeys[2:4]},
+			[]call{{Method: "Tools", Srv: "alpha"}}},
+		{"invoke SRV TOOL enum values", []string{"invoke", "alpha", "add"}, "mode=", Result{Cands: []Candidate{{"mode=fast", ""}, {"mode=slow", ""}}},
+			[]call{{Method: "Tools", Srv: "alpha"}}},
+		{"invoke SRV TOOL boolean values", []string{"invoke", "alpha", "add", "a=1"}, "exact=t", Result{Cands: []Candidate{{"exact=true", ""}, {"exact=false", ""}}},
+			[]call{{Method: "Tools", Srv: "alpha"}}},
+		{"invoke SRV TOOL key with no values", []string{"invoke", "alpha", "add"}, "a=", Result{Cands: []Candidate{}},
+			[]call{{Method: "Tools", Srv: "alpha"}}},
+		{"invoke SRV TOOL KEY:=<TAB>", []string{"invoke", "alpha", "add"}, "mode:=", Result{},
+			[]call{{Method: "Tools", Srv: "alpha"}}},
+		{"invoke SRV TOOL unknown KEY=", []string{"invoke", "alpha", "add"}, "zzz=", Result{},
+			[]call{{Method: "Tools", Srv: "alpha"}}},
+		{"invoke SRV unknown TOOL", []string{"invoke", "alpha", "nosuch"}, "", Result{},
+			[]call{{Method: "Tools", Srv: "alpha"}}},
+		{"invoke flags anywhere", []string{"invoke", "-H", "K: V", "alpha", "--json", "add", "--args", "{}", "a=1"}, "", Result{Cands: addKeys[1:]},
+			[]call{{Method: "Tools", Srv: "alpha"}}},
+
+		// read
+		{"read SRV <TAB>", []string{"read", "alpha"}, "file:", Result{Cands: []Candidate{{"file:///tmp/a b.txt", "a file"}, {"notes://{owner}/{id}", "template: a note"}}},
+			[]call{{Method: "Resources", Srv: "alpha"}}},
+		{"read SRV TEMPLATE <TAB>", []string{"read", "alpha", "notes://{owner}/{id}"}, "", Result{Cands: []Candidate{{"owner=", "template variable"}, {"id=", "template variable"}}}, nil},
+		{"read SRV TEMPLATE VAR=x <TAB>", []string{"read", "alpha", "notes://{owner}/{id}", "owner=me"}, "", Result{Cands: []Candidate{{"id=", "template variable"}}}, nil},
+		{"read SRV TEMPLATE VAR=<TAB>", []string{"read", "alpha", "notes://{owner}/{id}", "owner=me", "id=old"}, "id=4",
+			Result{Cands: []Candidate{{"id=go", ""}, {"id=rust:1", ""}, {"id=a b", ""}}},
+			[]call{{Method: "Complete", Srv: "alpha", Ref: Ref{URI: "notes://{owner}/{id}"}, Arg: "id", Value: "4",
+				Context: map[string]string{"owner": "me"}}}},
+		{"read SRV TEMPLATE VAR=<TAB>: values are literal", []string{"read", "alpha", "notes://{owner}/{id}", "owner=@me", "x=@@y", "k:=1", "bare"}, "id=",
+			Result{Cands: []Candidate{{"id=go", ""}, {"id=rust:1", ""}, {"id=a b", ""}}},
+			[]call{{Method: "Complete", Srv: "alpha", Ref: Ref{URI: "notes://{owner}/{id}"}, Arg: "id", Value: "",
+				Context: map[string]string{"owner": "@me", "x": "@@y", "k:": "1"}}}},
+		{"read SRV TEMPLATE VAR:=x <TAB> is no VAR", []string{"read", "alpha", "notes://{owner}/{id}", "owner:=me"}, "", Result{Cands: []Candidate{{"owner=", "template variable"}, {"id=", "template variable"}}}, nil},
+		{"read SRV TEMPLATE VAR=<TAB>, flags anywhere", []string{"read", "--json", "alpha", "-o", "out", "notes://{owner}/{id}", "--raw"}, "owner=",
+			Result{Cands: []Candidate{{"owner=go", ""}, {"owner=rust:1", ""}, {"owner=a b", ""}}},
+			[]call{{Method: "Complete", Srv: "alpha", Ref: Ref{URI: "notes://{owner}/{id}"}, Arg: "owner", Value: "", Context: map[string]string{}}}},
+		{"read SRV TEMPLATE unknown VAR=", []string{"read", "alpha", "notes://{owner}/{id}"}, "nope=", Result{}, nil},
+		{"read SRV URI <TAB>", []string{"read", "alpha", "file:///plain"}, "", Result{}, nil},
+		{"read SRV URI --pattern <TAB>", []string{"read", "alpha", "notes://{id}", "--pattern"}, "", Result{}, nil},
+		{"read after --: a dash is positional", []string{"read", "alpha", "--"}, "-", Result{Cands: []Candidate{{"file:///tmp/a b.txt", "a file"}, {"notes://{owner}/{id}", "template: a note"}}},
+			[]call{{Method: "Resources", Srv: "alpha"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := newFake()
+			line := Parse(testSpec, tt.words)
+			got := Complete(context.Background(), line, tt.cur, src)
+			if !sameResult(got, tt.want) {
+				t.Errorf("Complete(%q, %q)\n got %q\nwant %q", tt.words, tt.cur, got, tt.want)
+			}
+			if !reflect.DeepEqual(src.calls, tt.calls) {
+				t.Errorf("Complete(%q, %q) calls\n got %+v\nwant %+v", tt.words, tt.cur, src.calls, tt.calls)
+			}
+		})
+	}
+}
+
+// sameResult compares results, a nil and an empty list of candidates alike.
+func sameResult(a, b Result) bool {
+	if len(a.Cands) == 0 && len(b.Cands) == 0 {
+		return a.Path == b.Path
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+func TestCompleteSourceError(t *testing.T) {
+	boom := errors.New("boom")
+	lines := []struct {
+		words []string
+		cur   string
+	}{
+		{[]string{"describe", "alpha"}, ""},
+		{[]string{"prompt", "alpha"}, ""},
+		{[]string{"prompt", "alpha", "review"}, ""},
+		{[]string{"prompt", "alpha", "review"}, "lang="},
+		{[]string{"invoke", "alpha"}, ""},
+		{[]string{"invoke", "alpha", "add"}, ""},
+		{[]string{"invoke", "alpha", "add"}, "mode="},
+		{[]string{"read", "alpha"}, ""},
+		{[]string{"read", "alpha", "notes://{id}"}, "id="},
+	}
+	for _, l := range lines {
+		src := newFake() // the partial results come with the error
+		src.err = boom
+		got := Complete(context.Background(), Parse(testSpec, l.words), l.cur, src)
+		if !reflect.DeepEqual(got, Result{}) {
+			t.Errorf("Complete(%q, %q) with a failing source = %q, want nothing", l.words, l.cur, got)
+		}
+		if len(src.calls) == 0 {
+			t.Errorf("Complete(%q, %q) asked the source nothing", l.words, l.cur)
+		}
+	}
+}
+
+func TestCompleteCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	lines := []struct {
+		words []string
+		cur   string
+	}{
+		{nil, ""},
+		{[]string{"read"}, ""},
+		{[]string{"prompt", "alpha"}, ""},
+		{[]string{"invoke", "alpha", "add"}, "mode="},
+		{[]string{"read", "alpha", "notes://{id}"}, "id="},
+		{[]string{"read", "alpha", "x", "-o"}, ""},
+	}
+	for _, l := range lines {
+		got := Complete(ctx, Parse(testSpec, l.words), l.cur, newFake())
+		if !reflect.DeepEqual(got, Result{}) {
+			t.Errorf("Complete(%q, %q) after the deadline = %q, want nothing", l.words, l.cur, got)
+		}
+	}
+}
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name    string
+		words   []string
+		command string
+		args    []string
+		flags   map[string][]string
+		pending string
+	}{
+		{"nothing", nil, "", nil, map[string][]string{}, ""},
+		{"command and args", []string{"read", "alpha", "file:///x"}, "read", []string{"alpha", "file:///x"}, map[string][]string{}, ""},
+		{"root flags before the command", []string{"-v", "--config", "c.json", "read"}, "read", nil,
+			map[string][]string{"verbose": {"true"}, "config": {"c.json"}}, ""},
+		{"flags anywhere after the command", []string{"read", "--raw", "alpha", "-o", "f", "x", "--pattern=a=b"}, "read", []string{"alpha", "x"},
+			map[string][]string{"raw": {"true"}, "output": {"f"}, "pattern": {"a=b"}}, ""},
+		{"a command's flag before the command is unknown: no value", []string{"--pattern", "read", "x"}, "read", []string{"x"}, map[string][]string{}, ""},
+		{"single-dash long flag", []string{"read", "-raw", "-output", "f"}, "read", nil,
+			map[string][]string{"raw": {"true"}, "output": {"f"}}, ""},
+		{"repeated flag, by alias", []string{"read", "-H", "A: 1", "--header", "B: 2", "--header=C:3", "-H=D: 4"}, "read", nil,
+			map[string][]string{"header": {"A: 1", "B: 2", "C:3", "D: 4"}}, ""},
+		{"a bool flag with a value", []string{"catalog", "--all=false"}, "catalog", nil, map[string][]string{"all": {"false"}}, ""},
+		{"unknown flags take no value", []string{"invoke", "--bogus", "alpha", "--x=1", "-q", "tool"}, "invoke", []string{"alpha", "tool"}, map[string][]string{}, ""},
+		{"-- ends flags", []string{"invoke", "alpha", "--", "--json", "-v", "--"}, "invoke", []string{"alpha", "--json", "-v", "--"}, map[string][]string{}, ""},
+		{"-- before the command", []string{"--", "--json"}, "--json", nil, map[string][]string{}, ""},
+		{"- is positional", []string{"invoke", "-", "--args", "-"}, "invoke", []string{"-"}, map[string][]string{"args": {"-"}}, ""},
+		{"a flag's value may start with a dash", []string{"read", "--pattern", "-x", "alpha"}, "read", []string{"alpha"}, map[string][]string{"pattern": {"-x"}}, ""},
+		{"a pending value", []string{"read", "alpha", "-o"}, "read", []string{"alpha"}, map[string][]string{}, "output"},
+		{"a pending value after --flag=", []string{"--select=x", "--select"}, "", nil, map[string][]string{"select": {"x"}}, "select"},
+		{"no pending value after --", []string{"read", "--", "-o"}, "read", []string{"-o"}, map[string][]string{}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := Parse(testSpec, tt.words)
+			if l.Command != tt.command || !reflect.DeepEqual(l.Args, tt.args) || !reflect.DeepEqual(l.flags, tt.flags) {
+				t.Errorf("Parse(%q) = command %q, args %q, flags %q; want %q, %q, %q", tt.words, l.Command, l.Args, l.flags, tt.command, tt.args, tt.flags)
+			}
+			pending := ""
+			if l.pending != nil {
+				pending = l.pending.Names[0]
+			}
+			if pending != tt.pending {
+				t.Errorf("Parse(%q): pending %q, want %q", tt.words, pending, tt.pending)
+			}
+		})
+	}
+}
+
+func TestLineFlag(t *testing.T) {
+	l := Parse(testSpec, []string{"read", "-H", "A: 1", "alpha", "--header", "B: 2", "--json", "-o", "out", "x"})
+	tests := []struct {
+		name string
+		want []string
+	}{
+		{"H", []string{"A: 1", "B: 2"}},
+		{"header", []string{"A: 1", "B: 2"}},
+		{"json", []string{"true"}},
+		{"o", []string{"out"}},
+		{"output", []string{"out"}},
+		{"verbose", nil},
+		{"v", nil},
+		{"nosuch", nil},
+		{"all", nil}, // catalog's, not read's
+	}
+	for _, tt := range tests {
+		if got := l.Flag(tt.name); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Flag(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	// Without a command, only the root's flags.
+	l = Parse(testSpec, []string{"--config", "c.json"})
+	if got := l.Flag("config"); !reflect.DeepEqual(got, []string{"c.json"}) {
+		t.Errorf("Flag(config) = %q", got)
+	}
+	if got := l.Flag("o"); got != nil {
+		t.Errorf("Flag(o) without a command = %q", got)
+	}
+}
