@@ -248,6 +248,9 @@ func (p *process) waitGroup(d time.Duration) bool {
 		select {
 		case <-p.exited:
 			// The leader is gone; poll the rest of its group briefly.
+			if !p.groupAlive() {
+				return true
+			}
 			time.Sleep(2 * time.Millisecond)
 		case <-time.After(5 * time.Millisecond):
 		}

@@ -200,7 +200,7 @@ func FuzzRenderPrompt(f *testing.F) {
 				continue
 			}
 			dm := doc.Messages[k]
-			if dm.Role != m.role || !plainRole.MatchString(dm.Role) {
+			if dm.Role != m.role || !plainRole(dm.Role) {
 				t.Fatalf("message #%d: role %q, encoding/json says %q", k, dm.Role, m.role)
 			}
 			if len(dm.Content) > len(blocks) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"regexp"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
@@ -31,7 +30,8 @@ type PromptDoc struct {
 // Rendered prompts are labelled by role; MCP defines user and assistant.
 // Another role is labelled as sent (with a warning) when it is a plain
 // word, so that no role can forge a label line.
-var plainRole = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,31}$`)
+// ([A-Za-z][A-Za-z0-9_-]{0,31})
+func plainRole(role string) bool { return isToken(role, 32, false, "_-") }
 
 // RenderPrompt flattens a raw prompts/get result into one block of text
 // (CONTRACT §3 prompt): each message is "[ROLE]\n" + TEXT + "\n", messages
@@ -201,7 +201,7 @@ func eachMessage(raw []byte, list gjson.Result, base int, visit func(k int, role
 		switch {
 		case !ok:
 			return bad("no string \"role\"")
-		case role == "user" || role == "assistant" || plainRole.MatchString(role):
+		case role == "user" || role == "assistant" || plainRole(role):
 		default:
 			return bad("its role %q is not a plain word", Clip(role, 40))
 		}
