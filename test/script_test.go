@@ -82,6 +82,8 @@ func params(dir string) testscript.Params {
 			"dirlist":      cmdDirList,
 			"chown":        cmdChown,
 			"rootbin":      cmdRootBin,
+			"tty":          cmdTTY,    // shell_test.go
+			"within":       cmdWithin, // shell_test.go
 		},
 	}
 }
