@@ -1,11 +1,25 @@
 #!/usr/bin/env bash
-# scripts/bench.sh [-n N] [-w W] [-t hyperfine|benchrun] [-s catalog|read|all]
+# scripts/bench.sh [-n N] [-w W] [-t hyperfine|benchrun] [-s catalog|complete|read|all]
 #
 # catalog: times a one-shot `mcpx catalog SRV` against a floor
 # (scripts/benchfloor: a minimal program doing the same JSON-RPC exchange with
 # the same server over stdio) and prints the ratio mcpx/floor of the median
 # wall times. Targets: the built-in demo server, and server-everything (2025
 # and current) when `make interop-deps` has installed them. Aim: <= 1.10.
+#
+# complete: one TAB of the live completion, as the bash script calls it
+# (`mcpx __complete bash 9 WORDBREAKS LINE`), against a floor timed in the same
+# run (scripts/benchfloor -op prompts|complete: the same server command, for
+# demo `bin/mcpx serve-demo`, and the same JSON-RPC exchange, nothing else).
+# Stage 2, `mcpx prompt SRV <TAB>`: start the server, initialize, prompts/list
+# to the last page, print the names, stop it. An argument's value, `mcpx
+# prompt SRV NAME ARG=<TAB>`: initialize, completion/complete. Same targets as
+# catalog (config in $MCPX_CONFIG; MCPX_COMPLETE_TIMEOUT=60s, so that a slow
+# server start is timed, not cut off by the 2s budget). Prints per TAB the
+# floor and mcpx medians, the overhead (mcpx - floor, in ms) with its standard
+# error, the ratio, and a verdict. Aim: overhead <= 20 ms. Stage 1, `mcpx
+# prompt <TAB>` (server names from the config, no server), is reported in
+# absolute ms next to `mcpx --version` and `true`, its floors.
 #
 # read: `mcpx read` of a 50 MiB resource from a stdio fixture that streams it
 # (scripts/benchserver blob-stream): --pattern over 50 MiB of text in MB/s,
@@ -16,14 +30,14 @@
 #
 # Each command is run N times (default 30) after W warm-up runs (default 3).
 # Timing uses hyperfine when it is installed (each command's runs back to
-# back), else scripts/benchrun (the two commands alternated). -t forces one.
+# back), else scripts/benchrun (the commands alternated). -t forces one.
 #
 # This is a report, not a test: it exits 0 whatever the ratios, and non-zero
 # only when a build or a benchmarked command fails.
 set -eu
 
 usage() {
-	echo "usage: scripts/bench.sh [-n RUNS] [-w WARMUP] [-t hyperfine|benchrun] [-s catalog|read|all]" >&2
+	echo "usage: scripts/bench.sh [-n RUNS] [-w WARMUP] [-t hyperfine|benchrun] [-s catalog|complete|read|all]" >&2
 	exit 2
 }
 
@@ -40,7 +54,7 @@ while getopts n:w:t:s:h opt; do
 	*) usage ;;
 	esac
 done
-case $section in catalog | read | all) ;; *) usage ;; esac
+case $section in catalog | complete | read | all) ;; *) usage ;; esac
 shift $((OPTIND - 1))
 [ $# -eq 0 ] || usage
 case $runs in '' | *[!0-9]* | 0) usage ;; esac
@@ -68,33 +82,37 @@ mcpx=$root/bin/mcpx
 floor=$root/bin/benchfloor
 everything=$root/test/interop/node_modules
 
-bench_catalog() {
-# Targets: NAME (the mcpx server name) and the server's argv for the floor.
-targets="demo"
-printf '{"mcpServers":{' >"$tmp/config.json"
-sep=
-for v in 2025 current; do
-	js=$everything/server-everything-$v/dist/index.js
-	if [ ! -f "$js" ]; then
-		echo "note: skipping server-everything-$v: $js is not installed (make interop-deps)" >&2
-		continue
-	fi
-	if ! command -v node >/dev/null 2>&1; then
-		echo "note: skipping server-everything-$v: node is not on PATH" >&2
-		continue
-	fi
-	case $js in *'"'* | *'\'*) echo "note: skipping server-everything-$v: awkward path $js" >&2; continue ;; esac
-	printf '%s"everything-%s":{"command":"node","args":["%s"]}' "$sep" "$v" "$js" >>"$tmp/config.json"
-	sep=,
-	targets="$targets everything-$v"
-done
-printf '}}\n' >>"$tmp/config.json"
+# servers: writes $tmp/config.json (the server-everything versions that are
+# installed; demo is built in) and sets targets to the server names.
+servers() {
+	targets="demo"
+	printf '{"mcpServers":{' >"$tmp/config.json"
+	sep=
+	for v in 2025 current; do
+		js=$everything/server-everything-$v/dist/index.js
+		if [ ! -f "$js" ]; then
+			echo "note: skipping server-everything-$v: $js is not installed (make interop-deps)" >&2
+			continue
+		fi
+		if ! command -v node >/dev/null 2>&1; then
+			echo "note: skipping server-everything-$v: node is not on PATH" >&2
+			continue
+		fi
+		case $js in *'"'* | *'\'*) echo "note: skipping server-everything-$v: awkward path $js" >&2; continue ;; esac
+		printf '%s"everything-%s":{"command":"node","args":["%s"]}' "$sep" "$v" "$js" >>"$tmp/config.json"
+		sep=,
+		targets="$targets everything-$v"
+	done
+	printf '}}\n' >>"$tmp/config.json"
+}
 
-# floor_argv TARGET: prints the floor's argv, one word a line.
+# floor_argv TARGET [FLOOR-FLAG...]: prints the floor's argv, one word a line.
 floor_argv() {
-	case $1 in
-	demo) printf '%s\n' "$floor" -argv0 mcpx -- "$mcpx" serve-demo ;;
-	everything-*) printf '%s\n' "$floor" -- node "$everything/server-$1/dist/index.js" ;;
+	local t=$1
+	shift
+	case $t in
+	demo) printf '%s\n' "$floor" "$@" -argv0 mcpx -- "$mcpx" serve-demo ;;
+	everything-*) printf '%s\n' "$floor" "$@" -- node "$everything/server-$t/dist/index.js" ;;
 	esac
 }
 
@@ -107,6 +125,33 @@ shell_quote() {
 	printf '%s' "${out# }"
 }
 
+load_note() {
+	[ -r /proc/loadavg ] && cut -d' ' -f1-3 /proc/loadavg || true
+}
+
+# timing LABEL ARGV... [::: LABEL ARGV...]: times the commands as benchrun
+# does (N runs each after W warm-up runs) with $tool, into $tmp/timing in
+# benchrun's format (RSS "-" with hyperfine).
+timing() {
+	if [ "$tool" != hyperfine ]; then
+		"$root/bin/benchrun" -n "$runs" -warmup "$warmup" -- "$@" >"$tmp/timing"
+		return
+	fi
+	local hf=() cur=() w
+	for w in "$@" :::; do
+		if [ "$w" != ::: ]; then
+			cur+=("$w")
+			continue
+		fi
+		hf+=(-n "${cur[0]}" "$(shell_quote "${cur[@]:1}")")
+		cur=()
+	done
+	hyperfine -N --style none --warmup "$warmup" --runs "$runs" --export-json "$tmp/hf.json" "${hf[@]}" >/dev/null
+	"$root/bin/benchrun" -hyperfine "$tmp/hf.json" >"$tmp/timing"
+}
+
+bench_catalog() {
+servers
 # peak_rss ARGV...: peak RSS in KiB of one run (the largest of the command and
 # the children it waited for), or "-" without GNU time.
 peak_rss() {
@@ -116,9 +161,6 @@ peak_rss() {
 	echo -
 }
 
-load_note() {
-	[ -r /proc/loadavg ] && cut -d' ' -f1-3 /proc/loadavg || true
-}
 load_before=$(load_note)
 
 results=$tmp/results # TARGET mcpx-median floor-median mcpx-sd floor-sd mcpx-rss floor-rss
@@ -145,14 +187,11 @@ for t in $targets; do
 	items=$(wc -l <"$tmp/mcpx.out")
 	echo "$t: $items items; timing $runs runs each (+$warmup warm-up) with $tool ..." >&2
 
+	timing mcpx "${margv[@]}" ::: floor "${fargv[@]}"
 	if [ "$tool" = hyperfine ]; then
-		hyperfine -N --style none --warmup "$warmup" --runs "$runs" --export-json "$tmp/hf.json" \
-			-n mcpx "$(shell_quote "${margv[@]}")" -n floor "$(shell_quote "${fargv[@]}")" >/dev/null
-		"$root/bin/benchrun" -hyperfine "$tmp/hf.json" >"$tmp/timing"
 		mrss=$(peak_rss "${margv[@]}")
 		frss=$(peak_rss "${fargv[@]}")
 	else
-		"$root/bin/benchrun" -n "$runs" -warmup "$warmup" -- mcpx "${margv[@]}" ::: floor "${fargv[@]}" >"$tmp/timing"
 		mrss=$(awk -F'\t' '$1 == "mcpx" { print $8 }' "$tmp/timing")
 		frss=$(awk -F'\t' '$1 == "floor" { print $8 }' "$tmp/timing")
 	fi
@@ -228,11 +267,126 @@ bench_read() {
 	echo "Go benchmarks of the same steps: go test ./render -run '^$' -bench 'Grep50MiB|Spill50MiB'"
 }
 
+# bench_complete: one bash TAB (`mcpx __complete bash ...`, as the script
+# calls it) against its floor, timed in the same run. A subshell: it exports
+# MCPX_CONFIG, as a user's config would be found, to keep the line plain, and
+# a budget far above the 2s default, so that every timed TAB does the whole
+# exchange (one cut short by the budget would time an empty answer).
+bench_complete() (
+	servers
+	export MCPX_CONFIG=$tmp/config.json MCPX_COMPLETE_TIMEOUT=60s
+	local wb=$' \t\n"\'><=;|&(:' # bash's default COMP_WORDBREAKS
+	local res=$tmp/complete-results t line load_before
+	load_before=$(load_note)
+	: >"$res"
+
+	# tab LINE FLOOR-ARGV...: checks that mcpx completing LINE suggests what
+	# the floor prints, then times the two.
+	tab() {
+		local line=$1 m
+		shift
+		m=("$mcpx" __complete bash 9 "$wb" "$line")
+		"${m[@]}" >"$tmp/mcpx.out" 2>"$tmp/mcpx.err" || {
+			echo "bench: mcpx failed completing '$line<TAB>':" >&2
+			cat "$tmp/mcpx.err" >&2
+			exit 1
+		}
+		if [ ! -s "$tmp/mcpx.out" ]; then
+			echo "bench: mcpx suggests nothing for '$line<TAB>' (a timeout or a failed server?)" >&2
+			exit 1
+		fi
+		"$@" >"$tmp/floor.out" 2>"$tmp/floor.err" || {
+			echo "bench: the floor failed for '$line<TAB>':" >&2
+			cat "$tmp/floor.err" >&2
+			exit 1
+		}
+		# mcpx prints a directive line, then the suggestions.
+		if ! tail -n +2 "$tmp/mcpx.out" | cmp -s - "$tmp/floor.out"; then
+			echo "warning: '$line<TAB>': mcpx and the floor suggest different things:" >&2
+			diff <(tail -n +2 "$tmp/mcpx.out") "$tmp/floor.out" | head -n 20 >&2 || true
+		fi
+		echo "'$line<TAB>': $(($(wc -l <"$tmp/mcpx.out") - 1)) suggestions; timing $runs runs each (+$warmup warm-up) with $tool ..." >&2
+		timing mcpx "${m[@]}" ::: floor "$@"
+		awk -F'\t' -v line="$line<TAB>" '
+			$1 == "mcpx" { mm = $4; ms = $5 }
+			$1 == "floor" { fm = $4; fs = $5 }
+			END { printf "%s\t%s\t%s\t%s\t%s\n", line, fm, mm, fs, ms }' "$tmp/timing" >>"$res"
+	}
+
+	# Stage 2: prompt names, live (initialize, prompts/list to the last page).
+	for t in $targets; do
+		mapfile -t f < <(floor_argv "$t" -op prompts)
+		tab "mcpx prompt $t " "${f[@]}"
+	done
+	# An argument's value (initialize, completion/complete).
+	for t in $targets; do
+		case $t in
+		demo) set -- summarize style ;;
+		everything-2025) set -- complex_prompt style ;;
+		everything-current) set -- completable-prompt department ;;
+		*) continue ;;
+		esac
+		mapfile -t f < <(floor_argv "$t" -op complete -prompt "$1" -arg "$2")
+		tab "mcpx prompt $t $1 $2=" "${f[@]}"
+	done
+	# Stage 1: server names from the config, no server started.
+	line="mcpx prompt "
+	"$mcpx" __complete bash 9 "$wb" "$line" >"$tmp/mcpx.out" 2>/dev/null || true
+	echo "'$line<TAB>': $(($(wc -l <"$tmp/mcpx.out") - 1)) suggestions; timing $runs runs each (+$warmup warm-up) with $tool ..." >&2
+	timing mcpx "$mcpx" __complete bash 9 "$wb" "$line" ::: version "$mcpx" --version ::: true true
+
+	echo
+	echo "one bash TAB (mcpx __complete) vs the floor (scripts/benchfloor -op prompts|complete), $runs runs each, timed with $tool"
+	# +- is the standard error of the difference of the two medians
+	# (1.25 sd / sqrt(N) each, for a normal spread): an overhead that is over
+	# the aim by less than twice it may be noise. The node servers' own start
+	# (hundreds of ms, and it varies) makes theirs wide.
+	awk -F'\t' -v aim=20 -v n="$runs" '
+		NR == FNR { w = (length($1) > w) ? length($1) : w; next }
+		FNR == 1 { printf "%-*s %12s %12s %10s %8s %7s %9s %9s\n", w, "TAB at", "floor median", "mcpx median", "overhead", "+-", "ratio", "floor sd", "mcpx sd" }
+		{
+			d = $3 - $2
+			se = 1.2533 * sqrt(($4 * $4 + $5 * $5) / n)
+			r = ($2 > 0) ? $3 / $2 : 0
+			note = (d > aim) ? "  (over " aim " ms" ((d - 2 * se > aim) ? ")" : ", but by less than 2x +-)") : ""
+			printf "%-*s %9.1f ms %9.1f ms %+7.1f ms %5.1f ms %6.2fx %6.1f ms %6.1f ms%s\n", w, $1, $2, $3, d, se, r, $4, $5, note
+			if (FNR == 1 || d > worst) { worst = d; wse = se; at = $1 }
+			if (FNR == 1 || d < best) best = d
+			if (d - 2 * se > aim) sure++
+		}
+		END {
+			if (FNR == 0) exit
+			printf "\nverdict: mcpx adds %.1f to %.1f ms over the floor; worst %.1f +- %.1f ms at %s: ", best, worst, worst, wse, at
+			if (worst <= aim) print "within the " aim " ms aim"
+			else if (sure) print "OVER the " aim " ms aim (by more than 2x +- at " sure " of " FNR " TABs)"
+			else print "over the " aim " ms aim, but no TAB by more than 2x its +- (noise: rerun on a quieter machine, or with more runs)"
+		}' "$res" "$res"
+	awk -F'\t' '
+		{ med[$1] = $4; sd[$1] = $5 }
+		END {
+			printf "no server (mcpx prompt <TAB>: server names from the config): %.1f ms (sd %.1f);", med["mcpx"], sd["mcpx"]
+			printf " mcpx --version %.1f ms (%+.1f ms); true %.1f ms (%+.1f ms)\n", med["version"], med["mcpx"] - med["version"], med["true"], med["mcpx"] - med["true"]
+		}' "$tmp/timing"
+	echo
+	echo "overhead = mcpx median - floor median, both timed in the same run; ratio = mcpx / floor; aim: overhead <= 20 ms;"
+	echo "+- = standard error of the overhead (1.25 x sd / sqrt(runs) for each median)."
+	echo "The floor spawns the same server command (for demo, bin/mcpx serve-demo) and does the same"
+	echo "JSON-RPC exchange over stdio with nothing else, so the overhead is mcpx's own: its process"
+	echo "start, config, the client library, and stopping the server."
+	if [ -n "$load_before" ]; then
+		echo "Load average before: $load_before, after: $(load_note) ($(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?') CPUs);"
+		echo "a busy machine widens the spread (sd) and blurs the overhead."
+	fi
+)
+
 case $section in
 catalog) bench_catalog ;;
 read) bench_read ;;
+complete) bench_complete ;;
 all)
 	bench_catalog
+	echo
+	bench_complete
 	echo
 	bench_read
 	;;
