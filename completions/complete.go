@@ -302,9 +302,9 @@ func flagNames(flags []Flag) []Candidate {
 }
 
 // flagValues completes the value of f; prefix is "--flag=" when the value is
-// part of the flag's word.
+// part of the flag's word (the scripts then complete the path after the '=').
 func flagValues(f *Flag, prefix, _ string) ([]Candidate, PathKind, error) {
-	if f.Path != NoPath && prefix == "" {
+	if f.Path != NoPath {
 		return nil, f.Path, nil
 	}
 	var out []Candidate

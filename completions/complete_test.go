@@ -185,7 +185,7 @@ func TestComplete(t *testing.T) {
 		{"--cache-dir <TAB>", []string{"read", "alpha", "--cache-dir"}, "", Result{Path: Dirs}, nil},
 		{"-o <TAB>", []string{"read", "alpha", "file:///x", "-o"}, "", Result{Path: Files}, nil},
 		{"--output <TAB>", []string{"read", "alpha", "--output"}, "/t", Result{Path: Files}, nil},
-		{"--output=<TAB> offers nothing", []string{"read", "alpha", "x"}, "--output=", Result{}, nil},
+		{"--output=<TAB> completes files after the =", []string{"read", "alpha", "x"}, "--output=", Result{Path: Files}, nil},
 		{"-o of another command is unknown", []string{"invoke", "alpha", "-o"}, "", Result{Cands: []Candidate{{"add", "add two numbers"}, {"echo", "echo"}}},
 			[]call{{Method: "Tools", Srv: "alpha"}}},
 		{"--kind <TAB>", []string{"catalog", "--kind"}, "", Result{Cands: kinds}, nil},

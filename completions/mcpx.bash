@@ -17,11 +17,12 @@ __mcpx_complete() {
     case $directive in
     files | dirs)
         local cur=${COMP_WORDS[COMP_CWORD]} action=file
+        [[ $cur == "=" ]] && cur= # --flag=<TAB>: readline completes after the '='
         [[ $directive == dirs ]] && action=directory
         while IFS= read -r entry; do
             COMPREPLY+=("$entry")
         done < <(compgen -A "$action" -- "$cur")
-        type compopt &>/dev/null && compopt -o filenames
+        type compopt &>/dev/null && compopt -o filenames 2>/dev/null
         return 0
         ;;
     esac
@@ -30,7 +31,7 @@ __mcpx_complete() {
         COMPREPLY+=("$entry")
     done <<<"${out#*"$nl"}"
     if [[ $directive == nospace ]] && type compopt &>/dev/null; then
-        compopt -o nospace
+        compopt -o nospace 2>/dev/null
     fi
     return 0
 }
