@@ -169,7 +169,10 @@ func startProcess(t *Target, onStderr func(string)) (*process, error) {
 		cmd.Env = []string{}
 	}
 	cmd.Dir = t.Dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A session of its own (so a process group of its own, as CONTRACT §2
+	// asks): with no controlling terminal the server cannot open /dev/tty
+	// and write to the user's terminal around mcpx's escaping (nor read it).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	// Our own pipes, not cmd.StdoutPipe/StderrPipe: Wait closes those as soon
 	// as the child exits, which can drop the last lines a dying server wrote
 	// (its final answer, or the stderr that explains its death).

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -116,7 +119,7 @@ func (a *app) completeLine(ctx context.Context, root *cli.Command, args []string
 	if shell == "bash" {
 		_ = completions.WriteBash(a.s.RawOut, res, bash, int(compType))
 	} else {
-		_ = completions.WriteTabbed(a.s.RawOut, res)
+		_ = completions.WriteTabbed(a.s.RawOut, res, shell)
 	}
 }
 
@@ -228,13 +231,39 @@ type completeSource struct {
 func (s *completeSource) config() (*client.Config, error) {
 	if !s.loaded {
 		s.loaded = true
-		file := s.a.getenv("MCPX_CONFIG")
-		if v := s.line.Flag("config"); len(v) > 0 {
-			file = v[len(v)-1]
-		}
-		s.cfg, s.cfgErr = client.Load(client.LoadOptions{File: file, Cwd: s.a.cwd, Getenv: s.a.getenv})
+		s.cfg, s.cfgErr = s.load()
 	}
 	return s.cfg, s.cfgErr
+}
+
+// maxCompleteConfig bounds a config file completion reads.
+const maxCompleteConfig = 16 << 20
+
+func (s *completeSource) load() (*client.Config, error) {
+	file := s.a.getenv("MCPX_CONFIG")
+	if v := s.line.Flag("config"); len(v) > 0 {
+		file = v[len(v)-1]
+		if rest, ok := strings.CutPrefix(file, "~/"); ok && s.a.getenv("HOME") != "" {
+			file = filepath.Join(s.a.getenv("HOME"), rest) // as the shell will expand it
+		}
+	}
+	// Only regular files of a sane size: a FIFO, a terminal (/dev/stdin)
+	// or /dev/zero would block the TAB or fill memory, and reading a file
+	// does not watch the budget.
+	paths := []string{file}
+	if file == "" {
+		paths = []string{client.UserConfigPath(s.a.getenv), filepath.Join(s.a.cwd, ".mcp.json")}
+	}
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil && file == "" {
+			continue // a missing default file is no file
+		}
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxCompleteConfig {
+			return nil, fmt.Errorf("config %s is not a regular file under %d bytes", p, maxCompleteConfig)
+		}
+	}
+	return client.Load(client.LoadOptions{File: file, Cwd: s.a.cwd, Getenv: s.a.getenv})
 }
 
 func (s *completeSource) close() {
@@ -336,9 +365,11 @@ func (s *completeSource) list(ctx context.Context, srv, kind string) ([]*client.
 	return items, err
 }
 
+// itemDesc is what a suggestion says about an item: its description, else
+// its title, else its name when that is not the id itself.
 func itemDesc(it *client.Item) string {
 	for _, p := range []*string{it.Description, it.Title, it.Name} {
-		if p != nil && strings.TrimSpace(*p) != "" {
+		if p != nil && strings.TrimSpace(*p) != "" && *p != it.ID {
 			return *p
 		}
 	}

@@ -206,7 +206,7 @@ func TestCompleteLine(t *testing.T) {
 		{"bash: flag value", []string{"bash", "9", breaks, "mcpx catalog --kind=resource_"}, "-\nresource_template\n"},
 		{"bash: files", []string{"bash", "9", breaks, "mcpx --config "}, "files\n"},
 		{"bash: dirs", []string{"bash", "9", breaks, "mcpx read --cache-dir "}, "dirs\n"},
-		{"bash: --cache-dir= offers nothing", []string{"bash", "9", breaks, "mcpx x --cache-dir="}, ""},
+		{"bash: --cache-dir= completes directories after the =", []string{"bash", "9", breaks, "mcpx x --cache-dir="}, "dirs\n"},
 		{"bash: a bad COMP_TYPE is TAB", []string{"bash", "x", breaks, "mcpx completion "}, "-\nbash\nzsh\nfish\n"},
 		{"bash: too few arguments", []string{"bash", "9", "mcpx completion "}, ""},
 		{"bash: empty line", []string{"bash", "9", breaks, ""}, ""},

@@ -87,9 +87,15 @@ func Main(args []string, s *output.Streams) int {
 			if sig == syscall.SIGPIPE {
 				continue
 			}
-			if caught.Load() == nil {
-				caught.Store(sig)
+			if first := caught.Load(); first != nil {
+				// A second signal: the user insists, even if mcpx is
+				// blocked where the first could not reach (reading a
+				// config file that is a terminal or a FIFO). Servers are
+				// still stopped first.
+				client.StopOrphans()
+				os.Exit(classify(nil, first.(os.Signal)).ExitCode)
 			}
+			caught.Store(sig)
 			cancel()
 		}
 	}()

@@ -96,14 +96,17 @@ func SplitBash(line, breaks string) BashWord {
 
 // insert is the text bash puts in place of readline's word for value (which
 // starts with Cur): the part after keep, escaped so that the shell reads it
-// back as written.
+// back as written. Inside an open quote the text starts with that quote
+// (readline then replaces the one typed: it never doubles an opening quote)
+// and ends with it, so nothing of the value can end up outside the quotes.
 func (w BashWord) insert(value string) string {
 	s := value[len(w.keep):]
 	switch w.quote {
 	case '\'':
-		return strings.ReplaceAll(s, "'", `'\''`)
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 	case '"':
 		var b strings.Builder
+		b.WriteByte('"')
 		for i := 0; i < len(s); i++ {
 			switch {
 			case s[i] == '!':
@@ -116,6 +119,7 @@ func (w BashWord) insert(value string) string {
 			}
 			b.WriteByte(s[i])
 		}
+		b.WriteByte('"')
 		return b.String()
 	}
 	var b strings.Builder
@@ -126,4 +130,31 @@ func (w BashWord) insert(value string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// danglingPrefix returns the longest common prefix of entries, less its last
+// byte, when that prefix ends in half an escape (an odd run of
+// backslashes): readline inserts the common prefix of several entries, and
+// a lone backslash there would escape whatever is typed next. ok is false
+// when the prefix is whole.
+func danglingPrefix(entries []string) (prefix string, ok bool) {
+	if len(entries) < 2 {
+		return "", false
+	}
+	p := entries[0]
+	for _, e := range entries[1:] {
+		n := 0
+		for n < len(p) && n < len(e) && p[n] == e[n] {
+			n++
+		}
+		p = p[:n]
+	}
+	n := 0
+	for n < len(p) && p[len(p)-1-n] == '\\' {
+		n++
+	}
+	if n%2 == 0 {
+		return "", false
+	}
+	return p[:len(p)-1], true
 }

@@ -112,11 +112,12 @@ func TestBashInsert(t *testing.T) {
 		{"file:", "file:///tmp/a b", `///tmp/a\ b`},
 		{"code=", "code=x y", `x\ y`},
 		{"a=b:", "a=b:$c", `\$c`},
-		{"'", "a b'c$d", `a b'\''c$d`},
-		{"'fi", "file:///a b", `file:///a b`},
-		{`"`, "a $b `c` \"d\" \\e", "a \\$b \\`c\\` \\\"d\\\" \\\\e"},
-		{`"`, "x!y", `x"\!"y`},
-		{`k="`, "k=v w", `v w`},
+		{"'", "a b'c$d", `'a b'\''c$d'`},
+		{"'fi", "file:///a b", `'file:///a b'`},
+		{`"`, "a $b `c` \"d\" \\e", "\"a \\$b \\`c\\` \\\"d\\\" \\\\e\""},
+		{`"`, "x!y", `"x"\!"y"`},
+		{`"`, "!;touch x #", `""\!";touch x #"`},
+		{`k="`, "k=v w", `"v w"`},
 	}
 	for _, tt := range tests {
 		w := SplitBash("mcpx read srv "+tt.typed, defaultBreaks)
@@ -131,7 +132,7 @@ func TestBashInsert(t *testing.T) {
 // bash reading it would complete.)
 var hostileValues = []string{
 	"plain", "a b", "  two  spaces  ", "$(echo pwned)", "`echo pwned`", "$HOME", "${HOME}", "$'x'",
-	"it's", `say "hi"`, `\`, `back\slash`, `x\`, "wow!", "!!", "a!b", "!-1", "!$", "*", "?", "[ab]", "{a,b}",
+	"it's", `say "hi"`, `\`, `back\slash`, `x\`, "wow!", "!!", "a!b", "!-1", "!$", "!;touch pwned #", "x\"", "x'", "'x", "*", "?", "[ab]", "{a,b}",
 	"~", "~root", "#x", "a#b", "a;b", "a|b", "a&b", "a&&b", "<x>", "(x)", "^x", "50%", "x=y", "a:b",
 	"file:///tmp/a b.txt", "https://h/p?q=1&r=2#f", "é ü 日本", "-n", "--", "-", "'", `"`, `'"'"`,
 	"\\'", "\\\"",
@@ -147,19 +148,19 @@ func TestBashInsertRoundTrip(t *testing.T) {
 	}
 	contexts := []struct {
 		typed  string // the word as typed before TAB
-		keep   string // the raw text readline leaves in place
-		closer string // what closes the word (the quote readline appends)
+		keep   string // the raw text readline leaves in place (an open quote is replaced)
+		closer string // what closes the word
 		prefix string // the start of every value (what typed reads as)
 	}{
 		{"", "", "", ""},
-		{"'", "'", "'", ""},
-		{`"`, `"`, `"`, ""},
+		{"'", "", "", ""},
+		{`"`, "", "", ""},
 		{"file:", "file:", "", "file:"},
 		{"a=b:", "a=b:", "", "a=b:"},
 		{`x\ y`, "", "", "x y"},
 		{`'a b'=`, `'a b'=`, "", "a b="},
-		{`k="`, `k="`, `"`, "k="},
-		{`k='v`, `k='`, `'`, "k=v"},
+		{`k="`, `k=`, "", "k="},
+		{`k='v`, `k=`, "", "k=v"},
 	}
 	var script strings.Builder
 	var want []string
@@ -225,9 +226,13 @@ func TestWriteBash(t *testing.T) {
 		{"only the part after '='", "mcpx prompt s n code=", Result{Cands: []Candidate{{"code=x y", ""}, {"code=z", ""}}}, '\t',
 			"-\nx\\ y\nz\n"},
 		{"inside an open single quote", "mcpx read s 'file:", Result{Cands: []Candidate{{"file:///it's", ""}}}, '\t',
-			"-\nfile:///it'\\''s\n"},
+			"-\n'file:///it'\\''s'\n"},
 		{"inside an open double quote", `mcpx read s "x`, Result{Cands: []Candidate{{"x $y \"z\"", ""}}}, '\t',
-			"-\nx \\$y \\\"z\\\"\n"},
+			"-\n\"x \\$y \\\"z\\\"\"\n"},
+		{"a common prefix never ends in half an escape", "mcpx read s x", Result{Cands: []Candidate{{"x$1", ""}, {"x(2", ""}}}, '\t',
+			"-\nx\\$1\nx\\(2\nx\n"},
+		{"a whole escape in the common prefix is kept", "mcpx read s x", Result{Cands: []Candidate{{"x$1", ""}, {"x$2", ""}}}, '\t',
+			"-\nx\\$1\nx\\$2\n"},
 		{"nospace when a candidate ends with '='", "mcpx prompt s n ", Result{Cands: []Candidate{{"code=", "(required)"}, {"lang=", ""}}}, '\t',
 			"nospace\ncode=\nlang=\n"},
 		{"nospace only from the kept candidates", "mcpx invoke s t m", Result{Cands: []Candidate{{"code=", ""}, {"mode=fast", ""}}}, '\t',

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -93,9 +94,15 @@ func directive(r Result, cands []Candidate) string {
 
 // WriteTabbed writes the answer zsh and fish read: the directive line, then
 // one "VALUE<TAB>DESCRIPTION" line per candidate (the shell matches them
-// against the word itself). No suggestion is no output at all.
-func WriteTabbed(w io.Writer, r Result) error {
+// against the word itself). No suggestion is no output at all. shell is
+// "zsh" or "fish".
+func WriteTabbed(w io.Writer, r Result, shell string) error {
 	cands := clean(r.Cands)
+	if shell == "fish" {
+		// fish inserts a leading '~' of a function's suggestion unescaped,
+		// so "~root" would become /root: such values are not offered.
+		cands = slices.DeleteFunc(cands, func(c Candidate) bool { return strings.HasPrefix(c.Value, "~") })
+	}
 	if len(cands) == 0 && r.Path == NoPath {
 		return nil
 	}
@@ -144,8 +151,17 @@ func WriteBash(wr io.Writer, r Result, w BashWord, compType int) error {
 		}
 		return bw.Flush()
 	}
+	entries := make([]string, 0, len(cands)+1)
 	for _, c := range cands {
-		fmt.Fprintln(bw, w.insert(c.Value))
+		entries = append(entries, w.insert(c.Value))
+	}
+	if p, ok := danglingPrefix(entries); ok {
+		// One more entry, the common prefix without its half escape,
+		// keeps readline from inserting the half escape.
+		entries = append(entries, p)
+	}
+	for _, e := range entries {
+		fmt.Fprintln(bw, e)
 	}
 	return bw.Flush()
 }

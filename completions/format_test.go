@@ -143,11 +143,21 @@ func TestWriteTabbed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var b bytes.Buffer
-		if err := WriteTabbed(&b, tt.res); err != nil {
+		if err := WriteTabbed(&b, tt.res, "zsh"); err != nil {
 			t.Fatal(err)
 		}
 		if b.String() != tt.want {
 			t.Errorf("%s: WriteTabbed\n got %q\nwant %q", tt.name, b.String(), tt.want)
 		}
+	}
+	// fish would expand a leading '~' of a suggestion: such values go.
+	var b bytes.Buffer
+	res := Result{Cands: []Candidate{{"~root", ""}, {"~", ""}, {"a~b", ""}}}
+	if err := WriteTabbed(&b, res, "fish"); err != nil || b.String() != "-\na~b\n" {
+		t.Errorf("WriteTabbed for fish = %q, %v; want %q", b.String(), err, "-\na~b\n")
+	}
+	b.Reset()
+	if err := WriteTabbed(&b, res, "zsh"); err != nil || b.String() != "-\n~root\n~\na~b\n" {
+		t.Errorf("WriteTabbed for zsh = %q, %v", b.String(), err)
 	}
 }
