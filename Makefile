@@ -11,7 +11,7 @@ mandir   ?= $(prefix)/share/man
 datadir  ?= $(prefix)/share
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build test unit race lint layering fmt-check vet staticcheck interop-deps conformance-deps conformance bench install uninstall clean
+.PHONY: all build test unit race lint shell-deps layering fmt-check vet staticcheck interop-deps conformance-deps conformance bench install uninstall clean
 
 all: build
 
@@ -21,7 +21,7 @@ build:
 # test runs everything: lint, unit tests, end-to-end scripts, the interop
 # tests against real third-party servers and the MCP conformance suite
 # (their npm packages installed first).
-test: lint interop-deps conformance-deps
+test: lint shell-deps interop-deps conformance-deps
 	$(GO) test -count=1 ./...
 
 unit:
@@ -47,6 +47,13 @@ vet:
 
 staticcheck:
 	$(STATICCHECK) ./...
+
+# The completion tests drive real shells: without zsh, fish and tmux they
+# would skip, so make test installs them (Debian, as root) or stops.
+shell-deps:
+	@command -v zsh >/dev/null && command -v fish >/dev/null && command -v tmux >/dev/null || \
+	{ [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && apt-get update -qq && apt-get install -y -qq zsh fish tmux; } || \
+	{ echo "the completion tests need zsh, fish and tmux: install them (apt-get install zsh fish tmux)" >&2; exit 1; }
 
 # The npm packages of test/interop (pinned by its package-lock.json).
 interop-deps: test/interop/node_modules/.package-lock.json
