@@ -341,27 +341,14 @@ func (s *completeSource) Servers() []completions.Candidate {
 	return out
 }
 
-// list lists one kind the server advertises (nothing for one it does not).
-func (s *completeSource) list(ctx context.Context, srv, kind string) ([]*client.Item, error) {
+// catalog lists the kinds the server advertises (nothing for the others),
+// in catalog order; a listing that fails lists nothing of its kind.
+func (s *completeSource) catalog(ctx context.Context, srv string, kinds ...string) ([]*client.Item, error) {
 	conn, err := s.open(ctx, srv)
 	if err != nil {
 		return nil, err
 	}
-	switch kind {
-	case client.KindTool:
-		if !conn.Caps.Tools {
-			return nil, nil
-		}
-	case client.KindResource, client.KindTemplate:
-		if !conn.Caps.Resources {
-			return nil, nil
-		}
-	case client.KindPrompt:
-		if !conn.Caps.Prompts {
-			return nil, nil
-		}
-	}
-	items, _, err := conn.List(ctx, kind)
+	items, _, err := conn.Catalog(ctx, kinds)
 	return items, err
 }
 
@@ -377,7 +364,7 @@ func itemDesc(it *client.Item) string {
 }
 
 func (s *completeSource) Prompts(ctx context.Context, srv string) ([]completions.Prompt, error) {
-	items, err := s.list(ctx, srv, client.KindPrompt)
+	items, err := s.catalog(ctx, srv, client.KindPrompt)
 	out := make([]completions.Prompt, 0, len(items))
 	for _, it := range items {
 		p := completions.Prompt{Name: it.ID, Desc: itemDesc(it)}
@@ -394,7 +381,7 @@ func (s *completeSource) Prompts(ctx context.Context, srv string) ([]completions
 }
 
 func (s *completeSource) Tools(ctx context.Context, srv string) ([]completions.Tool, error) {
-	items, err := s.list(ctx, srv, client.KindTool)
+	items, err := s.catalog(ctx, srv, client.KindTool)
 	out := make([]completions.Tool, 0, len(items))
 	for _, it := range items {
 		t := completions.Tool{Name: it.ID, Desc: itemDesc(it)}
@@ -445,33 +432,29 @@ func schemaValues(raw json.RawMessage, at argType) []string {
 }
 
 func (s *completeSource) Resources(ctx context.Context, srv string) ([]completions.Resource, error) {
-	var out []completions.Resource
-	for _, kind := range []string{client.KindResource, client.KindTemplate} {
-		items, err := s.list(ctx, srv, kind)
-		if err != nil {
-			return nil, err
+	items, err := s.catalog(ctx, srv, client.KindResource, client.KindTemplate)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]completions.Resource, 0, len(items))
+	for _, it := range items {
+		d := itemDesc(it)
+		if it.Kind == client.KindTemplate {
+			d = "template: " + d
 		}
-		for _, it := range items {
-			d := itemDesc(it)
-			if kind == client.KindTemplate {
-				d = "template: " + d
-			}
-			out = append(out, completions.Resource{URI: it.ID, Desc: d, Template: kind == client.KindTemplate})
-		}
+		out = append(out, completions.Resource{URI: it.ID, Desc: d, Template: it.Kind == client.KindTemplate})
 	}
 	return out, nil
 }
 
 func (s *completeSource) Keys(ctx context.Context, srv string) ([]completions.Candidate, error) {
-	var out []completions.Candidate
-	for _, kind := range []string{client.KindTool, client.KindResource, client.KindTemplate, client.KindPrompt} {
-		items, err := s.list(ctx, srv, kind)
-		if err != nil {
-			return nil, err
-		}
-		for _, it := range items {
-			out = append(out, completions.Candidate{Value: it.Key(), Desc: itemDesc(it)})
-		}
+	items, err := s.catalog(ctx, srv)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]completions.Candidate, 0, len(items))
+	for _, it := range items {
+		out = append(out, completions.Candidate{Value: it.Key(), Desc: itemDesc(it)})
 	}
 	return out, nil
 }
