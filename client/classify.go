@@ -36,6 +36,10 @@ func (c *Conn) classifyCall(ctx context.Context, method string, err error, s *si
 		return &ConnectError{Server: c.T.Name, Phase: method, Err: err,
 			Msg: fmt.Sprintf("the server answered %s with %s, which breaks JSON-RPC", method, how)}
 	}
+	if ae := c.authError(); ae != nil && ctx.Err() == nil {
+		// An HTTP 401 or 403, which mcp-go turns into a JSON-RPC error.
+		return ae
+	}
 	if ctx.Err() == nil {
 		if d := s.lastError(); d != nil {
 			// --json carries the server's message exactly, up to 64 KiB,
@@ -53,6 +57,21 @@ func (c *Conn) classifyCall(ctx context.Context, method string, err error, s *si
 		}
 	}
 	return c.classify(ctx, method, err)
+}
+
+// authError is the AuthError of the last HTTP 401 or 403, nil when there
+// was none.
+func (c *Conn) authError() *AuthError {
+	if c.rt == nil {
+		return nil
+	}
+	st, _ := c.rt.authChallenge("")
+	if st == 0 {
+		return nil
+	}
+	_, meta := c.rt.authChallenge("resource_metadata")
+	_, scope := c.rt.authChallenge("scope")
+	return &AuthError{Server: c.T.Name, Status: st, ResourceMetadata: c.shown(meta), Scope: c.shown(scope)}
 }
 
 // classify turns a transport-level failure into one of the typed errors.
@@ -81,12 +100,8 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < 100*time.Millisecond && strings.Contains(err.Error(), "timeout waiting for SSE response") {
 		return &TimeoutError{Server: c.T.Name, Phase: phase, Timeout: c.T.Timeout}
 	}
-	if c.rt != nil {
-		if st, _ := c.rt.authChallenge(""); st != 0 {
-			_, meta := c.rt.authChallenge("resource_metadata")
-			_, scope := c.rt.authChallenge("scope")
-			return &AuthError{Server: c.T.Name, Status: st, ResourceMetadata: c.shown(meta), Scope: c.shown(scope)}
-		}
+	if ae := c.authError(); ae != nil {
+		return ae
 	}
 	var authErr *transport.AuthorizationRequiredError
 	if errors.As(err, &authErr) {

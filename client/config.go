@@ -45,8 +45,9 @@ type Server struct {
 	Headers    map[string]string
 	Timeout    time.Duration // 0: not set
 	InheritEnv bool
-	Source     string // the file that defined it, or "builtin"
-	Dir        string // directory of that file: relative paths resolve against it
+	OAuth      *OAuthConfig // the "oauth" entry: a pre-registered client
+	Source     string       // the file that defined it, or "builtin"
+	Dir        string       // directory of that file: relative paths resolve against it
 
 	explicitType bool   // type was given (no SSE fallback for an explicit http)
 	workspace    string // ${workspaceFolder}
@@ -198,6 +199,15 @@ type rawEntry struct {
 	Headers    map[string]string `json:"headers"`
 	Timeout    json.RawMessage   `json:"timeout"`
 	InheritEnv bool              `json:"inheritEnv"`
+	OAuth      *OAuthConfig      `json:"oauth"`
+}
+
+// OAuthConfig is a server's "oauth" entry: the client registered for mcpx
+// with its authorization server, and the scopes to ask for.
+type OAuthConfig struct {
+	ClientID     string   `json:"clientId"`
+	ClientSecret string   `json:"clientSecret"`
+	Scopes       []string `json:"scopes"`
 }
 
 func readFile(path string, mustExist bool) (*configFile, error) {
@@ -317,7 +327,7 @@ func parseEntry(name string, data json.RawMessage) *Server {
 		return *p
 	}
 	s.Command, s.Args, s.Env, s.Cwd = str(e.Command), e.Args, e.Env, str(e.Cwd)
-	s.URL, s.Headers, s.InheritEnv = str(e.URL), e.Headers, e.InheritEnv
+	s.URL, s.Headers, s.InheritEnv, s.OAuth = str(e.URL), e.Headers, e.InheritEnv, e.OAuth
 	fail := func(format string, args ...any) *Server {
 		s.err = &ConfigError{Server: name, Msg: fmt.Sprintf(format, args...)}
 		return s
@@ -351,6 +361,14 @@ func parseEntry(name string, data json.RawMessage) *Server {
 	}
 	if s.Transport != Stdio && s.URL == "" {
 		return fail("type %s needs \"url\"", s.Transport)
+	}
+	if o := e.OAuth; o != nil {
+		switch {
+		case s.Transport == Stdio:
+			return fail("\"oauth\" is for http and sse servers, not stdio")
+		case o.ClientID == "" && o.ClientSecret != "":
+			return fail("\"oauth\" has a clientSecret but no clientId")
+		}
 	}
 	if len(e.Timeout) > 0 && string(e.Timeout) != "null" {
 		var ts string

@@ -36,6 +36,7 @@ type Options struct {
 	Note            func(string, ...any) // notes always shown (the SSE fallback)
 	Logger          *slog.Logger         // where mcp-go's own logging goes
 	Mask            func(string) string  // hides secrets before a message cuts a server's text short
+	AddSecrets      func(...string)      // registers secrets (stored tokens) to hide from now on
 }
 
 // Capabilities are what the server advertised at initialize.
@@ -55,6 +56,7 @@ type Conn struct {
 	ServerVersion string
 	Caps          Capabilities
 	Instructions  string
+	Auth          AuthInfo // the OAuth state the connection was made with
 
 	mc    *mcpclient.Client
 	debug func(string, ...any)
@@ -125,28 +127,49 @@ func Connect(ctx context.Context, t *Target, o Options) (*Conn, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	c, err := connect(ctx, t, o, t.Transport)
+	auth := newConnAuth(ctx, t, o)
+	c, err := connectFallback(ctx, t, o, auth)
+	if auth != nil {
+		var ae *AuthError
+		if errors.As(err, &ae) && auth.retry(ctx, ae) {
+			// The server refused a stored token it had not expired by our
+			// clock (revoked, or a lifetime it did not announce): refresh it
+			// once and connect again.
+			c, err = connectFallback(ctx, t, o, auth)
+		}
+		if errors.As(err, &ae) {
+			auth.explain(ae)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.Auth = auth.info()
+	return c, nil
+}
+
+// connectFallback connects over t's transport, and retries an inferred http
+// server over SSE when its POST got 404 or 405.
+func connectFallback(ctx context.Context, t *Target, o Options, auth *connAuth) (*Conn, error) {
+	c, err := connect(ctx, t, o, t.Transport, auth)
 	if err != nil && t.Fallback && c != nil && c.rt != nil {
 		if st := c.rt.firstPostStatus(); (st == http.StatusNotFound || st == http.StatusMethodNotAllowed) && ctx.Err() == nil {
 			if o.Note != nil {
 				o.Note("%s answered HTTP %d to POST; retrying over SSE", t.URL, st)
 			}
-			c, err = connect(ctx, t, o, SSE)
+			c, err = connect(ctx, t, o, SSE, auth)
 			var ce *ConnectError
 			if errors.As(err, &ce) {
 				ce.Msg = fmt.Sprintf("over SSE (after HTTP %d to POST): %s", st, ce.Msg)
 			}
 		}
 	}
-	if err != nil {
-		return nil, err
-	}
-	return c, nil
+	return c, err
 }
 
 // connect returns the half-made Conn alongside an error, so that Connect can
 // look at what HTTP said before falling back.
-func connect(ctx context.Context, t *Target, o Options, kind string) (*Conn, error) {
+func connect(ctx context.Context, t *Target, o Options, kind string, auth *connAuth) (*Conn, error) {
 	c := &Conn{T: t, limit: &limitFlag{}, phase: "start", debug: o.Debug, mask: o.Mask, lost: make(chan struct{})}
 	if ctx.Err() != nil { // interrupted or out of time already: start nothing
 		return nil, c.classify(ctx, "start", ctx.Err())
@@ -175,6 +198,9 @@ func connect(ctx context.Context, t *Target, o Options, kind string) (*Conn, err
 	case HTTP, SSE:
 		base := http.DefaultTransport.(*http.Transport).Clone()
 		c.rt = &limitTransport{inner: base, max: o.MessageCeiling, limit: c.limit}
+		if auth != nil {
+			c.rt.bearer, c.rt.origin = auth.bearer, originOf(t.URL)
+		}
 		hc := &http.Client{Transport: c.rt, CheckRedirect: sameOrigin}
 		var err error
 		if kind == HTTP {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 )
@@ -20,6 +21,11 @@ type limitTransport struct {
 	max   int64
 	limit *limitFlag
 
+	// bearer, when set, gives the stored OAuth token to send to origin
+	// (a request that carries an Authorization header already keeps it).
+	bearer func() string
+	origin string
+
 	mu         sync.Mutex
 	initStatus int      // status of the first POST (initialize), for the SSE fallback
 	authStatus int      // the last 401 or 403
@@ -27,6 +33,12 @@ type limitTransport struct {
 }
 
 func (t *limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.bearer != nil && req.Header.Get("Authorization") == "" && originOf(req.URL.String()) == t.origin {
+		if tok := t.bearer(); tok != "" {
+			req = req.Clone(req.Context())
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+	}
 	resp, err := t.inner.RoundTrip(req)
 	if err != nil {
 		return nil, err
@@ -161,6 +173,15 @@ func (b *limitBody) Read(p []byte) (int, error) {
 }
 
 func (b *limitBody) Close() error { return b.rc.Close() }
+
+// originOf is scheme://host of a URL, in lower case ("" when unparsable).
+func originOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(u.Scheme + "://" + u.Host)
+}
 
 // sameOrigin is the redirect policy: a redirect is followed only to the same
 // scheme, host and port, so configured headers (secrets) never travel to

@@ -32,14 +32,21 @@ type Target struct {
 	Timeout   time.Duration
 	Fallback  bool     // an http target whose type was inferred: retry over SSE on 404/405
 	Secrets   []string // values that must be shown as ***
+
+	OAuth    *OAuthConfig // the configured client, every ${...} expanded
+	TokenDir string       // the OAuth token store ("" for none)
+	// NoRefresh: use a stored token only while it is valid, never refresh
+	// it (completion).
+	NoRefresh bool
 }
 
 // ResolveOptions carry the invocation's view of the world.
 type ResolveOptions struct {
-	Getenv  func(string) string
-	Environ []string      // mcpx's own environment (for the stdio child)
-	Headers []string      // -H 'K: V'
-	Timeout time.Duration // --timeout; 0 when not given
+	Getenv   func(string) string
+	Environ  []string      // mcpx's own environment (for the stdio child)
+	Headers  []string      // -H 'K: V'
+	Timeout  time.Duration // --timeout; 0 when not given
+	TokenDir string        // the OAuth token store (see TokenDir)
 }
 
 // IsURL reports whether a SRV argument is an http(s) URL.
@@ -232,6 +239,20 @@ func Resolve(s *Server, o ResolveOptions) (*Target, error) {
 		x.secrets = append(x.secrets, URLSecrets(u)...)
 		t.SpillName = u.Hostname()
 		t.Fallback = t.Transport == HTTP && !s.explicitType
+		t.TokenDir = o.TokenDir
+		if s.OAuth != nil {
+			oc := &OAuthConfig{Scopes: s.OAuth.Scopes}
+			if oc.ClientID, err = x.expand("oauth.clientId", s.OAuth.ClientID); err != nil {
+				return nil, err
+			}
+			if oc.ClientSecret, err = x.expand("oauth.clientSecret", s.OAuth.ClientSecret); err != nil {
+				return nil, err
+			}
+			if oc.ClientSecret != "" {
+				x.secrets = append(x.secrets, oc.ClientSecret)
+			}
+			t.OAuth = oc
+		}
 	}
 	if !IsURL(s.Name) { // a URL server keeps its host (set above)
 		t.SpillName = s.Name

@@ -69,6 +69,17 @@ func (l *Log) Note(format string, args ...any) {
 	l.writeLine("mcpx: note: " + msg)
 }
 
+// URL asks the user to open a URL: "mcpx: MSG:" and the URL alone on the
+// next line, where a terminal lets it be clicked or copied whole (under
+// --json: {"note": MSG, "url": URL}).
+func (l *Log) URL(msg, url string) {
+	if l.JSON {
+		l.writeJSON(map[string]any{"note": msg, "url": url})
+		return
+	}
+	l.writeLine("mcpx: " + msg + ":\n" + url)
+}
+
 // Debug is a note shown only with -v.
 func (l *Log) Debug(format string, args ...any) {
 	if !l.Verbose {

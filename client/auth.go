@@ -1,0 +1,202 @@
+// Stored OAuth tokens on connections (CONTRACT §7): every command but login
+// is non-interactive about authentication. It sends the stored token,
+// refreshes it when it has expired (or when the server refuses it), and
+// otherwise lets the server's 401 end the command with exit 6.
+
+package client
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// AuthInfo is the OAuth state of a server as a connection saw it.
+type AuthInfo struct {
+	// State: "none" (no stored token was used), "token" (a stored token
+	// was used), "expired" (the stored token had expired and could not be
+	// refreshed), "required" (the server asked for authentication).
+	State     string
+	ExpiresAt *time.Time // the token's expiry, when it has one
+}
+
+// connAuth gives a connection the server's stored token.
+type connAuth struct {
+	t      *Target
+	o      Options
+	store  tokenStore
+	server string
+
+	mu        sync.Mutex
+	tok       *StoredToken
+	state     string // "none", "token", "expired"
+	why       string // why the last refresh failed
+	refreshed bool   // one refresh per connection at most
+}
+
+// newConnAuth loads the stored token of an http or sse target, refreshing
+// it when it has expired. It returns nil when tokens do not apply: a stdio
+// server, no token directory, or an Authorization header the user gave
+// (static credentials win).
+func newConnAuth(ctx context.Context, t *Target, o Options) *connAuth {
+	if t.Transport == Stdio || t.TokenDir == "" {
+		return nil
+	}
+	for k := range t.Headers {
+		if strings.EqualFold(k, "Authorization") {
+			return nil
+		}
+	}
+	server, err := CanonicalURL(t.URL)
+	if err != nil {
+		return nil
+	}
+	if o.AddSecrets == nil {
+		o.AddSecrets = func(...string) {}
+	}
+	a := &connAuth{t: t, o: o, store: tokenStore{dir: t.TokenDir}, server: server, state: "none"}
+	tok, err := a.store.load(server)
+	if err != nil {
+		if o.Note != nil {
+			o.Note("server %q: %v; run: mcpx login %s", t.Name, err, shellQuote(t.Name))
+		}
+		return a
+	}
+	if tok == nil {
+		return a
+	}
+	o.AddSecrets(tok.Secrets()...)
+	a.tok, a.state = tok, "token"
+	if tok.expired(time.Now()) {
+		a.refresh(ctx, tok.AccessToken)
+	}
+	return a
+}
+
+// bearer is the token to send ("" for none).
+func (a *connAuth) bearer() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.state != "token" {
+		return ""
+	}
+	return a.tok.AccessToken
+}
+
+// refresh replaces the token whose access token is stale: by the one
+// another process stored meanwhile, else through the refresh token. The
+// store's lock makes concurrent processes refresh once: the second finds
+// the first one's token.
+func (a *connAuth) refresh(ctx context.Context, stale string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.refreshed = true
+	expire := func(why string) bool {
+		a.why = why
+		if a.tok.expired(time.Now()) {
+			a.state = "expired"
+		}
+		return false
+	}
+	if a.t.NoRefresh {
+		return expire("")
+	}
+	unlock, err := a.store.lock(ctx, a.server)
+	if err != nil {
+		return expire(err.Error())
+	}
+	defer unlock()
+	cur, err := a.store.load(a.server)
+	if err != nil {
+		return expire(err.Error())
+	}
+	if cur == nil { // logged out meanwhile
+		a.tok, a.state = nil, "none"
+		return false
+	}
+	a.o.AddSecrets(cur.Secrets()...)
+	if cur.AccessToken != stale && !cur.expired(time.Now()) {
+		a.tok, a.state = cur, "token"
+		return true
+	}
+	a.tok = cur
+	if cur.RefreshToken == "" {
+		return expire("")
+	}
+	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {cur.RefreshToken}}
+	if cur.Resource != "" {
+		form.Set("resource", cur.Resource)
+	}
+	h := newOAuthHTTP(a.t.Name, a.o.Mask)
+	nt, err := h.token(ctx, cur.TokenEndpoint, form, clientFor(cur, a.t))
+	if err != nil {
+		var ae *AuthError
+		if errors.As(err, &ae) && ae.Msg != "" {
+			err = errors.New(ae.Msg)
+		}
+		return expire(oneLine(err.Error()))
+	}
+	a.o.AddSecrets(nt.Secrets()...)
+	nt.Server, nt.Resource, nt.Issuer = cur.Server, cur.Resource, cur.Issuer
+	nt.TokenEndpoint, nt.RevocationEndpoint = cur.TokenEndpoint, cur.RevocationEndpoint
+	nt.ClientID, nt.ClientSecret, nt.Registered, nt.AuthMethod = cur.ClientID, cur.ClientSecret, cur.Registered, cur.AuthMethod
+	if nt.RefreshToken == "" {
+		nt.RefreshToken = cur.RefreshToken
+	}
+	if nt.Scope == "" {
+		nt.Scope = cur.Scope
+	}
+	if err := a.store.save(nt); err != nil && a.o.Note != nil {
+		a.o.Note("server %q: the refreshed token is used but could not be stored: %v", a.t.Name, err)
+	}
+	a.tok, a.state = nt, "token"
+	return true
+}
+
+// retry reports whether a refused connection is worth one more attempt: a
+// 401 to a stored token that a refresh has now replaced.
+func (a *connAuth) retry(ctx context.Context, ae *AuthError) bool {
+	a.mu.Lock()
+	used := a.state == "token" && !a.refreshed && ae.Status == 401
+	stale := ""
+	if used {
+		stale = a.tok.AccessToken
+	}
+	a.mu.Unlock()
+	return used && ctx.Err() == nil && a.refresh(ctx, stale)
+}
+
+// explain adds to a 401 what mcpx had: an expired token, or one the server
+// refused.
+func (a *connAuth) explain(ae *AuthError) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if ae.Status != 401 || a.tok == nil {
+		return
+	}
+	switch a.state {
+	case "expired":
+		ae.Token, ae.Why = "expired", a.why
+		if a.tok.ExpiresAt != nil {
+			ae.ExpiredAt = *a.tok.ExpiresAt
+		}
+	case "token":
+		ae.Token, ae.Why = "rejected", a.why
+	}
+}
+
+// info is the state for servers --probe.
+func (a *connAuth) info() AuthInfo {
+	if a == nil {
+		return AuthInfo{State: "none"}
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.tok == nil || a.state == "none" {
+		return AuthInfo{State: "none"}
+	}
+	return AuthInfo{State: a.state, ExpiresAt: a.tok.ExpiresAt}
+}

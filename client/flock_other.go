@@ -1,0 +1,10 @@
+//go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
+
+package client
+
+import "os"
+
+// tryLock: no flock here; concurrent refreshes are not coordinated.
+func tryLock(*os.File) (bool, error) { return true, nil }
+
+func unlock(*os.File) {}
