@@ -310,10 +310,14 @@ func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, er
 		}
 	}
 	deadline, _ := ctx.Deadline()
-	t, err := client.Resolve(server, client.ResolveOptions{Getenv: s.a.getenv, Environ: s.a.environ, Headers: headers, Timeout: time.Until(deadline)})
+	t, err := client.Resolve(server, client.ResolveOptions{Getenv: s.a.getenv, Environ: s.a.environ, Headers: headers,
+		Timeout: time.Until(deadline), TokenDir: client.TokenDir(s.a.getenv)})
 	if err != nil {
 		return nil, err
 	}
+	// A stored token is used while it is valid; a TAB never refreshes one
+	// and never starts a login.
+	t.NoRefresh = true
 	conn, err := client.Connect(ctx, t, client.Options{
 		ProtocolVersion: pv,
 		ClientVersion:   version(),

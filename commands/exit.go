@@ -127,6 +127,15 @@ func classify(err error, sig os.Signal) output.ErrorReport {
 		if auth.ResourceMetadata != "" {
 			r.Details["resource_metadata"] = auth.ResourceMetadata
 		}
+		if auth.Status != 0 {
+			r.Details["status"] = auth.Status
+		}
+		if s := auth.Scopes(); len(s) > 0 {
+			r.Details["scopes"] = s
+		}
+		if auth.Token != "" {
+			r.Details["token"] = auth.Token
+		}
 	case errors.As(err, &limit):
 		r.Code, r.ExitCode = "limit", exitLimit
 		r.Details["limit"] = map[string]any{"name": limit.Limit, "bytes": limit.Value}

@@ -183,6 +183,8 @@ func (a *app) newRoot() *cli.Command {
 			a.newReadCmd(),
 			a.newPromptCmd(),
 			a.newInvokeCmd(),
+			a.newLoginCmd(),
+			a.newLogoutCmd(),
 			a.newCompletionCmd(),
 			a.newServeDemoCmd(),
 			a.newCompleteCmd(),
@@ -295,7 +297,8 @@ func (a *app) target(arg string) (*client.Target, error) {
 }
 
 func (a *app) resolve(srv *client.Server) (*client.Target, error) {
-	t, err := client.Resolve(srv, client.ResolveOptions{Getenv: a.getenv, Environ: a.environ, Headers: a.g.headers, Timeout: a.g.timeout})
+	t, err := client.Resolve(srv, client.ResolveOptions{Getenv: a.getenv, Environ: a.environ, Headers: a.g.headers,
+		Timeout: a.g.timeout, TokenDir: client.TokenDir(a.getenv)})
 	if err != nil {
 		return nil, err
 	}
@@ -315,6 +318,7 @@ func (a *app) dial(ctx context.Context, t *client.Target) (*client.Conn, context
 		Debug:           a.log.Debug,
 		Note:            a.log.Note,
 		Mask:            a.s.Mask,
+		AddSecrets:      a.s.AddSecrets,
 	}
 	if a.g.verbose {
 		name := t.Name

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v3"
 
@@ -27,7 +28,25 @@ type probe struct {
 	ServerVersion   *string              `json:"server_version"`
 	ProtocolVersion *string              `json:"protocol_version"`
 	Capabilities    *client.Capabilities `json:"capabilities"`
+	Auth            *probeAuth           `json:"auth"`
 	Error           *string              `json:"error"`
+}
+
+// probeAuth is a server's OAuth state (CONTRACT §7): none, token, expired
+// or required; null when the probe failed for another reason.
+type probeAuth struct {
+	State     string  `json:"state"`
+	ExpiresAt *string `json:"expires_at"`
+}
+
+func (p *probeAuth) String() string {
+	if p == nil {
+		return "-"
+	}
+	if p.State == "token" && p.ExpiresAt != nil {
+		return "token (expires " + *p.ExpiresAt + ")"
+	}
+	return p.State
 }
 
 func (a *app) newServersCmd() *cli.Command {
@@ -36,7 +55,9 @@ func (a *app) newServersCmd() *cli.Command {
 		Name:  "servers",
 		Usage: "list the configured servers (and the built-in demo)",
 		Description: "Shows each server's name, transport, target (unexpanded) and source. --probe contacts " +
-			"them, --jobs at a time, and adds what each reports at initialize, or its error.\n\n" +
+			"them, --jobs at a time, and adds what each reports at initialize, or its error, and its OAuth state: " +
+			"none (no stored token used), token (with its expiry), expired (it could not be refreshed), required " +
+			"(the server asks for authentication).\n\n" +
 			"EXIT STATUS: 0 (a failed probe is reported, not fatal), 2 usage or a broken config file.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "probe", Usage: "contact each server and report its name, version, protocol and capabilities", Destination: &o.Probe},
@@ -85,13 +106,13 @@ func (a *app) servers(ctx context.Context, o *serversOptions) error {
 	}
 	header := []string{"NAME", "TRANSPORT", "TARGET", "SOURCE"}
 	if o.Probe {
-		header = append(header, "SERVER", "VERSION", "PROTOCOL", "CAPABILITIES", "ERROR")
+		header = append(header, "SERVER", "VERSION", "PROTOCOL", "CAPABILITIES", "AUTH", "ERROR")
 	}
 	rows := make([][]string, len(entries))
 	for i, e := range entries {
 		rows[i] = []string{e.Name, e.Transport, e.Target, e.Source}
 		if p := e.Probe; p != nil {
-			rows[i] = append(rows[i], deref(p.ServerName), deref(p.ServerVersion), deref(p.ProtocolVersion), capList(p.Capabilities), deref(p.Error))
+			rows[i] = append(rows[i], deref(p.ServerName), deref(p.ServerVersion), deref(p.ProtocolVersion), capList(p.Capabilities), p.Auth.String(), deref(p.Error))
 		}
 	}
 	return a.s.WriteTable(header, rows)
@@ -100,7 +121,15 @@ func (a *app) servers(ctx context.Context, o *serversOptions) error {
 func (a *app) probe(ctx context.Context, s *client.Server) *probe {
 	fail := func(err error) *probe {
 		msg := classify(err, nil).Message
-		return &probe{Error: &msg}
+		p := &probe{Error: &msg}
+		var ae *client.AuthError
+		if errors.As(err, &ae) && ae.Status != 0 {
+			p.Auth = &probeAuth{State: "required"}
+			if ae.Token == "expired" {
+				p.Auth.State = "expired"
+			}
+		}
+		return p
 	}
 	conn, _, done, err := a.openServer(ctx, s)
 	var config *client.ConfigError
@@ -111,7 +140,13 @@ func (a *app) probe(ctx context.Context, s *client.Server) *probe {
 		return fail(err)
 	}
 	defer done()
-	return &probe{ServerName: orNil(conn.ServerName), ServerVersion: orNil(conn.ServerVersion), ProtocolVersion: orNil(conn.Protocol), Capabilities: &conn.Caps}
+	auth := &probeAuth{State: conn.Auth.State}
+	if e := conn.Auth.ExpiresAt; e != nil && auth.State != "none" {
+		s := e.UTC().Format(time.RFC3339)
+		auth.ExpiresAt = &s
+	}
+	return &probe{ServerName: orNil(conn.ServerName), ServerVersion: orNil(conn.ServerVersion), ProtocolVersion: orNil(conn.Protocol),
+		Capabilities: &conn.Caps, Auth: auth}
 }
 
 func deref(s *string) string {

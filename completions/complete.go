@@ -263,6 +263,12 @@ func complete(ctx context.Context, l *Line, cur string, src Source) ([]Candidate
 			return src.Servers(), NoPath, nil
 		}
 		return nil, NoPath, nil
+	case "login", "logout":
+		// Server names only: completing them contacts no server.
+		if len(args) == 0 {
+			return src.Servers(), NoPath, nil
+		}
+		return nil, NoPath, nil
 	case "describe", "read", "prompt", "invoke":
 	default:
 		return nil, NoPath, nil

@@ -37,6 +37,8 @@ var testSpec = &Spec{
 		}},
 		{Name: "prompt", Usage: "get a prompt"},
 		{Name: "invoke", Usage: "call a tool", Flags: []Flag{{Names: []string{"args"}, TakesValue: true}}},
+		{Name: "login", Usage: "log in", Flags: []Flag{{Names: []string{"scope"}, TakesValue: true}, {Names: []string{"no-browser"}}}},
+		{Name: "logout", Usage: "log out"},
 		{Name: "completion", Usage: "print a script"},
 	},
 }
@@ -146,7 +148,7 @@ func TestComplete(t *testing.T) {
 	commands := []Candidate{
 		{"servers", "list servers"}, {"catalog", "list the catalog"}, {"describe", "describe an item"},
 		{"read", "read a resource"}, {"prompt", "get a prompt"}, {"invoke", "call a tool"},
-		{"completion", "print a script"},
+		{"login", "log in"}, {"logout", "log out"}, {"completion", "print a script"},
 	}
 	rootFlags := []Candidate{
 		{"--config", "read servers from FILE alone"}, {"--project", ""}, {"--header", "extra HTTP header"},
@@ -207,6 +209,11 @@ func TestComplete(t *testing.T) {
 		{"catalog --all=true <TAB>", []string{"catalog", "--all=true"}, "", Result{}, nil},
 		{"--all before the command", []string{"--all", "catalog"}, "", Result{Cands: testServers}, []call{servers}},
 		{"catalog SRV <TAB> (QUERY)", []string{"catalog", "alpha"}, "", Result{}, nil},
+		{"login <TAB>", []string{"login"}, "", Result{Cands: testServers}, []call{servers}},
+		{"login --scope S <TAB>", []string{"login", "--scope", "a"}, "", Result{Cands: testServers}, []call{servers}},
+		{"login SRV <TAB>", []string{"login", "alpha"}, "", Result{}, nil},
+		{"logout <TAB>", []string{"logout"}, "", Result{Cands: testServers}, []call{servers}},
+		{"logout SRV <TAB>", []string{"logout", "alpha"}, "", Result{}, nil},
 		{"describe <TAB>", []string{"describe"}, "", Result{Cands: testServers}, []call{servers}},
 		{"read <TAB>", []string{"read"}, "al", Result{Cands: testServers}, []call{servers}},
 		{"prompt <TAB>", []string{"prompt"}, "", Result{Cands: testServers}, []call{servers}},

@@ -1,0 +1,202 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/mcpx-cli/mcpx/client"
+)
+
+// loginTimeout is login's own bound when --timeout is not given: the user
+// has to find the browser tab and log in.
+const loginTimeout = 5 * time.Minute
+
+type loginOptions struct {
+	Scopes    []string
+	NoBrowser bool
+}
+
+func (a *app) newLoginCmd() *cli.Command {
+	o := &loginOptions{}
+	return &cli.Command{
+		Name:      "login",
+		Usage:     "log in to an http or sse server with OAuth and store its token",
+		ArgsUsage: "SRV",
+		Description: "Runs the OAuth 2.1 authorization-code flow with PKCE for SRV: discovers the server's " +
+			"authorization server, registers mcpx with it (or uses the \"oauth\" client of the server's config " +
+			"entry), prints the authorization URL on stderr and opens it in a browser when stderr is a terminal, " +
+			"receives the answer on a loopback port, and stores the tokens. Other commands then use the token, " +
+			"refreshing it when it expires.\n\n" +
+			"EXIT STATUS: 0 logged in, 2 usage or a stdio server, 3 the server or the authorization server cannot " +
+			"be reached, 4 unknown server, 6 the flow failed or was refused, 7 timeout (5 minutes unless --timeout).",
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "scope", Usage: "ask for `SCOPE` (repeatable; else the config's \"scopes\", the server's 401, its metadata)", Destination: &o.Scopes},
+			&cli.BoolFlag{Name: "no-browser", Usage: "print the authorization URL, never open a browser", Destination: &o.NoBrowser},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Len() != 1 {
+				return usagef("login takes one argument: SRV")
+			}
+			return a.login(ctx, cmd.Args().First(), o)
+		},
+	}
+}
+
+func (a *app) login(ctx context.Context, arg string, o *loginOptions) error {
+	t, err := a.target(arg)
+	if err != nil {
+		return err
+	}
+	if t.Transport == client.Stdio {
+		return usagef("server %q is a stdio server: login is for http and sse servers", t.Name)
+	}
+	bound := loginTimeout
+	if a.timeoutSet {
+		bound = a.g.timeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	tok, err := client.Login(ctx, t, client.LoginOptions{
+		Scopes:          o.Scopes,
+		ProtocolVersion: a.g.protocolVersion,
+		ClientVersion:   version(),
+		Mask:            a.s.Mask,
+		AddSecrets:      a.s.AddSecrets,
+		Note:            a.log.Note,
+		Open: func(u string) {
+			a.log.URL(fmt.Sprintf("open this URL in a browser to log in to %q", t.Name), u)
+			if a.s.ErrTTY && !o.NoBrowser {
+				if err := openBrowser(u, a.getenv); err != nil {
+					a.log.Note("could not open a browser (%v); open the URL above yourself", err)
+				}
+			}
+			a.log.Note("waiting up to %s for the authorization (Ctrl-C to give up)", bound)
+		},
+	})
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &client.TimeoutError{Server: t.Name, Phase: "login", Timeout: bound}
+	}
+	if err != nil {
+		return err
+	}
+	if a.asJSON() {
+		var scope, expires any
+		if tok.Scope != "" {
+			scope = tok.Scope
+		}
+		if tok.ExpiresAt != nil {
+			expires = tok.ExpiresAt.Format(time.RFC3339)
+		}
+		return a.writeDoc(map[string]any{"server": t.Name, "url": tok.Server, "scope": scope,
+			"expires_at": expires, "refreshable": tok.RefreshToken != ""})
+	}
+	var facts []string
+	if tok.Scope != "" {
+		facts = append(facts, "scope "+tok.Scope)
+	}
+	if tok.ExpiresAt != nil {
+		facts = append(facts, "the token expires "+tok.ExpiresAt.Format(time.RFC3339))
+	}
+	if tok.RefreshToken != "" {
+		facts = append(facts, "refreshable")
+	}
+	msg := fmt.Sprintf("logged in to %q", t.Name)
+	if len(facts) > 0 {
+		msg += " (" + strings.Join(facts, "; ") + ")"
+	}
+	a.log.Note("%s", msg)
+	return nil
+}
+
+// openBrowser starts the user's browser on u without waiting for it:
+// $BROWSER (the first of its colon-separated commands, %s replaced by the
+// URL or the URL appended), else xdg-open, or open on macOS.
+func openBrowser(u string, getenv func(string) string) error {
+	var argv []string
+	if b := strings.TrimSpace(strings.Split(getenv("BROWSER"), ":")[0]); b != "" {
+		argv = strings.Fields(b)
+		replaced := false
+		for i, f := range argv {
+			if strings.Contains(f, "%s") {
+				argv[i], replaced = strings.ReplaceAll(f, "%s", u), true
+			}
+		}
+		if !replaced {
+			argv = append(argv, u)
+		}
+	} else if runtime.GOOS == "darwin" {
+		argv = []string{"open", u}
+	} else {
+		argv = []string{"xdg-open", u}
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { _ = cmd.Wait() }()
+	return nil
+}
+
+func (a *app) newLogoutCmd() *cli.Command {
+	return &cli.Command{
+		Name:      "logout",
+		Usage:     "remove a server's stored OAuth token, revoking it where the server allows",
+		ArgsUsage: "SRV",
+		Description: "Revokes SRV's stored refresh and access tokens where its authorization server offers " +
+			"revocation (RFC 7009), then removes them. A failed revocation is a warning; the tokens are removed " +
+			"all the same. Logging out of a server without a stored token is not an error.\n\n" +
+			"EXIT STATUS: 0 logged out (or nothing stored), 2 usage or a stdio server, 4 unknown server, " +
+			"6 the token store cannot be changed, 7 timeout.",
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Len() != 1 {
+				return usagef("logout takes one argument: SRV")
+			}
+			return a.logout(ctx, cmd.Args().First())
+		},
+	}
+}
+
+func (a *app) logout(ctx context.Context, arg string) error {
+	t, err := a.target(arg)
+	if err != nil {
+		return err
+	}
+	if t.Transport == client.Stdio {
+		return usagef("server %q is a stdio server: logout is for http and sse servers", t.Name)
+	}
+	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
+	defer cancel()
+	r, err := client.Logout(ctx, t, a.s.Mask)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &client.TimeoutError{Server: t.Name, Phase: "logout", Timeout: t.Timeout}
+	}
+	if err != nil {
+		return err
+	}
+	for _, w := range r.Warns {
+		a.log.Warnf("server %q: %s", t.Name, w)
+	}
+	if a.asJSON() {
+		revoked := r.Revoked
+		if revoked == nil {
+			revoked = []string{}
+		}
+		return a.writeDoc(map[string]any{"server": t.Name, "removed": r.Removed, "revoked": revoked})
+	}
+	switch {
+	case !r.Removed:
+		a.log.Note("no stored token for %q", t.Name)
+	case len(r.Revoked) > 0:
+		a.log.Note("logged out of %q (revoked the %s token%s)", t.Name, strings.Join(r.Revoked, " and "), map[bool]string{true: "s"}[len(r.Revoked) > 1])
+	default:
+		a.log.Note("logged out of %q", t.Name)
+	}
+	return nil
+}
