@@ -63,6 +63,7 @@ func params(dir string) testscript.Params {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("MCPX_CACHE_DIR", filepath.Join(env.WorkDir, "cache"))
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, "xdg"))
+			env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, "state"))
 			env.Setenv("MCPX_FIXTURE_PIDFILE", filepath.Join(env.WorkDir, "fixture.pid"))
 			return nil
 		},
@@ -84,6 +85,11 @@ func params(dir string) testscript.Params {
 			"rootbin":      cmdRootBin,
 			"tty":          cmdTTY,    // shell_test.go
 			"within":       cmdWithin, // shell_test.go
+
+			// The OAuth fixture, and a browser for mcpx login (oauth_script_test.go).
+			"fixture-oauth": cmdFixtureOAuth,
+			"oauth-log":     cmdOAuthLog,
+			"oauth-login":   cmdOAuthLogin,
 		},
 	}
 }
@@ -142,7 +148,7 @@ func scriptCmd(ts *testscript.TestScript, prog string, args ...string) *exec.Cmd
 	cmd := exec.Command(path, args...)
 	cmd.Args[0] = prog
 	cmd.Dir = ts.MkAbs(".")
-	keys := []string{"PATH", "HOME", "WORK", "TMPDIR", "MCPX_CONFIG", "MCPX_CACHE_DIR", "XDG_CONFIG_HOME", "MCPX_FIXTURE_PIDFILE"}
+	keys := []string{"PATH", "HOME", "WORK", "TMPDIR", "MCPX_CONFIG", "MCPX_CACHE_DIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "MCPX_FIXTURE_PIDFILE"}
 	env := os.Environ()
 	for _, k := range keys {
 		env = append(env, k+"="+ts.Getenv(k))
