@@ -122,10 +122,12 @@ auth/*)
 	# client of MCP_CONFORMANCE_CONTEXT); then the client lists tools and calls
 	# test-tool. The test authorization server redirects /authorize straight
 	# back to the redirect_uri with a code, so curl can play the browser.
-	if ! "$MCPX" login --help >/dev/null 2>&1; then
-		mcpx_run catalog "$url"
-		die "$scenario: mcpx has no OAuth (no 'mcpx login') yet; without a token catalog exited $rc (6 = authentication required)"
-	fi
+	#
+	# mcpx itself never re-authorizes outside `mcpx login` (CONTRACT §7): a 403
+	# insufficient_scope exits 6 naming the scopes (error.scopes under --json).
+	# Like a user following the hint, the adapter then logs in again with
+	# exactly those scopes, at most twice (three authorizations in all: the
+	# retry limit that auth/scope-retry-limit checks).
 	ctx() { # ctx KEY: a string field of MCP_CONFORMANCE_CONTEXT (node is on PATH under run.sh)
 		node -e 'const c = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}"); process.stdout.write(String(c[process.argv[1]] ?? ""))' "$1"
 	}
@@ -136,29 +138,58 @@ auth/*)
 		export MCPX_CONFORMANCE_CLIENT_SECRET
 		oauth=", \"oauth\": {\"clientId\": \"$client_id\", \"clientSecret\": \"\${MCPX_CONFORMANCE_CLIENT_SECRET}\"}"
 	fi
-	cat >"$work/config.json" <<EOF
-{"mcpServers": {"conformance": {"url": "$url"$oauth}}}
-EOF
-	printf '+ mcpx login conformance --no-browser (config: %s)\n' "$(cat "$work/config.json")" >&2
-	"$MCPX" --config "$work/config.json" --timeout "$TIMEOUT" login conformance --no-browser 2>"$work/login.err" &
-	login=$!
-	authurl='' i=0
-	while [ $i -lt 100 ] && kill -0 "$login" 2>/dev/null; do
-		authurl=$(grep -o 'https\{0,1\}://[^][:space:]"<>'"'"']*response_type=code[^][:space:]"<>'"'"']*' "$work/login.err" | head -n 1)
-		[ -n "$authurl" ] && break
-		sleep 0.1
-		i=$((i + 1))
+	printf '{"mcpServers": {"conformance": {"url": "%s"%s}}}\n' "$url" "$oauth" >"$work/config.json"
+	# login ARGS...: mcpx login conformance --no-browser ARGS, following the
+	# authorization URL it prints on stderr the way a browser would.
+	login() {
+		printf '+ mcpx login conformance --no-browser %s (config: %s)\n' "$*" "$(cat "$work/config.json")" >&2
+		"$MCPX" --config "$work/config.json" --timeout "$TIMEOUT" login conformance --no-browser "$@" 2>"$work/login.err" &
+		login=$!
+		authurl='' i=0
+		while [ $i -lt 100 ] && kill -0 "$login" 2>/dev/null; do
+			authurl=$(grep -o 'https\{0,1\}://[^][:space:]"<>'"'"']*response_type=code[^][:space:]"<>'"'"']*' "$work/login.err" | head -n 1)
+			[ -n "$authurl" ] && break
+			sleep 0.1
+			i=$((i + 1))
+		done
+		if [ -n "$authurl" ]; then
+			printf '+ curl -L %s\n' "$authurl" >&2
+			curl -fsSL -o /dev/null "$authurl" || printf 'adapter: curl of the authorization URL failed\n' >&2
+		fi
+		wait "$login"
+		rc=$?
+		sed 's/^/  | /' "$work/login.err" >&2
+		[ $rc -eq 0 ] || die "login failed (exit $rc)"
+	}
+	# use: list the tools and call test-tool with the stored token; on a
+	# failure, $rc is mcpx's status, $op the operation and $scopes what a 403
+	# asked for.
+	use() {
+		scopes=
+		for op in "catalog conformance --kind tool" "invoke conformance test-tool"; do
+			printf '+ mcpx --json %s\n' "$op" >&2
+			# shellcheck disable=SC2086 # $op is split on purpose
+			"$MCPX" --config "$work/config.json" --no-input --json --timeout "$TIMEOUT" $op >"$work/op.out" 2>"$work/op.err"
+			rc=$?
+			sed 's/^/  | /' "$work/op.out" "$work/op.err" >&2
+			if [ $rc -ne 0 ]; then
+				scopes=$(node -e 'const fs = require("fs");
+const lines = fs.readFileSync(process.argv[1], "utf8").trim().split("\n");
+try { const e = JSON.parse(lines[lines.length - 1]).error; process.stdout.write((e.scopes || []).join(" ")) } catch {}' "$work/op.err")
+				return 1
+			fi
+		done
+	}
+	login
+	tries=0
+	until use; do
+		[ $rc -eq 6 ] && [ -n "$scopes" ] || die "$op failed after login (exit $rc)"
+		[ $tries -lt 2 ] || die "$op still refused (exit 6) after $tries more logins with the scopes the server named; giving up"
+		tries=$((tries + 1))
+		set --
+		for s in $scopes; do set -- "$@" --scope "$s"; done
+		login "$@"
 	done
-	if [ -n "$authurl" ]; then
-		printf '+ curl -L %s\n' "$authurl" >&2
-		curl -fsSL -o /dev/null "$authurl" || printf 'adapter: curl of the authorization URL failed\n' >&2
-	fi
-	wait "$login"
-	rc=$?
-	sed 's/^/  | /' "$work/login.err" >&2
-	[ $rc -eq 0 ] || die "login failed (exit $rc)"
-	mcpx_run --config "$work/config.json" catalog conformance --kind tool || die "catalog after login failed (exit $rc)"
-	mcpx_run --config "$work/config.json" invoke conformance test-tool || die "invoke test-tool after login failed (exit $rc)"
 	;;
 
 *)
