@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/url"
@@ -116,7 +118,7 @@ func Login(ctx context.Context, t *Target, o LoginOptions) (*StoredToken, error)
 	authURL.RawQuery = q.Encode()
 
 	cb := &callback{state: state, issuer: as.Issuer, results: make(chan callbackResult, 1), outcome: make(chan error, 1)}
-	srv := &http.Server{Handler: cb, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: cb, ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(io.Discard, "", 0)}
 	go func() { _ = srv.Serve(ln) }()
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)

@@ -244,7 +244,11 @@ func (h *oauthHTTP) discover(ctx context.Context, server string, ch challenge) (
 		}
 	}
 	if found == "" {
-		return nil, h.fail("the server publishes no protected-resource metadata (RFC 9728) at %s, so its authorization server is unknown", strings.Join(candidates, " or "))
+		e := h.fail("the server publishes no protected-resource metadata (RFC 9728) at %s, so its authorization server is unknown", strings.Join(candidates, " or "))
+		if ch.status != http.StatusUnauthorized && ch.status != http.StatusForbidden {
+			e.Msg = fmt.Sprintf("the server did not ask for authentication (it answered HTTP %d) and %s", ch.status, strings.TrimPrefix(e.Msg, "the server "))
+		}
+		return nil, e
 	}
 	as := &authServer{prmURL: found, prmScopes: prm.ScopesSupported, resource: server}
 	if prm.Resource != "" {
@@ -482,6 +486,13 @@ func (h *oauthHTTP) token(ctx context.Context, endpoint string, form url.Values,
 	}
 	var ans tokenAnswer
 	if err := json.Unmarshal(data, &ans); err != nil || ans.AccessToken == "" {
+		// Some servers answer an error with status 200.
+		var e struct {
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(data, &e) == nil && e.Error != "" {
+			return nil, &GrantError{Code: e.Error, Msg: h.oauthErr(resp, data)}
+		}
 		return nil, h.fail("the token endpoint's answer has no access_token")
 	}
 	if ans.TokenType != "" && !strings.EqualFold(ans.TokenType, "bearer") {
