@@ -7,7 +7,6 @@ package client
 
 import (
 	"context"
-	"errors"
 	"net/url"
 	"strings"
 	"sync"
@@ -133,11 +132,7 @@ func (a *connAuth) refresh(ctx context.Context, stale string) bool {
 	h := newOAuthHTTP(a.t.Name, a.o.Mask)
 	nt, err := h.token(ctx, cur.TokenEndpoint, form, clientFor(cur, a.t))
 	if err != nil {
-		var ae *AuthError
-		if errors.As(err, &ae) && ae.Msg != "" {
-			err = errors.New(ae.Msg)
-		}
-		return expire(oneLine(err.Error()))
+		return expire(bare(err))
 	}
 	a.o.AddSecrets(nt.Secrets()...)
 	nt.Server, nt.Resource, nt.Issuer = cur.Server, cur.Resource, cur.Issuer

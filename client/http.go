@@ -174,13 +174,18 @@ func (b *limitBody) Read(p []byte) (int, error) {
 
 func (b *limitBody) Close() error { return b.rc.Close() }
 
-// originOf is scheme://host of a URL, in lower case ("" when unparsable).
+// originOf is scheme://host[:port] of a URL, in lower case and without a
+// default port ("" when unparsable).
 func originOf(raw string) string {
 	u, err := url.Parse(raw)
-	if err != nil {
+	if err != nil || u.Host == "" {
 		return ""
 	}
-	return strings.ToLower(u.Scheme + "://" + u.Host)
+	scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Host)
+	if p := u.Port(); (scheme == "http" && p == "80") || (scheme == "https" && p == "443") {
+		host = strings.TrimSuffix(host, ":"+p)
+	}
+	return scheme + "://" + host
 }
 
 // sameOrigin is the redirect policy: a redirect is followed only to the same

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	mcpclient "github.com/mark3labs/mcp-go/client"
@@ -42,6 +43,9 @@ func Login(ctx context.Context, t *Target, o LoginOptions) (*StoredToken, error)
 	}
 	if o.Note == nil {
 		o.Note = func(string, ...any) {}
+	}
+	if o.Open == nil {
+		o.Open = func(string) {}
 	}
 	store := tokenStore{dir: t.TokenDir}
 	if err := store.mkdir(); err != nil {
@@ -117,7 +121,8 @@ func Login(ctx context.Context, t *Target, o LoginOptions) (*StoredToken, error)
 	}
 	authURL.RawQuery = q.Encode()
 
-	cb := &callback{state: state, issuer: as.Issuer, results: make(chan callbackResult, 1), outcome: make(chan error, 1)}
+	cb := &callback{state: state, issuer: as.Issuer, issRequired: as.AuthorizationResponseIssParameter,
+		results: make(chan callbackResult, 1), outcome: make(chan error, 1)}
 	srv := &http.Server{Handler: cb, ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(io.Discard, "", 0)}
 	go func() { _ = srv.Serve(ln) }()
 	defer func() {
@@ -164,6 +169,9 @@ func Login(ctx context.Context, t *Target, o LoginOptions) (*StoredToken, error)
 	}
 	if err := saveLocked(ctx, store, tok); err != nil {
 		cb.outcome <- err
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, &AuthError{Server: t.Name, Msg: err.Error()}
 	}
 	cb.outcome <- nil
@@ -214,6 +222,8 @@ func selectScopes(flag []string, oc *OAuthConfig, challenged string, supported [
 // callback is the loopback redirect target.
 type callback struct {
 	state, issuer string
+	issRequired   bool                // the metadata promises iss (RFC 9207 §2.4)
+	answered      atomic.Bool         // the first redirect decides; later ones get 409
 	results       chan callbackResult // the first redirect's result
 	outcome       chan error          // how the login ended, for the browser
 }
@@ -241,17 +251,18 @@ func (cb *callback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		res.err = fmt.Errorf("the authorization server refused: %s", oneLine(msg))
 	case q.Get("iss") != "" && strings.TrimSuffix(q.Get("iss"), "/") != strings.TrimSuffix(cb.issuer, "/"):
 		res.err = fmt.Errorf("the authorization redirect came from issuer %q, not %q (RFC 9207); nothing was accepted", oneLine(q.Get("iss")), cb.issuer)
+	case q.Get("iss") == "" && cb.issRequired:
+		res.err = fmt.Errorf("the authorization redirect lacks the iss parameter its server's metadata promises (RFC 9207); nothing was accepted")
 	case q.Get("code") == "":
 		res.err = errors.New("the authorization redirect carried no code")
 	default:
 		res.code = q.Get("code")
 	}
-	select {
-	case cb.results <- res:
-	default: // a second redirect: the first decides
+	if !cb.answered.CompareAndSwap(false, true) { // a second redirect: the first decides
 		http.Error(w, "mcpx: this login has already been answered", http.StatusConflict)
 		return
 	}
+	cb.results <- res
 	var err error
 	select {
 	case err = <-cb.outcome:
@@ -333,7 +344,7 @@ func Logout(ctx context.Context, t *Target, mask func(string) string) (LogoutRes
 				continue
 			}
 			if err := h.revoke(ctx, tok.RevocationEndpoint, k.value, k.hint, ca); err != nil {
-				r.Warns = append(r.Warns, fmt.Sprintf("revoking the %s failed: %s", strings.ReplaceAll(k.hint, "_", " "), oneLine(err.Error())))
+				r.Warns = append(r.Warns, fmt.Sprintf("revoking the %s failed: %s", strings.ReplaceAll(k.hint, "_", " "), bare(err)))
 				continue
 			}
 			r.Revoked = append(r.Revoked, strings.TrimSuffix(k.hint, "_token"))
@@ -356,4 +367,18 @@ func clientFor(tok *StoredToken, t *Target) clientAuth {
 		ca.Secret = t.OAuth.ClientSecret
 	}
 	return ca
+}
+
+// bare is an error's message without the "server X:" its type adds, for a
+// message that names the server already.
+func bare(err error) string {
+	var ce *ConnectError
+	var ae *AuthError
+	switch {
+	case errors.As(err, &ce):
+		return ce.Msg
+	case errors.As(err, &ae) && ae.Msg != "":
+		return ae.Msg
+	}
+	return oneLine(err.Error())
 }

@@ -514,7 +514,7 @@ func expiresIn(raw json.RawMessage) (int64, bool) {
 		return 0, false
 	}
 	n, err := strconv.ParseFloat(s, 64)
-	if err != nil || n < 0 || n > 10*365*24*3600 {
+	if err != nil || !(n >= 0 && n <= 10*365*24*3600) { // NaN fails both
 		return 0, false
 	}
 	return int64(n), true

@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -118,9 +119,12 @@ func (s tokenStore) path(server string) string {
 // is none.
 func (s tokenStore) load(server string) (*StoredToken, error) {
 	p := s.path(server)
-	f, err := os.Open(p)
+	f, err := openTokenFile(p)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
+	}
+	if errors.Is(err, syscall.ELOOP) { // O_NOFOLLOW met a symbolic link
+		return nil, fmt.Errorf("token file %s is not a regular file (a symbolic link)", p)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the token store: %w", err)
@@ -135,7 +139,7 @@ func (s tokenStore) load(server string) (*StoredToken, error) {
 	}
 	var t StoredToken
 	dec := json.NewDecoder(bytes.NewReader(data))
-	if len(data) > maxTokenFile || dec.Decode(&t) != nil || t.AccessToken == "" {
+	if len(data) > maxTokenFile || dec.Decode(&t) != nil || t.AccessToken == "" || dec.More() {
 		return nil, fmt.Errorf("token file %s is damaged", p)
 	}
 	if t.Server != server {
