@@ -121,7 +121,8 @@ auth/*)
 	# authorization-code flow (PKCE, dynamic registration or the pre-registered
 	# client of MCP_CONFORMANCE_CONTEXT); then the client lists tools and calls
 	# test-tool. The test authorization server redirects /authorize straight
-	# back to the redirect_uri with a code, so curl can play the browser.
+	# back to the redirect_uri with a code, so a plain HTTP GET that follows
+	# redirects (node's fetch: node is on PATH under run.sh) plays the browser.
 	#
 	# mcpx itself never re-authorizes outside `mcpx login` (CONTRACT §7): a 403
 	# insufficient_scope exits 6 naming the scopes (error.scopes under --json).
@@ -153,8 +154,8 @@ auth/*)
 			i=$((i + 1))
 		done
 		if [ -n "$authurl" ]; then
-			printf '+ curl -L %s\n' "$authurl" >&2
-			curl -fsSL -o /dev/null "$authurl" || printf 'adapter: curl of the authorization URL failed\n' >&2
+			printf '+ GET %s (following redirects)\n' "$authurl" >&2
+			node -e 'fetch(process.argv[1]).then((r) => { if (!r.ok) { console.error(`adapter: the authorization URL ended in HTTP ${r.status}`) } }, (e) => console.error(`adapter: GET of the authorization URL failed: ${e.message}`))' "$authurl"
 		fi
 		wait "$login"
 		rc=$?
