@@ -205,9 +205,14 @@ type rawEntry struct {
 // OAuthConfig is a server's "oauth" entry: the client registered for mcpx
 // with its authorization server, and the scopes to ask for.
 type OAuthConfig struct {
-	ClientID     string   `json:"clientId"`
-	ClientSecret string   `json:"clientSecret"`
-	Scopes       []string `json:"scopes"`
+	ClientID     string `json:"clientId"`
+	ClientSecret string `json:"clientSecret"`
+	// AuthMethod is how the client authenticates at the token endpoint
+	// (client_secret_basic, client_secret_post or none), for a client
+	// registered out of band whose method mcpx cannot learn; "" lets the
+	// server's metadata decide.
+	AuthMethod string   `json:"tokenEndpointAuthMethod"`
+	Scopes     []string `json:"scopes"`
 }
 
 func readFile(path string, mustExist bool) (*configFile, error) {
@@ -368,6 +373,8 @@ func parseEntry(name string, data json.RawMessage) *Server {
 			return fail("\"oauth\" is for http and sse servers, not stdio")
 		case o.ClientID == "" && o.ClientSecret != "":
 			return fail("\"oauth\" has a clientSecret but no clientId")
+		case o.AuthMethod != "" && o.AuthMethod != "none" && o.AuthMethod != "client_secret_basic" && o.AuthMethod != "client_secret_post":
+			return fail("\"oauth\".tokenEndpointAuthMethod %q is not one of none, client_secret_basic, client_secret_post", o.AuthMethod)
 		}
 	}
 	if len(e.Timeout) > 0 && string(e.Timeout) != "null" {

@@ -81,8 +81,10 @@ func Login(ctx context.Context, t *Target, o LoginOptions) (*StoredToken, error)
 	registered := false
 	switch {
 	case t.OAuth != nil && t.OAuth.ClientID != "":
-		ca = clientAuth{ID: t.OAuth.ClientID, Secret: t.OAuth.ClientSecret}
-		ca.Method = chooseMethod(as.TokenEndpointAuthMethodsSupported, ca.Secret != "")
+		ca = clientAuth{ID: t.OAuth.ClientID, Secret: t.OAuth.ClientSecret, Method: t.OAuth.AuthMethod}
+		if ca.Method == "" {
+			ca.Method = chooseMethod(as.TokenEndpointAuthMethodsSupported, ca.Secret != "")
+		}
 	case as.RegistrationEndpoint != "":
 		if ca, err = h.register(ctx, as, redirect, o.ClientVersion); err != nil {
 			return nil, err

@@ -241,7 +241,7 @@ func Resolve(s *Server, o ResolveOptions) (*Target, error) {
 		t.Fallback = t.Transport == HTTP && !s.explicitType
 		t.TokenDir = o.TokenDir
 		if s.OAuth != nil {
-			oc := &OAuthConfig{Scopes: s.OAuth.Scopes}
+			oc := &OAuthConfig{Scopes: s.OAuth.Scopes, AuthMethod: s.OAuth.AuthMethod}
 			if oc.ClientID, err = x.expand("oauth.clientId", s.OAuth.ClientID); err != nil {
 				return nil, err
 			}

@@ -112,6 +112,9 @@ func classify(err error, sig os.Signal) output.ErrorReport {
 		r.Code, r.ExitCode = "timeout", exitTimeout
 		r.Details["phase"] = timeout.Phase
 		r.Hints = []string{"raise the bound with --timeout, or \"timeout\" in the server's config entry"}
+		if timeout.Phase == "login" {
+			r.Hints = []string{"login waits 5 minutes for the browser unless --timeout says otherwise"}
+		}
 	case errors.As(err, &server):
 		r.Code, r.ExitCode = "server_error", exitFailed
 		r.Details["rpc"] = server.RPC

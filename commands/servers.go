@@ -46,6 +46,9 @@ func (p *probeAuth) String() string {
 	if p.State == "token" && p.ExpiresAt != nil {
 		return "token (expires " + *p.ExpiresAt + ")"
 	}
+	if p.State == "expired" && p.ExpiresAt != nil {
+		return "expired (" + *p.ExpiresAt + ")"
+	}
 	return p.State
 }
 
@@ -127,6 +130,10 @@ func (a *app) probe(ctx context.Context, s *client.Server) *probe {
 			p.Auth = &probeAuth{State: "required"}
 			if ae.Token == "expired" {
 				p.Auth.State = "expired"
+				if !ae.ExpiredAt.IsZero() {
+					s := ae.ExpiredAt.UTC().Format(time.RFC3339)
+					p.Auth.ExpiresAt = &s
+				}
 			}
 		}
 		return p

@@ -90,6 +90,11 @@ func params(dir string) testscript.Params {
 			"fixture-oauth": cmdFixtureOAuth,
 			"oauth-log":     cmdOAuthLog,
 			"oauth-login":   cmdOAuthLogin,
+
+			// Modes, scrubbed outputs and secrets for auth_*.txtar (auth_script_test.go).
+			"perm":      cmdPerm,
+			"scrub":     cmdScrub,
+			"nosecrets": cmdNoSecrets,
 		},
 	}
 }
