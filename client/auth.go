@@ -49,6 +49,12 @@ func newConnAuth(ctx context.Context, t *Target, o Options) *connAuth {
 			return nil
 		}
 	}
+	if u, err := url.Parse(t.URL); err != nil || u.User != nil {
+		return nil // credentials in the URL: Go sends them as Basic auth
+	}
+	if checkEndpoint("server", t.URL, true) != nil {
+		return nil // no bearer over plain http to a host that is not loopback
+	}
 	server, err := CanonicalURL(t.URL)
 	if err != nil {
 		return nil
@@ -60,7 +66,7 @@ func newConnAuth(ctx context.Context, t *Target, o Options) *connAuth {
 	tok, err := a.store.load(server)
 	if err != nil {
 		if o.Note != nil {
-			o.Note("server %q: %v; run: mcpx login %s", t.Name, err, shellQuote(t.Name))
+			o.Note("server %q: %v; run: mcpx login %s", t.Name, err, shellArg(t.Name))
 		}
 		return a
 	}
@@ -124,6 +130,9 @@ func (a *connAuth) refresh(ctx context.Context, stale string) bool {
 	a.tok = cur
 	if cur.RefreshToken == "" {
 		return expire("")
+	}
+	if err := checkEndpoint("the stored token endpoint", cur.TokenEndpoint, true); err != nil {
+		return expire(err.Error())
 	}
 	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {cur.RefreshToken}}
 	if cur.Resource != "" {

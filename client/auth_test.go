@@ -592,17 +592,26 @@ func TestLimitTransportBearer(t *testing.T) {
 		{"https://RS.EXAMPLE/messages?session=1", "", "tok1", "Bearer tok1"},
 		{"https://rs.example/mcp", "Basic abc", "tok1", "Basic abc"}, // the user's header stays
 		{"https://rs.example/mcp", "", "", ""},                       // no token
-		{"http://rs.example/mcp", "", "tok1", ""},                    // scheme
-		{"https://rs.example:8443/mcp", "", "tok1", ""},              // port
-		{"https://evil.example/mcp", "", "tok1", ""},
-		{"https://rs.example.evil.example/mcp", "", "tok1", ""},
+		{"http://rs.example/mcp", "", "tok1", "refused"},             // scheme
+		{"https://rs.example:8443/mcp", "", "tok1", "refused"},       // port
+		{"https://evil.example/mcp", "", "tok1", "refused"},
+		{"https://rs.example.evil.example/mcp", "", "tok1", "refused"},
 	} {
 		tok = c.token
 		req, _ := http.NewRequest(http.MethodGet, c.url, nil)
 		if c.preset != "" {
 			req.Header.Set("Authorization", c.preset)
 		}
+		sent = "none"
 		resp, err := lt.RoundTrip(req)
+		if c.want == "refused" {
+			// Another origin gets no request at all (an SSE endpoint event
+			// naming http for an https server, say).
+			if err == nil || !strings.HasPrefix(err.Error(), "refusing to send a request to ") || sent != "none" {
+				t.Errorf("%s: RoundTrip = %v, sent %q; want it refused, nothing sent", c.url, err, sent)
+			}
+			continue
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -672,7 +681,7 @@ func TestAuthErrorMessages(t *testing.T) {
 			`server "https://rs.example/mcp?a=1&b=2" requires authentication (HTTP 401)`, loginHints("'https://rs.example/mcp?a=1&b=2'")},
 		{"quotes", AuthError{Server: `it's "x"`, Status: 403, Scope: "a'b c$d"},
 			`server "it's \"x\"" refused access (HTTP 403); it requires the scope a'b c$d`,
-			[]string{`log in again with the scopes it requires: mcpx login 'it'\''s "x"' --scope 'a'\''b' --scope c$d`}},
+			[]string{`log in again with the scopes it requires: mcpx login 'it'\''s "x"' --scope 'a'\''b' --scope 'c$d'`}},
 		{"a login failure", AuthError{Server: "srv", Msg: "the token endpoint refused the authorization code: x", Status: 401},
 			`server "srv": the token endpoint refused the authorization code: x`, nil},
 		{"a login failure with hints", AuthError{Server: "srv", Msg: "m", hints: []string{"h"}}, `server "srv": m`, []string{"h"}},
@@ -1091,10 +1100,6 @@ func TestLoginRefused(t *testing.T) {
 		browser  int    // the status the browser gets
 		wantHint []string
 	}{
-		{"state mismatch", func(as *caAS) { as.state = func(string) string { return "forged" } },
-			"the authorization redirect carried the wrong state (a forged or stale redirect); nothing was accepted", true, 400, nil},
-		{"no state", func(as *caAS) { as.state = func(string) string { return "" } },
-			"the authorization redirect carried the wrong state (a forged or stale redirect); nothing was accepted", true, 400, nil},
 		{"iss mismatch", func(as *caAS) { as.iss = "https://evil.example" },
 			`the authorization redirect came from issuer "https://evil.example", not "%[1]s" (RFC 9207); nothing was accepted`, true, 400, nil},
 		{"refused", func(as *caAS) { as.redirectErr = "access_denied" },
@@ -1518,4 +1523,62 @@ func TestLogoutStates(t *testing.T) {
 	if _, err := Logout(context.Background(), &Target{Name: "srv", Transport: HTTP, URL: caServer}, nil); oaAuthMsg(t, err) != "no token directory: set HOME or XDG_STATE_HOME" {
 		t.Errorf("no token directory: %v", err)
 	}
+}
+
+// TestLoginIgnoresWrongState: a request to the callback with the wrong
+// state (a page probing local ports, a stale tab) is refused with 400 and
+// noted; the login goes on waiting, and the real redirect still completes it.
+func TestLoginIgnoresWrongState(t *testing.T) {
+	as := newCAAS(t)
+	tg := &Target{Name: "srv", Transport: HTTP, URL: as.URL + "/mcp", TokenDir: t.TempDir()}
+	var notes []string
+	forged := make(chan int, 2)
+	open, browsed, _ := caBrowser(t, func(authURL string) {
+		cb := caRedirectURI(t, authURL)
+		for _, q := range []string{"?state=forged&code=evil", "?error=access_denied"} {
+			resp, err := http.Get(cb + q)
+			if err != nil {
+				t.Error(err)
+				forged <- 0
+				continue
+			}
+			resp.Body.Close()
+			forged <- resp.StatusCode
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	tok, err := Login(ctx, tg, LoginOptions{Open: open, Note: func(f string, a ...any) { notes = append(notes, fmt.Sprintf(f, a...)) }})
+	if err != nil || tok == nil {
+		t.Fatalf("Login = %v, %v", tok, err)
+	}
+	if a, b := <-forged, <-forged; a != 400 || b != 400 {
+		t.Errorf("forged redirects got HTTP %d and %d, want 400", a, b)
+	}
+	if b := <-browsed; b.status != 200 {
+		t.Errorf("browser: %+v", b)
+	}
+	want := "ignored a request to the callback with the wrong state (a forged or stale redirect); still waiting"
+	if len(notes) != 2 || notes[0] != want || notes[1] != want {
+		t.Errorf("notes = %q", notes)
+	}
+}
+
+// TestLoginWrongStateOnly: when only wrong-state redirects come, the login
+// waits for its bound and stores nothing.
+func TestLoginWrongStateOnly(t *testing.T) {
+	as := newCAAS(t)
+	as.state = func(string) string { return "forged" }
+	tg := &Target{Name: "srv", Transport: HTTP, URL: as.URL + "/mcp", TokenDir: t.TempDir()}
+	open, browsed, _ := caBrowser(t, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	tok, err := Login(ctx, tg, LoginOptions{Open: open})
+	if tok != nil || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Login = %v, %v; want context.DeadlineExceeded", tok, err)
+	}
+	if b := <-browsed; b.status != 400 {
+		t.Errorf("browser: %+v", b)
+	}
+	caNoTokenFile(t, tg.TokenDir)
 }

@@ -197,9 +197,9 @@ func connect(ctx context.Context, t *Target, o Options, kind string, auth *connA
 		tr = newStdioTransport(fr, p.stdin, o.Logger)
 	case HTTP, SSE:
 		base := http.DefaultTransport.(*http.Transport).Clone()
-		c.rt = &limitTransport{inner: base, max: o.MessageCeiling, limit: c.limit}
+		c.rt = &limitTransport{inner: base, max: o.MessageCeiling, limit: c.limit, origin: originOf(t.URL)}
 		if auth != nil {
-			c.rt.bearer, c.rt.origin = auth.bearer, originOf(t.URL)
+			c.rt.bearer = auth.bearer
 		}
 		hc := &http.Client{Transport: c.rt, CheckRedirect: sameOrigin}
 		var err error

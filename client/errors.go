@@ -126,15 +126,27 @@ func (e *AuthError) Error() string {
 // Scopes are the scopes a 403 names, one by one.
 func (e *AuthError) Scopes() []string { return strings.Fields(e.Scope) }
 
+// shellArg quotes a word of a command line that a hint asks the user to
+// paste: anything but plain characters is single-quoted, so a server's
+// word can never expand ($VAR, ${VAR}, $(...), `...`) in the user's shell.
+func shellArg(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
 // Hints suggests what to do.
 func (e *AuthError) Hints() []string {
 	if e.Msg != "" {
 		return e.hints
 	}
-	login := "mcpx login " + shellQuote(e.Server)
+	login := "mcpx login " + shellArg(e.Server)
 	if e.Status == 403 && e.Scope != "" {
 		for _, s := range e.Scopes() {
-			login += " --scope " + shellQuote(s)
+			login += " --scope " + shellArg(s)
 		}
 		return []string{"log in again with the scopes it requires: " + login}
 	}

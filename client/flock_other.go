@@ -10,3 +10,9 @@ func tryLock(*os.File) (bool, error) { return true, nil }
 func unlock(*os.File) {}
 
 func openTokenFile(p string) (*os.File, error) { return os.Open(p) }
+
+func openLockFile(p string) (*os.File, error) {
+	return os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o600)
+}
+
+func private(os.FileInfo, os.FileMode) string { return "" }

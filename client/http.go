@@ -21,10 +21,11 @@ type limitTransport struct {
 	max   int64
 	limit *limitFlag
 
-	// bearer, when set, gives the stored OAuth token to send to origin
-	// (a request that carries an Authorization header already keeps it).
-	bearer func() string
+	// origin is the server's: no request goes anywhere else. bearer, when
+	// set, gives the stored OAuth token to send (a request that carries an
+	// Authorization header already keeps it).
 	origin string
+	bearer func() string
 
 	mu         sync.Mutex
 	initStatus int      // status of the first POST (initialize), for the SSE fallback
@@ -33,7 +34,12 @@ type limitTransport struct {
 }
 
 func (t *limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if t.bearer != nil && req.Header.Get("Authorization") == "" && originOf(req.URL.String()) == t.origin {
+	if t.origin != "" && originOf(req.URL.String()) != t.origin {
+		// An SSE endpoint event naming another scheme (https to http) or
+		// origin: headers and tokens stay with the server's own origin.
+		return nil, fmt.Errorf("refusing to send a request to %s, which is not the server's origin (%s)", req.URL.Redacted(), t.origin)
+	}
+	if t.bearer != nil && req.Header.Get("Authorization") == "" {
 		if tok := t.bearer(); tok != "" {
 			req = req.Clone(req.Context())
 			req.Header.Set("Authorization", "Bearer "+tok)

@@ -55,6 +55,9 @@ func Login(ctx context.Context, t *Target, o LoginOptions) (*StoredToken, error)
 	if err != nil {
 		return nil, &ConfigError{Server: t.Name, Msg: err.Error()}
 	}
+	if err := checkEndpoint("the server URL", t.URL, true); err != nil {
+		return nil, &AuthError{Server: t.Name, Msg: err.Error() + " (a token must not travel in clear)"}
+	}
 	h := newOAuthHTTP(t.Name, o.Mask)
 
 	ch, err := h.probeChallenge(ctx, t, o.ProtocolVersion)
@@ -123,7 +126,7 @@ func Login(ctx context.Context, t *Target, o LoginOptions) (*StoredToken, error)
 	}
 	authURL.RawQuery = q.Encode()
 
-	cb := &callback{state: state, issuer: as.Issuer, issRequired: as.AuthorizationResponseIssParameter,
+	cb := &callback{state: state, issuer: as.Issuer, issRequired: as.AuthorizationResponseIssParameter, note: o.Note,
 		results: make(chan callbackResult, 1), outcome: make(chan error, 1)}
 	srv := &http.Server{Handler: cb, ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(io.Discard, "", 0)}
 	go func() { _ = srv.Serve(ln) }()
@@ -224,7 +227,8 @@ func selectScopes(flag []string, oc *OAuthConfig, challenged string, supported [
 // callback is the loopback redirect target.
 type callback struct {
 	state, issuer string
-	issRequired   bool                // the metadata promises iss (RFC 9207 §2.4)
+	issRequired   bool // the metadata promises iss (RFC 9207 §2.4)
+	note          func(string, ...any)
 	answered      atomic.Bool         // the first redirect decides; later ones get 409
 	results       chan callbackResult // the first redirect's result
 	outcome       chan error          // how the login ended, for the browser
@@ -241,10 +245,15 @@ func (cb *callback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
+	if q.Get("state") != cb.state {
+		// A forged or stale redirect (another tab, a page probing local
+		// ports): refused, and the login goes on waiting for the real one.
+		cb.note("ignored a request to the callback with the wrong state (a forged or stale redirect); still waiting")
+		http.Error(w, "mcpx: this is not the redirect of the login in progress (wrong state)", http.StatusBadRequest)
+		return
+	}
 	var res callbackResult
 	switch {
-	case q.Get("state") != cb.state:
-		res.err = errors.New("the authorization redirect carried the wrong state (a forged or stale redirect); nothing was accepted")
 	case q.Get("error") != "":
 		msg := q.Get("error")
 		if d := q.Get("error_description"); d != "" {
@@ -338,7 +347,7 @@ func Logout(ctx context.Context, t *Target, mask func(string) string) (LogoutRes
 	if tok == nil {
 		return r, nil
 	}
-	if tok.RevocationEndpoint != "" {
+	if tok.RevocationEndpoint != "" && checkEndpoint("revocation_endpoint", tok.RevocationEndpoint, true) == nil {
 		h := newOAuthHTTP(t.Name, mask)
 		ca := clientFor(tok, t)
 		for _, k := range []struct{ hint, value string }{{"refresh_token", tok.RefreshToken}, {"access_token", tok.AccessToken}} {

@@ -216,7 +216,7 @@ func wellKnown(raw, name string) (inserted, root string, err error) {
 func (h *oauthHTTP) discover(ctx context.Context, server string, ch challenge) (*authServer, error) {
 	var candidates []string
 	if ch.resourceMetadata != "" {
-		if err := checkEndpoint("resource_metadata", ch.resourceMetadata, false); err != nil {
+		if err := checkEndpoint("resource_metadata", ch.resourceMetadata, true); err != nil {
 			return nil, h.fail("the server's 401 names unusable resource metadata: %v", err)
 		}
 		candidates = []string{ch.resourceMetadata}
@@ -244,7 +244,7 @@ func (h *oauthHTTP) discover(ctx context.Context, server string, ch challenge) (
 		}
 	}
 	if found == "" {
-		e := h.fail("the server publishes no protected-resource metadata (RFC 9728) at %s, so its authorization server is unknown", strings.Join(candidates, " or "))
+		e := h.fail("the server publishes no protected-resource metadata (RFC 9728) at %s, so its authorization server is unknown", oneLine(strings.Join(candidates, " or ")))
 		if ch.status != http.StatusUnauthorized && ch.status != http.StatusForbidden {
 			e.Msg = fmt.Sprintf("the server did not ask for authentication (it answered HTTP %d) and %s", ch.status, strings.TrimPrefix(e.Msg, "the server "))
 		}
@@ -252,13 +252,16 @@ func (h *oauthHTTP) discover(ctx context.Context, server string, ch challenge) (
 	}
 	as := &authServer{prmURL: found, prmScopes: prm.ScopesSupported, resource: server}
 	if prm.Resource != "" {
+		if u, err := url.Parse(prm.Resource); err != nil || u.User != nil || u.Fragment != "" || strings.Contains(prm.Resource, "#") {
+			return nil, h.fail("the protected-resource metadata at %s declares the resource %q, which has user information or a fragment; refusing to authorize", oneLine(found), oneLine(prm.Resource))
+		}
 		if !resourceBinds(prm.Resource, server) {
-			return nil, h.fail("the protected-resource metadata at %s is for %s, not for this server (%s); refusing to authorize", found, oneLine(prm.Resource), server)
+			return nil, h.fail("the protected-resource metadata at %s is for %s, not for this server (%s); refusing to authorize", oneLine(found), oneLine(prm.Resource), server)
 		}
 		as.resource = prm.Resource
 	}
 	if len(prm.AuthorizationServers) == 0 {
-		return nil, h.fail("the protected-resource metadata at %s names no authorization server", found)
+		return nil, h.fail("the protected-resource metadata at %s names no authorization server", oneLine(found))
 	}
 	issuer := prm.AuthorizationServers[0]
 	if err := checkEndpoint("authorization server", issuer, true); err != nil {
@@ -283,15 +286,15 @@ func (h *oauthHTTP) discover(ctx context.Context, server string, ch challenge) (
 			continue
 		}
 		if strings.TrimSuffix(md.Issuer, "/") != strings.TrimSuffix(issuer, "/") {
-			return nil, h.fail("the metadata at %s is for issuer %q, not %q; refusing to use it", u, oneLine(md.Issuer), issuer)
+			return nil, h.fail("the metadata at %s is for issuer %q, not %q; refusing to use it", oneLine(u), oneLine(md.Issuer), oneLine(issuer))
 		}
 		if err := md.check(); err != nil {
-			return nil, h.fail("authorization server %s: %v", issuer, err)
+			return nil, h.fail("authorization server %s: %v", oneLine(issuer), err)
 		}
 		as.asDoc = md
 		return as, nil
 	}
-	return nil, h.fail("authorization server %s publishes no metadata at %s", issuer, strings.Join(mdURLs, ", "))
+	return nil, h.fail("authorization server %s publishes no metadata at %s", oneLine(issuer), oneLine(strings.Join(mdURLs, ", ")))
 }
 
 // check refuses metadata a secure flow cannot use.
@@ -382,7 +385,7 @@ func (h *oauthHTTP) register(ctx context.Context, as *authServer, redirect, vers
 	if m := as.TokenEndpointAuthMethodsSupported; len(m) > 0 && !slices.Contains(m, "none") {
 		method = chooseMethod(m, true)
 		if method == "none" {
-			return clientAuth{}, h.fail("authorization server %s supports none of the token endpoint auth methods mcpx has (none, client_secret_basic, client_secret_post): %s", as.Issuer, strings.Join(m, ", "))
+			return clientAuth{}, h.fail("authorization server %s supports none of the token endpoint auth methods mcpx has (none, client_secret_basic, client_secret_post): %s", oneLine(as.Issuer), oneLine(strings.Join(m, ", ")))
 		}
 	}
 	doc := map[string]any{
@@ -406,7 +409,7 @@ func (h *oauthHTTP) register(ctx context.Context, as *authServer, redirect, vers
 		return clientAuth{}, err
 	}
 	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK {
-		return clientAuth{}, h.fail("dynamic client registration at %s failed: %s", as.RegistrationEndpoint, h.oauthErr(resp, data))
+		return clientAuth{}, h.fail("dynamic client registration at %s failed: %s", oneLine(as.RegistrationEndpoint), h.oauthErr(resp, data))
 	}
 	var reg struct {
 		ClientID     string `json:"client_id"`
@@ -414,7 +417,7 @@ func (h *oauthHTTP) register(ctx context.Context, as *authServer, redirect, vers
 		Method       string `json:"token_endpoint_auth_method"`
 	}
 	if err := json.Unmarshal(data, &reg); err != nil || reg.ClientID == "" {
-		return clientAuth{}, h.fail("dynamic client registration at %s answered no client_id", as.RegistrationEndpoint)
+		return clientAuth{}, h.fail("dynamic client registration at %s answered no client_id", oneLine(as.RegistrationEndpoint))
 	}
 	ca := clientAuth{ID: reg.ClientID, Secret: reg.ClientSecret, Method: reg.Method}
 	if ca.Method == "" {
@@ -498,12 +501,39 @@ func (h *oauthHTTP) token(ctx context.Context, endpoint string, form url.Values,
 	if ans.TokenType != "" && !strings.EqualFold(ans.TokenType, "bearer") {
 		return nil, h.fail("the token endpoint issued a %q token; mcpx uses Bearer tokens only", oneLine(ans.TokenType))
 	}
+	if !tokenChars(ans.AccessToken) || ans.RefreshToken != "" && !tokenChars(ans.RefreshToken) {
+		return nil, h.fail("the token endpoint issued a token with characters an HTTP header cannot carry (RFC 6750 wants printable ASCII without spaces)")
+	}
+	if !scopeChars(ans.Scope) {
+		ans.Scope = "" // not an RFC 6749 scope: ignored (the scope asked for is kept)
+	}
 	st := &StoredToken{AccessToken: ans.AccessToken, TokenType: "Bearer", RefreshToken: ans.RefreshToken, Scope: ans.Scope, ObtainedAt: now.UTC().Truncate(time.Second)}
 	if secs, ok := expiresIn(ans.ExpiresIn); ok {
 		at := now.Add(time.Duration(secs) * time.Second).UTC().Truncate(time.Second)
 		st.ExpiresAt = &at
 	}
 	return st, nil
+}
+
+// tokenChars: printable ASCII without spaces, which is what an HTTP header
+// value can carry.
+func tokenChars(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x21 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// scopeChars: RFC 6749 §3.3 scope tokens separated by spaces.
+func scopeChars(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c != ' ' && (c < 0x21 || c > 0x7e || c == '"' || c == '\\') {
+			return false
+		}
+	}
+	return true
 }
 
 // expiresIn reads expires_in: a number of seconds, or (seen in the wild) a

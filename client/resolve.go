@@ -242,9 +242,11 @@ func Resolve(s *Server, o ResolveOptions) (*Target, error) {
 		t.TokenDir = o.TokenDir
 		if s.OAuth != nil {
 			oc := &OAuthConfig{Scopes: s.OAuth.Scopes, AuthMethod: s.OAuth.AuthMethod}
+			n := len(x.secrets)
 			if oc.ClientID, err = x.expand("oauth.clientId", s.OAuth.ClientID); err != nil {
 				return nil, err
 			}
+			x.secrets = x.secrets[:n] // a client id is public: it is in every authorization URL
 			if oc.ClientSecret, err = x.expand("oauth.clientSecret", s.OAuth.ClientSecret); err != nil {
 				return nil, err
 			}

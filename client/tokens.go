@@ -118,6 +118,11 @@ func (s tokenStore) path(server string) string {
 // load returns the stored token for a canonical server URL, nil when there
 // is none.
 func (s tokenStore) load(server string) (*StoredToken, error) {
+	if fi, err := os.Stat(s.dir); err == nil {
+		if why := private(fi, 0o022); why != "" {
+			return nil, fmt.Errorf("the token directory %s %s; mcpx uses no token from it", s.dir, why)
+		}
+	}
 	p := s.path(server)
 	f, err := openTokenFile(p)
 	if errors.Is(err, os.ErrNotExist) {
@@ -130,8 +135,12 @@ func (s tokenStore) load(server string) (*StoredToken, error) {
 		return nil, fmt.Errorf("cannot read the token store: %w", err)
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("token file %s is not a regular file", p)
+	}
+	if why := private(fi, 0o077); why != "" {
+		return nil, fmt.Errorf("token file %s %s; mcpx does not use it", p, why)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxTokenFile+1))
 	if err != nil {
@@ -206,6 +215,12 @@ func (s tokenStore) mkdir() error {
 		if err := os.Chmod(s.dir, 0o700); err != nil {
 			return fmt.Errorf("the token directory %s is mode %o and cannot be made 0700: %w", s.dir, fi.Mode().Perm(), err)
 		}
+		if fi, err = os.Stat(s.dir); err != nil {
+			return fmt.Errorf("cannot create the token directory: %w", err)
+		}
+	}
+	if why := private(fi, 0o077); why != "" {
+		return fmt.Errorf("the token directory %s %s; mcpx does not use it", s.dir, why)
 	}
 	return nil
 }
@@ -218,7 +233,7 @@ func (s tokenStore) lock(ctx context.Context, server string) (func(), error) {
 		return nil, err
 	}
 	p := strings.TrimSuffix(s.path(server), ".json") + ".lock"
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := openLockFile(p)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open the token lock: %w", err)
 	}

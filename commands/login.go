@@ -99,7 +99,7 @@ func (a *app) login(ctx context.Context, arg string, o *loginOptions) error {
 	}
 	var facts []string
 	if tok.Scope != "" {
-		facts = append(facts, "scope "+tok.Scope)
+		facts = append(facts, "scope "+tok.Scope) // RFC 6749 characters only (checked)
 	}
 	if tok.ExpiresAt != nil {
 		facts = append(facts, "the token expires "+tok.ExpiresAt.Format(time.RFC3339))

@@ -9,8 +9,9 @@ import (
 
 // Sanitize makes s safe to show on a terminal: C0 controls other than LF and
 // TAB, DEL, C1 controls (U+0080-U+009F), the bidi controls U+202A-U+202E and
-// U+2066-U+2069, and bytes that are not UTF-8 are escaped (\x1b, \u202e,
-// \xff), so a server cannot drive the terminal. Everything else is unchanged.
+// U+2066-U+2069, the marks U+200E, U+200F and U+061C, and bytes that are not
+// UTF-8 are escaped (\x1b, \u202e, \xff), so a server cannot drive the
+// terminal. Everything else is unchanged.
 func Sanitize(s string) string { return sanitize(s, false) }
 
 // SanitizeJSON is Sanitize for a JSON document: inside its strings every
@@ -44,7 +45,7 @@ func sanitize(s string, asJSON bool) string {
 }
 
 func isBidi(r rune) bool {
-	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
+	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c
 }
 
 func needsEscape(s string) bool {
