@@ -71,9 +71,15 @@ func (s *Server) Target() string {
 	return s.URL
 }
 
-func shellQuote(s string) string {
+// shellQuote quotes a word of a configured command line for display; ${VAR}
+// stays bare, as the config file writes it.
+func shellQuote(s string) string { return quoteWord(s, "-_./:=@%+,${}") }
+
+// quoteWord single-quotes s unless it consists of letters, digits and the
+// characters of safe.
+func quoteWord(s, safe string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,${}", r))
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(safe, r))
 	}) < 0 {
 		return s
 	}

@@ -129,14 +129,7 @@ func (e *AuthError) Scopes() []string { return strings.Fields(e.Scope) }
 // shellArg quotes a word of a command line that a hint asks the user to
 // paste: anything but plain characters is single-quoted, so a server's
 // word can never expand ($VAR, ${VAR}, $(...), `...`) in the user's shell.
-func shellArg(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+func shellArg(s string) string { return quoteWord(s, "-_./:=@%+,") }
 
 // Hints suggests what to do.
 func (e *AuthError) Hints() []string {
