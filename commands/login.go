@@ -193,8 +193,10 @@ func (a *app) logout(ctx context.Context, arg string) error {
 	switch {
 	case !r.Removed:
 		a.log.Note("no stored token for %q", t.Name)
-	case len(r.Revoked) > 0:
-		a.log.Note("logged out of %q (revoked the %s token%s)", t.Name, strings.Join(r.Revoked, " and "), map[bool]string{true: "s"}[len(r.Revoked) > 1])
+	case len(r.Revoked) == 1:
+		a.log.Note("logged out of %q (revoked the %s token)", t.Name, r.Revoked[0])
+	case len(r.Revoked) > 1:
+		a.log.Note("logged out of %q (revoked the %s tokens)", t.Name, strings.Join(r.Revoked, " and "))
 	default:
 		a.log.Note("logged out of %q", t.Name)
 	}
