@@ -180,18 +180,15 @@ func (b *limitBody) Read(p []byte) (int, error) {
 
 func (b *limitBody) Close() error { return b.rc.Close() }
 
-// originOf is scheme://host[:port] of a URL, in lower case and without a
-// default port ("" when unparsable).
+// originOf is scheme://host[:port] of an http(s) URL in its canonical form
+// (see CanonicalURL: lower case, no default port); "" when it is not one.
 func originOf(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
+	c, err := CanonicalURL(raw)
+	if err != nil {
 		return ""
 	}
-	scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Host)
-	if p := u.Port(); (scheme == "http" && p == "80") || (scheme == "https" && p == "443") {
-		host = strings.TrimSuffix(host, ":"+p)
-	}
-	return scheme + "://" + host
+	u, _ := url.Parse(c)
+	return u.Scheme + "://" + u.Host
 }
 
 // sameOrigin is the redirect policy: a redirect is followed only to the same

@@ -131,8 +131,7 @@ func (a *app) probe(ctx context.Context, s *client.Server) *probe {
 			if ae.Token == "expired" {
 				p.Auth.State = "expired"
 				if !ae.ExpiredAt.IsZero() {
-					s := ae.ExpiredAt.UTC().Format(time.RFC3339)
-					p.Auth.ExpiresAt = &s
+					p.Auth.ExpiresAt = stamp(ae.ExpiredAt)
 				}
 			}
 		}
@@ -149,11 +148,16 @@ func (a *app) probe(ctx context.Context, s *client.Server) *probe {
 	defer done()
 	auth := &probeAuth{State: conn.Auth.State}
 	if e := conn.Auth.ExpiresAt; e != nil && auth.State != "none" {
-		s := e.UTC().Format(time.RFC3339)
-		auth.ExpiresAt = &s
+		auth.ExpiresAt = stamp(*e)
 	}
 	return &probe{ServerName: orNil(conn.ServerName), ServerVersion: orNil(conn.ServerVersion), ProtocolVersion: orNil(conn.Protocol),
 		Capabilities: &conn.Caps, Auth: auth}
+}
+
+// stamp is a time as --json and the AUTH column show it: RFC 3339, UTC.
+func stamp(t time.Time) *string {
+	s := t.UTC().Format(time.RFC3339)
+	return &s
 }
 
 func deref(s *string) string {
