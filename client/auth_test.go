@@ -1582,3 +1582,17 @@ func TestLoginWrongStateOnly(t *testing.T) {
 	}
 	caNoTokenFile(t, tg.TokenDir)
 }
+
+// Token returns the stored token of a server, nil when there is none (the
+// way every command reads it).
+func Token(t *Target) (*StoredToken, error) {
+	server, err := CanonicalURL(t.URL)
+	if err != nil {
+		return nil, &ConfigError{Server: t.Name, Msg: err.Error()}
+	}
+	tok, err := tokenStore{dir: t.TokenDir}.load(server)
+	if err != nil {
+		return nil, &AuthError{Server: t.Name, Msg: err.Error()}
+	}
+	return tok, nil
+}

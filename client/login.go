@@ -292,19 +292,6 @@ func (cb *callback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprint(w, "<!doctype html><title>mcpx login</title><p>mcpx is logged in. You can close this tab.</p>\n")
 }
 
-// Token returns the stored token of a server, nil when there is none.
-func Token(t *Target) (*StoredToken, error) {
-	server, err := CanonicalURL(t.URL)
-	if err != nil {
-		return nil, &ConfigError{Server: t.Name, Msg: err.Error()}
-	}
-	tok, err := tokenStore{dir: t.TokenDir}.load(server)
-	if err != nil {
-		return nil, &AuthError{Server: t.Name, Msg: err.Error()}
-	}
-	return tok, nil
-}
-
 // LogoutResult says what logout did.
 type LogoutResult struct {
 	Removed bool     // a token file was removed
