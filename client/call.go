@@ -112,6 +112,7 @@ func (c *Conn) CallTool(ctx context.Context, name string, args json.RawMessage) 
 		req := mcp.CallToolRequest{}
 		req.Params.Name = name
 		req.Params.Arguments = args
+		req.Params.Meta = c.progressMeta()
 		_, err := c.mc.CallTool(ctx, req)
 		return err
 	})

@@ -37,6 +37,22 @@ type Options struct {
 	Logger          *slog.Logger         // where mcp-go's own logging goes
 	Mask            func(string) string  // hides secrets before a message cuts a server's text short
 	AddSecrets      func(...string)      // registers secrets (stored tokens) to hide from now on
+
+	// What the server may ask during an operation (CONTRACT §8; see
+	// serverreq.go). Elicit, when set, answers elicitations (and the
+	// capability is declared); Roots, when not nil, are the roots offered.
+	Elicit     func(ctx context.Context, e Elicitation) Answer
+	Roots      []Root
+	OnLog      func(LogMessage) // notifications/message
+	OnProgress func(Progress)   // notifications/progress of the request in flight
+	// LogLevel, when set and the server offers logging, is the level asked
+	// for: logging/setLevel (legacy era) or the level every request
+	// declares (2026-07-28 era).
+	LogLevel string
+	// Listen opens the standalone GET stream of a streamable HTTP server
+	// (legacy era) before the operation, for the requests a server sends
+	// there rather than on the POST's own stream.
+	Listen bool
 }
 
 // Capabilities are what the server advertised at initialize.
@@ -59,6 +75,9 @@ type Conn struct {
 	Auth          AuthInfo // the OAuth state the connection was made with
 
 	mc    *mcpclient.Client
+	hooks *serverHooks
+	tap   *tap
+	kind  string // the transport connected over
 	debug func(string, ...any)
 	mask  func(string) string
 	proc  *process
@@ -170,7 +189,9 @@ func connectFallback(ctx context.Context, t *Target, o Options, auth *connAuth) 
 // connect returns the half-made Conn alongside an error, so that Connect can
 // look at what HTTP said before falling back.
 func connect(ctx context.Context, t *Target, o Options, kind string, auth *connAuth) (*Conn, error) {
-	c := &Conn{T: t, limit: &limitFlag{}, phase: "start", debug: o.Debug, mask: o.Mask, lost: make(chan struct{})}
+	c := &Conn{T: t, limit: &limitFlag{}, phase: "start", debug: o.Debug, mask: o.Mask, lost: make(chan struct{}), kind: kind}
+	c.hooks = &serverHooks{o: o, conn: c}
+	listen := o.Listen && kind == HTTP && !mcp.IsModernProtocol(o.ProtocolVersion)
 	if ctx.Err() != nil { // interrupted or out of time already: start nothing
 		return nil, c.classify(ctx, "start", ctx.Err())
 	}
@@ -204,8 +225,13 @@ func connect(ctx context.Context, t *Target, o Options, kind string, auth *connA
 		hc := &http.Client{Transport: c.rt, CheckRedirect: sameOrigin}
 		var err error
 		if kind == HTTP {
-			tr, err = transport.NewStreamableHTTP(t.URL, transport.WithHTTPHeaders(t.Headers),
-				transport.WithHTTPBasicClient(hc), transport.WithHTTPLogger(o.Logger))
+			opts := []transport.StreamableHTTPCOption{transport.WithHTTPHeaders(t.Headers),
+				transport.WithHTTPBasicClient(hc), transport.WithHTTPLogger(o.Logger)}
+			if listen {
+				c.rt.getSeen, c.rt.getGate = make(chan struct{}), make(chan struct{})
+				opts = append(opts, transport.WithContinuousListening())
+			}
+			tr, err = transport.NewStreamableHTTP(t.URL, opts...)
 		} else {
 			wait := t.Timeout
 			if dl, ok := ctx.Deadline(); ok {
@@ -229,9 +255,11 @@ func connect(ctx context.Context, t *Target, o Options, kind string, auth *connA
 		return nil, &ConfigError{Server: t.Name, Msg: fmt.Sprintf("unknown transport %q", kind)}
 	}
 
-	wrapped, tapBase := wrapTap(tr, ids)
-	c.mc = mcpclient.NewClient(wrapped, mcpclient.WithProtocolVersion(o.ProtocolVersion),
-		mcpclient.WithDiscoverTimeout(time.Second))
+	wrapped, tapBase := wrapTap(tr, ids, c.hooks)
+	c.tap = tapBase
+	c.mc = mcpclient.NewClient(wrapped, append(c.hooks.clientOptions(), mcpclient.WithProtocolVersion(o.ProtocolVersion),
+		mcpclient.WithDiscoverTimeout(time.Second))...)
+	c.mc.OnNotification(c.hooks.notification)
 	// The Start context owns the stdio child and the SSE stream: it lives
 	// until Close, and the per-call deadlines come from ctx.
 	life, stop := context.WithCancel(context.Background())
@@ -248,7 +276,7 @@ func connect(ctx context.Context, t *Target, o Options, kind string, auth *connA
 	req := mcp.InitializeRequest{}
 	req.Params.ProtocolVersion = o.ProtocolVersion
 	req.Params.ClientInfo = mcp.Implementation{Name: "mcpx", Version: o.ClientVersion}
-	req.Params.Capabilities = mcp.ClientCapabilities{}
+	req.Params.Capabilities = c.hooks.capabilities(kind)
 	s := &sink{}
 	gctx, gcancel = c.guard(ctx)
 	res, err := c.mc.Initialize(withSink(gctx, s), req)
@@ -301,6 +329,19 @@ func connect(ctx context.Context, t *Target, o Options, kind string, auth *connA
 	}
 	if o.Debug != nil {
 		o.Debug("server %q: %s %s, protocol %s", t.Name, c.ServerName, c.ServerVersion, c.Protocol)
+	}
+	if listen && c.Protocol != "" && !mcp.IsModernProtocol(c.Protocol) {
+		c.rt.openGate()
+		c.awaitListen(ctx)
+	}
+	level := o.LogLevel
+	if level == "" && o.OnLog != nil && mcp.IsModernProtocol(c.Protocol) {
+		// The 2026-07-28 era sends no log message to a request that
+		// declares no level: declare the lowest mcpx shows.
+		level = "warning"
+	}
+	if level != "" && c.Caps.Logging {
+		c.setLevel(ctx, level)
 	}
 	if c.Protocol != o.ProtocolVersion {
 		say := o.Debug // servers negotiating an older version is ordinary
@@ -368,7 +409,8 @@ func (c *Conn) lenientInitialize(ctx context.Context, tr transport.Interface, li
 		v, ok := caps[k]
 		return ok && string(v) != "null" && string(v) != "false"
 	}
-	mc := mcpclient.NewClient(tr, mcpclient.WithSession(), mcpclient.WithProtocolVersion(version))
+	mc := mcpclient.NewClient(tr, append(c.hooks.clientOptions(), mcpclient.WithSession(), mcpclient.WithProtocolVersion(version))...)
+	mc.OnNotification(c.hooks.notification)
 	if err := mc.Start(life); err != nil {
 		return nil, err
 	}
@@ -472,6 +514,9 @@ func (c *Conn) callRaw(ctx context.Context, method string, substitute json.RawMe
 	if s.brokenReply() != "" {
 		return nil, c.classifyCall(ctx, method, err, s)
 	}
+	if id, ok := s.pendingID(); ok && ctx.Err() != nil {
+		c.cancelled(id, method, ctx.Err())
+	}
 	raw := s.lastResult()
 	if err == nil || (raw != nil && s.lastError() == nil && ctx.Err() == nil && c.limit.get() == nil) {
 		if raw == nil {
@@ -480,4 +525,70 @@ func (c *Conn) callRaw(ctx context.Context, method string, substitute json.RawMe
 		return raw, nil
 	}
 	return nil, c.classifyCall(ctx, method, err, s)
+}
+
+// cancelTimeout bounds the sending of notifications/cancelled: the server
+// is stopped right after it.
+const cancelTimeout = 250 * time.Millisecond
+
+// cancelled tells the server to stop working on request id, which mcpx
+// abandoned (interrupted, or out of time), before the server is stopped or
+// the session closed (CONTRACT §8). Over HTTP in the 2026-07-28 era the
+// aborted POST is the cancellation, and nothing is sent.
+func (c *Conn) cancelled(id mcp.RequestId, method string, why error) {
+	if c.tap == nil || (c.kind != Stdio && mcp.IsModernProtocol(c.Protocol)) {
+		return
+	}
+	reason := "mcpx was interrupted"
+	if errors.Is(why, context.DeadlineExceeded) {
+		reason = "mcpx timed out"
+	}
+	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{
+		Method: string(mcp.MethodNotificationCancelled),
+		Params: mcp.NotificationParams{AdditionalFields: map[string]any{"requestId": id, "reason": reason}},
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), cancelTimeout)
+	defer cancel()
+	err := c.tap.inner.SendNotification(ctx, n)
+	if c.debug != nil {
+		if err != nil {
+			c.debug("server %q: could not send notifications/cancelled for %s (request %s): %v", c.T.Name, method, id.String(), err)
+		} else {
+			c.debug("server %q: sent notifications/cancelled for %s (request %s)", c.T.Name, method, id.String())
+		}
+	}
+}
+
+// listenWait bounds the wait for the standalone GET stream to be answered.
+const listenWait = time.Second
+
+// awaitListen waits until the server has answered the standalone GET
+// stream (accepted or refused), so that a request it sends there during
+// the operation is not sent before the stream exists.
+func (c *Conn) awaitListen(ctx context.Context) {
+	if c.rt == nil || c.rt.getSeen == nil {
+		return
+	}
+	t := time.NewTimer(listenWait)
+	defer t.Stop()
+	select {
+	case <-c.rt.getSeen:
+	case <-t.C:
+		if c.debug != nil {
+			c.debug("server %q: no answer to the GET stream within %s; going on without waiting", c.T.Name, listenWait)
+		}
+	case <-ctx.Done():
+	}
+}
+
+// setLevel asks the server for log messages from level up: logging/setLevel
+// in the legacy era (a refusal is only a debug note), the level each
+// request declares in the 2026-07-28 era.
+func (c *Conn) setLevel(ctx context.Context, level string) {
+	_, err := c.callRaw(ctx, "logging/setLevel", nil, func(ctx context.Context) error {
+		return c.mc.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevel(level)}})
+	})
+	if err != nil && c.debug != nil {
+		c.debug("server %q: logging/setLevel %s failed: %v", c.T.Name, level, err)
+	}
 }

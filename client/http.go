@@ -27,6 +27,15 @@ type limitTransport struct {
 	origin string
 	bearer func() string
 
+	// getSeen, when not nil, is closed once the first GET (the standalone
+	// stream) is answered or fails. getGate holds the GET until the
+	// handshake is complete (notifications/initialized sent): mcp-go opens
+	// the stream as soon as initialize is answered.
+	getSeen  chan struct{}
+	getOnce  sync.Once
+	getGate  chan struct{}
+	gateOnce sync.Once
+
 	mu         sync.Mutex
 	initStatus int      // status of the first POST (initialize), for the SSE fallback
 	authStatus int      // the last 401 or 403
@@ -45,7 +54,17 @@ func (t *limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			req.Header.Set("Authorization", "Bearer "+tok)
 		}
 	}
+	if req.Method == http.MethodGet && t.getGate != nil {
+		select {
+		case <-t.getGate:
+		case <-req.Context().Done():
+			return nil, req.Context().Err()
+		}
+	}
 	resp, err := t.inner.RoundTrip(req)
+	if req.Method == http.MethodGet && t.getSeen != nil {
+		t.getOnce.Do(func() { close(t.getSeen) })
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -70,6 +89,13 @@ func (t *limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp.Body = body
 	return resp, nil
+}
+
+// openGate lets the standalone GET stream go out.
+func (t *limitTransport) openGate() {
+	if t.getGate != nil {
+		t.gateOnce.Do(func() { close(t.getGate) })
+	}
 }
 
 // errorBodyLimit is how much of an HTTP error answer (a status other than

@@ -49,7 +49,7 @@ func fakeConnVia(t *testing.T, ceiling int64, via func(transport.Interface) tran
 	fr := newFramer(stdoutR, ceiling, lf, nil)
 	fr.inflight = ids
 	tr := newStdioTransport(fr, stdinW, nil)
-	wrap, _ := wrapTap(tr, ids)
+	wrap, _ := wrapTap(tr, ids, nil)
 	if via != nil {
 		wrap = via(wrap)
 	}

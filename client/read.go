@@ -27,6 +27,7 @@ func (c *Conn) ReadResource(ctx context.Context, uri string) (json.RawMessage, e
 	raw, err := c.callRaw(ctx, "resources/read", json.RawMessage(`{"contents":[]}`), func(ctx context.Context) error {
 		req := mcp.ReadResourceRequest{}
 		req.Params.URI = uri
+		req.Params.Meta = c.progressMeta()
 		_, err := c.mc.ReadResource(ctx, req)
 		return err
 	})

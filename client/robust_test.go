@@ -127,7 +127,7 @@ func TestStdioServerRequestFlood(t *testing.T) {
 	fr := newFramer(stdoutR, 1<<20, &limitFlag{}, nil)
 	fr.inflight = ids
 	tr := newStdioTransport(fr, stdinW, nil)
-	wrap, _ := wrapTap(tr, ids)
+	wrap, _ := wrapTap(tr, ids, nil)
 	tr.SetRequestHandler(func(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
 		return transport.NewJSONRPCResultResponse(req.ID, json.RawMessage(`{"roots":[{"uri":"file:///a/root/long/enough/to/fill/the/pipe/soon"}]}`)), nil
 	})

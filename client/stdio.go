@@ -287,9 +287,16 @@ func (t *stdioTransport) dispatch(line []byte, env envelope) {
 		return
 	}
 	if method != "" {
-		var req transport.JSONRPCRequest
+		// params stay raw: an elicitation's schema keeps its field order.
+		var req struct {
+			transport.JSONRPCRequest
+			Params json.RawMessage `json:"params,omitempty"`
+		}
 		if json.Unmarshal(line, &req) == nil {
-			t.handleRequest(req)
+			if req.Params != nil {
+				req.JSONRPCRequest.Params = req.Params
+			}
+			t.handleRequest(req.JSONRPCRequest)
 			return
 		}
 	}

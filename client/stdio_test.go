@@ -45,7 +45,7 @@ func newPeer(t *testing.T, max int64) *peer {
 	fr := newFramer(stdoutR, max, lf, nil)
 	fr.inflight = ids
 	tr := newStdioTransport(fr, stdinW, nil)
-	wrap, _ := wrapTap(tr, ids)
+	wrap, _ := wrapTap(tr, ids, nil)
 	p := &peer{t: t, tr: tr, wrap: wrap, limit: lf, out: stdoutW, in: bufio.NewReader(stdinR)}
 	t.Cleanup(func() {
 		_ = tr.Close()

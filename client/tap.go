@@ -7,6 +7,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/tidwall/gjson"
 )
 
 // sink collects the raw replies of one call. mcp-go decodes results into
@@ -25,6 +26,44 @@ type sink struct {
 	// broken says how the first response that JSON-RPC does not allow was
 	// wrong: "neither a result nor an error", or "both a result and an error".
 	broken string
+	// inputs are the 2026-07-28 era's "input_required" results of the call:
+	// mcp-go gets them whole (it answers them and retries the call), and
+	// they are never the call's result.
+	inputs []json.RawMessage
+	// pending is the id of the request sent and not answered yet, which a
+	// cancelled call tells the server to stop (see Conn.callRaw).
+	pending *mcp.RequestId
+}
+
+// inputParams returns the raw params of the last input request of method
+// whose message is message, in the call's input_required results.
+func (s *sink) inputParams(method, message string) json.RawMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := len(s.inputs) - 1; i >= 0; i-- {
+		var found json.RawMessage
+		gjson.GetBytes(s.inputs[i], "inputRequests").ForEach(func(_, r gjson.Result) bool {
+			if r.Get("method").String() == method && r.Get("params.message").String() == message {
+				found = json.RawMessage(r.Get("params").Raw)
+				return false
+			}
+			return true
+		})
+		if found != nil {
+			return found
+		}
+	}
+	return nil
+}
+
+// pendingID returns the id of the request sent and not answered, if any.
+func (s *sink) pendingID() (mcp.RequestId, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pending == nil {
+		return mcp.RequestId{}, false
+	}
+	return *s.pending, true
 }
 
 // setRewrite sets rewrite; it is called before the request is sent.
@@ -73,7 +112,8 @@ func (s *sink) lastError() *mcp.JSONRPCErrorDetails {
 type tap struct {
 	inner    transport.Interface
 	inflight *inflight // ids awaiting a response (stdio framing checks)
-	idOffset int64     // added to numeric request ids (a second client on one session)
+	hooks    *serverHooks
+	idOffset int64 // added to numeric request ids (a second client on one session)
 }
 
 func (t *tap) Start(ctx context.Context) error { return t.inner.Start(ctx) }
@@ -92,14 +132,28 @@ func (t *tap) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*t
 		id, _ = json.Marshal(req.ID)
 		t.inflight.add(string(id))
 	}
+	s, _ := ctx.Value(sinkKey{}).(*sink)
+	if s != nil {
+		s.mu.Lock()
+		id := req.ID
+		s.pending = &id
+		s.mu.Unlock()
+	}
 	resp, err := t.inner.SendRequest(ctx, req)
+	if s != nil && err == nil {
+		s.mu.Lock()
+		s.pending = nil
+		s.mu.Unlock()
+	}
 	if t.inflight != nil && err == nil {
 		// An id whose call was abandoned (timeout, cancel) stays: a late answer is legitimate.
 		t.inflight.done(string(id))
 	}
-	if s, ok := ctx.Value(sinkKey{}).(*sink); ok && err == nil && resp != nil {
+	if s != nil && err == nil && resp != nil {
 		s.mu.Lock()
 		switch {
+		case resp.Error == nil && resp.Result != nil && gjson.GetBytes(resp.Result, "resultType").String() == string(mcp.ResultTypeInputRequired):
+			s.inputs = append(s.inputs, resp.Result)
 		case resp.Error != nil && resp.Result != nil && string(resp.Result) != "null":
 			if s.broken == "" {
 				s.broken = "both a result and an error"
@@ -126,7 +180,13 @@ func (t *tap) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*t
 	return resp, err
 }
 
+// SendNotification sends mcp-go's notifications but its cancellations: it
+// sends those in the background, where they could reach a server already
+// being stopped; mcpx sends its own before it returns (Conn.cancelled).
 func (t *tap) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
+	if n.Method == string(mcp.MethodNotificationCancelled) {
+		return nil
+	}
 	return t.inner.SendNotification(ctx, n)
 }
 
@@ -142,7 +202,13 @@ type tapBidi struct {
 	bidi transport.BidirectionalInterface
 }
 
-func (t *tapBidi) SetRequestHandler(h transport.RequestHandler) { t.bidi.SetRequestHandler(h) }
+// SetRequestHandler puts mcpx's answers (serverHooks.wrap) before mcp-go's.
+func (t *tapBidi) SetRequestHandler(h transport.RequestHandler) {
+	if t.hooks != nil {
+		h = t.hooks.wrap(h)
+	}
+	t.bidi.SetRequestHandler(h)
+}
 
 type tapBidiHTTP struct {
 	tapBidi
@@ -158,8 +224,8 @@ type tapHTTP struct {
 
 func (t *tapHTTP) SetProtocolVersion(v string) { t.http.SetProtocolVersion(v) }
 
-func wrapTap(inner transport.Interface, ids *inflight) (transport.Interface, *tap) {
-	base := &tap{inner: inner, inflight: ids}
+func wrapTap(inner transport.Interface, ids *inflight, hooks *serverHooks) (transport.Interface, *tap) {
+	base := &tap{inner: inner, inflight: ids, hooks: hooks}
 	bidi, isBidi := inner.(transport.BidirectionalInterface)
 	httpConn, isHTTP := inner.(transport.HTTPConnection)
 	switch {

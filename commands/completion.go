@@ -196,7 +196,7 @@ func specFlags(c *cli.Command) []completions.Flag {
 		switch names[0] {
 		case "config", "output":
 			sf.Path = completions.Files
-		case "cache-dir":
+		case "cache-dir", "root":
 			sf.Path = completions.Dirs
 		case "kind":
 			sf.Values = []string{client.KindTool, client.KindResource, client.KindTemplate, client.KindPrompt}

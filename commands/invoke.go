@@ -66,6 +66,7 @@ func (a *app) newInvokeCmd() *cli.Command {
 			if err != nil {
 				return err
 			}
+			a.listen, a.stdinUsed = true, stdinUsed
 			return a.invoke(ctx, args[0], args[1], base, pairs)
 		},
 	}

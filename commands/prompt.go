@@ -44,6 +44,7 @@ func (a *app) newPromptCmd() *cli.Command {
 			if err != nil {
 				return err
 			}
+			a.listen, a.stdinUsed = true, stdinUsed
 			return a.prompt(ctx, args[0], args[1], pairs, stdinUsed)
 		},
 	}

@@ -151,6 +151,7 @@ func expandURI(uri string, pairs []string) (string, error) {
 }
 
 func (a *app) read(ctx context.Context, o *readOptions) error {
+	a.listen = true
 	conn, cctx, done, err := a.open(ctx, o.Server)
 	if err != nil {
 		return err

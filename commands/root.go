@@ -52,6 +52,7 @@ type globals struct {
 	noInput         bool
 	verbose         bool
 	cacheDir        string
+	roots           []string
 }
 
 // app is what every command shares: streams, the stderr voice, the
@@ -66,6 +67,11 @@ type app struct {
 	self    string
 
 	timeoutSet, selectSet bool
+	// listen: the command runs an operation during which a server may send
+	// requests (invoke, read, prompt): an HTTP server's GET stream is opened.
+	listen bool
+	// stdinUsed: stdin gave a value, so nothing can be asked on it.
+	stdinUsed bool
 
 	cfgOnce sync.Once
 	cfg     *client.Config
@@ -163,6 +169,7 @@ func (a *app) newRoot() *cli.Command {
 			&cli.IntFlag{Name: "jobs", Usage: "`N` servers contacted at once by --all and --probe", Value: 8, Destination: &g.jobs},
 			&cli.BoolFlag{Name: "no-input", Usage: "never prompt interactively", Destination: &g.noInput},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "stream servers' stderr, skipped lines and protocol notes to stderr", Destination: &g.verbose},
+			&cli.StringSliceFlag{Name: "root", Usage: "offer `DIR` to servers as a root (repeatable; default: the current directory)", Destination: &g.roots},
 			&cli.StringFlag{Name: "cache-dir", Usage: "root `DIR` of spilled files", Sources: cli.EnvVars("MCPX_CACHE_DIR"), Destination: &g.cacheDir},
 		},
 		Before: func(ctx context.Context, cmd *cli.Command) (context.Context, error) {
@@ -310,7 +317,13 @@ func (a *app) resolve(srv *client.Server) (*client.Target, error) {
 // that deadline; done closes the connection (stopping a stdio server) and
 // releases the deadline.
 func (a *app) dial(ctx context.Context, t *client.Target) (*client.Conn, context.Context, func(), error) {
-	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
+	roots, err := a.roots()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	parent := ctx
+	clk, cancel := newClock(ctx, t.Timeout)
+	ctx = clk
 	o := client.Options{
 		ProtocolVersion: a.g.protocolVersion,
 		ClientVersion:   version(),
@@ -319,8 +332,14 @@ func (a *app) dial(ctx context.Context, t *client.Target) (*client.Conn, context
 		Note:            a.log.Note,
 		Mask:            a.s.Mask,
 		AddSecrets:      a.s.AddSecrets,
+		Elicit:          a.elicitor(parent, clk),
+		Roots:           roots,
+		OnLog:           a.onLog,
+		OnProgress:      a.onProgress,
+		Listen:          a.listen,
 	}
 	if a.g.verbose {
+		o.LogLevel = "debug"
 		name := t.Name
 		o.OnStderr = func(line string) { a.log.ServerStderr(name, line) }
 		o.Logger = slog.Default()
@@ -330,7 +349,7 @@ func (a *app) dial(ctx context.Context, t *client.Target) (*client.Conn, context
 		cancel()
 		return nil, nil, nil, err
 	}
-	return conn, ctx, func() { conn.Close(); cancel() }, nil
+	return conn, ctx, func() { a.log.Progress(""); conn.Close(); cancel() }, nil
 }
 
 // open resolves the server a SRV argument names and connects to it.

@@ -2,6 +2,8 @@ package output
 
 import (
 	"fmt"
+	"io"
+	"strings"
 	"sync"
 )
 
@@ -15,6 +17,8 @@ type Log struct {
 	JSON    bool
 	Verbose bool
 	mu      sync.Mutex
+
+	progress string // the progress line on the terminal, "" when none
 }
 
 // NewLog returns the stderr voice for s.
@@ -56,7 +60,43 @@ func (l *Log) writeJSON(v any) {
 func (l *Log) writeLine(line string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.progress != "" { // the line goes above the progress line
+		_, _ = io.WriteString(l.s.errRaw, "\r\x1b[K")
+	}
 	_, _ = fmt.Fprintln(l.s.Err, line)
+	if l.progress != "" {
+		_, _ = io.WriteString(l.s.errRaw, l.progress)
+	}
+}
+
+// progressWidth bounds the progress line, so that it never wraps on an
+// 80-column terminal (a wrapped line cannot be redrawn in place).
+const progressWidth = 79
+
+// Progress draws text as the progress line on stderr, replacing the one
+// before; "" clears it. It draws only on a terminal and never under --json
+// (CONTRACT §8: nothing in a pipe). text is masked, escaped and cut to one
+// line of progressWidth characters.
+func (l *Log) Progress(text string) {
+	if !l.s.ErrTTY || l.JSON {
+		return
+	}
+	if text != "" {
+		text = Sanitize(l.s.masker.Mask(strings.Join(strings.Fields(text), " ")))
+		if r := []rune(text); len(r) > progressWidth {
+			text = string(r[:progressWidth-1]) + "…"
+		}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if text == l.progress {
+		return
+	}
+	if l.progress != "" {
+		_, _ = io.WriteString(l.s.errRaw, "\r\x1b[K")
+	}
+	_, _ = io.WriteString(l.s.errRaw, text)
+	l.progress = text
 }
 
 // Note tells the user something useful that is not a problem.

@@ -28,6 +28,7 @@ type Streams struct {
 	// breaks the JSON.
 	outJSON io.Writer
 	errJSON io.Writer
+	errRaw  io.Writer // stderr itself: the progress line's control sequences
 
 	InTTY  bool
 	OutTTY bool // chooses layout (aligned tables, indented JSON), never which data is printed
@@ -62,7 +63,7 @@ func New(in io.Reader, out, errw io.Writer, inTTY, outTTY, errTTY bool) *Streams
 	s := &Streams{In: in, InTTY: inTTY, OutTTY: outTTY, ErrTTY: errTTY, masker: m}
 	out = &stdoutWriter{w: out}
 	s.RawOut = &maskWriter{m: m, w: out}
-	s.outJSON, s.errJSON = out, errw
+	s.outJSON, s.errJSON, s.errRaw = out, errw, errw
 	s.Out, s.Err = &maskWriter{m: m, w: out}, &maskWriter{m: m, w: errw}
 	if outTTY {
 		s.outJSON = &safeWriter{w: out, json: true}

@@ -1,0 +1,585 @@
+// Answers to what a server asks during an operation (CONTRACT §8): the
+// elicitation form on the terminal, or mcpx's own answer when it cannot
+// ask; the roots; log messages and the progress line.
+
+package commands
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/mail"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/render"
+	"github.com/tidwall/gjson"
+)
+
+// field is one property of an elicitation's requested schema.
+type field struct {
+	Name, Title, Desc string
+	Kind              string // string, number, integer, boolean, enum, multi; "" when mcpx cannot ask for it
+	Default           json.RawMessage
+	Required          bool
+	Choices           []choice
+	Min, Max          *float64
+	MinLen, MaxLen    *int
+	Format            string
+}
+
+type choice struct{ Value, Title string }
+
+// formFields reads the requested schema's properties in the order sent.
+// A $ref is never followed (nothing is fetched): such a field has no kind.
+func formFields(schema json.RawMessage) []field {
+	s := gjson.ParseBytes(schema)
+	required := map[string]bool{}
+	for _, r := range s.Get("required").Array() {
+		required[r.String()] = true
+	}
+	var fields []field
+	s.Get("properties").ForEach(func(k, p gjson.Result) bool {
+		f := field{Name: k.String(), Title: p.Get("title").String(), Desc: p.Get("description").String(),
+			Required: required[k.String()], Format: p.Get("format").String()}
+		if d := p.Get("default"); d.Exists() {
+			f.Default = json.RawMessage(d.Raw)
+		}
+		num := func(key string) *float64 {
+			if v := p.Get(key); v.Type == gjson.Number {
+				x := v.Float()
+				return &x
+			}
+			return nil
+		}
+		count := func(key string) *int {
+			if v := p.Get(key); v.Type == gjson.Number && v.Int() >= 0 {
+				x := int(v.Int())
+				return &x
+			}
+			return nil
+		}
+		f.Min, f.Max = num("minimum"), num("maximum")
+		switch t := p.Get("type").String(); {
+		case p.Get("$ref").Exists():
+		case t == "string" && p.Get("enum").IsArray():
+			f.Kind = "enum"
+			names := p.Get("enumNames").Array()
+			for i, v := range p.Get("enum").Array() {
+				c := choice{Value: v.String()}
+				if i < len(names) {
+					c.Title = names[i].String()
+				}
+				f.Choices = append(f.Choices, c)
+			}
+		case (t == "string" || t == "") && p.Get("oneOf").IsArray():
+			f.Kind = "enum"
+			f.Choices = titled(p.Get("oneOf"))
+		case t == "array":
+			items := p.Get("items")
+			switch {
+			case items.Get("enum").IsArray():
+				for _, v := range items.Get("enum").Array() {
+					f.Choices = append(f.Choices, choice{Value: v.String()})
+				}
+			case items.Get("anyOf").IsArray():
+				f.Choices = titled(items.Get("anyOf"))
+			case items.Get("oneOf").IsArray():
+				f.Choices = titled(items.Get("oneOf"))
+			}
+			if len(f.Choices) > 0 {
+				f.Kind = "multi"
+				f.MinLen, f.MaxLen = count("minItems"), count("maxItems")
+			}
+		case t == "string":
+			f.Kind = "string"
+			f.MinLen, f.MaxLen = count("minLength"), count("maxLength")
+		case t == "number", t == "integer", t == "boolean":
+			f.Kind = t
+		}
+		fields = append(fields, f)
+		return true
+	})
+	return fields
+}
+
+func titled(list gjson.Result) []choice {
+	var cs []choice
+	for _, m := range list.Array() {
+		if c := m.Get("const"); c.Exists() {
+			cs = append(cs, choice{Value: c.String(), Title: m.Get("title").String()})
+		}
+	}
+	return cs
+}
+
+// check parses a typed answer (the JSON value) or says what is wrong.
+func (f *field) check(in string) (json.RawMessage, string) {
+	switch f.Kind {
+	case "string":
+		n := len([]rune(in))
+		if f.MinLen != nil && n < *f.MinLen {
+			return nil, fmt.Sprintf("at least %d characters", *f.MinLen)
+		}
+		if f.MaxLen != nil && n > *f.MaxLen {
+			return nil, fmt.Sprintf("at most %d characters", *f.MaxLen)
+		}
+		if msg := checkFormat(f.Format, in); msg != "" {
+			return nil, msg
+		}
+		b, _ := json.Marshal(in)
+		return b, ""
+	case "number", "integer":
+		x, err := strconv.ParseFloat(strings.TrimSpace(in), 64)
+		if err != nil || math.IsInf(x, 0) || math.IsNaN(x) {
+			return nil, "a number"
+		}
+		if f.Kind == "integer" && x != math.Trunc(x) {
+			return nil, "a whole number"
+		}
+		if f.Min != nil && x < *f.Min {
+			return nil, fmt.Sprintf("at least %s", fmtNum(*f.Min))
+		}
+		if f.Max != nil && x > *f.Max {
+			return nil, fmt.Sprintf("at most %s", fmtNum(*f.Max))
+		}
+		return json.RawMessage(fmtNum(x)), ""
+	case "boolean":
+		switch strings.ToLower(strings.TrimSpace(in)) {
+		case "y", "yes", "true":
+			return json.RawMessage("true"), ""
+		case "n", "no", "false":
+			return json.RawMessage("false"), ""
+		}
+		return nil, "yes or no"
+	case "enum":
+		if v, ok := f.pick(in); ok {
+			b, _ := json.Marshal(v)
+			return b, ""
+		}
+		return nil, "one of the choices (its number or its value)"
+	case "multi":
+		var vals []string
+		for _, part := range strings.Split(in, ",") {
+			if part = strings.TrimSpace(part); part == "" {
+				continue
+			}
+			v, ok := f.pick(part)
+			if !ok {
+				return nil, fmt.Sprintf("choices separated by commas (%q is not one)", part)
+			}
+			vals = append(vals, v)
+		}
+		if f.MinLen != nil && len(vals) < *f.MinLen {
+			return nil, fmt.Sprintf("at least %d choices", *f.MinLen)
+		}
+		if f.MaxLen != nil && len(vals) > *f.MaxLen {
+			return nil, fmt.Sprintf("at most %d choices", *f.MaxLen)
+		}
+		if vals == nil {
+			vals = []string{}
+		}
+		b, _ := json.Marshal(vals)
+		return b, ""
+	}
+	return nil, "a value mcpx cannot ask for"
+}
+
+// pick finds a choice by its number (from 1) or its value.
+func (f *field) pick(in string) (string, bool) {
+	in = strings.TrimSpace(in)
+	if n, err := strconv.Atoi(in); err == nil && n >= 1 && n <= len(f.Choices) {
+		return f.Choices[n-1].Value, true
+	}
+	for _, c := range f.Choices {
+		if c.Value == in {
+			return c.Value, true
+		}
+	}
+	return "", false
+}
+
+func fmtNum(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+
+// checkFormat checks the string formats of the elicitation schema.
+func checkFormat(format, in string) string {
+	switch format {
+	case "email":
+		if a, err := mail.ParseAddress(in); err != nil || a.Address != in {
+			return "an email address"
+		}
+	case "uri":
+		if u, err := url.Parse(in); err != nil || u.Scheme == "" {
+			return "an absolute URI"
+		}
+	case "date":
+		if _, err := time.Parse(time.DateOnly, in); err != nil {
+			return "a date (YYYY-MM-DD)"
+		}
+	case "date-time":
+		if _, err := time.Parse(time.RFC3339, in); err != nil {
+			return "a date and time (RFC 3339)"
+		}
+	}
+	return ""
+}
+
+// defaultOK reports whether the field's default is a valid value of it.
+func (f *field) defaultOK() bool {
+	if f.Default == nil || f.Kind == "" {
+		return false
+	}
+	d := gjson.ParseBytes(f.Default)
+	switch f.Kind {
+	case "string", "enum":
+		if d.Type != gjson.String {
+			return false
+		}
+		_, msg := f.check(d.String())
+		return msg == ""
+	case "number", "integer":
+		if d.Type != gjson.Number {
+			return false
+		}
+		_, msg := f.check(d.Raw)
+		return msg == ""
+	case "boolean":
+		return d.IsBool()
+	case "multi":
+		if !d.IsArray() {
+			return false
+		}
+		var parts []string
+		for _, v := range d.Array() {
+			if v.Type != gjson.String {
+				return false
+			}
+			parts = append(parts, v.String())
+		}
+		_, msg := f.check(strings.Join(parts, ","))
+		return msg == ""
+	}
+	return false
+}
+
+func compact(v json.RawMessage) string {
+	var c bytes.Buffer
+	if json.Compact(&c, v) != nil {
+		return string(v)
+	}
+	return c.String()
+}
+
+// object writes the answers as one JSON object, in the schema's order.
+func object(fields []field, values map[string]json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for _, f := range fields {
+		v, ok := values[f.Name]
+		if !ok {
+			continue
+		}
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(f.Name)
+		b.Write(k)
+		b.WriteByte(':')
+		b.WriteString(compact(v))
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// elicitor answers a connection's elicitations: on the terminal when mcpx
+// may ask (clk paused meanwhile), else by itself.
+func (a *app) elicitor(ctx context.Context, clk *clock) func(context.Context, client.Elicitation) client.Answer {
+	return func(_ context.Context, e client.Elicitation) client.Answer {
+		msg := render.Clip(oneLineText(e.Message), 500)
+		if e.Mode == "url" {
+			return a.elicitURL(ctx, clk, e, msg)
+		}
+		fields := formFields(e.Schema)
+		if !a.interactive(a.stdinUsed) {
+			return a.elicitDefaults(e.Server, msg, fields)
+		}
+		clk.pause()
+		defer clk.resume()
+		ans, err := a.askForm(ctx, e.Server, msg, fields)
+		if err != nil {
+			a.log.Note("server %q: elicitation cancelled (%s)", e.Server, askErr(err))
+			return client.Answer{Action: "cancel"}
+		}
+		return ans
+	}
+}
+
+func askErr(err error) string {
+	switch {
+	case errors.Is(err, io.EOF):
+		return "end of input"
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return "interrupted"
+	}
+	return err.Error()
+}
+
+// elicitDefaults is the answer when nobody can be asked: accept with the
+// schema's defaults when every required field has one, else decline.
+func (a *app) elicitDefaults(server, msg string, fields []field) client.Answer {
+	values := map[string]json.RawMessage{}
+	var shown, missing []string
+	for i := range fields {
+		f := &fields[i]
+		if f.defaultOK() {
+			values[f.Name] = f.Default
+			shown = append(shown, render.Clip(f.Name, 80)+"="+render.Clip(compact(f.Default), 80))
+			continue
+		}
+		if f.Required {
+			missing = append(missing, strconv.Quote(f.Name))
+		}
+	}
+	why := "not asked: no terminal, or --no-input"
+	if len(missing) > 0 {
+		a.log.Note("server %q asked: %s; declined (%s), since %s %s no default", server, msg, why, strings.Join(missing, ", "), map[bool]string{true: "has", false: "have"}[len(missing) == 1])
+		return client.Answer{Action: "decline"}
+	}
+	with := "no values (no field has a default)"
+	if len(shown) > 0 {
+		with = "the defaults " + strings.Join(shown, ", ")
+	}
+	a.log.Note("server %q asked: %s; accepted with %s (%s)", server, msg, with, why)
+	return client.Answer{Action: "accept", Content: object(fields, values)}
+}
+
+// elicitURL shows the URL; the answer is the user's consent to open it
+// (mcpx never opens it itself), or decline when nobody can be asked.
+func (a *app) elicitURL(ctx context.Context, clk *clock, e client.Elicitation, msg string) client.Answer {
+	u := render.Clip(e.URL, 2000)
+	if !a.interactive(a.stdinUsed) {
+		a.log.URL(fmt.Sprintf("server %q asks you to open a URL: %s", e.Server, msg), u)
+		a.log.Note("server %q: declined the URL request (not asked: no terminal, or --no-input)", e.Server)
+		return client.Answer{Action: "decline"}
+	}
+	clk.pause()
+	defer clk.resume()
+	a.log.URL(fmt.Sprintf("server %q asks you to open a URL: %s", e.Server, msg), u)
+	for {
+		line, err := a.askLine(ctx, "open it yourself, then answer: [y]es, I will / [n]o, decline / [c]ancel: ")
+		if err != nil {
+			a.log.Note("server %q: URL request cancelled (%s)", e.Server, askErr(err))
+			return client.Answer{Action: "cancel"}
+		}
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "y", "yes":
+			a.log.Note("server %q: URL request accepted", e.Server)
+			return client.Answer{Action: "accept"}
+		case "n", "no":
+			a.log.Note("server %q: URL request declined", e.Server)
+			return client.Answer{Action: "decline"}
+		case "c", "cancel":
+			a.log.Note("server %q: URL request cancelled", e.Server)
+			return client.Answer{Action: "cancel"}
+		}
+	}
+}
+
+// askForm asks for each field on the terminal, after the user agrees to
+// answer at all.
+func (a *app) askForm(ctx context.Context, server, msg string, fields []field) (client.Answer, error) {
+	fmt.Fprintf(a.s.Err, "mcpx: server %q asks: %s\n", server, msg)
+	for {
+		line, err := a.askLine(ctx, "answer? [y]es / [n]o, decline / [c]ancel: ")
+		if err != nil {
+			return client.Answer{}, err
+		}
+		switch strings.ToLower(strings.TrimSpace(line)) {
+		case "n", "no":
+			a.log.Note("server %q: elicitation declined", server)
+			return client.Answer{Action: "decline"}, nil
+		case "c", "cancel":
+			a.log.Note("server %q: elicitation cancelled", server)
+			return client.Answer{Action: "cancel"}, nil
+		case "y", "yes", "":
+		default:
+			continue
+		}
+		break
+	}
+	values := map[string]json.RawMessage{}
+	for i := range fields {
+		f := &fields[i]
+		if f.Kind == "" {
+			if f.Required {
+				a.log.Note("server %q: field %q is of a kind mcpx cannot ask for; elicitation declined", server, render.Clip(f.Name, 80))
+				return client.Answer{Action: "decline"}, nil
+			}
+			continue
+		}
+		v, err := a.askField(ctx, f)
+		if err != nil {
+			return client.Answer{}, err
+		}
+		if v != nil {
+			values[f.Name] = v
+		}
+	}
+	content := object(fields, values)
+	a.log.Note("server %q: elicitation accepted with %s", server, render.Clip(string(content), 500))
+	return client.Answer{Action: "accept", Content: content}, nil
+}
+
+// askField asks for one field until the answer fits: an empty answer takes
+// the default, or leaves an optional field out.
+func (a *app) askField(ctx context.Context, f *field) (json.RawMessage, error) {
+	label := render.Clip(f.Name, 80)
+	if f.Title != "" {
+		label = render.Clip(oneLineText(f.Title), 80) + " (" + label + ")"
+	}
+	var about []string
+	switch f.Kind {
+	case "enum", "multi":
+		var cs []string
+		for i, c := range f.Choices {
+			s := fmt.Sprintf("%d) %s", i+1, render.Clip(c.Value, 80))
+			if c.Title != "" && c.Title != c.Value {
+				s += " " + render.Clip(oneLineText(c.Title), 80)
+			}
+			cs = append(cs, s)
+		}
+		kind := "one of"
+		if f.Kind == "multi" {
+			kind = "any of, comma-separated,"
+		}
+		about = append(about, kind+" "+strings.Join(cs, ", "))
+	case "boolean":
+		about = append(about, "yes/no")
+	default:
+		about = append(about, f.Kind)
+		if f.Format != "" {
+			about = append(about, render.Clip(f.Format, 40))
+		}
+	}
+	if f.defaultOK() {
+		about = append(about, "default "+render.Clip(string(f.Default), 80))
+	} else if !f.Required {
+		about = append(about, "optional")
+	}
+	if f.Desc != "" {
+		fmt.Fprintf(a.s.Err, "  %s\n", render.Clip(oneLineText(f.Desc), 200))
+	}
+	for {
+		line, err := a.askLine(ctx, fmt.Sprintf("%s [%s]: ", label, strings.Join(about, "; ")))
+		if err != nil {
+			return nil, err
+		}
+		if line == "" {
+			if f.defaultOK() {
+				return f.Default, nil
+			}
+			if !f.Required {
+				return nil, nil
+			}
+			fmt.Fprintf(a.s.Err, "%s is required\n", label)
+			continue
+		}
+		v, want := f.check(line)
+		if want == "" {
+			return v, nil
+		}
+		fmt.Fprintf(a.s.Err, "%s must be %s\n", label, want)
+	}
+}
+
+// askLine prints a question on stderr and reads one line from stdin, where
+// an interrupt cannot block it.
+func (a *app) askLine(ctx context.Context, question string) (string, error) {
+	a.log.Progress("")
+	fmt.Fprint(a.s.Err, question)
+	type read struct {
+		line string
+		err  error
+	}
+	got := make(chan read, 1)
+	go func() {
+		line, err := readLine(a.s.In)
+		got <- read{line, err}
+	}()
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(a.s.Err)
+		return "", ctx.Err()
+	case r := <-got:
+		if r.err != nil {
+			fmt.Fprintln(a.s.Err)
+			if errors.Is(r.err, io.EOF) && r.line != "" {
+				return r.line, nil
+			}
+			return "", r.err
+		}
+		return r.line, nil
+	}
+}
+
+// roots are the directories offered to servers: --root, else the current
+// directory.
+func (a *app) roots() ([]client.Root, error) {
+	dirs := a.g.roots
+	if len(dirs) == 0 {
+		dirs = []string{a.cwd}
+	}
+	var roots []client.Root
+	for _, d := range dirs {
+		if !filepath.IsAbs(d) && a.cwd != "" {
+			d = filepath.Join(a.cwd, d)
+		}
+		st, err := os.Stat(d)
+		if err != nil || !st.IsDir() {
+			return nil, usagef("--root %s: not a directory", d)
+		}
+		r, err := client.RootFor(d)
+		if err != nil {
+			return nil, usagef("--root %s: %v", d, err)
+		}
+		roots = append(roots, r)
+	}
+	return roots, nil
+}
+
+// onLog shows a server's log message at warning and above as a note (every
+// level with -v, which also asks the server for debug).
+func (a *app) onLog(m client.LogMessage) {
+	if client.LogSeverity(m.Level) < client.LogSeverity("warning") && !a.g.verbose {
+		return
+	}
+	data := string(m.Data)
+	var s string
+	if json.Unmarshal(m.Data, &s) == nil {
+		data = s
+	}
+	who := ""
+	if m.Logger != "" {
+		who = " " + render.Clip(oneLineText(m.Logger), 80) + ":"
+	}
+	a.log.Note("server %q logged %s:%s %s", m.Server, render.Clip(m.Level, 20), who, render.Clip(oneLineText(data), 500))
+}
+
+// onProgress draws the progress line (on a terminal only; see Log.Progress).
+func (a *app) onProgress(p client.Progress) {
+	frac := fmtNum(p.Progress)
+	if p.Total > 0 {
+		pct := math.Min(100, math.Max(0, 100*p.Progress/p.Total))
+		frac = fmt.Sprintf("%s/%s (%d%%)", fmtNum(p.Progress), fmtNum(p.Total), int(pct))
+	}
+	a.log.Progress(fmt.Sprintf("mcpx: %s: %s %s", p.Server, frac, p.Message))
+}
