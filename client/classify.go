@@ -50,7 +50,10 @@ func (c *Conn) classifyCall(ctx context.Context, method string, err error, s *si
 					rpc.Data = b
 				}
 			}
-			if d.Code == mcp.METHOD_NOT_FOUND {
+			// "Method not found" is the server's own method missing, unless
+			// mcpx refused a request of the server's during the call (a
+			// tool that asked for sampling passes mcpx's refusal on).
+			if d.Code == mcp.METHOD_NOT_FOUND && !s.refused {
 				return &UnsupportedError{Server: c.T.Name, Method: method, RPC: &rpc, shown: c.shown(d.Message)}
 			}
 			return &ServerError{Server: c.T.Name, Method: method, RPC: rpc, shown: c.shown(d.Message)}
@@ -106,6 +109,13 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 	var authErr *transport.AuthorizationRequiredError
 	if errors.As(err, &authErr) {
 		return &AuthError{Server: c.T.Name, Status: http.StatusUnauthorized, ResourceMetadata: c.shown(authErr.ResourceMetadataURL)}
+	}
+	if msg := err.Error(); strings.Contains(msg, "multi round-trip") {
+		// A 2026-07-28 input_required result that mcpx could not answer
+		// (sampling, or more rounds than mcp-go allows): the operation
+		// failed, the connection did not.
+		_, why, _ := strings.Cut(msg, "multi round-trip: ")
+		return &BadReplyError{Server: c.T.Name, Method: phase, Msg: "asked for input mcpx does not give: " + c.shown(why)}
 	}
 	e := &ConnectError{Server: c.T.Name, Phase: phase, Err: err}
 	if v := c.limit.violation(); v != "" {

@@ -257,7 +257,7 @@ func connect(ctx context.Context, t *Target, o Options, kind string, auth *connA
 
 	wrapped, tapBase := wrapTap(tr, ids, c.hooks)
 	c.tap = tapBase
-	c.mc = mcpclient.NewClient(wrapped, append(c.hooks.clientOptions(), mcpclient.WithProtocolVersion(o.ProtocolVersion),
+	c.mc = mcpclient.NewClient(wrapped, append(c.hooks.clientOptions(kind), mcpclient.WithProtocolVersion(o.ProtocolVersion),
 		mcpclient.WithDiscoverTimeout(time.Second))...)
 	c.mc.OnNotification(c.hooks.notification)
 	// The Start context owns the stdio child and the SSE stream: it lives
@@ -409,7 +409,7 @@ func (c *Conn) lenientInitialize(ctx context.Context, tr transport.Interface, li
 		v, ok := caps[k]
 		return ok && string(v) != "null" && string(v) != "false"
 	}
-	mc := mcpclient.NewClient(tr, append(c.hooks.clientOptions(), mcpclient.WithSession(), mcpclient.WithProtocolVersion(version))...)
+	mc := mcpclient.NewClient(tr, append(c.hooks.clientOptions(c.kind), mcpclient.WithSession(), mcpclient.WithProtocolVersion(version))...)
 	mc.OnNotification(c.hooks.notification)
 	if err := mc.Start(life); err != nil {
 		return nil, err
@@ -508,9 +508,11 @@ func (c *Conn) callRaw(ctx context.Context, method string, substitute json.RawMe
 		c.debug("server %q: request %s", c.T.Name, method)
 	}
 	s := &sink{substitute: substitute}
+	refusals := c.hooks.refusals()
 	gctx, cancel := c.guard(ctx)
 	err := do(withSink(gctx, s))
 	cancel()
+	s.refused = c.hooks.refusals() > refusals
 	if s.brokenReply() != "" {
 		return nil, c.classifyCall(ctx, method, err, s)
 	}
@@ -552,9 +554,9 @@ func (c *Conn) cancelled(id mcp.RequestId, method string, why error) {
 	err := c.tap.inner.SendNotification(ctx, n)
 	if c.debug != nil {
 		if err != nil {
-			c.debug("server %q: could not send notifications/cancelled for %s (request %s): %v", c.T.Name, method, id.String(), err)
+			c.debug("server %q: could not send notifications/cancelled for %s (request %s): %v", c.T.Name, method, fmt.Sprint(id.Value()), err)
 		} else {
-			c.debug("server %q: sent notifications/cancelled for %s (request %s)", c.T.Name, method, id.String())
+			c.debug("server %q: sent notifications/cancelled for %s (request %s)", c.T.Name, method, fmt.Sprint(id.Value()))
 		}
 	}
 }

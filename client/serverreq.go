@@ -100,9 +100,27 @@ type serverHooks struct {
 
 	elicitMu sync.Mutex // one question at a time on the terminal
 
-	mu    sync.Mutex
-	token string // the progress token of the request in flight
-	seq   int
+	mu      sync.Mutex
+	token   string // the progress token of the request in flight
+	seq     int
+	refused int // requests of the server's answered "method not found"
+}
+
+// refusals counts the server's requests answered "method not found".
+func (h *serverHooks) refusals() int {
+	if h == nil {
+		return 0
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.refused
+}
+
+func (h *serverHooks) refuse(id mcp.RequestId, msg string) *transport.JSONRPCResponse {
+	h.mu.Lock()
+	h.refused++
+	h.mu.Unlock()
+	return transport.NewJSONRPCErrorResponse(id, mcp.METHOD_NOT_FOUND, msg, nil)
 }
 
 // capabilities are the client capabilities mcpx declares: elicitation
@@ -126,9 +144,12 @@ func (h *serverHooks) capabilities(kind string) mcp.ClientCapabilities {
 }
 
 // clientOptions registers the handlers mcp-go uses for the 2026-07-28
-// era's input requests.
-func (h *serverHooks) clientOptions() []mcpclient.ClientOption {
+// era's input requests (none over SSE: mcp-go would declare them).
+func (h *serverHooks) clientOptions(kind string) []mcpclient.ClientOption {
 	var opts []mcpclient.ClientOption
+	if kind == SSE {
+		return nil
+	}
 	if h.o.Elicit != nil {
 		opts = append(opts, mcpclient.WithElicitationHandler(mrtrElicit{h}))
 	}
@@ -178,10 +199,10 @@ func (h *serverHooks) wrap(next transport.RequestHandler) transport.RequestHandl
 			}
 		case string(mcp.MethodSamplingCreateMessage):
 			h.note("server %q asked mcpx to sample a language model (sampling/createMessage), which mcpx never does; refused", name)
-			return transport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, "mcpx does not offer sampling", nil), nil
+			return h.refuse(req.ID, "mcpx does not offer sampling"), nil
 		}
 		h.note("server %q sent a %s request, which mcpx does not offer; answered \"method not found\"", name, h.conn.clip(req.Method, 80))
-		return transport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, "Method not found: "+req.Method, nil), nil
+		return h.refuse(req.ID, "Method not found: "+req.Method), nil
 	}
 }
 

@@ -33,6 +33,9 @@ type sink struct {
 	// pending is the id of the request sent and not answered yet, which a
 	// cancelled call tells the server to stop (see Conn.callRaw).
 	pending *mcp.RequestId
+	// refused: mcpx answered a request of the server's "method not found"
+	// during the call (see Conn.classifyCall).
+	refused bool
 }
 
 // inputParams returns the raw params of the last input request of method
