@@ -581,5 +581,5 @@ func (a *app) onProgress(p client.Progress) {
 		pct := math.Min(100, math.Max(0, 100*p.Progress/p.Total))
 		frac = fmt.Sprintf("%s/%s (%d%%)", fmtNum(p.Progress), fmtNum(p.Total), int(pct))
 	}
-	a.log.Progress(fmt.Sprintf("mcpx: %s: %s %s", p.Server, frac, p.Message))
+	a.log.Progress(fmt.Sprintf("mcpx: server %q: %s %s", p.Server, frac, p.Message))
 }
