@@ -59,6 +59,12 @@ func (c *Conn) classifyCall(ctx context.Context, method string, err error, s *si
 			return &ServerError{Server: c.T.Name, Method: method, RPC: rpc, shown: c.shown(d.Message)}
 		}
 	}
+	if ctx.Err() == nil && err != nil && s.inputCount() > 0 && strings.Contains(err.Error(), "failed to unmarshal response") && !strings.Contains(err.Error(), "input request") {
+		// An input_required result mcp-go could not read (a malformed
+		// input request): the operation failed, the connection did not.
+		return &BadReplyError{Server: c.T.Name, Method: method, Msg: "returned an input_required result mcpx cannot read: " +
+			c.shown(strings.TrimPrefix(strings.TrimPrefix(err.Error(), "transport error: "), "failed to unmarshal response: "))}
+	}
 	return c.classify(ctx, method, err)
 }
 
@@ -116,6 +122,10 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 		// failed, the connection did not.
 		_, why, _ := strings.Cut(msg, "multi round-trip: ")
 		return &BadReplyError{Server: c.T.Name, Method: phase, Msg: "asked for input mcpx does not give: " + c.shown(why)}
+	}
+	if msg := err.Error(); strings.Contains(msg, "input request") {
+		// An input_required result naming a request mcp-go does not know.
+		return &BadReplyError{Server: c.T.Name, Method: phase, Msg: "asked for input mcpx does not give: " + c.shown(strings.TrimPrefix(msg, "failed to unmarshal response: "))}
 	}
 	e := &ConnectError{Server: c.T.Name, Phase: phase, Err: err}
 	if v := c.limit.violation(); v != "" {

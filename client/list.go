@@ -150,6 +150,10 @@ func (c *Conn) listRaw(ctx context.Context, kind string, ceiling int64) ([]json.
 			}
 			return nil, problems, err
 		}
+		// A streamable HTTP client of the 2026-07-28 era must leave out a
+		// tool whose x-mcp-header annotations break SEP-2243 (mcp-go
+		// drops it only from the substitute page it sees).
+		headers := kind == KindTool && c.kind == HTTP && mcp.IsModernProtocol(c.Protocol)
 		arr, next, ok := pageMembers(raw, spec.key)
 		if !ok {
 			return items, problems, &ListError{Kind: kind, Err: &BadReplyError{Server: c.T.Name, Method: spec.method, Msg: "returned a result that is not a JSON object"}}
@@ -174,6 +178,12 @@ func (c *Conn) listRaw(ctx context.Context, kind string, ceiling int64) ([]json.
 					grown := make([]json.RawMessage, len(items), max(2*cap(items), 256))
 					copy(grown, items)
 					items = grown
+				}
+				if headers && bytes.Contains(el, []byte("x-mcp-header")) {
+					if p, bad := badHeaderTool(c.T.Name, el); bad {
+						problems = append(problems, p)
+						return true
+					}
 				}
 				items = append(items, el)
 				return true
@@ -249,6 +259,21 @@ func (c *Conn) messageCeiling() int64 {
 // caches the tools it lists to mirror those parameters into Mcp-Param-*
 // headers on tools/call (SEP-2243; a server checks them), the one use of
 // its typed listing; every other tool would only cost memory.
+// badHeaderTool reports a tool whose x-mcp-header annotations are invalid.
+func badHeaderTool(server string, el []byte) (Problem, bool) {
+	var t mcp.Tool
+	if json.Unmarshal(el, &t) != nil {
+		return Problem{}, false // not readable here: the listing reports what it can
+	}
+	err := mcp.ValidateParamHeaderAnnotations(&t)
+	if err == nil {
+		return Problem{}, false
+	}
+	name := truncate(oneLine(t.Name), 200)
+	return Problem{Kind: KindTool, Item: name, Code: "bad_item",
+		Message: fmt.Sprintf("server %q: tool %q has invalid x-mcp-header annotations (%s); left out, as the 2026-07-28 protocol requires over HTTP", server, name, truncate(oneLine(err.Error()), 200))}, true
+}
+
 func headerTools(raw json.RawMessage) json.RawMessage {
 	const mark = "x-mcp-header"
 	empty := json.RawMessage(`{"tools":[]}`)

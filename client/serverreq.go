@@ -201,7 +201,7 @@ func (h *serverHooks) wrap(next transport.RequestHandler) transport.RequestHandl
 			h.note("server %q asked mcpx to sample a language model (sampling/createMessage), which mcpx never does; refused", name)
 			return h.refuse(req.ID, "mcpx does not offer sampling"), nil
 		}
-		h.note("server %q sent a %s request, which mcpx does not offer; answered \"method not found\"", name, h.conn.clip(req.Method, 80))
+		h.note("server %q sent the request %s, which mcpx does not offer; answered \"method not found\"", name, oneLine(h.conn.clip(req.Method, 80)))
 		return h.refuse(req.ID, "Method not found: "+req.Method), nil
 	}
 }
@@ -298,7 +298,7 @@ type mrtrElicit struct{ h *serverHooks }
 func (m mrtrElicit) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
 	raw := rawParams(req.Params)
 	if s, ok := ctx.Value(sinkKey{}).(*sink); ok {
-		if r := s.inputParams(string(mcp.MethodElicitationCreate), req.Params.Message); r != nil {
+		if r := s.inputParams(string(mcp.MethodElicitationCreate), req.Params); r != nil {
 			raw = r
 		}
 	}

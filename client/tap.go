@@ -38,25 +38,48 @@ type sink struct {
 	refused bool
 }
 
-// inputParams returns the raw params of the last input request of method
-// whose message is message, in the call's input_required results.
-func (s *sink) inputParams(method, message string) json.RawMessage {
+// inputParams returns the raw params of the input request of method, in
+// the call's last input_required result, that decodes to decoded (the
+// params as mcp-go decoded them, compared as canonical JSON).
+func (s *sink) inputParams(method string, decoded any) json.RawMessage {
+	want := canonical(decoded)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for i := len(s.inputs) - 1; i >= 0; i-- {
-		var found json.RawMessage
-		gjson.GetBytes(s.inputs[i], "inputRequests").ForEach(func(_, r gjson.Result) bool {
-			if r.Get("method").String() == method && r.Get("params.message").String() == message {
-				found = json.RawMessage(r.Get("params").Raw)
-				return false
-			}
-			return true
-		})
-		if found != nil {
-			return found
-		}
+	if len(s.inputs) == 0 || want == "" {
+		return nil
 	}
-	return nil
+	var found json.RawMessage
+	gjson.GetBytes(s.inputs[len(s.inputs)-1], "inputRequests").ForEach(func(_, r gjson.Result) bool {
+		if r.Get("method").String() == method && canonical(json.RawMessage(r.Get("params").Raw)) == want {
+			found = json.RawMessage(r.Get("params").Raw)
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// canonical is what identifies an elicitation's params (its message,
+// schema, URL and id) as JSON with object keys sorted; "" when v is not a
+// JSON object.
+func canonical(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	var x map[string]any
+	if json.Unmarshal(b, &x) != nil || x == nil {
+		return ""
+	}
+	b, _ = json.Marshal(map[string]any{"message": x["message"], "requestedSchema": x["requestedSchema"],
+		"url": x["url"], "elicitationId": x["elicitationId"]})
+	return string(b)
+}
+
+func (s *sink) inputCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.inputs)
 }
 
 // pendingID returns the id of the request sent and not answered, if any.

@@ -25,7 +25,9 @@ type clock struct {
 
 func newClock(parent context.Context, d time.Duration) (*clock, context.CancelFunc) {
 	c := &clock{parent: parent, done: make(chan struct{}), deadline: time.Now().Add(d)}
+	c.mu.Lock() // the timer may fire before it is stored
 	c.timer = time.AfterFunc(d, func() { c.end(context.DeadlineExceeded) })
+	c.mu.Unlock()
 	stop := context.AfterFunc(parent, func() { c.end(parent.Err()) })
 	return c, func() {
 		stop()

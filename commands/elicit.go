@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -128,10 +129,10 @@ func (f *field) check(in string) (json.RawMessage, string) {
 	case "string":
 		n := len([]rune(in))
 		if f.MinLen != nil && n < *f.MinLen {
-			return nil, fmt.Sprintf("at least %d characters", *f.MinLen)
+			return nil, fmt.Sprintf("at least %d %s", *f.MinLen, plural(*f.MinLen, "character"))
 		}
 		if f.MaxLen != nil && n > *f.MaxLen {
-			return nil, fmt.Sprintf("at most %d characters", *f.MaxLen)
+			return nil, fmt.Sprintf("at most %d %s", *f.MaxLen, plural(*f.MaxLen, "character"))
 		}
 		if msg := checkFormat(f.Format, in); msg != "" {
 			return nil, msg
@@ -139,9 +140,20 @@ func (f *field) check(in string) (json.RawMessage, string) {
 		b, _ := json.Marshal(in)
 		return b, ""
 	case "number", "integer":
-		x, err := strconv.ParseFloat(strings.TrimSpace(in), 64)
+		in = strings.TrimSpace(in)
+		x, err := strconv.ParseFloat(in, 64)
 		if err != nil || math.IsInf(x, 0) || math.IsNaN(x) {
 			return nil, "a number"
+		}
+		if f.Kind == "integer" && wholeDigits.MatchString(in) {
+			// The digits as typed: a float would lose those past 2^53.
+			if f.Min != nil && x < *f.Min {
+				return nil, fmt.Sprintf("at least %s", fmtNum(*f.Min))
+			}
+			if f.Max != nil && x > *f.Max {
+				return nil, fmt.Sprintf("at most %s", fmtNum(*f.Max))
+			}
+			return json.RawMessage(strings.TrimPrefix(in, "+")), ""
 		}
 		if f.Kind == "integer" && x != math.Trunc(x) {
 			return nil, "a whole number"
@@ -180,10 +192,10 @@ func (f *field) check(in string) (json.RawMessage, string) {
 			vals = append(vals, v)
 		}
 		if f.MinLen != nil && len(vals) < *f.MinLen {
-			return nil, fmt.Sprintf("at least %d choices", *f.MinLen)
+			return nil, fmt.Sprintf("at least %d %s", *f.MinLen, plural(*f.MinLen, "choice"))
 		}
 		if f.MaxLen != nil && len(vals) > *f.MaxLen {
-			return nil, fmt.Sprintf("at most %d choices", *f.MaxLen)
+			return nil, fmt.Sprintf("at most %d %s", *f.MaxLen, plural(*f.MaxLen, "choice"))
 		}
 		if vals == nil {
 			vals = []string{}
@@ -207,6 +219,9 @@ func (f *field) pick(in string) (string, bool) {
 	}
 	return "", false
 }
+
+// wholeDigits is an integer as JSON writes it (a sign allowed, no leading zero).
+var wholeDigits = regexp.MustCompile(`^[-+]?(0|[1-9][0-9]*)$`)
 
 func fmtNum(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 
@@ -240,7 +255,9 @@ func (f *field) defaultOK() bool {
 	}
 	d := gjson.ParseBytes(f.Default)
 	switch f.Kind {
-	case "string", "enum":
+	case "enum":
+		return d.Type == gjson.String && f.isChoice(d.String())
+	case "string":
 		if d.Type != gjson.String {
 			return false
 		}
@@ -258,18 +275,30 @@ func (f *field) defaultOK() bool {
 		if !d.IsArray() {
 			return false
 		}
-		var parts []string
+		n := 0
 		for _, v := range d.Array() {
-			if v.Type != gjson.String {
+			if v.Type != gjson.String || !f.isChoice(v.String()) {
 				return false
 			}
-			parts = append(parts, v.String())
+			n++
 		}
-		_, msg := f.check(strings.Join(parts, ","))
-		return msg == ""
+		return (f.MinLen == nil || n >= *f.MinLen) && (f.MaxLen == nil || n <= *f.MaxLen)
 	}
 	return false
 }
+
+// isChoice reports whether v is one of the field's choice values exactly.
+func (f *field) isChoice(v string) bool {
+	for _, c := range f.Choices {
+		if c.Value == v {
+			return true
+		}
+	}
+	return false
+}
+
+// line makes a server's string one line of at most n characters.
+func line(s string, n int) string { return render.Clip(oneLineText(s), n) }
 
 func compact(v json.RawMessage) string {
 	var c bytes.Buffer
@@ -304,7 +333,10 @@ func object(fields []field, values map[string]json.RawMessage) json.RawMessage {
 // may ask (clk paused meanwhile), else by itself.
 func (a *app) elicitor(ctx context.Context, clk *clock) func(context.Context, client.Elicitation) client.Answer {
 	return func(_ context.Context, e client.Elicitation) client.Answer {
-		msg := render.Clip(oneLineText(e.Message), 500)
+		// One question at a time, whichever server asks (catalog --all).
+		a.elicitMu.Lock()
+		defer a.elicitMu.Unlock()
+		msg := line(e.Message, 500)
 		if e.Mode == "url" {
 			return a.elicitURL(ctx, clk, e, msg)
 		}
@@ -312,8 +344,7 @@ func (a *app) elicitor(ctx context.Context, clk *clock) func(context.Context, cl
 		if !a.interactive(a.stdinUsed) {
 			return a.elicitDefaults(e.Server, msg, fields)
 		}
-		clk.pause()
-		defer clk.resume()
+		defer a.asking(clk)()
 		ans, err := a.askForm(ctx, e.Server, msg, fields)
 		if err != nil {
 			a.log.Note("server %q: elicitation cancelled (%s)", e.Server, askErr(err))
@@ -333,6 +364,34 @@ func askErr(err error) string {
 	return err.Error()
 }
 
+// asking stops the --timeout clock and the progress line while a person
+// answers; the function it returns starts them again.
+func (a *app) asking(clk *clock) func() {
+	clk.pause()
+	a.askingNow.Store(true)
+	a.log.Progress("")
+	return func() {
+		a.askingNow.Store(false)
+		clk.resume()
+	}
+}
+
+// notAsked says why mcpx answered an elicitation itself.
+func (a *app) notAsked() string {
+	why := "stderr is not a terminal"
+	switch {
+	case a.g.noInput:
+		why = "--no-input"
+	case a.g.json:
+		why = "--json"
+	case a.stdinUsed:
+		why = "stdin gave a value"
+	case !a.s.InTTY:
+		why = "stdin is not a terminal"
+	}
+	return "not asked: " + why
+}
+
 // elicitDefaults is the answer when nobody can be asked: accept with the
 // schema's defaults when every required field has one, else decline.
 func (a *app) elicitDefaults(server, msg string, fields []field) client.Answer {
@@ -342,14 +401,14 @@ func (a *app) elicitDefaults(server, msg string, fields []field) client.Answer {
 		f := &fields[i]
 		if f.defaultOK() {
 			values[f.Name] = f.Default
-			shown = append(shown, render.Clip(f.Name, 80)+"="+render.Clip(compact(f.Default), 80))
+			shown = append(shown, line(f.Name, 80)+"="+line(compact(f.Default), 80))
 			continue
 		}
 		if f.Required {
-			missing = append(missing, strconv.Quote(f.Name))
+			missing = append(missing, strconv.Quote(line(f.Name, 80)))
 		}
 	}
-	why := "not asked: no terminal, or --no-input"
+	why := a.notAsked()
 	if len(missing) > 0 {
 		a.log.Note("server %q asked: %s; declined (%s), since %s %s no default", server, msg, why, strings.Join(missing, ", "), map[bool]string{true: "has", false: "have"}[len(missing) == 1])
 		return client.Answer{Action: "decline"}
@@ -365,14 +424,13 @@ func (a *app) elicitDefaults(server, msg string, fields []field) client.Answer {
 // elicitURL shows the URL; the answer is the user's consent to open it
 // (mcpx never opens it itself), or decline when nobody can be asked.
 func (a *app) elicitURL(ctx context.Context, clk *clock, e client.Elicitation, msg string) client.Answer {
-	u := render.Clip(e.URL, 2000)
+	u := line(e.URL, 2000)
 	if !a.interactive(a.stdinUsed) {
 		a.log.URL(fmt.Sprintf("server %q asks you to open a URL: %s", e.Server, msg), u)
-		a.log.Note("server %q: declined the URL request (not asked: no terminal, or --no-input)", e.Server)
+		a.log.Note("server %q: declined the URL request (%s)", e.Server, a.notAsked())
 		return client.Answer{Action: "decline"}
 	}
-	clk.pause()
-	defer clk.resume()
+	defer a.asking(clk)()
 	a.log.URL(fmt.Sprintf("server %q asks you to open a URL: %s", e.Server, msg), u)
 	for {
 		line, err := a.askLine(ctx, "open it yourself, then answer: [y]es, I will / [n]o, decline / [c]ancel: ")
@@ -421,7 +479,7 @@ func (a *app) askForm(ctx context.Context, server, msg string, fields []field) (
 		f := &fields[i]
 		if f.Kind == "" {
 			if f.Required {
-				a.log.Note("server %q: field %q is of a kind mcpx cannot ask for; elicitation declined", server, render.Clip(f.Name, 80))
+				a.log.Note("server %q: field %q is of a kind mcpx cannot ask for; elicitation declined", server, line(f.Name, 80))
 				return client.Answer{Action: "decline"}, nil
 			}
 			continue
@@ -442,18 +500,18 @@ func (a *app) askForm(ctx context.Context, server, msg string, fields []field) (
 // askField asks for one field until the answer fits: an empty answer takes
 // the default, or leaves an optional field out.
 func (a *app) askField(ctx context.Context, f *field) (json.RawMessage, error) {
-	label := render.Clip(f.Name, 80)
+	label := line(f.Name, 80)
 	if f.Title != "" {
-		label = render.Clip(oneLineText(f.Title), 80) + " (" + label + ")"
+		label = line(f.Title, 80) + " (" + label + ")"
 	}
 	var about []string
 	switch f.Kind {
 	case "enum", "multi":
 		var cs []string
 		for i, c := range f.Choices {
-			s := fmt.Sprintf("%d) %s", i+1, render.Clip(c.Value, 80))
+			s := fmt.Sprintf("%d) %s", i+1, line(c.Value, 80))
 			if c.Title != "" && c.Title != c.Value {
-				s += " " + render.Clip(oneLineText(c.Title), 80)
+				s += " " + line(c.Title, 80)
 			}
 			cs = append(cs, s)
 		}
@@ -467,16 +525,16 @@ func (a *app) askField(ctx context.Context, f *field) (json.RawMessage, error) {
 	default:
 		about = append(about, f.Kind)
 		if f.Format != "" {
-			about = append(about, render.Clip(f.Format, 40))
+			about = append(about, line(f.Format, 40))
 		}
 	}
 	if f.defaultOK() {
-		about = append(about, "default "+render.Clip(string(f.Default), 80))
+		about = append(about, "default "+line(compact(f.Default), 80))
 	} else if !f.Required {
 		about = append(about, "optional")
 	}
 	if f.Desc != "" {
-		fmt.Fprintf(a.s.Err, "  %s\n", render.Clip(oneLineText(f.Desc), 200))
+		fmt.Fprintf(a.s.Err, "  %s\n", line(f.Desc, 200))
 	}
 	for {
 		line, err := a.askLine(ctx, fmt.Sprintf("%s [%s]: ", label, strings.Join(about, "; ")))
@@ -536,6 +594,9 @@ func (a *app) askLine(ctx context.Context, question string) (string, error) {
 func (a *app) roots() ([]client.Root, error) {
 	dirs := a.g.roots
 	if len(dirs) == 0 {
+		if a.cwd == "" { // the current directory is gone: no root to offer
+			return nil, nil
+		}
 		dirs = []string{a.cwd}
 	}
 	var roots []client.Root
@@ -569,13 +630,20 @@ func (a *app) onLog(m client.LogMessage) {
 	}
 	who := ""
 	if m.Logger != "" {
-		who = " " + render.Clip(oneLineText(m.Logger), 80) + ":"
+		who = " " + line(m.Logger, 80) + ":"
 	}
-	a.log.Note("server %q logged %s:%s %s", m.Server, render.Clip(m.Level, 20), who, render.Clip(oneLineText(data), 500))
+	if data = line(data, 500); data != "" {
+		data = " " + data
+	}
+	a.log.Note("server %q logged %s:%s%s", m.Server, line(m.Level, 20), who, data)
 }
 
-// onProgress draws the progress line (on a terminal only; see Log.Progress).
+// onProgress draws the progress line (on a terminal only; see Log.Progress),
+// except while a question is asked.
 func (a *app) onProgress(p client.Progress) {
+	if a.askingNow.Load() {
+		return
+	}
 	frac := fmtNum(p.Progress)
 	if p.Total > 0 {
 		pct := math.Min(100, math.Max(0, 100*p.Progress/p.Total))

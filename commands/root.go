@@ -72,6 +72,9 @@ type app struct {
 	listen bool
 	// stdinUsed: stdin gave a value, so nothing can be asked on it.
 	stdinUsed bool
+	// elicitMu: one elicitation at a time; askingNow: one is being asked.
+	elicitMu  sync.Mutex
+	askingNow atomic.Bool
 
 	cfgOnce sync.Once
 	cfg     *client.Config
@@ -337,6 +340,10 @@ func (a *app) dial(ctx context.Context, t *client.Target) (*client.Conn, context
 		OnLog:           a.onLog,
 		OnProgress:      a.onProgress,
 		Listen:          a.listen,
+	}
+	if a.listen && !a.g.verbose {
+		// Servers often default to errors only: ask for what mcpx shows.
+		o.LogLevel = "warning"
 	}
 	if a.g.verbose {
 		o.LogLevel = "debug"

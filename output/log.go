@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"sync"
+
+	"github.com/mattn/go-runewidth"
 )
 
 // Log is mcpx's one voice on stderr. In text mode every line starts with
@@ -83,9 +85,8 @@ func (l *Log) Progress(text string) {
 	}
 	if text != "" {
 		text = Sanitize(l.s.masker.Mask(strings.Join(strings.Fields(text), " ")))
-		if r := []rune(text); len(r) > progressWidth {
-			text = string(r[:progressWidth-1]) + "…"
-		}
+		// Columns, not characters: a wide character takes two.
+		text = runewidth.Truncate(text, progressWidth, "…")
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
