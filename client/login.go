@@ -65,6 +65,14 @@ func Login(ctx context.Context, t *Target, o LoginOptions) (*StoredToken, error)
 		return nil, err
 	}
 	as, err := h.discover(ctx, server, ch)
+	if np := (*noPRMError)(nil); errors.As(err, &np) {
+		// No protected-resource metadata anywhere: a server of the
+		// 2025-03-26 spec (see legacyAuthServer).
+		as, err = h.legacyAuthServer(ctx, server, o.ProtocolVersion, np)
+		if err == nil {
+			o.Note("%s", as.legacy.note())
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -90,6 +98,12 @@ func Login(ctx context.Context, t *Target, o LoginOptions) (*StoredToken, error)
 		}
 	case as.RegistrationEndpoint != "":
 		if ca, err = h.register(ctx, as, redirect, o.ClientVersion); err != nil {
+			var ae *AuthError
+			if l := as.legacy; l != nil && l.defaults && errors.As(err, &ae) {
+				// A guessed endpoint: say what the guess rested on.
+				return nil, h.fail("%s nor authorization-server metadata (RFC 8414) at %s, and the 2025-03-26 default endpoints do not work: %s",
+					strings.TrimSuffix(l.noPRM, ", so its authorization server is unknown"), l.metadataURL, ae.Msg)
+			}
 			return nil, err
 		}
 		o.AddSecrets(ca.Secret)

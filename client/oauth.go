@@ -9,6 +9,15 @@
 // authorization-server URL loses the RFC 8707 resource; its refresh is
 // coordinated inside one process only; and it has no revocation. mcpx uses
 // its PKCE and state generators and does the rest here.
+//
+// Beyond CONTRACT §7, a server of the 2025-03-26 authorization spec (no
+// protected-resource metadata at all) is still logged in to by that spec's
+// rules (legacyAuthServer): the authorization server at the server's origin,
+// its RFC 8414 metadata there, else the default endpoints /authorize, /token
+// and /register. Unlike mcp-go, mcpx takes that path only when the server
+// asked for authentication (401), named no metadata, and every well-known
+// protected-resource URL answered 404: a PRM that exists but is invalid or
+// is for another resource is still refused.
 
 package client
 
@@ -88,9 +97,17 @@ func (h *oauthHTTP) fail(format string, args ...any) *AuthError {
 // getJSON fetches a metadata document. It returns the HTTP status; v is
 // filled only on 200.
 func (h *oauthHTTP) getJSON(ctx context.Context, u string, v any) (int, error) {
+	return h.getJSONWith(ctx, u, v, nil)
+}
+
+// getJSONWith is getJSON with extra request headers.
+func (h *oauthHTTP) getJSONWith(ctx context.Context, u string, v any, header http.Header) (int, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return 0, h.fail("bad metadata URL %q: %v", u, err)
+	}
+	for k, vs := range header {
+		req.Header[k] = vs
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, body, err := h.do(req)
@@ -190,7 +207,36 @@ type authServer struct {
 	prmURL    string
 	prmScopes []string
 	asDoc
+	// legacy is set when the server has no protected-resource metadata and
+	// the 2025-03-26 rules found the authorization server (legacyAuthServer).
+	legacy *legacyFallback
 }
+
+// legacyFallback says how the 2025-03-26 rules found the authorization server.
+type legacyFallback struct {
+	noPRM       string // why there is no PRM (discover's message)
+	origin      string // the authorization base URL: the server's origin
+	metadataURL string // <origin>/.well-known/oauth-authorization-server
+	defaults    bool   // no metadata there either: the default endpoints
+}
+
+// note is the stderr note of a login by the 2025-03-26 rules.
+func (l *legacyFallback) note() string {
+	const head = "the server publishes no protected-resource metadata (RFC 9728), so mcpx falls back to the 2025-03-26 authorization rules: "
+	if l.defaults {
+		return head + fmt.Sprintf("no authorization-server metadata at %s either, so the default endpoints %s/authorize, /token and /register", l.metadataURL, l.origin)
+	}
+	return head + "the authorization server's metadata at " + l.metadataURL
+}
+
+// noPRMError is discover's refusal of a server that looks like one of the
+// 2025-03-26 spec: it asked for authentication (401) without naming
+// resource_metadata, and every well-known protected-resource URL answered
+// 404. Login then applies the 2025-03-26 rules (legacyAuthServer); as an
+// error it is the *AuthError it wraps.
+type noPRMError struct{ *AuthError }
+
+func (e *noPRMError) Unwrap() error { return e.AuthError }
 
 // wellKnown returns the URL with /.well-known/NAME inserted between the
 // host and the path (RFC 8414 §3.1, RFC 9728 §3.1), and, when there is a
@@ -231,7 +277,7 @@ func (h *oauthHTTP) discover(ctx context.Context, server string, ch challenge) (
 		}
 	}
 	var prm prmDoc
-	found := ""
+	found, notFound := "", ""
 	for _, u := range candidates {
 		prm = prmDoc{}
 		st, err := h.getJSON(ctx, u, &prm)
@@ -242,11 +288,23 @@ func (h *oauthHTTP) discover(ctx context.Context, server string, ch challenge) (
 			found = u
 			break
 		}
+		if st != http.StatusNotFound && notFound == "" {
+			notFound = fmt.Sprintf("%s answered HTTP %d", oneLine(u), st)
+		}
 	}
 	if found == "" {
 		e := h.fail("the server publishes no protected-resource metadata (RFC 9728) at %s, so its authorization server is unknown", oneLine(strings.Join(candidates, " or ")))
-		if ch.status != http.StatusUnauthorized && ch.status != http.StatusForbidden {
+		switch {
+		case ch.status != http.StatusUnauthorized && ch.status != http.StatusForbidden:
 			e.Msg = fmt.Sprintf("the server did not ask for authentication (it answered HTTP %d) and %s", ch.status, strings.TrimPrefix(e.Msg, "the server "))
+		case ch.resourceMetadata != "":
+			// It names metadata it does not serve: a broken server of a
+			// later spec, not one of 2025-03-26.
+		case notFound != "":
+			// Not plainly absent: no 2025-03-26 fallback on a guess.
+			e.Msg += fmt.Sprintf(" (%s, not 404, so mcpx does not fall back to the 2025-03-26 rules)", notFound)
+		case ch.status == http.StatusUnauthorized:
+			return nil, &noPRMError{e}
 		}
 		return nil, e
 	}
@@ -295,6 +353,86 @@ func (h *oauthHTTP) discover(ctx context.Context, server string, ch challenge) (
 		return as, nil
 	}
 	return nil, h.fail("authorization server %s publishes no metadata at %s", oneLine(issuer), oneLine(strings.Join(mdURLs, ", ")))
+}
+
+// legacyOrigin is the 2025-03-26 authorization base URL of a server: its
+// URL with the path (and query) discarded.
+func legacyOrigin(server string) (string, error) {
+	u, err := url.Parse(server)
+	if err != nil || u.Host == "" {
+		return "", fmt.Errorf("%q is not a URL", server)
+	}
+	return u.Scheme + "://" + u.Host, nil
+}
+
+// legacyAuthServer finds the authorization server of a server that
+// publishes no protected-resource metadata (np, from discover) by the
+// rules of the MCP 2025-03-26 authorization spec (§2.3): the authorization
+// base URL is the server URL without its path; the client fetches its RFC
+// 8414 metadata at <base>/.well-known/oauth-authorization-server (with the
+// MCP-Protocol-Version header, §2.3.1), and when that answers 404 uses the
+// default endpoints <base>/authorize, /token and /register (§2.3.3). The
+// metadata is checked as discover checks it (https or loopback endpoints,
+// S256), except that its issuer may be any URL on the server's origin (the
+// 2025-03-26 spec derives no issuer from the base URL; one on another
+// origin is refused). The resource parameter stays the server's canonical
+// URL (RFC 8707; the 2025-03-26 spec has none, and an authorization server
+// that does not know it ignores it). Without metadata, PKCE is still S256.
+func (h *oauthHTTP) legacyAuthServer(ctx context.Context, server, protocol string, np *noPRMError) (*authServer, error) {
+	origin, err := legacyOrigin(server)
+	if err != nil {
+		return nil, h.fail("%v", err)
+	}
+	l := &legacyFallback{noPRM: np.Msg, origin: origin, metadataURL: origin + "/.well-known/oauth-authorization-server"}
+	fail := func(format string, args ...any) *AuthError {
+		return h.fail("%s; by the 2025-03-26 rules, %s", strings.TrimSuffix(np.Msg, ", so its authorization server is unknown"), fmt.Sprintf(format, args...))
+	}
+	if err := checkEndpoint("the authorization base URL", origin, true); err != nil {
+		return nil, fail("%v", err)
+	}
+	as := &authServer{resource: server, legacy: l}
+	var hdr http.Header
+	if protocol != "" {
+		hdr = http.Header{"Mcp-Protocol-Version": {protocol}}
+	}
+	var md asDoc
+	st, err := h.getJSONWith(ctx, l.metadataURL, &md, hdr)
+	if err != nil {
+		var ae *AuthError
+		if errors.As(err, &ae) {
+			return nil, fail("%s", ae.Msg)
+		}
+		return nil, err
+	}
+	switch st {
+	case http.StatusOK:
+		if !onOrigin(md.Issuer, origin) {
+			return nil, fail("the metadata at %s is for issuer %q, not one on the server's origin %s; refusing to use it", l.metadataURL, oneLine(md.Issuer), origin)
+		}
+		if err := md.check(); err != nil {
+			return nil, fail("authorization server %s: %v", oneLine(md.Issuer), err)
+		}
+		as.asDoc = md
+	case http.StatusNotFound:
+		l.defaults = true
+		as.asDoc = asDoc{Issuer: origin, AuthorizationEndpoint: origin + "/authorize", TokenEndpoint: origin + "/token",
+			RegistrationEndpoint: origin + "/register"}
+	default:
+		return nil, fail("the authorization server's metadata at %s answered HTTP %d (only a 404 means the default endpoints)", l.metadataURL, st)
+	}
+	return as, nil
+}
+
+// onOrigin reports whether raw is an http(s) URL on origin (scheme, host
+// and port), without user information, query or fragment.
+func onOrigin(raw, origin string) bool {
+	c, err := CanonicalURL(raw)
+	if err != nil || strings.ContainsAny(raw, "?#@") {
+		return false
+	}
+	u, _ := url.Parse(c)
+	o, err := CanonicalURL(origin)
+	return err == nil && u.Scheme+"://"+u.Host == o
 }
 
 // check refuses metadata a secure flow cannot use.
