@@ -105,6 +105,12 @@ func cmdFixtureHTTP(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: fixture-http VAR MODE")
 	}
 	h, err := fixture.NewHTTP(args[1])
+	switch args[1] {
+	case "asks", "asks-sse", "modern":
+		// These log what they receive to the script's $MCPX_FIXTURE_LOG
+		// (and take its MCPX_FIXTURE_STEPS, MCPX_FIXTURE_STEP_MS).
+		h, err = fixture.NewAsksHTTP(args[1], fixture.AsksConfigFrom(ts.Getenv))
+	}
 	ts.Check(err)
 	srv := httptest.NewServer(h)
 	ts.Defer(srv.Close)
