@@ -5,10 +5,8 @@ package test
 // needs in test/conformance/package-lock.json; installed by
 // `make conformance-deps`) against a freshly built mcpx, through
 // scripts/conformance/run.sh and scripts/conformance/adapter.sh. Only the
-// scenarios mcpx passes are run here (sse-retry passes too but is left out: it
-// checks a reconnection delay within a narrow window, too timing-sensitive for
-// a loaded test machine); scripts/conformance/BASELINE.md lists every client
-// scenario and why the others do not pass.
+// scenarios mcpx passes are run here; scripts/conformance/BASELINE.md lists
+// every client scenario and why the others do not pass.
 
 import (
 	"bytes"
@@ -26,6 +24,16 @@ import (
 var conformanceScenarios = []string{
 	"initialize",
 	"tools_call",
+	// The reconnection must come 450-700 ms after the stream closes (the
+	// server's retry: 500). mcpx (mcp-go) waits ~503 ms; measured on a
+	// 2-CPU machine, 35 of 35 runs passed, 20 of them while go test ./render/
+	// ran alongside (load average up to 12), with delays of 503-521 ms. So
+	// it is run like the others, without a retry.
+	"sse-retry",
+	// The server sends elicitation/create on the standalone GET stream, which
+	// invoke opens (and waits for) before tools/call; mcpx, with no
+	// terminal, accepts with the schema's defaults (CONTRACT §8).
+	"elicitation-sep1034-client-defaults",
 	// OAuth (CONTRACT §7): the adapter runs `mcpx login --no-browser`, follows
 	// the printed authorization URL with node's fetch, then lists the tools and calls
 	// test-tool; on a 403 insufficient_scope it logs in again with the scopes
@@ -43,6 +51,11 @@ var conformanceScenarios = []string{
 	"auth/token-endpoint-auth-post",
 	"auth/token-endpoint-auth-none",
 	"auth/pre-registration",
+	// No protected-resource metadata: mcpx login falls back to the
+	// 2025-03-26 rules (the authorization server at the server's origin:
+	// its metadata there, else /authorize, /token and /register).
+	"auth/2025-03-26-oauth-metadata-backcompat",
+	"auth/2025-03-26-oauth-endpoint-fallback",
 	"auth/resource-mismatch", // mcpx login refuses (exit 6): the expected outcome
 	"auth/offline-access-scope",
 	"auth/offline-access-not-supported",
@@ -53,8 +66,10 @@ const (
 	// servers, the adapter, which the suite itself kills after 30 s, and the
 	// summary). A passing scenario takes 1-3 s.
 	conformanceScenarioBound = 2 * time.Minute
-	// conformanceBound bounds the whole test (50-60 s when all pass: the
-	// build, then 2-4 s per scenario).
+	// conformanceBound bounds the whole test (the build, then 2-4 s per
+	// scenario on an idle machine: about 60-75 s for the 21; 270 s was
+	// measured on a 2-CPU machine busy with other test runs, 5-25 s per
+	// scenario).
 	conformanceBound = 5 * time.Minute
 )
 

