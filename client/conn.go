@@ -191,7 +191,10 @@ func connectFallback(ctx context.Context, t *Target, o Options, auth *connAuth) 
 func connect(ctx context.Context, t *Target, o Options, kind string, auth *connAuth) (*Conn, error) {
 	c := &Conn{T: t, limit: &limitFlag{}, phase: "start", debug: o.Debug, mask: o.Mask, lost: make(chan struct{}), kind: kind}
 	c.hooks = &serverHooks{o: o, conn: c}
-	listen := o.Listen && kind == HTTP && !mcp.IsModernProtocol(o.ProtocolVersion)
+	// The GET stream is asked for even when the 2026 era is: the tap hides
+	// the option from mcp-go's client (RequiresLegacyProtocol), and the
+	// stream opens only when the server falls back to the legacy era.
+	listen := o.Listen && kind == HTTP
 	if ctx.Err() != nil { // interrupted or out of time already: start nothing
 		return nil, c.classify(ctx, "start", ctx.Err())
 	}
@@ -258,6 +261,15 @@ func connect(ctx context.Context, t *Target, o Options, kind string, auth *connA
 
 	wrapped, tapBase := wrapTap(tr, ids, c.hooks)
 	c.tap = tapBase
+	if listen {
+		// The legacy handshake's last step: the server may send its first
+		// requests on the GET stream as soon as it is initialized, so the
+		// stream is opened and answered first (at most listenWait).
+		tapBase.beforeInitialized = func() {
+			c.rt.openGate()
+			c.awaitListen(ctx)
+		}
+	}
 	c.mc = mcpclient.NewClient(wrapped, append(c.hooks.clientOptions(kind), mcpclient.WithProtocolVersion(o.ProtocolVersion),
 		mcpclient.WithDiscoverTimeout(time.Second))...)
 	c.mc.OnNotification(c.hooks.notification)
@@ -330,10 +342,6 @@ func connect(ctx context.Context, t *Target, o Options, kind string, auth *connA
 	}
 	if o.Debug != nil {
 		o.Debug("server %q: %s %s, protocol %s", t.Name, c.ServerName, c.ServerVersion, c.Protocol)
-	}
-	if listen && c.Protocol != "" && !mcp.IsModernProtocol(c.Protocol) {
-		c.rt.openGate()
-		c.awaitListen(ctx)
 	}
 	level := o.LogLevel
 	if level == "" && o.OnLog != nil && mcp.IsModernProtocol(c.Protocol) {

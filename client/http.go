@@ -28,9 +28,9 @@ type limitTransport struct {
 	bearer func() string
 
 	// getSeen, when not nil, is closed once the first GET (the standalone
-	// stream) is answered or fails. getGate holds the GET until the
-	// handshake is complete (notifications/initialized sent): mcp-go opens
-	// the stream as soon as initialize is answered.
+	// stream) is answered or fails. getGate holds the GET until the legacy
+	// handshake's initialize is answered: never in the 2026 era, which has
+	// no such stream (mcp-go's listener may try before it knows the era).
 	getSeen  chan struct{}
 	getOnce  sync.Once
 	getGate  chan struct{}

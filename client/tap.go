@@ -139,6 +139,9 @@ type tap struct {
 	inner    transport.Interface
 	inflight *inflight // ids awaiting a response (stdio framing checks)
 	hooks    *serverHooks
+	// beforeInitialized, when set, runs before notifications/initialized
+	// is sent (the legacy handshake; see connect).
+	beforeInitialized func()
 	idOffset int64 // added to numeric request ids (a second client on one session)
 }
 
@@ -212,6 +215,9 @@ func (t *tap) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*t
 func (t *tap) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
 	if n.Method == string(mcp.MethodNotificationCancelled) {
 		return nil
+	}
+	if n.Method == string(mcp.MethodNotificationInitialized) && t.beforeInitialized != nil {
+		t.beforeInitialized()
 	}
 	return t.inner.SendNotification(ctx, n)
 }

@@ -318,10 +318,21 @@ func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, er
 	// A stored token is used while it is valid; a TAB never refreshes one
 	// and never starts a login.
 	t.NoRefresh = true
+	// The same capabilities as the commands completed (servers list some
+	// tools only to a client that offers elicitation or roots); a TAB asks
+	// nobody anything: an elicitation is declined, without a note.
+	var roots []client.Root
+	if s.a.cwd != "" {
+		if r, err := client.RootFor(s.a.cwd); err == nil {
+			roots = []client.Root{r}
+		}
+	}
 	conn, err := client.Connect(ctx, t, client.Options{
 		ProtocolVersion: pv,
 		ClientVersion:   version(),
 		MessageCeiling:  render.MessageCeiling,
+		Elicit:          func(context.Context, client.Elicitation) client.Answer { return client.Answer{Action: "decline"} },
+		Roots:           roots,
 	})
 	if err != nil {
 		return nil, err

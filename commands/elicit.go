@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/render"
@@ -33,6 +34,7 @@ type field struct {
 	Default           json.RawMessage
 	Required          bool
 	Choices           []choice
+	values            map[string]bool // the choices' values, for lookups
 	Min, Max          *float64
 	MinLen, MaxLen    *int
 	Format            string
@@ -181,6 +183,7 @@ func (f *field) check(in string) (json.RawMessage, string) {
 		return nil, "one of the choices (its number or its value)"
 	case "multi":
 		var vals []string
+		seen := map[string]bool{}
 		for _, part := range strings.Split(in, ",") {
 			if part = strings.TrimSpace(part); part == "" {
 				continue
@@ -189,7 +192,10 @@ func (f *field) check(in string) (json.RawMessage, string) {
 			if !ok {
 				return nil, fmt.Sprintf("choices separated by commas (%q is not one)", part)
 			}
-			vals = append(vals, v)
+			if !seen[v] { // a choice given twice counts once
+				seen[v] = true
+				vals = append(vals, v)
+			}
 		}
 		if f.MinLen != nil && len(vals) < *f.MinLen {
 			return nil, fmt.Sprintf("at least %d %s", *f.MinLen, plural(*f.MinLen, "choice"))
@@ -212,10 +218,8 @@ func (f *field) pick(in string) (string, bool) {
 	if n, err := strconv.Atoi(in); err == nil && n >= 1 && n <= len(f.Choices) {
 		return f.Choices[n-1].Value, true
 	}
-	for _, c := range f.Choices {
-		if c.Value == in {
-			return c.Value, true
-		}
+	if f.isChoice(in) {
+		return in, true
 	}
 	return "", false
 }
@@ -276,10 +280,12 @@ func (f *field) defaultOK() bool {
 			return false
 		}
 		n := 0
+		seen := map[string]bool{}
 		for _, v := range d.Array() {
-			if v.Type != gjson.String || !f.isChoice(v.String()) {
+			if v.Type != gjson.String || !f.isChoice(v.String()) || seen[v.String()] {
 				return false
 			}
+			seen[v.String()] = true
 			n++
 		}
 		return (f.MinLen == nil || n >= *f.MinLen) && (f.MaxLen == nil || n <= *f.MaxLen)
@@ -289,15 +295,31 @@ func (f *field) defaultOK() bool {
 
 // isChoice reports whether v is one of the field's choice values exactly.
 func (f *field) isChoice(v string) bool {
-	for _, c := range f.Choices {
-		if c.Value == v {
-			return true
+	if f.values == nil {
+		f.values = make(map[string]bool, len(f.Choices))
+		for _, c := range f.Choices {
+			f.values[c.Value] = true
 		}
 	}
-	return false
+	return f.values[v]
 }
 
-// line makes a server's string one line of at most n characters.
+// line makes a server's string one line of at most n characters, secrets
+// masked before it is cut (a secret cut short would not be masked). Only a
+// window at its start is looked at: a 10 MiB log message is not copied
+// whole to show 500 characters of it.
+func (a *app) line(s string, n int) string {
+	if w := 4*n + 4096; len(s) > w {
+		for w > 0 && !utf8.RuneStart(s[w]) {
+			w--
+		}
+		s = s[:w]
+	}
+	return render.Clip(oneLineText(a.s.Mask(s)), n)
+}
+
+// line is app.line for text no secret can be in (mcpx's own, a choice
+// value the user typed).
 func line(s string, n int) string { return render.Clip(oneLineText(s), n) }
 
 func compact(v json.RawMessage) string {
@@ -336,7 +358,7 @@ func (a *app) elicitor(ctx context.Context, clk *clock) func(context.Context, cl
 		// One question at a time, whichever server asks (catalog --all).
 		a.elicitMu.Lock()
 		defer a.elicitMu.Unlock()
-		msg := line(e.Message, 500)
+		msg := a.line(e.Message, 500)
 		if e.Mode == "url" {
 			return a.elicitURL(ctx, clk, e, msg)
 		}
@@ -401,11 +423,11 @@ func (a *app) elicitDefaults(server, msg string, fields []field) client.Answer {
 		f := &fields[i]
 		if f.defaultOK() {
 			values[f.Name] = f.Default
-			shown = append(shown, line(f.Name, 80)+"="+line(compact(f.Default), 80))
+			shown = append(shown, a.line(f.Name, 80)+"="+a.line(compact(f.Default), 80))
 			continue
 		}
 		if f.Required {
-			missing = append(missing, strconv.Quote(line(f.Name, 80)))
+			missing = append(missing, strconv.Quote(a.line(f.Name, 80)))
 		}
 	}
 	why := a.notAsked()
@@ -424,7 +446,7 @@ func (a *app) elicitDefaults(server, msg string, fields []field) client.Answer {
 // elicitURL shows the URL; the answer is the user's consent to open it
 // (mcpx never opens it itself), or decline when nobody can be asked.
 func (a *app) elicitURL(ctx context.Context, clk *clock, e client.Elicitation, msg string) client.Answer {
-	u := line(e.URL, 2000)
+	u := a.line(e.URL, 2000)
 	if !a.interactive(a.stdinUsed) {
 		a.log.URL(fmt.Sprintf("server %q asks you to open a URL: %s", e.Server, msg), u)
 		a.log.Note("server %q: declined the URL request (%s)", e.Server, a.notAsked())
@@ -449,6 +471,7 @@ func (a *app) elicitURL(ctx context.Context, clk *clock, e client.Elicitation, m
 			a.log.Note("server %q: URL request cancelled", e.Server)
 			return client.Answer{Action: "cancel"}
 		}
+		fmt.Fprintln(a.s.Err, "answer y, n or c")
 	}
 }
 
@@ -470,6 +493,7 @@ func (a *app) askForm(ctx context.Context, server, msg string, fields []field) (
 			return client.Answer{Action: "cancel"}, nil
 		case "y", "yes", "":
 		default:
+			fmt.Fprintln(a.s.Err, "answer y, n or c")
 			continue
 		}
 		break
@@ -479,7 +503,7 @@ func (a *app) askForm(ctx context.Context, server, msg string, fields []field) (
 		f := &fields[i]
 		if f.Kind == "" {
 			if f.Required {
-				a.log.Note("server %q: field %q is of a kind mcpx cannot ask for; elicitation declined", server, line(f.Name, 80))
+				a.log.Note("server %q: field %q is of a kind mcpx cannot ask for; elicitation declined", server, a.line(f.Name, 80))
 				return client.Answer{Action: "decline"}, nil
 			}
 			continue
@@ -500,18 +524,18 @@ func (a *app) askForm(ctx context.Context, server, msg string, fields []field) (
 // askField asks for one field until the answer fits: an empty answer takes
 // the default, or leaves an optional field out.
 func (a *app) askField(ctx context.Context, f *field) (json.RawMessage, error) {
-	label := line(f.Name, 80)
+	label := a.line(f.Name, 80)
 	if f.Title != "" {
-		label = line(f.Title, 80) + " (" + label + ")"
+		label = a.line(f.Title, 80) + " (" + label + ")"
 	}
 	var about []string
 	switch f.Kind {
 	case "enum", "multi":
 		var cs []string
 		for i, c := range f.Choices {
-			s := fmt.Sprintf("%d) %s", i+1, line(c.Value, 80))
+			s := fmt.Sprintf("%d) %s", i+1, a.line(c.Value, 80))
 			if c.Title != "" && c.Title != c.Value {
-				s += " " + line(c.Title, 80)
+				s += " " + a.line(c.Title, 80)
 			}
 			cs = append(cs, s)
 		}
@@ -525,16 +549,16 @@ func (a *app) askField(ctx context.Context, f *field) (json.RawMessage, error) {
 	default:
 		about = append(about, f.Kind)
 		if f.Format != "" {
-			about = append(about, line(f.Format, 40))
+			about = append(about, a.line(f.Format, 40))
 		}
 	}
 	if f.defaultOK() {
-		about = append(about, "default "+line(compact(f.Default), 80))
+		about = append(about, "default "+a.line(compact(f.Default), 80))
 	} else if !f.Required {
 		about = append(about, "optional")
 	}
 	if f.Desc != "" {
-		fmt.Fprintf(a.s.Err, "  %s\n", line(f.Desc, 200))
+		fmt.Fprintf(a.s.Err, "  %s\n", a.line(f.Desc, 200))
 	}
 	for {
 		line, err := a.askLine(ctx, fmt.Sprintf("%s [%s]: ", label, strings.Join(about, "; ")))
@@ -630,12 +654,12 @@ func (a *app) onLog(m client.LogMessage) {
 	}
 	who := ""
 	if m.Logger != "" {
-		who = " " + line(m.Logger, 80) + ":"
+		who = " " + a.line(m.Logger, 80) + ":"
 	}
-	if data = line(data, 500); data != "" {
+	if data = a.line(data, 500); data != "" {
 		data = " " + data
 	}
-	a.log.Note("server %q logged %s:%s%s", m.Server, line(m.Level, 20), who, data)
+	a.log.Note("server %q logged %s:%s%s", m.Server, a.line(m.Level, 20), who, data)
 }
 
 // onProgress draws the progress line (on a terminal only; see Log.Progress),

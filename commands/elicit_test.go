@@ -174,7 +174,8 @@ func TestFieldCheck(t *testing.T) {
 		{"multi value with a comma", multi, "c,d", `choices separated by commas ("c" is not one)`},
 		{"multi unknown", multi, "a, x", `choices separated by commas ("x" is not one)`},
 		{"multi too few", multi, " , ", "at least 1 choice"},
-		{"multi too many", multi, "a,b,a", "at most 2 choices"},
+		{"multi too many", multi, "1,2,3", "at most 2 choices"},
+		{"multi repeated counts once", multi, "a,b,a", `["a","b"]`},
 		{"multi none", anyMulti, "", `[]`},
 		{"multi empty parts", anyMulti, ",a,,", `["a"]`},
 		{"no kind", field{}, "x", "a value mcpx cannot ask for"},
@@ -401,12 +402,12 @@ func TestElicitURL(t *testing.T) {
 		in, action, after string
 	}{
 		{"y\n", "accept", question + "mcpx: note: server \"s\": URL request accepted\n"},
-		{"what\n YES \n", "accept", question + question + "mcpx: note: server \"s\": URL request accepted\n"},
+		{"what\n YES \n", "accept", question + "answer y, n or c\n" + question + "mcpx: note: server \"s\": URL request accepted\n"},
 		{"n\n", "decline", question + "mcpx: note: server \"s\": URL request declined\n"},
 		{"No", "decline", question + "mcpx: note: server \"s\": URL request declined\n"}, // end of input ends the line
 		{"c\n", "cancel", question + "mcpx: note: server \"s\": URL request cancelled\n"},
 		{"cancel\n", "cancel", question + "mcpx: note: server \"s\": URL request cancelled\n"},
-		{"maybe\n", "cancel", question + question + "\nmcpx: note: server \"s\": URL request cancelled (end of input)\n"},
+		{"maybe\n", "cancel", question + "answer y, n or c\n" + question + "\nmcpx: note: server \"s\": URL request cancelled (end of input)\n"},
 	} {
 		a, stderr := elApp(strings.NewReader(tc.in), true)
 		if ans := elAsk(t, a, e); ans.Action != tc.action || ans.Content != nil {
@@ -448,7 +449,7 @@ func TestAskForm(t *testing.T) {
 	}{
 		{"every check", "maybe\ny\n\nA\nAnn\nabc\n200\n\n3\nGreen\n2\na,b\n1\nann\nann@x.org\n\n",
 			"accept", `{"name":"Ann","age":30,"color":"g","tags":["a"],"mail":"ann@x.org"}`,
-			head + answer + answer + "  First and last name\n" +
+			head + answer + "answer y, n or c\n" + answer + "  First and last name\n" +
 				name + "Your name (name) is required\n" +
 				name + "Your name (name) must be at least 2 characters\n" +
 				name + age + "age must be a number\n" +

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
+	"github.com/tidwall/gjson"
 )
 
 // Exit codes of CONTRACT §6.
@@ -118,6 +119,7 @@ func classify(err error, sig os.Signal) output.ErrorReport {
 	case errors.As(err, &server):
 		r.Code, r.ExitCode = "server_error", exitFailed
 		r.Details["rpc"] = server.RPC
+		r.Hints = urlElicitations(server.RPC)
 	case errors.As(err, &badReply):
 		r.Code, r.ExitCode = "server_error", exitFailed
 	case errors.As(err, &unsup):
@@ -188,4 +190,28 @@ type AmbiguousError struct {
 
 func (e *AmbiguousError) Error() string {
 	return fmt.Sprintf("%q is ambiguous: it names %s", e.ID, strings.Join(e.Candidates, ", "))
+}
+
+// urlElicitationRequired is the error a server answers when the user must
+// first visit a URL (URL-mode elicitation, MCP 2025-11-25).
+const urlElicitationRequired = -32042
+
+// urlElicitations returns a hint for each URL a -32042 error asks the user
+// to visit (mcpx opens none itself).
+func urlElicitations(rpc client.RPCError) []string {
+	if rpc.Code != urlElicitationRequired || len(rpc.Data) == 0 {
+		return nil
+	}
+	var hints []string
+	gjson.GetBytes(rpc.Data, "elicitations").ForEach(func(_, e gjson.Result) bool {
+		if u := e.Get("url").String(); u != "" && len(hints) < 5 {
+			h := "open " + line(u, 2000)
+			if m := e.Get("message").String(); m != "" {
+				h += " (" + line(m, 200) + ")"
+			}
+			hints = append(hints, h+", then run the command again")
+		}
+		return true
+	})
+	return hints
 }
