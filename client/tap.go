@@ -142,7 +142,7 @@ type tap struct {
 	// beforeInitialized, when set, runs before notifications/initialized
 	// is sent (the legacy handshake; see connect).
 	beforeInitialized func()
-	idOffset int64 // added to numeric request ids (a second client on one session)
+	idOffset          int64 // added to numeric request ids (a second client on one session)
 }
 
 func (t *tap) Start(ctx context.Context) error { return t.inner.Start(ctx) }
