@@ -33,7 +33,10 @@ func (c *Conn) Find(ctx context.Context, kind, id string, near func(id string)) 
 	}
 	method := listSpecs[kind].method
 	timedOut := func(i int) bool { return i%checkEvery == checkEvery-1 && ctx.Err() != nil }
-	complete = len(problems) == 0 && failed == nil
+	complete = failed == nil
+	for _, p := range problems {
+		complete = complete && p.Excluded
+	}
 	badIDs := 0
 	for i, raw := range raws {
 		if timedOut(i) {

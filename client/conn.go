@@ -596,6 +596,15 @@ func (c *Conn) awaitListen(ctx context.Context) {
 // in the legacy era (a refusal is only a debug note), the level each
 // request declares in the 2026-07-28 era.
 func (c *Conn) setLevel(ctx context.Context, level string) {
+	if mcp.IsModernProtocol(c.Protocol) {
+		// Nothing is sent: each request declares the level.
+		//lint:ignore SA1019 servers still offer logging; CONTRACT §8 asks for it
+		_ = c.mc.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevel(level)}})
+		if c.debug != nil {
+			c.debug("server %q: requests declare the log level %s", c.T.Name, level)
+		}
+		return
+	}
 	_, err := c.callRaw(ctx, "logging/setLevel", nil, func(ctx context.Context) error {
 		//lint:ignore SA1019 servers still offer logging; CONTRACT §8 asks for it
 		return c.mc.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevel(level)}})

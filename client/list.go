@@ -97,6 +97,9 @@ type Problem struct {
 	Code    string // list_failed, bad_item, repeated_cursor, too_large, ...
 	Message string
 	Err     error // for list_failed: why the listing failed
+	// Excluded: the item was left out on purpose (a 2026-era tool with
+	// invalid x-mcp-header annotations); the listing is complete without it.
+	Excluded bool
 }
 
 // ListError is a listing that failed for one kind: the server answered with
@@ -270,7 +273,7 @@ func badHeaderTool(server string, el []byte) (Problem, bool) {
 		return Problem{}, false
 	}
 	name := truncate(oneLine(t.Name), 200)
-	return Problem{Kind: KindTool, Item: name, Code: "bad_item",
+	return Problem{Kind: KindTool, Item: name, Code: "bad_item", Excluded: true,
 		Message: fmt.Sprintf("server %q: tool %q has invalid x-mcp-header annotations (%s); left out, as the 2026-07-28 protocol requires over HTTP", server, name, truncate(oneLine(err.Error()), 200))}, true
 }
 

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
 )
 
@@ -34,6 +35,12 @@ func (a *app) lookup(ctx context.Context, conn *client.Conn, srv, kind, name str
 		e := &client.NotFoundError{What: kind, Name: name,
 			Detail: fmt.Sprintf("server %q does not list it", conn.T.Name),
 			Hints:  []string{fmt.Sprintf("list the %ss with: mcpx catalog %s --kind %s", kind, shellArg(srv), kind)}}
+		for _, p := range problems {
+			if p.Excluded && p.Item == name {
+				// Listed by the server, left out by mcpx: say why.
+				a.log.Warn(output.Warning{Server: conn.T.Name, Kind: &p.Kind, Item: &p.Item, Code: p.Code, Message: p.Message})
+			}
+		}
 		if near := nearestName(ctx, name, names); near != "" {
 			e.Hints = append([]string{fmt.Sprintf("did you mean %q?", near)}, e.Hints...)
 		}
