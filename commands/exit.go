@@ -205,11 +205,7 @@ func urlElicitations(rpc client.RPCError) []string {
 	var hints []string
 	gjson.GetBytes(rpc.Data, "elicitations").ForEach(func(_, e gjson.Result) bool {
 		if u := e.Get("url").String(); u != "" && len(hints) < 5 {
-			h := "open " + line(u, 2000)
-			if m := e.Get("message").String(); m != "" {
-				h += " (" + line(m, 200) + ")"
-			}
-			hints = append(hints, h+", then run the command again")
+			hints = append(hints, "open this URL, then run the command again: "+line(u, 2000))
 		}
 		return true
 	})

@@ -16,6 +16,8 @@ package test
 //	everything VERSION MODE   start/configure the server (MODE stdio, stdio-tap,
 //	                          streamableHttp or sse); see cmdEverything
 //	paginated KIND            the server's own listing of KIND took more than one page
+//	declared                  the last initialize mcpx sent (stdio-tap) declared exactly the
+//	                          client capabilities the truth session it is compared with did
 //	catalog-matches FILE      FILE (mcpx --json catalog) lists exactly the server's items
 //	schema-matches TOOL FILE  FILE (mcpx --json describe) has the schemas as sent
 //	probe-matches NAME FILE   FILE (mcpx --json servers --probe) agrees with initialize
@@ -64,6 +66,56 @@ var interopVersions = map[string]string{
 // client negotiate.
 const interopProtocol = "2025-11-25"
 
+// capSet names the client capabilities a truth session declares. What a
+// server lists can depend on them (server-everything registers its roots,
+// elicitation and sampling tools only for a client that declares those), so
+// each transport is compared with a session that declares exactly what mcpx
+// declares over it (CONTRACT §8):
+//
+//	mcpx  elicitation {form, url} and roots: mcpx over stdio and streamable HTTP
+//	none  nothing: mcpx over the legacy SSE transport
+type capSet string
+
+const (
+	capsMCPX capSet = "mcpx"
+	capsNone capSet = "none"
+)
+
+var capSets = []capSet{capsMCPX, capsNone}
+
+// capabilities are the client capabilities the set declares at initialize.
+func (c capSet) capabilities() mcp.ClientCapabilities {
+	var caps mcp.ClientCapabilities
+	if c == capsMCPX {
+		caps.Elicitation = &mcp.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}}
+		caps.Roots = &struct {
+			ListChanged bool `json:"listChanged,omitempty"`
+		}{}
+	}
+	return caps
+}
+
+// modeCaps is the capability set mcpx declares over each `everything` MODE.
+var modeCaps = map[string]capSet{"stdio": capsMCPX, "stdio-tap": capsMCPX, "streamableHttp": capsMCPX, "sse": capsNone}
+
+// truthKey names one truth: a server version asked by a session declaring a capability set.
+func truthKey(version string, caps capSet) string { return version + "/" + string(caps) }
+
+// truthAnswers answers what server-everything asks a truth session that
+// declared elicitation and roots: every elicitation is declined (what mcpx
+// answers when nobody can be asked and a required field has no default, so
+// that a raw call of an elicitation tool returns what mcpx's does), and the
+// roots are none.
+type truthAnswers struct{}
+
+func (truthAnswers) Elicit(context.Context, mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionDecline}}, nil
+}
+
+func (truthAnswers) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+	return &mcp.ListRootsResult{Roots: []mcp.Root{}}, nil
+}
+
 func TestInterop(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -81,25 +133,28 @@ func TestInterop(t *testing.T) {
 		scripts[v] = p
 	}
 
-	// What each server reports, asked once per version, both at once.
+	// What each server reports, asked once per version and capability set,
+	// all at once.
 	truths := map[string]*everythingTruth{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	errs := make(chan error, len(scripts))
+	errs := make(chan error, len(scripts)*len(capSets))
 	for v, script := range scripts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			tr, err := collectTruth(t, node, script, v)
-			if err != nil {
-				errs <- fmt.Errorf("interop: asking server-everything %s (node %s) through the independent client: %w", v, script, err)
-				return
-			}
-			tr.version = v
-			mu.Lock()
-			truths[v] = tr
-			mu.Unlock()
-		}()
+		for _, cs := range capSets {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				tr, err := collectTruth(t, node, script, v, cs)
+				if err != nil {
+					errs <- fmt.Errorf("interop: asking server-everything %s (node %s) through the independent client declaring %s capabilities: %w", v, script, cs, err)
+					return
+				}
+				tr.version, tr.caps = v, cs
+				mu.Lock()
+				truths[truthKey(v, cs)] = tr
+				mu.Unlock()
+			}()
+		}
 	}
 	wg.Wait()
 	close(errs)
@@ -110,15 +165,19 @@ func TestInterop(t *testing.T) {
 		t.FailNow()
 	}
 	for _, v := range []string{"2025", "current"} {
-		tr := truths[v]
-		t.Logf("server-everything %s: %s %s, protocol %s, %d catalog items, pages %v",
-			v, tr.init.ServerInfo.Name, tr.init.ServerInfo.Version, tr.init.ProtocolVersion, len(tr.keys), tr.pages)
+		for _, cs := range capSets {
+			tr := truths[truthKey(v, cs)]
+			declared, _ := json.Marshal(cs.capabilities())
+			t.Logf("server-everything %s, to a client declaring %s: %s %s, protocol %s, %d catalog items, pages %v",
+				v, declared, tr.init.ServerInfo.Name, tr.init.ServerInfo.Version, tr.init.ProtocolVersion, len(tr.keys), tr.pages)
+		}
 	}
 
 	it := &interop{node: node, scripts: scripts, truths: truths}
 	p := params("testdata/interop")
 	p.Cmds["everything"] = it.cmdEverything
 	p.Cmds["paginated"] = it.cmdPaginated
+	p.Cmds["declared"] = it.cmdDeclared
 	p.Cmds["catalog-matches"] = it.cmdCatalogMatches
 	p.Cmds["schema-matches"] = it.cmdSchemaMatches
 	p.Cmds["probe-matches"] = it.cmdProbeMatches
@@ -133,9 +192,11 @@ func TestInterop(t *testing.T) {
 	testscript.Run(t, p)
 }
 
-// everythingTruth is what one server version reports to the independent client.
+// everythingTruth is what one server version reports to the independent
+// client declaring one capability set.
 type everythingTruth struct {
 	version string
+	caps    capSet
 	init    *mcp.InitializeResult
 	keys    []string                   // catalog keys (KIND:ID), kind by kind, in the server's order
 	pages   map[string]int             // kind → pages the raw listing took
@@ -163,10 +224,11 @@ var interopReads = map[string][]string{
 var clockTime = regexp.MustCompile(`\d{1,2}:\d{2}:\d{2}\s?[AP]M`)
 
 // collectTruth starts the server over stdio with mcp-go's client, initializes
-// at interopProtocol and lists every kind the server advertises (following
-// cursors), both through the client's typed calls and through raw JSON-RPC
-// requests on the same session; the two must agree.
-func collectTruth(t *testing.T, node, script, version string) (*everythingTruth, error) {
+// at interopProtocol declaring the capability set CS (and answering what the
+// server then asks: see truthAnswers) and lists every kind the server
+// advertises (following cursors), both through the client's typed calls and
+// through raw JSON-RPC requests on the same session; the two must agree.
+func collectTruth(t *testing.T, node, script, version string, cs capSet) (*everythingTruth, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	// The session stays open for the whole test: prompt-matches and
@@ -189,12 +251,23 @@ func collectTruth(t *testing.T, node, script, version string) (*everythingTruth,
 		_ = c.Close()
 	})
 	client.WithProtocolVersion(interopProtocol)(c)
+	declared := cs.capabilities()
+	// The handlers answer the server's requests; the capabilities declared
+	// are exactly DECLARED (mcp-go adds its own only where DECLARED has none).
+	client.WithClientCapabilities(declared)(c)
+	if declared.Elicitation != nil {
+		client.WithElicitationHandler(truthAnswers{})(c)
+	}
+	if declared.Roots != nil {
+		client.WithRootsHandler(truthAnswers{})(c)
+	}
 	if err := c.Start(ctx); err != nil {
 		return nil, err
 	}
 	req := mcp.InitializeRequest{}
 	req.Params.ProtocolVersion = interopProtocol
 	req.Params.ClientInfo = mcp.Implementation{Name: "mcpx-interop-test", Version: "1"}
+	req.Params.Capabilities = declared
 	init, err := c.Initialize(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("initialize: %w", err)
@@ -414,10 +487,11 @@ type interop struct {
 	truths  map[string]*everythingTruth
 }
 
-// truth returns the truth of the version the script chose with `everything`.
+// truth returns the truth of the version the script chose with `everything`,
+// asked by a session declaring what mcpx declares over the script's MODE.
 func (it *interop) truth(ts *testscript.TestScript) *everythingTruth {
-	v := ts.Getenv("EVERYTHING")
-	tr := it.truths[v]
+	v, cs := ts.Getenv("EVERYTHING"), ts.Getenv("EVERYTHING_CAPS")
+	tr := it.truths[truthKey(v, capSet(cs))]
 	if tr == nil {
 		ts.Fatalf("no server chosen: run 'everything VERSION MODE' first")
 	}
@@ -425,7 +499,8 @@ func (it *interop) truth(ts *testscript.TestScript) *everythingTruth {
 }
 
 // everything VERSION MODE: make server-everything VERSION (2025 or current)
-// the script's server, and remember VERSION for the *-matches commands.
+// the script's server, and remember VERSION, and the capability set mcpx
+// declares over MODE (modeCaps), for the *-matches commands.
 //
 //	stdio           $MCPX_CONFIG gets {"everything": {"command": "node", "args": [.../dist/index.js]}}
 //	stdio-tap       likewise through sh, which writes its pid (the server's process group)
@@ -445,6 +520,7 @@ func (it *interop) cmdEverything(ts *testscript.TestScript, neg bool, args []str
 		ts.Fatalf("unknown version %q", version)
 	}
 	ts.Setenv("EVERYTHING", version)
+	ts.Setenv("EVERYTHING_CAPS", string(modeCaps[mode]))
 	var entry map[string]any
 	switch mode {
 	case "stdio":
@@ -562,6 +638,42 @@ func (it *interop) cmdPaginated(ts *testscript.TestScript, neg bool, args []stri
 		ts.Fatalf("server-everything %s listed %s in %d page(s)", tr.version, args[0], pages)
 	}
 	ts.Logf("server-everything %s listed %s in %d pages", tr.version, args[0], pages)
+}
+
+// declared: the last initialize request mcpx wrote to a stdio-tap server
+// ($WORK/server.in) declared exactly (as JSON values) the client
+// capabilities the script's truth session declared, so that the truth is
+// the one mcpx must be compared with.
+func (it *interop) cmdDeclared(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: declared")
+	}
+	tr := it.truth(ts)
+	want, err := json.Marshal(tr.caps.capabilities())
+	ts.Check(err)
+	b, err := os.ReadFile(ts.MkAbs("server.in"))
+	if err != nil {
+		ts.Fatalf("no tap log (did mcpx start the server with 'everything VERSION stdio-tap'?): %v", err)
+	}
+	var got json.RawMessage
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		var msg struct {
+			Method string `json:"method"`
+			Params struct {
+				Capabilities json.RawMessage `json:"capabilities"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(line, &msg) == nil && msg.Method == "initialize" {
+			got = msg.Params.Capabilities
+		}
+	}
+	if got == nil {
+		ts.Fatalf("mcpx sent no initialize with capabilities:\n%s", b)
+	}
+	if !jsonEqual(got, want) {
+		ts.Fatalf("mcpx declared the client capabilities %s; the truth it is compared with declared %s", compact(got), want)
+	}
+	ts.Logf("mcpx declared %s, as the truth did", compact(got))
 }
 
 // catalog-matches FILE: FILE is `mcpx --json catalog` output whose items are
