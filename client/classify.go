@@ -36,6 +36,10 @@ func (c *Conn) classifyCall(ctx context.Context, method string, err error, s *si
 		return &ConnectError{Server: c.T.Name, Phase: method, Err: err,
 			Msg: fmt.Sprintf("the server answered %s with %s, which breaks JSON-RPC", method, how)}
 	}
+	if n := s.tooManyInputs(); n > 0 && ctx.Err() == nil {
+		return &BadReplyError{Server: c.T.Name, Method: method,
+			Msg: fmt.Sprintf("returned an input_required result with %d input requests; mcpx answers at most %d at once", n, maxInputRequests)}
+	}
 	if ae := c.authError(); ae != nil && ctx.Err() == nil {
 		// An HTTP 401 or 403, which mcp-go turns into a JSON-RPC error.
 		return ae

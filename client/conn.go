@@ -350,7 +350,10 @@ func connect(ctx context.Context, t *Target, o Options, kind string, auth *connA
 		level = "warning"
 	}
 	if level != "" && c.Caps.Logging {
-		c.setLevel(ctx, level)
+		if err := c.setLevel(ctx, level); err != nil {
+			c.Close()
+			return c, err
+		}
 	}
 	if c.Protocol != o.ProtocolVersion {
 		say := o.Debug // servers negotiating an older version is ordinary
@@ -521,6 +524,7 @@ func (c *Conn) callRaw(ctx context.Context, method string, substitute json.RawMe
 	gctx, cancel := c.guard(ctx)
 	err := do(withSink(gctx, s))
 	cancel()
+	c.hooks.endCall()
 	s.refused = c.hooks.refusals() > refusals
 	if s.brokenReply() != "" {
 		return nil, c.classifyCall(ctx, method, err, s)
@@ -595,7 +599,7 @@ func (c *Conn) awaitListen(ctx context.Context) {
 // setLevel asks the server for log messages from level up: logging/setLevel
 // in the legacy era (a refusal is only a debug note), the level each
 // request declares in the 2026-07-28 era.
-func (c *Conn) setLevel(ctx context.Context, level string) {
+func (c *Conn) setLevel(ctx context.Context, level string) error {
 	if mcp.IsModernProtocol(c.Protocol) {
 		// Nothing is sent: each request declares the level.
 		//lint:ignore SA1019 servers still offer logging; CONTRACT §8 asks for it
@@ -603,13 +607,17 @@ func (c *Conn) setLevel(ctx context.Context, level string) {
 		if c.debug != nil {
 			c.debug("server %q: requests declare the log level %s", c.T.Name, level)
 		}
-		return
+		return nil
 	}
 	_, err := c.callRaw(ctx, "logging/setLevel", nil, func(ctx context.Context) error {
 		//lint:ignore SA1019 servers still offer logging; CONTRACT §8 asks for it
 		return c.mc.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevel(level)}})
 	})
+	if err != nil && ctx.Err() != nil {
+		return err // out of time (or interrupted) during logging/setLevel
+	}
 	if err != nil && c.debug != nil {
 		c.debug("server %q: logging/setLevel %s failed: %v", c.T.Name, level, err)
 	}
+	return nil
 }

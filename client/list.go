@@ -183,7 +183,7 @@ func (c *Conn) listRaw(ctx context.Context, kind string, ceiling int64) ([]json.
 					items = grown
 				}
 				if headers && bytes.Contains(el, []byte("x-mcp-header")) {
-					if p, bad := badHeaderTool(c.T.Name, el); bad {
+					if p, bad := c.badHeaderTool(el); bad {
 						problems = append(problems, p)
 						return true
 					}
@@ -263,7 +263,7 @@ func (c *Conn) messageCeiling() int64 {
 // headers on tools/call (SEP-2243; a server checks them), the one use of
 // its typed listing; every other tool would only cost memory.
 // badHeaderTool reports a tool whose x-mcp-header annotations are invalid.
-func badHeaderTool(server string, el []byte) (Problem, bool) {
+func (c *Conn) badHeaderTool(el []byte) (Problem, bool) {
 	var t mcp.Tool
 	if json.Unmarshal(el, &t) != nil {
 		return Problem{}, false // not readable here: the listing reports what it can
@@ -272,9 +272,9 @@ func badHeaderTool(server string, el []byte) (Problem, bool) {
 	if err == nil {
 		return Problem{}, false
 	}
-	name := truncate(oneLine(t.Name), 200)
-	return Problem{Kind: KindTool, Item: name, Code: "bad_item", Excluded: true,
-		Message: fmt.Sprintf("server %q: tool %q has invalid x-mcp-header annotations (%s); left out, as the 2026-07-28 protocol requires over HTTP", server, name, truncate(oneLine(err.Error()), 200))}, true
+	name := oneLine(c.clip(t.Name, 200))
+	return Problem{Kind: KindTool, Item: t.Name, Code: "bad_item", Excluded: true,
+		Message: fmt.Sprintf("server %q: tool %q has invalid x-mcp-header annotations (%s); left out, as the 2026-07-28 protocol requires over HTTP", c.T.Name, name, oneLine(c.clip(err.Error(), 200)))}, true
 }
 
 func headerTools(raw json.RawMessage) json.RawMessage {

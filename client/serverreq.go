@@ -104,7 +104,13 @@ type serverHooks struct {
 	token   string // the progress token of the request in flight
 	seq     int
 	refused int // requests of the server's answered "method not found"
+	waiting int // requests of the server's being answered
 }
+
+// maxWaiting bounds the server's requests being answered at once (mcp-go's
+// HTTP transport starts one goroutine per request, with no bound): past
+// it, a request is refused at once.
+const maxWaiting = 16
 
 // refusals counts the server's requests answered "method not found".
 func (h *serverHooks) refusals() int {
@@ -159,6 +165,17 @@ func (h *serverHooks) clientOptions(kind string) []mcpclient.ClientOption {
 	return opts
 }
 
+// endCall forgets the progress token: progress that arrives after the call
+// is not drawn.
+func (h *serverHooks) endCall() {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	h.token = ""
+	h.mu.Unlock()
+}
+
 // nextToken starts a request that carries a progress token and returns it.
 func (h *serverHooks) nextToken() string {
 	h.mu.Lock()
@@ -185,6 +202,20 @@ func (h *serverHooks) debug(format string, args ...any) {
 func (h *serverHooks) wrap(next transport.RequestHandler) transport.RequestHandler {
 	return func(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
 		name := h.conn.T.Name
+		h.mu.Lock()
+		full := h.waiting >= maxWaiting
+		if !full {
+			h.waiting++
+		}
+		h.mu.Unlock()
+		if full {
+			return transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, "too many requests at once", nil), nil
+		}
+		defer func() {
+			h.mu.Lock()
+			h.waiting--
+			h.mu.Unlock()
+		}()
 		switch req.Method {
 		case string(mcp.MethodPing):
 			return next(ctx, req)
@@ -296,6 +327,9 @@ func answerJSON(a Answer) map[string]any {
 type mrtrElicit struct{ h *serverHooks }
 
 func (m mrtrElicit) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	if ctx.Err() != nil { // out of time or interrupted: ask nothing more
+		return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionCancel}}, nil
+	}
 	raw := rawParams(req.Params)
 	if s, ok := ctx.Value(sinkKey{}).(*sink); ok {
 		if r := s.inputParams(string(mcp.MethodElicitationCreate), req.Params); r != nil {

@@ -496,11 +496,8 @@ func TestProgressMeta(t *testing.T) {
 // TestSinkInputParams: the raw params of an input request are found by
 // method and message, in the latest input_required result first.
 func TestSinkInputParams(t *testing.T) {
-	s := &sink{inputs: []json.RawMessage{
-		json.RawMessage(`{"resultType":"input_required","inputRequests":{"a":{"method":"elicitation/create","params":{"message":"Old?","requestedSchema":{"properties":{"z":{}}}}}}}`),
-		json.RawMessage(`{"resultType":"input_required","inputRequests":{"b":{"method":"elicitation/create","params":{"message":"Details?","requestedSchema":{"properties":{"name":{},"x":{}}}}},` +
-			`"c":{"method":"elicitation/create","params":{"message":"Details?","requestedSchema":{"properties":{"age":{},"b":{}}}}},"r":{"method":"roots/list"}}}`),
-	}}
+	s := &sink{inputs: 2, input: json.RawMessage(`{"resultType":"input_required","inputRequests":{"b":{"method":"elicitation/create","params":{"message":"Details?","requestedSchema":{"properties":{"name":{},"x":{}}}}},` +
+		`"c":{"method":"elicitation/create","params":{"message":"Details?","requestedSchema":{"properties":{"age":{},"b":{}}}}},"r":{"method":"roots/list"}}}`)}
 	schema := func(keys ...string) any {
 		props := map[string]any{}
 		for _, k := range keys {
@@ -540,7 +537,7 @@ func TestMrtrElicit(t *testing.T) {
 	req := mcp.ElicitationRequest{Params: mcp.ElicitationParams{Message: "Pick", RequestedSchema: map[string]any{
 		"type": "object", "properties": map[string]any{"z": map[string]any{"type": "string"}, "a": map[string]any{"type": "string"}}}}}
 
-	s := &sink{inputs: []json.RawMessage{json.RawMessage(`{"resultType":"input_required","inputRequests":{"q":{"method":"elicitation/create","params":{"message":"Pick","requestedSchema":{"type":"object","properties":{"z":{"type":"string"},"a":{"type":"string"}}}}}}}`)}}
+	s := &sink{inputs: 1, input: json.RawMessage(`{"resultType":"input_required","inputRequests":{"q":{"method":"elicitation/create","params":{"message":"Pick","requestedSchema":{"type":"object","properties":{"z":{"type":"string"},"a":{"type":"string"}}}}}}}`)}
 	ctx, cancel := context.WithCancel(withSink(context.Background(), s)) // as mcp-go derives it
 	defer cancel()
 	res, err := m.Elicit(ctx, req)
@@ -681,8 +678,8 @@ func TestTapInputRequired(t *testing.T) {
 	if err != nil || string(resp.Result) != ask {
 		t.Fatalf("input_required reached mcp-go as %s, %v", resp.Result, err)
 	}
-	if s.lastResult() != nil || len(s.inputs) != 1 || string(s.inputs[0]) != ask {
-		t.Errorf("after input_required: result %s, inputs %s", s.lastResult(), s.inputs)
+	if s.lastResult() != nil || s.inputs != 1 || string(s.input) != ask {
+		t.Errorf("after input_required: result %s, inputs %d %s", s.lastResult(), s.inputs, s.input)
 	}
 	if _, ok := s.pendingID(); ok {
 		t.Error("pending after an answer")
@@ -691,8 +688,8 @@ func TestTapInputRequired(t *testing.T) {
 	if err != nil || string(resp.Result) != `{"content":[]}` {
 		t.Fatalf("the final result reached mcp-go as %s, %v", resp.Result, err)
 	}
-	if string(s.lastResult()) != `{"content":[{"type":"text","text":"big"}]}` || len(s.inputs) != 1 {
-		t.Errorf("after the result: result %s, inputs %d", s.lastResult(), len(s.inputs))
+	if string(s.lastResult()) != `{"content":[{"type":"text","text":"big"}]}` || s.inputs != 1 {
+		t.Errorf("after the result: result %s, inputs %d", s.lastResult(), s.inputs)
 	}
 	if want := []string{"1 true", "two true"}; !reflect.DeepEqual(pendingDuring, want) {
 		t.Errorf("pending while in flight: %q, want %q", pendingDuring, want)
@@ -715,8 +712,8 @@ func TestTapInputRequired(t *testing.T) {
 	if _, err := wrapped.SendRequest(withSink(context.Background(), s2), transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(4)), Method: "tools/call"}); err != nil {
 		t.Fatal(err)
 	}
-	if len(s2.inputs) != 0 || s2.lastError() == nil || s2.lastError().Message != "no" {
-		t.Errorf("error reply: inputs %d, error %+v", len(s2.inputs), s2.lastError())
+	if s2.inputs != 0 || s2.lastError() == nil || s2.lastError().Message != "no" {
+		t.Errorf("error reply: inputs %d, error %+v", s2.inputs, s2.lastError())
 	}
 }
 

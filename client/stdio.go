@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 
@@ -59,6 +61,9 @@ type stdioTransport struct {
 	onNotification func(mcp.JSONRPCNotification)
 	onRequest      transport.RequestHandler
 	ctx            context.Context // Start's, for the server's requests
+
+	elicitOnce sync.Once
+	elicitQ    chan func() // elicitations, answered one after another in order
 }
 
 var _ transport.BidirectionalInterface = (*stdioTransport)(nil)
@@ -296,6 +301,11 @@ func (t *stdioTransport) dispatch(line []byte, env envelope) {
 			if req.Params != nil {
 				req.JSONRPCRequest.Params = req.Params
 			}
+			// An integer id is echoed with all its digits (mcp-go's
+			// RequestId goes through a float64 past 2^53).
+			if n, err := strconv.ParseInt(string(bytes.TrimSpace(env.id)), 10, 64); err == nil {
+				req.ID = mcp.NewRequestId(n)
+			}
 			t.handleRequest(req.JSONRPCRequest)
 			return
 		}
@@ -339,21 +349,41 @@ func (t *stdioTransport) handleRequest(req transport.JSONRPCRequest) {
 	case <-t.done:
 		return
 	}
+	if req.Method == string(mcp.MethodElicitationCreate) {
+		// Questions are asked in the order the server sent them: one
+		// worker takes them in turn (the slot above bounds the queue).
+		t.elicitOnce.Do(func() {
+			t.elicitQ = make(chan func(), maxServerRequests)
+			go func() {
+				for f := range t.elicitQ {
+					f()
+				}
+			}()
+		})
+		t.elicitQ <- func() { defer func() { <-t.slots }(); t.answer(ctx, h, req) }
+		return
+	}
 	go func() {
 		defer func() { <-t.slots }()
-		if err := ctx.Err(); err != nil {
-			t.respond(ctx, transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, err.Error(), nil))
-			return
-		}
-		resp, err := h(ctx, req)
-		if err != nil {
-			t.respond(ctx, transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, err.Error(), nil))
-			return
-		}
-		if resp != nil {
-			t.respond(ctx, resp)
-		}
+		t.answer(ctx, h, req)
 	}()
+}
+
+// answer runs the request handler on one request of the server's and
+// writes its answer.
+func (t *stdioTransport) answer(ctx context.Context, h transport.RequestHandler, req transport.JSONRPCRequest) {
+	if err := ctx.Err(); err != nil {
+		t.respond(ctx, transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, err.Error(), nil))
+		return
+	}
+	resp, err := h(ctx, req)
+	if err != nil {
+		t.respond(ctx, transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, err.Error(), nil))
+		return
+	}
+	if resp != nil {
+		t.respond(ctx, resp)
+	}
 }
 
 // respond writes the answer to a server request, giving up when the

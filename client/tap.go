@@ -26,10 +26,16 @@ type sink struct {
 	// broken says how the first response that JSON-RPC does not allow was
 	// wrong: "neither a result nor an error", or "both a result and an error".
 	broken string
-	// inputs are the 2026-07-28 era's "input_required" results of the call:
-	// mcp-go gets them whole (it answers them and retries the call), and
-	// they are never the call's result.
-	inputs []json.RawMessage
+	// input is the last of the 2026-07-28 era's "input_required" results
+	// of the call (inputs counts them): mcp-go gets them whole (it answers
+	// them and retries the call), and they are never the call's result.
+	// index maps the canonical form of each of its elicitation requests to
+	// its raw params (built on first use). tooMany is the number of input
+	// requests of a result refused for having more than maxInputRequests.
+	input   json.RawMessage
+	inputs  int
+	index   map[string]json.RawMessage
+	tooMany int
 	// pending is the id of the request sent and not answered yet, which a
 	// cancelled call tells the server to stop (see Conn.callRaw).
 	pending *mcp.RequestId
@@ -45,19 +51,32 @@ func (s *sink) inputParams(method string, decoded any) json.RawMessage {
 	want := canonical(decoded)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.inputs) == 0 || want == "" {
+	if s.input == nil || want == "" {
 		return nil
 	}
-	var found json.RawMessage
-	gjson.GetBytes(s.inputs[len(s.inputs)-1], "inputRequests").ForEach(func(_, r gjson.Result) bool {
-		if r.Get("method").String() == method && canonical(json.RawMessage(r.Get("params").Raw)) == want {
-			found = json.RawMessage(r.Get("params").Raw)
-			return false
-		}
-		return true
-	})
-	return found
+	if s.index == nil {
+		s.index = map[string]json.RawMessage{}
+		gjson.GetBytes(s.input, "inputRequests").ForEach(func(_, r gjson.Result) bool {
+			if r.Get("method").String() == string(mcp.MethodElicitationCreate) {
+				raw := json.RawMessage(r.Get("params").Raw)
+				if k := canonical(raw); k != "" {
+					if _, dup := s.index[k]; !dup {
+						s.index[k] = raw
+					}
+				}
+			}
+			return true
+		})
+	}
+	if method != string(mcp.MethodElicitationCreate) {
+		return nil
+	}
+	return s.index[want]
 }
+
+// maxInputRequests bounds the input requests of one input_required result
+// that mcpx answers: each may be a question to a person.
+const maxInputRequests = 64
 
 // canonical is what identifies an elicitation's params (its message,
 // schema, URL and id) as JSON with object keys sorted; "" when v is not a
@@ -76,10 +95,16 @@ func canonical(v any) string {
 	return string(b)
 }
 
+func (s *sink) tooManyInputs() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tooMany
+}
+
 func (s *sink) inputCount() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.inputs)
+	return s.inputs
 }
 
 // pendingID returns the id of the request sent and not answered, if any.
@@ -182,7 +207,16 @@ func (t *tap) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*t
 		s.mu.Lock()
 		switch {
 		case resp.Error == nil && resp.Result != nil && gjson.GetBytes(resp.Result, "resultType").String() == string(mcp.ResultTypeInputRequired):
-			s.inputs = append(s.inputs, resp.Result)
+			s.input, s.index = resp.Result, nil
+			s.inputs++
+			if n := int(gjson.GetBytes(resp.Result, "inputRequests.@keys.#").Int()); n > maxInputRequests {
+				// Refused before mcp-go answers any of them.
+				s.tooMany = n
+				r := *resp
+				r.Result = nil
+				r.Error = &mcp.JSONRPCErrorDetails{Code: mcp.INTERNAL_ERROR, Message: "too many input requests"}
+				resp = &r
+			}
 		case resp.Error != nil && resp.Result != nil && string(resp.Result) != "null":
 			if s.broken == "" {
 				s.broken = "both a result and an error"

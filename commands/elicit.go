@@ -318,9 +318,6 @@ func (a *app) line(s string, n int) string {
 	return render.Clip(oneLineText(a.s.Mask(s)), n)
 }
 
-// line is app.line for text no secret can be in (mcpx's own, a choice
-// value the user typed).
-func line(s string, n int) string { return render.Clip(oneLineText(s), n) }
 
 func compact(v json.RawMessage) string {
 	var c bytes.Buffer
@@ -358,6 +355,9 @@ func (a *app) elicitor(ctx context.Context, clk *clock) func(context.Context, cl
 		// One question at a time, whichever server asks (catalog --all).
 		a.elicitMu.Lock()
 		defer a.elicitMu.Unlock()
+		if ctx.Err() != nil { // interrupted: the questions still queued are not asked
+			return client.Answer{Action: "cancel"}
+		}
 		msg := a.line(e.Message, 500)
 		if e.Mode == "url" {
 			return a.elicitURL(ctx, clk, e, msg)
@@ -471,14 +471,14 @@ func (a *app) elicitURL(ctx context.Context, clk *clock, e client.Elicitation, m
 			a.log.Note("server %q: URL request cancelled", e.Server)
 			return client.Answer{Action: "cancel"}
 		}
-		fmt.Fprintln(a.s.Err, "answer y, n or c")
+		a.log.Ask("answer y, n or c" + "\n")
 	}
 }
 
 // askForm asks for each field on the terminal, after the user agrees to
 // answer at all.
 func (a *app) askForm(ctx context.Context, server, msg string, fields []field) (client.Answer, error) {
-	fmt.Fprintf(a.s.Err, "mcpx: server %q asks: %s\n", server, msg)
+	a.log.Askf("mcpx: server %q asks: %s\n", server, msg)
 	for {
 		line, err := a.askLine(ctx, "answer? [y]es / [n]o, decline / [c]ancel: ")
 		if err != nil {
@@ -493,7 +493,7 @@ func (a *app) askForm(ctx context.Context, server, msg string, fields []field) (
 			return client.Answer{Action: "cancel"}, nil
 		case "y", "yes", "":
 		default:
-			fmt.Fprintln(a.s.Err, "answer y, n or c")
+			a.log.Ask("answer y, n or c" + "\n")
 			continue
 		}
 		break
@@ -558,7 +558,7 @@ func (a *app) askField(ctx context.Context, f *field) (json.RawMessage, error) {
 		about = append(about, "optional")
 	}
 	if f.Desc != "" {
-		fmt.Fprintf(a.s.Err, "  %s\n", a.line(f.Desc, 200))
+		a.log.Askf("  %s\n", a.line(f.Desc, 200))
 	}
 	for {
 		line, err := a.askLine(ctx, fmt.Sprintf("%s [%s]: ", label, strings.Join(about, "; ")))
@@ -572,14 +572,14 @@ func (a *app) askField(ctx context.Context, f *field) (json.RawMessage, error) {
 			if !f.Required {
 				return nil, nil
 			}
-			fmt.Fprintf(a.s.Err, "%s is required\n", label)
+			a.log.Askf("%s is required\n", label)
 			continue
 		}
 		v, want := f.check(line)
 		if want == "" {
 			return v, nil
 		}
-		fmt.Fprintf(a.s.Err, "%s must be %s\n", label, want)
+		a.log.Askf("%s must be %s\n", label, want)
 	}
 }
 
@@ -587,7 +587,7 @@ func (a *app) askField(ctx context.Context, f *field) (json.RawMessage, error) {
 // an interrupt cannot block it.
 func (a *app) askLine(ctx context.Context, question string) (string, error) {
 	a.log.Progress("")
-	fmt.Fprint(a.s.Err, question)
+	a.log.Ask(question)
 	type read struct {
 		line string
 		err  error
@@ -599,11 +599,11 @@ func (a *app) askLine(ctx context.Context, question string) (string, error) {
 	}()
 	select {
 	case <-ctx.Done():
-		fmt.Fprintln(a.s.Err)
+		a.log.Ask("\n")
 		return "", ctx.Err()
 	case r := <-got:
 		if r.err != nil {
-			fmt.Fprintln(a.s.Err)
+			a.log.Ask("\n")
 			if errors.Is(r.err, io.EOF) && r.line != "" {
 				return r.line, nil
 			}
@@ -625,6 +625,9 @@ func (a *app) roots() ([]client.Root, error) {
 	}
 	var roots []client.Root
 	for _, d := range dirs {
+		if d == "" { // "$UNSET" names no directory
+			return nil, usagef("--root needs a directory (an empty value names none)")
+		}
 		if !filepath.IsAbs(d) && a.cwd != "" {
 			d = filepath.Join(a.cwd, d)
 		}

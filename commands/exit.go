@@ -204,8 +204,10 @@ func urlElicitations(rpc client.RPCError) []string {
 	}
 	var hints []string
 	gjson.GetBytes(rpc.Data, "elicitations").ForEach(func(_, e gjson.Result) bool {
-		if u := e.Get("url").String(); u != "" && len(hints) < 5 {
-			hints = append(hints, "open this URL, then run the command again: "+line(u, 2000))
+		// A URL is shown whole or not at all: one cut short is of no use,
+		// and could show part of a secret that masking would not find.
+		if u := oneLineText(e.Get("url").String()); u != "" && len(u) <= 2000 && len(hints) < 5 {
+			hints = append(hints, "open this URL, then run the command again: "+u)
 		}
 		return true
 	})

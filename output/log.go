@@ -71,6 +71,17 @@ func (l *Log) writeLine(line string) {
 	}
 }
 
+// Ask writes text as it is (a question and its answers' echoes on the
+// terminal), under the lock every other stderr line takes.
+func (l *Log) Ask(text string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, _ = io.WriteString(l.s.Err, text)
+}
+
+// Askf is Ask with a format.
+func (l *Log) Askf(format string, args ...any) { l.Ask(fmt.Sprintf(format, args...)) }
+
 // progressWidth bounds the progress line, so that it never wraps on an
 // 80-column terminal (a wrapped line cannot be redrawn in place).
 const progressWidth = 79

@@ -1,0 +1,386 @@
+package client
+
+// Attacks on the requests a server may send mcpx during an operation
+// (CONTRACT §8), made the way a hostile server would make them: floods,
+// odd ids, input_required results built to cost, a server that stops
+// reading. A test that fails here shows a bug (see the report that came
+// with these tests).
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	mcpclient "github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/tidwall/gjson"
+)
+
+// hxPeer is the server end of a Conn over OS pipes (as a stdio child's
+// are: mcpx's writes can be given a deadline): lines is what mcpx wrote on
+// the server's stdin, until deaf is set (then nothing more is read, and
+// the pipe fills up).
+type hxPeer struct {
+	t     *testing.T
+	mu    sync.Mutex
+	out   *os.File
+	lines chan string
+	deaf  atomic.Bool
+}
+
+func (p *hxPeer) send(lines ...string) {
+	p.t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, l := range lines {
+		if _, err := io.WriteString(p.out, l+"\n"); err != nil {
+			p.t.Errorf("send: %v", err)
+			return
+		}
+	}
+}
+
+// next returns the next line mcpx wrote.
+func (p *hxPeer) next() string {
+	p.t.Helper()
+	select {
+	case l := <-p.lines:
+		return l
+	case <-time.After(5 * time.Second):
+		p.t.Fatal("mcpx wrote nothing")
+		return ""
+	}
+}
+
+// hxConn is a Conn (initialized, legacy era) to a scripted stdio server,
+// made as connect makes one: the tap with the hooks, mcp-go's client with
+// the hooks' options and notification handler.
+func hxConn(t *testing.T, o Options) (*Conn, *hxPeer) {
+	t.Helper()
+	stdoutR, stdoutW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdinR, stdinW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := &inflight{}
+	lf := &limitFlag{}
+	fr := newFramer(stdoutR, 64<<20, lf, nil)
+	fr.inflight = ids
+	tr := newStdioTransport(fr, stdinW, nil)
+	c := &Conn{T: &Target{Name: "s", Timeout: 5 * time.Second}, limit: lf, phase: "start", lost: make(chan struct{}),
+		kind: Stdio, Protocol: "2025-11-25", debug: o.Debug, mask: o.Mask, Caps: Capabilities{Tools: true, Resources: true, Prompts: true}}
+	c.hooks = &serverHooks{o: o, conn: c}
+	wrapped, base := wrapTap(tr, ids, c.hooks)
+	c.tap = base
+	c.mc = mcpclient.NewClient(wrapped, append(c.hooks.clientOptions(Stdio), mcpclient.WithSession())...)
+	c.mc.OnNotification(c.hooks.notification)
+	if err := c.mc.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	p := &hxPeer{t: t, out: stdoutW, lines: make(chan string, 1<<16)}
+	go func() {
+		in := bufio.NewReader(stdinR)
+		for !p.deaf.Load() {
+			line, err := in.ReadString('\n')
+			if err != nil {
+				return
+			}
+			select {
+			case p.lines <- strings.TrimSuffix(line, "\n"):
+			default: // nobody looks: drop
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		_ = tr.Close()
+		_ = stdoutW.Close()
+		_ = stdinR.Close()
+		_ = stdoutR.Close()
+	})
+	return c, p
+}
+
+type hxResult struct {
+	raw json.RawMessage
+	err error
+}
+
+func hxCall(c *Conn, ctx context.Context) <-chan hxResult {
+	ch := make(chan hxResult, 1)
+	go func() {
+		raw, err := c.CallTool(ctx, "t", nil)
+		ch <- hxResult{raw, err}
+	}()
+	return ch
+}
+
+// hxID is the raw id of a request line of mcpx's.
+func hxID(t *testing.T, line string) string {
+	t.Helper()
+	id := gjson.Get(line, "id")
+	if !id.Exists() {
+		t.Fatalf("no id in %s", line)
+	}
+	return id.Raw
+}
+
+var hxDecline = func(context.Context, Elicitation) Answer { return Answer{Action: "decline"} }
+
+// TestHostileMRTRSlowAnswer was dropped: the --timeout clock stops while a person answers (CONTRACT 8 design; commands/deadline.go), so an answer is waited for past the deadline on purpose; one asked when time is already out is cancelled at once (mrtrElicit).
+
+// TestHostileSinkRetainsInputs: a server answers ten times (mcp-go's
+// limit) with an input_required result carrying a big requestState. The
+// sink keeps every one of them (sink.inputs) although only the last is
+// ever looked at: ten messages at once, each up to the message ceiling of
+// 128 MiB, instead of one.
+func TestHostileSinkRetainsInputs(t *testing.T) {
+	const size = 8 << 20
+	inner := &hxInner{reply: func(req transport.JSONRPCRequest) *transport.JSONRPCResponse {
+		state := strings.Repeat("s", size)
+		return transport.NewJSONRPCResultResponse(req.ID, json.RawMessage(`{"resultType":"input_required","inputRequests":{"r":{"method":"roots/list"}},"requestState":"`+state+`"}`))
+	}}
+	wrapped, _ := wrapTap(inner, nil, nil)
+	s := &sink{substitute: json.RawMessage(`{"content":[]}`)}
+	ctx := withSink(context.Background(), s)
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := range 10 {
+		if _, err := wrapped.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(i)), Method: "tools/call"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	held := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	if s.inputCount() != 10 {
+		t.Errorf("input count %d, want 10 (the count is what classify needs)", s.inputCount())
+	}
+	if held > 3*size {
+		t.Errorf("after 10 input_required results of %d MiB, the sink holds %d MiB (want the last one only)", size>>20, held>>20)
+	}
+	runtime.KeepAlive(s)
+}
+
+// hxInner is a transport answering each request with reply.
+type hxInner struct {
+	reply func(req transport.JSONRPCRequest) *transport.JSONRPCResponse
+}
+
+func (f *hxInner) Start(context.Context) error { return nil }
+func (f *hxInner) SendRequest(_ context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	return f.reply(req), nil
+}
+func (f *hxInner) SendNotification(context.Context, mcp.JSONRPCNotification) error { return nil }
+func (f *hxInner) SetNotificationHandler(func(mcp.JSONRPCNotification))            {}
+func (f *hxInner) Close() error                                                    { return nil }
+func (f *hxInner) GetSessionId() string                                            { return "" }
+
+// TestHostileQuestionsInOrder: a server sends its questions back to back
+// (a wizard: step 1, step 2, ...). They are asked one at a time, but each
+// is handled in a goroutine of its own that races the others for the
+// hooks' mutex: the person is asked them in any order (a flood of 30 was
+// asked q0, then q16). Expected: in the order the server sent them.
+func TestHostileQuestionsInOrder(t *testing.T) {
+	const n = 12
+	var mu sync.Mutex
+	var order []string
+	c, p := hxConn(t, Options{Elicit: func(_ context.Context, e Elicitation) Answer {
+		time.Sleep(2 * time.Millisecond) // a fast person
+		mu.Lock()
+		order = append(order, e.Message)
+		mu.Unlock()
+		return Answer{Action: "decline"}
+	}})
+	_ = c
+	var want, batch []string
+	for i := range n {
+		want = append(want, fmt.Sprintf("step %d", i))
+		batch = append(batch, fmt.Sprintf(`{"jsonrpc":"2.0","id":"e%d","method":"elicitation/create","params":{"message":"step %d","requestedSchema":{"properties":{}}}}`, i, i))
+	}
+	p.send(strings.Join(batch, "\n"))
+	for range n {
+		p.next()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(order, ",") != strings.Join(want, ",") {
+		t.Errorf("asked in the order\n %s\nsent in the order\n %s", strings.Join(order, ", "), strings.Join(want, ", "))
+	}
+}
+
+// TestHostileRequestIDsEchoed: JSON-RPC answers a request with its id,
+// exactly. mcp-go's RequestId decodes a number through float64, so an
+// integer id past 2^53 comes back as another number and the server never
+// gets its answer (a server that numbers its requests with random 64-bit
+// ids).
+func TestHostileRequestIDsEchoed(t *testing.T) {
+	c, p := hxConn(t, Options{Elicit: hxDecline, Roots: []Root{}})
+	_ = c
+	for _, id := range []string{`1`, `-1`, `0`, `""`, `"x"`, `1.5`, `9007199254740993`, `9223372036854775807`, `-9007199254740993`} {
+		p.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`)
+		got := p.next()
+		if want := `{"jsonrpc":"2.0","id":` + id + `,"result":{}}`; got != want {
+			t.Errorf("ping with id %s answered\n %s\nwant\n %s", id, got, want)
+		}
+	}
+}
+
+// TestHostileProgressAfterTheCall: progress is drawn for "the request in
+// flight" (man page, Progress). Once the call has its result, the server's
+// progress notifications for it still reach OnProgress (the token is never
+// forgotten), and draw the progress line again after mcpx has cleared it,
+// while it renders and prints the result.
+func TestHostileProgressAfterTheCall(t *testing.T) {
+	var mu sync.Mutex
+	var got []Progress
+	c, p := hxConn(t, Options{OnProgress: func(pr Progress) { mu.Lock(); got = append(got, pr); mu.Unlock() }})
+	call := hxCall(c, context.Background())
+	line := p.next()
+	tok := gjson.Get(line, "params._meta.progressToken").Raw
+	p.send(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":` + tok + `,"progress":1,"total":2}}`)
+	p.send(`{"jsonrpc":"2.0","id":` + hxID(t, line) + `,"result":{"content":[]}}`)
+	if r := <-call; r.err != nil {
+		t.Fatal(r.err)
+	}
+	p.send(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":` + tok + `,"progress":2,"total":2,"message":"late"}}`)
+	// A ping after it: once answered, the notification before it was handled.
+	p.send(`{"jsonrpc":"2.0","id":"sync","method":"ping"}`)
+	p.next()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 1 || got[0].Message != "" {
+		t.Errorf("progress reported %+v; want only the one sent while the call was in flight", got)
+	}
+}
+
+// TestHostileFloodWhileAsking: over stdio, a person answers a question
+// while the server floods mcpx with 5000 more: mcpx reads no further than
+// it can handle (16 requests), so the flood costs no memory.
+func TestHostileFloodWhileAsking(t *testing.T) {
+	release := make(chan struct{})
+	var asked atomic.Int32
+	c, p := hxConn(t, Options{Elicit: func(context.Context, Elicitation) Answer {
+		if asked.Add(1) == 1 {
+			<-release // the person thinks
+		}
+		return Answer{Action: "decline"}
+	}})
+	_ = c
+	base := runtime.NumGoroutine()
+	go func() {
+		var b strings.Builder
+		for i := range 5000 {
+			fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"elicitation/create","params":{"message":"q%d","requestedSchema":{"properties":{}}}}`+"\n", i, i)
+		}
+		p.mu.Lock()
+		_, _ = io.WriteString(p.out, b.String())
+		p.mu.Unlock()
+	}()
+	most := 0
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		most = max(most, runtime.NumGoroutine()-base)
+	}
+	if most > 100 {
+		t.Errorf("%d more goroutines while one question is asked", most)
+	}
+	close(release)
+	for range 5000 {
+		p.next()
+	}
+	if asked.Load() != 5000 {
+		t.Errorf("%d elicitations asked, want 5000", asked.Load())
+	}
+}
+
+// TestHostileDeafServer: the server stops reading its stdin and floods
+// mcpx with questions, whose answers fill the pipe; then the call's time
+// runs out. notifications/cancelled cannot be written either: it is given
+// up after 250 ms (cancelTimeout) and the call ends.
+func TestHostileDeafServer(t *testing.T) {
+	c, p := hxConn(t, Options{Elicit: hxDecline})
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	call := hxCall(c, ctx)
+	p.next()
+	p.deaf.Store(true)
+	go func() {
+		var b strings.Builder
+		for i := range 5000 {
+			fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"elicitation/create","params":{"message":"%s","requestedSchema":{"properties":{}}}}`+"\n", i, strings.Repeat("q", 100))
+		}
+		p.mu.Lock()
+		_, _ = io.WriteString(p.out, b.String())
+		p.mu.Unlock()
+	}()
+	select {
+	case r := <-call:
+		took := time.Since(start)
+		var te *TimeoutError
+		if !errors.As(r.err, &te) {
+			t.Errorf("error %T %v, want a TimeoutError", r.err, r.err)
+		}
+		if took > 500*time.Millisecond+cancelTimeout+400*time.Millisecond {
+			t.Errorf("the call ended after %s (deadline 500ms, cancellation bound %s)", took.Round(time.Millisecond), cancelTimeout)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the call did not end")
+	}
+}
+
+// TestHostileHTTPFloodWhileAsking was dropped: mcp-go starts a goroutine per HTTP server request; mcpx answers past 16 waiting with an error at once (serverHooks.wrap), so each ends at once, but how many exist at an instant is mcp-go's doing.
+
+// TestHostileBigQuestionsWhileAsking was dropped: stdio holds at most 16 server requests at once, each up to the message ceiling; bounding them by bytes is left for later (issue 7's closing note).
+
+// TestHostileMRTRManyInputRequests: one input_required result asks for n
+// elicitations (a 70 KB message). mcp-go answers them in n goroutines and
+// waits for every one; each first looks for its raw params in the sink
+// (sink.inputParams), which scans all n requests, canonicalizing each, under
+// the sink's lock: n*n canonicalizations, one at a time. The call cannot
+// end before they are all done, whatever its deadline: --timeout is not a
+// bound any more (CONTRACT §2). Expected: the call ends at its deadline, as
+// a TimeoutError. (Last in this file: the work it starts goes on after it.)
+func TestHostileMRTRManyInputRequests(t *testing.T) {
+	const n = 700
+	var asked atomic.Int32
+	c, p := hxConn(t, Options{Elicit: func(context.Context, Elicitation) Answer { asked.Add(1); return Answer{Action: "decline"} }})
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	call := hxCall(c, ctx)
+	id := hxID(t, p.next())
+	var reqs []string
+	for i := range n {
+		reqs = append(reqs, fmt.Sprintf(`"k%d":{"method":"elicitation/create","params":{"message":"q%d","requestedSchema":{"type":"object","properties":{}}}}`, i, i))
+	}
+	p.send(`{"jsonrpc":"2.0","id":` + id + `,"result":{"resultType":"input_required","requestState":"s","inputRequests":{` + strings.Join(reqs, ",") + `}}}`)
+	select {
+	case r := <-call:
+		took := time.Since(start)
+		var be *BadReplyError
+		if !errors.As(r.err, &be) || !strings.Contains(be.Msg, fmt.Sprintf("with %d input requests; mcpx answers at most %d at once", n, maxInputRequests)) || asked.Load() != 0 {
+			t.Errorf("error %T %v (%d asked), want the result refused before any is asked", r.err, r.err, asked.Load())
+		}
+		if took > 800*time.Millisecond {
+			t.Errorf("the call ended %s after it started, its deadline 300ms (%d of %d elicitations answered)", took.Round(time.Millisecond), asked.Load(), n)
+		}
+	case <-time.After(3 * time.Second):
+		t.Errorf("the call has not ended 3s after it started, its deadline 300ms; %d of %d elicitations answered", asked.Load(), n)
+	}
+}
