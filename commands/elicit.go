@@ -318,7 +318,6 @@ func (a *app) line(s string, n int) string {
 	return render.Clip(oneLineText(a.s.Mask(s)), n)
 }
 
-
 func compact(v json.RawMessage) string {
 	var c bytes.Buffer
 	if json.Compact(&c, v) != nil {
