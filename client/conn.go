@@ -225,6 +225,9 @@ func connect(ctx context.Context, t *Target, o Options, kind string, auth *connA
 		if auth != nil {
 			c.rt.bearer = auth.bearer
 		}
+		if o.Elicit != nil && kind == HTTP {
+			c.rt.reqs = &rawRequests{}
+		}
 		hc := &http.Client{Transport: c.rt, CheckRedirect: sameOrigin}
 		var err error
 		if kind == HTTP {

@@ -4,7 +4,9 @@
 package client
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,6 +14,9 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/tidwall/gjson"
 )
 
 // limitTransport bounds every HTTP response body: a JSON body by the message
@@ -33,6 +38,7 @@ type limitTransport struct {
 	// no such stream (mcp-go's listener may try before it knows the era).
 	getSeen  chan struct{}
 	getOnce  sync.Once
+	reqs     *rawRequests // elicitations seen on event streams (nil: not kept)
 	getGate  chan struct{}
 	gateOnce sync.Once
 
@@ -81,7 +87,11 @@ func (t *limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.mu.Unlock()
 	}
 	events := strings.HasPrefix(strings.ToLower(resp.Header.Get("Content-Type")), "text/event-stream")
-	body := io.ReadCloser(&limitBody{rc: resp.Body, max: t.max, events: events, limit: t.limit})
+	lb := &limitBody{rc: resp.Body, max: t.max, events: events, limit: t.limit}
+	if events {
+		lb.reqs = t.reqs
+	}
+	body := io.ReadCloser(lb)
 	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusAccepted {
 		// An error answer: mcp-go reads all of it into its error message,
 		// of which mcpx shows one clipped line. Read only its start.
@@ -183,11 +193,22 @@ type limitBody struct {
 	n      int64 // bytes of the current message (event stream: since the last blank line)
 	last   byte
 	limit  *limitFlag
+
+	// reqs, when set, keeps the raw params of the elicitation requests the
+	// event stream carries (see rawRequests); line and data are the event
+	// being read, over when it is too big to be one.
+	reqs *rawRequests
+	line []byte
+	data []byte
+	over bool
 }
 
 func (b *limitBody) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
 	for _, c := range p[:n] {
+		if b.reqs != nil {
+			b.scan(c)
+		}
 		b.n++
 		if b.events && c == '\n' && (b.last == '\n') {
 			b.n = 0
@@ -205,6 +226,85 @@ func (b *limitBody) Read(p []byte) (int, error) {
 }
 
 func (b *limitBody) Close() error { return b.rc.Close() }
+
+// maxRawRequest bounds an event kept for rawRequests: an elicitation is
+// small, and a big result is not copied.
+const maxRawRequest = 1 << 20
+
+// scan reads the event stream's lines (SSE: "data:" lines, a blank line
+// ends an event) and hands each complete event to reqs.
+func (b *limitBody) scan(c byte) {
+	if c != '\n' {
+		if len(b.line) < maxRawRequest {
+			b.line = append(b.line, c)
+		} else {
+			b.over = true
+		}
+		return
+	}
+	l := bytes.TrimSuffix(b.line, []byte("\r"))
+	switch {
+	case len(l) == 0:
+		if !b.over && len(b.data) > 0 {
+			b.reqs.note(b.data)
+		}
+		b.data, b.over = b.data[:0], false
+	case bytes.HasPrefix(l, []byte("data:")):
+		v := bytes.TrimPrefix(l[5:], []byte(" "))
+		if len(b.data)+len(v)+1 > maxRawRequest {
+			b.over = true
+		} else if !b.over {
+			if len(b.data) > 0 {
+				b.data = append(b.data, '\n')
+			}
+			b.data = append(b.data, v...)
+		}
+	}
+	b.line = b.line[:0]
+}
+
+// rawRequests keeps the raw params of elicitation/create requests read from
+// HTTP event streams, by the request's raw id: mcp-go decodes a request into
+// maps before mcpx sees it, which loses the order of the schema's fields.
+type rawRequests struct {
+	mu sync.Mutex
+	m  map[string]json.RawMessage
+}
+
+// maxRawRequests bounds the requests kept (unclaimed ones are dropped).
+const maxRawRequests = 64
+
+func (r *rawRequests) note(event []byte) {
+	if !bytes.Contains(event, []byte("elicitation/create")) || !gjson.ValidBytes(event) {
+		return
+	}
+	msg := gjson.ParseBytes(event)
+	id := msg.Get("id")
+	if msg.Get("method").String() != "elicitation/create" || !id.Exists() || !msg.Get("params").IsObject() {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m == nil {
+		r.m = map[string]json.RawMessage{}
+	}
+	if len(r.m) < maxRawRequests {
+		r.m[id.Raw] = json.RawMessage(msg.Get("params").Raw)
+	}
+}
+
+// take returns (and forgets) the raw params of the request with id.
+func (r *rawRequests) take(id mcp.RequestId) json.RawMessage {
+	key, err := json.Marshal(id)
+	if r == nil || err != nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	raw := r.m[string(key)]
+	delete(r.m, string(key))
+	return raw
+}
 
 // originOf is scheme://host[:port] of an http(s) URL in its canonical form
 // (see CanonicalURL: lower case, no default port); "" when it is not one.

@@ -5,8 +5,9 @@
 //
 // Legacy-era requests (elicitation/create, roots/list sent by the server)
 // are answered here, from their raw params, ahead of mcp-go's handlers: the
-// requested schema keeps the order of its fields that way (over stdio;
-// mcp-go decodes HTTP messages into maps first). The 2026-07-28 era asks
+// requested schema keeps the order of its fields that way (over stdio the
+// params stay raw; over HTTP, where mcp-go decodes a request into maps,
+// the event stream is read for them: rawRequests). The 2026-07-28 era asks
 // the same things inside an "input_required" result instead, which mcp-go
 // answers through the handlers registered below (mrtrHandler) and retries
 // the call with the answers.
@@ -287,7 +288,13 @@ func parseElicitation(server string, raw json.RawMessage) (Elicitation, string) 
 // answerElicit asks (through Options.Elicit) and answers one legacy
 // elicitation/create.
 func (h *serverHooks) answerElicit(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
-	e, bad := parseElicitation(h.conn.T.Name, rawParams(req.Params))
+	raw := rawParams(req.Params)
+	if rt := h.conn.rt; rt != nil {
+		if r := rt.reqs.take(req.ID); r != nil {
+			raw = r // as sent, field order kept (HTTP)
+		}
+	}
+	e, bad := parseElicitation(h.conn.T.Name, raw)
 	if bad != "" {
 		h.note("server %q sent an elicitation mcpx cannot use (%s); refused", h.conn.T.Name, bad)
 		return transport.NewJSONRPCErrorResponse(req.ID, mcp.INVALID_PARAMS, "invalid elicitation: "+bad, nil), nil
