@@ -346,7 +346,7 @@ func TestHostileDeafServer(t *testing.T) {
 
 // TestHostileHTTPFloodWhileAsking was dropped: mcp-go starts a goroutine per HTTP server request; mcpx answers past 16 waiting with an error at once (serverHooks.wrap), so each ends at once, but how many exist at an instant is mcp-go's doing.
 
-// TestHostileBigQuestionsWhileAsking was dropped: stdio holds at most 16 server requests at once, each up to the message ceiling; bounding them by bytes is left for later (issue 7's closing note).
+// TestHostileBigQuestionsWhileAsking became TestHostileBigQuestionsBudget (at the end): stdio now bounds the requests it holds in bytes as well as in number.
 
 // TestHostileMRTRManyInputRequests: one input_required result asks for n
 // elicitations (a 70 KB message). mcp-go answers them in n goroutines and
@@ -382,5 +382,50 @@ func TestHostileMRTRManyInputRequests(t *testing.T) {
 		}
 	case <-time.After(3 * time.Second):
 		t.Errorf("the call has not ended 3s after it started, its deadline 300ms; %d of %d elicitations answered", asked.Load(), n)
+	}
+}
+
+// TestHostileBigQuestionsBudget: while a person answers one question, the
+// questions held over stdio are bounded in bytes (maxServerRequestBytes):
+// of eight 4 MiB questions, three fit beside the first and five are refused
+// at once with an error, so mcpx does not hold 16 of them.
+func TestHostileBigQuestionsBudget(t *testing.T) {
+	release := make(chan struct{})
+	var asked atomic.Int32
+	c, p := hxConn(t, Options{Elicit: func(context.Context, Elicitation) Answer {
+		if asked.Add(1) == 1 {
+			<-release
+		}
+		return Answer{Action: "decline"}
+	}})
+	_ = c
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"message":"first","requestedSchema":{"type":"object","properties":{}}}}`)
+	for asked.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	big := strings.Repeat("x", 4<<20)
+	for i := 2; i <= 9; i++ {
+		p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"elicitation/create","params":{"message":"%s","requestedSchema":{"type":"object","properties":{}}}}`, i, big))
+	}
+	var refused []string
+	for len(refused) < 5 {
+		l := p.next()
+		if strings.Contains(l, "too many requests at once") {
+			refused = append(refused, hxID(t, l))
+		} else {
+			t.Fatalf("before the first answer, mcpx wrote %.200s", l)
+		}
+	}
+	close(release)
+	answered := map[string]bool{}
+	for len(answered) < 4 {
+		l := p.next()
+		if !strings.Contains(l, `"action":"decline"`) {
+			t.Fatalf("want the declines of the questions held, got %.200s", l)
+		}
+		answered[hxID(t, l)] = true
+	}
+	if strings.Join(refused, ",") != "5,6,7,8,9" || !answered["1"] || !answered["2"] || !answered["3"] || !answered["4"] {
+		t.Errorf("refused %v, answered %v; want 5-9 refused, 1-4 answered", refused, answered)
 	}
 }

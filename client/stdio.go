@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -62,6 +63,7 @@ type stdioTransport struct {
 	onRequest      transport.RequestHandler
 	ctx            context.Context // Start's, for the server's requests
 
+	held       atomic.Int64 // bytes of the server's requests being answered
 	elicitOnce sync.Once
 	elicitQ    chan func() // elicitations, answered one after another in order
 }
@@ -136,6 +138,10 @@ func (t *stdioTransport) SetRequestHandler(h transport.RequestHandler) {
 // held back by its own stdout, instead of costing mcpx a goroutine and a
 // queued answer each.
 const maxServerRequests = 16
+
+// maxServerRequestBytes bounds the bytes of the server's requests held at
+// once (see handleRequest).
+const maxServerRequestBytes = 16 << 20
 
 // write sends one message as one line. It gives up when ctx ends, whether
 // waiting for another line to be written or writing (a server that does
@@ -306,7 +312,7 @@ func (t *stdioTransport) dispatch(line []byte, env envelope) {
 			if n, err := strconv.ParseInt(string(bytes.TrimSpace(env.id)), 10, 64); err == nil {
 				req.ID = mcp.NewRequestId(n)
 			}
-			t.handleRequest(req.JSONRPCRequest)
+			t.handleRequest(req.JSONRPCRequest, int64(len(line)))
 			return
 		}
 	}
@@ -336,7 +342,7 @@ func decodeMember(raw []byte, v any) bool {
 // (in a goroutine of its own, at most maxServerRequests at once: past that
 // it waits, and so does the reader), or with "method not found" when there
 // is none.
-func (t *stdioTransport) handleRequest(req transport.JSONRPCRequest) {
+func (t *stdioTransport) handleRequest(req transport.JSONRPCRequest, size int64) {
 	t.hmu.RLock()
 	h, ctx := t.onRequest, t.ctx
 	t.hmu.RUnlock()
@@ -349,6 +355,17 @@ func (t *stdioTransport) handleRequest(req transport.JSONRPCRequest) {
 	case <-t.done:
 		return
 	}
+	// The requests held at once are bounded in bytes too: 16 questions
+	// near the message ceiling, waiting while a person answers one, would
+	// hold gigabytes. Past the budget a request is refused at once (one
+	// alone is always taken).
+	if held := t.held.Add(size); held > maxServerRequestBytes && held != size {
+		t.held.Add(-size)
+		<-t.slots
+		t.respond(ctx, transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, "too many requests at once", nil))
+		return
+	}
+	release := func() { t.held.Add(-size); <-t.slots }
 	if req.Method == string(mcp.MethodElicitationCreate) {
 		// Questions are asked in the order the server sent them: one
 		// worker takes them in turn (the slot above bounds the queue).
@@ -360,11 +377,11 @@ func (t *stdioTransport) handleRequest(req transport.JSONRPCRequest) {
 				}
 			}()
 		})
-		t.elicitQ <- func() { defer func() { <-t.slots }(); t.answer(ctx, h, req) }
+		t.elicitQ <- func() { defer release(); t.answer(ctx, h, req) }
 		return
 	}
 	go func() {
-		defer func() { <-t.slots }()
+		defer release()
 		t.answer(ctx, h, req)
 	}()
 }
