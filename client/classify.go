@@ -63,13 +63,39 @@ func (c *Conn) classifyCall(ctx context.Context, method string, err error, s *si
 			return &ServerError{Server: c.T.Name, Method: method, RPC: rpc, shown: c.shown(d.Message)}
 		}
 	}
-	if ctx.Err() == nil && err != nil && s.inputCount() > 0 && strings.Contains(err.Error(), "failed to unmarshal response") && !strings.Contains(err.Error(), "input request") {
-		// An input_required result mcp-go could not read (a malformed
-		// input request): the operation failed, the connection did not.
-		return &BadReplyError{Server: c.T.Name, Method: method, Msg: "returned an input_required result mcpx cannot read: " +
-			c.shown(strings.TrimPrefix(strings.TrimPrefix(err.Error(), "transport error: "), "failed to unmarshal response: "))}
+	if e := c.inputError(ctx, method, err, s); e != nil {
+		return e
 	}
 	return c.classify(ctx, method, err)
+}
+
+// inputError is how a call whose 2026-07-28 input_required rounds mcp-go
+// gave up on failed: the operation failed (exit 1), not the connection.
+// It is nil for any other failure, and when the call ran out of time, was
+// interrupted or lost its connection (classify says which).
+func (c *Conn) inputError(ctx context.Context, method string, err error, s *sink) error {
+	if err == nil || ctx.Err() != nil || c.limit.violation() != "" {
+		return nil
+	}
+	if _, lost := c.isLost(); lost {
+		return nil
+	}
+	msg := strings.TrimPrefix(err.Error(), "transport error: ")
+	switch {
+	case strings.Contains(msg, "multi round-trip"):
+		// An input request mcpx does not answer (sampling), or more rounds
+		// than mcp-go allows.
+		_, why, _ := strings.Cut(msg, "multi round-trip: ")
+		return &BadReplyError{Server: c.T.Name, Method: method, Msg: "asked for input mcpx does not give: " + c.shown(why)}
+	case strings.Contains(msg, "input request"):
+		// An input request of a method mcp-go does not know.
+		return &BadReplyError{Server: c.T.Name, Method: method, Msg: "asked for input mcpx does not give: " + c.shown(strings.TrimPrefix(msg, "failed to unmarshal response: "))}
+	case s.inputCount() > 0 && strings.Contains(msg, "failed to unmarshal response"):
+		// An input_required result mcp-go could not read.
+		return &BadReplyError{Server: c.T.Name, Method: method, Msg: "returned an input_required result mcpx cannot read: " +
+			c.shown(strings.TrimPrefix(msg, "failed to unmarshal response: "))}
+	}
+	return nil
 }
 
 // authError is the AuthError of the last HTTP 401 or 403, nil when there
@@ -119,17 +145,6 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 	var authErr *transport.AuthorizationRequiredError
 	if errors.As(err, &authErr) {
 		return &AuthError{Server: c.T.Name, Status: http.StatusUnauthorized, ResourceMetadata: c.shown(authErr.ResourceMetadataURL)}
-	}
-	if msg := err.Error(); strings.Contains(msg, "multi round-trip") {
-		// A 2026-07-28 input_required result that mcpx could not answer
-		// (sampling, or more rounds than mcp-go allows): the operation
-		// failed, the connection did not.
-		_, why, _ := strings.Cut(msg, "multi round-trip: ")
-		return &BadReplyError{Server: c.T.Name, Method: phase, Msg: "asked for input mcpx does not give: " + c.shown(why)}
-	}
-	if msg := err.Error(); strings.Contains(msg, "input request") {
-		// An input_required result naming a request mcp-go does not know.
-		return &BadReplyError{Server: c.T.Name, Method: phase, Msg: "asked for input mcpx does not give: " + c.shown(strings.TrimPrefix(msg, "failed to unmarshal response: "))}
 	}
 	e := &ConnectError{Server: c.T.Name, Phase: phase, Err: err}
 	if v := c.limit.violation(); v != "" {

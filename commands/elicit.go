@@ -318,14 +318,6 @@ func (a *app) line(s string, n int) string {
 	return render.Clip(oneLineText(a.s.Mask(s)), n)
 }
 
-func compact(v json.RawMessage) string {
-	var c bytes.Buffer
-	if json.Compact(&c, v) != nil {
-		return string(v)
-	}
-	return c.String()
-}
-
 // object writes the answers as one JSON object, in the schema's order.
 func object(fields []field, values map[string]json.RawMessage) json.RawMessage {
 	var b bytes.Buffer
@@ -341,7 +333,7 @@ func object(fields []field, values map[string]json.RawMessage) json.RawMessage {
 		k, _ := json.Marshal(f.Name)
 		b.Write(k)
 		b.WriteByte(':')
-		b.WriteString(compact(v))
+		b.WriteString(compactJSON(v))
 	}
 	b.WriteByte('}')
 	return b.Bytes()
@@ -422,7 +414,7 @@ func (a *app) elicitDefaults(server, msg string, fields []field) client.Answer {
 		f := &fields[i]
 		if f.defaultOK() {
 			values[f.Name] = f.Default
-			shown = append(shown, a.line(f.Name, 80)+"="+a.line(compact(f.Default), 80))
+			shown = append(shown, a.line(f.Name, 80)+"="+a.line(compactJSON(f.Default), 80))
 			continue
 		}
 		if f.Required {
@@ -552,7 +544,7 @@ func (a *app) askField(ctx context.Context, f *field) (json.RawMessage, error) {
 		}
 	}
 	if f.defaultOK() {
-		about = append(about, "default "+a.line(compact(f.Default), 80))
+		about = append(about, "default "+a.line(compactJSON(f.Default), 80))
 	} else if !f.Required {
 		about = append(about, "optional")
 	}
