@@ -28,7 +28,8 @@ func (a *app) newDescribeCmd() *cli.Command {
 		Usage:     "show the full metadata of one catalog item",
 		ArgsUsage: "SRV ID",
 		Description: "ID is a catalog key KIND:ID (e.g. prompt:review), or an id with --kind, or an id that " +
-			"names exactly one item across kinds. Tools show their schemas exactly as the server sent them.\n\n" +
+			"names exactly one item across kinds. Tools show their schemas exactly as the server sent them (--json); the " +
+			"text's parameter table follows local $refs and lists the fields of object parameters, one level deep.\n\n" +
 			"EXIT STATUS: 0, 1 the listing that would hold the item failed, 2 usage or an ambiguous ID, " +
 			"3 connection, 4 no such item or server, 5 the server does not offer that kind, 7 timeout.",
 		Flags: []cli.Flag{

@@ -37,6 +37,12 @@ func DescribeText(d *Describe) string {
 			rows := [][]string{{"PARAMETER", "TYPE", "REQUIRED", "DESCRIPTION"}}
 			for _, p := range params {
 				rows = append(rows, []string{p.Name, p.Type, yesNo(p.Required), p.Description})
+				for _, f := range p.Fields {
+					rows = append(rows, []string{"  " + f.Name, f.Type, yesNo(f.Required), f.Description})
+				}
+				if p.MoreFields > 0 {
+					rows = append(rows, []string{"  …", fmt.Sprintf("(%d more)", p.MoreFields), "", ""})
+				}
 			}
 			b.WriteString("\n")
 			writeAligned(&b, rows)
@@ -144,39 +150,84 @@ type Param struct {
 	Type        string
 	Required    bool
 	Description string
+	// Fields are the properties of an object parameter (or of the objects
+	// of an array parameter), one level deep; nil for any other.
+	Fields []Param
+	// MoreFields counts the fields left out of Fields (see maxFields).
+	MoreFields int
 }
 
+// Describe lists at most maxFields fields of one parameter and
+// maxFieldRows in all, so a schema whose parameters all name one big model
+// does not make a describe text many times its size.
+const (
+	maxFields    = 50
+	maxFieldRows = 1000
+)
+
 // SchemaParams reads the top-level properties of an input schema, in the
-// order the server sent them.
+// order the server sent them. Local $refs are followed (see SchemaDoc), and
+// a parameter that holds an object, or an array of objects, lists that
+// object's fields.
 func SchemaParams(schema json.RawMessage) []Param {
 	if len(schema) == 0 {
 		return nil
 	}
+	doc := NewSchemaDoc(schema)
 	s := gjson.ParseBytes(schema)
-	required := map[string]bool{}
-	for _, r := range s.Get("required").Array() {
-		if r.Type == gjson.String {
-			required[r.Str] = true
-		}
-	}
-	var params []Param
 	props := s.Get("properties")
 	if !props.IsObject() {
 		return nil
 	}
+	rows := maxFieldRows
+	params, _ := doc.params(props, s.Get("required"), &rows, -1)
+	return params
+}
+
+// params reads the members of a "properties" object (at most max of them,
+// when max >= 0; more counts the others), each with its type, whether
+// "required" lists it, its description and, with fieldRows (the field rows
+// left to list), the fields of an object it holds.
+func (d *SchemaDoc) params(props, req gjson.Result, fieldRows *int, max int) (params []Param, more int) {
+	required := map[string]bool{}
+	for _, r := range req.Array() {
+		if r.Type == gjson.String {
+			required[r.Str] = true
+		}
+	}
 	props.ForEach(func(k, v gjson.Result) bool {
-		params = append(params, Param{Name: k.String(), Type: SchemaType(v), Required: required[k.String()],
-			Description: FirstLine(strPtr(v.Get("description").String()))})
+		if max >= 0 && len(params) >= max {
+			more++
+			return true
+		}
+		p := Param{Name: k.String(), Type: SchemaType(d, v), Required: required[k.String()],
+			Description: FirstLine(strPtr(d.description(v, 0)))}
+		if fieldRows != nil {
+			if obj, ok := d.objectOf(v, 0, true); ok {
+				p.Fields, p.MoreFields = d.params(obj.Get("properties"), obj.Get("required"), nil, min(maxFields, *fieldRows))
+				*fieldRows -= len(p.Fields)
+			}
+		}
+		params = append(params, p)
 		return true
 	})
-	return params
+	return params, more
 }
 
 func strPtr(s string) *string { return &s }
 
 // SchemaType describes a JSON schema's type in a few characters:
-// "string", "integer", "string|null", "array<string>", "object", "any".
-func SchemaType(v gjson.Result) string {
+// "string", "integer", "string|null", "array<string>", "object", an enum's
+// values ("\"a\"|\"b\""), "any"; a $ref that doc resolves reads as what
+// it points to, one it cannot (a remote one) as "ref".
+func SchemaType(doc *SchemaDoc, v gjson.Result) string {
+	return doc.typeLabel(v, 0)
+}
+
+func (d *SchemaDoc) typeLabel(v gjson.Result, depth int) string {
+	if !d.Visit(depth, len(v.Raw)) {
+		return "any"
+	}
 	if e := v.Get("enum"); e.IsArray() && len(e.Array()) > 0 {
 		var parts []string
 		for _, x := range e.Array() {
@@ -184,12 +235,15 @@ func SchemaType(v gjson.Result) string {
 		}
 		return strings.Join(parts, "|")
 	}
+	if c := v.Get("const"); c.Exists() {
+		return c.Raw
+	}
 	t := v.Get("type")
 	switch {
 	case t.Type == gjson.String:
 		if t.Str == "array" {
 			if it := v.Get("items"); it.IsObject() {
-				return "array<" + SchemaType(it) + ">"
+				return "array<" + d.typeLabel(it, depth+1) + ">"
 			}
 		}
 		return t.Str
@@ -204,13 +258,110 @@ func SchemaType(v gjson.Result) string {
 		if alts := v.Get(key); alts.IsArray() {
 			var parts []string
 			for _, a := range alts.Array() {
-				parts = append(parts, SchemaType(a))
+				parts = appendNew(parts, d.typeLabel(a, depth+1))
 			}
 			return strings.Join(parts, "|")
 		}
 	}
-	if v.Get("$ref").Exists() {
+	if all := v.Get("allOf"); all.IsArray() {
+		// pydantic wraps a $ref in an allOf to give it a description
+		var parts []string
+		for _, a := range all.Array() {
+			if l := d.typeLabel(a, depth+1); l != "any" {
+				parts = appendNew(parts, l)
+			}
+		}
+		if len(parts) > 0 {
+			return strings.Join(parts, "&")
+		}
+	}
+	if ref := v.Get("$ref"); ref.Exists() {
+		if ref.Type == gjson.String {
+			if l, ok := FollowRef(d, "label", ref.Str, "any", func(t json.RawMessage) string {
+				return d.typeLabel(gjson.ParseBytes(t), depth+1)
+			}); ok {
+				return l
+			}
+		}
 		return "ref"
 	}
 	return "any"
+}
+
+func appendNew(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// description is a property's description, else that of the schema its
+// $ref (or an allOf of one member) names.
+func (d *SchemaDoc) description(v gjson.Result, depth int) string {
+	if !d.Visit(depth, len(v.Raw)) {
+		return ""
+	}
+	if s := v.Get("description"); s.Type == gjson.String && strings.TrimSpace(s.Str) != "" {
+		return s.Str
+	}
+	if ref := v.Get("$ref"); ref.Type == gjson.String {
+		s, _ := FollowRef(d, "description", ref.Str, "", func(t json.RawMessage) string {
+			return d.description(gjson.ParseBytes(t), depth+1)
+		})
+		return s
+	}
+	if all := v.Get("allOf").Array(); len(all) == 1 {
+		return d.description(all[0], depth+1)
+	}
+	return ""
+}
+
+// objectOf finds the object schema whose properties a parameter's value
+// has: the schema itself, the one its $ref (or an allOf of one member)
+// names, the only member of a union that is one (Optional[Model]), or
+// (with arrays) the items of an array of them.
+func (d *SchemaDoc) objectOf(v gjson.Result, depth int, arrays bool) (gjson.Result, bool) {
+	if !d.Visit(depth, len(v.Raw)) {
+		return gjson.Result{}, false
+	}
+	if ref := v.Get("$ref"); ref.Type == gjson.String {
+		type found struct {
+			obj gjson.Result
+			ok  bool
+		}
+		reader := "object"
+		if arrays {
+			reader = "object or array"
+		}
+		f, _ := FollowRef(d, reader, ref.Str, found{}, func(t json.RawMessage) found {
+			obj, ok := d.objectOf(gjson.ParseBytes(t), depth+1, arrays)
+			return found{obj, ok}
+		})
+		return f.obj, f.ok
+	}
+	if all := v.Get("allOf").Array(); len(all) == 1 {
+		return d.objectOf(all[0], depth+1, arrays)
+	}
+	if props := v.Get("properties"); props.IsObject() {
+		n := 0
+		props.ForEach(func(_, _ gjson.Result) bool { n++; return false })
+		return v, n > 0
+	}
+	if it := v.Get("items"); arrays && it.IsObject() && v.Get("type").String() == "array" {
+		return d.objectOf(it, depth+1, false)
+	}
+	var found []gjson.Result
+	for _, key := range []string{"anyOf", "oneOf"} {
+		for _, a := range v.Get(key).Array() {
+			if obj, ok := d.objectOf(a, depth+1, arrays); ok {
+				found = append(found, obj)
+			}
+		}
+	}
+	if len(found) == 1 {
+		return found[0], true
+	}
+	return gjson.Result{}, false
 }
