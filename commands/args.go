@@ -470,6 +470,7 @@ type toolSchema struct {
 	required []string
 	closed   bool            // additionalProperties: false
 	extra    json.RawMessage // additionalProperties when it is a schema object
+	doc      *render.SchemaDoc
 }
 
 // parseToolSchema returns nil when there is no usable schema (none, null, or
@@ -479,7 +480,7 @@ func parseToolSchema(s json.RawMessage) *toolSchema {
 	if !ok {
 		return nil
 	}
-	sc := &toolSchema{propsOK: true}
+	sc := &toolSchema{propsOK: true, doc: render.NewSchemaDoc(s)}
 	for _, m := range top {
 		switch m.key {
 		case "properties":
@@ -520,16 +521,22 @@ func (sc *toolSchema) prop(key string) (json.RawMessage, bool) {
 	return nil, false
 }
 
-// typeOf is the type a KEY=VALUE value takes.
-func (sc *toolSchema) typeOf(key string) argType {
+// propSchema is the schema a key's value must match: its property, else
+// additionalProperties when that is a schema; nil when there is none.
+func (sc *toolSchema) propSchema(key string) json.RawMessage {
 	if sc == nil || !sc.propsOK {
-		return argType{str: true}
+		return nil
 	}
 	if raw, ok := sc.prop(key); ok {
-		return schemaType(raw)
+		return raw
 	}
-	if sc.extra != nil {
-		return schemaType(sc.extra)
+	return sc.extra
+}
+
+// typeOf is the type a KEY=VALUE value takes.
+func (sc *toolSchema) typeOf(key string) argType {
+	if raw := sc.propSchema(key); raw != nil {
+		return schemaType(sc.doc, raw)
 	}
 	return argType{str: true}
 }
@@ -565,10 +572,10 @@ func (sc *toolSchema) check(tool string, keys []string) error {
 		for _, name := range missing {
 			var about []string
 			if raw, ok := sc.prop(name); ok {
-				if t := schemaType(raw).label; t != "" {
+				if t := schemaType(sc.doc, raw).label; t != "" {
 					about = append(about, t)
 				}
-				if d := schemaDescription(raw); d != "" {
+				if d := schemaDescription(sc.doc, raw); d != "" {
 					about = append(about, d)
 				}
 			}
@@ -598,58 +605,114 @@ type argType struct {
 
 var jsonKinds = []string{"string", "number", "integer", "boolean", "null", "array", "object"}
 
-// schemaType reads a property schema's type: "type" (a name or a union),
-// else the union of anyOf/oneOf members' types. $ref is never followed.
-func schemaType(raw json.RawMessage) argType {
+// schemaType reads a property schema's type: "type" (a name or a union);
+// else the type of what its local $ref names; else the union of its
+// anyOf/oneOf members' types; else the types its allOf members agree on;
+// else the kinds of its enum or const values. A remote $ref, a cycle, and
+// anything untyped take the string.
+func schemaType(doc *render.SchemaDoc, raw json.RawMessage) argType {
+	return typeFromNames(schemaNames(doc, raw, 0))
+}
+
+// schemaNames returns the type names of a schema, and whether some part of
+// it is untyped (which lets a string through).
+func schemaNames(doc *render.SchemaDoc, raw json.RawMessage, depth int) ([]string, bool) {
+	if !doc.Visit(depth, len(raw)) {
+		return nil, true
+	}
 	members, ok := jsonObjectMembers(raw)
 	if !ok {
-		return argType{str: true}
+		return nil, true
 	}
-	var typ, anyOf, oneOf json.RawMessage
+	var typ, ref, anyOf, oneOf, allOf, enum, cnst json.RawMessage
 	for _, m := range members {
 		switch m.key {
 		case "type":
 			typ = m.raw
+		case "$ref":
+			ref = m.raw
 		case "anyOf":
 			anyOf = m.raw
 		case "oneOf":
 			oneOf = m.raw
+		case "allOf":
+			allOf = m.raw
+		case "enum":
+			enum = m.raw
+		case "const":
+			cnst = m.raw
 		}
 	}
-	if typ != nil {
+	switch {
+	case typ != nil:
 		names, ok := typeNames(typ)
+		return names, !ok
+	case ref != nil:
+		type found struct {
+			names   []string
+			untyped bool
+		}
+		f, ok := followRef(doc, "type", ref, found{untyped: true}, func(target json.RawMessage) found {
+			names, untyped := schemaNames(doc, target, depth+1)
+			return found{names, untyped}
+		})
 		if !ok {
-			return argType{str: true}
+			return nil, true // remote, or naming nothing: never fetched
 		}
-		return typeFromNames(names, false)
-	}
-	var names []string
-	sawUnion, untyped := false, false
-	for _, list := range []json.RawMessage{anyOf, oneOf} {
+		return f.names, f.untyped
+	case anyOf != nil || oneOf != nil:
+		var names []string
+		sawUnion, untyped := false, false
+		for _, list := range []json.RawMessage{anyOf, oneOf} {
+			var subs []json.RawMessage
+			if list == nil || json.Unmarshal(list, &subs) != nil {
+				continue
+			}
+			for _, s := range subs {
+				sawUnion = true
+				ns, u := schemaNames(doc, s, depth+1)
+				untyped = untyped || u
+				names = append(names, ns...)
+			}
+		}
+		return names, untyped || !sawUnion
+	case allOf != nil:
+		// every member applies: the types they all allow (pydantic
+		// wraps a lone $ref in allOf to give it a description)
 		var subs []json.RawMessage
-		if list == nil || json.Unmarshal(list, &subs) != nil {
-			continue
-		}
+		_ = json.Unmarshal(allOf, &subs)
+		var agreed []string
+		typed := false
 		for _, s := range subs {
-			sawUnion = true
-			sm, ok := jsonObjectMembers(s)
-			i := slices.IndexFunc(sm, func(m argMember) bool { return m.key == "type" })
-			if !ok || i < 0 {
-				untyped = true
+			ns, u := schemaNames(doc, s, depth+1)
+			if u {
 				continue
 			}
-			ns, ok := typeNames(sm[i].raw)
-			if !ok {
-				untyped = true
-				continue
+			if !typed {
+				agreed, typed = ns, true
+			} else {
+				agreed = intersectTypes(agreed, ns)
 			}
-			names = append(names, ns...)
 		}
+		if !typed || len(agreed) == 0 {
+			return nil, true
+		}
+		return agreed, false
+	case enum != nil || cnst != nil:
+		var values []json.RawMessage
+		if enum != nil && json.Unmarshal(enum, &values) != nil {
+			return nil, true
+		}
+		if cnst != nil {
+			values = append(values, cnst)
+		}
+		var names []string
+		for _, v := range values {
+			names = append(names, valueKind(bytes.TrimSpace(v)))
+		}
+		return names, false
 	}
-	if !sawUnion {
-		return argType{str: true}
-	}
-	return typeFromNames(names, untyped)
+	return nil, true
 }
 
 // typeNames reads "type": a name or an array of names (other entries ignored).
@@ -703,13 +766,41 @@ func (t argType) expected() string {
 	return "one of " + strings.Join(t.kinds, ", ")
 }
 
-func schemaDescription(raw json.RawMessage) string {
+// schemaDescription is a property's description (its first 80
+// characters, on one line), else that of the schema its local $ref (or an
+// allOf of one member) names.
+func schemaDescription(doc *render.SchemaDoc, raw json.RawMessage) string {
+	return oneLine(descriptionAt(doc, raw, 0), 80)
+}
+
+func descriptionAt(doc *render.SchemaDoc, raw json.RawMessage, depth int) string {
+	if !doc.Visit(depth, len(raw)) {
+		return ""
+	}
 	members, _ := jsonObjectMembers(raw)
+	var ref, next json.RawMessage
 	for _, m := range members {
 		var d string
-		if m.key == "description" && json.Unmarshal(m.raw, &d) == nil {
-			return oneLine(d, 80)
+		switch {
+		case m.key == "description" && json.Unmarshal(m.raw, &d) == nil && strings.TrimSpace(d) != "":
+			return d
+		case m.key == "$ref":
+			ref = m.raw
+		case m.key == "allOf":
+			var subs []json.RawMessage
+			if json.Unmarshal(m.raw, &subs) == nil && len(subs) == 1 {
+				next = subs[0]
+			}
 		}
+	}
+	if ref != nil {
+		d, _ := followRef(doc, "description", ref, "", func(target json.RawMessage) string {
+			return descriptionAt(doc, target, depth+1)
+		})
+		return d
+	}
+	if next != nil {
+		return descriptionAt(doc, next, depth+1)
 	}
 	return ""
 }
@@ -722,7 +813,17 @@ func typePair(p pair, sc *toolSchema) (json.RawMessage, error) {
 	if p.Raw {
 		return rawPairJSON(p)
 	}
-	t := sc.typeOf(p.Key)
+	v, err := typeValue(p, sc.typeOf(p.Key))
+	if raw := sc.propSchema(p.Key); raw != nil {
+		if set := schemaAllowed(sc.doc, raw); set != nil {
+			return enumValue(p, set, v, err)
+		}
+	}
+	return v, err
+}
+
+// typeValue returns the JSON of a pair's value typed as t.
+func typeValue(p pair, t argType) (json.RawMessage, error) {
 	if t.str {
 		return jsonString(p.Value), nil
 	}

@@ -3,11 +3,15 @@ package commands
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/render"
@@ -405,7 +409,7 @@ func TestToolArgs(t *testing.T) {
 		{"type not a string", typedSchema, "", []string{"tbad=7"}, "", `{"tbad":"7"}`},
 		{"type wins over anyOf", typedSchema, "", []string{"ta=7"}, "", `{"ta":7}`},
 		{"boolean schema", typedSchema, "", []string{"bool=7"}, "", `{"bool":"7"}`},
-		{"enum without type", typedSchema, "", []string{"enum=1"}, "", `{"enum":"1"}`},
+		{"enum without type", typedSchema, "", []string{"enum=1"}, "", `{"enum":1}`},
 		{"undeclared key is string", typedSchema, "", []string{"extra=7"}, "", `{"extra":"7"}`},
 
 		// KEY:=JSON wins over typing
@@ -837,5 +841,279 @@ func TestArgsClip(t *testing.T) {
 		if got := argClip(tc.in, tc.n); got != tc.want {
 			t.Errorf("argClip(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
 		}
+	}
+}
+
+// refSchema is shaped as pydantic v2 writes a FastMCP tool's input: models
+// and enums in "$defs", reached through $ref, allOf and anyOf.
+const refSchema = `{
+  "$defs": {
+    "Color":    {"enum": ["red", "green", "blue"], "title": "Color", "type": "string"},
+    "Priority": {"enum": [1, 2, 3], "title": "Priority", "type": "integer"},
+    "Ratio":    {"enum": [0.5, 1e2], "type": "number"},
+    "Flag":     {"const": true},
+    "Model":    {"properties": {"a": {"type": "string"}}, "required": ["a"], "title": "Model", "type": "object"},
+    "Alias":    {"$ref": "#/$defs/Model"},
+    "Loop":     {"$ref": "#/$defs/Loop"},
+    "Mixed":    {"enum": ["a", 1, null]},
+    "Shape":    {"enum": [{"k": [1, 2]}, [true]]},
+    "a/b~c":    {"type": "integer"}
+  },
+  "definitions": {"Old": {"type": "boolean"}},
+  "properties": {
+    "model":    {"$ref": "#/$defs/Model"},
+    "alias":    {"$ref": "#/$defs/Alias"},
+    "color":    {"allOf": [{"$ref": "#/$defs/Color"}], "description": "Colour"},
+    "maybe":    {"anyOf": [{"$ref": "#/$defs/Color"}, {"type": "null"}], "default": null},
+    "optmodel": {"anyOf": [{"$ref": "#/$defs/Model"}, {"type": "null"}]},
+    "models":   {"items": {"$ref": "#/$defs/Model"}, "type": "array"},
+    "priority": {"$ref": "#/$defs/Priority", "default": 2},
+    "ratio":    {"$ref": "#/$defs/Ratio"},
+    "flag":     {"$ref": "#/$defs/Flag"},
+    "loop":     {"$ref": "#/$defs/Loop"},
+    "remote":   {"$ref": "https://schemas.example.invalid/x.json"},
+    "other":    {"$ref": "other.json#/$defs/Model"},
+    "escaped":  {"$ref": "#/$defs/a~1b~0c"},
+    "pct":      {"$ref": "#/%24defs/Priority"},
+    "old":      {"$ref": "#/definitions/Old"},
+    "mixed":    {"$ref": "#/$defs/Mixed"},
+    "shape":    {"$ref": "#/$defs/Shape"},
+    "literal":  {"const": "sync", "type": "string"},
+    "both":     {"allOf": [{"$ref": "#/$defs/Priority"}, {"enum": [2, 3, 4]}]},
+    "colors":   {"type": "array", "items": {"$ref": "#/$defs/Color"}},
+    "strenum":  {"type": "string", "enum": ["a", 1]},
+    "empty":    {"enum": []}
+  }
+}`
+
+func TestToolArgsRefs(t *testing.T) {
+	argsDir(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"model is an object", []string{`model={"a": "x"}`}, `{"model":{"a":"x"}}`},
+		{"ref to a ref", []string{`alias={}`}, `{"alias":{}}`},
+		{"allOf enum", []string{"color=green"}, `{"color":"green"}`},
+		{"Optional enum, a value", []string{"maybe=red"}, `{"maybe":"red"}`},
+		{"Optional enum, null", []string{"maybe=null"}, `{"maybe":null}`},
+		{"Optional model, an object", []string{`optmodel={"a":"b"}`}, `{"optmodel":{"a":"b"}}`},
+		{"Optional model, null", []string{"optmodel=null"}, `{"optmodel":null}`},
+		{"list of models", []string{`models=[{"a":"1"}]`}, `{"models":[{"a":"1"}]}`},
+		{"integer enum", []string{"priority=3"}, `{"priority":3}`},
+		{"number enum by value", []string{"ratio=0.50"}, `{"ratio":0.50}`},
+		{"number enum exponent", []string{"ratio=100"}, `{"ratio":100}`},
+		{"const true", []string{"flag=true"}, `{"flag":true}`},
+		{"cycle is a string", []string{"loop=5"}, `{"loop":"5"}`},
+		{"remote is a string", []string{"remote=5"}, `{"remote":"5"}`},
+		{"other file is a string", []string{`other={}`}, `{"other":"{}"}`},
+		{"escaped pointer", []string{"escaped=12345678901234567890"}, `{"escaped":12345678901234567890}`},
+		{"percent-encoded pointer", []string{"pct=1"}, `{"pct":1}`},
+		{"definitions", []string{"old=false"}, `{"old":false}`},
+		{"mixed enum, the string", []string{"mixed=a"}, `{"mixed":"a"}`},
+		{"mixed enum, JSON", []string{"mixed=1"}, `{"mixed":1}`},
+		{"mixed enum, null", []string{"mixed=null"}, `{"mixed":null}`},
+		{"the JSON of an allowed string", []string{`color="red"`}, `{"color":"red"}`},
+		{"object enum, any key order", []string{`shape={ "k" : [1, 2] }`}, `{"shape":{"k":[1,2]}}`},
+		{"array enum", []string{`shape=[true]`}, `{"shape":[true]}`},
+		{"literal", []string{"literal=sync"}, `{"literal":"sync"}`},
+		{"allOf of two enums", []string{"both=3"}, `{"both":3}`},
+		{"items are not checked", []string{`colors=["purple"]`}, `{"colors":["purple"]}`},
+		{"string enum filtered by type", []string{"strenum=a"}, `{"strenum":"a"}`},
+		{"an empty enum checks nothing", []string{"empty=x"}, `{"empty":"x"}`},
+		{"file value in the enum", []string{"color=@color.txt"}, `{"color":"blue"}`},
+		{"raw is not checked", []string{`color:="purple"`, "priority:=9"}, `{"color":"purple","priority":9}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := os.WriteFile("color.txt", []byte("blue"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			pairs, err := parsePairs(tc.args, true, strings.NewReader(""), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := toolArgs("t", nil, pairs, json.RawMessage(refSchema))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tc.want {
+				t.Errorf("\n got %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+	// --args values are sent as given
+	got, err := toolArgs("t", []byte(`{"color":"purple","priority":"x"}`), nil, json.RawMessage(refSchema))
+	if err != nil || string(got) != `{"color":"purple","priority":"x"}` {
+		t.Errorf("--args: %s, %v", got, err)
+	}
+}
+
+func TestToolArgsEnumErrors(t *testing.T) {
+	argsDir(t)
+	raws := func(vs ...string) []json.RawMessage {
+		out := make([]json.RawMessage, len(vs))
+		for i, v := range vs {
+			out[i] = json.RawMessage(v)
+		}
+		return out
+	}
+	colors := raws(`"red"`, `"green"`, `"blue"`)
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		msg     string
+		allowed []json.RawMessage
+		value   string
+		hint    string
+	}{
+		{"string enum", []string{"color=purple"},
+			`argument "color": "purple" is not one of the allowed values: "red", "green", "blue"`, colors, "purple",
+			"e.g. color=red; color:=JSON sends any JSON value as is"},
+		{"close to one", []string{"color=gren"},
+			`argument "color": "gren" is not one of the allowed values: "red", "green", "blue"`, colors, "gren",
+			"did you mean color=green? color:=JSON sends any JSON value as is"},
+		{"Optional enum", []string{"maybe=Red"},
+			`argument "maybe": "Red" is not one of the allowed values: "red", "green", "blue", null`,
+			raws(`"red"`, `"green"`, `"blue"`, "null"), "Red", "did you mean maybe=red?"},
+		{"integer enum", []string{"priority=4"},
+			`argument "priority": "4" is not one of the allowed values: 1, 2, 3`, raws("1", "2", "3"), "4", "e.g. priority=1"},
+		{"integer enum, not a number", []string{"priority=high"},
+			`argument "priority": "high" is not one of the allowed values: 1, 2, 3`, raws("1", "2", "3"), "high", ""},
+		{"number enum", []string{"ratio=2"},
+			`argument "ratio": "2" is not one of the allowed values: 0.5, 1e2`, raws("0.5", "1e2"), "2", ""},
+		{"const", []string{"flag=false"},
+			`argument "flag": "false" is not one of the allowed values: true`, raws("true"), "false", "e.g. flag=true"},
+		{"mixed enum", []string{`mixed=b`},
+			`argument "mixed": "b" is not one of the allowed values: "a", 1, null`, raws(`"a"`, "1", "null"), `b`, ""},
+		{"object enum", []string{`shape={"k":[2,1]}`},
+			`argument "shape": "{\"k\":[2,1]}" is not one of the allowed values: {"k":[1,2]}, [true]`,
+			raws(`{"k": [1, 2]}`, `[true]`), `{"k":[2,1]}`, `did you mean 'shape={"k":[1,2]}'?`},
+		{"allOf of two enums", []string{"both=1"},
+			`argument "both": "1" is not one of the allowed values: 2, 3`, raws("2", "3"), "1", ""},
+		{"literal", []string{"literal=async"},
+			`argument "literal": "async" is not one of the allowed values: "sync"`, raws(`"sync"`), "async", ""},
+		{"string enum filtered by type", []string{"strenum=1"},
+			`argument "strenum": "1" is not one of the allowed values: "a"`, raws(`"a"`), "1", ""},
+		{"from a file", []string{"color=@note.txt"},
+			`argument "color": the content of note.txt is not one of the allowed values: "red", "green", "blue"`, colors,
+			"line one\nline two\n", "e.g. color=red"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pairs, err := parsePairs(tc.args, true, strings.NewReader(""), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := toolArgs("t", nil, pairs, json.RawMessage(refSchema))
+			if err == nil {
+				t.Fatalf("no error; got %s", out)
+			}
+			u := usageOf(t, err)
+			if u.Msg != tc.msg {
+				t.Errorf("message\n got %s\nwant %s", u.Msg, tc.msg)
+			}
+			key, _, _ := strings.Cut(tc.args[0], "=")
+			want := map[string]any{"key": key, "value": tc.value, "allowed": tc.allowed}
+			if !reflect.DeepEqual(u.Details, want) {
+				t.Errorf("details\n got %#v\nwant %#v", u.Details, want)
+			}
+			if tc.hint != "" && !strings.Contains(strings.Join(u.Hints, "\n"), tc.hint) {
+				t.Errorf("hints %q lack %q", u.Hints, tc.hint)
+			}
+		})
+	}
+	// a value of another type from a file: the type error, with its hint
+	pairs, _ := parsePairs([]string{"priority=@count.txt"}, true, nil, nil)
+	_, err := toolArgs("t", nil, pairs, json.RawMessage(refSchema))
+	if u := usageOf(t, err); !strings.Contains(u.Msg, "is a string (KEY=@FILE reads text, verbatim)") {
+		t.Errorf("file into an integer enum: %s", u.Msg)
+	}
+	// a long list is cut in the message, whole in the details
+	var many []string
+	for i := range 60 {
+		many = append(many, strconv.Itoa(i))
+	}
+	schema := `{"properties":{"n":{"enum":[` + strings.Join(many, ",") + `]}}}`
+	pairs, _ = parsePairs([]string{"n=99"}, true, nil, nil)
+	_, err = toolArgs("t", nil, pairs, json.RawMessage(schema))
+	u := usageOf(t, err)
+	if !strings.HasSuffix(u.Msg, ", 48, 49, and 10 more") || len(u.Details["allowed"].([]json.RawMessage)) != 60 {
+		t.Errorf("long enum: %s", u.Msg)
+	}
+}
+
+func TestToolArgsRefsMissing(t *testing.T) {
+	pairs, _ := parsePairs(nil, true, nil, nil)
+	schema := `{"$defs":{"M":{"type":"object","description":"A model.\nMore."}},"properties":{"m":{"$ref":"#/$defs/M"},` +
+		`"c":{"allOf":[{"$ref":"#/$defs/M"}],"description":"Own words"}},"required":["m","c"]}`
+	_, err := toolArgs("t", nil, pairs, json.RawMessage(schema))
+	if u := usageOf(t, err); u.Msg != `tool "t" is missing required arguments: m (object, A model. More.), c (object, Own words)` {
+		t.Errorf("message %s", u.Msg)
+	}
+}
+
+func TestCanonJSON(t *testing.T) {
+	same := [][]string{
+		{`1`, `1.0`, `10e-1`, `0.1e1`, `1E0`, `1.000`},
+		{`0`, `-0`, `0.0`, `0e5`, `-0.000e-3`},
+		{`-25`, `-2.5e1`, `-250e-1`},
+		{`100`, `1e2`, `1E+2`, `100.0`},
+		{`1e400`, `10e399`},
+		{`12345678901234567890`, `1234567890123456789e1`},
+		{`"a\u0062"`, `"ab"`},
+		{`{"a":1,"b":[true,null]}`, `{ "b" : [true, null], "a" : 1.0 }`, `{"a":2,"b":[true,null],"a":1}`},
+	}
+	var all []string
+	for _, group := range same {
+		c0, ok := canonJSON(json.RawMessage(group[0]))
+		if !ok {
+			t.Fatalf("%s: not canonical", group[0])
+		}
+		for _, v := range group[1:] {
+			if c, _ := canonJSON(json.RawMessage(v)); c != c0 {
+				t.Errorf("%s is %q, %s is %q", group[0], c0, v, c)
+			}
+		}
+		all = append(all, c0)
+	}
+	for _, v := range []string{`12345678901234567891`, `"1"`, `true`, `null`, `[1]`, `{"a":1}`, `0.1`, `1e401`} {
+		c, _ := canonJSON(json.RawMessage(v))
+		if slices.Contains(all, c) {
+			t.Errorf("%s reads as %q, like a different value", v, c)
+		}
+	}
+	if _, ok := canonJSON(json.RawMessage(`{"a":`)); ok {
+		t.Error("invalid JSON has a canonical form")
+	}
+}
+
+// TestSchemaReadingBounded: cycles end, and unions of $refs to unions are
+// read once per definition, not once per path.
+func TestSchemaReadingBounded(t *testing.T) {
+	var defs []string
+	for i := range 15 {
+		defs = append(defs, fmt.Sprintf(`"D%d":{"anyOf":[{"$ref":"#/$defs/D%d"},{"$ref":"#/$defs/D%d"}]}`, i, i+1, i+1))
+	}
+	schema := json.RawMessage(`{"$defs":{` + strings.Join(defs, ",") + `,"D15":{"enum":[1,2]},` +
+		`"A":{"anyOf":[{"$ref":"#/$defs/A"},{"type":"integer"}]},"B":{"allOf":[{"$ref":"#/$defs/B"}],"enum":[true]}},` +
+		`"properties":{"bomb":{"$ref":"#/$defs/D0"},"a":{"$ref":"#/$defs/A"},"b":{"$ref":"#/$defs/B"}}}`)
+	start := time.Now()
+	for _, tc := range []struct{ args, want string }{
+		{"bomb=2", `{"bomb":2}`},
+		{"a=5", `{"a":"5"}`}, // a cycle in a union: untyped, so the string
+		{"b=true", `{"b":true}`},
+	} {
+		pairs, _ := parsePairs([]string{tc.args}, true, nil, nil)
+		got, err := toolArgs("t", nil, pairs, schema)
+		if err != nil || string(got) != tc.want {
+			t.Errorf("%s: %s %v, want %s", tc.args, got, err, tc.want)
+		}
+	}
+	pairs, _ := parsePairs([]string{"bomb=3"}, true, nil, nil)
+	if _, err := toolArgs("t", nil, pairs, schema); err == nil || !strings.Contains(err.Error(), "allowed values: 1, 2") {
+		t.Errorf("bomb=3: %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %v", d)
 	}
 }

@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -402,9 +401,9 @@ func (s *completeSource) Tools(ctx context.Context, srv string) ([]completions.T
 		t := completions.Tool{Name: it.ID, Desc: itemDesc(it)}
 		if sc := parseToolSchema(it.InputSchema); sc != nil && sc.propsOK {
 			for _, m := range sc.props {
-				at := schemaType(m.raw)
-				p := completions.Param{Name: m.key, Type: at.label, Desc: schemaDescription(m.raw),
-					Required: slices.Contains(sc.required, m.key), Values: schemaValues(m.raw, at)}
+				at := schemaType(sc.doc, m.raw)
+				p := completions.Param{Name: m.key, Type: at.label, Desc: schemaDescription(sc.doc, m.raw),
+					Required: slices.Contains(sc.required, m.key), Values: schemaValues(sc.doc, m.raw, at)}
 				t.Params = append(t.Params, p)
 			}
 		}
@@ -414,28 +413,18 @@ func (s *completeSource) Tools(ctx context.Context, srv string) ([]completions.T
 }
 
 // schemaValues are the values a property can be given as typed on the
-// line: its enum (strings as they are, other values as JSON), or true and
-// false for a boolean.
-func schemaValues(raw json.RawMessage, at argType) []string {
-	members, _ := jsonObjectMembers(raw)
-	for _, m := range members {
-		if m.key != "enum" {
-			continue
-		}
-		var list []json.RawMessage
-		if json.Unmarshal(m.raw, &list) != nil {
-			return nil
-		}
+// line: those its enum or const allows, through local $refs and unions
+// (strings as they are, other values as JSON), or true and false for a
+// boolean.
+func schemaValues(doc *render.SchemaDoc, raw json.RawMessage, at argType) []string {
+	if set := schemaAllowed(doc, raw); set != nil {
 		var out []string
-		for _, v := range list {
-			var s string
-			// (null unmarshals into a string too, leaving it "")
-			if bytes.HasPrefix(bytes.TrimSpace(v), []byte(`"`)) && json.Unmarshal(v, &s) == nil {
-				out = append(out, s)
-			} else if at.str {
-				continue // a string property: the JSON would go as a string
-			} else {
-				out = append(out, string(v))
+		seen := map[string]bool{}
+		for _, v := range set.values {
+			// the same text for two values ("1" and 1): KEY=VALUE gives the string
+			if f := lineForm(v); !seen[f] {
+				seen[f] = true
+				out = append(out, f)
 			}
 		}
 		return out

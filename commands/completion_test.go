@@ -13,6 +13,7 @@ import (
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/completions"
 	"github.com/mcpx-cli/mcpx/output"
+	"github.com/mcpx-cli/mcpx/render"
 )
 
 func TestCompleteTimeout(t *testing.T) {
@@ -85,9 +86,9 @@ func TestSchemaValues(t *testing.T) {
 		{`{"type":"integer","enum":[1,2,30]}`, []string{"1", "2", "30"}},
 		{`{"type":"number","enum":[1.50,2e3,-0]}`, []string{"1.50", "2e3", "-0"}},
 		{`{"type":"string","enum":["a",1,null,true]}`, []string{"a"}},
-		{`{"enum":["a",1]}`, []string{"a"}},
+		{`{"enum":["a",1]}`, []string{"a", "1"}}, // 1 is typed as JSON: the string "1" is not allowed
 		{`{"type":["integer","null"],"enum":[1,null]}`, []string{"1", "null"}},
-		{`{"type":"integer","enum":["1",2]}`, []string{"1", "2"}},
+		{`{"type":"integer","enum":["1",2]}`, []string{"2"}}, // the string is not an integer
 		{`{"type":"boolean"}`, []string{"true", "false"}},
 		{`{"type":"boolean","enum":[true]}`, []string{"true"}},
 		{`{"type":["boolean","null"]}`, nil},
@@ -100,7 +101,8 @@ func TestSchemaValues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		raw := json.RawMessage(tt.schema)
-		got := schemaValues(raw, schemaType(raw))
+		doc := render.NewSchemaDoc(raw)
+		got := schemaValues(doc, raw, schemaType(doc, raw))
 		if !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("schemaValues(%s) = %q, want %q", tt.schema, got, tt.want)
 		}
@@ -251,6 +253,32 @@ func TestCompletionCommand(t *testing.T) {
 		var uerr *UsageError
 		if !errors.As(err, &uerr) || out.Len() != 0 {
 			t.Errorf("completion %q: err %v, output %q; want a usage error and no output", args, err, out.String())
+		}
+	}
+}
+
+func TestSchemaValuesRefs(t *testing.T) {
+	sc := parseToolSchema(json.RawMessage(refSchema))
+	for key, want := range map[string][]string{
+		"color":    {"red", "green", "blue"},
+		"maybe":    {"red", "green", "blue", "null"},
+		"priority": {"1", "2", "3"},
+		"flag":     {"true"},
+		"mixed":    {"a", "1", "null"},
+		"both":     {"2", "3"},
+		"old":      {"true", "false"},
+		"shape":    {`{"k":[1,2]}`, "[true]"},
+		"loop":     nil,
+		"remote":   nil,
+		"model":    nil,
+		"empty":    nil,
+	} {
+		raw, ok := sc.prop(key)
+		if !ok {
+			t.Fatalf("no property %q", key)
+		}
+		if got := schemaValues(sc.doc, raw, schemaType(sc.doc, raw)); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %q, want %q", key, got, want)
 		}
 	}
 }

@@ -23,7 +23,8 @@ func (a *app) newInvokeCmd() *cli.Command {
 		ArgsUsage: "SRV TOOL [KEY=VALUE | KEY:=JSON ...]",
 		Description: "KEY=VALUE is typed by the tool's input schema: a string stays a string; number, integer and boolean " +
 			"are parsed (numbers keep their digits); arrays and objects take JSON; a property with no type, or a union " +
-			"that includes string, takes the string. KEY:=JSON passes raw JSON (KEY:=@FILE and KEY:=@- read it from FILE " +
+			"that includes string, takes the string. A local $ref (#/$defs/Model) types as what it names; a remote one is " +
+			"never fetched. A value an enum or const does not allow is refused, naming the allowed ones. KEY:=JSON passes raw JSON (KEY:=@FILE and KEY:=@- read it from FILE " +
 			"or stdin). KEY=@FILE and KEY=@- read a string, verbatim, from FILE or stdin (for a property that is not a " +
 			"string that is a bad value: use KEY:=@FILE), KEY=@@x is the literal @x. --args gives the whole argument object as JSON (inline, @FILE or -); " +
 			"pairs are merged over it. Missing required keys and keys the schema forbids are refused before anything is " +

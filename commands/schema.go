@@ -1,0 +1,359 @@
+package commands
+
+// What invoke and completion read of a tool's input schema beyond a
+// property's type: local $refs (resolved by render.SchemaDoc, never
+// fetched) and the values an enum or const allows.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/mcpx-cli/mcpx/render"
+)
+
+// maxAllowed bounds the values an enumeration may list and still be
+// checked; a longer one (or a union adding up to more) is not checked.
+const maxAllowed = 10000
+
+// followRef is render.FollowRef for the JSON value of a "$ref" member: it
+// reads the subschema a local JSON pointer names (once per document and
+// reader); a remote or dangling $ref, or one that is not a string, is not
+// followed (ok false).
+func followRef[T any](doc *render.SchemaDoc, reader string, ref json.RawMessage, cycle T, read func(json.RawMessage) T) (T, bool) {
+	var s string
+	if json.Unmarshal(ref, &s) != nil {
+		var zero T
+		return zero, false
+	}
+	return render.FollowRef(doc, reader, s, cycle, read)
+}
+
+// intersectTypes keeps the type names of a that b allows too ("integer"
+// when one says integer and the other number).
+func intersectTypes(a, b []string) []string {
+	var out []string
+	for _, n := range a {
+		switch {
+		case slices.Contains(b, n):
+			out = append(out, n)
+		case n == "integer" && slices.Contains(b, "number"), n == "number" && slices.Contains(b, "integer"):
+			out = append(out, "integer")
+		}
+	}
+	return out
+}
+
+// allowedSet is the finite set of values a schema allows, in schema order.
+type allowedSet struct {
+	values []json.RawMessage
+	canon  map[string]bool
+}
+
+func newAllowedSet(values []json.RawMessage) *allowedSet {
+	s := &allowedSet{canon: map[string]bool{}}
+	s.add(values)
+	return s
+}
+
+// add adds the values the set does not have yet.
+func (s *allowedSet) add(values []json.RawMessage) {
+	for _, v := range values {
+		c, ok := canonJSON(v)
+		if !ok || s.canon[c] {
+			continue
+		}
+		s.canon[c] = true
+		s.values = append(s.values, v)
+	}
+}
+
+// has reports whether the JSON value v is one of the set, comparing JSON
+// values (numbers by value, objects whatever their key order).
+func (s *allowedSet) has(v json.RawMessage) bool {
+	c, ok := canonJSON(v)
+	return ok && s.canon[c]
+}
+
+// schemaAllowed returns the values a property allows when they are finitely
+// many and an enum or const says which: its own, through local $refs and
+// allOf, or a union of such (with "type": "null" members counting as null,
+// as in Optional[Color]), each filtered by the types declared beside it.
+// nil when any value of some type goes, or the list is empty or too long to
+// check.
+func schemaAllowed(doc *render.SchemaDoc, raw json.RawMessage) *allowedSet {
+	values, enumerated, finite := allowedAt(doc, raw, 0)
+	if !enumerated || !finite || len(values) == 0 || len(values) > maxAllowed {
+		return nil
+	}
+	return newAllowedSet(values)
+}
+
+// allowedAt returns the values schema raw allows when finite: enumerated
+// when an enum or const (not only "type": "null") made it so.
+func allowedAt(doc *render.SchemaDoc, raw json.RawMessage, depth int) (values []json.RawMessage, enumerated, finite bool) {
+	if !doc.Visit(depth, len(raw)) {
+		return nil, false, false
+	}
+	members, ok := jsonObjectMembers(raw)
+	if !ok {
+		return nil, false, false
+	}
+	var typ, ref, enum, cnst json.RawMessage
+	var allOf, unions []json.RawMessage
+	for _, m := range members {
+		switch m.key {
+		case "type":
+			typ = m.raw
+		case "$ref":
+			ref = m.raw
+		case "enum":
+			enum = m.raw
+		case "const":
+			cnst = m.raw
+		case "allOf":
+			allOf = append(allOf, m.raw)
+		case "anyOf", "oneOf":
+			unions = append(unions, m.raw)
+		}
+	}
+	var set []json.RawMessage
+	restrict := func(vs []json.RawMessage, byEnum bool) {
+		if len(vs) > maxAllowed {
+			return // too many to check: no restriction
+		}
+		enumerated = enumerated || byEnum
+		if !finite {
+			set, finite = slices.Clone(vs), true // (vs may be kept for another property)
+			return
+		}
+		other := newAllowedSet(vs)
+		set = slices.DeleteFunc(set, func(v json.RawMessage) bool { return !other.has(v) })
+	}
+	var list []json.RawMessage
+	if enum != nil && json.Unmarshal(enum, &list) == nil {
+		restrict(list, true)
+	}
+	if cnst != nil {
+		restrict([]json.RawMessage{cnst}, true)
+	}
+	if ref != nil {
+		type found struct {
+			values             []json.RawMessage
+			enumerated, finite bool
+		}
+		if f, _ := followRef(doc, "allowed", ref, found{}, func(target json.RawMessage) found {
+			vs, e, f := allowedAt(doc, target, depth+1)
+			return found{vs, e, f}
+		}); f.finite {
+			restrict(f.values, f.enumerated)
+		}
+	}
+	for _, l := range allOf {
+		var subs []json.RawMessage
+		_ = json.Unmarshal(l, &subs)
+		for _, s := range subs {
+			if vs, e, f := allowedAt(doc, s, depth+1); f {
+				restrict(vs, e)
+			}
+		}
+	}
+	for _, l := range unions {
+		var subs []json.RawMessage
+		if json.Unmarshal(l, &subs) != nil || len(subs) == 0 {
+			continue
+		}
+		all := newAllowedSet(nil)
+		allFinite, anyEnum := true, false
+		for _, s := range subs {
+			vs, e, f := allowedAt(doc, s, depth+1)
+			if !f || len(all.values)+len(vs) > maxAllowed {
+				allFinite = false
+				break
+			}
+			all.add(vs)
+			anyEnum = anyEnum || e
+		}
+		if allFinite {
+			restrict(all.values, anyEnum)
+		}
+	}
+	if typ != nil {
+		names, ok := typeNames(typ)
+		switch {
+		case !ok:
+		case finite:
+			set = slices.DeleteFunc(set, func(v json.RawMessage) bool { return !kindAllowed(names, v) })
+		case len(names) == 1 && names[0] == "null":
+			restrict([]json.RawMessage{json.RawMessage("null")}, false)
+		}
+	}
+	return set, enumerated, finite
+}
+
+// kindAllowed reports whether a value's JSON kind is one of the type names.
+func kindAllowed(names []string, v json.RawMessage) bool {
+	k := valueKind(bytes.TrimSpace(v))
+	if k == "integer" || k == "number" {
+		return slices.Contains(names, "integer") || slices.Contains(names, "number")
+	}
+	return slices.Contains(names, k)
+}
+
+// enumValue types a KEY=VALUE pair whose property allows only the values
+// of set: the value as typed when the set has it, else the string itself,
+// else the value read as JSON (so Optional[Color] takes red and null). A
+// value the set lacks is a usage error listing the allowed ones; a value
+// read from a file is only ever the string.
+func enumValue(p pair, set *allowedSet, typed json.RawMessage, typeErr error) (json.RawMessage, error) {
+	if typeErr == nil && set.has(typed) {
+		return typed, nil
+	}
+	if s := jsonString(p.Value); set.has(s) {
+		return s, nil
+	}
+	if p.File != "" && typeErr != nil {
+		return nil, typeErr
+	}
+	if v := []byte(strings.TrimSpace(p.Value)); p.File == "" && json.Valid(v) && set.has(v) {
+		var b bytes.Buffer
+		if json.Compact(&b, v) == nil {
+			return b.Bytes(), nil
+		}
+	}
+	return nil, notAllowedError(p, set)
+}
+
+// notAllowedError: a value the schema's enumeration lacks (exit 2), with
+// the allowed values (Details "allowed", as JSON values).
+func notAllowedError(p pair, set *allowedSet) error {
+	shown := make([]string, 0, min(len(set.values), 50))
+	for i, v := range set.values {
+		if i == 50 {
+			shown = append(shown, fmt.Sprintf("and %d more", len(set.values)-50))
+			break
+		}
+		shown = append(shown, argClip(compactRaw(v), 60))
+	}
+	pairText := func(v string) string { return shellArg(argClip(p.Key, 100) + "=" + argClip(v, 100)) }
+	hint := fmt.Sprintf("e.g. %s; %s:=JSON sends any JSON value as is", pairText(lineForm(set.values[0])), p.Key)
+	if p.File == "" && len(set.values) <= 1000 { // (argNearest costs a little per value)
+		forms := make([]string, len(set.values))
+		for i, v := range set.values {
+			forms[i] = lineForm(v)
+		}
+		if n := argNearest(p.Value, forms); n != "" {
+			hint = fmt.Sprintf("did you mean %s? %s:=JSON sends any JSON value as is", pairText(n), p.Key)
+		}
+	}
+	return &UsageError{
+		Msg:     fmt.Sprintf("argument %q: %s is not one of the allowed values: %s", p.Key, valueSource(p), strings.Join(shown, ", ")),
+		Hints:   []string{hint},
+		Details: map[string]any{"key": p.Key, "value": argClip(p.Value, valueClip), "allowed": set.values},
+	}
+}
+
+// lineForm is a value as typed on the command line: a string as it is,
+// anything else as its JSON.
+func lineForm(v json.RawMessage) string {
+	var s string
+	if t := bytes.TrimSpace(v); len(t) > 0 && t[0] == '"' && json.Unmarshal(t, &s) == nil {
+		return s
+	}
+	return compactRaw(v)
+}
+
+func compactRaw(v json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, v) != nil {
+		return string(v)
+	}
+	return b.String()
+}
+
+// canonJSON is a canonical text of a JSON value, equal for equal values:
+// object keys sorted (the last of repeated keys wins), numbers by value
+// ("1.0", "1" and "10e-1" alike), strings decoded and re-encoded.
+func canonJSON(v json.RawMessage) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(v))
+	dec.UseNumber()
+	var x any
+	if dec.Decode(&x) != nil {
+		return "", false
+	}
+	var b strings.Builder
+	writeCanon(&b, x)
+	return b.String(), true
+}
+
+func writeCanon(b *strings.Builder, x any) {
+	switch x := x.(type) {
+	case nil:
+		b.WriteString("null")
+	case bool:
+		b.WriteString(strconv.FormatBool(x))
+	case json.Number:
+		b.WriteString(canonNumber(string(x)))
+	case string:
+		b.Write(jsonString(x))
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeCanon(b, e)
+		}
+		b.WriteByte(']')
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.Write(jsonString(k))
+			b.WriteByte(':')
+			writeCanon(b, x[k])
+		}
+		b.WriteByte('}')
+	}
+}
+
+// canonNumber writes a JSON number as sign, significant digits and
+// exponent, without converting it (a schema's 1e400 stays exact): "-0" and
+// "0.0" are "0", "1.50" is "15e-1", "100" is "1e2".
+func canonNumber(n string) string {
+	neg := strings.HasPrefix(n, "-")
+	n = strings.TrimPrefix(n, "-")
+	mant, expText, _ := strings.Cut(strings.ToLower(n), "e")
+	exp := 0
+	if expText != "" {
+		e, err := strconv.Atoi(expText)
+		if err != nil {
+			return "n" + n // an exponent past int: compare the text
+		}
+		exp = e
+	}
+	intPart, frac, _ := strings.Cut(mant, ".")
+	digits := strings.TrimLeft(intPart+frac, "0")
+	exp -= len(frac)
+	trimmed := strings.TrimRight(digits, "0")
+	exp += len(digits) - len(trimmed)
+	if trimmed == "" {
+		return "0"
+	}
+	sign := ""
+	if neg {
+		sign = "-"
+	}
+	return sign + trimmed + "e" + strconv.Itoa(exp)
+}
