@@ -151,7 +151,7 @@ func (a *app) writeToolText(doc *render.ToolDoc) error {
 	case doc.StructuredContentPath != nil:
 		_, err = fmt.Fprintln(a.s.Out, *doc.StructuredContentPath)
 	case doc.StructuredContent != nil:
-		_, err = fmt.Fprintf(a.s.Out, "%s\n", doc.StructuredContent)
+		err = a.s.WriteJSONLine(doc.StructuredContent)
 	}
 	return err
 }

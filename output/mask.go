@@ -89,9 +89,9 @@ func (m *Masker) active() bool {
 	return m.replacer != nil
 }
 
-// MaskJSON masks secrets inside the string values (and keys) of a JSON
-// document, leaving everything else — numbers, literals, structure — as it
-// is, so the result is still valid JSON.
+// MaskJSON masks secrets inside the string values of a JSON document,
+// leaving everything else — keys, numbers, literals, structure — as it is,
+// so the result is still valid JSON and reads the same to a program.
 func (m *Masker) MaskJSON(doc []byte) []byte {
 	if !m.active() {
 		return doc
@@ -113,6 +113,14 @@ func (m *Masker) MaskJSON(doc []byte) []byte {
 			break
 		}
 		lit := doc[i : j+1]
+		k := j + 1
+		for k < len(doc) && (doc[k] == ' ' || doc[k] == '\t' || doc[k] == '\n' || doc[k] == '\r') {
+			k++
+		}
+		if k < len(doc) && doc[k] == ':' { // a key
+			i = j
+			continue
+		}
 		var str string
 		if json.Unmarshal(lit, &str) == nil {
 			if masked := m.Mask(str); masked != str {

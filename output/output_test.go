@@ -145,7 +145,7 @@ func TestMaskJSON(t *testing.T) {
 	if err := s.WriteJSON(doc, ""); err != nil {
 		t.Fatal(err)
 	}
-	want := `{"port":"***","pw":"value ***","required":true,"size":8080,"t":"***","***":1}` + "\n"
+	want := `{"port":"***","pw":"value ***","required":true,"size":8080,"t":"***","true":1}` + "\n"
 	if out.String() != want {
 		t.Errorf("got  %s\nwant %s", out.String(), want)
 	}
@@ -173,5 +173,24 @@ func TestTerminalJSONStaysJSON(t *testing.T) {
 	NewLog(s, true, false).Note("x\x7f")
 	if err := json.Unmarshal(errb.Bytes(), &v); err != nil {
 		t.Errorf("stderr JSON on a terminal: %v %q", err, errb)
+	}
+}
+
+// TestMaskJSONKeys: a key is never rewritten, even when a secret occurs in
+// it (the issue: MCP_LOG_LEVEL=error turned "is_error" into "is_***"); only
+// string values are masked, and the document keeps its structure.
+func TestMaskJSONKeys(t *testing.T) {
+	m := &Masker{}
+	m.Add("error", "s3cr3t-value")
+	for in, want := range map[string]string{
+		`{"is_error":true,"msg":"an error"}`:                     `{"is_error":true,"msg":"an ***"}`,
+		`{"is_error" : "error", "list": ["error", {"error":1}]}`: `{"is_error" : "***", "list": ["***", {"error":1}]}`,
+		"{\n  \"s3cr3t-value\":\n  \"s3cr3t-value\"\n}":          "{\n  \"s3cr3t-value\":\n  \"***\"\n}",
+		`{"a\"error":"x\"error"}`:                                `{"a\"error":"x\"***"}`,
+		`["is_error",":"]`:                                       `["is_***",":"]`,
+	} {
+		if got := string(m.MaskJSON([]byte(in))); got != want {
+			t.Errorf("MaskJSON(%s)\n got %s\nwant %s", in, got, want)
+		}
 	}
 }
