@@ -240,7 +240,7 @@ func (a *app) readNotes(doc *render.ReadDoc, o *readOptions) {
 				if it.CutByCeiling {
 					cut = fmt.Sprintf(", cut short by the response ceiling of %s", render.HumanBytes(render.ResponseCeiling))
 				}
-				note("%s (bytes %d to %d of %d shown%s); next page: --offset %d", what, it.Offset, it.Offset+len(it.Text), it.TotalBytes, cut, *it.NextOffset)
+				note("%s (bytes %d to %d of %d shown%s); next page: --offset %d", what, it.Offset, it.Offset+it.Bytes, it.TotalBytes, cut, *it.NextOffset)
 				nexts[*it.NextOffset] = true
 			} else if it.Text == "" && o.Pattern != nil && it.TotalBytes == 0 {
 				note("no line of %s matches --pattern %q", name, render.Clip(o.Pattern.String(), 200))

@@ -194,3 +194,44 @@ func TestMaskJSONKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestMaskIn: a piece cut from a text shows *** for the part of a secret
+// it holds, whichever side the cut is on, and a piece that lies inside a
+// secret is *** alone.
+func TestMaskIn(t *testing.T) {
+	m := &Masker{}
+	if got := m.MaskIn("hunt", "er2-hunter2 x", ""); got != "er2-hunter2 x" {
+		t.Errorf("no secrets: %q", got)
+	}
+	m.Add("hunter2-hunter2", "tok-9999")
+	whole := "the key is hunter2-hunter2, and tok-9999 too"
+	if m.Longest() != len("hunter2-hunter2") {
+		t.Errorf("Longest %d", m.Longest())
+	}
+	for _, tc := range []struct {
+		start, end int
+		want       string
+	}{
+		{0, len(whole), "the key is ***, and *** too"},
+		{0, 15, "the key is ***"}, // ends inside the first secret
+		{15, 35, "***, and ***"},  // starts inside one, ends inside the other
+		{13, 20, "***"},           // inside one secret
+		{30, 44, "d *** too"},
+		{34, 44, "*** too"},
+		{0, 11, "the key is "},
+		{26, 32, ", and "},
+		{25, 33, "***, and ***"},
+	} {
+		got := m.MaskIn(whole[:tc.start], whole[tc.start:tc.end], whole[tc.end:])
+		if got != tc.want {
+			t.Errorf("[%d:%d] %q: got %q, want %q", tc.start, tc.end, whole[tc.start:tc.end], got, tc.want)
+		}
+	}
+	// across items: the end of one text and the start of the next
+	if got := m.MaskIn("", "a value: hunter2-", "hunter2 and more"); got != "a value: ***" {
+		t.Errorf("item end: %q", got)
+	}
+	if got := m.MaskIn("a value: hunter2-", "hunter2 and more", ""); got != "*** and more" {
+		t.Errorf("item start: %q", got)
+	}
+}

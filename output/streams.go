@@ -103,3 +103,7 @@ func (s *Streams) AddSecrets(values ...string) { s.masker.Add(values...) }
 
 // Mask replaces every registered secret in str with ***.
 func (s *Streams) Mask(str string) string { return s.masker.Mask(str) }
+
+// Secrets is the set of secrets registered so far, for masking pieces of a
+// text against the text around them (see Masker.MaskIn).
+func (s *Streams) Secrets() *Masker { return s.masker }
