@@ -235,3 +235,15 @@ func TestMaskIn(t *testing.T) {
 		t.Errorf("item start: %q", got)
 	}
 }
+
+// TestDataUnmasked: Data is stdout byte for byte (--raw to a pipe or a
+// file); Out and RawOut mask.
+func TestDataUnmasked(t *testing.T) {
+	s, out, _ := ForTest(false)
+	s.AddSecrets("s3cr3t-token")
+	_, _ = s.Data.Write([]byte("\x00s3cr3t-token\xff"))
+	_, _ = s.RawOut.Write([]byte(" s3cr3t-token"))
+	if got := out.String(); got != "\x00s3cr3t-token\xff ***" {
+		t.Errorf("stdout %q", got)
+	}
+}
