@@ -46,6 +46,7 @@ type Server struct {
 	Timeout    time.Duration // 0: not set
 	InheritEnv bool
 	OAuth      *OAuthConfig // the "oauth" entry: a pre-registered client
+	Secrets    []string     // "secrets": env and variable names whose values are secrets
 	Source     string       // the file that defined it, or "builtin"
 	Dir        string       // directory of that file: relative paths resolve against it
 
@@ -56,7 +57,9 @@ type Server struct {
 }
 
 // Target returns the server's target as configured, unexpanded: the command
-// line or the URL. It never contains a secret that came from the environment.
+// line or the URL. It never contains a secret that came from the
+// environment, and a URL shows a literal password or token as *** (see
+// DisplayURL).
 func (s *Server) Target() string {
 	if s.Transport == Stdio || (s.Transport == "" && s.Command != "") {
 		parts := append([]string{s.Command}, s.Args...)
@@ -68,7 +71,7 @@ func (s *Server) Target() string {
 		}
 		return strings.Join(parts, " ")
 	}
-	return s.URL
+	return DisplayURL(s.URL)
 }
 
 // shellQuote quotes a word of a configured command line for display; ${VAR}
@@ -206,6 +209,7 @@ type rawEntry struct {
 	Timeout    json.RawMessage   `json:"timeout"`
 	InheritEnv bool              `json:"inheritEnv"`
 	OAuth      *OAuthConfig      `json:"oauth"`
+	Secrets    []string          `json:"secrets"`
 }
 
 // OAuthConfig is a server's "oauth" entry: the client registered for mcpx
@@ -339,6 +343,7 @@ func parseEntry(name string, data json.RawMessage) *Server {
 	}
 	s.Command, s.Args, s.Env, s.Cwd = str(e.Command), e.Args, e.Env, str(e.Cwd)
 	s.URL, s.Headers, s.InheritEnv, s.OAuth = str(e.URL), e.Headers, e.InheritEnv, e.OAuth
+	s.Secrets = e.Secrets
 	fail := func(format string, args ...any) *Server {
 		s.err = &ConfigError{Server: name, Msg: fmt.Sprintf(format, args...)}
 		return s

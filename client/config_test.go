@@ -107,9 +107,12 @@ func TestExpansion(t *testing.T) {
 	if want := []string{"PATH=/bin", "LC_ALL=C", "K=tok-123456"}; !reflect.DeepEqual(tg.Env, want) {
 		t.Errorf("env %q, want %q", tg.Env, want)
 	}
-	for _, s := range []string{"tok-123456", dir, "fast"} {
-		if !slices.Contains(tg.Secrets, s) {
-			t.Errorf("%q is not a secret: %q", s, tg.Secrets)
+	if !slices.Contains(tg.Secrets, "tok-123456") {
+		t.Errorf("${TOKEN} is not a secret: %q", tg.Secrets)
+	}
+	for _, s := range []string{dir, dir + "/x", "fast"} {
+		if slices.Contains(tg.Secrets, s) {
+			t.Errorf("%q (an ordinary value) is a secret: %q", s, tg.Secrets)
 		}
 	}
 	_, err = Resolve(cfg.Servers["unset"], o)
@@ -224,7 +227,7 @@ func TestHeaderAndURLSecrets(t *testing.T) {
 		t.Errorf("plain: %q", got)
 	}
 	u, _ := url.Parse("http://bob:pw-123@h/x")
-	if got := URLSecrets(u); !reflect.DeepEqual(got, []string{"pw-123", "bob:pw-123"}) {
+	if got := URLSecrets(u); !reflect.DeepEqual(got, []string{"pw-123", "bob:pw-123", "Ym9iOnB3LTEyMw=="}) {
 		t.Errorf("url: %q", got)
 	}
 	h := map[string]string{"authorization": "a"}

@@ -106,13 +106,16 @@ func (c *Config) Lookup(arg, self string) (*Server, error) {
 
 var varName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// expander expands ${VAR}, ${VAR:-default}, ${env:VAR} and ${workspaceFolder}
-// and remembers every value it produced: they are secrets.
+// expander expands ${VAR}, ${VAR:-default}, ${env:VAR} and ${workspaceFolder},
+// and remembers the values that are secrets (see SECRETS in mcpx(1)): those
+// of variables with a secret name, and every value while all is set (a
+// header value, a secret env entry).
 type expander struct {
 	server    string
-	getenv    func(string) string
 	lookup    func(string) (string, bool)
 	workspace string
+	secretVar func(name string) bool
+	all       bool
 	secrets   []string
 }
 
@@ -134,11 +137,11 @@ func (x *expander) expand(field, s string) (string, error) {
 			return "", &ConfigError{Server: x.server, Msg: fmt.Sprintf("%s: unterminated \"${\" in %q", field, s)}
 		}
 		expr := rest[:j]
-		val, err := x.value(field, expr)
+		name, val, err := x.value(field, expr)
 		if err != nil {
 			return "", err
 		}
-		if val != "" {
+		if val != "" && (x.all || name != "" && x.secretVar(name)) {
 			x.secrets = append(x.secrets, val)
 		}
 		b.WriteString(val)
@@ -146,12 +149,14 @@ func (x *expander) expand(field, s string) (string, error) {
 	}
 }
 
-func (x *expander) value(field, expr string) (string, error) {
+// value returns the value of one ${...} expression, and the name of the
+// variable it read ("" for ${workspaceFolder}).
+func (x *expander) value(field, expr string) (string, string, error) {
 	switch {
 	case expr == "workspaceFolder":
-		return x.workspace, nil
+		return "", x.workspace, nil
 	case strings.HasPrefix(expr, "input:"):
-		return "", &ConfigError{Server: x.server, Msg: fmt.Sprintf("%s: ${%s} asks VS Code to prompt for a value, which mcpx cannot do; use ${VAR} and set VAR in the environment", field, expr)}
+		return "", "", &ConfigError{Server: x.server, Msg: fmt.Sprintf("%s: ${%s} asks VS Code to prompt for a value, which mcpx cannot do; use ${VAR} and set VAR in the environment", field, expr)}
 	case strings.HasPrefix(expr, "env:"):
 		expr = expr[len("env:"):]
 	}
@@ -160,16 +165,16 @@ func (x *expander) value(field, expr string) (string, error) {
 		name, def, hasDef = expr[:k], expr[k+2:], true
 	}
 	if !varName.MatchString(name) {
-		return "", &ConfigError{Server: x.server, Msg: fmt.Sprintf("%s: ${%s} is not a variable reference (want ${VAR} or ${VAR:-default})", field, expr)}
+		return "", "", &ConfigError{Server: x.server, Msg: fmt.Sprintf("%s: ${%s} is not a variable reference (want ${VAR} or ${VAR:-default})", field, expr)}
 	}
 	v, ok := x.lookup(name)
 	if hasDef && v == "" {
-		return def, nil
+		return name, def, nil
 	}
 	if !ok {
-		return "", &ConfigError{Server: x.server, Var: name, Msg: fmt.Sprintf("environment variable %s is not set (used in %s)", name, field)}
+		return "", "", &ConfigError{Server: x.server, Var: name, Msg: fmt.Sprintf("environment variable %s is not set (used in %s)", name, field)}
 	}
-	return v, nil
+	return name, v, nil
 }
 
 // Resolve expands a server's entry into a Target. Only servers that an
@@ -186,7 +191,7 @@ func Resolve(s *Server, o ResolveOptions) (*Target, error) {
 		}
 		return "", false
 	}
-	x := &expander{server: s.Name, getenv: o.Getenv, lookup: lookup, workspace: s.workspace}
+	x := &expander{server: s.Name, lookup: lookup, workspace: s.workspace, secretVar: s.secretName}
 	t := &Target{Name: s.Name, Transport: s.Transport, Argv0: s.argv0}
 	var err error
 	if t.Command, err = x.expand("command", s.Command); err != nil {
@@ -207,16 +212,23 @@ func Resolve(s *Server, o ResolveOptions) (*Target, error) {
 	}
 	env := map[string]string{}
 	for _, k := range sortedKeys(s.Env) {
+		secret := s.secretName(k)
+		x.all = secret
 		v, err := x.expand("env."+k, s.Env[k])
+		x.all = false
 		if err != nil {
 			return nil, err
 		}
 		env[k] = v
-		x.secrets = append(x.secrets, v)
+		if secret {
+			x.secrets = append(x.secrets, v)
+		}
 	}
 	t.Headers = map[string]string{}
 	for _, k := range sortedKeys(s.Headers) {
+		x.all = true // a header value is always a secret, and so is what it holds
 		v, err := x.expand("headers."+k, s.Headers[k])
+		x.all = false
 		if err != nil {
 			return nil, err
 		}
@@ -247,7 +259,10 @@ func Resolve(s *Server, o ResolveOptions) (*Target, error) {
 				return nil, err
 			}
 			x.secrets = x.secrets[:n] // a client id is public: it is in every authorization URL
-			if oc.ClientSecret, err = x.expand("oauth.clientSecret", s.OAuth.ClientSecret); err != nil {
+			x.all = true
+			oc.ClientSecret, err = x.expand("oauth.clientSecret", s.OAuth.ClientSecret)
+			x.all = false
+			if err != nil {
 				return nil, err
 			}
 			if oc.ClientSecret != "" {
@@ -280,6 +295,21 @@ func Resolve(s *Server, o ResolveOptions) (*Target, error) {
 	return t, nil
 }
 
+// secretName reports whether the entry's env entry or variable name marks
+// a secret: by the name rule (IsSecretName) or because the entry lists it in
+// "secrets" (compared ignoring case).
+func (s *Server) secretName(name string) bool {
+	if IsSecretName(name) {
+		return true
+	}
+	for _, n := range s.Secrets {
+		if strings.EqualFold(n, name) {
+			return true
+		}
+	}
+	return false
+}
+
 // setHeader sets a header by its canonical name, so that "authorization"
 // in a config file and -H 'Authorization: ...' are one header (the later wins).
 func setHeader(h map[string]string, k, v string) {
@@ -290,28 +320,6 @@ func setHeader(h map[string]string, k, v string) {
 		}
 	}
 	h[ck] = v
-}
-
-// HeaderSecrets returns the secrets in a header value: the value, and the
-// credentials after an auth scheme ("Bearer TOKEN" → TOKEN too), since a
-// server may echo the bare token.
-func HeaderSecrets(v string) []string {
-	out := []string{v}
-	if _, cred, ok := strings.Cut(strings.TrimSpace(v), " "); ok && strings.TrimSpace(cred) != "" {
-		out = append(out, strings.TrimSpace(cred))
-	}
-	return out
-}
-
-// URLSecrets returns the password of a URL's userinfo (and user:password).
-func URLSecrets(u *url.URL) []string {
-	if u.User == nil {
-		return nil
-	}
-	if pw, ok := u.User.Password(); ok && pw != "" {
-		return []string{pw, u.User.Username() + ":" + pw}
-	}
-	return nil
 }
 
 // ParseHeader parses -H 'K: V'.

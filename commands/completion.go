@@ -114,12 +114,34 @@ func (a *app) completeLine(ctx context.Context, root *cli.Command, args []string
 	defer cancel()
 	src := &completeSource{a: a, line: line}
 	defer src.close()
+	for _, h := range line.Flag("header") {
+		if _, v, err := client.ParseHeader(h); err == nil {
+			a.s.AddSecrets(client.HeaderSecrets(v)...)
+		}
+	}
 	res := completions.Complete(ctx, line, cur, src)
+	res.Cands = maskCandidates(res.Cands, a.s.Mask)
 	if shell == "bash" {
 		_ = completions.WriteBash(a.s.RawOut, res, bash, int(compType))
 	} else {
 		_ = completions.WriteTabbed(a.s.RawOut, res, shell)
 	}
+}
+
+// maskCandidates masks secrets in the descriptions and leaves out the
+// candidates whose value holds one: inserting *** into the command line
+// as if it were the value would be wrong, and the value itself would end
+// up in the shell's history (see SECRETS in mcpx(1)).
+func maskCandidates(cands []completions.Candidate, mask func(string) string) []completions.Candidate {
+	out := cands[:0]
+	for _, c := range cands {
+		if mask(c.Value) != c.Value {
+			continue
+		}
+		c.Desc = mask(c.Desc)
+		out = append(out, c)
+	}
+	return out
 }
 
 // skipProgram drops the program name and any VAR=value assignments before it.
@@ -314,6 +336,7 @@ func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, er
 	if err != nil {
 		return nil, err
 	}
+	s.a.s.AddSecrets(t.Secrets...)
 	// A stored token is used while it is valid; a TAB never refreshes one
 	// and never starts a login.
 	t.NoRefresh = true
@@ -332,6 +355,8 @@ func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, er
 		MessageCeiling:  render.MessageCeiling,
 		Elicit:          func(context.Context, client.Elicitation) client.Answer { return client.Answer{Action: "decline"} },
 		Roots:           roots,
+		Mask:            s.a.s.Mask,
+		AddSecrets:      s.a.s.AddSecrets,
 	})
 	if err != nil {
 		return nil, err

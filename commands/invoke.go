@@ -152,7 +152,7 @@ func (a *app) writeToolText(doc *render.ToolDoc) error {
 	case doc.StructuredContentPath != nil:
 		_, err = fmt.Fprintln(a.s.Out, *doc.StructuredContentPath)
 	case doc.StructuredContent != nil:
-		_, err = fmt.Fprintf(a.s.Out, "%s\n", doc.StructuredContent)
+		err = a.s.WriteJSONLine(doc.StructuredContent)
 	}
 	return err
 }
@@ -168,7 +168,7 @@ func (a *app) invokeNotes(doc *render.ToolDoc) {
 				if it.CutByCeiling {
 					limit = fmt.Sprintf("the response ceiling of %s, shared by all the items of a result", render.HumanBytes(render.ResponseCeiling))
 				}
-				n.note("item #%d: the text was cut at %d of its %d bytes by %s; narrow the call's arguments to get less", i, len(it.Text), it.TotalBytes, limit)
+				n.note("item #%d: the text was cut at %d of its %d bytes by %s; narrow the call's arguments to get less", i, it.Bytes, it.TotalBytes, limit)
 			}
 		case *render.BlobItem:
 			mime := "no mime type"

@@ -109,6 +109,7 @@ func (a *app) contentPolicy(ctx context.Context, conn *client.Conn) render.Polic
 	if sp != nil {
 		p.SpillDir = sp.Dir(conn.T.SpillName)
 	}
+	p.Secrets = a.s.Secrets()
 	return p
 }
 

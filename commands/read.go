@@ -240,7 +240,7 @@ func (a *app) readNotes(doc *render.ReadDoc, o *readOptions) {
 				if it.CutByCeiling {
 					cut = fmt.Sprintf(", cut short by the response ceiling of %s", render.HumanBytes(render.ResponseCeiling))
 				}
-				note("%s (bytes %d to %d of %d shown%s); next page: --offset %d", what, it.Offset, it.Offset+len(it.Text), it.TotalBytes, cut, *it.NextOffset)
+				note("%s (bytes %d to %d of %d shown%s); next page: --offset %d", what, it.Offset, it.Offset+it.Bytes, it.TotalBytes, cut, *it.NextOffset)
 				nexts[*it.NextOffset] = true
 			} else if it.Text == "" && o.Pattern != nil && it.TotalBytes == 0 {
 				note("no line of %s matches --pattern %q", name, render.Clip(o.Pattern.String(), 200))
@@ -301,7 +301,10 @@ func (a *app) writeRaw(items []render.Content, file string) error {
 	if file != "" && file != "-" {
 		return output.WriteFileAtomic(file, parts)
 	}
-	w := a.s.RawOut
+	// Data is data: to a pipe it is written byte for byte, secrets and
+	// all (see SECRETS in mcpx(1)); on a terminal it is masked and escaped
+	// like any output.
+	w := a.s.Data
 	if a.s.OutTTY {
 		for i, p := range parts {
 			if !utf8.Valid(p) {
@@ -310,6 +313,8 @@ func (a *app) writeRaw(items []render.Content, file string) error {
 			}
 		}
 		w = a.s.Out
+		// one write: a secret split between two items is masked whole
+		parts = [][]byte{bytes.Join(parts, nil)}
 	}
 	for _, p := range parts {
 		if _, err := w.Write(p); err != nil {

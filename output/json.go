@@ -52,6 +52,15 @@ func (s *Streams) WriteJSON(v any, selectPath string) error {
 	return err
 }
 
+// WriteJSONLine prints a JSON document as it is, and a newline: for JSON
+// inside text output (a tool's structured content). Like WriteJSON, it
+// masks secrets in string values only, never in keys.
+func (s *Streams) WriteJSONLine(doc []byte) error {
+	doc = s.masker.MaskJSON(doc)
+	_, err := s.outJSON.Write(append(doc[:len(doc):len(doc)], '\n'))
+	return err
+}
+
 func writeSelection(w io.Writer, doc []byte, path string) error {
 	r := gjson.GetBytes(doc, path)
 	if !r.Exists() {

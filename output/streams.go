@@ -21,7 +21,10 @@ type Streams struct {
 	In     io.Reader
 	Out    io.Writer // masked, and escaped when OutTTY
 	Err    io.Writer // masked, and escaped when ErrTTY
-	RawOut io.Writer // masked only: for bytes that must pass unchanged (pipes, files)
+	RawOut io.Writer // masked only: for text that must pass unescaped (help, completion answers)
+	// Data is stdout as it is, neither masked nor escaped: for --raw data
+	// written to a pipe or a file, which is written byte for byte.
+	Data io.Writer
 
 	// outJSON and errJSON are escaped on a terminal but not masked: JSON
 	// documents are masked value by value (MaskJSON), so that masking never
@@ -63,6 +66,7 @@ func New(in io.Reader, out, errw io.Writer, inTTY, outTTY, errTTY bool) *Streams
 	s := &Streams{In: in, InTTY: inTTY, OutTTY: outTTY, ErrTTY: errTTY, masker: m}
 	out = &stdoutWriter{w: out}
 	s.RawOut = &maskWriter{m: m, w: out}
+	s.Data = out
 	s.outJSON, s.errJSON, s.errRaw = out, errw, errw
 	s.Out, s.Err = &maskWriter{m: m, w: out}, &maskWriter{m: m, w: errw}
 	if outTTY {
@@ -103,3 +107,7 @@ func (s *Streams) AddSecrets(values ...string) { s.masker.Add(values...) }
 
 // Mask replaces every registered secret in str with ***.
 func (s *Streams) Mask(str string) string { return s.masker.Mask(str) }
+
+// Secrets is the set of secrets registered so far, for masking pieces of a
+// text against the text around them (see Masker.MaskIn).
+func (s *Streams) Secrets() *Masker { return s.masker }

@@ -39,23 +39,34 @@ func Grep(text string, re *regexp.Regexp) string {
 // number for every line): it keeps only the bytes the page needs and counts
 // the rest. It stops early, returning false, once done is closed.
 func GrepPage(text string, re *regexp.Regexp, offset, max int, done <-chan struct{}) (Page, bool) {
+	pg, _, _, ok := grepPage(text, re, offset, max, 0, done)
+	return pg, ok
+}
+
+// grepPage is GrepPage that also returns up to ctx bytes of the filtered
+// text on either side of the page (for masking a secret the page cuts).
+func grepPage(text string, re *regexp.Regexp, offset, max, ctx int, done <-chan struct{}) (pg Page, before, after string, ok bool) {
 	offset, max = maxInt(offset, 0), maxInt(max, 1)
 	// The page starts at or after offset (rounded forward at most 3 bytes)
 	// and ends by offset+max+3 (a page holds at least one character).
-	window, total, ok := grepWindow(text, re, offset, offset+max+2*utf8.UTFMax, done)
+	lo := maxInt(offset-ctx, 0)
+	window, total, ok := grepWindow(text, re, lo, offset+max+2*utf8.UTFMax+ctx, done)
 	if !ok {
-		return Page{}, false
+		return Page{}, "", "", false
 	}
 	if offset >= total {
-		return Page{Offset: total, Total: total}, true
+		return Page{Offset: total, Total: total}, "", "", true
 	}
+	pre, window := window[:offset-lo], window[offset-lo:]
 	// An offset inside a character moves forward to the next one (the
 	// output is UTF-8: text is).
 	k := 0
 	for k < utf8.UTFMax-1 && k < len(window) && !utf8.RuneStart(window[k]) {
 		k++
 	}
-	pg := PageText(window[k:], 0, max)
+	// the page as a window without context after it would give it
+	pg = PageText(window[k:min(len(window), max+2*utf8.UTFMax)], 0, max)
+	before, after = pre+window[:k], window[k+len(pg.Text):]
 	offset += k
 	pg.Offset += offset
 	pg.Total = total
@@ -65,7 +76,7 @@ func GrepPage(text string, re *regexp.Regexp, offset, max int, done <-chan struc
 	} else if end := pg.Offset + len(pg.Text); end < total {
 		pg.Next, pg.Truncated = &end, true
 	}
-	return pg, true
+	return pg, before, after, true
 }
 
 func maxInt(a, b int) int {

@@ -130,9 +130,11 @@ func RenderPrompt(raw []byte, p Policy) (doc *PromptDoc, warnings []string, err 
 				if !r.isText { // never a cut placeholder
 					return errStop
 				}
-				text = cutText(text, left)
 				t := r.item.(*TextItem)
-				t.Text, t.Truncated = text, true
+				cut := cutText(text, left)
+				// a secret the ceiling cuts shows as *** for the part kept
+				t.Text, t.Truncated, t.Bytes = p.maskPage(text, 0, len(cut)), true, len(cut)
+				text = t.Text
 			}
 			if r.warning != "" {
 				warnings = append(warnings, r.warning)

@@ -23,6 +23,9 @@ type TextItem struct {
 	// CutByCeiling: the page is shorter than --max-bytes because the
 	// response ceiling was reached in it (for the notes; not in the JSON).
 	CutByCeiling bool `json:"-"`
+	// Bytes is how many bytes of the server's text the page holds: Text
+	// may be shorter or longer once secrets are masked (for the notes).
+	Bytes int `json:"-"`
 }
 
 // BlobItem is a rendered blob: spilled to a file, never inline (CONTRACT §5).
@@ -59,6 +62,9 @@ type Policy struct {
 	// path is known to be at least this long plus a file name before the
 	// blob is decoded), or "".
 	SpillDir string
+	// Secrets masks a secret that a page, a cut or an item boundary
+	// splits (nil: nothing is masked here; output masks whole secrets).
+	Secrets Secrets
 }
 
 // RenderContents applies the content policy to the items of a response, in
@@ -69,7 +75,7 @@ type Policy struct {
 // (a spilled blob counts as the line that shows its path, an empty text as
 // one byte, so that no number of items can grow a response without bound).
 func RenderContents(items []Content, p Policy) (rendered []any, omitted int, err error) {
-	r := renderer{p: p}
+	r := renderer{p: p, seams: newSeams(p)}
 	for _, c := range items {
 		if r.full() {
 			r.omitted++
@@ -97,7 +103,7 @@ func RenderResourceRead(raw []byte, p Policy) (rendered []any, omitted int, err 
 	if err != nil {
 		return nil, 0, err
 	}
-	r := renderer{p: p}
+	r := renderer{p: p, seams: newSeams(p)}
 	decoded = 0
 	err = scanContents(raw, func(i int, v gjson.Result) error {
 		c, err := parseItem(raw, v, i, &decoded, !r.full())
@@ -122,6 +128,7 @@ type renderer struct {
 	used     int // text bytes of the response so far
 	rendered []any
 	omitted  int
+	seams    *seams
 }
 
 func (r *renderer) full() bool { return r.used >= ResponseCeiling }
@@ -134,6 +141,7 @@ func (r *renderer) add(c Content) error {
 		}
 		r.used += len(b.Path) + 1 // the line text output prints
 		r.rendered = append(r.rendered, b)
+		r.seams.other()
 		return nil
 	}
 	text := c.Text
@@ -141,7 +149,7 @@ func (r *renderer) add(c Content) error {
 		text = string(c.Blob)
 	}
 	left := ResponseCeiling - r.used
-	t, err := r.p.text(text, min(r.p.Max, left))
+	t, err := r.p.text(text, min(r.p.Max, left), r.seams)
 	if err != nil {
 		return err
 	}
@@ -152,23 +160,32 @@ func (r *renderer) add(c Content) error {
 	return nil
 }
 
-// text renders one text at most max bytes a page.
-func (p Policy) text(text string, max int) (*TextItem, error) {
-	var pg Page
+// text renders one text at most max bytes a page, masking the secrets the
+// page cuts (sm: the seams between the items of the response).
+func (p Policy) text(text string, max int, sm *seams) (*TextItem, error) {
 	if p.Pattern != nil {
 		var done <-chan struct{}
 		if p.Ctx != nil {
 			done = p.Ctx.Done()
 		}
-		var ok bool
-		if pg, ok = GrepPage(text, p.Pattern, p.Offset, max, done); !ok {
+		pg, before, after, ok := grepPage(text, p.Pattern, p.Offset, max, sm.n, done)
+		if !ok {
 			return nil, p.Ctx.Err()
 		}
-	} else {
-		pg = PageText(text, p.Offset, max)
+		t := &TextItem{Type: "text", Text: pg.Text, Offset: pg.Offset, Truncated: pg.Truncated,
+			TotalBytes: pg.Total, NextOffset: pg.Next, Bytes: len(pg.Text)}
+		if sm.n > 0 {
+			// filtered lines are not joined to the next item's text
+			t.Text = p.Secrets.MaskIn(before, pg.Text, after)
+		}
+		sm.other()
+		return t, nil
 	}
-	return &TextItem{Type: "text", Text: pg.Text, Offset: pg.Offset, Truncated: pg.Truncated,
-		TotalBytes: pg.Total, NextOffset: pg.Next}, nil
+	pg := PageText(text, p.Offset, max)
+	t := &TextItem{Type: "text", Text: pg.Text, Offset: pg.Offset, Truncated: pg.Truncated,
+		TotalBytes: pg.Total, NextOffset: pg.Next, Bytes: len(pg.Text)}
+	sm.text(t, text, pg.Offset, pg.Offset+len(pg.Text))
+	return t, nil
 }
 
 func (p Policy) blob(c Content) (*BlobItem, error) {

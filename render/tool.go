@@ -97,6 +97,7 @@ func RenderToolResult(raw []byte, p Policy) (doc *ToolDoc, warnings []string, er
 
 	used := 0
 	var decoded int64
+	sm := newSeams(p)
 	err = walk(func(i int, sp span) error {
 		if used >= ResponseCeiling {
 			return errStop
@@ -121,6 +122,7 @@ func RenderToolResult(raw []byte, p Policy) (doc *ToolDoc, warnings []string, er
 				t.Text, t.Truncated = cutText(t.Text, n), true
 				t.CutByCeiling = n < SliceClamp
 			}
+			t.Bytes = len(t.Text)
 			used += len(t.Text) // and the newline text output adds when it lacks one
 			if !strings.HasSuffix(t.Text, "\n") {
 				used++
@@ -130,7 +132,9 @@ func RenderToolResult(raw []byte, p Policy) (doc *ToolDoc, warnings []string, er
 				// character boundary): the blocks after it are omitted
 				used = ResponseCeiling
 			}
+			sm.text(t, r.text, 0, t.Bytes)
 		} else {
+			sm.other()
 			line := len(ItemLine(r.item)) + 1
 			if line > left {
 				// a path or a URI is shown whole or not at all (a

@@ -1,0 +1,75 @@
+package render
+
+// Secrets masks the secrets in the texts of a response. Output masks every
+// whole secret it prints; what it cannot see is a secret cut in two — by
+// the start or end of a page, by the response ceiling, or by the boundary
+// between two content items — so the content policy masks each piece it
+// shows against the text around it (see SECRETS in mcpx(1)).
+type Secrets interface {
+	// MaskIn returns text with every secret masked, including the part
+	// of one that begins in before or ends in after.
+	MaskIn(before, text, after string) string
+	// Longest is the length in bytes of the longest secret (0: none).
+	Longest() int
+}
+
+// maskPage returns page = whole[start:end] masked against the rest of
+// whole (nil Secrets: page as it is).
+func (p Policy) maskPage(whole string, start, end int) string {
+	if p.Secrets == nil || p.Secrets.Longest() == 0 {
+		return whole[start:end]
+	}
+	return p.Secrets.MaskIn(whole[:start], whole[start:end], whole[end:])
+}
+
+// seams masks the text items of one response in order, each page against
+// its own text and, where the page reaches the start or the end of its
+// item, against the neighbouring item's text: a secret split between two
+// adjacent text items is masked on both sides.
+type seams struct {
+	p Policy
+	n int // the context needed: the longest secret
+
+	prevTail string // the end of the previous item's whole text ("": not a text)
+	// open is the previous item when its page reaches the end of its text:
+	// it is masked again once the next item's text is known.
+	open             *TextItem
+	openBefore, page string
+}
+
+func newSeams(p Policy) *seams {
+	s := &seams{p: p}
+	if p.Secrets != nil {
+		s.n = p.Secrets.Longest()
+	}
+	return s
+}
+
+// text masks t, whose Text is the page whole[start:end] of an item.
+func (s *seams) text(t *TextItem, whole string, start, end int) {
+	if s.n == 0 {
+		return
+	}
+	head := whole[:min(len(whole), s.n)]
+	if s.open != nil {
+		s.open.Text = s.p.Secrets.MaskIn(s.openBefore, s.page, head)
+	}
+	before := whole[:start]
+	if start < s.n && s.prevTail != "" {
+		before = s.prevTail + before
+	}
+	after := whole[end:]
+	t.Text = s.p.Secrets.MaskIn(before, whole[start:end], after)
+	s.open = nil
+	if end == len(whole) {
+		s.open, s.openBefore, s.page = t, before, whole[start:end]
+	}
+	s.prevTail = whole[max(0, len(whole)-s.n):]
+}
+
+// other records an item that is not a text (or a text not to be joined
+// to its neighbours, such as a filtered one): it separates the texts
+// around it.
+func (s *seams) other() {
+	s.open, s.prevTail = nil, ""
+}

@@ -1,0 +1,168 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// fakeSecrets masks by brute force: every byte of text that an occurrence
+// of a secret in before+text+after covers is part of a run shown as ***.
+type fakeSecrets []string
+
+func (f fakeSecrets) Longest() int {
+	n := 0
+	for _, s := range f {
+		n = max(n, len(s))
+	}
+	return n
+}
+
+func (f fakeSecrets) MaskIn(before, text, after string) string {
+	whole := before + text + after
+	covered := make([]bool, len(whole))
+	for _, s := range f {
+		for i := 0; i+len(s) <= len(whole); i++ {
+			if whole[i:i+len(s)] == s {
+				for k := i; k < i+len(s); k++ {
+					covered[k] = true
+				}
+			}
+		}
+	}
+	var b strings.Builder
+	for i := len(before); i < len(before)+len(text); i++ {
+		if !covered[i] {
+			b.WriteByte(whole[i])
+		} else if i == len(before) || !covered[i-1] {
+			b.WriteString("***")
+		}
+	}
+	return b.String()
+}
+
+// TestPagesMaskSplitSecrets: a page that starts or ends inside a secret
+// shows *** for the part it holds, and offsets keep counting the server's
+// bytes (the issue: --max-bytes 10, then --offset 10, printed a secret in
+// two halves).
+func TestPagesMaskSplitSecrets(t *testing.T) {
+	text := "token: hunter2-hunter2 end"
+	sec := fakeSecrets{"hunter2-hunter2"}
+	for _, tc := range []struct {
+		offset, max int
+		want        string
+		next        any
+	}{
+		{0, 10, "token: ***", 10},
+		{10, 10, "***", 20},
+		{20, 10, "*** end", nil},
+		{0, 100, "token: *** end", nil},
+		{5, 3, ": ***", 8}, // ": h", where the secret starts
+	} {
+		got, _, err := RenderContents([]Content{{Text: text}}, Policy{Offset: tc.offset, Max: tc.max, Secrets: sec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		it := got[0].(*TextItem)
+		next := any(nil)
+		if it.NextOffset != nil {
+			next = *it.NextOffset
+		}
+		if it.Text != tc.want || next != tc.next || it.Offset != tc.offset || it.Bytes != min(tc.max, len(text)-tc.offset) {
+			t.Errorf("offset %d max %d: %q next %v offset %d bytes %d, want %q next %v", tc.offset, tc.max, it.Text, next, it.Offset, it.Bytes, tc.want, tc.next)
+		}
+	}
+	// with --pattern, pages of the filtered text
+	got, _, err := RenderContents([]Content{{Text: "a\nkey hunter2-hunter2\nb\n"}},
+		Policy{Pattern: regexp.MustCompile("key"), Offset: 0, Max: 12, Secrets: sec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if it := got[0].(*TextItem); it.Text != "1-a\n2:key ***" || *it.NextOffset != 12 {
+		t.Errorf("pattern page %q next %d", it.Text, *it.NextOffset)
+	}
+	got, _, _ = RenderContents([]Content{{Text: "a\nkey hunter2-hunter2\nb\n"}},
+		Policy{Pattern: regexp.MustCompile("key"), Offset: 12, Max: 100, Secrets: sec})
+	if it := got[0].(*TextItem); it.Text != "***\n3-b\n" {
+		t.Errorf("pattern page 2 %q", it.Text)
+	}
+}
+
+// TestItemsMaskSplitSecrets: a secret split between two adjacent text
+// items is masked on both sides, in a resource read and in a tool result;
+// an item in between (a blob) separates them.
+func TestItemsMaskSplitSecrets(t *testing.T) {
+	sec := fakeSecrets{"hunter2-hunter2"}
+	got, _, err := RenderContents([]Content{{Text: "first hunter2"}, {Text: "-hunter2 second"}, {Text: "x"}}, Policy{Max: 100, Secrets: sec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := got[0].(*TextItem).Text, got[1].(*TextItem).Text; a != "first ***" || b != "*** second" {
+		t.Errorf("read items %q %q", a, b)
+	}
+	// the next item is known only when it is rendered: the first is masked again then
+	raw := `{"contents":[{"uri":"x://a","text":"first hunt"},{"uri":"x://b","text":"er2-hunter2 second"}]}`
+	got, _, err = RenderResourceRead([]byte(raw), Policy{Max: 100, Secrets: sec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := got[0].(*TextItem).Text, got[1].(*TextItem).Text; a != "first ***" || b != "*** second" {
+		t.Errorf("raw read items %q %q", a, b)
+	}
+	// pages that do not reach the seam are left alone
+	got, _, _ = RenderContents([]Content{{Text: "first hunter2"}, {Text: "-hunter2 second"}}, Policy{Max: 3, Secrets: sec})
+	if a, b := got[0].(*TextItem).Text, got[1].(*TextItem).Text; a != "fir" || b != "***" {
+		t.Errorf("short pages %q %q", a, b)
+	}
+	f := &fakeSpill{}
+	got, _, _ = RenderContents([]Content{{Text: "first hunter2"}, {IsBlob: true, Blob: []byte{0, 1}}, {Text: "-hunter2 second"}},
+		Policy{Max: 100, Secrets: sec, Spill: f.spill})
+	if a, b := got[0].(*TextItem).Text, got[2].(*TextItem).Text; a != "first hunter2" || b != "-hunter2 second" {
+		t.Errorf("separated items %q %q", a, b)
+	}
+
+	tool := `{"content":[{"type":"text","text":"a hunter2-"},{"type":"text","text":"hunter2 b"},` +
+		`{"type":"resource","resource":{"uri":"x://r","text":"c hunter2-hun"}},{"type":"text","text":"ter2"}]}`
+	doc, _, err := RenderToolResult([]byte(tool), Policy{Secrets: sec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, c := range doc.Content {
+		texts = append(texts, c.(*TextItem).Text)
+	}
+	if strings.Join(texts, "|") != "a ***|*** b|c ***|***" {
+		t.Errorf("tool items %q", texts)
+	}
+}
+
+// TestCeilingCutMasksSecret: text cut by the slice clamp or the response
+// ceiling shows *** for the part of a secret it keeps.
+func TestCeilingCutMasksSecret(t *testing.T) {
+	secret := "s3cr3t-" + strings.Repeat("x", 20)
+	sec := fakeSecrets{secret}
+	text := strings.Repeat("a", SliceClamp-10) + secret + " tail"
+	tool := fmt.Sprintf(`{"content":[{"type":"text","text":%q}]}`, text)
+	doc, _, err := RenderToolResult([]byte(tool), Policy{Secrets: sec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := doc.Content[0].(*TextItem)
+	if !it.Truncated || it.Bytes != SliceClamp || !strings.HasSuffix(it.Text, "a***") || strings.Contains(it.Text, "s3cr") {
+		t.Errorf("tool cut: truncated %v bytes %d, ends %q", it.Truncated, it.Bytes, it.Text[len(it.Text)-10:])
+	}
+	prompt := fmt.Sprintf(`{"messages":[{"role":"user","content":{"type":"text","text":%q}}]}`, strings.Repeat("a", ResponseCeiling-20)+secret+" tail")
+	pd, _, err := RenderPrompt([]byte(prompt), Policy{Secrets: sec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !pd.Truncated || !strings.HasSuffix(pd.Text, "a***") || strings.Contains(pd.Text, "s3cr") {
+		t.Errorf("prompt cut: truncated %v, ends %q", pd.Truncated, pd.Text[len(pd.Text)-10:])
+	}
+	b, _ := json.Marshal(pd.Messages[0].Content[0])
+	if strings.Contains(string(b), "s3cr") {
+		t.Errorf("prompt item keeps a piece of the secret")
+	}
+}
