@@ -334,9 +334,13 @@ func maskHeader(h string) string {
 	return "***"
 }
 
-// passEnv is the environment a stdio server gets from mcpx's own (plus LC_*).
+// passEnv is the environment a stdio server gets from mcpx's own (plus
+// LC_*): the basics, and the proxy and CA settings that servers started
+// through npx or uvx need to reach their registry behind a corporate proxy.
 var passEnv = map[string]bool{"HOME": true, "LOGNAME": true, "PATH": true, "SHELL": true,
-	"TERM": true, "USER": true, "LANG": true, "TMPDIR": true}
+	"TERM": true, "USER": true, "LANG": true, "TMPDIR": true,
+	"HTTP_PROXY": true, "HTTPS_PROXY": true, "NO_PROXY": true, "http_proxy": true, "https_proxy": true, "no_proxy": true,
+	"SSL_CERT_FILE": true, "SSL_CERT_DIR": true, "NODE_EXTRA_CA_CERTS": true}
 
 func childEnv(environ []string, extra map[string]string, inherit bool) []string {
 	var env []string
