@@ -177,7 +177,7 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 			st = c.rt.firstPostStatus()
 		}
 		e.Msg = fmt.Sprintf("%s answered HTTP %d to the initialize POST", c.T.URL, st)
-		if st == http.StatusNotFound || st == http.StatusMethodNotAllowed {
+		if sseStatus(st) {
 			e.Hints = append(e.Hints, "it may be a legacy SSE server: set \"type\": \"sse\" in its config entry")
 		}
 	default:

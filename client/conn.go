@@ -168,11 +168,13 @@ func Connect(ctx context.Context, t *Target, o Options) (*Conn, error) {
 }
 
 // connectFallback connects over t's transport, and retries an inferred http
-// server over SSE when its POST got 404 or 405.
+// server over SSE when its first POST got a 4xx other than 401 and 403 (the
+// specification's backwards compatibility rule: an SSE server answers 404,
+// 405, or 400 as the Go SDK's does).
 func connectFallback(ctx context.Context, t *Target, o Options, auth *connAuth) (*Conn, error) {
 	c, err := connect(ctx, t, o, t.Transport, auth)
 	if err != nil && t.Fallback && c != nil && c.rt != nil {
-		if st := c.rt.firstPostStatus(); (st == http.StatusNotFound || st == http.StatusMethodNotAllowed) && ctx.Err() == nil {
+		if st := c.rt.firstPostStatus(); sseStatus(st) && ctx.Err() == nil {
 			if o.Note != nil {
 				o.Note("%s answered HTTP %d to POST; retrying over SSE", t.URL, st)
 			}
@@ -184,6 +186,12 @@ func connectFallback(ctx context.Context, t *Target, o Options, auth *connAuth) 
 		}
 	}
 	return c, err
+}
+
+// sseStatus reports whether an HTTP status to the first POST says the
+// server may be a legacy SSE server: any 4xx but those of authentication.
+func sseStatus(st int) bool {
+	return st >= 400 && st < 500 && st != http.StatusUnauthorized && st != http.StatusForbidden
 }
 
 // connect returns the half-made Conn alongside an error, so that Connect can

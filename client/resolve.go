@@ -30,7 +30,7 @@ type Target struct {
 	URL       string
 	Headers   map[string]string
 	Timeout   time.Duration
-	Fallback  bool     // an http target whose type was inferred: retry over SSE on 404/405
+	Fallback  bool     // an http target whose type was inferred: retry over SSE on a 4xx (not 401/403)
 	Secrets   []string // values that must be shown as ***
 
 	OAuth    *OAuthConfig // the configured client, every ${...} expanded
