@@ -130,14 +130,14 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 	}
 	if ctx.Err() != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return &TimeoutError{Server: c.T.Name, Phase: phase, Timeout: c.T.Timeout}
+			return &TimeoutError{Server: c.T.Name, Phase: phase, Timeout: c.T.Timeout, Hints: c.timeoutHints()}
 		}
 		return ctx.Err()
 	}
 	// mcp-go's SSE transport runs its own timer, set to the time left, which
 	// can fire a moment before the context's deadline.
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < 100*time.Millisecond && strings.Contains(err.Error(), "timeout waiting for SSE response") {
-		return &TimeoutError{Server: c.T.Name, Phase: phase, Timeout: c.T.Timeout}
+		return &TimeoutError{Server: c.T.Name, Phase: phase, Timeout: c.T.Timeout, Hints: c.timeoutHints()}
 	}
 	if ae := c.authError(); ae != nil {
 		return ae
@@ -195,4 +195,26 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 		e.Msg = msg
 	}
 	return e
+}
+
+// maxSkipShown bounds how much of a server's line on stdout a hint quotes.
+const maxSkipShown = 120
+
+// timeoutHints explain a stdio server that timed out after writing
+// something other than JSON-RPC on stdout (a banner such as "Listening on
+// port 3000": a server started for another transport, or waiting for an
+// option): its first such line, masked, one line, clipped and quoted.
+func (c *Conn) timeoutHints() []string {
+	if c.proc == nil {
+		return nil
+	}
+	line := c.proc.firstSkipped()
+	if line == "" {
+		return nil
+	}
+	what := "non-JSON"
+	if line[0] == '{' || line[0] == '[' {
+		what = "JSON that is not JSON-RPC"
+	}
+	return []string{fmt.Sprintf("the server wrote %s on stdout: %q", what, clipRunes(c.shown(line), maxSkipShown))}
 }

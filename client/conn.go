@@ -220,6 +220,7 @@ func connect(ctx context.Context, t *Target, o Options, kind string, auth *connA
 		go p.watchDeath(func(status string) { c.markLost("the server " + status) })
 		ids = &inflight{}
 		onSkip := func(line string) {
+			p.skipped(line)
 			if o.Debug != nil {
 				o.Debug("server %q: skipped a non-JSON line on stdout: %s", t.Name, line)
 			}
