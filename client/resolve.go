@@ -30,6 +30,7 @@ type Target struct {
 	URL       string
 	Headers   map[string]string
 	Timeout   time.Duration
+	Roots     []string // the "roots" entry: absolute directories
 	Fallback  bool     // an http target whose type was inferred: retry over SSE on a 4xx (not 401/403)
 	Secrets   []string // values that must be shown as ***
 
@@ -267,6 +268,20 @@ func Resolve(s *Server, o ResolveOptions) (*Target, error) {
 			t.Dir = filepath.Join(s.Dir, t.Dir)
 		}
 		t.Env = childEnv(o.Environ, env, s.InheritEnv)
+	}
+	for i, r := range s.Roots {
+		field := fmt.Sprintf("roots[%d]", i)
+		v, err := x.expand(field, r)
+		if err != nil {
+			return nil, err
+		}
+		if v == "" {
+			return nil, &ConfigError{Server: s.Name, Msg: fmt.Sprintf("%s (%q) is empty once expanded; a root names a directory", field, r)}
+		}
+		if !filepath.IsAbs(v) && s.Dir != "" {
+			v = filepath.Join(s.Dir, v)
+		}
+		t.Roots = append(t.Roots, v)
 	}
 	switch {
 	case o.Timeout > 0:
