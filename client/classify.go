@@ -54,6 +54,9 @@ func (c *Conn) classifyCall(ctx context.Context, method string, err error, s *si
 					rpc.Data = b
 				}
 			}
+			if d.Code == mcp.UNSUPPORTED_PROTOCOL_VERSION {
+				return c.versionRefused(method, rpc, d.Message)
+			}
 			// "Method not found" is the server's own method missing, unless
 			// mcpx refused a request of the server's during the call (a
 			// tool that asked for sampling passes mcpx's refusal on).
@@ -217,4 +220,37 @@ func (c *Conn) timeoutHints() []string {
 		what = "JSON that is not JSON-RPC"
 	}
 	return []string{fmt.Sprintf("the server wrote %s on stdout: %q", what, clipRunes(c.shown(line), maxSkipShown))}
+}
+
+// versionRefusal is a server's refusal of the connection's protocol
+// version (-32022), with the versions it says it supports
+// (data.supported).
+type versionRefusal struct {
+	Supported []string
+	RPC       RPCError
+}
+
+func (e *versionRefusal) Error() string {
+	return fmt.Sprintf("unsupported protocol version (code %d)", e.RPC.Code)
+}
+
+// versionRefused is the error of a request the server refused for the
+// connection's protocol version: the connection failed (exit 3), never an
+// operation's failure that a listing could pass over with a warning.
+// Conn.callRaw connects again in the legacy era when it can.
+func (c *Conn) versionRefused(method string, rpc RPCError, msg string) error {
+	var data struct {
+		Supported []string `json:"supported"`
+	}
+	_ = json.Unmarshal(rpc.Data, &data)
+	version := c.Protocol
+	if version == "" { // during the handshake
+		version = c.opts.ProtocolVersion
+	}
+	e := &ConnectError{Server: c.T.Name, Phase: method, Err: &versionRefusal{Supported: data.Supported, RPC: rpc},
+		Msg: fmt.Sprintf("the server refused protocol %s during %s: %s (code %d)", version, method, c.shown(msg), rpc.Code)}
+	if v := newestLegacy(data.Supported); v != "" && v != version {
+		e.Hints = append(e.Hints, "ask for a version it speaks: --protocol-version "+v)
+	}
+	return e
 }
