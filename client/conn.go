@@ -40,7 +40,8 @@ type Options struct {
 
 	// What the server may ask during an operation (CONTRACT §8; see
 	// serverreq.go). Elicit, when set, answers elicitations (and the
-	// capability is declared); Roots, when not nil, are the roots offered.
+	// capability is declared); Roots, when not nil, are the roots offered
+	// (the user's --root or the server's "roots"; nil declares none).
 	Elicit     func(ctx context.Context, e Elicitation) Answer
 	Roots      []Root
 	OnLog      func(LogMessage) // notifications/message
