@@ -54,6 +54,9 @@ func (c *Conn) classifyCall(ctx context.Context, method string, err error, s *si
 					rpc.Data = b
 				}
 			}
+			if d.Code == mcp.UNSUPPORTED_PROTOCOL_VERSION {
+				return c.versionRefused(method, rpc, d.Message)
+			}
 			// "Method not found" is the server's own method missing, unless
 			// mcpx refused a request of the server's during the call (a
 			// tool that asked for sampling passes mcpx's refusal on).
@@ -130,14 +133,14 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 	}
 	if ctx.Err() != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return &TimeoutError{Server: c.T.Name, Phase: phase, Timeout: c.T.Timeout}
+			return &TimeoutError{Server: c.T.Name, Phase: phase, Timeout: c.T.Timeout, Hints: c.timeoutHints()}
 		}
 		return ctx.Err()
 	}
 	// mcp-go's SSE transport runs its own timer, set to the time left, which
 	// can fire a moment before the context's deadline.
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < 100*time.Millisecond && strings.Contains(err.Error(), "timeout waiting for SSE response") {
-		return &TimeoutError{Server: c.T.Name, Phase: phase, Timeout: c.T.Timeout}
+		return &TimeoutError{Server: c.T.Name, Phase: phase, Timeout: c.T.Timeout, Hints: c.timeoutHints()}
 	}
 	if ae := c.authError(); ae != nil {
 		return ae
@@ -177,7 +180,7 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 			st = c.rt.firstPostStatus()
 		}
 		e.Msg = fmt.Sprintf("%s answered HTTP %d to the initialize POST", c.T.URL, st)
-		if st == http.StatusNotFound || st == http.StatusMethodNotAllowed {
+		if sseStatus(st) {
 			e.Hints = append(e.Hints, "it may be a legacy SSE server: set \"type\": \"sse\" in its config entry")
 		}
 	default:
@@ -193,6 +196,61 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 			msg = fmt.Sprintf("%s (during %s)", msg, phase)
 		}
 		e.Msg = msg
+	}
+	return e
+}
+
+// maxSkipShown bounds how much of a server's line on stdout a hint quotes.
+const maxSkipShown = 120
+
+// timeoutHints explain a stdio server that timed out after writing
+// something other than JSON-RPC on stdout (a banner such as "Listening on
+// port 3000": a server started for another transport, or waiting for an
+// option): its first such line, masked, one line, clipped and quoted.
+func (c *Conn) timeoutHints() []string {
+	if c.proc == nil {
+		return nil
+	}
+	line := c.proc.firstSkipped()
+	if line == "" {
+		return nil
+	}
+	what := "non-JSON"
+	if line[0] == '{' || line[0] == '[' {
+		what = "JSON that is not JSON-RPC"
+	}
+	return []string{fmt.Sprintf("the server wrote %s on stdout: %q", what, clipRunes(c.shown(line), maxSkipShown))}
+}
+
+// versionRefusal is a server's refusal of the connection's protocol
+// version (-32022), with the versions it says it supports
+// (data.supported).
+type versionRefusal struct {
+	Supported []string
+	RPC       RPCError
+}
+
+func (e *versionRefusal) Error() string {
+	return fmt.Sprintf("unsupported protocol version (code %d)", e.RPC.Code)
+}
+
+// versionRefused is the error of a request the server refused for the
+// connection's protocol version: the connection failed (exit 3), never an
+// operation's failure that a listing could pass over with a warning.
+// Conn.callRaw connects again in the legacy era when it can.
+func (c *Conn) versionRefused(method string, rpc RPCError, msg string) error {
+	var data struct {
+		Supported []string `json:"supported"`
+	}
+	_ = json.Unmarshal(rpc.Data, &data)
+	version := c.Protocol
+	if version == "" { // during the handshake
+		version = c.opts.ProtocolVersion
+	}
+	e := &ConnectError{Server: c.T.Name, Phase: method, Err: &versionRefusal{Supported: data.Supported, RPC: rpc},
+		Msg: fmt.Sprintf("the server refused protocol %s during %s: %s (code %d)", version, method, c.shown(msg), rpc.Code)}
+	if v := newestLegacy(data.Supported); v != "" && v != version {
+		e.Hints = append(e.Hints, "ask for a version it speaks: --protocol-version "+v)
 	}
 	return e
 }

@@ -45,6 +45,7 @@ type Server struct {
 	Headers    map[string]string
 	Timeout    time.Duration // 0: not set
 	InheritEnv bool
+	Roots      []string     // the "roots" entry: directories offered to the server as roots
 	OAuth      *OAuthConfig // the "oauth" entry: a pre-registered client
 	Secrets    []string     // "secrets": env and variable names whose values are secrets
 	Source     string       // the file that defined it, or "builtin"
@@ -208,6 +209,7 @@ type rawEntry struct {
 	Headers    map[string]string `json:"headers"`
 	Timeout    json.RawMessage   `json:"timeout"`
 	InheritEnv bool              `json:"inheritEnv"`
+	Roots      []string          `json:"roots"`
 	OAuth      *OAuthConfig      `json:"oauth"`
 	Secrets    []string          `json:"secrets"`
 }
@@ -329,6 +331,9 @@ func parseEntry(name string, data json.RawMessage) *Server {
 			if (te.Field == "env" || te.Field == "headers") && te.Type.Kind() == reflect.String {
 				what = fmt.Sprintf("the values of %q", te.Field)
 			}
+			if te.Field == "roots" && te.Type.Kind() == reflect.String {
+				what = `each entry of "roots"`
+			}
 			s.err = &ConfigError{Server: name, Msg: fmt.Sprintf("%s must be %s, not %s", what, jsonWord(te.Type), te.Value)}
 		} else {
 			s.err = &ConfigError{Server: name, Msg: "entry must be a JSON object"}
@@ -342,7 +347,7 @@ func parseEntry(name string, data json.RawMessage) *Server {
 		return *p
 	}
 	s.Command, s.Args, s.Env, s.Cwd = str(e.Command), e.Args, e.Env, str(e.Cwd)
-	s.URL, s.Headers, s.InheritEnv, s.OAuth = str(e.URL), e.Headers, e.InheritEnv, e.OAuth
+	s.URL, s.Headers, s.InheritEnv, s.OAuth, s.Roots = str(e.URL), e.Headers, e.InheritEnv, e.OAuth, e.Roots
 	s.Secrets = e.Secrets
 	fail := func(format string, args ...any) *Server {
 		s.err = &ConfigError{Server: name, Msg: fmt.Sprintf(format, args...)}
@@ -386,6 +391,11 @@ func parseEntry(name string, data json.RawMessage) *Server {
 			return fail("\"oauth\" has a clientSecret but no clientId")
 		case o.AuthMethod != "" && o.AuthMethod != "none" && o.AuthMethod != "client_secret_basic" && o.AuthMethod != "client_secret_post":
 			return fail("\"oauth\".tokenEndpointAuthMethod %q is not one of none, client_secret_basic, client_secret_post", o.AuthMethod)
+		}
+	}
+	for i, r := range e.Roots {
+		if r == "" {
+			return fail("\"roots\"[%d] is empty; a root names a directory", i)
 		}
 	}
 	if len(e.Timeout) > 0 && string(e.Timeout) != "null" {

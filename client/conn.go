@@ -40,7 +40,8 @@ type Options struct {
 
 	// What the server may ask during an operation (CONTRACT §8; see
 	// serverreq.go). Elicit, when set, answers elicitations (and the
-	// capability is declared); Roots, when not nil, are the roots offered.
+	// capability is declared); Roots, when not nil, are the roots offered
+	// (the user's --root or the server's "roots"; nil declares none).
 	Elicit     func(ctx context.Context, e Elicitation) Answer
 	Roots      []Root
 	OnLog      func(LogMessage) // notifications/message
@@ -89,23 +90,47 @@ type Conn struct {
 	phase     string
 	closeOnce sync.Once
 
-	lostOnce sync.Once
-	lost     chan struct{} // closed when the connection is known dead (SSE)
-	lostWhy  string
+	lost *lostSignal // the connection is known dead (a stdio leader gone, SSE)
+
+	// What a second connection, made when the server refuses the 2026-07-28
+	// era after server/discover accepted it, is made with (see renegotiate).
+	opts         Options
+	auth         *connAuth
+	renegotiated bool
 }
 
-// markLost records that the connection is dead; requests in flight end now.
-func (c *Conn) markLost(why string) {
-	c.lostOnce.Do(func() {
-		c.lostWhy = why
-		close(c.lost)
+// lostSignal is closed when a connection is known dead. The watchers of a
+// connection hold its own, so that one left over from a connection
+// replaced by another (renegotiate) cannot end the new one.
+type lostSignal struct {
+	once sync.Once
+	ch   chan struct{}
+	why  string
+}
+
+func newLost() *lostSignal { return &lostSignal{ch: make(chan struct{})} }
+
+// mark records that the connection is dead; requests in flight end now.
+func (l *lostSignal) mark(why string) {
+	l.once.Do(func() {
+		l.why = why
+		close(l.ch)
 	})
+}
+
+// done is the channel closed when the connection is lost (nil, never
+// closed, for a connection that has no signal).
+func (l *lostSignal) done() <-chan struct{} {
+	if l == nil {
+		return nil
+	}
+	return l.ch
 }
 
 func (c *Conn) isLost() (string, bool) {
 	select {
-	case <-c.lost:
-		return c.lostWhy, true
+	case <-c.lost.done():
+		return c.lost.why, true
 	default:
 		return "", false
 	}
@@ -114,9 +139,10 @@ func (c *Conn) isLost() (string, bool) {
 // guard derives a context that ends when the connection is lost.
 func (c *Conn) guard(ctx context.Context) (context.Context, context.CancelFunc) {
 	gctx, cancel := context.WithCancel(ctx)
+	lost := c.lost.done()
 	go func() {
 		select {
-		case <-c.lost:
+		case <-lost:
 			cancel()
 		case <-gctx.Done():
 		}
@@ -168,11 +194,13 @@ func Connect(ctx context.Context, t *Target, o Options) (*Conn, error) {
 }
 
 // connectFallback connects over t's transport, and retries an inferred http
-// server over SSE when its POST got 404 or 405.
+// server over SSE when its first POST got a 4xx other than 401 and 403 (the
+// specification's backwards compatibility rule: an SSE server answers 404,
+// 405, or 400 as the Go SDK's does).
 func connectFallback(ctx context.Context, t *Target, o Options, auth *connAuth) (*Conn, error) {
 	c, err := connect(ctx, t, o, t.Transport, auth)
 	if err != nil && t.Fallback && c != nil && c.rt != nil {
-		if st := c.rt.firstPostStatus(); (st == http.StatusNotFound || st == http.StatusMethodNotAllowed) && ctx.Err() == nil {
+		if st := c.rt.firstPostStatus(); sseStatus(st) && ctx.Err() == nil {
 			if o.Note != nil {
 				o.Note("%s answered HTTP %d to POST; retrying over SSE", t.URL, st)
 			}
@@ -186,10 +214,17 @@ func connectFallback(ctx context.Context, t *Target, o Options, auth *connAuth) 
 	return c, err
 }
 
+// sseStatus reports whether an HTTP status to the first POST says the
+// server may be a legacy SSE server: any 4xx but those of authentication.
+func sseStatus(st int) bool {
+	return st >= 400 && st < 500 && st != http.StatusUnauthorized && st != http.StatusForbidden
+}
+
 // connect returns the half-made Conn alongside an error, so that Connect can
 // look at what HTTP said before falling back.
 func connect(ctx context.Context, t *Target, o Options, kind string, auth *connAuth) (*Conn, error) {
-	c := &Conn{T: t, limit: &limitFlag{}, phase: "start", debug: o.Debug, mask: o.Mask, lost: make(chan struct{}), kind: kind}
+	c := &Conn{T: t, limit: &limitFlag{}, phase: "start", debug: o.Debug, mask: o.Mask, lost: newLost(), kind: kind, opts: o, auth: auth}
+	lost := c.lost
 	c.hooks = &serverHooks{o: o, conn: c}
 	// The GET stream is asked for even when the 2026 era is: the tap hides
 	// the option from mcp-go's client (RequiresLegacyProtocol), and the
@@ -209,9 +244,10 @@ func connect(ctx context.Context, t *Target, o Options, kind string, auth *connA
 		c.proc = p
 		// A leader that exits while something it started holds its stdout
 		// leaves no end of stdout to fail the request in flight on.
-		go p.watchDeath(func(status string) { c.markLost("the server " + status) })
+		go p.watchDeath(func(status string) { lost.mark("the server " + status) })
 		ids = &inflight{}
 		onSkip := func(line string) {
+			p.skipped(line)
 			if o.Debug != nil {
 				o.Debug("server %q: skipped a non-JSON line on stdout: %s", t.Name, line)
 			}
@@ -247,11 +283,11 @@ func connect(ctx context.Context, t *Target, o Options, kind string, auth *connA
 			var sse *transport.SSE
 			sse, err = transport.NewSSE(t.URL, transport.WithHeaders(t.Headers), transport.WithHTTPClient(hc),
 				transport.WithResponseTimeout(t.Timeout+time.Second), transport.WithEndpointTimeout(max(wait, time.Millisecond)),
-				transport.WithSSELogger(slog.New(&fatalLogHandler{inner: o.Logger.Handler(), fatal: c.markLost})))
+				transport.WithSSELogger(slog.New(&fatalLogHandler{inner: o.Logger.Handler(), fatal: lost.mark})))
 			if err == nil {
 				// A closed stream fails the request in flight at once,
 				// instead of leaving it to wait for its deadline.
-				sse.SetConnectionLostHandler(func(err error) { c.markLost(fmt.Sprintf("the server closed the SSE stream (%v)", err)) })
+				sse.SetConnectionLostHandler(func(err error) { lost.mark(fmt.Sprintf("the server closed the SSE stream (%v)", err)) })
 				tr = sse
 			}
 		}
@@ -517,7 +553,82 @@ func (c *Conn) Stderr(n int) []string {
 // mcpx parses results itself. mcp-go gets substitute (when not nil)
 // instead of the result; when mcp-go fails only to decode a result, the raw
 // result is returned with a nil error.
+//
+// A server that accepted the 2026-07-28 era at server/discover and then
+// refuses it (-32022, as the Go SDK's stateful HTTP server does) is
+// connected to again in the legacy era, once, and the request sent again
+// (see renegotiate): do reads c.mc when it runs.
 func (c *Conn) callRaw(ctx context.Context, method string, substitute json.RawMessage, do func(context.Context) error) (json.RawMessage, error) {
+	raw, err := c.callRawOnce(ctx, method, substitute, do)
+	var refused *versionRefusal
+	if err != nil && errors.As(err, &refused) && mcp.IsModernProtocol(c.Protocol) && !c.renegotiated && c.mc != nil {
+		if err := c.renegotiate(ctx, method, refused); err != nil {
+			return nil, err
+		}
+		return c.callRawOnce(ctx, method, substitute, do)
+	}
+	return raw, err
+}
+
+// renegotiate replaces the connection, whose 2026-07-28 era the server
+// refused during method, by a new one (a new session, or a new stdio
+// server) initialized at the newest legacy version both sides speak: the
+// newest of refused.Supported that mcpx knows (the default version when the
+// server named none), with the note any fallback from the 2026-07-28 era
+// gives.
+func (c *Conn) renegotiate(ctx context.Context, method string, refused *versionRefusal) error {
+	c.renegotiated = true
+	version := DefaultProtocolVersion
+	if len(refused.Supported) > 0 {
+		if version = newestLegacy(refused.Supported); version == "" {
+			return &ConnectError{Server: c.T.Name, Phase: method, Err: refused,
+				Msg: fmt.Sprintf("the server refused protocol %s during %s and speaks only %s, which mcpx does not",
+					c.Protocol, method, c.clip(strings.Join(refused.Supported, ", "), 200))}
+		}
+	}
+	if c.debug != nil {
+		c.debug("server %q refused protocol %s during %s (code %d); connecting again at %s", c.T.Name, c.Protocol, method, mcp.UNSUPPORTED_PROTOCOL_VERSION, version)
+	}
+	asked := c.opts.ProtocolVersion
+	o := c.opts
+	o.ProtocolVersion = version
+	c.close()
+	c.mc, c.proc, c.stop = nil, nil, nil // closed: Close has nothing more to do with them
+	n, err := connect(ctx, c.T, o, c.kind, c.auth)
+	if err != nil {
+		return err
+	}
+	c.adopt(n)
+	if o.Note != nil {
+		o.Note("server %q speaks protocol %s, not %s", c.T.Name, c.Protocol, asked)
+	}
+	return nil
+}
+
+// newestLegacy is the newest version of versions that mcpx speaks and
+// negotiates with the initialize handshake ("" when none).
+func newestLegacy(versions []string) string {
+	best := ""
+	for _, v := range versions {
+		if mcp.IsValidProtocolVersion(v) && !mcp.IsModernProtocol(v) && v > best {
+			best = v
+		}
+	}
+	return best
+}
+
+// adopt makes c the connection n is (renegotiate): n's session, transport,
+// server process and what the server said at initialize. What n's
+// watchers and handlers hold (its lost signal, its hooks) is n's and stays
+// valid for c.
+func (c *Conn) adopt(n *Conn) {
+	c.setPhase(n.Phase())
+	c.Protocol, c.ServerName, c.ServerVersion, c.Caps, c.Instructions = n.Protocol, n.ServerName, n.ServerVersion, n.Caps, n.Instructions
+	c.mc, c.hooks, c.tap, c.kind, c.proc, c.rt, c.limit, c.stop, c.lost = n.mc, n.hooks, n.tap, n.kind, n.proc, n.rt, n.limit, n.stop, n.lost
+}
+
+// callRawOnce is callRaw without the renegotiation.
+func (c *Conn) callRawOnce(ctx context.Context, method string, substitute json.RawMessage, do func(context.Context) error) (json.RawMessage, error) {
 	c.setPhase(method)
 	if c.debug != nil {
 		c.debug("server %q: request %s", c.T.Name, method)

@@ -31,6 +31,7 @@ type TimeoutError struct {
 	Server  string
 	Phase   string
 	Timeout time.Duration
+	Hints   []string // what the server did that may explain it
 }
 
 func (e *TimeoutError) Error() string {

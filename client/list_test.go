@@ -82,7 +82,7 @@ func fakeConnVia(t *testing.T, ceiling int64, via func(transport.Interface) tran
 		}
 	}()
 	c := &Conn{T: &Target{Name: "s", Timeout: 5 * time.Second}, mc: mc, limit: lf, phase: "start",
-		lost: make(chan struct{}), Caps: Capabilities{Tools: true, Resources: true, Prompts: true}}
+		lost: newLost(), Caps: Capabilities{Tools: true, Resources: true, Prompts: true}}
 	t.Cleanup(func() {
 		_ = tr.Close()
 		_ = stdoutW.Close()

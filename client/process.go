@@ -36,6 +36,26 @@ type process struct {
 	stderrDone chan struct{}
 	stopOnce   sync.Once
 	stopped    chan struct{} // closed when stop has run
+
+	skipMu    sync.Mutex
+	firstSkip string // the first line on stdout that was not a JSON-RPC message
+}
+
+// skipped records a line on stdout that was not a JSON-RPC message; the
+// first one is kept, for the hint of a server that then never answers.
+func (p *process) skipped(line string) {
+	p.skipMu.Lock()
+	defer p.skipMu.Unlock()
+	if p.firstSkip == "" {
+		p.firstSkip = line
+	}
+}
+
+// firstSkipped is the first line skipped on stdout ("" when none).
+func (p *process) firstSkipped() string {
+	p.skipMu.Lock()
+	defer p.skipMu.Unlock()
+	return p.firstSkip
 }
 
 // watchedPipe is one of the server's output pipes as mcpx reads it, with

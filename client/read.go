@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/tidwall/gjson"
 )
 
 // MCP's "resource not found" error code.
@@ -18,8 +19,9 @@ const codeResourceNotFound = -32002
 // it (mcpx parses contents itself: mcp-go drops a blob that comes with a
 // text, fails a whole read on one odd item, and multiplies the memory of a
 // big blob). A server without the resources capability is refused before
-// any request. Not found — -32002, or -32602 for a uri that is neither
-// listed nor matches a listed template — is a *NotFoundError.
+// any request. Not found — -32002, -32602 with data.uri, or -32602 for a
+// uri that is neither listed nor matches a listed template — is a
+// *NotFoundError.
 func (c *Conn) ReadResource(ctx context.Context, uri string) (json.RawMessage, error) {
 	if !c.Caps.Resources {
 		return nil, &UnsupportedError{Server: c.T.Name, What: "resources"}
@@ -42,6 +44,12 @@ func (c *Conn) ReadResource(ctx context.Context, uri string) (json.RawMessage, e
 		return nil, &NotFoundError{What: "resource", Name: uri, RPC: &se.RPC, Hints: hint,
 			Detail: fmt.Sprintf("server %q answered: %s", c.T.Name, answer)}
 	case mcp.INVALID_PARAMS:
+		if u := gjson.GetBytes(se.RPC.Data, "uri"); u.Type == gjson.String {
+			// How servers say "not found" since SEP-2164 (the Go SDK from
+			// 1.7): -32602 naming the URI in data.uri.
+			return nil, &NotFoundError{What: "resource", Name: uri, RPC: &se.RPC, Hints: hint,
+				Detail: fmt.Sprintf("server %q answered: %s", c.T.Name, answer)}
+		}
 		if known, lerr := c.knows(ctx, uri); lerr == nil && !known {
 			return nil, &NotFoundError{What: "resource", Name: uri, RPC: &se.RPC, Hints: hint,
 				Detail: fmt.Sprintf("server %q lists no such resource and no template matches it; it answered: %s", c.T.Name, answer)}

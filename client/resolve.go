@@ -30,7 +30,8 @@ type Target struct {
 	URL       string
 	Headers   map[string]string
 	Timeout   time.Duration
-	Fallback  bool     // an http target whose type was inferred: retry over SSE on 404/405
+	Roots     []string // the "roots" entry: absolute directories
+	Fallback  bool     // an http target whose type was inferred: retry over SSE on a 4xx (not 401/403)
 	Secrets   []string // values that must be shown as ***
 
 	OAuth    *OAuthConfig // the configured client, every ${...} expanded
@@ -283,6 +284,20 @@ func Resolve(s *Server, o ResolveOptions) (*Target, error) {
 		}
 		t.Env = childEnv(o.Environ, env, s.InheritEnv)
 	}
+	for i, r := range s.Roots {
+		field := fmt.Sprintf("roots[%d]", i)
+		v, err := x.expand(field, r)
+		if err != nil {
+			return nil, err
+		}
+		if v == "" {
+			return nil, &ConfigError{Server: s.Name, Msg: fmt.Sprintf("%s (%q) is empty once expanded; a root names a directory", field, r)}
+		}
+		if !filepath.IsAbs(v) && s.Dir != "" {
+			v = filepath.Join(s.Dir, v)
+		}
+		t.Roots = append(t.Roots, v)
+	}
 	switch {
 	case o.Timeout > 0:
 		t.Timeout = o.Timeout
@@ -342,9 +357,13 @@ func maskHeader(h string) string {
 	return "***"
 }
 
-// passEnv is the environment a stdio server gets from mcpx's own (plus LC_*).
+// passEnv is the environment a stdio server gets from mcpx's own (plus
+// LC_*): the basics, and the proxy and CA settings that servers started
+// through npx or uvx need to reach their registry behind a corporate proxy.
 var passEnv = map[string]bool{"HOME": true, "LOGNAME": true, "PATH": true, "SHELL": true,
-	"TERM": true, "USER": true, "LANG": true, "TMPDIR": true}
+	"TERM": true, "USER": true, "LANG": true, "TMPDIR": true,
+	"HTTP_PROXY": true, "HTTPS_PROXY": true, "NO_PROXY": true, "http_proxy": true, "https_proxy": true, "no_proxy": true,
+	"SSL_CERT_FILE": true, "SSL_CERT_DIR": true, "NODE_EXTRA_CA_CERTS": true}
 
 func childEnv(environ []string, extra map[string]string, inherit bool) []string {
 	var env []string

@@ -202,7 +202,7 @@ func TestStdioServerRequestsAnswered(t *testing.T) {
 }
 
 func testConn(mask func(string) string) *Conn {
-	return &Conn{T: &Target{Name: "srv"}, limit: &limitFlag{}, lost: make(chan struct{}), mask: mask}
+	return &Conn{T: &Target{Name: "srv"}, limit: &limitFlag{}, lost: newLost(), mask: mask}
 }
 
 // TestServerErrorBounded: a server's error message is shown as one line of

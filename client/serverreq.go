@@ -1,7 +1,8 @@
 // What a server may ask of mcpx during an operation (CONTRACT §8):
 // elicitation, roots, log messages, progress. mcpx offers only what it
-// does: sampling is never offered, and any request but elicitation,
-// roots and ping is answered "method not found", with a note.
+// does: sampling is never offered, roots only when the user named some,
+// and any other request but ping is answered "method not found", with a
+// note.
 //
 // Legacy-era requests (elicitation/create, roots/list sent by the server)
 // are answered here, from their raw params, ahead of mcp-go's handlers: the

@@ -81,7 +81,7 @@ func hxConn(t *testing.T, o Options) (*Conn, *hxPeer) {
 	fr := newFramer(stdoutR, 64<<20, lf, nil)
 	fr.inflight = ids
 	tr := newStdioTransport(fr, stdinW, nil)
-	c := &Conn{T: &Target{Name: "s", Timeout: 5 * time.Second}, limit: lf, phase: "start", lost: make(chan struct{}),
+	c := &Conn{T: &Target{Name: "s", Timeout: 5 * time.Second}, limit: lf, phase: "start", lost: newLost(),
 		kind: Stdio, Protocol: "2025-11-25", debug: o.Debug, mask: o.Mask, Caps: Capabilities{Tools: true, Resources: true, Prompts: true}}
 	c.hooks = &serverHooks{o: o, conn: c}
 	wrapped, base := wrapTap(tr, ids, c.hooks)

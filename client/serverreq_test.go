@@ -51,7 +51,7 @@ func (n *srNotes) all() []string {
 func srHooks(o Options) (*serverHooks, *srNotes) {
 	n := &srNotes{}
 	o.Note, o.Debug = n.note, n.debug
-	c := &Conn{T: &Target{Name: "s"}, lost: make(chan struct{}), mask: o.Mask, debug: o.Debug}
+	c := &Conn{T: &Target{Name: "s"}, lost: newLost(), mask: o.Mask, debug: o.Debug}
 	c.hooks = &serverHooks{o: o, conn: c}
 	return c.hooks, n
 }
@@ -812,7 +812,7 @@ func srConn(t *testing.T, o Options, protocol string) (*Conn, *srServer) {
 	fr := newFramer(stdoutR, 1<<20, lf, nil)
 	fr.inflight = ids
 	tr := newStdioTransport(fr, stdinW, nil)
-	c := &Conn{T: &Target{Name: "s", Timeout: 5 * time.Second}, limit: lf, phase: "start", lost: make(chan struct{}),
+	c := &Conn{T: &Target{Name: "s", Timeout: 5 * time.Second}, limit: lf, phase: "start", lost: newLost(),
 		kind: Stdio, Protocol: protocol, debug: o.Debug, mask: o.Mask, Caps: Capabilities{Tools: true, Resources: true, Prompts: true}}
 	c.hooks = &serverHooks{o: o, conn: c}
 	wrapped, base := wrapTap(tr, ids, c.hooks)

@@ -323,7 +323,7 @@ func TestStdioFraming(t *testing.T) {
 		t.Errorf("skipped %q", skipped)
 	}
 
-	c := &Conn{T: &Target{Name: "s"}, lost: make(chan struct{})}
+	c := &Conn{T: &Target{Name: "s"}, lost: newLost()}
 	for _, tc := range []struct{ name, line, want string }{
 		{"batch", `[{"jsonrpc":"2.0","id":1,"result":{}}]`,
 			`the server sent a JSON-RPC batch, which MCP does not allow since 2025-06-18: [{"jsonrpc":"2.0","id":1,"result":{}}] (during tools/list); the connection is closed`},

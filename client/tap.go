@@ -173,6 +173,9 @@ type tap struct {
 func (t *tap) Start(ctx context.Context) error { return t.inner.Start(ctx) }
 
 func (t *tap) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	if req.Method == string(mcp.MethodPromptsGet) || req.Method == string(mcp.MethodToolsCall) {
+		req.Params = withArguments(req.Params)
+	}
 	if t.idOffset != 0 {
 		switch v := req.ID.Value().(type) {
 		case int64:
@@ -241,6 +244,45 @@ func (t *tap) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*t
 		s.mu.Unlock()
 	}
 	return resp, err
+}
+
+// withArguments returns the params of a prompts/get or tools/call with an
+// "arguments" object, {} when none was given: mcp-go leaves out empty
+// arguments (omitempty), and servers that validate params (the TypeScript
+// SDK's) refuse a request without them, even when every argument is
+// optional. Params are a typed struct in the legacy era, and a map of raw
+// members once mcp-go has added the 2026-07-28 era's _meta.
+func withArguments(params any) any {
+	var fields map[string]json.RawMessage
+	switch p := params.(type) {
+	case map[string]json.RawMessage:
+		fields = p
+	case mcp.GetPromptParams:
+		if len(p.Arguments) > 0 {
+			return params
+		}
+	case mcp.CallToolParams:
+		if p.Arguments != nil {
+			return params
+		}
+	default:
+		return params
+	}
+	if fields == nil {
+		b, err := json.Marshal(params)
+		if err != nil || json.Unmarshal(b, &fields) != nil || fields == nil {
+			return params
+		}
+	}
+	if a, ok := fields["arguments"]; ok && len(a) > 0 && string(a) != "null" {
+		return params
+	}
+	out := make(map[string]json.RawMessage, len(fields)+1)
+	for k, v := range fields {
+		out[k] = v
+	}
+	out["arguments"] = json.RawMessage("{}")
+	return out
 }
 
 // SendNotification sends mcp-go's notifications but its cancellations: it

@@ -341,13 +341,29 @@ func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, er
 	// and never starts a login.
 	t.NoRefresh = true
 	// The same capabilities as the commands completed (servers list some
-	// tools only to a client that offers elicitation or roots); a TAB asks
-	// nobody anything: an elicitation is declined, without a note.
+	// tools only to a client that offers elicitation or roots): the roots
+	// of --root on the line, else the server's "roots", else none. A TAB
+	// asks nobody anything: an elicitation is declined, without a note.
 	var roots []client.Root
-	if s.a.cwd != "" {
-		if r, err := client.RootFor(s.a.cwd); err == nil {
-			roots = []client.Root{r}
+	dirs := t.Roots
+	if v := s.line.Flag("root"); len(v) > 0 {
+		dirs = nil
+		for _, d := range v {
+			if d != "" && !filepath.IsAbs(d) && s.a.cwd != "" {
+				d = filepath.Join(s.a.cwd, d)
+			}
+			dirs = append(dirs, d)
 		}
+	}
+	for _, d := range dirs {
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("root %s: not a directory", d)
+		}
+		r, err := client.RootFor(d)
+		if err != nil {
+			return nil, err
+		}
+		roots = append(roots, r)
 	}
 	conn, err := client.Connect(ctx, t, client.Options{
 		ProtocolVersion: pv,

@@ -604,18 +604,29 @@ func (a *app) askLine(ctx context.Context, question string) (string, error) {
 	}
 }
 
-// roots are the directories offered to servers: --root, else the current
-// directory.
-func (a *app) roots() ([]client.Root, error) {
-	dirs := a.g.roots
-	if len(dirs) == 0 {
-		if a.cwd == "" { // the current directory is gone: no root to offer
-			return nil, nil
+// roots are the directories offered to t as roots: --root (which replaces
+// the server's list), else the server's "roots", else none: the current
+// directory is never offered unasked (see REQUESTS FROM SERVERS in mcpx(1)).
+func (a *app) roots(t *client.Target) ([]client.Root, error) {
+	if len(a.g.roots) == 0 {
+		var roots []client.Root
+		for i, d := range t.Roots {
+			bad := func(why string) error {
+				return &client.ConfigError{Server: t.Name, Msg: fmt.Sprintf("roots[%d] %s: %s", i, d, why)}
+			}
+			if st, err := os.Stat(d); err != nil || !st.IsDir() {
+				return nil, bad("not a directory")
+			}
+			r, err := client.RootFor(d)
+			if err != nil {
+				return nil, bad(err.Error())
+			}
+			roots = append(roots, r)
 		}
-		dirs = []string{a.cwd}
+		return roots, nil
 	}
 	var roots []client.Root
-	for _, d := range dirs {
+	for _, d := range a.g.roots {
 		if d == "" { // "$UNSET" names no directory
 			return nil, usagef("--root needs a directory (an empty value names none)")
 		}

@@ -626,26 +626,32 @@ func TestRoots(t *testing.T) {
 	}
 	base := "file://" + filepath.ToSlash(dir)
 	for _, tc := range []struct {
-		name  string
-		roots []string
-		want  []client.Root
-		err   string
+		name   string
+		roots  []string // --root
+		server []string // the server's "roots", as Resolve makes them
+		want   []client.Root
+		err    string
 	}{
-		{"the current directory", nil, []client.Root{{URI: base, Name: filepath.Base(dir)}}, ""},
-		{"relative to the current directory", []string{"sub", "./other dir/", filepath.Join(dir, "sub")},
+		{"none by default (never the current directory)", nil, nil, nil, ""},
+		{"relative to the current directory", []string{"sub", "./other dir/", filepath.Join(dir, "sub")}, nil,
 			[]client.Root{{URI: base + "/sub", Name: "sub"}, {URI: base + "/other%20dir", Name: "other dir"}, {URI: base + "/sub", Name: "sub"}}, ""},
-		{"a file", []string{"sub", "file"}, nil, "--root " + file + ": not a directory"},
-		{"missing", []string{filepath.Join(dir, "gone")}, nil, "--root " + filepath.Join(dir, "gone") + ": not a directory"},
-		{"missing relative", []string{"gone/x"}, nil, "--root " + filepath.Join(dir, "gone", "x") + ": not a directory"},
+		{"the server's", nil, []string{filepath.Join(dir, "other dir"), dir + "/sub/"},
+			[]client.Root{{URI: base + "/other%20dir", Name: "other dir"}, {URI: base + "/sub", Name: "sub"}}, ""},
+		{"--root replaces the server's", []string{"sub"}, []string{filepath.Join(dir, "other dir")},
+			[]client.Root{{URI: base + "/sub", Name: "sub"}}, ""},
+		{"a file", []string{"sub", "file"}, nil, nil, "--root " + file + ": not a directory"},
+		{"missing", []string{filepath.Join(dir, "gone")}, nil, nil, "--root " + filepath.Join(dir, "gone") + ": not a directory"},
+		{"missing relative", []string{"gone/x"}, nil, nil, "--root " + filepath.Join(dir, "gone", "x") + ": not a directory"},
+		{"the server's missing", nil, []string{filepath.Join(dir, "sub"), filepath.Join(dir, "gone")}, nil,
+			`server "s": roots[1] ` + filepath.Join(dir, "gone") + ": not a directory"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a, _ := elApp(nil, false)
 			a.cwd, a.g.roots = dir, tc.roots
-			got, err := a.roots()
+			got, err := a.roots(&client.Target{Name: "s", Roots: tc.server})
 			if tc.err != "" {
-				var ue *UsageError
-				if !errors.As(err, &ue) || err.Error() != tc.err || got != nil {
-					t.Fatalf("roots() = %+v, %T %v; want usage error %q", got, err, err, tc.err)
+				if err == nil || err.Error() != tc.err || got != nil {
+					t.Fatalf("roots() = %+v, %T %v; want error %q", got, err, err, tc.err)
 				}
 				if r := classify(err, nil); r.ExitCode != 2 || r.Code != "usage" || r.Message != tc.err {
 					t.Errorf("classified %+v", r)
@@ -663,8 +669,8 @@ func TestRoots(t *testing.T) {
 // was removed) and no --root is given, nothing blames --root.
 func TestRootsNoCurrentDirectory(t *testing.T) {
 	a, _ := elApp(nil, false)
-	if _, err := a.roots(); err != nil {
-		t.Errorf("no --root, no current directory: %v", err)
+	if roots, err := a.roots(&client.Target{Name: "s"}); err != nil || roots != nil {
+		t.Errorf("no --root, no current directory: %+v, %v", roots, err)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -112,7 +113,7 @@ func classify(err error, sig os.Signal) output.ErrorReport {
 	case errors.As(err, &timeout):
 		r.Code, r.ExitCode = "timeout", exitTimeout
 		r.Details["phase"] = timeout.Phase
-		r.Hints = []string{"raise the bound with --timeout, or \"timeout\" in the server's config entry"}
+		r.Hints = append(slices.Clone(timeout.Hints), "raise the bound with --timeout, or \"timeout\" in the server's config entry")
 		if timeout.Phase == "login" {
 			r.Hints = []string{"login waits 5 minutes for the browser unless --timeout says otherwise"}
 		}

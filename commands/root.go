@@ -172,7 +172,7 @@ func (a *app) newRoot() *cli.Command {
 			&cli.IntFlag{Name: "jobs", Usage: "`N` servers contacted at once by --all and --probe", Value: 8, Destination: &g.jobs},
 			&cli.BoolFlag{Name: "no-input", Usage: "never prompt interactively", Destination: &g.noInput},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "stream servers' stderr, skipped lines and protocol notes to stderr", Destination: &g.verbose},
-			&cli.StringSliceFlag{Name: "root", Usage: "offer `DIR` to servers as a root (repeatable; default: the current directory)", Destination: &g.roots},
+			&cli.StringSliceFlag{Name: "root", Usage: "offer `DIR` to servers as a root (repeatable; replaces a server's \"roots\"; default: none)", Destination: &g.roots},
 			&cli.StringFlag{Name: "cache-dir", Usage: "root `DIR` of spilled files", Sources: cli.EnvVars("MCPX_CACHE_DIR"), Destination: &g.cacheDir},
 		},
 		Before: func(ctx context.Context, cmd *cli.Command) (context.Context, error) {
@@ -320,7 +320,7 @@ func (a *app) resolve(srv *client.Server) (*client.Target, error) {
 // that deadline; done closes the connection (stopping a stdio server) and
 // releases the deadline.
 func (a *app) dial(ctx context.Context, t *client.Target) (*client.Conn, context.Context, func(), error) {
-	roots, err := a.roots()
+	roots, err := a.roots(t)
 	if err != nil {
 		return nil, nil, nil, err
 	}

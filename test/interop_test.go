@@ -69,25 +69,32 @@ const interopProtocol = "2025-11-25"
 // capSet names the client capabilities a truth session declares. What a
 // server lists can depend on them (server-everything registers its roots,
 // elicitation and sampling tools only for a client that declares those), so
-// each transport is compared with a session that declares exactly what mcpx
-// declares over it (CONTRACT §8):
+// each mcpx run is compared with a session that declares exactly what mcpx
+// declares for it (CONTRACT §8):
 //
-//	mcpx  elicitation {form, url} and roots: mcpx over stdio and streamable HTTP
-//	none  nothing: mcpx over the legacy SSE transport
+//	elicit  elicitation {form, url}: mcpx over stdio and streamable HTTP,
+//	        the default (no roots unless the user names them)
+//	roots   elicitation {form, url} and roots: the same with --root or a
+//	        server's "roots" (a script sets EVERYTHING_CAPS=roots before
+//	        comparing such a run)
+//	none    nothing: mcpx over the legacy SSE transport
 type capSet string
 
 const (
-	capsMCPX capSet = "mcpx"
-	capsNone capSet = "none"
+	capsElicit capSet = "elicit"
+	capsRoots  capSet = "roots"
+	capsNone   capSet = "none"
 )
 
-var capSets = []capSet{capsMCPX, capsNone}
+var capSets = []capSet{capsElicit, capsRoots, capsNone}
 
 // capabilities are the client capabilities the set declares at initialize.
 func (c capSet) capabilities() mcp.ClientCapabilities {
 	var caps mcp.ClientCapabilities
-	if c == capsMCPX {
+	if c == capsElicit || c == capsRoots {
 		caps.Elicitation = &mcp.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}}
+	}
+	if c == capsRoots {
 		caps.Roots = &struct {
 			ListChanged bool `json:"listChanged,omitempty"`
 		}{}
@@ -95,14 +102,15 @@ func (c capSet) capabilities() mcp.ClientCapabilities {
 	return caps
 }
 
-// modeCaps is the capability set mcpx declares over each `everything` MODE.
-var modeCaps = map[string]capSet{"stdio": capsMCPX, "stdio-tap": capsMCPX, "streamableHttp": capsMCPX, "sse": capsNone}
+// modeCaps is the capability set mcpx declares by default over each
+// `everything` MODE.
+var modeCaps = map[string]capSet{"stdio": capsElicit, "stdio-tap": capsElicit, "streamableHttp": capsElicit, "sse": capsNone}
 
 // truthKey names one truth: a server version asked by a session declaring a capability set.
 func truthKey(version string, caps capSet) string { return version + "/" + string(caps) }
 
 // truthAnswers answers what server-everything asks a truth session that
-// declared elicitation and roots: every elicitation is declined (what mcpx
+// declared elicitation (and roots): every elicitation is declined (what mcpx
 // answers when nobody can be asked and a required field has no default, so
 // that a raw call of an elicitation tool returns what mcpx's does), and the
 // roots are none.
@@ -500,7 +508,8 @@ func (it *interop) truth(ts *testscript.TestScript) *everythingTruth {
 
 // everything VERSION MODE: make server-everything VERSION (2025 or current)
 // the script's server, and remember VERSION, and the capability set mcpx
-// declares over MODE (modeCaps), for the *-matches commands.
+// declares by default over MODE (modeCaps; $EVERYTHING_CAPS, which a script
+// sets to roots to compare a run given --root), for the *-matches commands.
 //
 //	stdio           $MCPX_CONFIG gets {"everything": {"command": "node", "args": [.../dist/index.js]}}
 //	stdio-tap       likewise through sh, which writes its pid (the server's process group)

@@ -119,7 +119,7 @@ func cmdFixtureHTTP(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Defer(srv.Close)
 	u := srv.URL + "/mcp"
 	switch args[1] {
-	case "sse":
+	case "sse", "sse-400":
 		u = srv.URL + "/sse"
 	case "redirect":
 		u = srv.URL // the script picks the path: /same or /foreign
