@@ -174,12 +174,12 @@ func (a *app) invokeNotes(doc *render.ToolDoc) {
 			if it.MimeType != nil {
 				mime = render.Clip(*it.MimeType, 100)
 			}
-			n.note("item #%d: %s content (%s, %d bytes) is never printed; it was written to %s", i, it.Type, mime, it.SizeBytes, it.Path)
+			n.note("item #%d: %s content (%s, %s) is never printed; it was written to %s", i, it.Type, mime, count(int(it.SizeBytes), "byte"), it.Path)
 		}
 	}
 	n.done()
 	if doc.Omitted > 0 {
-		a.log.Note("%d item(s) omitted: the response ceiling of %s was reached", doc.Omitted, render.HumanBytes(render.ResponseCeiling))
+		a.log.Note("%s omitted: the response ceiling of %s was reached", count(doc.Omitted, "item"), render.HumanBytes(render.ResponseCeiling))
 	}
 	if doc.StructuredContentPath != nil {
 		a.log.Note("the structured content is over the slice clamp of %s; it was written to %s", render.HumanBytes(render.SliceClamp), *doc.StructuredContentPath)

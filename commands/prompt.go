@@ -129,7 +129,7 @@ func (a *app) promptNotes(doc *render.PromptDoc) {
 	if doc.Truncated {
 		more := ""
 		if doc.Omitted > 0 {
-			more = fmt.Sprintf("; %d content item(s) after the cut were left out", doc.Omitted)
+			more = "; left out after the cut: " + count(doc.Omitted, "content item")
 		}
 		a.log.Note("the prompt was cut at the response ceiling of %s%s", render.HumanBytes(render.ResponseCeiling), more)
 	}
@@ -220,11 +220,11 @@ func oneLineText(s string) string {
 
 // argCountError: too few arguments for a command.
 func argCountError(cmd, takes string, args []string, hint string) error {
-	got := fmt.Sprintf("%d arguments", len(args))
-	if len(args) == 1 {
-		got = "1 argument"
+	e := &UsageError{Msg: fmt.Sprintf("%s takes %s, got %s", cmd, takes, count(len(args), "argument"))}
+	if hint != "" {
+		e.Hints = []string{hint}
 	}
-	return &UsageError{Msg: fmt.Sprintf("%s takes %s, got %s", cmd, takes, got), Hints: []string{hint}}
+	return e
 }
 
 // maxWarnings is how many content warnings one response prints.
@@ -236,7 +236,7 @@ func (a *app) contentWarnings(server, kind, name string, warnings []string) {
 	for i, w := range warnings {
 		if i == maxWarnings {
 			a.log.Warn(output.Warning{Server: server, Kind: &kind, Item: &name, Code: "warning",
-				Message: fmt.Sprintf("server %q: %s %q: %d more warning(s) like these not shown", server, kind, render.Clip(name, 200), len(warnings)-i)})
+				Message: fmt.Sprintf("server %q: %s %q: %s more like these not shown", server, kind, render.Clip(name, 200), count(len(warnings)-i, "warning"))})
 			return
 		}
 		a.log.Warn(output.Warning{Server: server, Kind: &kind, Item: &name, Code: "warning",
