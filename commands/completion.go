@@ -45,7 +45,11 @@ func (a *app) newCompletionCmd() *cli.Command {
 			"EXIT STATUS: 0, or 2 for a shell other than bash, zsh and fish.",
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			args := cmd.Args().Slice()
-			if len(args) != 1 {
+			if len(args) == 0 {
+				return &UsageError{Msg: "completion needs the name of a shell: bash, zsh or fish",
+					Hints: []string{"e.g. source <(mcpx completion bash) in ~/.bashrc; mcpx completion --help shows the others"}}
+			}
+			if len(args) > 1 {
 				return argCountError("completion", "one shell: bash, zsh or fish", args, "")
 			}
 			script, err := completions.Script(args[0], cmd.Root().Name)

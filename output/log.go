@@ -169,6 +169,7 @@ func (l *Log) ServerStderr(server, line string) {
 
 // Error reports the final error.
 func (l *Log) Error(e ErrorReport) {
+	e.Hints = nonEmpty(e.Hints)
 	if l.JSON {
 		obj := map[string]any{}
 		for k, v := range e.Details {
@@ -196,4 +197,16 @@ func (l *Log) Error(e ErrorReport) {
 	for _, h := range e.Hints {
 		l.writeLine("mcpx: hint: " + h)
 	}
+}
+
+// nonEmpty drops the blank strings of list: a hint with nothing to say is
+// never printed (an empty "mcpx: hint:" line, or "hints":[""]).
+func nonEmpty(list []string) []string {
+	var out []string
+	for _, v := range list {
+		if strings.TrimSpace(v) != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }

@@ -138,6 +138,20 @@ func TestLogVoice(t *testing.T) {
 	}
 }
 
+// A blank hint is never printed: no empty "mcpx: hint:" line, no "hints":[""].
+func TestLogNoEmptyHint(t *testing.T) {
+	s, _, errb := ForTest(false)
+	NewLog(s, false, false).Error(ErrorReport{Message: "m", Code: "usage", ExitCode: 2, Hints: []string{"", " ", "real"}})
+	if want := "mcpx: m\nmcpx: hint: real\n"; errb.String() != want {
+		t.Errorf("text voice: %q, want %q", errb.String(), want)
+	}
+	s, _, errb = ForTest(false)
+	NewLog(s, true, false).Error(ErrorReport{Message: "m", Code: "usage", ExitCode: 2, Hints: []string{""}})
+	if want := `{"error":{"code":"usage","exit_code":2,"message":"m"}}` + "\n"; errb.String() != want {
+		t.Errorf("json voice: %q, want %q", errb.String(), want)
+	}
+}
+
 func TestMaskJSON(t *testing.T) {
 	s, out, errb := ForTest(false)
 	s.AddSecrets("true", "8080", `p&ss"w0rd`, "tok<en>")
