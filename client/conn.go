@@ -18,6 +18,8 @@ import (
 	mcpclient "github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx-cli/mcpx/internal/oneline"
 )
 
 // DefaultProtocolVersion is the version mcpx negotiates unless told otherwise.
@@ -344,7 +346,7 @@ func connect(ctx context.Context, t *Target, o Options, kind string, auth *connA
 			Completions: caps.Completions != nil, Logging: caps.Logging != nil}
 	}
 	if o.Debug != nil {
-		o.Debug("server %q: %s %s, protocol %s", t.Name, c.ServerName, c.ServerVersion, c.Protocol)
+		o.Debug("server %q: %s, protocol %s", t.Name, oneline.Escape(c.clip(c.ServerName+" "+c.ServerVersion, 300)), c.Protocol)
 	}
 	level := o.LogLevel
 	if level == "" && o.OnLog != nil && mcp.IsModernProtocol(c.Protocol) {

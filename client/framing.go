@@ -14,6 +14,8 @@ import (
 	"unsafe"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/mcpx-cli/mcpx/internal/oneline"
 )
 
 // LimitError says a safety limit refused what a server sent (exit 8).
@@ -137,7 +139,8 @@ func newFramer(r io.Reader, max int64, limit *limitFlag, onSkip func(string)) *f
 const clipWindow = 64 << 10
 
 // clip masks secrets, then shortens b to n characters: masking first, so a
-// secret is never cut into a printable prefix.
+// secret is never cut into a printable prefix. Its line breaks (a CR, a
+// U+2028 in a line) are shown escaped: messages quote it as it is.
 func (f *framer) clip(b []byte, n int) string {
 	if len(b) > clipWindow {
 		b = b[:clipWindow]
@@ -146,7 +149,7 @@ func (f *framer) clip(b []byte, n int) string {
 	if f.mask != nil {
 		s = f.mask(s)
 	}
-	return truncate(s, n)
+	return oneline.Escape(truncate(s, n))
 }
 
 // envelope is where the top-level members of a message are in its line:

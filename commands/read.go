@@ -243,7 +243,7 @@ func (a *app) readNotes(doc *render.ReadDoc, o *readOptions) {
 				note("%s (bytes %d to %d of %d shown%s); next page: --offset %d", what, it.Offset, it.Offset+len(it.Text), it.TotalBytes, cut, *it.NextOffset)
 				nexts[*it.NextOffset] = true
 			} else if it.Text == "" && o.Pattern != nil && it.TotalBytes == 0 {
-				note("no line of %s matches --pattern %q", name, render.Clip(o.Pattern.String(), 200))
+				note("no line of %s matches --pattern %s", name, render.Quote(o.Pattern.String(), 200))
 			} else if it.Text == "" && it.TotalBytes > 0 && o.Offset >= it.TotalBytes {
 				note("nothing to show at --offset %d: %s has %s", o.Offset, name, count(it.TotalBytes, "byte"))
 			}
