@@ -537,6 +537,11 @@ func (c *Conn) callRaw(ctx context.Context, method string, substitute json.RawMe
 	if id, ok := s.pendingID(); ok && ctx.Err() != nil {
 		c.cancelled(id, method, ctx.Err())
 	}
+	if err == nil && c.limit.violation() != "" {
+		// The answer came, but the framing broke meanwhile (the server
+		// answered twice, say): the connection is not to be trusted.
+		return nil, c.classify(ctx, method, transport.ErrTransportClosed)
+	}
 	raw := s.lastResult()
 	if err == nil || (raw != nil && s.lastError() == nil && ctx.Err() == nil && c.limit.get() == nil) {
 		if raw == nil {
