@@ -41,7 +41,8 @@ func (a *app) newCompletionCmd() *cli.Command {
 			"a server from an untrusted project file.\n\n" +
 			"bash (no bash-completion package needed):  source <(mcpx completion bash)   in ~/.bashrc\n" +
 			"zsh (runs compinit if it has not run):      source <(mcpx completion zsh)    in ~/.zshrc\n" +
-			"fish:                                       mcpx completion fish > ~/.config/fish/completions/mcpx.fish\n\n" +
+			"fish:                                       mkdir -p ~/.config/fish/completions &&\n" +
+			"                                            mcpx completion fish > ~/.config/fish/completions/mcpx.fish\n\n" +
 			"EXIT STATUS: 0, or 2 for a shell other than bash, zsh and fish.",
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			args := cmd.Args().Slice()
