@@ -52,7 +52,7 @@ staticcheck:
 # would skip, so make test installs them (Debian, as root) or stops.
 shell-deps:
 	@command -v zsh >/dev/null && command -v fish >/dev/null && command -v tmux >/dev/null || \
-	{ [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && apt-get update -qq && apt-get install -y -qq zsh fish tmux; } || \
+	{ [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && apt-get update -qq && apt-get install -y -qq --no-install-recommends zsh fish tmux; } || \
 	{ echo "the completion tests need zsh, fish and tmux: install them (apt-get install zsh fish tmux)" >&2; exit 1; }
 
 # The npm packages of test/interop (pinned by its package-lock.json).

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/mcpx-cli/mcpx/internal/oneline"
 )
 
 // Item is one catalog entry, parsed defensively from what the server sent.
@@ -114,7 +116,7 @@ func parseItem(server, kind string, index int, raw json.RawMessage, valid bool) 
 	label := func() string { return fmt.Sprintf("#%d", index) }
 	bad := func(item, format string, args ...any) Problem {
 		return Problem{Kind: kind, Item: item, Code: "bad_item",
-			Message: fmt.Sprintf("server %q: %s %s: %s", server, kindLabel(kind), item, fmt.Sprintf(format, args...))}
+			Message: fmt.Sprintf("server %q: %s %s: %s", server, kindLabel(kind), oneline.Escape(item), fmt.Sprintf(format, args...))}
 	}
 	f, ok := readFields(kind, raw, valid)
 	if !ok {
@@ -153,7 +155,7 @@ func parseItem(server, kind string, index int, raw json.RawMessage, valid bool) 
 		it.URI = &it.ID
 		if sz := f.size; sz != nil && string(sz) != "null" {
 			if !isNonNegInt(string(sz)) {
-				problems = append(problems, bad(it.ID, "\"size\" %s is not a whole number of bytes; ignored", truncate(string(sz), 20)))
+				problems = append(problems, bad(it.ID, "\"size\" %s is not a whole number of bytes; ignored", oneline.Escape(truncate(string(sz), 20))))
 			} else {
 				n := json.Number(sz)
 				it.Size = &n
@@ -317,7 +319,7 @@ func (c *Conn) parseItems(ctx context.Context, kind string, raws []json.RawMessa
 		}
 		if seen[it.ID] {
 			problems = append(problems, Problem{Kind: kind, Item: it.ID, Code: "duplicate_item",
-				Message: fmt.Sprintf("server %q: %s %s is listed twice; the first is kept", c.T.Name, kindLabel(kind), it.ID)})
+				Message: fmt.Sprintf("server %q: %s %s is listed twice; the first is kept", c.T.Name, kindLabel(kind), oneline.Escape(it.ID))})
 			continue
 		}
 		seen[it.ID] = true

@@ -18,6 +18,8 @@ import (
 	mcpclient "github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx-cli/mcpx/internal/oneline"
 )
 
 // DefaultProtocolVersion is the version mcpx negotiates unless told otherwise.
@@ -380,7 +382,7 @@ func connect(ctx context.Context, t *Target, o Options, kind string, auth *connA
 			Completions: caps.Completions != nil, Logging: caps.Logging != nil}
 	}
 	if o.Debug != nil {
-		o.Debug("server %q: %s %s, protocol %s", t.Name, c.ServerName, c.ServerVersion, c.Protocol)
+		o.Debug("server %q: %s, protocol %s", t.Name, oneline.Escape(c.clip(c.ServerName+" "+c.ServerVersion, 300)), c.Protocol)
 	}
 	level := o.LogLevel
 	if level == "" && o.OnLog != nil && mcp.IsModernProtocol(c.Protocol) {
@@ -645,6 +647,11 @@ func (c *Conn) callRawOnce(ctx context.Context, method string, substitute json.R
 	}
 	if id, ok := s.pendingID(); ok && ctx.Err() != nil {
 		c.cancelled(id, method, ctx.Err())
+	}
+	if err == nil && c.limit.violation() != "" {
+		// The answer came, but the framing broke meanwhile (the server
+		// answered twice, say): the connection is not to be trusted.
+		return nil, c.classify(ctx, method, transport.ErrTransportClosed)
 	}
 	raw := s.lastResult()
 	if err == nil || (raw != nil && s.lastError() == nil && ctx.Err() == nil && c.limit.get() == nil) {

@@ -7,6 +7,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mcpx-cli/mcpx/internal/oneline"
 )
 
 // ConnectError: the server did not start, connect or initialize, died, or
@@ -159,7 +161,7 @@ const (
 // lineBreaks are the characters that end a line for a terminal or for a
 // line-oriented reader: a server's text is cut at the first of them, so it
 // can never forge a line of its own (an "mcpx: ..." line, say).
-const lineBreaks = "\r\n\v\f\x1c\x1d\x1e\u0085\u2028\u2029"
+const lineBreaks = oneline.Breaks
 
 // oneLine makes a server's text fit in a human message: its first line
 // (then " ..."), at most maxShown characters (then "..."). Masking, where

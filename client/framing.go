@@ -14,6 +14,8 @@ import (
 	"unsafe"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/mcpx-cli/mcpx/internal/oneline"
 )
 
 // LimitError says a safety limit refused what a server sent (exit 8).
@@ -81,6 +83,10 @@ type ProtocolError struct{ Msg string }
 func (e *ProtocolError) Error() string { return e.Msg }
 
 // inflight is the set of request ids awaiting a response (as JSON text).
+// The framer takes an id out as it reads the response, before the response
+// is handed on: a second answer to the same id, even one right behind the
+// first, finds the id answered. An id whose call was abandoned (timeout,
+// cancel) stays until it is answered: a late answer is legitimate.
 type inflight struct {
 	mu  sync.Mutex
 	ids map[string]int
@@ -95,18 +101,24 @@ func (f *inflight) add(id string) {
 	f.ids[id]++
 }
 
-func (f *inflight) done(id string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.ids[id]--; f.ids[id] <= 0 {
-		delete(f.ids, id)
-	}
-}
-
 func (f *inflight) has(id string) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.ids[id] > 0
+}
+
+// answer takes one request with id out of the set; false when none was in
+// it (an id mcpx never sent, or one already answered).
+func (f *inflight) answer(id string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.ids[id] <= 0 {
+		return false
+	}
+	if f.ids[id]--; f.ids[id] == 0 {
+		delete(f.ids, id)
+	}
+	return true
 }
 
 // framer splits a stdio server's stdout into JSON-RPC messages, one line
@@ -137,7 +149,8 @@ func newFramer(r io.Reader, max int64, limit *limitFlag, onSkip func(string)) *f
 const clipWindow = 64 << 10
 
 // clip masks secrets, then shortens b to n characters: masking first, so a
-// secret is never cut into a printable prefix.
+// secret is never cut into a printable prefix. Its line breaks (a CR, a
+// U+2028 in a line) are shown escaped: messages quote it as it is.
 func (f *framer) clip(b []byte, n int) string {
 	if len(b) > clipWindow {
 		b = b[:clipWindow]
@@ -146,7 +159,7 @@ func (f *framer) clip(b []byte, n int) string {
 	if f.mask != nil {
 		s = f.mask(s)
 	}
-	return truncate(s, n)
+	return oneline.Escape(truncate(s, n))
 }
 
 // envelope is where the top-level members of a message are in its line:
@@ -248,7 +261,7 @@ func (f *framer) judge(line []byte) (env envelope, skip bool, msg string) {
 		}
 		return env, false, fmt.Sprintf("the server sent a message with neither method nor id: %s", f.clip(line, 80))
 	}
-	if !f.inflight.has(string(env.id)) {
+	if !f.inflight.answer(string(env.id)) {
 		return env, false, fmt.Sprintf("the server answered request id %s, which mcpx never sent (or which was already answered)", f.clip(env.id, 40))
 	}
 	hasErr := env.rpcErr != nil && string(env.rpcErr) != "null"
@@ -290,6 +303,9 @@ func (f *framer) next() ([]byte, envelope, error) {
 			continue // a blank line, or one skipped already
 		}
 		env, skip, msg := f.judge(line)
+		if msg == "" && !skip && f.answeredAgain(env) {
+			msg = fmt.Sprintf("the server answered request id %s twice", f.clip(env.id, 40))
+		}
 		if msg != "" {
 			f.limit.setViolation(msg)
 			f.err = &ProtocolError{Msg: msg}
@@ -303,6 +319,29 @@ func (f *framer) next() ([]byte, envelope, error) {
 		}
 		return line, env, nil
 	}
+}
+
+// answeredAgain reports whether env, a response just judged, is followed
+// right away by another answer to the same request, in a line already read
+// whole into the buffer. That answer would be judged only after this one
+// is handed on, and a one-shot mcpx may be done by then: so a server that
+// answers twice back to back breaks the framing of the first answer (exit
+// 3), rather than perhaps of nothing.
+func (f *framer) answeredAgain(env envelope) bool {
+	if f.inflight == nil || env.hasMethod() || len(env.id) == 0 || string(env.id) == "null" || f.inflight.has(string(env.id)) {
+		return false
+	}
+	buf, _ := f.r.Peek(f.r.Buffered())
+	i := bytes.IndexByte(buf, '\n')
+	if i < 0 {
+		return false
+	}
+	next := bytes.TrimSpace(buf[:i])
+	if len(next) == 0 || next[0] != '{' || !json.Valid(next) {
+		return false
+	}
+	again := locate(next)
+	return !again.hasMethod() && bytes.Equal(bytes.TrimSpace(again.id), bytes.TrimSpace(env.id))
 }
 
 var byteOrderMark = []byte("\xef\xbb\xbf")

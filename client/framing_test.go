@@ -2,8 +2,10 @@ package client
 
 import (
 	"errors"
+	"io"
 	"strings"
 	"testing"
+	"time"
 )
 
 // frameAll reads every message of in, joined by newlines as they came.
@@ -145,11 +147,55 @@ func TestFramerJudges(t *testing.T) {
 	} {
 		lf := &limitFlag{}
 		f := newFramer(strings.NewReader(tc.line+"\n"), 4<<20, lf, nil)
-		f.inflight = ids
+		f.inflight = &inflight{}
+		f.inflight.add("1")
 		var pe *ProtocolError
 		if _, err := frameAll(f); !errors.As(err, &pe) || pe.Msg != tc.msg || lf.violation() != tc.msg {
 			t.Errorf("%s: %v\nwant %s", tc.name, err, tc.msg)
 		}
+	}
+}
+
+// A second answer to a request id is a framing violation: right behind the
+// first (in the same read), it is refused before the first is handed on;
+// later, it answers an id no longer in flight.
+func TestFramerDuplicateAnswer(t *testing.T) {
+	one := `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"
+	ids := &inflight{}
+	ids.add("1")
+	ids.add("2")
+	ids.add("2") // two requests in flight with one id: two answers are fine
+	in := `{"jsonrpc":"2.0","id":2,"result":{}}` + "\n" + `{"jsonrpc":"2.0","id":2,"result":{}}` + "\n" +
+		one + `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"again"}}` + "\n"
+	lf := &limitFlag{}
+	f := newFramer(strings.NewReader(in), 1<<20, lf, nil)
+	f.inflight = ids
+	out, err := frameAll(f)
+	want := "the server answered request id 1 twice"
+	var pe *ProtocolError
+	if !errors.As(err, &pe) || pe.Msg != want || lf.violation() != want {
+		t.Errorf("back to back: err %v, want %s", err, want)
+	}
+	if strings.Count(out, "\n") != 2 {
+		t.Errorf("back to back: passed %q", out)
+	}
+
+	// the second answer comes in a read of its own
+	pr, pw := io.Pipe()
+	ids.add("1")
+	lf = &limitFlag{}
+	f = newFramer(pr, 1<<20, lf, nil)
+	f.inflight = ids
+	go func() {
+		_, _ = io.WriteString(pw, one)
+		time.Sleep(50 * time.Millisecond)
+		_, _ = io.WriteString(pw, one)
+		pw.Close()
+	}()
+	out, err = frameAll(f)
+	want = "the server answered request id 1, which mcpx never sent (or which was already answered)"
+	if !errors.As(err, &pe) || pe.Msg != want || lf.violation() != want || out != one {
+		t.Errorf("later: passed %q, err %v, want %s", out, err, want)
 	}
 }
 

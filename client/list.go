@@ -11,6 +11,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
+
+	"github.com/mcpx-cli/mcpx/internal/oneline"
 )
 
 // Kinds of catalog items, in catalog order.
@@ -207,7 +209,7 @@ func (c *Conn) listRaw(ctx context.Context, kind string, ceiling int64) ([]json.
 		var cur string
 		if err := json.Unmarshal(next, &cur); err != nil {
 			problems = append(problems, Problem{Kind: kind, Code: "bad_cursor",
-				Message: fmt.Sprintf("server %q: %s returned a nextCursor that is not a string (%s); the listing stops at page %d", c.T.Name, spec.method, c.clip(string(next), 40), page)})
+				Message: fmt.Sprintf("server %q: %s returned a nextCursor that is not a string (%s); the listing stops at page %d", c.T.Name, spec.method, oneline.Escape(c.clip(string(next), 40)), page)})
 			return items, problems, nil
 		}
 		if cur == "" {

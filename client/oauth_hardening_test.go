@@ -157,6 +157,60 @@ func TestStoreNotPrivate(t *testing.T) {
 	}
 }
 
+// The state directory is checked like the token directory before a token
+// below it is used: not open to other users' writes, not a symbolic link.
+// login (mkdir) narrows a directory of the user's own, and refuses a link.
+func TestStateDirChecked(t *testing.T) {
+	const server = "https://example.com/mcp"
+	state := filepath.Join(t.TempDir(), "mcpx")
+	s := tokenStore{dir: filepath.Join(state, "tokens")}
+	if err := s.save(&StoredToken{Server: server, AccessToken: "at-1"}); err != nil {
+		t.Fatal(err)
+	}
+	if m := tkPerm(t, state); m != 0o700 {
+		t.Errorf("state directory mode %o", m)
+	}
+	if err := os.Chmod(state, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("the state directory %s is mode 0777, open to other users; mcpx uses no token from it", state)
+	if tok, err := s.load(server); err == nil || err.Error() != want {
+		t.Errorf("load below a 0777 state directory = %v, %v; want %q", tok, err, want)
+	}
+	if err := s.mkdir(); err != nil || tkPerm(t, state) != 0o700 {
+		t.Errorf("mkdir: %v, mode %o", err, tkPerm(t, state))
+	}
+	if tok, err := s.load(server); err != nil || tok == nil {
+		t.Errorf("load after mkdir = %v, %v", tok, err)
+	}
+	// a state or token directory that is a symbolic link (to a directory of
+	// the user's own) is not used
+	for _, link := range []string{state, s.dir} {
+		real := link + ".real"
+		if err := os.Rename(link, real); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(real, link); err != nil {
+			t.Fatal(err)
+		}
+		what := map[string]string{state: "the state directory", s.dir: "the token directory"}[link]
+		want := fmt.Sprintf("%s %s is a symbolic link; mcpx uses no token from it", what, link)
+		if tok, err := s.load(server); err == nil || err.Error() != want {
+			t.Errorf("load through a link = %v, %v; want %q", tok, err, want)
+		}
+		want = fmt.Sprintf("%s %s is a symbolic link; mcpx does not use it", what, link)
+		if err := s.mkdir(); err == nil || err.Error() != want {
+			t.Errorf("mkdir through a link = %v; want %q", err, want)
+		}
+		if err := os.Remove(link); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(real, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // A client id is public (it is in every authorization URL, which
 // --no-browser users copy); the client secret is a secret.
 func TestResolveOAuthSecrets(t *testing.T) {

@@ -162,7 +162,7 @@ func (s *sink) lastError() *mcp.JSONRPCErrorDetails {
 // cancellation), so claiming one more or one fewer changes behaviour.
 type tap struct {
 	inner    transport.Interface
-	inflight *inflight // ids awaiting a response (stdio framing checks)
+	inflight *inflight // ids awaiting a response (stdio framing checks; the framer takes them out)
 	hooks    *serverHooks
 	// beforeInitialized, when set, runs before notifications/initialized
 	// is sent (the legacy handshake; see connect).
@@ -201,10 +201,6 @@ func (t *tap) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*t
 		s.mu.Lock()
 		s.pending = nil
 		s.mu.Unlock()
-	}
-	if t.inflight != nil && err == nil {
-		// An id whose call was abandoned (timeout, cancel) stays: a late answer is legitimate.
-		t.inflight.done(string(id))
 	}
 	if s != nil && err == nil && resp != nil {
 		s.mu.Lock()

@@ -115,12 +115,38 @@ func (s tokenStore) path(server string) string {
 	return filepath.Join(s.dir, hex.EncodeToString(sum[:16])+".json")
 }
 
+// dirs are the directories a token's trust rests on, outermost first: the
+// state directory ($XDG_STATE_HOME/mcpx, the token directory's parent) and
+// the token directory.
+func (s tokenStore) dirs() []storeDir {
+	return []storeDir{{"the state directory", filepath.Dir(s.dir)}, {"the token directory", s.dir}}
+}
+
+type storeDir struct{ what, path string }
+
+// untrusted says why a directory is not the user's own to trust ("" when
+// it is, or does not exist): a symbolic link, another owner, or one of the
+// permission bits in deny.
+func untrusted(path string, deny os.FileMode) string {
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return ""
+	case err != nil:
+		return fmt.Sprintf("cannot be read (%v)", err)
+	case fi.Mode()&os.ModeSymlink != 0:
+		return "is a symbolic link"
+	}
+	return private(fi, deny)
+}
+
 // load returns the stored token for a canonical server URL, nil when there
-// is none.
+// is none. Nothing is read from a state or token directory that another
+// user could have written to.
 func (s tokenStore) load(server string) (*StoredToken, error) {
-	if fi, err := os.Stat(s.dir); err == nil {
-		if why := private(fi, 0o022); why != "" {
-			return nil, fmt.Errorf("the token directory %s %s; mcpx uses no token from it", s.dir, why)
+	for _, d := range s.dirs() {
+		if why := untrusted(d.path, 0o022); why != "" {
+			return nil, fmt.Errorf("%s %s %s; mcpx uses no token from it", d.what, d.path, why)
 		}
 	}
 	p := s.path(server)
@@ -198,29 +224,46 @@ func (s tokenStore) remove(server string) (bool, error) {
 	return true, nil
 }
 
-// mkdir makes the token directory 0700 (and its parents 0700, as XDG says
-// for state directories), and narrows an existing one.
+// mkdir makes the state and token directories 0700 (and their parents
+// 0700, as XDG says for state directories), and narrows existing ones. A
+// symbolic link, or a directory of another user's, is refused.
 func (s tokenStore) mkdir() error {
 	if s.dir == "" {
 		return errors.New("no token directory: set HOME or XDG_STATE_HOME")
 	}
+	for _, d := range s.dirs() {
+		if err := narrow(d); err != nil {
+			return err
+		}
+	}
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return fmt.Errorf("cannot create the token directory: %w", err)
 	}
-	fi, err := os.Stat(s.dir)
+	for _, d := range s.dirs() {
+		if err := narrow(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// narrow makes an existing directory of the store 0700, or says why it
+// cannot be used.
+func narrow(d storeDir) error {
+	if why := untrusted(d.path, 0); why != "" {
+		return fmt.Errorf("%s %s %s; mcpx does not use it", d.what, d.path, why)
+	}
+	fi, err := os.Lstat(d.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
 	if err != nil {
-		return fmt.Errorf("cannot create the token directory: %w", err)
+		return fmt.Errorf("cannot create %s: %w", d.what, err)
 	}
 	if fi.Mode().Perm() != 0o700 {
-		if err := os.Chmod(s.dir, 0o700); err != nil {
-			return fmt.Errorf("the token directory %s is mode %o and cannot be made 0700: %w", s.dir, fi.Mode().Perm(), err)
+		if err := os.Chmod(d.path, 0o700); err != nil {
+			return fmt.Errorf("%s %s is mode %o and cannot be made 0700: %w", d.what, d.path, fi.Mode().Perm(), err)
 		}
-		if fi, err = os.Stat(s.dir); err != nil {
-			return fmt.Errorf("cannot create the token directory: %w", err)
-		}
-	}
-	if why := private(fi, 0o077); why != "" {
-		return fmt.Errorf("the token directory %s %s; mcpx does not use it", s.dir, why)
 	}
 	return nil
 }

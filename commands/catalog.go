@@ -40,13 +40,13 @@ func (a *app) newCatalogCmd() *cli.Command {
 			args := cmd.Args().Slice()
 			switch {
 			case o.All && len(args) > 1:
-				return usagef("catalog --all takes at most one QUERY, got %d arguments", len(args))
+				return usagef("catalog --all takes at most one QUERY, got %s", count(len(args), "argument"))
 			case o.All && len(args) == 1:
 				o.Query = args[0]
 			case !o.All && len(args) == 0:
 				return usagef("catalog needs a server: mcpx catalog SRV [QUERY], or mcpx catalog --all [QUERY]")
 			case !o.All && len(args) > 2:
-				return usagef("catalog takes SRV and at most one QUERY, got %d arguments", len(args))
+				return usagef("catalog takes SRV and at most one QUERY, got %s", count(len(args), "argument"))
 			case !o.All:
 				o.Server = args[0]
 				if len(args) == 2 {

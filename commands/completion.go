@@ -40,11 +40,16 @@ func (a *app) newCompletionCmd() *cli.Command {
 			"a server from an untrusted project file.\n\n" +
 			"bash (no bash-completion package needed):  source <(mcpx completion bash)   in ~/.bashrc\n" +
 			"zsh (runs compinit if it has not run):      source <(mcpx completion zsh)    in ~/.zshrc\n" +
-			"fish:                                       mcpx completion fish > ~/.config/fish/completions/mcpx.fish\n\n" +
+			"fish:                                       mkdir -p ~/.config/fish/completions &&\n" +
+			"                                            mcpx completion fish > ~/.config/fish/completions/mcpx.fish\n\n" +
 			"EXIT STATUS: 0, or 2 for a shell other than bash, zsh and fish.",
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			args := cmd.Args().Slice()
-			if len(args) != 1 {
+			if len(args) == 0 {
+				return &UsageError{Msg: "completion needs the name of a shell: bash, zsh or fish",
+					Hints: []string{"e.g. source <(mcpx completion bash) in ~/.bashrc; mcpx completion --help shows the others"}}
+			}
+			if len(args) > 1 {
 				return argCountError("completion", "one shell: bash, zsh or fish", args, "")
 			}
 			script, err := completions.Script(args[0], cmd.Root().Name)

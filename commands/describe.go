@@ -38,7 +38,7 @@ func (a *app) newDescribeCmd() *cli.Command {
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			args := cmd.Args().Slice()
 			if len(args) != 2 {
-				return usagef("describe takes SRV and ID, got %d arguments", len(args))
+				return usagef("describe takes SRV and ID, got %s", count(len(args), "argument"))
 			}
 			o.Server, o.ID = args[0], args[1]
 			if o.Kind != "" {

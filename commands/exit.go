@@ -47,7 +47,7 @@ func usagef(format string, args ...any) error {
 type StrictError struct{ N int }
 
 func (e *StrictError) Error() string {
-	return fmt.Sprintf("--strict: %d warning(s)", e.N)
+	return "--strict: " + count(e.N, "warning")
 }
 
 // classify maps an error (and the signal that interrupted mcpx, if any) to

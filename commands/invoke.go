@@ -87,9 +87,9 @@ func (a *app) invoke(ctx context.Context, srv, tool string, base []byte, pairs [
 	var schema json.RawMessage
 	switch {
 	case it == nil:
-		a.log.Note("server %q: the tool listing %s, so %q is called without its schema: values are sent as strings, unchecked", conn.T.Name, incomplete, render.Clip(tool, 200))
+		a.log.Note("server %q: the tool listing %s, so %s is called without its schema: values are sent as strings, unchecked", conn.T.Name, incomplete, render.Quote(tool, 200))
 	case it.InputSchema == nil && given:
-		a.log.Note("server %q: tool %q has no input schema: values are sent as strings, unchecked", conn.T.Name, render.Clip(tool, 200))
+		a.log.Note("server %q: tool %s has no input schema: values are sent as strings, unchecked", conn.T.Name, render.Quote(tool, 200))
 	default:
 		schema = it.InputSchema
 	}
@@ -175,18 +175,18 @@ func (a *app) invokeNotes(doc *render.ToolDoc) {
 			if it.MimeType != nil {
 				mime = render.Clip(*it.MimeType, 100)
 			}
-			n.note("item #%d: %s content (%s, %d bytes) is never printed; it was written to %s", i, it.Type, mime, it.SizeBytes, it.Path)
+			n.note("item #%d: %s content (%s, %s) is never printed; it was written to %s", i, it.Type, mime, count(int(it.SizeBytes), "byte"), it.Path)
 		}
 	}
 	n.done()
 	if doc.Omitted > 0 {
-		a.log.Note("%d item(s) omitted: the response ceiling of %s was reached", doc.Omitted, render.HumanBytes(render.ResponseCeiling))
+		a.log.Note("%s omitted: the response ceiling of %s was reached", count(doc.Omitted, "item"), render.HumanBytes(render.ResponseCeiling))
 	}
 	if doc.StructuredContentPath != nil {
 		a.log.Note("the structured content is over the slice clamp of %s; it was written to %s", render.HumanBytes(render.SliceClamp), *doc.StructuredContentPath)
 	}
 	if len(doc.Content) == 0 && doc.Omitted == 0 && doc.StructuredContent == nil && doc.StructuredContentPath == nil {
-		a.log.Note("server %q: tool %q returned no content", doc.Server, render.Clip(doc.Tool, 200))
+		a.log.Note("server %q: tool %s returned no content", doc.Server, render.Quote(doc.Tool, 200))
 	}
 }
 
@@ -198,5 +198,5 @@ type ToolError struct {
 }
 
 func (e *ToolError) Error() string {
-	return fmt.Sprintf("server %q: tool %q reported an error (isError: true)", e.Server, render.Clip(e.Tool, 200))
+	return fmt.Sprintf("server %q: tool %s reported an error (isError: true)", e.Server, render.Quote(e.Tool, 200))
 }

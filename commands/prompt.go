@@ -69,7 +69,7 @@ func (a *app) prompt(ctx context.Context, srv, name string, pairs []pair, stdinU
 	}
 	var values map[string]string
 	if it == nil {
-		a.log.Note("server %q: the prompt listing %s, so %q is asked for with its arguments unchecked", conn.T.Name, incomplete, render.Clip(name, 200))
+		a.log.Note("server %q: the prompt listing %s, so %s is asked for with its arguments unchecked", conn.T.Name, incomplete, render.Quote(name, 200))
 		values = map[string]string{}
 		for _, p := range pairs {
 			values[p.Key] = p.Value
@@ -112,7 +112,7 @@ func (a *app) prompt(ctx context.Context, srv, name string, pairs []pair, stdinU
 	doc.Server, doc.Prompt = conn.T.Name, name
 	a.contentWarnings(conn.T.Name, "prompt", name, warnings)
 	if len(doc.Messages) == 0 {
-		a.log.Note("server %q: prompt %q has no messages", conn.T.Name, render.Clip(name, 200))
+		a.log.Note("server %q: prompt %s has no messages", conn.T.Name, render.Quote(name, 200))
 	}
 	if a.asJSON() {
 		a.promptNotes(doc)
@@ -129,7 +129,7 @@ func (a *app) promptNotes(doc *render.PromptDoc) {
 	if doc.Truncated {
 		more := ""
 		if doc.Omitted > 0 {
-			more = fmt.Sprintf("; %d content item(s) after the cut were left out", doc.Omitted)
+			more = "; left out after the cut: " + count(doc.Omitted, "content item")
 		}
 		a.log.Note("the prompt was cut at the response ceiling of %s%s", render.HumanBytes(render.ResponseCeiling), more)
 	}
@@ -159,12 +159,13 @@ func (a *app) askPromptArgs(ctx context.Context, prompt string, missing []client
 		}()
 	}
 	for _, m := range missing {
+		name := render.Clip(m.Name, 200) // the server's: one line
 		desc := ""
 		if m.Description != nil && *m.Description != "" {
 			desc = " (" + render.Clip(oneLineText(*m.Description), 200) + ")"
 		}
 		for {
-			fmt.Fprintf(a.s.Err, "prompt %q needs %s%s: ", prompt, m.Name, desc)
+			fmt.Fprintf(a.s.Err, "prompt %q needs %s%s: ", prompt, name, desc)
 			next()
 			select {
 			case <-ctx.Done():
@@ -182,7 +183,7 @@ func (a *app) askPromptArgs(ctx context.Context, prompt string, missing []client
 					values[m.Name] = line
 					break
 				}
-				fmt.Fprintf(a.s.Err, "%s is required\n", m.Name)
+				fmt.Fprintf(a.s.Err, "%s is required\n", name)
 				continue
 			}
 			break
@@ -220,11 +221,11 @@ func oneLineText(s string) string {
 
 // argCountError: too few arguments for a command.
 func argCountError(cmd, takes string, args []string, hint string) error {
-	got := fmt.Sprintf("%d arguments", len(args))
-	if len(args) == 1 {
-		got = "1 argument"
+	e := &UsageError{Msg: fmt.Sprintf("%s takes %s, got %s", cmd, takes, count(len(args), "argument"))}
+	if hint != "" {
+		e.Hints = []string{hint}
 	}
-	return &UsageError{Msg: fmt.Sprintf("%s takes %s, got %s", cmd, takes, got), Hints: []string{hint}}
+	return e
 }
 
 // maxWarnings is how many content warnings one response prints.
@@ -236,11 +237,11 @@ func (a *app) contentWarnings(server, kind, name string, warnings []string) {
 	for i, w := range warnings {
 		if i == maxWarnings {
 			a.log.Warn(output.Warning{Server: server, Kind: &kind, Item: &name, Code: "warning",
-				Message: fmt.Sprintf("server %q: %s %q: %d more warning(s) like these not shown", server, kind, render.Clip(name, 200), len(warnings)-i)})
+				Message: fmt.Sprintf("server %q: %s %s: %s more like these not shown", server, kind, render.Quote(name, 200), count(len(warnings)-i, "warning"))})
 			return
 		}
 		a.log.Warn(output.Warning{Server: server, Kind: &kind, Item: &name, Code: "warning",
-			Message: fmt.Sprintf("server %q: %s %q: %s", server, kind, render.Clip(name, 200), w)})
+			Message: fmt.Sprintf("server %q: %s %s: %s", server, kind, render.Quote(name, 200), w)})
 	}
 }
 

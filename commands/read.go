@@ -60,7 +60,7 @@ func (a *app) newReadCmd() *cli.Command {
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			args := cmd.Args().Slice()
 			if len(args) < 2 {
-				return usagef("read takes SRV and URI (and VAR=VALUE pairs for a template), got %d arguments", len(args))
+				return usagef("read takes SRV and URI (and VAR=VALUE pairs for a template), got %s", count(len(args), "argument"))
 			}
 			o := &readOptions{Server: args[0], Offset: offset, Max: max, Raw: raw || cmd.IsSet("output"), Output: out}
 			if cmd.IsSet("output") && out == "" {
@@ -243,9 +243,9 @@ func (a *app) readNotes(doc *render.ReadDoc, o *readOptions) {
 				note("%s (bytes %d to %d of %d shown%s); next page: --offset %d", what, it.Offset, it.Offset+it.Bytes, it.TotalBytes, cut, *it.NextOffset)
 				nexts[*it.NextOffset] = true
 			} else if it.Text == "" && o.Pattern != nil && it.TotalBytes == 0 {
-				note("no line of %s matches --pattern %q", name, render.Clip(o.Pattern.String(), 200))
+				note("no line of %s matches --pattern %s", name, render.Quote(o.Pattern.String(), 200))
 			} else if it.Text == "" && it.TotalBytes > 0 && o.Offset >= it.TotalBytes {
-				note("nothing to show at --offset %d: %s has %d bytes", o.Offset, name, it.TotalBytes)
+				note("nothing to show at --offset %d: %s has %s", o.Offset, name, count(it.TotalBytes, "byte"))
 			}
 			if it.Annotations != nil {
 				note("%s: annotations %s", name, render.Clip(compactJSON(it.Annotations), 200))
@@ -255,7 +255,7 @@ func (a *app) readNotes(doc *render.ReadDoc, o *readOptions) {
 			if len(doc.Contents) > 1 {
 				name = fmt.Sprintf("item #%d (%s)", i, name)
 			}
-			note("%s: binary content (%s, %d bytes) is never printed; it was written to %s", name, render.Clip(orDefault(it.MimeType, "no mime type"), 100), it.SizeBytes, it.Path)
+			note("%s: binary content (%s, %s) is never printed; it was written to %s", name, render.Clip(orDefault(it.MimeType, "no mime type"), 100), count(int(it.SizeBytes), "byte"), it.Path)
 			if it.Annotations != nil {
 				note("%s: annotations %s", name, render.Clip(compactJSON(it.Annotations), 200))
 			}
@@ -266,8 +266,8 @@ func (a *app) readNotes(doc *render.ReadDoc, o *readOptions) {
 		a.log.Note("the items continue at different offsets, and --offset applies to every item: --raw or -o FILE writes them whole")
 	}
 	if doc.Omitted > 0 {
-		a.log.Note("%d item(s) omitted: the response ceiling of %s was reached; --raw or -o FILE writes every item whole",
-			doc.Omitted, render.HumanBytes(render.ResponseCeiling))
+		a.log.Note("%s omitted: the response ceiling of %s was reached; --raw or -o FILE writes every item whole",
+			count(doc.Omitted, "item"), render.HumanBytes(render.ResponseCeiling))
 	}
 }
 

@@ -65,6 +65,7 @@ type app struct {
 	environ []string
 	cwd     string
 	self    string
+	args    []string // the command line, args[0] the program name
 
 	timeoutSet, selectSet bool
 	// listen: the command runs an operation during which a server may send
@@ -111,7 +112,7 @@ func Main(args []string, s *output.Streams) int {
 
 	client.BecomeSubreaper()
 	cwd, _ := os.Getwd()
-	a := &app{s: s, getenv: os.Getenv, environ: os.Environ(), cwd: cwd, self: client.Self()}
+	a := &app{s: s, getenv: os.Getenv, environ: os.Environ(), cwd: cwd, self: client.Self(), args: args}
 	// --json decides the error voice even when parsing fails before setup runs.
 	a.log = output.NewLog(s, wantsJSON(args), false)
 	root := a.newRoot()
@@ -181,7 +182,7 @@ func (a *app) newRoot() *cli.Command {
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Present() {
-				return usagef("unknown command %q (see mcpx --help)", cmd.Args().First())
+				return unknownCommand(cmd, cmd.Args().First())
 			}
 			_ = cli.ShowRootCommandHelp(cmd)
 			return nil
@@ -198,13 +199,14 @@ func (a *app) newRoot() *cli.Command {
 			a.newCompletionCmd(),
 			a.newServeDemoCmd(),
 			a.newCompleteCmd(),
+			a.newHelpCmd(),
 		},
 		ExitErrHandler: func(context.Context, *cli.Command, error) {},
 	}
 	_ = root.Walk(func(c *cli.Command) error {
 		c.DisableSliceFlagSeparator = true
-		c.OnUsageError = func(_ context.Context, _ *cli.Command, err error, _ bool) error {
-			return &UsageError{Msg: err.Error()}
+		c.OnUsageError = func(_ context.Context, c *cli.Command, err error, _ bool) error {
+			return a.usageError(c, err)
 		}
 		if c != root {
 			c.ExitErrHandler = root.ExitErrHandler

@@ -1,19 +1,25 @@
 package output
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
 	"sync"
 
 	"github.com/mattn/go-runewidth"
+
+	"github.com/mcpx-cli/mcpx/internal/oneline"
 )
 
 // Log is mcpx's one voice on stderr. In text mode every line starts with
 // "mcpx: " (errors carry no further prefix; notes, warnings and hints say
 // what they are). With --json every line is one JSON object and an error, if
 // any, is the last line. Server-originated text passes through Streams.Err,
-// so it is masked and, on a terminal, escaped.
+// so it is masked and, on a terminal, escaped. A message is one line: a
+// line break in it, which can only come from a server's string that its
+// caller did not escape, is shown escaped (oneline.Escape), so that no
+// server starts a line of mcpx's.
 type Log struct {
 	s       *Streams
 	JSON    bool
@@ -53,7 +59,10 @@ func (l *Log) writeJSON(v any) {
 	if err != nil {
 		return
 	}
-	b = append(l.s.masker.MaskJSON(b), '\n')
+	// Go's encoder escapes U+2028 and U+2029 but leaves NEL (U+0085) raw,
+	// which some line readers take for a line break: one object, one line.
+	b = bytes.ReplaceAll(l.s.masker.MaskJSON(b), []byte("\u0085"), []byte(`\u0085`))
+	b = append(b, '\n')
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	_, _ = l.s.errJSON.Write(b)
@@ -113,7 +122,7 @@ func (l *Log) Progress(text string) {
 
 // Note tells the user something useful that is not a problem.
 func (l *Log) Note(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
+	msg := oneline.Escape(fmt.Sprintf(format, args...))
 	if l.JSON {
 		l.writeJSON(map[string]any{"note": msg})
 		return
@@ -125,6 +134,7 @@ func (l *Log) Note(format string, args ...any) {
 // next line, where a terminal lets it be clicked or copied whole (under
 // --json: {"note": MSG, "url": URL}).
 func (l *Log) URL(msg, url string) {
+	msg, url = oneline.Escape(msg), oneline.Escape(url)
 	if l.JSON {
 		l.writeJSON(map[string]any{"note": msg, "url": url})
 		return
@@ -142,6 +152,7 @@ func (l *Log) Debug(format string, args ...any) {
 
 // Warn reports a degraded result.
 func (l *Log) Warn(w Warning) {
+	w.Message = oneline.Escape(w.Message)
 	if l.JSON {
 		var server any // null when the warning belongs to no server
 		if w.Server != "" {
@@ -164,11 +175,15 @@ func (l *Log) ServerStderr(server, line string) {
 		l.writeJSON(map[string]any{"server_stderr": line, "server": server})
 		return
 	}
-	l.writeLine("[" + server + "] " + line)
+	l.writeLine("[" + oneline.Escape(server) + "] " + oneline.Escape(line))
 }
 
 // Error reports the final error.
 func (l *Log) Error(e ErrorReport) {
+	e.Message, e.Hints = oneline.Escape(e.Message), nonEmpty(e.Hints)
+	for i, h := range e.Hints {
+		e.Hints[i] = oneline.Escape(h)
+	}
 	if l.JSON {
 		obj := map[string]any{}
 		for k, v := range e.Details {
@@ -191,9 +206,21 @@ func (l *Log) Error(e ErrorReport) {
 		l.writeLine("mcpx: the server's stderr ends with:")
 	}
 	for _, line := range e.Lines {
-		l.writeLine("mcpx:   | " + line)
+		l.writeLine("mcpx:   | " + oneline.Escape(line))
 	}
 	for _, h := range e.Hints {
 		l.writeLine("mcpx: hint: " + h)
 	}
+}
+
+// nonEmpty drops the blank strings of list: a hint with nothing to say is
+// never printed (an empty "mcpx: hint:" line, or "hints":[""]).
+func nonEmpty(list []string) []string {
+	var out []string
+	for _, v := range list {
+		if strings.TrimSpace(v) != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }

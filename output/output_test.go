@@ -138,6 +138,48 @@ func TestLogVoice(t *testing.T) {
 	}
 }
 
+// A blank hint is never printed: no empty "mcpx: hint:" line, no "hints":[""].
+func TestLogNoEmptyHint(t *testing.T) {
+	s, _, errb := ForTest(false)
+	NewLog(s, false, false).Error(ErrorReport{Message: "m", Code: "usage", ExitCode: 2, Hints: []string{"", " ", "real"}})
+	if want := "mcpx: m\nmcpx: hint: real\n"; errb.String() != want {
+		t.Errorf("text voice: %q, want %q", errb.String(), want)
+	}
+	s, _, errb = ForTest(false)
+	NewLog(s, true, false).Error(ErrorReport{Message: "m", Code: "usage", ExitCode: 2, Hints: []string{""}})
+	if want := `{"error":{"code":"usage","exit_code":2,"message":"m"}}` + "\n"; errb.String() != want {
+		t.Errorf("json voice: %q, want %q", errb.String(), want)
+	}
+}
+
+// A line break in a message (a server's string its caller did not escape)
+// is shown escaped: every line of the text voice is one line of mcpx's.
+func TestLogOneLine(t *testing.T) {
+	s, _, errb := ForTest(false)
+	l := NewLog(s, false, false)
+	l.Note("a\nmcpx: error: x")
+	l.Warn(Warning{Message: "b\rmcpx: error: x"})
+	l.ServerStderr("srv", "c\u2028mcpx: error: x")
+	l.Error(ErrorReport{Message: "d\u0085mcpx: error: x", Lines: []string{"e\u2029x"}, Hints: []string{"f\r\ng"}})
+	want := `mcpx: note: a\nmcpx: error: x
+mcpx: warning: b\rmcpx: error: x
+[srv] c\u2028mcpx: error: x
+mcpx: d\u0085mcpx: error: x
+mcpx: the server's stderr ends with:
+mcpx:   | e\u2029x
+mcpx: hint: f\r\ng
+`
+	if errb.String() != want {
+		t.Errorf("text voice:\n%s\nwant:\n%s", errb.String(), want)
+	}
+	s, _, errb = ForTest(false)
+	l = NewLog(s, true, false)
+	l.ServerStderr("srv", "nel\u0085x")
+	if want := `{"server":"srv","server_stderr":"nel\u0085x"}` + "\n"; errb.String() != want {
+		t.Errorf("json voice: %q, want %q", errb.String(), want)
+	}
+}
+
 func TestMaskJSON(t *testing.T) {
 	s, out, errb := ForTest(false)
 	s.AddSecrets("true", "8080", `p&ss"w0rd`, "tok<en>")

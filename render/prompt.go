@@ -102,7 +102,7 @@ func RenderPrompt(raw []byte, p Policy) (doc *PromptDoc, warnings []string, err 
 		where := fmt.Sprintf("message #%d", k)
 		roleWarning := ""
 		if role != "user" && role != "assistant" {
-			roleWarning = fmt.Sprintf("%s has the role %q, which MCP does not define; it is labelled [%s]", where, role, role)
+			roleWarning = fmt.Sprintf("%s has the role %q, which MCP does not define; it is labelled [%s]", where, role, Clip(role, 200))
 		}
 		nwarn := len(warnings)
 		pm := PromptMessage{Role: role, Content: []any{}}
@@ -205,7 +205,7 @@ func eachMessage(raw []byte, list gjson.Result, base int, visit func(k int, role
 			return bad("no string \"role\"")
 		case role == "user" || role == "assistant" || plainRole(role):
 		default:
-			return bad("its role %q is not a plain word", Clip(role, 40))
+			return bad("its role %s is not a plain word", Quote(role, 40))
 		}
 		c := f.get("content")
 		if !c.is(raw, '{') && !c.is(raw, '[') {

@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"regexp"
+	"strconv"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/mcpx-cli/mcpx/internal/oneline"
 )
 
 // TextItem is a rendered text item (CONTRACT §5).
@@ -204,15 +207,31 @@ func orNil(s string) *string {
 	return &s
 }
 
-// Clip shortens s to at most n characters, marking a cut with "...", for
-// server-originated strings in messages (a uri can be megabytes long).
+// Clip shortens s to at most n characters, marking a cut with "...", and
+// shows its line breaks escaped (see oneline.Escape), for server-originated
+// strings in messages: a uri can be megabytes long, and a mime type can
+// carry a line break that would start a line of its own.
 func Clip(s string, n int) string {
 	i := 0
 	for k := range s {
 		if i == n {
-			return s[:k] + "..."
+			return oneline.Escape(s[:k]) + "..."
 		}
 		i++
 	}
-	return s
+	return oneline.Escape(s)
+}
+
+// Quote is Clip for a string a message shows in double quotes: s shortened
+// to n characters (then "..."), quoted as Go quotes it (%q), which shows
+// its line breaks and other control characters escaped.
+func Quote(s string, n int) string {
+	i := 0
+	for k := range s {
+		if i == n {
+			return strconv.Quote(s[:k] + "...")
+		}
+		i++
+	}
+	return strconv.Quote(s)
 }

@@ -278,7 +278,7 @@ func tagItemsTool(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResu
 	}
 	tagged := make([]taggedItem, len(items))
 	var b strings.Builder
-	fmt.Fprintf(&b, "tagged %d item(s):", len(items))
+	fmt.Fprintf(&b, "tagged %d %s:", len(items), map[bool]string{true: "item", false: "items"}[len(items) == 1])
 	for i, it := range items {
 		tagged[i] = taggedItem{Item: it, Tag: prefix + slug(it)}
 		fmt.Fprintf(&b, "\n%s -> %s", it, tagged[i].Tag)

@@ -579,7 +579,7 @@ func TestTools(t *testing.T) {
 	}
 
 	r, txt = call(t, c, "tag_items", map[string]any{"items": []any{"Red apple", "banana!"}, "meta": map[string]any{"source": "test"}})
-	if r.IsError || txt != "tagged 2 item(s):\nRed apple -> #red-apple\nbanana! -> #banana\nmeta: {\"source\":\"test\"}" {
+	if r.IsError || txt != "tagged 2 items:\nRed apple -> #red-apple\nbanana! -> #banana\nmeta: {\"source\":\"test\"}" {
 		t.Errorf("tag_items = %q", txt)
 	}
 	if sc, _ := json.Marshal(r.StructuredContent); string(sc) != `{"count":2,"meta":{"source":"test"},"tagged":[{"item":"Red apple","tag":"#red-apple"},{"item":"banana!","tag":"#banana"}]}` {
