@@ -1,5 +1,6 @@
 # mcpx — build, test, lint, install. Needs Go and a POSIX shell; the interop
-# tests also need Node.js and npm (the servers come from the npm registry).
+# tests also need Node.js and npm (the servers come from the npm registry) and
+# the Go module proxy (the Go-SDK server they build).
 
 GO       ?= go
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)

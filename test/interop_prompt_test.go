@@ -123,6 +123,7 @@ var anyExt = regexp.MustCompile(`^[a-z0-9]{1,8}$`)
 // renderCheck compares mcpx's rendering of a response with what the server sent.
 type renderCheck struct {
 	ts       *testscript.TestScript
+	who      string // the server, for messages
 	spillDir string // $MCPX_CACHE_DIR/mcp-resources/SERVER
 	clock    int    // comparisons that needed clock times masked
 }
@@ -176,7 +177,7 @@ func (rc *renderCheck) item(where string, c rawContent, got json.RawMessage) str
 		gt := gotText()
 		if gt != text {
 			if clockTime.ReplaceAllString(gt, "H:MM:SS") != clockTime.ReplaceAllString(text, "H:MM:SS") {
-				ts.Fatalf("%s: text differs from what server-everything sent\nmcpx:   %q\nserver: %q", where, gt, text)
+				ts.Fatalf("%s: text differs from what %s sent\nmcpx:   %q\nserver: %q", where, rc.who, gt, text)
 			}
 			rc.clock++
 			text = gt
@@ -205,7 +206,7 @@ func (rc *renderCheck) item(where string, c rawContent, got json.RawMessage) str
 			ts.Fatalf("%s: %s content should be spilled to %s: %v\nmcpx rendered: %s", where, typ, path, err, got)
 		}
 		if !bytes.Equal(b, data) {
-			ts.Fatalf("%s: %s holds %d bytes that are not the %d bytes server-everything sent", where, path, len(b), len(data))
+			ts.Fatalf("%s: %s holds %d bytes that are not the %d bytes %s sent", where, path, len(b), len(data), rc.who)
 		}
 		ts.Logf("%s: %s of %d bytes spilled to %s, sha256 checked", where, typ, len(data), filepath.Base(path))
 		return map[string]any{"type": typ, "spilled": true, "path": path, "uri": uri, "mime_type": mime,
@@ -215,7 +216,7 @@ func (rc *renderCheck) item(where string, c rawContent, got json.RawMessage) str
 	decode := func(s string) []byte {
 		b, err := base64.StdEncoding.DecodeString(s)
 		if err != nil {
-			ts.Fatalf("%s: server-everything sent invalid base64: %v", where, err)
+			ts.Fatalf("%s: %s sent invalid base64: %v", where, rc.who, err)
 		}
 		return b
 	}
@@ -325,6 +326,14 @@ func (it *interop) cmdPromptMatches(ts *testscript.TestScript, neg bool, args []
 	tr := it.truth(ts)
 	res, err := rawGetPrompt(tr.raw, name, pargs)
 	ts.Check(err)
+	comparePrompt(ts, tr.String(), name, res, file, func(server string) string { return it.spillDirFor(ts, server) })
+}
+
+// comparePrompt: FILE (mcpx --json prompt SRV NAME ...) renders exactly the
+// messages of RES, the prompts/get result the server WHO sent, and its
+// "text" is the contract's flattening of them; SPILLDIR gives where mcpx
+// spills for the server FILE names.
+func comparePrompt(ts *testscript.TestScript, who, name string, res json.RawMessage, file string, spillDir func(server string) string) {
 	var sent struct {
 		Description *string `json:"description"`
 		Messages    []struct {
@@ -355,15 +364,15 @@ func (it *interop) cmdPromptMatches(ts *testscript.TestScript, neg bool, args []
 	}
 	wantDesc, _ := json.Marshal(nullOr(sent.Description))
 	if !jsonEqual(rawOrNull(doc.Description), wantDesc) {
-		ts.Fatalf("description: %s, server-everything %s sent %s", doc.Description, tr.version, wantDesc)
+		ts.Fatalf("description: %s, %s sent %s", doc.Description, who, wantDesc)
 	}
 	if doc.Text == nil || doc.Truncated == nil || *doc.Truncated || doc.Omitted == nil || *doc.Omitted != 0 {
 		ts.Fatalf("prompt document: text %v, truncated %v, omitted %v: want a text, false and 0\n%s", doc.Text, doc.Truncated, doc.Omitted, data)
 	}
 	if len(doc.Messages) != len(sent.Messages) {
-		ts.Fatalf("%d messages, server-everything %s sent %d\n%s\nserver: %s", len(doc.Messages), tr.version, len(sent.Messages), data, res)
+		ts.Fatalf("%d messages, %s sent %d\n%s\nserver: %s", len(doc.Messages), who, len(sent.Messages), data, res)
 	}
-	rc := &renderCheck{ts: ts, spillDir: it.spillDirFor(ts, doc.Server)}
+	rc := &renderCheck{ts: ts, who: who, spillDir: spillDir(doc.Server)}
 	parts := make([]string, len(sent.Messages))
 	for i, m := range sent.Messages {
 		// A prompt message carries one content block (an array is accepted too).
@@ -377,13 +386,13 @@ func (it *interop) cmdPromptMatches(ts *testscript.TestScript, neg bool, args []
 		}
 		got := doc.Messages[i]
 		if got.Role != m.Role {
-			ts.Fatalf("message #%d: role %q, server-everything sent %q", i, got.Role, m.Role)
+			ts.Fatalf("message #%d: role %q, %s sent %q", i, got.Role, who, m.Role)
 		}
 		if len(got.Content) != len(blocks) {
-			ts.Fatalf("message #%d: %d rendered items, server-everything sent %d", i, len(got.Content), len(blocks))
+			ts.Fatalf("message #%d: %d rendered items, %s sent %d", i, len(got.Content), who, len(blocks))
 		}
 		if len(blocks) != 1 {
-			ts.Fatalf("message #%d: server-everything sent %d content blocks; the flattening rule is written for one", i, len(blocks))
+			ts.Fatalf("message #%d: %s sent %d content blocks; the flattening rule is written for one", i, who, len(blocks))
 		}
 		flat := rc.item(fmt.Sprintf("message #%d (%s)", i, m.Role), blocks[0], got.Content[0])
 		parts[i] = "[" + m.Role + "]\n" + flat + "\n"
@@ -392,7 +401,7 @@ func (it *interop) cmdPromptMatches(ts *testscript.TestScript, neg bool, args []
 	if *doc.Text != want {
 		norm := func(s string) string { return clockTime.ReplaceAllString(s, "H:MM:SS") }
 		if norm(*doc.Text) != norm(want) {
-			ts.Fatalf("text is not the flattening of the messages server-everything sent:\nmcpx: %q\nwant: %q", *doc.Text, want)
+			ts.Fatalf("text is not the flattening of the messages %s sent:\nmcpx: %q\nwant: %q", who, *doc.Text, want)
 		}
 		rc.clock++
 	}
@@ -400,7 +409,7 @@ func (it *interop) cmdPromptMatches(ts *testscript.TestScript, neg bool, args []
 	if rc.clock > 0 {
 		note = fmt.Sprintf(" (%d comparison(s) with clock times masked)", rc.clock)
 	}
-	ts.Logf("prompt %s: %d message(s) and the flattened text as server-everything %s sent them%s", name, len(sent.Messages), tr.version, note)
+	ts.Logf("prompt %s: %d message(s) and the flattened text as %s sent them%s", name, len(sent.Messages), who, note)
 }
 
 func (it *interop) cmdInvokeMatches(ts *testscript.TestScript, neg bool, args []string) {
@@ -415,6 +424,13 @@ func (it *interop) cmdInvokeMatches(ts *testscript.TestScript, neg bool, args []
 	tr := it.truth(ts)
 	res, err := rawCallTool(tr.raw, tool, json.RawMessage(argsJSON))
 	ts.Check(err)
+	compareInvoke(ts, tr.String(), tool, argsJSON, res, file, func(server string) string { return it.spillDirFor(ts, server) })
+}
+
+// compareInvoke: FILE (mcpx --json invoke SRV TOOL ...) renders exactly RES,
+// the tools/call result the server WHO sent for arguments ARGSJSON;
+// SPILLDIR gives where mcpx spills for the server FILE names.
+func compareInvoke(ts *testscript.TestScript, who, tool, argsJSON string, res json.RawMessage, file string, spillDir func(server string) string) {
 	var sent struct {
 		Content           []json.RawMessage `json:"content"`
 		StructuredContent json.RawMessage   `json:"structuredContent"`
@@ -440,7 +456,7 @@ func (it *interop) cmdInvokeMatches(ts *testscript.TestScript, neg bool, args []
 		ts.Fatalf("tool: %q, want %q", doc.Tool, tool)
 	}
 	if doc.IsError == nil || *doc.IsError != sent.IsError {
-		ts.Fatalf("is_error: %v, server-everything %s sent isError %v", doc.IsError, tr.version, sent.IsError)
+		ts.Fatalf("is_error: %v, %s sent isError %v", doc.IsError, who, sent.IsError)
 	}
 	if doc.Omitted == nil || *doc.Omitted != 0 || doc.StructuredContentTruncated == nil || *doc.StructuredContentTruncated ||
 		string(rawOrNull(doc.StructuredContentPath)) != "null" {
@@ -448,12 +464,12 @@ func (it *interop) cmdInvokeMatches(ts *testscript.TestScript, neg bool, args []
 			doc.Omitted, doc.StructuredContentTruncated, rawOrNull(doc.StructuredContentPath))
 	}
 	if !jsonEqual(rawOrNull(doc.StructuredContent), rawOrNull(sent.StructuredContent)) {
-		ts.Fatalf("structured_content: %s, server-everything %s sent %s", compact(rawOrNull(doc.StructuredContent)), tr.version, compact(rawOrNull(sent.StructuredContent)))
+		ts.Fatalf("structured_content: %s, %s sent %s", compact(rawOrNull(doc.StructuredContent)), who, compact(rawOrNull(sent.StructuredContent)))
 	}
 	if len(doc.Content) != len(sent.Content) {
-		ts.Fatalf("%d rendered items, server-everything %s sent %d\n%s\nserver: %s", len(doc.Content), tr.version, len(sent.Content), data, res)
+		ts.Fatalf("%d rendered items, %s sent %d\n%s\nserver: %s", len(doc.Content), who, len(sent.Content), data, res)
 	}
-	rc := &renderCheck{ts: ts, spillDir: it.spillDirFor(ts, doc.Server)}
+	rc := &renderCheck{ts: ts, who: who, spillDir: spillDir(doc.Server)}
 	var kinds []string
 	for i, raw := range sent.Content {
 		var c rawContent
@@ -469,8 +485,8 @@ func (it *interop) cmdInvokeMatches(ts *testscript.TestScript, neg bool, args []
 	if rc.clock > 0 {
 		note = fmt.Sprintf(" (%d comparison(s) with clock times masked)", rc.clock)
 	}
-	ts.Logf("tool %s %s: isError %v, content [%s]%s as server-everything %s sent them%s",
-		tool, argsJSON, sent.IsError, strings.Join(kinds, " "), sc, tr.version, note)
+	ts.Logf("tool %s %s: isError %v, content [%s]%s as %s sent them%s",
+		tool, argsJSON, sent.IsError, strings.Join(kinds, " "), sc, who, note)
 }
 
 func cmdTextMatches(ts *testscript.TestScript, neg bool, args []string) {
@@ -503,9 +519,10 @@ type tapRequest struct {
 }
 
 func readTap(ts *testscript.TestScript) []tapRequest {
-	b, err := os.ReadFile(ts.MkAbs("server.in"))
+	// $WORK/server.in, wherever the script has cd'ed to.
+	b, err := os.ReadFile(filepath.Join(ts.Getenv("WORK"), "server.in"))
 	if err != nil {
-		ts.Fatalf("no tap log (did mcpx start the server with 'everything VERSION stdio-tap'?): %v", err)
+		ts.Fatalf("no tap log (did mcpx start the server through a tap: 'everything VERSION stdio-tap' or 'serve -tap'?): %v", err)
 	}
 	var out []tapRequest
 	sc := bufio.NewScanner(bytes.NewReader(b))

@@ -26,6 +26,9 @@ package test
 //
 // and those of interop_prompt_test.go for prompt and invoke (prompt-matches,
 // invoke-matches, text-matches, sent, group-gone, exitwithin).
+//
+// interop_servers_test.go does the same against the reference filesystem and
+// memory servers, a TypeScript-SDK server and a Go-SDK server.
 
 import (
 	"bytes"
@@ -212,6 +215,9 @@ type everythingTruth struct {
 	reads   map[string][]readItem      // URI → the items resources/read sent (interopReads)
 	raw     transport.Interface        // the session, open until the test ends
 }
+
+// String names the server the truth is of, for messages.
+func (tr *everythingTruth) String() string { return "server-everything " + tr.version }
 
 // readItem is one item of a raw resources/read result, decoded by the test.
 type readItem struct {
@@ -693,7 +699,14 @@ func (it *interop) cmdCatalogMatches(ts *testscript.TestScript, neg bool, args [
 		ts.Fatalf("usage: catalog-matches FILE")
 	}
 	tr := it.truth(ts)
-	data := ts.ReadFile(args[0])
+	compareCatalog(ts, tr.String(), tr.keys, args[0])
+}
+
+// compareCatalog: FILE is `mcpx --json catalog` output whose items are
+// exactly the keys WANT (what the server WHO lists), in order, and whose
+// warnings are an empty array.
+func compareCatalog(ts *testscript.TestScript, who string, want []string, file string) {
+	data := ts.ReadFile(file)
 	var doc struct {
 		Items []struct {
 			Kind string `json:"kind"`
@@ -703,14 +716,14 @@ func (it *interop) cmdCatalogMatches(ts *testscript.TestScript, neg bool, args [
 		Warnings json.RawMessage `json:"warnings"`
 	}
 	if err := json.Unmarshal([]byte(data), &doc); err != nil {
-		ts.Fatalf("%s is not a catalog document: %v\n%s", args[0], err, data)
+		ts.Fatalf("%s is not a catalog document: %v\n%s", file, err, data)
 	}
 	var warnings []json.RawMessage
 	if err := json.Unmarshal(doc.Warnings, &warnings); err != nil || warnings == nil {
 		ts.Fatalf("catalog warnings: want [], got %s", doc.Warnings)
 	}
 	if len(warnings) > 0 {
-		ts.Fatalf("catalog has %d warning(s) against server-everything %s:\n%s", len(warnings), tr.version, doc.Warnings)
+		ts.Fatalf("catalog has %d warning(s) against %s:\n%s", len(warnings), who, doc.Warnings)
 	}
 	got := make([]string, len(doc.Items))
 	for i, item := range doc.Items {
@@ -719,10 +732,10 @@ func (it *interop) cmdCatalogMatches(ts *testscript.TestScript, neg bool, args [
 			ts.Fatalf("item #%d: key %q is not kind %q + \":\" + id %q", i, item.Key, item.Kind, item.ID)
 		}
 	}
-	if !reflect.DeepEqual(got, tr.keys) {
-		ts.Fatalf("mcpx's catalog differs from what server-everything %s lists:\n%s", tr.version, diffKeys(tr.keys, got))
+	if !reflect.DeepEqual(got, want) {
+		ts.Fatalf("mcpx's catalog differs from what %s lists:\n%s", who, diffKeys(want, got))
 	}
-	ts.Logf("catalog: the %d items server-everything %s lists, in its order", len(got), tr.version)
+	ts.Logf("catalog: the %d items %s lists, in its order", len(got), who)
 }
 
 // schema-matches TOOL FILE: FILE is `mcpx --json describe` output for TOOL
@@ -735,17 +748,24 @@ func (it *interop) cmdSchemaMatches(ts *testscript.TestScript, neg bool, args []
 	tr := it.truth(ts)
 	rawTool, ok := tr.tools[args[0]]
 	if !ok {
-		ts.Fatalf("server-everything %s has no tool %q", tr.version, args[0])
+		ts.Fatalf("%s has no tool %q", tr, args[0])
 	}
+	compareSchema(ts, tr.String(), args[0], rawTool, args[1])
+}
+
+// compareSchema: FILE is `mcpx --json describe` output for TOOL whose
+// input_schema and output_schema equal, as JSON values, those of RAWTOOL
+// (the tool object exactly as the server WHO sent it; null when absent).
+func compareSchema(ts *testscript.TestScript, who, tool string, rawTool json.RawMessage, file string) {
 	var sent map[string]json.RawMessage
 	ts.Check(json.Unmarshal(rawTool, &sent))
-	data := ts.ReadFile(args[1])
+	data := ts.ReadFile(file)
 	var got map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(data), &got); err != nil {
-		ts.Fatalf("%s is not a describe document: %v\n%s", args[1], err, data)
+		ts.Fatalf("%s is not a describe document: %v\n%s", file, err, data)
 	}
-	if k := string(got["key"]); k != strconv.Quote("tool:"+args[0]) {
-		ts.Fatalf("describe key: want %q, got %s", "tool:"+args[0], k)
+	if k := string(got["key"]); k != strconv.Quote("tool:"+tool) {
+		ts.Fatalf("describe key: want %q, got %s", "tool:"+tool, k)
 	}
 	for _, f := range [][2]string{{"input_schema", "inputSchema"}, {"output_schema", "outputSchema"}} {
 		mine, ok := got[f[0]]
@@ -757,8 +777,8 @@ func (it *interop) cmdSchemaMatches(ts *testscript.TestScript, neg bool, args []
 			want = json.RawMessage("null")
 		}
 		if !jsonEqual(mine, want) {
-			ts.Fatalf("%s of tool %s differs from the %s server-everything %s sent:\nmcpx:   %s\nserver: %s",
-				f[0], args[0], f[1], tr.version, compact(mine), compact(want))
+			ts.Fatalf("%s of tool %s differs from the %s %s sent:\nmcpx:   %s\nserver: %s",
+				f[0], tool, f[1], who, compact(mine), compact(want))
 		}
 	}
 }
@@ -920,7 +940,12 @@ func (it *interop) cmdReadMatches(ts *testscript.TestScript, neg bool, args []st
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: read-matches URI FILE")
 	}
-	want := it.readTruth(ts, args[0])
+	compareRead(ts, it.truth(ts).String(), args[0], it.readTruth(ts, args[0]), args[1])
+}
+
+// compareRead: FILE is `mcpx --json read URI` and renders exactly the items
+// WANT that the server WHO sent (see read-matches).
+func compareRead(ts *testscript.TestScript, who, uri string, want []readItem, file string) {
 	var doc struct {
 		URI      string `json:"uri"`
 		Omitted  *int   `json:"omitted"`
@@ -936,15 +961,15 @@ func (it *interop) cmdReadMatches(ts *testscript.TestScript, neg bool, args []st
 			SizeBytes  int     `json:"size_bytes"`
 		} `json:"contents"`
 	}
-	data := ts.ReadFile(args[1])
+	data := ts.ReadFile(file)
 	if err := json.Unmarshal([]byte(data), &doc); err != nil {
-		ts.Fatalf("%s is not a read document: %v\n%s", args[1], err, data)
+		ts.Fatalf("%s is not a read document: %v\n%s", file, err, data)
 	}
-	if doc.URI != args[0] || doc.Omitted == nil || *doc.Omitted != 0 {
-		ts.Fatalf("read document: uri %q omitted %v, want %q and 0", doc.URI, doc.Omitted, args[0])
+	if doc.URI != uri || doc.Omitted == nil || *doc.Omitted != 0 {
+		ts.Fatalf("read document: uri %q omitted %v, want %q and 0", doc.URI, doc.Omitted, uri)
 	}
 	if len(doc.Contents) != len(want) {
-		ts.Fatalf("%d rendered items, server-everything sent %d", len(doc.Contents), len(want))
+		ts.Fatalf("%d rendered items, %s sent %d", len(doc.Contents), who, len(want))
 	}
 	for i, w := range want {
 		got := doc.Contents[i]
