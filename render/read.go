@@ -59,6 +59,10 @@ type Policy struct {
 	// path is known to be at least this long plus a file name before the
 	// blob is decoded), or "".
 	SpillDir string
+	// Text says the result is printed as text, not as a JSON document:
+	// a tool result's structured content, which mirrors its content
+	// items, is then rendered (and spilled) only when there are none.
+	Text bool
 }
 
 // RenderContents applies the content policy to the items of a response, in
