@@ -26,7 +26,12 @@ type Item struct {
 	// Tools only: the schemas exactly as sent.
 	InputSchema  json.RawMessage
 	OutputSchema json.RawMessage
-	Raw          json.RawMessage
+	// Icons and Meta (_meta) of any kind, and Execution of a tool, exactly
+	// as sent (nil when absent or null).
+	Icons     json.RawMessage
+	Meta      json.RawMessage
+	Execution json.RawMessage
+	Raw       json.RawMessage
 }
 
 // Key is KIND:ID.
@@ -47,7 +52,8 @@ var idField = map[string]string{KindTool: "name", KindResource: "uri", KindTempl
 // sub-slices of the entry (nil when absent). As when decoding into a map,
 // names match exactly and a repeated name counts with its last value.
 type itemFields struct {
-	id, name, title, description, mimeType, size, annotations, inputSchema, outputSchema, arguments []byte
+	id, name, title, description, mimeType, size, annotations    []byte
+	inputSchema, outputSchema, arguments, icons, meta, execution []byte
 }
 
 // readFields finds the members of the object raw; ok is false when raw is
@@ -78,6 +84,12 @@ func readFields(kind string, raw []byte, valid bool) (f itemFields, ok bool) {
 			f.outputSchema = v
 		case "arguments":
 			f.arguments = v
+		case "icons":
+			f.icons = v
+		case "_meta":
+			f.meta = v
+		case "execution":
+			f.execution = v
 		}
 		return true
 	})
@@ -169,7 +181,9 @@ func parseItem(server, kind string, index int, raw json.RawMessage, valid bool) 
 			problems = append(problems, bad(it.ID, "\"annotations\" is not an object; ignored"))
 		}
 	}
+	it.Icons, it.Meta = asSent(f.icons), asSent(f.meta)
 	if kind == KindTool {
+		it.Execution = asSent(f.execution)
 		if s := f.inputSchema; s != nil && string(s) != "null" {
 			it.InputSchema = s
 		}
@@ -256,6 +270,15 @@ func optString(v []byte) (*string, bool, error) {
 		return nil, true, errors.New("not a string")
 	}
 	return &s, true, nil
+}
+
+// asSent is a member's raw value as the server sent it, nil when it is
+// absent or null.
+func asSent(v []byte) json.RawMessage {
+	if v == nil || string(v) == "null" {
+		return nil
+	}
+	return v
 }
 
 func isObject(raw json.RawMessage) bool {

@@ -198,7 +198,8 @@ func catalogItems(items []*client.Item) []render.CatalogItem {
 func catalogItem(it *client.Item) render.CatalogItem {
 	ci := render.CatalogItem{Server: it.Server, Kind: it.Kind, ID: it.ID, Key: it.Key(), Name: it.Name,
 		Title: it.Title, Description: it.Description, URI: it.URI, URITemplate: it.URITemplate,
-		MimeType: it.MimeType, Size: it.Size, Annotations: it.Annotations}
+		MimeType: it.MimeType, Size: it.Size, Annotations: it.Annotations,
+		Icons: it.Icons, Meta: it.Meta, Execution: it.Execution}
 	if it.Arguments != nil {
 		ci.Arguments = make([]render.Argument, 0, len(it.Arguments))
 		for _, pa := range it.Arguments {
