@@ -28,7 +28,12 @@ type Item struct {
 	// Tools only: the schemas exactly as sent.
 	InputSchema  json.RawMessage
 	OutputSchema json.RawMessage
-	Raw          json.RawMessage
+	// Icons and Meta (_meta) of any kind, and Execution of a tool, exactly
+	// as sent (nil when absent or null).
+	Icons     json.RawMessage
+	Meta      json.RawMessage
+	Execution json.RawMessage
+	Raw       json.RawMessage
 }
 
 // Key is KIND:ID.
@@ -49,7 +54,8 @@ var idField = map[string]string{KindTool: "name", KindResource: "uri", KindTempl
 // sub-slices of the entry (nil when absent). As when decoding into a map,
 // names match exactly and a repeated name counts with its last value.
 type itemFields struct {
-	id, name, title, description, mimeType, size, annotations, inputSchema, outputSchema, arguments []byte
+	id, name, title, description, mimeType, size, annotations    []byte
+	inputSchema, outputSchema, arguments, icons, meta, execution []byte
 }
 
 // readFields finds the members of the object raw; ok is false when raw is
@@ -80,6 +86,12 @@ func readFields(kind string, raw []byte, valid bool) (f itemFields, ok bool) {
 			f.outputSchema = v
 		case "arguments":
 			f.arguments = v
+		case "icons":
+			f.icons = v
+		case "_meta":
+			f.meta = v
+		case "execution":
+			f.execution = v
 		}
 		return true
 	})
@@ -123,7 +135,13 @@ func parseItem(server, kind string, index int, raw json.RawMessage, valid bool) 
 		return nil, []Problem{bad(label(), "is not a JSON object; skipped")}, false
 	}
 	idKey := idField[kind]
-	id, present, err := optString(f.id)
+	read := optString
+	if valid {
+		// An item of a listing: its id shares the page's memory (a listing
+		// of millions keeps each id in its duplicate check).
+		read = optStringView
+	}
+	id, present, err := read(f.id)
 	if err != nil || !present || *id == "" {
 		what := "has no"
 		if present || err != nil {
@@ -171,7 +189,9 @@ func parseItem(server, kind string, index int, raw json.RawMessage, valid bool) 
 			problems = append(problems, bad(it.ID, "\"annotations\" is not an object; ignored"))
 		}
 	}
+	it.Icons, it.Meta = asSent(f.icons), asSent(f.meta)
 	if kind == KindTool {
+		it.Execution = asSent(f.execution)
 		if s := f.inputSchema; s != nil && string(s) != "null" {
 			it.InputSchema = s
 		}
@@ -260,6 +280,28 @@ func optString(v []byte) (*string, bool, error) {
 	return &s, true, nil
 }
 
+// asSent is a member's raw value as the server sent it, nil when it is
+// absent or null.
+func asSent(v []byte) json.RawMessage {
+	if v == nil || string(v) == "null" {
+		return nil
+	}
+	return v
+}
+
+// optStringView is optString with the string sharing v's memory when it
+// can (see jsonStringView): v must never be modified.
+func optStringView(v []byte) (*string, bool, error) {
+	if v == nil || string(v) == "null" {
+		return nil, false, nil
+	}
+	s, ok := jsonStringView(v)
+	if !ok {
+		return nil, true, errors.New("not a string")
+	}
+	return &s, true, nil
+}
+
 func isObject(raw json.RawMessage) bool {
 	t := bytes.TrimSpace(raw)
 	return len(t) > 0 && t[0] == '{'
@@ -306,32 +348,80 @@ func (c *Conn) List(ctx context.Context, kind string) ([]*Item, []Problem, error
 // parseItems parses the items of a listing, adding their problems to
 // problems; the deadline passing is a TimeoutError, with no items.
 func (c *Conn) parseItems(ctx context.Context, kind string, raws []json.RawMessage, problems []Problem) ([]*Item, []Problem, error) {
+	l := &Listing{Server: c.T.Name, kinds: []listedKind{{kind: kind, raws: raws}}}
 	items := make([]*Item, 0, len(raws))
-	seen := make(map[string]bool, len(raws))
-	for i, raw := range raws {
-		if i%checkEvery == checkEvery-1 && ctx.Err() != nil {
-			break
-		}
-		it, ps, ok := parseItem(c.T.Name, kind, i, raw, true)
-		problems = append(problems, ps...)
-		if !ok {
-			continue
-		}
-		if seen[it.ID] {
-			problems = append(problems, Problem{Kind: kind, Item: it.ID, Code: "duplicate_item",
-				Message: fmt.Sprintf("server %q: %s %s is listed twice; the first is kept", c.T.Name, kindLabel(kind), oneline.Escape(it.ID))})
-			continue
-		}
-		seen[it.ID] = true
+	err := l.Each(ctx, func(it *Item) error {
 		items = append(items, it)
+		return nil
+	}, func(p Problem) { problems = append(problems, p) })
+	if err == nil {
+		err = ctx.Err()
 	}
-	if err := ctx.Err(); err != nil {
+	if err != nil {
 		return nil, problems, c.classify(ctx, listSpecs[kind].method, err)
 	}
 	if len(items) == 0 {
 		items = nil
 	}
 	return items, problems, nil
+}
+
+// Listing is one server's catalog as listed: each kind's items as the raw
+// JSON the server sent (sub-slices of its pages), parsed one at a time
+// only as Each walks them, so that what a listing holds is its pages,
+// bounded by the message ceiling, whatever the number of items.
+type Listing struct {
+	Server string
+	kinds  []listedKind
+}
+
+type listedKind struct {
+	kind     string
+	raws     []json.RawMessage
+	problems []Problem // the listing's own, met before its items'
+	failed   *Problem  // the listing failed (after the items before it)
+}
+
+// Each parses the listed items in catalog order (kind by kind, each in the
+// order the server sent), calling item with each item kept and problem
+// with each problem, in the order the listing meets them: a kind's listing
+// problems (a repeated cursor, ...), its items' (an item skipped, a field
+// of the wrong type dropped, a duplicate id: the first is kept), then the
+// failure of its listing. It stops with the first error item returns, and
+// with ctx's error when ctx ends (looked at every few thousand items).
+// Each parses afresh every time it is called.
+func (l *Listing) Each(ctx context.Context, item func(*Item) error, problem func(Problem)) error {
+	for _, k := range l.kinds {
+		for _, p := range k.problems {
+			problem(p)
+		}
+		seen := make(map[string]struct{}, len(k.raws))
+		for i, raw := range k.raws {
+			if i%checkEvery == checkEvery-1 && ctx.Err() != nil {
+				return ctx.Err()
+			}
+			it, ps, ok := parseItem(l.Server, k.kind, i, raw, true)
+			for _, p := range ps {
+				problem(p)
+			}
+			if !ok {
+				continue
+			}
+			if _, dup := seen[it.ID]; dup {
+				problem(Problem{Kind: k.kind, Item: it.ID, Code: "duplicate_item",
+					Message: fmt.Sprintf("server %q: %s %s is listed twice; the first is kept", l.Server, kindLabel(k.kind), oneline.Escape(it.ID))})
+				continue
+			}
+			seen[it.ID] = struct{}{}
+			if err := item(it); err != nil {
+				return err
+			}
+		}
+		if k.failed != nil {
+			problem(*k.failed)
+		}
+	}
+	return nil
 }
 
 // listed is ListRaw with a failed listing (a *ListError) turned into a
@@ -361,12 +451,12 @@ func (c *Conn) listed(ctx context.Context, kind string) (raws []json.RawMessage,
 
 func pluralKind(kind string) string { return kindLabel(kind) + "s" }
 
-// Catalog lists the given kinds (all when empty) that the server advertises,
-// in catalog order. A kind whose listing fails becomes a Problem; a timeout,
-// a dead connection or a limit is an error.
-func (c *Conn) Catalog(ctx context.Context, kinds []string) ([]*Item, []Problem, error) {
-	var items []*Item
-	var problems []Problem
+// ListCatalog lists the given kinds (all when empty) that the server
+// advertises, in catalog order, without parsing their items (see
+// Listing.Each). A kind whose listing fails becomes a Problem there; a
+// timeout, a dead connection or a limit is an error.
+func (c *Conn) ListCatalog(ctx context.Context, kinds []string) (*Listing, error) {
+	l := &Listing{Server: c.T.Name}
 	for _, k := range Kinds {
 		if len(kinds) > 0 && !slices.Contains(kinds, k) {
 			continue
@@ -374,12 +464,29 @@ func (c *Conn) Catalog(ctx context.Context, kinds []string) ([]*Item, []Problem,
 		if !c.Advertised(k) {
 			continue
 		}
-		its, ps, err := c.List(ctx, k)
-		problems = append(problems, ps...)
+		raws, problems, failed, err := c.listed(ctx, k)
 		if err != nil {
-			return items, problems, err
+			return nil, err
 		}
-		items = append(items, its...)
+		l.kinds = append(l.kinds, listedKind{kind: k, raws: raws, problems: problems, failed: failed})
+	}
+	return l, nil
+}
+
+// Catalog is ListCatalog with every item parsed: the items and problems
+// that Each meets.
+func (c *Conn) Catalog(ctx context.Context, kinds []string) ([]*Item, []Problem, error) {
+	l, err := c.ListCatalog(ctx, kinds)
+	if err != nil {
+		return nil, nil, err
+	}
+	var items []*Item
+	var problems []Problem
+	if err := l.Each(ctx, func(it *Item) error {
+		items = append(items, it)
+		return nil
+	}, func(p Problem) { problems = append(problems, p) }); err != nil {
+		return nil, problems, c.classify(ctx, "listing", err)
 	}
 	return items, problems, nil
 }

@@ -37,6 +37,9 @@ type TimeoutError struct {
 }
 
 func (e *TimeoutError) Error() string {
+	if e.Server == "" { // a deadline of several servers (catalog --all)
+		return fmt.Sprintf("timed out after %s during %s", e.Timeout, e.Phase)
+	}
 	return fmt.Sprintf("server %q: timed out after %s during %s", e.Server, e.Timeout, e.Phase)
 }
 

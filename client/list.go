@@ -168,6 +168,7 @@ func (c *Conn) listRaw(ctx context.Context, kind string, ceiling int64) ([]json.
 				return items, problems, &ListError{Kind: kind, Err: &BadReplyError{Server: c.T.Name, Method: spec.method, Msg: fmt.Sprintf("returned %q that is not an array", spec.key)}}
 			}
 			full, n := false, 0
+			first, kept := len(items), 0
 			elements(arr, func(el []byte) bool {
 				if n++; n%checkEvery == 0 && ctx.Err() != nil {
 					return false
@@ -191,11 +192,13 @@ func (c *Conn) listRaw(ctx context.Context, kind string, ceiling int64) ([]json.
 					}
 				}
 				items = append(items, el)
+				kept += len(el)
 				return true
 			})
 			if err := ctx.Err(); err != nil {
 				return nil, problems, c.classify(ctx, spec.method, err)
 			}
+			compactPage(raw, items[first:], kept)
 			if full {
 				problems = append(problems, Problem{Kind: kind, Code: "too_large",
 					Message: fmt.Sprintf("server %q: %s listed more %s than the message ceiling of %s holds; the listing stops at page %d, after %d %s",
@@ -228,6 +231,22 @@ func (c *Conn) listRaw(ctx context.Context, kind string, ceiling int64) ([]json.
 		}
 		seen[sum] = true
 		cursor = cur
+	}
+}
+
+// compactPage copies the items kept from a page out of it when they are
+// less than half of it, so that the page can be collected: the listing
+// bound counts the items, and pages full of something else (up to the
+// message ceiling each) must not stay in memory for a few small items.
+func compactPage(page []byte, items []json.RawMessage, kept int) {
+	if len(page) < 2*kept+64<<10 {
+		return
+	}
+	buf := make([]byte, 0, kept)
+	for i, el := range items {
+		start := len(buf)
+		buf = append(buf, el...)
+		items[i] = buf[start:len(buf):len(buf)]
 	}
 }
 

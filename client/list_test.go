@@ -483,3 +483,34 @@ func TestListCursors(t *testing.T) {
 		t.Errorf("%d items, problems %+v, err %v, %d calls", len(raws), problems, err, fs.calls.Load())
 	}
 }
+
+// TestListPagesNotKept: the items of pages that are mostly something else
+// are copied out of them, so that what a listing holds is its items, not
+// its pages (the listing bound counts the items alone).
+func TestListPagesNotKept(t *testing.T) {
+	const pages, pad = 40, 1 << 20
+	junk := strings.Repeat("x", pad)
+	c, _ := fakeConn(t, 64<<20, func(fs *fakeServer, id, method, cursor string) string {
+		n := 0
+		fmt.Sscan(cursor, &n)
+		next := ""
+		if n+1 < pages {
+			next = fmt.Sprint(n + 1)
+		}
+		page := tools("t", n*10, n*10+10, next)
+		return page[:len(page)-1] + `,"pad":"` + junk + `"}`
+	})
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	raws, problems, err := c.ListRaw(context.Background(), KindTool)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if err != nil || len(problems) != 0 || len(raws) != 10*pages || string(raws[10*pages-1]) != fmt.Sprintf(`{"name":"t%d"}`, 10*pages-1) {
+		t.Fatalf("%d items, problems %v, err %v", len(raws), problems, err)
+	}
+	if held := int64(after.HeapInuse) - int64(before.HeapInuse); held > pages*pad/4 {
+		t.Errorf("the listing holds %d bytes after %d pages of %d bytes", held, pages, pad)
+	}
+	runtime.KeepAlive(raws)
+}

@@ -2,9 +2,11 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/urfave/cli/v3"
 
@@ -72,29 +74,29 @@ func checkKinds(kinds []string) error {
 
 func isKind(k string) bool { return slices.Contains(client.Kinds, k) }
 
-// serverCatalog is one server's part of the catalog.
+// serverCatalog is one server's part of the catalog: its listing (its
+// items are parsed only as they are printed), or the warning that it
+// failed (under --all).
 type serverCatalog struct {
-	items    []render.CatalogItem
-	warnings []render.Warning
+	listing  *client.Listing
+	failed   *render.Warning
+	deadline time.Time     // the server's deadline (one server)
+	timeout  time.Duration // its --timeout
 }
 
 func (a *app) catalog(ctx context.Context, o *catalogOptions) error {
-	var doc render.Catalog
+	var parts []serverCatalog
 	if o.All {
 		cfg, err := a.config()
 		if err != nil {
 			return err
 		}
 		names := cfg.Names()
-		results := make([]serverCatalog, len(names))
+		parts = make([]serverCatalog, len(names))
 		if err := a.forEach(ctx, len(names), func(i int) {
-			results[i] = a.serverCatalogOf(ctx, cfg.Servers[names[i]], o.Kinds)
+			parts[i] = a.serverCatalogOf(ctx, cfg.Servers[names[i]], o.Kinds)
 		}); err != nil {
 			return err
-		}
-		for _, r := range results {
-			doc.Items = append(doc.Items, r.items...)
-			doc.Warnings = append(doc.Warnings, r.warnings...)
 		}
 		if len(names) == 0 {
 			a.log.Note("no servers are configured; --all has nothing to list")
@@ -105,42 +107,55 @@ func (a *app) catalog(ctx context.Context, o *catalogOptions) error {
 			return err
 		}
 		defer done()
-		items, problems, err := conn.Catalog(cctx, o.Kinds)
+		listing, err := conn.ListCatalog(cctx, o.Kinds)
 		if err != nil {
 			return err
 		}
-		doc.Items = catalogItems(items)
-		doc.Warnings = warningsOf(conn.T.Name, problems)
+		dl, _ := cctx.Deadline()
+		parts = []serverCatalog{{listing: listing, deadline: dl, timeout: conn.T.Timeout}}
 		if !conn.Caps.Tools && !conn.Caps.Resources && !conn.Caps.Prompts {
 			a.log.Note("server %q advertises no tools, resources or prompts", conn.T.Name)
 		}
+		done() // the server is not needed any more; its deadline runs on
 	}
-	if o.Query != "" {
-		kept := doc.Items[:0]
-		for _, it := range doc.Items {
-			if it.Matches(o.Query) {
-				kept = append(kept, it)
+	// With one server, the --timeout that covers connecting and listing
+	// covers building and printing the document too. Under --all each
+	// server's deadline covers its connection and listing, and the
+	// document has one of its own, from now, as long as the longest of
+	// theirs (one server can be done long before the slowest).
+	deadline, bound, server := time.Time{}, time.Duration(0), ""
+	if o.All {
+		for _, p := range parts {
+			bound = max(bound, p.timeout)
+		}
+		if bound == 0 {
+			bound = client.DefaultTimeout
+			if a.timeoutSet {
+				bound = a.g.timeout
 			}
 		}
-		doc.Items = kept
+		deadline = time.Now().Add(bound)
+	} else {
+		deadline, bound, server = parts[0].deadline, parts[0].timeout, parts[0].listing.Server
 	}
-	if doc.Items == nil {
-		doc.Items = []render.CatalogItem{}
-	}
-	if doc.Warnings == nil {
-		doc.Warnings = []render.Warning{}
-	}
-	for _, w := range doc.Warnings {
-		a.log.Warn(output.Warning(w))
-	}
-	if o.Query != "" && len(doc.Items) == 0 {
-		a.log.Note("no catalog items match %q", o.Query)
-	}
-	if err := a.printCatalog(&doc, o.All); err != nil {
+	pctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	pr := &catalogPrinter{a: a, o: o, w: &warner{a: a, keep: a.asJSON()}}
+	if err := pr.print(pctx, parts); err != nil {
+		var stalled *output.StalledError
+		switch {
+		case errors.As(err, &stalled) && errors.Is(err, context.DeadlineExceeded):
+			err = &client.TimeoutError{Server: server, Phase: "printing", Timeout: bound}
+		case errors.Is(err, context.DeadlineExceeded):
+			err = &client.TimeoutError{Server: server, Phase: "rendering", Timeout: bound}
+		}
 		return err
 	}
-	if o.Strict && len(doc.Warnings) > 0 {
-		return &StrictError{N: len(doc.Warnings)}
+	if o.Query != "" && pr.items == 0 {
+		a.log.Note("no catalog items match %q", o.Query)
+	}
+	if o.Strict && pr.w.total > 0 {
+		return &StrictError{N: pr.w.total}
 	}
 	return nil
 }
@@ -149,18 +164,18 @@ func (a *app) catalog(ctx context.Context, o *catalogOptions) error {
 func (a *app) serverCatalogOf(ctx context.Context, srv *client.Server, kinds []string) serverCatalog {
 	fail := func(err error) serverCatalog {
 		rep := classify(err, nil)
-		return serverCatalog{warnings: []render.Warning{{Server: srv.Name, Code: rep.Code, Message: rep.Message}}}
+		return serverCatalog{failed: &render.Warning{Server: srv.Name, Code: rep.Code, Message: rep.Message}}
 	}
 	conn, cctx, done, err := a.openServer(ctx, srv)
 	if err != nil {
 		return fail(err)
 	}
 	defer done()
-	items, problems, err := conn.Catalog(cctx, kinds)
+	listing, err := conn.ListCatalog(cctx, kinds)
 	if err != nil {
 		return fail(err)
 	}
-	return serverCatalog{items: catalogItems(items), warnings: warningsOf(srv.Name, problems)}
+	return serverCatalog{listing: listing, timeout: conn.T.Timeout}
 }
 
 // forEach runs f(0..n-1), --jobs at a time. Once ctx is done (a signal) it
@@ -187,18 +202,11 @@ func (a *app) forEach(ctx context.Context, n int, f func(i int)) error {
 	return ctx.Err()
 }
 
-func catalogItems(items []*client.Item) []render.CatalogItem {
-	out := make([]render.CatalogItem, 0, len(items))
-	for _, it := range items {
-		out = append(out, catalogItem(it))
-	}
-	return out
-}
-
 func catalogItem(it *client.Item) render.CatalogItem {
 	ci := render.CatalogItem{Server: it.Server, Kind: it.Kind, ID: it.ID, Key: it.Key(), Name: it.Name,
 		Title: it.Title, Description: it.Description, URI: it.URI, URITemplate: it.URITemplate,
-		MimeType: it.MimeType, Size: it.Size, Annotations: it.Annotations}
+		MimeType: it.MimeType, Size: it.Size, Annotations: it.Annotations,
+		Icons: it.Icons, Meta: it.Meta, Execution: it.Execution}
 	if it.Arguments != nil {
 		ci.Arguments = make([]render.Argument, 0, len(it.Arguments))
 		for _, pa := range it.Arguments {
@@ -208,12 +216,8 @@ func catalogItem(it *client.Item) render.CatalogItem {
 	return ci
 }
 
-func warningsOf(server string, problems []client.Problem) []render.Warning {
-	var ws []render.Warning
-	for _, p := range problems {
-		ws = append(ws, render.Warning{Server: server, Kind: orNil(p.Kind), Item: orNil(p.Item), Code: p.Code, Message: p.Message})
-	}
-	return ws
+func warningOf(server string, p client.Problem) render.Warning {
+	return render.Warning{Server: server, Kind: orNil(p.Kind), Item: orNil(p.Item), Code: p.Code, Message: p.Message}
 }
 
 // orNil is s, or nil (JSON null) when s is empty.
@@ -224,21 +228,102 @@ func orNil(s string) *string {
 	return &s
 }
 
-func (a *app) printCatalog(doc *render.Catalog, all bool) error {
-	if a.asJSON() {
-		return a.writeDoc(doc)
+// catalogPrinter prints the catalog as its items are parsed, so that
+// memory stays proportional to the listings (bounded by the message
+// ceiling), not to the number of items: a JSON document an item at a time,
+// or text a line at a time. On a terminal, text is aligned: a first pass
+// over the listings measures the columns (nothing else is kept), the
+// second prints.
+type catalogPrinter struct {
+	a     *app
+	o     *catalogOptions
+	w     *warner
+	items int // printed
+}
+
+// each calls f with every item of the catalog that QUERY keeps, in order,
+// reporting the warnings when warn is set.
+func (p *catalogPrinter) each(ctx context.Context, parts []serverCatalog, warn bool, f func(*client.Item) error) error {
+	for _, part := range parts {
+		if part.failed != nil {
+			if warn {
+				p.w.warn(*part.failed)
+				p.w.flush(part.failed.Server)
+			}
+			continue
+		}
+		server := part.listing.Server
+		err := part.listing.Each(ctx, func(it *client.Item) error {
+			if p.o.Query != "" && !matches(it, p.o.Query) {
+				return nil
+			}
+			return f(it)
+		}, func(pr client.Problem) {
+			if warn {
+				p.w.warn(warningOf(server, pr))
+			}
+		})
+		if err != nil {
+			return err
+		}
+		if warn {
+			p.w.flush(server)
+		}
+	}
+	return ctx.Err()
+}
+
+// matches reports whether QUERY keeps the item (see render.CatalogItem.Matches).
+func matches(it *client.Item, query string) bool {
+	ci := render.CatalogItem{ID: it.ID, Name: it.Name, Title: it.Title, Description: it.Description}
+	return ci.Matches(query)
+}
+
+func (p *catalogPrinter) print(ctx context.Context, parts []serverCatalog) error {
+	st := p.a.s.Stream(ctx)
+	if p.a.asJSON() {
+		doc := st.JSONList("items", p.a.g.selectPath)
+		if err := p.each(ctx, parts, true, func(it *client.Item) error {
+			p.items++
+			return doc.Add(catalogItem(it))
+		}); err != nil {
+			return err
+		}
+		shown := p.w.shown
+		if shown == nil {
+			shown = []render.Warning{}
+		}
+		return doc.Close(output.Member{Key: "warnings", Value: shown})
+	}
+	row := func(it *client.Item) []string {
+		r := []string{it.Kind, it.ID, render.FirstLine(it.Description)}
+		if p.o.All {
+			r = append([]string{it.Server}, r...)
+		}
+		return r
 	}
 	header := []string{"KIND", "ID", "DESCRIPTION"}
-	if all {
+	if p.o.All {
 		header = append([]string{"SERVER"}, header...)
 	}
-	rows := make([][]string, 0, len(doc.Items))
-	for _, it := range doc.Items {
-		row := []string{it.Kind, it.ID, render.FirstLine(it.Description)}
-		if all {
-			row = append([]string{it.Server}, row...)
+	var widths []int
+	if p.a.s.OutTTY {
+		widths = make([]int, len(header))
+		if err := p.each(ctx, parts, false, func(it *client.Item) error {
+			for i, c := range row(it)[:len(header)-1] {
+				widths[i] = max(widths[i], p.a.s.CellWidth(c))
+			}
+			return nil
+		}); err != nil {
+			return err
 		}
-		rows = append(rows, row)
 	}
-	return a.s.WriteTable(header, rows)
+	table := st.Table(header, widths)
+	if err := p.each(ctx, parts, true, func(it *client.Item) error {
+		p.items++
+		return table.Row(row(it))
+	}); err != nil {
+		return err
+	}
+	return st.Flush()
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
 )
 
@@ -69,6 +68,8 @@ func (a *app) describe(ctx context.Context, o *describeOptions) error {
 		return err
 	}
 	defer done()
+	w := &warner{a: a}
+	defer w.flush(conn.T.Name)
 	if o.Kind != "" && !conn.Advertised(o.Kind) {
 		return &client.UnsupportedError{Server: conn.T.Name, What: capabilityOf[o.Kind]}
 	}
@@ -87,8 +88,8 @@ func (a *app) describe(ctx context.Context, o *describeOptions) error {
 				failed[k] = p.Err
 			}
 		}
-		for _, w := range warningsOf(conn.T.Name, problems) {
-			a.log.Warn(output.Warning(w))
+		for _, p := range problems {
+			w.warn(warningOf(conn.T.Name, p))
 		}
 		listed[k] = items
 		return nil

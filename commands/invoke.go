@@ -34,8 +34,9 @@ func (a *app) newInvokeCmd() *cli.Command {
 			"The result goes through the content policy: text is printed as it is unless it is over 204800 bytes " +
 			"(then cut there, with a note); images, audio and binary blobs are written to CACHE/mcp-resources/SERVER/ " +
 			"and their paths printed; a resource link prints its URI; an unknown content type prints [TYPE content " +
-			"omitted], with a warning. Structured content is printed as JSON when there is no text (--json always " +
-			"carries it), or written to a .json file when it is over 204800 bytes. A result with isError prints its " +
+			"omitted], with a warning. Structured content, which mirrors the content items, is printed as JSON only " +
+			"when the result has no content items at all (--json always carries it), or written to a .json file when it " +
+			"is over 204800 bytes. A result with isError prints its " +
 			"content and exits 1.\n\n" +
 			"EXIT STATUS: 0 (notes allowed), 1 the tool reported an error (isError; it wins over --select matching nothing), " +
 			"a server error or a malformed result, 2 usage (a bad value, missing or forbidden keys, an unreadable @FILE, " +
@@ -101,7 +102,9 @@ func (a *app) invoke(ctx context.Context, srv, tool string, base []byte, pairs [
 	if err != nil {
 		return err
 	}
-	doc, warnings, err := render.RenderToolResult(raw, a.contentPolicy(cctx, conn))
+	p := a.contentPolicy(cctx, conn)
+	p.Text = !a.asJSON()
+	doc, warnings, err := render.RenderToolResult(raw, p)
 	if err != nil {
 		return a.contentErrorFor(conn, "tools/call", err)
 	}
@@ -128,14 +131,11 @@ func (a *app) invoke(ctx context.Context, srv, tool string, base []byte, pairs [
 
 // writeToolText prints a tool result: each item on its own line(s) (a text
 // as it is, a newline added when it lacks one; a spilled file's path; a
-// link's URI), then the structured content (as JSON, or its path) when
-// there is no text item.
+// link's URI), then the structured content (as JSON, or its path) when the
+// result has no content items at all: it mirrors them, and an image's
+// mirror is its base64 again.
 func (a *app) writeToolText(doc *render.ToolDoc) error {
-	texts := 0
 	for _, item := range doc.Content {
-		if _, ok := item.(*render.TextItem); ok {
-			texts++
-		}
 		line := render.ItemLine(item)
 		if !strings.HasSuffix(line, "\n") {
 			line += "\n"
@@ -144,7 +144,7 @@ func (a *app) writeToolText(doc *render.ToolDoc) error {
 			return err
 		}
 	}
-	if texts > 0 {
+	if len(doc.Content) > 0 || doc.Omitted > 0 {
 		return nil
 	}
 	var err error

@@ -1,6 +1,7 @@
 package output
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -66,26 +67,26 @@ func writeSelection(w io.Writer, doc []byte, path string) error {
 	if !r.Exists() {
 		return &NoMatchError{Path: path}
 	}
-	var buf bytes.Buffer
+	bw := bufio.NewWriterSize(w, 64<<10)
 	switch {
 	case r.Type == gjson.String:
-		buf.WriteString(r.Str)
-		buf.WriteByte('\n')
+		bw.WriteString(r.Str)
+		bw.WriteByte('\n')
 	case r.IsArray():
-		for _, el := range r.Array() {
+		// element by element: a selection can hold millions of them
+		r.ForEach(func(_, el gjson.Result) bool {
 			if el.Type == gjson.String {
-				buf.WriteString(el.Str)
+				bw.WriteString(el.Str)
 			} else {
-				buf.Write(compact(el.Raw))
+				bw.Write(compact(el.Raw))
 			}
-			buf.WriteByte('\n')
-		}
+			return bw.WriteByte('\n') == nil
+		})
 	default:
-		buf.Write(compact(r.Raw))
-		buf.WriteByte('\n')
+		bw.Write(compact(r.Raw))
+		bw.WriteByte('\n')
 	}
-	_, err := w.Write(buf.Bytes())
-	return err
+	return bw.Flush() // a bufio.Writer keeps its first error
 }
 
 func compact(raw string) []byte {

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/mattn/go-isatty"
@@ -36,7 +38,11 @@ type Streams struct {
 	InTTY  bool
 	OutTTY bool // chooses layout (aligned tables, indented JSON), never which data is printed
 	ErrTTY bool
+	// OutWidth is the width in columns of the terminal on stdout, 0 when
+	// it is unknown or stdout is not a terminal.
+	OutWidth int
 
+	out    io.Writer // stdout itself (broken pipes marked): under Stream's buffer
 	masker *Masker
 }
 
@@ -56,7 +62,23 @@ func System() *Streams {
 	case "all":
 		outTTY, errTTY = true, true
 	}
-	return New(os.Stdin, os.Stdout, os.Stderr, isTTY(os.Stdin), outTTY, errTTY)
+	s := New(os.Stdin, os.Stdout, os.Stderr, isTTY(os.Stdin), outTTY, errTTY)
+	if outTTY {
+		s.OutWidth = outWidth(os.Stdout, os.Getenv("COLUMNS"))
+	}
+	return s
+}
+
+// outWidth is the width of the terminal f, else $COLUMNS (a terminal
+// whose size the system does not tell, or MCPX_FORCE_TTY), else 0.
+func outWidth(f *os.File, columns string) int {
+	if w := termWidth(f); w > 0 {
+		return w
+	}
+	if n, err := strconv.Atoi(strings.TrimSpace(columns)); err == nil && n > 0 {
+		return n
+	}
+	return 0
 }
 
 // New wraps the given writers: secrets are masked on both, and a stream that is
@@ -65,6 +87,7 @@ func New(in io.Reader, out, errw io.Writer, inTTY, outTTY, errTTY bool) *Streams
 	m := &Masker{}
 	s := &Streams{In: in, InTTY: inTTY, OutTTY: outTTY, ErrTTY: errTTY, masker: m}
 	out = &stdoutWriter{w: out}
+	s.out = out
 	s.RawOut = &maskWriter{m: m, w: out}
 	s.Data = out
 	s.outJSON, s.errJSON, s.errRaw = out, errw, errw

@@ -21,6 +21,10 @@ type CatalogItem struct {
 	Size        *json.Number    `json:"size"`
 	Annotations json.RawMessage `json:"annotations"`
 	Arguments   []Argument      `json:"arguments"`
+	// Icons, _meta and (tools) execution, exactly as the server sent them.
+	Icons     json.RawMessage `json:"icons"`
+	Meta      json.RawMessage `json:"_meta"`
+	Execution json.RawMessage `json:"execution"`
 }
 
 // Argument is one declared prompt argument.

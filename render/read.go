@@ -68,6 +68,10 @@ type Policy struct {
 	// Secrets masks a secret that a page, a cut or an item boundary
 	// splits (nil: nothing is masked here; output masks whole secrets).
 	Secrets Secrets
+	// Text says the result is printed as text, not as a JSON document:
+	// a tool result's structured content, which mirrors its content
+	// items, is then rendered (and spilled) only when there are none.
+	Text bool
 }
 
 // RenderContents applies the content policy to the items of a response, in

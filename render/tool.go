@@ -29,7 +29,8 @@ type ToolDoc struct {
 // an UnknownItem and a warning. Blocks past the response ceiling are
 // counted in Omitted, never decoded. Structured content is passed through
 // compacted (its digits untouched), or spilled as a .json file when that is
-// over the slice clamp. Every block is checked, and the decode ceiling
+// over the slice clamp; with p.Text, only when there are no content
+// blocks. Every block is checked, and the decode ceiling
 // applied, before anything is decoded or spilled. Texts are decoded in place in raw.
 func RenderToolResult(raw []byte, p Policy) (doc *ToolDoc, warnings []string, err error) {
 	res := gjson.Parse(unsafe.String(unsafe.SliceData(raw), len(raw)))
@@ -79,7 +80,9 @@ func RenderToolResult(raw []byte, p Policy) (doc *ToolDoc, warnings []string, er
 
 	// The structured content first: it has its own ceiling, and spilling
 	// it can fail (the spill directory) before anything else is written.
-	if sc := f.get("structuredContent"); sc.present(raw) {
+	// Printed as text, it mirrors the content items: with any, it is
+	// neither shown nor spilled (an image's mirror is its base64 again).
+	if sc := f.get("structuredContent"); sc.present(raw) && !(p.Text && total > 0) {
 		var buf bytes.Buffer
 		if err := json.Compact(&buf, raw[sc.s:sc.e]); err != nil {
 			return nil, nil, &BadContentError{Item: -1, Msg: "its structuredContent is not valid JSON"}

@@ -234,6 +234,33 @@ func TestRenderToolResultStructured(t *testing.T) {
 	}
 }
 
+// TestRenderToolResultTextMirror: printed as text, the structured content
+// of a result with content items mirrors them, and is neither rendered nor
+// spilled (an image's mirror is its base64 again); without content items,
+// or for a JSON document, it is.
+func TestRenderToolResultTextMirror(t *testing.T) {
+	img := `{"type":"image","data":"AAEC","mimeType":"image/png"}`
+	big := `{"content":[` + img + `],"pad":` + blkQ(strings.Repeat("v", SliceClamp)) + `}`
+	p, root := blkPolicy(t)
+	p.Text = true
+	doc, _, err := RenderToolResult([]byte(`{"content":[`+img+`],"structuredContent":`+big+`}`), p)
+	if err != nil || len(doc.Content) != 1 || doc.StructuredContent != nil || doc.StructuredContentPath != nil || doc.StructuredContentTruncated {
+		t.Fatalf("text: %v, %d items, structured %.40s, path %v", err, len(doc.Content), doc.StructuredContent, doc.StructuredContentPath)
+	}
+	if files := blkSpilled(t, root); len(files) != 1 || !strings.HasSuffix(files[0], ".png") {
+		t.Fatalf("spilled %q, want the image alone", files)
+	}
+	doc, _, err = RenderToolResult([]byte(`{"content":[],"structuredContent":{"n":1}}`), p)
+	if err != nil || string(doc.StructuredContent) != `{"n":1}` {
+		t.Fatalf("text, no items: %v %s", err, doc.StructuredContent)
+	}
+	p.Text = false
+	doc, _, err = RenderToolResult([]byte(`{"content":[`+img+`],"structuredContent":`+big+`}`), p)
+	if err != nil || doc.StructuredContentPath == nil || !doc.StructuredContentTruncated {
+		t.Fatalf("json: %v, path %v", err, doc.StructuredContentPath)
+	}
+}
+
 func TestRenderToolResultContentShapes(t *testing.T) {
 	p, _ := blkPolicy(t)
 	for _, raw := range []string{`{}`, `{"content":null}`, `{"content":[]}`, ` {"isError":false} `} {

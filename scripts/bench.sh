@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/bench.sh [-n N] [-w W] [-t hyperfine|benchrun] [-s catalog|complete|read|all]
+# scripts/bench.sh [-n N] [-w W] [-t hyperfine|benchrun] [-s catalog|catalogmem|complete|read|all]
 #
 # catalog: times a one-shot `mcpx catalog SRV` against a floor
 # (scripts/benchfloor: a minimal program doing the same JSON-RPC exchange with
@@ -28,6 +28,16 @@
 # and peak RSS as a multiple of the blob), against `-o FILE` of the same blob.
 # Aims: >= 200 MB/s, RSS <= 4x. Runs: N/5 (at least 3), warm-up 1.
 #
+# catalogmem: peak RSS of `mcpx catalog` against one tools/list message of
+# tiny tools (scripts/benchserver many-tools: {"name":"tNNNNNNN",
+# "inputSchema":{}} each, $MCPX_FIXTURE_ITEMS of them, default 3200000, a
+# 117 MB message), as a multiple of the 128 MiB message ceiling: --json,
+# text, --json with a secret to mask, and `invoke` of the first tool (the
+# listing, read and scanned up to it: what catalog builds on). One run
+# each (GNU time).
+# Aim: a bounded multiple of the ceiling, whatever the number of items
+# (before items were written as rendered: 4.4 GB, 2.0 GB in text).
+#
 # Each command is run N times (default 30) after W warm-up runs (default 3).
 # Timing uses hyperfine when it is installed (each command's runs back to
 # back), else scripts/benchrun (the commands alternated). -t forces one.
@@ -37,7 +47,7 @@
 set -eu
 
 usage() {
-	echo "usage: scripts/bench.sh [-n RUNS] [-w WARMUP] [-t hyperfine|benchrun] [-s catalog|complete|read|all]" >&2
+	echo "usage: scripts/bench.sh [-n RUNS] [-w WARMUP] [-t hyperfine|benchrun] [-s catalog|catalogmem|complete|read|all]" >&2
 	exit 2
 }
 
@@ -54,7 +64,7 @@ while getopts n:w:t:s:h opt; do
 	*) usage ;;
 	esac
 done
-case $section in catalog | complete | read | all) ;; *) usage ;; esac
+case $section in catalog | catalogmem | complete | read | all) ;; *) usage ;; esac
 shift $((OPTIND - 1))
 [ $# -eq 0 ] || usage
 case $runs in '' | *[!0-9]* | 0) usage ;; esac
@@ -267,6 +277,48 @@ bench_read() {
 	echo "Go benchmarks of the same steps: go test ./render -run '^$' -bench 'Grep50MiB|Spill50MiB'"
 }
 
+# bench_catalogmem: peak RSS of catalog over one huge tools/list message.
+bench_catalogmem() {
+	local items=${MCPX_FIXTURE_ITEMS:-3200000} server=$root/bin/benchserver
+	if ! [ -x /usr/bin/time ] || ! /usr/bin/time -f %M true >/dev/null 2>&1; then
+		echo "bench: catalogmem needs GNU time (/usr/bin/time -f)" >&2
+		exit 1
+	fi
+	# The count goes through the environment (inheritEnv), not an "env"
+	# entry, whose value would be a secret to mask; "secret" adds one.
+	cat >"$tmp/mem.json" <<-EOF
+		{"mcpServers": {
+		  "big": {"command": "$server", "args": ["many-tools"], "inheritEnv": true},
+		  "secret": {"command": "$server", "args": ["many-tools"], "inheritEnv": true, "env": {"API_TOKEN": "t0001234-not-a-real-token"}}
+		}}
+	EOF
+	local m=("$mcpx" --config "$tmp/mem.json" --timeout 600s)
+	local msg=$((items * 37 + 44)) # 36 bytes a tool and a comma, and the envelope
+	echo "catalogmem: $items tools in one tools/list message of about $((msg / 1000000)) MB ..." >&2
+	: >"$tmp/mem"
+	run() {
+		local label=$1
+		shift
+		MCPX_FIXTURE_ITEMS=$items /usr/bin/time -o "$tmp/rss" -f '%e %M' "$@" >"$tmp/mem.out" 2>"$tmp/mem.err" || true
+		printf '%s\t%s\t%s\t%s\n' "$label" "$(tail -n 1 "$tmp/rss")" "$(wc -c <"$tmp/mem.out")" "$(grep -c . "$tmp/mem.err")" >>"$tmp/mem"
+	}
+	run "listing (invoke t0000000)" "${m[@]}" invoke big t0000000
+	run "catalog --json" "${m[@]}" --json catalog big
+	run "catalog (text)" "${m[@]}" catalog big
+	run "catalog --json, a secret" "${m[@]}" --json catalog secret
+	echo
+	echo "mcpx catalog of one $((msg / 1000000)) MB tools/list message ($items tiny tools; message ceiling 128 MiB)"
+	awk -F'\t' -v msg="$msg" '
+		BEGIN { printf "%-26s %9s %11s %10s %10s %12s\n", "command", "time", "peak RSS", "x ceiling", "x message", "stdout" }
+		{
+			split($2, r, " ")
+			printf "%-26s %7.1f s %7.0f MiB %9.2fx %9.2fx %9.0f MB\n", $1, r[1], r[2] / 1024, r[2] * 1024 / 134217728, r[2] * 1024 / msg, $3 / 1e6
+		}' "$tmp/mem"
+	echo "peak RSS: the largest of mcpx and its server (the server streams the message), so it is mcpx's."
+	echo "A listing stops at the message ceiling counting each item's bytes and its place in the list"
+	echo "(a warning then says how many were kept)."
+}
+
 # bench_complete: one bash TAB (`mcpx __complete bash ...`, as the script
 # calls it) against its floor, timed in the same run. A subshell: it exports
 # MCPX_CONFIG, as a user's config would be found, to keep the line plain, and
@@ -381,6 +433,7 @@ bench_complete() (
 
 case $section in
 catalog) bench_catalog ;;
+catalogmem) bench_catalogmem ;;
 read) bench_read ;;
 complete) bench_complete ;;
 all)
@@ -389,5 +442,7 @@ all)
 	bench_complete
 	echo
 	bench_read
+	echo
+	bench_catalogmem
 	;;
 esac
