@@ -48,7 +48,7 @@ func (w *warner) flush(server string) {
 		k := warnKey{server, code}
 		if left := w.count[k] - maxKindWarnings; left > 0 {
 			w.report(render.Warning{Server: server, Code: "omitted_warnings",
-				Message: fmt.Sprintf("server %q: %d more %s warning(s) not shown (at most %d of one kind a server)", server, left, code, maxKindWarnings)})
+				Message: fmt.Sprintf("server %q: %d more %s %s not shown (at most %d of one kind a server)", server, left, code, plural(left, "warning"), maxKindWarnings)})
 		}
 		delete(w.count, k)
 	}
