@@ -218,6 +218,25 @@ type rendered struct {
 	warning string // for an unknown type
 }
 
+// textOf is the text of a checked block when the content policy renders
+// it as text (a text block, or an embedded resource that is text), for
+// masking the seam before a block that is left out (see
+// renderer.omit); nothing is spilled.
+func (b *block) textOf(doc []byte) (string, bool) {
+	switch b.typ {
+	case BlockText:
+		return textOf(doc, b.m.get("text")), true
+	case BlockResource:
+		var decoded int64
+		c, err := parseItemAt(doc, b.res.start, b.res.end, b.index, &decoded, true)
+		if err != nil {
+			return "", false
+		}
+		return c.asText()
+	}
+	return "", false
+}
+
 // renderBlock decodes and renders a checked block. Text is not paged here:
 // the caller cuts it to what the response has room for.
 func (p Policy) renderBlock(doc []byte, b *block, where string, decoded *int64) (rendered, error) {

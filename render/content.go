@@ -24,6 +24,18 @@ type Content struct {
 	Annotations json.RawMessage // the object the server sent, or nil
 }
 
+// asText is the text the content policy renders for c: its text, or its
+// blob when that is text (see IsText); ok is false for any other blob.
+func (c Content) asText() (text string, ok bool) {
+	switch {
+	case !c.IsBlob:
+		return c.Text, true
+	case IsText(c.Blob):
+		return string(c.Blob), true
+	}
+	return "", false
+}
+
 // ParseResourceContents reads the items of a resources/read result. An item
 // with both text and blob, or neither, or a blob that is not base64, is a
 // *BadContentError naming it; blobs that decode to more than the decode

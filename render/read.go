@@ -85,7 +85,7 @@ func RenderContents(items []Content, p Policy) (rendered []any, omitted int, err
 	r := renderer{p: p, seams: newSeams(p)}
 	for _, c := range items {
 		if r.full() {
-			r.omitted++
+			r.omit(c)
 			continue
 		}
 		if err := r.add(c); err != nil {
@@ -113,12 +113,14 @@ func RenderResourceRead(raw []byte, p Policy) (rendered []any, omitted int, err 
 	r := renderer{p: p, seams: newSeams(p)}
 	decoded = 0
 	err = scanContents(raw, func(i int, v gjson.Result) error {
-		c, err := parseItem(raw, v, i, &decoded, !r.full())
+		// an item past the ceiling is decoded only to mask the seam
+		// before it (see renderer.omit)
+		c, err := parseItem(raw, v, i, &decoded, !r.full() || r.omitted == 0 && r.seams.waiting())
 		if err != nil {
 			return err
 		}
 		if r.full() {
-			r.omitted++
+			r.omit(c)
 			return nil
 		}
 		return r.add(c)
@@ -139,6 +141,20 @@ type renderer struct {
 }
 
 func (r *renderer) full() bool { return r.used >= ResponseCeiling }
+
+// omit counts c, an item the response ceiling leaves out. The first one
+// ends the seams: a page that reached the end of its text, right before
+// it, is masked against the start of c's text, so that a secret split
+// between them is masked on the side that is shown.
+func (r *renderer) omit(c Content) {
+	if r.omitted == 0 && r.seams.waiting() {
+		if t, ok := c.asText(); ok {
+			r.seams.omitted(t)
+		}
+		r.seams.other()
+	}
+	r.omitted++
+}
 
 func (r *renderer) add(c Content) error {
 	if c.IsBlob && !IsText(c.Blob) {

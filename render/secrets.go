@@ -67,6 +67,19 @@ func (s *seams) text(t *TextItem, whole string, start, end int) {
 	s.prevTail = whole[max(0, len(whole)-s.n):]
 }
 
+// waiting reports whether the last page masked reaches the end of its
+// text: the start of the next item's text may hold the rest of a secret
+// that it ends with.
+func (s *seams) waiting() bool { return s.n > 0 && s.open != nil }
+
+// omitted masks the last page again against next, the text of the item
+// after it, which the response ceiling leaves out (see waiting).
+func (s *seams) omitted(next string) {
+	if s.waiting() {
+		s.open.Text = s.p.Secrets.MaskIn(s.openBefore, s.page, next[:min(len(next), s.n)])
+	}
+}
+
 // other records an item that is not a text (or a text not to be joined
 // to its neighbours, such as a filtered one): it separates the texts
 // around it.

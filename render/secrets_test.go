@@ -166,3 +166,44 @@ func TestCeilingCutMasksSecret(t *testing.T) {
 		t.Errorf("prompt item keeps a piece of the secret")
 	}
 }
+
+// TestCeilingSeamMasksOmittedItem: a text whose page ends exactly at the
+// response ceiling is masked against the start of the next text item,
+// which the ceiling leaves out: a secret split between them shows as ***
+// on the side that is shown, in a resource read and in a tool result.
+func TestCeilingSeamMasksOmittedItem(t *testing.T) {
+	sec := fakeSecrets{"hunter2-hunter2"}
+	first := strings.Repeat("a", ResponseCeiling-len("hunter2")) + "hunter2"
+	check := func(what string, text string, omitted int) {
+		t.Helper()
+		if omitted != 1 || len(text) > ResponseCeiling || !strings.HasSuffix(text, "a***") || strings.Contains(text, "hunt") {
+			t.Errorf("%s: omitted %d, text ends %q", what, omitted, text[max(0, len(text)-12):])
+		}
+	}
+	got, omitted, err := RenderContents([]Content{{Text: first}, {Text: "-hunter2 second"}}, Policy{Max: SliceClamp, Secrets: sec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("contents", got[0].(*TextItem).Text, omitted)
+	// a blob that is text is a text
+	got, omitted, _ = RenderContents([]Content{{Text: first}, {IsBlob: true, Blob: []byte("-hunter2 second")}}, Policy{Max: SliceClamp, Secrets: sec})
+	check("text blob", got[0].(*TextItem).Text, omitted)
+	raw := fmt.Sprintf(`{"contents":[{"uri":"x://a","text":%q},{"uri":"x://b","text":"-hunter2 second"},{"uri":"x://c","text":"x"}]}`, first)
+	got, omitted, err = RenderResourceRead([]byte(raw), Policy{Max: SliceClamp, Secrets: sec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("read", got[0].(*TextItem).Text, omitted-1)
+	// a tool's text counts the newline text output adds: one byte less
+	tool := fmt.Sprintf(`{"content":[{"type":"text","text":%q},{"type":"resource","resource":{"uri":"x://r","text":"-hunter2 b"}}]}`, first[1:])
+	doc, _, err := RenderToolResult([]byte(tool), Policy{Secrets: sec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("tool", doc.Content[0].(*TextItem).Text, doc.Omitted)
+	// the next item not a text: nothing joins, nothing is masked
+	got, omitted, _ = RenderContents([]Content{{Text: first}, {IsBlob: true, Blob: []byte{0, 1}}}, Policy{Max: SliceClamp, Secrets: sec})
+	if text := got[0].(*TextItem).Text; omitted != 1 || !strings.HasSuffix(text, "ahunter2") {
+		t.Errorf("blob after: omitted %d, text ends %q", omitted, text[len(text)-12:])
+	}
+}

@@ -103,6 +103,14 @@ func RenderToolResult(raw []byte, p Policy) (doc *ToolDoc, warnings []string, er
 	sm := newSeams(p)
 	err = walk(func(i int, sp span) error {
 		if used >= ResponseCeiling {
+			// the first block left out ends the seams (see renderer.omit)
+			if sm.waiting() {
+				if b, err := checkBlock(raw, sp.s, sp.e, i, ""); err == nil {
+					if t, ok := b.textOf(raw); ok {
+						sm.omitted(t)
+					}
+				}
+			}
 			return errStop
 		}
 		b, err := checkBlock(raw, sp.s, sp.e, i, "")
