@@ -335,7 +335,7 @@ func undeclaredError(kind, name, verb, detailKey string, extra, declared, missin
 
 // missingPromptArgs is the exit-2 error listing every missing required argument
 // (Details "missing": names), each with its description in the message.
-func missingPromptArgs(prompt string, missing []client.PromptArgument) error {
+func missingPromptArgs(prompt string, missing []client.PromptArgument, sec render.Secrets) error {
 	names := make([]string, 0, len(missing))
 	items := make([]string, 0, len(missing))
 	pairs := make([]string, 0, len(missing))
@@ -343,12 +343,12 @@ func missingPromptArgs(prompt string, missing []client.PromptArgument) error {
 		names = append(names, a.Name)
 		item := a.Name
 		if a.Description != nil {
-			if d := oneLine(*a.Description, 80); d != "" {
+			if d := maskedLine(sec, *a.Description, 80); d != "" {
 				item += " (" + d + ")"
 			}
 		}
 		items = append(items, item)
-		pairs = append(pairs, shellArg(argClip(a.Name, 100)+"=VALUE")) // a server's name, pasted into a shell
+		pairs = append(pairs, shellArg(maskedClip(sec, a.Name, 100)+"=VALUE")) // a server's name, pasted into a shell
 	}
 	return &UsageError{
 		Msg:     fmt.Sprintf("prompt %q is missing required %s: %s", prompt, plural(len(missing), "argument"), strings.Join(items, ", ")),
@@ -361,8 +361,12 @@ func missingPromptArgs(prompt string, missing []client.PromptArgument) error {
 // JSON text given inline, from @FILE or stdin) overlaid by pairs, each value typed
 // by schema (the tool's inputSchema, nil when none could be had: then every
 // value is a string and no checks run). It returns compact JSON object bytes.
-func toolArgs(tool string, base []byte, pairs []pair, schema json.RawMessage) (json.RawMessage, error) {
+// Messages mask sec's secrets in what they quote of the schema.
+func toolArgs(tool string, base []byte, pairs []pair, schema json.RawMessage, sec render.Secrets) (json.RawMessage, error) {
 	sc := parseToolSchema(schema)
+	if sc != nil {
+		sc.secrets = sec
+	}
 	var keys []string
 	vals := map[string][]byte{}
 	set := func(k string, v []byte) {
@@ -471,6 +475,7 @@ type toolSchema struct {
 	closed   bool            // additionalProperties: false
 	extra    json.RawMessage // additionalProperties when it is a schema object
 	doc      *render.SchemaDoc
+	secrets  render.Secrets // masked in what messages quote of the schema (nil: none)
 }
 
 // parseToolSchema returns nil when there is no usable schema (none, null, or
@@ -575,7 +580,7 @@ func (sc *toolSchema) check(tool string, keys []string) error {
 				if t := schemaType(sc.doc, raw).label; t != "" {
 					about = append(about, t)
 				}
-				if d := schemaDescription(sc.doc, raw); d != "" {
+				if d := sc.description(raw); d != "" {
 					about = append(about, d)
 				}
 			}
@@ -584,7 +589,7 @@ func (sc *toolSchema) check(tool string, keys []string) error {
 				item += " (" + strings.Join(about, ", ") + ")"
 			}
 			items = append(items, item)
-			pairs = append(pairs, shellArg(argClip(name, 100)+"=VALUE")) // a server's name, pasted into a shell
+			pairs = append(pairs, shellArg(maskedClip(sc.secrets, name, 100)+"=VALUE")) // a server's name, pasted into a shell
 		}
 		return &UsageError{
 			Msg:     fmt.Sprintf("tool %q is missing required %s: %s", tool, plural(len(missing), "argument"), strings.Join(items, ", ")),
@@ -766,43 +771,11 @@ func (t argType) expected() string {
 	return "one of " + strings.Join(t.kinds, ", ")
 }
 
-// schemaDescription is a property's description (its first 80
-// characters, on one line), else that of the schema its local $ref (or an
+// description is a property's description (its first 80 characters, on
+// one line, secrets masked), else that of the schema its local $ref (or an
 // allOf of one member) names.
-func schemaDescription(doc *render.SchemaDoc, raw json.RawMessage) string {
-	return oneLine(descriptionAt(doc, raw, 0), 80)
-}
-
-func descriptionAt(doc *render.SchemaDoc, raw json.RawMessage, depth int) string {
-	if !doc.Visit(depth, len(raw)) {
-		return ""
-	}
-	members, _ := jsonObjectMembers(raw)
-	var ref, next json.RawMessage
-	for _, m := range members {
-		var d string
-		switch {
-		case m.key == "description" && json.Unmarshal(m.raw, &d) == nil && strings.TrimSpace(d) != "":
-			return d
-		case m.key == "$ref":
-			ref = m.raw
-		case m.key == "allOf":
-			var subs []json.RawMessage
-			if json.Unmarshal(m.raw, &subs) == nil && len(subs) == 1 {
-				next = subs[0]
-			}
-		}
-	}
-	if ref != nil {
-		d, _ := followRef(doc, "description", ref, "", func(target json.RawMessage) string {
-			return descriptionAt(doc, target, depth+1)
-		})
-		return d
-	}
-	if next != nil {
-		return descriptionAt(doc, next, depth+1)
-	}
-	return ""
+func (sc *toolSchema) description(raw json.RawMessage) string {
+	return maskedLine(sc.secrets, sc.doc.Description(raw), 80)
 }
 
 // typePair returns the JSON of one pair's value.
@@ -816,7 +789,7 @@ func typePair(p pair, sc *toolSchema) (json.RawMessage, error) {
 	v, err := typeValue(p, sc.typeOf(p.Key))
 	if raw := sc.propSchema(p.Key); raw != nil {
 		if set := schemaAllowed(sc.doc, raw); set != nil {
-			return enumValue(p, set, v, err)
+			return enumValue(p, set, v, err, sc.secrets)
 		}
 	}
 	return v, err
@@ -969,6 +942,25 @@ func argClip(s string, n int) string {
 // oneLine folds whitespace runs (newlines included) to one space and clips.
 func oneLine(s string, n int) string {
 	return argClip(strings.Join(strings.Fields(s), " "), n)
+}
+
+// maskedClip and maskedLine are argClip and oneLine of a server's string
+// with sec's secrets masked before it is cut, so that a cut never shows
+// the start of a secret in clear (see render.MaskedHead).
+func maskedClip(sec render.Secrets, s string, n int) string {
+	head, more := render.MaskedHead(sec, s, n)
+	if more {
+		head += "…"
+	}
+	return argClip(head, n)
+}
+
+func maskedLine(sec render.Secrets, s string, n int) string {
+	head, more := render.MaskedHead(sec, s, n)
+	if more {
+		head += "…"
+	}
+	return oneLine(head, n)
 }
 
 func quoteList(names []string) string {

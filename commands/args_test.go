@@ -474,7 +474,7 @@ func TestToolArgs(t *testing.T) {
 			if tc.schema != "" {
 				schema = json.RawMessage(tc.schema)
 			}
-			got, err := toolArgs("t", base, pairs, schema)
+			got, err := toolArgs("t", base, pairs, schema, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -650,7 +650,7 @@ func TestToolArgsErrors(t *testing.T) {
 			if tc.base != "" {
 				base = []byte(tc.base)
 			}
-			out, err := toolArgs("t", base, pairs, json.RawMessage(tc.schema))
+			out, err := toolArgs("t", base, pairs, json.RawMessage(tc.schema), nil)
 			if err == nil {
 				t.Fatalf("no error; got %s", out)
 			}
@@ -674,7 +674,7 @@ func TestToolArgsErrors(t *testing.T) {
 
 func TestToolArgsBaseWithEmptyBytes(t *testing.T) {
 	// an empty --args (an empty file) is not "no --args"
-	_, err := toolArgs("t", []byte{}, nil, nil)
+	_, err := toolArgs("t", []byte{}, nil, nil, nil)
 	if u := usageOf(t, err); u.Msg != "--args must be a JSON object: unexpected end of JSON input" {
 		t.Errorf("message %q", u.Msg)
 	}
@@ -682,14 +682,14 @@ func TestToolArgsBaseWithEmptyBytes(t *testing.T) {
 
 func TestToolArgsPairsWithoutParse(t *testing.T) {
 	// pairs built by hand: invalid UTF-8 and bad raw JSON are still refused
-	_, err := toolArgs("t", nil, []pair{{Key: "k", Value: "\xff"}}, nil)
+	_, err := toolArgs("t", nil, []pair{{Key: "k", Value: "\xff"}}, nil, nil)
 	if u := usageOf(t, err); u.Msg != `argument "k": the value is not valid UTF-8` {
 		t.Errorf("message %q", u.Msg)
 	}
-	_, err = toolArgs("t", nil, []pair{{Key: "k", Value: "{", Raw: true}}, nil)
+	_, err = toolArgs("t", nil, []pair{{Key: "k", Value: "{", Raw: true}}, nil, nil)
 	usageOf(t, err)
 	// the same key twice: the last wins, in the first place
-	got, err := toolArgs("t", nil, []pair{{Key: "a", Value: "1"}, {Key: "b", Value: "2"}, {Key: "a", Value: "3"}}, nil)
+	got, err := toolArgs("t", nil, []pair{{Key: "a", Value: "1"}, {Key: "b", Value: "2"}, {Key: "a", Value: "3"}}, nil, nil)
 	if err != nil || string(got) != `{"a":"3","b":"2"}` {
 		t.Errorf("got %s, %v", got, err)
 	}
@@ -802,7 +802,7 @@ func TestMissingPromptArgs(t *testing.T) {
 			`prompt "p" is missing required argument: topic (` + strings.Repeat("d", 79) + `…)`,
 			[]string{"topic"}, "add topic=VALUE"},
 	} {
-		u := usageOf(t, missingPromptArgs("p", tc.missing))
+		u := usageOf(t, missingPromptArgs("p", tc.missing, nil))
 		if u.Msg != tc.msg {
 			t.Errorf("message\n got %s\nwant %s", u.Msg, tc.msg)
 		}
@@ -933,7 +933,7 @@ func TestToolArgsRefs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := toolArgs("t", nil, pairs, json.RawMessage(refSchema))
+			got, err := toolArgs("t", nil, pairs, json.RawMessage(refSchema), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -943,7 +943,7 @@ func TestToolArgsRefs(t *testing.T) {
 		})
 	}
 	// --args values are sent as given
-	got, err := toolArgs("t", []byte(`{"color":"purple","priority":"x"}`), nil, json.RawMessage(refSchema))
+	got, err := toolArgs("t", []byte(`{"color":"purple","priority":"x"}`), nil, json.RawMessage(refSchema), nil)
 	if err != nil || string(got) != `{"color":"purple","priority":"x"}` {
 		t.Errorf("--args: %s, %v", got, err)
 	}
@@ -1004,7 +1004,7 @@ func TestToolArgsEnumErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, err := toolArgs("t", nil, pairs, json.RawMessage(refSchema))
+			out, err := toolArgs("t", nil, pairs, json.RawMessage(refSchema), nil)
 			if err == nil {
 				t.Fatalf("no error; got %s", out)
 			}
@@ -1024,7 +1024,7 @@ func TestToolArgsEnumErrors(t *testing.T) {
 	}
 	// a value of another type from a file: the type error, with its hint
 	pairs, _ := parsePairs([]string{"priority=@count.txt"}, true, nil, nil)
-	_, err := toolArgs("t", nil, pairs, json.RawMessage(refSchema))
+	_, err := toolArgs("t", nil, pairs, json.RawMessage(refSchema), nil)
 	if u := usageOf(t, err); !strings.Contains(u.Msg, "is a string (KEY=@FILE reads text, verbatim)") {
 		t.Errorf("file into an integer enum: %s", u.Msg)
 	}
@@ -1035,7 +1035,7 @@ func TestToolArgsEnumErrors(t *testing.T) {
 	}
 	schema := `{"properties":{"n":{"enum":[` + strings.Join(many, ",") + `]}}}`
 	pairs, _ = parsePairs([]string{"n=99"}, true, nil, nil)
-	_, err = toolArgs("t", nil, pairs, json.RawMessage(schema))
+	_, err = toolArgs("t", nil, pairs, json.RawMessage(schema), nil)
 	u := usageOf(t, err)
 	if !strings.HasSuffix(u.Msg, ", 48, 49, and 10 more") || len(u.Details["allowed"].([]json.RawMessage)) != 60 {
 		t.Errorf("long enum: %s", u.Msg)
@@ -1046,7 +1046,7 @@ func TestToolArgsRefsMissing(t *testing.T) {
 	pairs, _ := parsePairs(nil, true, nil, nil)
 	schema := `{"$defs":{"M":{"type":"object","description":"A model.\nMore."}},"properties":{"m":{"$ref":"#/$defs/M"},` +
 		`"c":{"allOf":[{"$ref":"#/$defs/M"}],"description":"Own words"}},"required":["m","c"]}`
-	_, err := toolArgs("t", nil, pairs, json.RawMessage(schema))
+	_, err := toolArgs("t", nil, pairs, json.RawMessage(schema), nil)
 	if u := usageOf(t, err); u.Msg != `tool "t" is missing required arguments: m (object, A model. More.), c (object, Own words)` {
 		t.Errorf("message %s", u.Msg)
 	}
@@ -1104,13 +1104,13 @@ func TestSchemaReadingBounded(t *testing.T) {
 		{"b=true", `{"b":true}`},
 	} {
 		pairs, _ := parsePairs([]string{tc.args}, true, nil, nil)
-		got, err := toolArgs("t", nil, pairs, schema)
+		got, err := toolArgs("t", nil, pairs, schema, nil)
 		if err != nil || string(got) != tc.want {
 			t.Errorf("%s: %s %v, want %s", tc.args, got, err, tc.want)
 		}
 	}
 	pairs, _ := parsePairs([]string{"bomb=3"}, true, nil, nil)
-	if _, err := toolArgs("t", nil, pairs, schema); err == nil || !strings.Contains(err.Error(), "allowed values: 1, 2") {
+	if _, err := toolArgs("t", nil, pairs, schema, nil); err == nil || !strings.Contains(err.Error(), "allowed values: 1, 2") {
 		t.Errorf("bomb=3: %v", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {

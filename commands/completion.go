@@ -446,9 +446,10 @@ func (s *completeSource) Tools(ctx context.Context, srv string) ([]completions.T
 	for _, it := range items {
 		t := completions.Tool{Name: it.ID, Desc: itemDesc(it)}
 		if sc := parseToolSchema(it.InputSchema); sc != nil && sc.propsOK {
+			sc.secrets = s.a.s.Secrets()
 			for _, m := range sc.props {
 				at := schemaType(sc.doc, m.raw)
-				p := completions.Param{Name: m.key, Type: at.label, Desc: schemaDescription(sc.doc, m.raw),
+				p := completions.Param{Name: m.key, Type: at.label, Desc: sc.description(m.raw),
 					Required: slices.Contains(sc.required, m.key), Values: schemaValues(sc.doc, m.raw, at)}
 				t.Params = append(t.Params, p)
 			}

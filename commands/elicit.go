@@ -20,7 +20,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/render"
@@ -307,16 +306,17 @@ func (f *field) isChoice(v string) bool {
 // line makes a server's string one line of at most n characters, secrets
 // masked before it is cut (a secret cut short would not be masked). Only a
 // window at its start is looked at: a 10 MiB log message is not copied
-// whole to show 500 characters of it.
+// whole to show 500 characters of it (see render.MaskedHead).
 func (a *app) line(s string, n int) string {
-	if w := 4*n + 4096; len(s) > w {
-		for w > 0 && !utf8.RuneStart(s[w]) {
-			w--
-		}
-		s = s[:w]
-	}
-	return render.Clip(oneLineText(a.s.Mask(s)), n)
+	head, more := render.MaskedHead(a.s.Secrets(), s, n)
+	return render.ClipHead(oneLineText(head), more, n)
 }
+
+// clip and quote are render.Clip and render.Quote for a server's string in
+// a message, its secrets masked before it is cut, so that a cut never
+// shows the start of a secret in clear (see SECRETS in mcpx(1)).
+func (a *app) clip(s string, n int) string  { return render.ClipMasked(a.s.Secrets(), s, n) }
+func (a *app) quote(s string, n int) string { return render.QuoteMasked(a.s.Secrets(), s, n) }
 
 // object writes the answers as one JSON object, in the schema's order.
 func object(fields []field, values map[string]json.RawMessage) json.RawMessage {
@@ -508,7 +508,7 @@ func (a *app) askForm(ctx context.Context, server, msg string, fields []field) (
 		}
 	}
 	content := object(fields, values)
-	a.log.Note("server %q: elicitation accepted with %s", server, render.Clip(string(content), 500))
+	a.log.Note("server %q: elicitation accepted with %s", server, a.clip(string(content), 500))
 	return client.Answer{Action: "accept", Content: content}, nil
 }
 

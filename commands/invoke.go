@@ -88,13 +88,13 @@ func (a *app) invoke(ctx context.Context, srv, tool string, base []byte, pairs [
 	var schema json.RawMessage
 	switch {
 	case it == nil:
-		a.log.Note("server %q: the tool listing %s, so %s is called without its schema: values are sent as strings, unchecked", conn.T.Name, incomplete, render.Quote(tool, 200))
+		a.log.Note("server %q: the tool listing %s, so %s is called without its schema: values are sent as strings, unchecked", conn.T.Name, incomplete, a.quote(tool, 200))
 	case it.InputSchema == nil && given:
-		a.log.Note("server %q: tool %s has no input schema: values are sent as strings, unchecked", conn.T.Name, render.Quote(tool, 200))
+		a.log.Note("server %q: tool %s has no input schema: values are sent as strings, unchecked", conn.T.Name, a.quote(tool, 200))
 	default:
 		schema = it.InputSchema
 	}
-	args, err := toolArgs(tool, base, pairs, schema)
+	args, err := toolArgs(tool, base, pairs, schema, a.s.Secrets())
 	if err != nil {
 		return err
 	}
@@ -173,7 +173,7 @@ func (a *app) invokeNotes(doc *render.ToolDoc) {
 		case *render.BlobItem:
 			mime := "no mime type"
 			if it.MimeType != nil {
-				mime = render.Clip(*it.MimeType, 100)
+				mime = a.clip(*it.MimeType, 100)
 			}
 			n.note("item #%d: %s content (%s, %s) is never printed; it was written to %s", i, it.Type, mime, count(int(it.SizeBytes), "byte"), it.Path)
 		}
@@ -186,7 +186,7 @@ func (a *app) invokeNotes(doc *render.ToolDoc) {
 		a.log.Note("the structured content is over the slice clamp of %s; it was written to %s", render.HumanBytes(render.SliceClamp), *doc.StructuredContentPath)
 	}
 	if len(doc.Content) == 0 && doc.Omitted == 0 && doc.StructuredContent == nil && doc.StructuredContentPath == nil {
-		a.log.Note("server %q: tool %s returned no content", doc.Server, render.Quote(doc.Tool, 200))
+		a.log.Note("server %q: tool %s returned no content", doc.Server, a.quote(doc.Tool, 200))
 	}
 }
 

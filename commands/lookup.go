@@ -58,7 +58,7 @@ func (a *app) lookup(ctx context.Context, conn *client.Conn, srv, kind, name str
 		case errors.As(p.Err, &ue):
 			why = "failed (the server does not know " + ue.Method + ")"
 		default:
-			why = "failed (" + render.Clip(p.Err.Error(), 200) + ")"
+			why = "failed (" + a.clip(p.Err.Error(), 200) + ")"
 		}
 	}
 	return nil, why, nil

@@ -69,7 +69,7 @@ func (a *app) prompt(ctx context.Context, srv, name string, pairs []pair, stdinU
 	}
 	var values map[string]string
 	if it == nil {
-		a.log.Note("server %q: the prompt listing %s, so %s is asked for with its arguments unchecked", conn.T.Name, incomplete, render.Quote(name, 200))
+		a.log.Note("server %q: the prompt listing %s, so %s is asked for with its arguments unchecked", conn.T.Name, incomplete, a.quote(name, 200))
 		values = map[string]string{}
 		for _, p := range pairs {
 			values[p.Key] = p.Value
@@ -81,7 +81,7 @@ func (a *app) prompt(ctx context.Context, srv, name string, pairs []pair, stdinU
 		}
 		if len(missing) > 0 {
 			if !a.interactive(stdinUsed) {
-				return missingPromptArgs(name, missing)
+				return missingPromptArgs(name, missing, a.s.Secrets())
 			}
 			// The deadline bounds the server, not a person typing: the
 			// server is stopped while the answers are asked for, and
@@ -112,7 +112,7 @@ func (a *app) prompt(ctx context.Context, srv, name string, pairs []pair, stdinU
 	doc.Server, doc.Prompt = conn.T.Name, name
 	a.contentWarnings(conn.T.Name, "prompt", name, warnings)
 	if len(doc.Messages) == 0 {
-		a.log.Note("server %q: prompt %s has no messages", conn.T.Name, render.Quote(name, 200))
+		a.log.Note("server %q: prompt %s has no messages", conn.T.Name, a.quote(name, 200))
 	}
 	if a.asJSON() {
 		a.promptNotes(doc)
@@ -159,10 +159,10 @@ func (a *app) askPromptArgs(ctx context.Context, prompt string, missing []client
 		}()
 	}
 	for _, m := range missing {
-		name := render.Clip(m.Name, 200) // the server's: one line
+		name := a.clip(m.Name, 200) // the server's: one line
 		desc := ""
 		if m.Description != nil && *m.Description != "" {
-			desc = " (" + render.Clip(oneLineText(*m.Description), 200) + ")"
+			desc = " (" + a.line(*m.Description, 200) + ")"
 		}
 		for {
 			fmt.Fprintf(a.s.Err, "prompt %q needs %s%s: ", prompt, name, desc)
@@ -237,11 +237,11 @@ func (a *app) contentWarnings(server, kind, name string, warnings []string) {
 	for i, w := range warnings {
 		if i == maxWarnings {
 			a.log.Warn(output.Warning{Server: server, Kind: &kind, Item: &name, Code: "warning",
-				Message: fmt.Sprintf("server %q: %s %s: %s more like these not shown", server, kind, render.Quote(name, 200), count(len(warnings)-i, "warning"))})
+				Message: fmt.Sprintf("server %q: %s %s: %s more like these not shown", server, kind, a.quote(name, 200), count(len(warnings)-i, "warning"))})
 			return
 		}
 		a.log.Warn(output.Warning{Server: server, Kind: &kind, Item: &name, Code: "warning",
-			Message: fmt.Sprintf("server %q: %s %s: %s", server, kind, render.Quote(name, 200), w)})
+			Message: fmt.Sprintf("server %q: %s %s: %s", server, kind, a.quote(name, 200), w)})
 	}
 }
 

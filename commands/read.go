@@ -179,7 +179,7 @@ func (a *app) read(ctx context.Context, o *readOptions) error {
 		return a.contentError(conn, err)
 	}
 	if len(rendered)+omitted == 0 {
-		a.log.Note("server %q returned no contents for %s", conn.T.Name, render.Clip(o.URI, 200))
+		a.log.Note("server %q returned no contents for %s", conn.T.Name, a.clip(o.URI, 200))
 	}
 	done()
 	doc := render.ReadDoc{Server: conn.T.Name, URI: o.URI, Contents: rendered, Omitted: omitted}
@@ -224,7 +224,7 @@ func (a *app) readNotes(doc *render.ReadDoc, o *readOptions) {
 	for i, r := range doc.Contents {
 		switch it := r.(type) {
 		case *render.TextItem:
-			name := render.Clip(orDefault(it.URI, doc.URI), 200)
+			name := a.clip(orDefault(it.URI, doc.URI), 200)
 			if len(doc.Contents) > 1 {
 				name = fmt.Sprintf("item #%d (%s)", i, name)
 			}
@@ -243,21 +243,21 @@ func (a *app) readNotes(doc *render.ReadDoc, o *readOptions) {
 				note("%s (bytes %d to %d of %d shown%s); next page: --offset %d", what, it.Offset, it.Offset+it.Bytes, it.TotalBytes, cut, *it.NextOffset)
 				nexts[*it.NextOffset] = true
 			} else if it.Text == "" && o.Pattern != nil && it.TotalBytes == 0 {
-				note("no line of %s matches --pattern %s", name, render.Quote(o.Pattern.String(), 200))
+				note("no line of %s matches --pattern %s", name, a.quote(o.Pattern.String(), 200))
 			} else if it.Text == "" && it.TotalBytes > 0 && o.Offset >= it.TotalBytes {
 				note("nothing to show at --offset %d: %s has %s", o.Offset, name, count(it.TotalBytes, "byte"))
 			}
 			if it.Annotations != nil {
-				note("%s: annotations %s", name, render.Clip(compactJSON(it.Annotations), 200))
+				note("%s: annotations %s", name, a.clip(compactJSON(it.Annotations), 200))
 			}
 		case *render.BlobItem:
-			name := render.Clip(orDefault(it.URI, doc.URI), 200)
+			name := a.clip(orDefault(it.URI, doc.URI), 200)
 			if len(doc.Contents) > 1 {
 				name = fmt.Sprintf("item #%d (%s)", i, name)
 			}
-			note("%s: binary content (%s, %s) is never printed; it was written to %s", name, render.Clip(orDefault(it.MimeType, "no mime type"), 100), count(int(it.SizeBytes), "byte"), it.Path)
+			note("%s: binary content (%s, %s) is never printed; it was written to %s", name, a.clip(orDefault(it.MimeType, "no mime type"), 100), count(int(it.SizeBytes), "byte"), it.Path)
 			if it.Annotations != nil {
-				note("%s: annotations %s", name, render.Clip(compactJSON(it.Annotations), 200))
+				note("%s: annotations %s", name, a.clip(compactJSON(it.Annotations), 200))
 			}
 		}
 	}

@@ -209,7 +209,7 @@ func kindAllowed(names []string, v json.RawMessage) bool {
 // else the value read as JSON (so Optional[Color] takes red and null). A
 // value the set lacks is a usage error listing the allowed ones; a value
 // read from a file is only ever the string.
-func enumValue(p pair, set *allowedSet, typed json.RawMessage, typeErr error) (json.RawMessage, error) {
+func enumValue(p pair, set *allowedSet, typed json.RawMessage, typeErr error, sec render.Secrets) (json.RawMessage, error) {
 	if typeErr == nil && set.has(typed) {
 		return typed, nil
 	}
@@ -225,21 +225,22 @@ func enumValue(p pair, set *allowedSet, typed json.RawMessage, typeErr error) (j
 			return b.Bytes(), nil
 		}
 	}
-	return nil, notAllowedError(p, set)
+	return nil, notAllowedError(p, set, sec)
 }
 
 // notAllowedError: a value the schema's enumeration lacks (exit 2), with
-// the allowed values (Details "allowed", as JSON values).
-func notAllowedError(p pair, set *allowedSet) error {
+// the allowed values (Details "allowed", as JSON values), the schema's
+// secrets masked before they are cut.
+func notAllowedError(p pair, set *allowedSet, sec render.Secrets) error {
 	shown := make([]string, 0, min(len(set.values), 50))
 	for i, v := range set.values {
 		if i == 50 {
 			shown = append(shown, fmt.Sprintf("and %d more", len(set.values)-50))
 			break
 		}
-		shown = append(shown, argClip(compactRaw(v), 60))
+		shown = append(shown, maskedClip(sec, compactRaw(v), 60))
 	}
-	pairText := func(v string) string { return shellArg(argClip(p.Key, 100) + "=" + argClip(v, 100)) }
+	pairText := func(v string) string { return shellArg(argClip(p.Key, 100) + "=" + maskedClip(sec, v, 100)) }
 	hint := fmt.Sprintf("e.g. %s; %s:=JSON sends any JSON value as is", pairText(lineForm(set.values[0])), p.Key)
 	if p.File == "" && len(set.values) <= 1000 { // (argNearest costs a little per value)
 		forms := make([]string, len(set.values))

@@ -297,8 +297,13 @@ func appendNew(list []string, s string) []string {
 	return append(list, s)
 }
 
-// description is a property's description, else that of the schema its
-// $ref (or an allOf of one member) names.
+// Description is a property's description, else that of the schema its
+// local $ref (or an allOf of one member) names ("" when none).
+func (d *SchemaDoc) Description(prop json.RawMessage) string {
+	return d.description(gjson.ParseBytes(prop), 0)
+}
+
+// description is Description of v, read at depth (see Visit).
 func (d *SchemaDoc) description(v gjson.Result, depth int) string {
 	if !d.Visit(depth, len(v.Raw)) {
 		return ""

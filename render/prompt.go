@@ -67,7 +67,7 @@ func RenderPrompt(raw []byte, p Policy) (doc *PromptDoc, warnings []string, err 
 	// the messages are walked again and rendered until the ceiling.
 	total := 0
 	var sizes int64
-	if err := eachMessage(raw, list, base, func(k int, role string, content span) error {
+	if err := eachMessage(raw, list, base, p.Secrets, func(k int, role string, content span) error {
 		where := fmt.Sprintf("message #%d", k)
 		return eachBlock(raw, content, func(i int, sp span) error {
 			b, err := checkBlock(raw, sp.s, sp.e, i, where)
@@ -87,7 +87,7 @@ func RenderPrompt(raw []byte, p Policy) (doc *PromptDoc, warnings []string, err 
 	var out bytes.Buffer
 	var decoded int64
 	full, shown := false, 0
-	err = eachMessage(raw, list, base, func(k int, role string, content span) error {
+	err = eachMessage(raw, list, base, p.Secrets, func(k int, role string, content span) error {
 		label := "[" + role + "]\n"
 		if k > 0 {
 			label = "\n" + label
@@ -185,8 +185,9 @@ var errStop = errors.New("stop")
 // eachMessage calls visit for each message of the array list (at base in
 // raw), with its role and content, checking both: a message that is not
 // an object, has no string role, a role that is not a plain word, or no
-// content object or array is a *BadContentError.
-func eachMessage(raw []byte, list gjson.Result, base int, visit func(k int, role string, content span) error) error {
+// content object or array is a *BadContentError (quoting a role with
+// sec's secrets masked).
+func eachMessage(raw []byte, list gjson.Result, base int, sec Secrets, visit func(k int, role string, content span) error) error {
 	k := 0
 	var err error
 	list.ForEach(func(_, m gjson.Result) bool {
@@ -205,7 +206,7 @@ func eachMessage(raw []byte, list gjson.Result, base int, visit func(k int, role
 			return bad("no string \"role\"")
 		case role == "user" || role == "assistant" || plainRole(role):
 		default:
-			return bad("its role %s is not a plain word", Quote(role, 40))
+			return bad("its role %s is not a plain word", QuoteMasked(sec, role, 40))
 		}
 		c := f.get("content")
 		if !c.is(raw, '{') && !c.is(raw, '[') {

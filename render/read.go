@@ -230,28 +230,45 @@ func orNil(s string) *string {
 // Clip shortens s to at most n characters, marking a cut with "...", and
 // shows its line breaks escaped (see oneline.Escape), for server-originated
 // strings in messages: a uri can be megabytes long, and a mime type can
-// carry a line break that would start a line of its own.
+// carry a line break that would start a line of its own. A string that may
+// hold a secret is cut with ClipMasked.
 func Clip(s string, n int) string {
-	i := 0
-	for k := range s {
-		if i == n {
-			return oneline.Escape(s[:k]) + "..."
-		}
-		i++
+	return ClipHead(s, false, n)
+}
+
+// ClipHead is Clip of head, the start of a longer string when more (then
+// marked cut too).
+func ClipHead(head string, more bool, n int) string {
+	head, cut := firstChars(head, n)
+	if cut || more {
+		return oneline.Escape(head) + "..."
 	}
-	return oneline.Escape(s)
+	return oneline.Escape(head)
 }
 
 // Quote is Clip for a string a message shows in double quotes: s shortened
 // to n characters (then "..."), quoted as Go quotes it (%q), which shows
 // its line breaks and other control characters escaped.
 func Quote(s string, n int) string {
+	return quoteHead(s, false, n)
+}
+
+func quoteHead(head string, more bool, n int) string {
+	head, cut := firstChars(head, n)
+	if cut || more {
+		head += "..."
+	}
+	return strconv.Quote(head)
+}
+
+// firstChars returns the first n characters of s, and whether s has more.
+func firstChars(s string, n int) (string, bool) {
 	i := 0
 	for k := range s {
 		if i == n {
-			return strconv.Quote(s[:k] + "...")
+			return s[:k], true
 		}
 		i++
 	}
-	return strconv.Quote(s)
+	return s, false
 }

@@ -1,5 +1,7 @@
 package render
 
+import "unicode/utf8"
+
 // Secrets masks the secrets in the texts of a response. Output masks every
 // whole secret it prints; what it cannot see is a secret cut in two — by
 // the start or end of a page, by the response ceiling, or by the boundary
@@ -85,4 +87,39 @@ func (s *seams) omitted(next string) {
 // around it.
 func (s *seams) other() {
 	s.open, s.prevTail = nil, ""
+}
+
+// MaskedHead returns the start of s, a server's string that a message
+// quotes, with its secrets masked (sec may be nil), and whether s goes on
+// past it: the first 4n+4096 bytes, enough for a cut at n characters,
+// masked against the bytes after them, so that a secret the window cuts
+// shows as *** too. A message masks before it cuts: a cut must never leave
+// the start of a secret in clear (see SECRETS in mcpx(1)).
+func MaskedHead(sec Secrets, s string, n int) (head string, more bool) {
+	w := len(s)
+	if limit := utf8.UTFMax*n + 4096; w > limit {
+		w = limit
+		for w > 0 && !utf8.RuneStart(s[w]) {
+			w--
+		}
+	}
+	head, more = s[:w], w < len(s)
+	if sec != nil && sec.Longest() > 0 {
+		head = sec.MaskIn("", head, s[w:])
+	}
+	return head, more
+}
+
+// ClipMasked is Clip of a server's string whose secrets are masked before
+// it is cut (see MaskedHead).
+func ClipMasked(sec Secrets, s string, n int) string {
+	head, more := MaskedHead(sec, s, n)
+	return ClipHead(head, more, n)
+}
+
+// QuoteMasked is Quote of a server's string whose secrets are masked
+// before it is cut (see MaskedHead).
+func QuoteMasked(sec Secrets, s string, n int) string {
+	head, more := MaskedHead(sec, s, n)
+	return quoteHead(head, more, n)
 }

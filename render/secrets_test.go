@@ -207,3 +207,33 @@ func TestCeilingSeamMasksOmittedItem(t *testing.T) {
 		t.Errorf("blob after: omitted %d, text ends %q", omitted, text[len(text)-12:])
 	}
 }
+
+// TestClipMasked: a server's string cut for a message is masked before
+// the cut, so that the cut never shows the start of a secret; also when a
+// huge string's window cuts one.
+func TestClipMasked(t *testing.T) {
+	sec := fakeSecrets{"hunter2-hunter2"}
+	s := strings.Repeat("x", 95) + "hunter2-hunter2 tail"
+	if got := ClipMasked(sec, s, 100); got != strings.Repeat("x", 95)+"*** t..." {
+		t.Errorf("ClipMasked = %q", got)
+	}
+	if got := Clip(s, 100); got != strings.Repeat("x", 95)+"hunte..." {
+		t.Errorf("Clip = %q (the cut a message must never show)", got)
+	}
+	if got := QuoteMasked(sec, s, 97); got != `"`+strings.Repeat("x", 95)+`**..."` {
+		t.Errorf("QuoteMasked = %q", got)
+	}
+	if got := QuoteMasked(nil, "a\nb", 10); got != `"a\nb"` {
+		t.Errorf("QuoteMasked without secrets = %q", got)
+	}
+	// only a window at the start of a huge string is read: masking shrinks
+	// it below n characters, and the secret the window cuts is *** too
+	huge := strings.Repeat("hunter2-hunter2", 1000) + " and more"
+	head, more := MaskedHead(sec, huge, 10)
+	if !more || head != "***" {
+		t.Errorf("MaskedHead: more %v, head %q", more, head)
+	}
+	if got := ClipMasked(sec, huge, 2000); got != "***..." {
+		t.Errorf("ClipMasked of a huge string = %q", got)
+	}
+}

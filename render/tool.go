@@ -46,7 +46,7 @@ func RenderToolResult(raw []byte, p Policy) (doc *ToolDoc, warnings []string, er
 			doc.IsError = true
 		case "false":
 		default: // "true" as a string may well mean an error: never guess success
-			return nil, nil, &BadContentError{Item: -1, Msg: "its isError is not a boolean: " + Clip(string(raw[isErr.s:isErr.e]), 40)}
+			return nil, nil, &BadContentError{Item: -1, Msg: "its isError is not a boolean: " + ClipMasked(p.Secrets, string(raw[isErr.s:isErr.e]), 40)}
 		}
 	}
 	c := f.get("content")
