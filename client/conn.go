@@ -607,6 +607,37 @@ func (c *Conn) renegotiate(ctx context.Context, method string, refused *versionR
 	return nil
 }
 
+// ConfirmEra makes sure that a server that accepted the 2026-07-28 era at
+// server/discover also serves requests in it, as servers --probe must
+// report what an operation would get: it asks for the first page of the
+// first listing the server advertises, so that a server that then refuses
+// the era (-32022) is connected to again at a legacy version, with its
+// note, as any operation would be (see renegotiate). Nothing is sent in a
+// legacy era, or to a server that advertises no listing. What the listing
+// itself answers is not this check's concern; a failed renegotiation, a
+// dead connection or a timeout is returned.
+func (c *Conn) ConfirmEra(ctx context.Context) error {
+	if !mcp.IsModernProtocol(c.Protocol) {
+		return nil
+	}
+	for _, k := range Kinds {
+		if !c.Advertised(k) {
+			continue
+		}
+		spec := listSpecs[k]
+		_, err := c.callRaw(ctx, spec.method, spec.empty, func(ctx context.Context) error {
+			return spec.send(c, ctx, "")
+		})
+		var ce *ConnectError
+		var te *TimeoutError
+		if errors.As(err, &ce) || errors.As(err, &te) || err != nil && ctx.Err() != nil {
+			return err
+		}
+		return nil
+	}
+	return nil
+}
+
 // newestLegacy is the newest version of versions that mcpx speaks and
 // negotiates with the initialize handshake ("" when none).
 func newestLegacy(versions []string) string {

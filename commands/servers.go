@@ -137,7 +137,7 @@ func (a *app) probe(ctx context.Context, s *client.Server) *probe {
 		}
 		return p
 	}
-	conn, _, done, err := a.openServer(ctx, s)
+	conn, cctx, done, err := a.openServer(ctx, s)
 	var config *client.ConfigError
 	if errors.As(err, &config) {
 		a.log.Warnf("%v", err)
@@ -146,6 +146,11 @@ func (a *app) probe(ctx context.Context, s *client.Server) *probe {
 		return fail(err)
 	}
 	defer done()
+	// the protocol a command would get: a server may accept the 2026-07-28
+	// era at server/discover and refuse it for every request after
+	if err := conn.ConfirmEra(cctx); err != nil {
+		return fail(err)
+	}
 	auth := &probeAuth{State: conn.Auth.State}
 	if e := conn.Auth.ExpiresAt; e != nil && auth.State != "none" {
 		auth.ExpiresAt = stamp(*e)
