@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	mcpclient "github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -38,7 +37,11 @@ type Options struct {
 	Note            func(string, ...any) // notes always shown (the SSE fallback)
 	Logger          *slog.Logger         // where mcp-go's own logging goes
 	Mask            func(string) string  // hides secrets before a message cuts a server's text short
-	AddSecrets      func(...string)      // registers secrets (stored tokens) to hide from now on
+	// MaskIn hides secrets in text, and the part of one that begins in
+	// before or ends in after: for a window at the start of a server's
+	// text, which may cut a secret (nil: Mask alone).
+	MaskIn     func(before, text, after string) string
+	AddSecrets func(...string) // registers secrets (stored tokens) to hide from now on
 
 	// What the server may ask during an operation (CONTRACT §8; see
 	// serverreq.go). Elicit, when set, answers elicitations (and the
@@ -83,10 +86,12 @@ type Conn struct {
 	kind  string // the transport connected over
 	debug func(string, ...any)
 	mask  func(string) string
-	proc  *process
-	rt    *limitTransport
-	limit *limitFlag
-	stop  context.CancelFunc
+	// see Options.MaskIn
+	maskIn func(before, text, after string) string
+	proc   *process
+	rt     *limitTransport
+	limit  *limitFlag
+	stop   context.CancelFunc
 
 	mu        sync.Mutex
 	phase     string
@@ -225,7 +230,7 @@ func sseStatus(st int) bool {
 // connect returns the half-made Conn alongside an error, so that Connect can
 // look at what HTTP said before falling back.
 func connect(ctx context.Context, t *Target, o Options, kind string, auth *connAuth) (*Conn, error) {
-	c := &Conn{T: t, limit: &limitFlag{}, phase: "start", debug: o.Debug, mask: o.Mask, lost: newLost(), kind: kind, opts: o, auth: auth}
+	c := &Conn{T: t, limit: &limitFlag{}, phase: "start", debug: o.Debug, mask: o.Mask, maskIn: o.MaskIn, lost: newLost(), kind: kind, opts: o, auth: auth}
 	lost := c.lost
 	c.hooks = &serverHooks{o: o, conn: c}
 	// The GET stream is asked for even when the 2026 era is: the tap hides
@@ -255,7 +260,7 @@ func connect(ctx context.Context, t *Target, o Options, kind string, auth *connA
 			}
 		}
 		fr := newFramer(p.stdout, o.MessageCeiling, c.limit, onSkip)
-		fr.inflight, fr.mask = ids, o.Mask
+		fr.inflight, fr.mask, fr.maskIn = ids, o.Mask, o.MaskIn
 		tr = newStdioTransport(fr, p.stdin, o.Logger)
 	case HTTP, SSE:
 		base := http.DefaultTransport.(*http.Transport).Clone()
@@ -422,18 +427,7 @@ func (c *Conn) clip(s string, n int) string {
 // its start is masked: a server's 10 MiB error message is never copied
 // whole to show 500 characters of it.
 func (c *Conn) shown(s string) string {
-	s = strings.TrimLeftFunc(s, unicode.IsSpace)
-	if len(s) > clipWindow {
-		i := clipWindow
-		for i > 0 && !utf8.RuneStart(s[i]) {
-			i--
-		}
-		s = s[:i]
-	}
-	if c.mask != nil {
-		s = c.mask(s)
-	}
-	return oneLine(s)
+	return oneLine(maskWindow(strings.TrimLeftFunc(s, unicode.IsSpace), clipWindow, c.mask, c.maskIn))
 }
 
 // lenientInitialize completes a legacy handshake whose result mcp-go could

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
@@ -135,8 +136,9 @@ type framer struct {
 	limit    *limitFlag
 	inflight *inflight // when set, responses must answer an id in it
 	mask     func(string) string
-	stop     <-chan struct{} // when closed, reading stops (the transport is closed)
-	err      error           // sticky: what ended the stream
+	maskIn   func(before, text, after string) string // see Options.MaskIn
+	stop     <-chan struct{}                         // when closed, reading stops (the transport is closed)
+	err      error                                   // sticky: what ended the stream
 }
 
 func newFramer(r io.Reader, max int64, limit *limitFlag, onSkip func(string)) *framer {
@@ -152,14 +154,30 @@ const clipWindow = 64 << 10
 // secret is never cut into a printable prefix. Its line breaks (a CR, a
 // U+2028 in a line) are shown escaped: messages quote it as it is.
 func (f *framer) clip(b []byte, n int) string {
-	if len(b) > clipWindow {
-		b = b[:clipWindow]
+	// (the window's string, and as much after it as a secret can span)
+	s := string(b[:min(len(b), 2*clipWindow)])
+	return oneline.Escape(truncate(maskWindow(s, clipWindow, f.mask, f.maskIn), n))
+}
+
+// maskWindow returns the first w bytes of s (cut back to a character
+// boundary) with their secrets masked: by maskIn against the bytes after
+// them, so that a secret the window cuts shows as *** too, else by mask
+// (either may be nil).
+func maskWindow(s string, w int, mask func(string) string, maskIn func(before, text, after string) string) string {
+	if len(s) > w {
+		for w > 0 && !utf8.RuneStart(s[w]) {
+			w--
+		}
+	} else {
+		w = len(s)
 	}
-	s := string(b)
-	if f.mask != nil {
-		s = f.mask(s)
+	switch {
+	case maskIn != nil:
+		return maskIn("", s[:w], s[w:])
+	case mask != nil:
+		return mask(s[:w])
 	}
-	return oneline.Escape(truncate(s, n))
+	return s[:w]
 }
 
 // envelope is where the top-level members of a message are in its line:

@@ -213,6 +213,48 @@ func TestFramerMasks(t *testing.T) {
 	}
 }
 
+// TestMaskWindowCutSecret: a message quotes a server's text from a window
+// at its start; a long secret (a JWT) that the window cuts is masked for
+// the part in the window too, even when masking the secrets before it
+// shrinks the window below what the message shows.
+func TestMaskWindowCutSecret(t *testing.T) {
+	secret := "eyJ" + strings.Repeat("0123456789", 40)
+	mask := func(s string) string { return strings.ReplaceAll(s, secret, "***") }
+	maskIn := func(before, text, after string) string {
+		// brute force: every byte an occurrence in before+text+after covers
+		whole := before + text + after
+		covered := make([]bool, len(whole))
+		for i := strings.Index(whole, secret); i >= 0; {
+			for k := i; k < i+len(secret); k++ {
+				covered[k] = true
+			}
+			next := strings.Index(whole[i+1:], secret)
+			if next < 0 {
+				break
+			}
+			i += 1 + next
+		}
+		var b strings.Builder
+		for i := len(before); i < len(before)+len(text); i++ {
+			if !covered[i] {
+				b.WriteByte(whole[i])
+			} else if i == len(before) || !covered[i-1] {
+				b.WriteString("***")
+			}
+		}
+		return b.String()
+	}
+	msg := strings.Repeat(secret, 200) + " tail"
+	c := &Conn{mask: mask, maskIn: maskIn}
+	if got := c.shown(msg); strings.Contains(got, "eyJ") || strings.Contains(got, "0123") {
+		t.Errorf("shown ends %q", got[max(0, len(got)-40):])
+	}
+	f := &framer{mask: mask, maskIn: maskIn}
+	if got := f.clip([]byte(msg), 1000); strings.Contains(got, "eyJ") || strings.Contains(got, "0123") {
+		t.Errorf("clip ends %q", got[max(0, len(got)-40):])
+	}
+}
+
 func TestLocate(t *testing.T) {
 	line := []byte(`{"ID":1, "result" : {"a":[1,"}"]} ,"x":{"result":0},"Method":null,"error":null,"jsonrpc":"1","jsonrpc":"2.0"}`)
 	env := locate(line)

@@ -377,6 +377,7 @@ func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, er
 		Elicit:          func(context.Context, client.Elicitation) client.Answer { return client.Answer{Action: "decline"} },
 		Roots:           roots,
 		Mask:            s.a.s.Mask,
+		MaskIn:          s.a.s.Secrets().MaskIn,
 		AddSecrets:      s.a.s.AddSecrets,
 	})
 	if err != nil {

@@ -336,6 +336,7 @@ func (a *app) dial(ctx context.Context, t *client.Target) (*client.Conn, context
 		Debug:           a.log.Debug,
 		Note:            a.log.Note,
 		Mask:            a.s.Mask,
+		MaskIn:          a.s.Secrets().MaskIn,
 		AddSecrets:      a.s.AddSecrets,
 		Elicit:          a.elicitor(parent, clk),
 		Roots:           roots,
