@@ -131,6 +131,6 @@ func (n *itemNotes) note(format string, args ...any) {
 
 func (n *itemNotes) done() {
 	if n.held > 0 {
-		n.a.log.Note("%s more about items not shown; --json has every item's details", count(n.held, "note"))
+		n.a.log.Note("%d more %s about items not shown; --json has every item's details", n.held, plural(n.held, "note"))
 	}
 }

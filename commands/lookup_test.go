@@ -162,3 +162,42 @@ func TestNearestName(t *testing.T) {
 		t.Errorf("after the deadline: %q", got)
 	}
 }
+
+// TestItemNotesCapped: at most maxItemNotes notes about single items, then
+// one that counts the rest, in plain English.
+func TestItemNotesCapped(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		last string
+	}{
+		{maxItemNotes, fmt.Sprintf("mcpx: note: item #%d", maxItemNotes-1)},
+		{maxItemNotes + 1, "mcpx: note: 1 more note about items not shown; --json has every item's details"},
+		{maxItemNotes + 5, "mcpx: note: 5 more notes about items not shown; --json has every item's details"},
+	} {
+		a, errb := elApp(nil, false)
+		n := &itemNotes{a: a}
+		for i := range tc.n {
+			n.note("item #%d", i)
+		}
+		n.done()
+		lines := strings.Split(strings.TrimSuffix(errb.String(), "\n"), "\n")
+		if len(lines) != min(tc.n, maxItemNotes+1) || lines[len(lines)-1] != tc.last {
+			t.Errorf("%d notes: %d lines, the last %q", tc.n, len(lines), lines[len(lines)-1])
+		}
+	}
+}
+
+// TestContentWarningsCapped: at most maxWarnings content warnings a
+// response, then one that counts the rest.
+func TestContentWarningsCapped(t *testing.T) {
+	a, errb := elApp(nil, false)
+	ws := make([]string, maxWarnings+5)
+	for i := range ws {
+		ws[i] = fmt.Sprintf("block #%d left out", i)
+	}
+	a.contentWarnings("s", "tool", "t", ws)
+	lines := strings.Split(strings.TrimSuffix(errb.String(), "\n"), "\n")
+	if want := `mcpx: warning: server "s": tool "t": 5 more warnings like these not shown`; len(lines) != maxWarnings+1 || lines[maxWarnings] != want {
+		t.Errorf("%d lines, the last %q, want %q", len(lines), lines[len(lines)-1], want)
+	}
+}

@@ -237,7 +237,7 @@ func (a *app) contentWarnings(server, kind, name string, warnings []string) {
 	for i, w := range warnings {
 		if i == maxWarnings {
 			a.log.Warn(output.Warning{Server: server, Kind: &kind, Item: &name, Code: "warning",
-				Message: fmt.Sprintf("server %q: %s %s: %s more like these not shown", server, kind, a.quote(name, 200), count(len(warnings)-i, "warning"))})
+				Message: fmt.Sprintf("server %q: %s %s: %d more %s like these not shown", server, kind, a.quote(name, 200), len(warnings)-i, plural(len(warnings)-i, "warning"))})
 			return
 		}
 		a.log.Warn(output.Warning{Server: server, Kind: &kind, Item: &name, Code: "warning",
