@@ -25,7 +25,7 @@ import (
 	"github.com/mcpx-cli/mcpx/output"
 )
 
-// hxSecret is a secret of the config (an env value), which the server knows
+// hxSecret is a secret of the config (an API_TOKEN env value), which the server knows
 // and quotes.
 const hxSecret = "s3cr3t-VALUE-123456"
 
