@@ -2,8 +2,10 @@ package output
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -18,12 +20,14 @@ const Masked = "***"
 const MinSecretLen = 4
 
 // Masker replaces secrets with ***. Secrets are added as servers are resolved,
-// possibly from several goroutines (--all, --probe).
+// possibly from several goroutines (--all, --probe). Every byte that an
+// occurrence of a secret covers is masked, so that secrets that overlap
+// (the end of one the start of another) are masked whole: a run of
+// overlapping occurrences shows as one ***.
 type Masker struct {
-	mu       sync.RWMutex
-	secrets  map[string]bool
-	replacer *strings.Replacer
-	list     []string // the secrets, longest first
+	mu      sync.RWMutex
+	secrets map[string]bool
+	list    []string // the secrets, longest first
 }
 
 // Add registers secret values. Empty values are ignored. The JSON-escaped form
@@ -66,23 +70,75 @@ func (m *Masker) Add(values ...string) {
 		}
 		return all[i] < all[j]
 	})
-	pairs := make([]string, 0, 2*len(all))
-	for _, v := range all {
-		pairs = append(pairs, v, Masked)
-	}
-	m.replacer = strings.NewReplacer(pairs...)
 	m.list = all
+}
+
+// secretList is the secrets, longest first (never modified: Add makes a
+// new list).
+func (m *Masker) secretList() []string {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.list
+}
+
+// runs returns where the secrets of list occur in s: [start, end) byte
+// ranges in order, occurrences that overlap merged into one range.
+func runs(list []string, s string) [][2]int {
+	var found [][2]int
+	for _, sec := range list {
+		for off := 0; off+len(sec) <= len(s); {
+			i := strings.Index(s[off:], sec)
+			if i < 0 {
+				break
+			}
+			found = append(found, [2]int{off + i, off + i + len(sec)})
+			off += i + 1
+		}
+	}
+	if len(found) < 2 {
+		return found
+	}
+	slices.SortFunc(found, func(a, b [2]int) int { return cmp.Compare(a[0], b[0]) })
+	merged := found[:1]
+	for _, r := range found[1:] {
+		if last := &merged[len(merged)-1]; r[0] < last[1] {
+			last[1] = max(last[1], r[1])
+		} else {
+			merged = append(merged, r)
+		}
+	}
+	return merged
 }
 
 // Mask returns s with every registered secret replaced by ***.
 func (m *Masker) Mask(s string) string {
-	m.mu.RLock()
-	r := m.replacer
-	m.mu.RUnlock()
-	if r == nil {
-		return s
+	return maskRange(m.secretList(), s, 0, len(s))
+}
+
+// maskRange returns s[lo:hi] with every byte that an occurrence of a
+// secret in s covers masked: *** for each run of them (cut to the range).
+func maskRange(list []string, s string, lo, hi int) string {
+	if len(list) == 0 || lo == hi {
+		return s[lo:hi]
 	}
-	return r.Replace(s)
+	var out strings.Builder
+	pos := lo
+	for _, r := range runs(list, s) {
+		if r[1] <= lo || r[0] >= hi {
+			continue
+		}
+		if out.Len() == 0 {
+			out.Grow(hi - lo)
+		}
+		out.WriteString(s[pos:max(pos, r[0])])
+		out.WriteString(Masked)
+		pos = min(r[1], hi)
+	}
+	if pos == lo && out.Len() == 0 {
+		return s[lo:hi]
+	}
+	out.WriteString(s[pos:hi])
+	return out.String()
 }
 
 // Longest is the length in bytes of the longest secret (0: none): how much
@@ -102,64 +158,21 @@ func (m *Masker) Longest() int {
 // several content items). A page that starts or ends inside a secret thus
 // shows *** for the part it holds, never half of it in clear.
 func (m *Masker) MaskIn(before, text, after string) string {
-	m.mu.RLock()
-	r, list := m.replacer, m.list
-	m.mu.RUnlock()
-	if r == nil || text == "" {
+	list := m.secretList()
+	if len(list) == 0 || text == "" {
 		return text
 	}
 	ctx := len(list[0]) - 1
 	b := before[max(0, len(before)-ctx):]
 	a := after[:min(len(after), ctx)]
-	lo, hi := 0, len(text)
-	if b != "" {
-		// occurrences that start in b and end past it
-		w := b + text[:min(len(text), ctx)]
-		if len(text) <= ctx {
-			w += a
-		}
-		for _, sec := range list {
-			for i := max(0, len(b)-len(sec)+1); i < len(b); i++ {
-				if i+len(sec) <= len(w) && w[i:i+len(sec)] == sec {
-					lo = max(lo, i+len(sec)-len(b))
-				}
-			}
-		}
+	if b == "" && a == "" {
+		return maskRange(list, text, 0, len(text))
 	}
-	if a != "" {
-		// occurrences that end in a and start before it
-		from := max(0, len(text)-ctx)
-		w, off := text[from:]+a, from // off: where w starts, relative to text
-		if from == 0 {
-			w, off = b+w, -len(b)
-		}
-		cut := len(text) - off // where a starts in w
-		for _, sec := range list {
-			for i := max(0, cut-len(sec)+1); i < cut; i++ {
-				if i+len(sec) <= len(w) && w[i:i+len(sec)] == sec {
-					hi = min(hi, off+i)
-				}
-			}
-		}
-	}
-	if lo >= hi {
-		return Masked // text lies inside secrets
-	}
-	var out strings.Builder
-	if lo > 0 {
-		out.WriteString(Masked)
-	}
-	out.WriteString(r.Replace(text[lo:hi]))
-	if hi < len(text) {
-		out.WriteString(Masked)
-	}
-	return out.String()
+	return maskRange(list, b+text+a, len(b), len(b)+len(text))
 }
 
 func (m *Masker) active() bool {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	return m.replacer != nil
+	return len(m.secretList()) > 0
 }
 
 // MaskJSON masks secrets inside the string values of a JSON document,

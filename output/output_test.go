@@ -278,6 +278,31 @@ func TestMaskIn(t *testing.T) {
 	}
 }
 
+// TestMaskOverlapping: secrets that overlap (the end of one is the start
+// of another, as a hostile server can arrange) are masked whole, in Mask
+// and in MaskIn: masking one must not leave the rest of the other in clear.
+func TestMaskOverlapping(t *testing.T) {
+	m := &Masker{}
+	m.Add("tok-AAAA-BBBB", "BBBB-CCCC-key")
+	for in, want := range map[string]string{
+		"x tok-AAAA-BBBB-CCCC-key y":      "x *** y", // one run
+		"x tok-AAAA-BBBB tok-AAAA-BBBB y": "x *** *** y",
+		"BBBB-CCCC-keyBBBB-CCCC-key":      "******", // adjacent: two runs
+		"tok-AAAA-BBBB-CCCC-ke":           "***-CCCC-ke",
+	} {
+		if got := m.Mask(in); got != want {
+			t.Errorf("Mask(%q) = %q, want %q", in, got, want)
+		}
+	}
+	whole := "x tok-AAAA-BBBB-CCCC-key y"
+	for i := 0; i <= len(whole); i++ {
+		got := m.MaskIn(whole[:i], whole[i:], "") + "|" + m.MaskIn("", whole[:i], whole[i:])
+		if strings.Contains(got, "CCCC") || strings.Contains(got, "AAAA") || strings.Contains(got, "-key") {
+			t.Errorf("split at %d: %q", i, got)
+		}
+	}
+}
+
 // TestDataUnmasked: Data is stdout byte for byte (--raw to a pipe or a
 // file); Out and RawOut mask.
 func TestDataUnmasked(t *testing.T) {
