@@ -625,39 +625,20 @@ func schemaNames(doc *render.SchemaDoc, raw json.RawMessage, depth int) ([]strin
 	if !doc.Visit(depth, len(raw)) {
 		return nil, true
 	}
-	members, ok := jsonObjectMembers(raw)
+	kw, ok := schemaKeywords(raw)
 	if !ok {
 		return nil, true
 	}
-	var typ, ref, anyOf, oneOf, allOf, enum, cnst json.RawMessage
-	for _, m := range members {
-		switch m.key {
-		case "type":
-			typ = m.raw
-		case "$ref":
-			ref = m.raw
-		case "anyOf":
-			anyOf = m.raw
-		case "oneOf":
-			oneOf = m.raw
-		case "allOf":
-			allOf = m.raw
-		case "enum":
-			enum = m.raw
-		case "const":
-			cnst = m.raw
-		}
-	}
 	switch {
-	case typ != nil:
-		names, ok := typeNames(typ)
+	case kw.typ != nil:
+		names, ok := typeNames(kw.typ)
 		return names, !ok
-	case ref != nil:
+	case kw.ref != nil:
 		type found struct {
 			names   []string
 			untyped bool
 		}
-		f, ok := followRef(doc, "type", ref, found{untyped: true}, func(target json.RawMessage) found {
+		f, ok := followRef(doc, "type", kw.ref, found{untyped: true}, func(target json.RawMessage) found {
 			names, untyped := schemaNames(doc, target, depth+1)
 			return found{names, untyped}
 		})
@@ -665,10 +646,10 @@ func schemaNames(doc *render.SchemaDoc, raw json.RawMessage, depth int) ([]strin
 			return nil, true // remote, or naming nothing: never fetched
 		}
 		return f.names, f.untyped
-	case anyOf != nil || oneOf != nil:
+	case kw.anyOf != nil || kw.oneOf != nil:
 		var names []string
 		sawUnion, untyped := false, false
-		for _, list := range []json.RawMessage{anyOf, oneOf} {
+		for _, list := range []json.RawMessage{kw.anyOf, kw.oneOf} {
 			var subs []json.RawMessage
 			if list == nil || json.Unmarshal(list, &subs) != nil {
 				continue
@@ -681,11 +662,11 @@ func schemaNames(doc *render.SchemaDoc, raw json.RawMessage, depth int) ([]strin
 			}
 		}
 		return names, untyped || !sawUnion
-	case allOf != nil:
+	case kw.allOf != nil:
 		// every member applies: the types they all allow (pydantic
 		// wraps a lone $ref in allOf to give it a description)
 		var subs []json.RawMessage
-		_ = json.Unmarshal(allOf, &subs)
+		_ = json.Unmarshal(kw.allOf, &subs)
 		var agreed []string
 		typed := false
 		for _, s := range subs {
@@ -703,13 +684,13 @@ func schemaNames(doc *render.SchemaDoc, raw json.RawMessage, depth int) ([]strin
 			return nil, true
 		}
 		return agreed, false
-	case enum != nil || cnst != nil:
+	case kw.enum != nil || kw.cnst != nil:
 		var values []json.RawMessage
-		if enum != nil && json.Unmarshal(enum, &values) != nil {
+		if kw.enum != nil && json.Unmarshal(kw.enum, &values) != nil {
 			return nil, true
 		}
-		if cnst != nil {
-			values = append(values, cnst)
+		if kw.cnst != nil {
+			values = append(values, kw.cnst)
 		}
 		var names []string
 		for _, v := range values {

@@ -33,6 +33,37 @@ func followRef[T any](doc *render.SchemaDoc, reader string, ref json.RawMessage,
 	return render.FollowRef(doc, reader, s, cycle, read)
 }
 
+// keywords are the members of a (sub)schema that typing and enumeration
+// read, as sent (nil when absent; of a repeated name, the last).
+type keywords struct {
+	typ, ref, enum, cnst, allOf, anyOf, oneOf json.RawMessage
+}
+
+// schemaKeywords reads the keywords of the schema object raw (ok false
+// when raw is not an object).
+func schemaKeywords(raw json.RawMessage) (kw keywords, ok bool) {
+	members, ok := jsonObjectMembers(raw)
+	for _, m := range members {
+		switch m.key {
+		case "type":
+			kw.typ = m.raw
+		case "$ref":
+			kw.ref = m.raw
+		case "enum":
+			kw.enum = m.raw
+		case "const":
+			kw.cnst = m.raw
+		case "allOf":
+			kw.allOf = m.raw
+		case "anyOf":
+			kw.anyOf = m.raw
+		case "oneOf":
+			kw.oneOf = m.raw
+		}
+	}
+	return kw, ok
+}
+
 // intersectTypes keeps the type names of a that b allows too ("integer"
 // when one says integer and the other number).
 func intersectTypes(a, b []string) []string {
@@ -99,27 +130,9 @@ func allowedAt(doc *render.SchemaDoc, raw json.RawMessage, depth int) (values []
 	if !doc.Visit(depth, len(raw)) {
 		return nil, false, false
 	}
-	members, ok := jsonObjectMembers(raw)
+	kw, ok := schemaKeywords(raw)
 	if !ok {
 		return nil, false, false
-	}
-	var typ, ref, enum, cnst json.RawMessage
-	var allOf, unions []json.RawMessage
-	for _, m := range members {
-		switch m.key {
-		case "type":
-			typ = m.raw
-		case "$ref":
-			ref = m.raw
-		case "enum":
-			enum = m.raw
-		case "const":
-			cnst = m.raw
-		case "allOf":
-			allOf = append(allOf, m.raw)
-		case "anyOf", "oneOf":
-			unions = append(unions, m.raw)
-		}
 	}
 	var set []json.RawMessage
 	restrict := func(vs []json.RawMessage, byEnum bool) {
@@ -135,36 +148,36 @@ func allowedAt(doc *render.SchemaDoc, raw json.RawMessage, depth int) (values []
 		set = slices.DeleteFunc(set, func(v json.RawMessage) bool { return !other.has(v) })
 	}
 	var list []json.RawMessage
-	if enum != nil && json.Unmarshal(enum, &list) == nil {
+	if kw.enum != nil && json.Unmarshal(kw.enum, &list) == nil {
 		restrict(list, true)
 	}
-	if cnst != nil {
-		restrict([]json.RawMessage{cnst}, true)
+	if kw.cnst != nil {
+		restrict([]json.RawMessage{kw.cnst}, true)
 	}
-	if ref != nil {
+	if kw.ref != nil {
 		type found struct {
 			values             []json.RawMessage
 			enumerated, finite bool
 		}
-		if f, _ := followRef(doc, "allowed", ref, found{}, func(target json.RawMessage) found {
+		if f, _ := followRef(doc, "allowed", kw.ref, found{}, func(target json.RawMessage) found {
 			vs, e, f := allowedAt(doc, target, depth+1)
 			return found{vs, e, f}
 		}); f.finite {
 			restrict(f.values, f.enumerated)
 		}
 	}
-	for _, l := range allOf {
+	if kw.allOf != nil {
 		var subs []json.RawMessage
-		_ = json.Unmarshal(l, &subs)
+		_ = json.Unmarshal(kw.allOf, &subs)
 		for _, s := range subs {
 			if vs, e, f := allowedAt(doc, s, depth+1); f {
 				restrict(vs, e)
 			}
 		}
 	}
-	for _, l := range unions {
+	for _, l := range []json.RawMessage{kw.anyOf, kw.oneOf} {
 		var subs []json.RawMessage
-		if json.Unmarshal(l, &subs) != nil || len(subs) == 0 {
+		if l == nil || json.Unmarshal(l, &subs) != nil || len(subs) == 0 {
 			continue
 		}
 		all := newAllowedSet(nil)
@@ -182,8 +195,8 @@ func allowedAt(doc *render.SchemaDoc, raw json.RawMessage, depth int) (values []
 			restrict(all.values, anyEnum)
 		}
 	}
-	if typ != nil {
-		names, ok := typeNames(typ)
+	if kw.typ != nil {
+		names, ok := typeNames(kw.typ)
 		switch {
 		case !ok:
 		case finite:
