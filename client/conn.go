@@ -371,6 +371,9 @@ func connect(ctx context.Context, t *Target, o Options, kind string, auth *connA
 				ce.Stderr = c.Stderr(10)
 			}
 		}
+		if te, ok := e.(*TimeoutError); ok && c.proc != nil {
+			te.Stderr = c.Stderr(10)
+		}
 		return c, e
 	}
 	if res != nil { // nil after a lenient initialize, which filled c itself

@@ -33,6 +33,10 @@ type TimeoutError struct {
 	Phase   string
 	Timeout time.Duration
 	Hints   []string // what the server did that may explain it
+	// Stderr is the last lines a stdio server wrote on stderr when it
+	// did not initialize in time (a proxy that cannot reach its upstream
+	// says why only there).
+	Stderr []string
 }
 
 func (e *TimeoutError) Error() string {
