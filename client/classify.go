@@ -183,6 +183,10 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 		if sseStatus(st) {
 			e.Hints = append(e.Hints, "it may be a legacy SSE server: set \"type\": \"sse\" in its config entry")
 		}
+	case strings.Contains(err.Error(), "unexpected nil response"):
+		// mcp-go's words for a POST's event stream that ended before
+		// the answer: the server died, or dropped the request
+		e.Msg = fmt.Sprintf("the server ended its event stream without answering %s", phase)
 	default:
 		msg := strings.TrimPrefix(err.Error(), "transport error: ")
 		msg = strings.ReplaceAll(msg, "failed to send request: failed to send request: ", "failed to send request: ")

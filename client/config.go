@@ -60,7 +60,7 @@ type Server struct {
 // Target returns the server's target as configured, unexpanded: the command
 // line or the URL. It never contains a secret that came from the
 // environment, and a URL shows a literal password or token as *** (see
-// DisplayURL).
+// DisplayURL), a URL in the command line a literal password (displayArg).
 func (s *Server) Target() string {
 	if s.Transport == Stdio || (s.Transport == "" && s.Command != "") {
 		parts := append([]string{s.Command}, s.Args...)
@@ -68,7 +68,7 @@ func (s *Server) Target() string {
 			parts[0] = s.argv0
 		}
 		for i, p := range parts {
-			parts[i] = shellQuote(p)
+			parts[i] = shellQuote(displayArg(p))
 		}
 		return strings.Join(parts, " ")
 	}

@@ -376,6 +376,9 @@ func connect(ctx context.Context, t *Target, o Options, kind string, auth *connA
 				ce.Stderr = c.Stderr(10)
 			}
 		}
+		if te, ok := e.(*TimeoutError); ok && c.proc != nil {
+			te.Stderr = c.Stderr(10)
+		}
 		return c, e
 	}
 	if res != nil { // nil after a lenient initialize, which filled c itself
@@ -422,8 +425,8 @@ func (c *Conn) clip(s string, n int) string {
 }
 
 // shown makes a server-originated string fit in a human message: secrets
-// masked first (so that none is cut into a printable prefix), then its
-// first line, at most maxShown characters (see oneLine). Only a window at
+// masked first (so that none is cut into a printable prefix), then shown
+// on one line, at most maxShown characters (see oneLine). Only a window at
 // its start is masked: a server's 10 MiB error message is never copied
 // whole to show 500 characters of it.
 func (c *Conn) shown(s string) string {

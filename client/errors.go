@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/mcpx-cli/mcpx/internal/oneline"
@@ -34,6 +33,10 @@ type TimeoutError struct {
 	Phase   string
 	Timeout time.Duration
 	Hints   []string // what the server did that may explain it
+	// Stderr is the last lines a stdio server wrote on stderr when it
+	// did not initialize in time (a proxy that cannot reach its upstream
+	// says why only there).
+	Stderr []string
 }
 
 func (e *TimeoutError) Error() string {
@@ -63,7 +66,7 @@ func (e *ServerError) Error() string {
 }
 
 // Shown is the server's error message as a human message quotes it: secrets
-// masked, its first line only, at most maxShown characters.
+// masked, on one line, at most maxShown characters.
 func (e *ServerError) Shown() string { return shownOr(e.shown, e.RPC.Message) }
 
 // UnsupportedError: the server does not offer what was asked (exit 5).
@@ -161,26 +164,17 @@ const (
 	rpcMessageLimit = 64 << 10
 )
 
-// lineBreaks are the characters that end a line for a terminal or for a
-// line-oriented reader: a server's text is cut at the first of them, so it
-// can never forge a line of its own (an "mcpx: ..." line, say).
-const lineBreaks = oneline.Breaks
-
-// oneLine makes a server's text fit in a human message: its first line
-// (then " ..."), at most maxShown characters (then "..."). Masking, where
-// needed, comes first (see Conn.shown): a secret must never be cut into a
-// printable prefix.
+// oneLine makes a server's text fit in a human message: on one line, its
+// line breaks shown escaped (see oneline.Escape), so that it can never
+// forge a line of its own (an "mcpx: ..." line, say), yet nothing after
+// its first line is lost (a TypeScript server's validation error is
+// pretty-printed JSON whose first line is "["); at most maxShown
+// characters (then "..."). Masking, where needed, comes first (see
+// Conn.shown): a secret must never be cut into a printable prefix.
 func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	cut := false
-	if i := strings.IndexAny(s, lineBreaks); i >= 0 {
-		s, cut = strings.TrimRightFunc(s[:i], unicode.IsSpace), true
-	}
-	s = clipRunes(s, maxShown)
-	if cut {
-		s += " ..."
-	}
-	return s
+	// Only what can be shown is escaped (one character more, so that the
+	// clip still says there is more): never all of a huge s.
+	return clipRunes(oneline.Escape(runePrefix(strings.TrimSpace(s), maxShown+1)), maxShown)
 }
 
 func shownOr(shown, raw string) string {
@@ -193,18 +187,20 @@ func shownOr(shown, raw string) string {
 // clipRunes shortens s to n characters, then "...", without converting
 // all of a huge s.
 func clipRunes(s string, n int) string {
+	if p := runePrefix(s, n); len(p) < len(s) {
+		return p + "..."
+	}
+	return s
+}
+
+// runePrefix is the first n characters of s (all of it when shorter).
+func runePrefix(s string, n int) string {
 	i := 0
-	for k := 0; k < n; k++ {
-		if i >= len(s) {
-			return s
-		}
+	for k := 0; k < n && i < len(s); k++ {
 		_, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 	}
-	if i >= len(s) {
-		return s
-	}
-	return s[:i] + "..."
+	return s[:i]
 }
 
 // clipBytes shortens s to at most n bytes, on a character boundary, then

@@ -193,7 +193,7 @@ func TestCheckEndpoint(t *testing.T) {
 		}
 	}
 	// A URL with a line break is quoted, on one line.
-	if err := checkEndpoint("x", "/a\nb", true); err == nil || err.Error() != `x "/a ..." is not an absolute http(s) URL` {
+	if err := checkEndpoint("x", "/a\nb", true); err == nil || err.Error() != `x "/a\\nb" is not an absolute http(s) URL` {
 		t.Errorf("multi-line: %v", err)
 	}
 }
@@ -900,7 +900,7 @@ func TestTokenAnswers(t *testing.T) {
 		{name: "error without description", status: 400, ctype: "application/json", body: `{"error":"invalid_request"}`,
 			wantGrant: &GrantError{Code: "invalid_request", Msg: "invalid_request (HTTP 400)"}},
 		{name: "multi-line description", status: 400, ctype: "application/json", body: `{"error":"invalid_grant","error_description":"one\nmcpx: forged"}`,
-			wantGrant: &GrantError{Code: "invalid_grant", Msg: "invalid_grant: one ..."}},
+			wantGrant: &GrantError{Code: "invalid_grant", Msg: `invalid_grant: one\nmcpx: forged (HTTP 400)`}},
 		{name: "an error answered with HTTP 200", status: 200, ctype: "application/json", body: `{"error":"invalid_grant","error_description":"expired"}`,
 			wantGrant: &GrantError{Code: "invalid_grant", Msg: "invalid_grant: expired (HTTP 200)"}},
 		{name: "not an OAuth error", status: 502, ctype: "text/html", body: `<html>bad gateway</html>`,

@@ -204,6 +204,7 @@ func Resolve(s *Server, o ResolveOptions) (*Target, error) {
 			return nil, err
 		}
 		t.Args = append(t.Args, v)
+		x.secrets = append(x.secrets, ValueSecrets(v)...)
 	}
 	if t.Dir, err = x.expand("cwd", s.Cwd); err != nil {
 		return nil, err
@@ -224,6 +225,7 @@ func Resolve(s *Server, o ResolveOptions) (*Target, error) {
 		if secret {
 			x.secrets = append(x.secrets, v)
 		}
+		x.secrets = append(x.secrets, ValueSecrets(v)...)
 	}
 	t.Headers = map[string]string{}
 	for _, k := range sortedKeys(s.Headers) {

@@ -236,7 +236,7 @@ func TestServerErrorBounded(t *testing.T) {
 	s = &sink{errs: []*mcp.JSONRPCErrorDetails{{Code: -32601, Message: "no such method\nmcpx: a forged line", Data: map[string]any{"a": 1}}}}
 	err = c.classifyCall(context.Background(), "tools/call", errors.New("x"), s)
 	var ue *UnsupportedError
-	if !errors.As(err, &ue) || ue.Error() != `server "srv" does not support tools/call: no such method ...` || string(ue.RPC.Data) != `{"a":1}` ||
+	if !errors.As(err, &ue) || ue.Error() != `server "srv" does not support tools/call: no such method\nmcpx: a forged line` || string(ue.RPC.Data) != `{"a":1}` ||
 		ue.RPC.Message != "no such method\nmcpx: a forged line" {
 		t.Errorf("%T %v", err, err)
 	}
@@ -244,15 +244,22 @@ func TestServerErrorBounded(t *testing.T) {
 
 func TestOneLine(t *testing.T) {
 	for in, want := range map[string]string{
-		"plain":                          "plain",
-		"  first \n second":              "first ...",
-		"a\u2028b":                       "a ...",
-		"a\u0085b":                       "a ...",
-		"a\rmcpx: forged":                "a ...",
-		"a\vb":                           "a ...",
-		strings.Repeat("x", maxShown+1):  strings.Repeat("x", maxShown) + "...",
-		strings.Repeat("é", maxShown):    strings.Repeat("é", maxShown),
-		strings.Repeat("y", 600) + "\nz": strings.Repeat("y", maxShown) + "... ...",
+		"plain":             "plain",
+		"  first \n second": `first \n second`,
+		"a\u2028b":          `a\u2028b`,
+		"a\u0085b":          `a\u0085b`,
+		"a\rmcpx: forged":   `a\rmcpx: forged`,
+		"a\vb":              `a\vb`,
+		// a TypeScript server's validation error (a ZodError's message):
+		// what explains it comes after the first line
+		"[\n  {\n    \"message\": \"Invalid URL\"\n  }\n]": `[\n  {\n    "message": "Invalid URL"\n  }\n]`,
+		strings.Repeat("x", maxShown+1):                    strings.Repeat("x", maxShown) + "...",
+		strings.Repeat("é", maxShown):                      strings.Repeat("é", maxShown),
+		strings.Repeat("y", 600) + "\nz":                   strings.Repeat("y", maxShown) + "...",
+		strings.Repeat("\n", maxShown) + "z":               "z",
+		"a" + strings.Repeat("\n", maxShown):               "a",
+		"a" + strings.Repeat("\nb", maxShown):              "a" + strings.Repeat(`\nb`, (maxShown-1)/3) + `\...`,
+		strings.Repeat("y", maxShown-1) + "\n\nz":          strings.Repeat("y", maxShown-1) + `\...`,
 	} {
 		if got := oneLine(in); got != want {
 			t.Errorf("oneLine(%.40q) = %.40q, want %.40q", in, got, want)
@@ -264,11 +271,11 @@ func TestOneLine(t *testing.T) {
 }
 
 // TestConnectErrorOneLine: a transport error quoting what the server sent
-// (an HTTP error body) is one clipped line.
+// (an HTTP error body) is one clipped line, its line breaks escaped.
 func TestConnectErrorOneLine(t *testing.T) {
 	c := testConn(nil)
 	err := c.classify(context.Background(), "tools/call", errors.New("request failed with status 500: boom\nmcpx: forged\n"+strings.Repeat("E", 1<<20)))
-	if msg := err.Error(); msg != `server "srv": request failed with status 500: boom ... (during tools/call)` {
+	if msg := err.Error(); msg != `server "srv": request failed with status 500: boom\nmcpx: forged\n`+strings.Repeat("E", maxShown-len(`request failed with status 500: boom\nmcpx: forged\n`))+`... (during tools/call)` {
 		t.Errorf("%q", msg)
 	}
 	err = c.classify(context.Background(), "tools/call", errors.New("request failed with status 500: "+strings.Repeat("E", 1<<20)))

@@ -203,7 +203,11 @@ func escapedPassword(u *url.URL) (string, bool) {
 // unexpanded, with a literal password, a username-only token and the
 // values of credential-like query parameters shown as ***. A part that is
 // only ${VAR} references stays as written: it reveals nothing.
-func DisplayURL(raw string) string {
+func DisplayURL(raw string) string { return displayURL(raw, true) }
+
+// displayURL is DisplayURL; a username alone is shown as *** only when
+// userToken says that it is a token.
+func displayURL(raw string, userToken bool) string {
 	scheme, rest, ok := strings.Cut(raw, "://")
 	if !ok {
 		return raw
@@ -219,7 +223,7 @@ func DisplayURL(raw string) string {
 			if literal(pw) {
 				info = user + ":***"
 			}
-		} else if literal(info) {
+		} else if userToken && literal(info) {
 			info = "***"
 		}
 		authority = info + authority[at:]
@@ -258,4 +262,72 @@ func literal(s string) bool {
 		s = s[j+1:]
 	}
 	return false
+}
+
+// A URL inside a stdio server's command line or environment (the
+// reference Postgres server takes postgresql://USER:PASSWORD@HOST/DB as
+// its argument; DATABASE_URL=...) carries credentials as a server URL
+// does: its password and its credential-like query parameters are
+// secrets. A username alone is not one there: it is usually a plain name
+// (postgres://postgres@localhost/db) that masking would garble output
+// with.
+
+// embeddedURL returns where a URL starts and ends inside s (an argument
+// such as --db=postgresql://...): from its scheme to the first blank;
+// i < 0 when s has none.
+func embeddedURL(s string) (i, j int) {
+	k := strings.Index(s, "://")
+	if k <= 0 {
+		return -1, -1
+	}
+	i = k
+	for i > 0 && (isAlnum(s[i-1]) || strings.IndexByte("+-.", s[i-1]) >= 0) {
+		i--
+	}
+	for i < k && !(s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z') {
+		i++ // a scheme starts with a letter
+	}
+	if i == k {
+		return -1, -1
+	}
+	j = k + 3
+	for j < len(s) && s[j] != ' ' && s[j] != '\t' && s[j] != '\n' {
+		j++
+	}
+	return i, j
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// ValueSecrets returns the credentials of a URL in a command-line argument
+// or an environment value of a stdio server (see embeddedURL): those of
+// URLSecrets, but a username without a password is not one.
+func ValueSecrets(v string) []string {
+	i, j := embeddedURL(v)
+	if i < 0 {
+		return nil
+	}
+	u, err := url.Parse(v[i:j])
+	if err != nil {
+		return nil
+	}
+	if u.User != nil {
+		if pw, ok := u.User.Password(); !ok || pw == "" {
+			u.User = nil
+		}
+	}
+	return URLSecrets(u)
+}
+
+// displayArg is a word of a configured command line as mcpx shows it: a
+// URL in it with its literal password and credential-like query
+// parameters shown as *** (see DisplayURL), a username kept.
+func displayArg(s string) string {
+	i, j := embeddedURL(s)
+	if i < 0 {
+		return s
+	}
+	return s[:i] + displayURL(s[i:j], false) + s[j:]
 }

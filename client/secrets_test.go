@@ -128,6 +128,36 @@ func TestResolveSecretsRule(t *testing.T) {
 	}
 }
 
+// TestResolveValueURLs: a URL in a stdio server's arguments or env values
+// (the reference Postgres server's connection string) has its password and
+// credential-like query parameters as secrets, shown as *** by servers; a
+// username alone is neither a secret nor hidden.
+func TestResolveValueURLs(t *testing.T) {
+	s := &Server{Name: "pg", Transport: Stdio, Command: "node",
+		Args: []string{"index.js", "postgresql://app:pg-pw-4242@db.internal:5432/shop", "--dsn=mysql://root:my-pw-777@h/db",
+			"postgres://postgres@localhost/db", "https://h/x?api_key=qk-5555&page=2", "postgresql://u:${PGPASS}@h/db"},
+		Env: map[string]string{"DATABASE_URL": "redis://:rd-pw-8080@cache:6379/0", "HOME_URL": "https://example.com/"}}
+	tg, err := Resolve(s, ResolveOptions{Environ: []string{"PGPASS=env-pw-3131"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"pg-pw-4242", "app:pg-pw-4242", "my-pw-777", "qk-5555", "env-pw-3131", "rd-pw-8080"} {
+		if !slices.Contains(tg.Secrets, w) {
+			t.Errorf("%q is not a secret: %q", w, tg.Secrets)
+		}
+	}
+	for _, o := range []string{"postgres", "app", "root", "db.internal", "https://example.com/"} {
+		if slices.Contains(tg.Secrets, o) {
+			t.Errorf("%q is a secret: %q", o, tg.Secrets)
+		}
+	}
+	want := "node index.js 'postgresql://app:***@db.internal:5432/shop' '--dsn=mysql://root:***@h/db' " +
+		"postgres://postgres@localhost/db 'https://h/x?api_key=***&page=2' postgresql://u:${PGPASS}@h/db"
+	if got := s.Target(); got != want {
+		t.Errorf("target\n got %q\nwant %q", got, want)
+	}
+}
+
 func TestSecretsKey(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "c.json")
 	writeFile(t, f, `{"mcpServers": {"a": {"command": "x", "secrets": ["FOO"]}, "b": {"command": "x", "secrets": "FOO"}}}`)

@@ -505,6 +505,13 @@ func (a *app) askForm(ctx context.Context, server, msg string, fields []field) (
 		}
 		if v != nil {
 			values[f.Name] = v
+			// What the user types for a field whose name says it is a
+			// secret (password, apiKey) is one from now on: masked in
+			// the note below and in whatever the server sends back.
+			var typed string
+			if client.IsSecretName(f.Name) && json.Unmarshal(v, &typed) == nil {
+				a.s.AddSecrets(typed)
+			}
 		}
 	}
 	content := object(fields, values)

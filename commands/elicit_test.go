@@ -488,6 +488,26 @@ func TestAskForm(t *testing.T) {
 	}
 }
 
+// TestAskFormSecret: what is typed for a field whose name marks a secret
+// (the TypeScript SDK's elicitation example asks for "password") is masked
+// in the note that reports the answer, and from then on.
+func TestAskFormSecret(t *testing.T) {
+	a, stderr := elApp(strings.NewReader("y\nalice\nhunter22\n"), true)
+	ans := elAsk(t, a, client.Elicitation{Mode: "form", Message: "M",
+		Schema: raw(`{"properties":{"username":{"type":"string"},"password":{"type":"string","minLength":8}},"required":["username","password"]}`)})
+	if ans.Action != "accept" || string(ans.Content) != `{"username":"alice","password":"hunter22"}` {
+		t.Errorf("answer %s %s", ans.Action, ans.Content)
+	}
+	want := "mcpx: server \"s\" asks: M\nanswer? [y]es / [n]o, decline / [c]ancel: username [string]: password [string]: " +
+		"mcpx: note: server \"s\": elicitation accepted with {\"username\":\"alice\",\"password\":\"***\"}\n"
+	if stderr.String() != want {
+		t.Errorf("stderr\n got %q\nwant %q", stderr, want)
+	}
+	if got := a.s.Mask("welcome alice, your password is hunter22"); got != "welcome alice, your password is ***" {
+		t.Errorf("later output: %q", got)
+	}
+}
+
 // TestAskFormRequiredUnaskable: a required field mcpx cannot ask for
 // declines the form; an optional one is skipped.
 func TestAskFormRequiredUnaskable(t *testing.T) {

@@ -111,7 +111,7 @@ func classify(err error, sig os.Signal) output.ErrorReport {
 	case errors.As(err, &conn):
 		r.Code, r.ExitCode, r.Hints, r.Lines = "connection", exitConnection, conn.Hints, conn.Stderr
 	case errors.As(err, &timeout):
-		r.Code, r.ExitCode = "timeout", exitTimeout
+		r.Code, r.ExitCode, r.Lines = "timeout", exitTimeout, timeout.Stderr
 		r.Details["phase"] = timeout.Phase
 		r.Hints = append(slices.Clone(timeout.Hints), "raise the bound with --timeout, or \"timeout\" in the server's config entry")
 		if timeout.Phase == "login" {

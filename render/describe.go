@@ -241,16 +241,12 @@ func (d *SchemaDoc) typeLabel(v gjson.Result, depth int) string {
 	t := v.Get("type")
 	switch {
 	case t.Type == gjson.String:
-		if t.Str == "array" {
-			if it := v.Get("items"); it.IsObject() {
-				return "array<" + d.typeLabel(it, depth+1) + ">"
-			}
-		}
-		return t.Str
+		return d.namedType(v, t.Str, depth)
 	case t.IsArray():
+		// a nullable type (the Go SDK's slices are ["null","array"])
 		var parts []string
 		for _, x := range t.Array() {
-			parts = append(parts, x.String())
+			parts = append(parts, d.namedType(v, x.String(), depth))
 		}
 		return strings.Join(parts, "|")
 	}
@@ -286,6 +282,31 @@ func (d *SchemaDoc) typeLabel(v gjson.Result, depth int) string {
 		return "ref"
 	}
 	return "any"
+}
+
+// namedType labels one type name of schema v: an array with the type of
+// its items ("array<string>"), any other name as it is.
+func (d *SchemaDoc) namedType(v gjson.Result, name string, depth int) string {
+	if name == "array" {
+		if it := v.Get("items"); it.IsObject() {
+			return "array<" + d.typeLabel(it, depth+1) + ">"
+		}
+	}
+	return name
+}
+
+// hasType reports whether schema v's "type" is name or a list naming it.
+func hasType(v gjson.Result, name string) bool {
+	t := v.Get("type")
+	if t.IsArray() {
+		for _, x := range t.Array() {
+			if x.Type == gjson.String && x.Str == name {
+				return true
+			}
+		}
+		return false
+	}
+	return t.Type == gjson.String && t.Str == name
 }
 
 func appendNew(list []string, s string) []string {
@@ -354,7 +375,7 @@ func (d *SchemaDoc) objectOf(v gjson.Result, depth int, arrays bool) (gjson.Resu
 		props.ForEach(func(_, _ gjson.Result) bool { n++; return false })
 		return v, n > 0
 	}
-	if it := v.Get("items"); arrays && it.IsObject() && v.Get("type").String() == "array" {
+	if it := v.Get("items"); arrays && it.IsObject() && hasType(v, "array") {
 		return d.objectOf(it, depth+1, false)
 	}
 	var found []gjson.Result

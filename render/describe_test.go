@@ -35,6 +35,9 @@ func TestSchemaType(t *testing.T) {
 		`{"$ref":"#/$defs/x"}`:                             "ref",
 		`{}`:                                               "any",
 		`{"oneOf":[{"type":"object"},{"enum":[1,2]}]}`:     "object|1|2",
+		// the Go SDK's slices: a nullable array keeps its items' type
+		`{"type":["null","array"],"items":{"type":"string"}}`: "null|array<string>",
+		`{"type":["array","null"]}`:                           "array|null",
 	} {
 		if got := SchemaType(nil, gjson.Parse(schema)); got != want {
 			t.Errorf("%s: %q, want %q", schema, got, want)
@@ -221,6 +224,21 @@ func TestSchemaParamsFields(t *testing.T) {
 	}
 	got := SchemaParams(json.RawMessage(pydanticSchema))
 	if !reflect.DeepEqual(got, want) {
+		t.Errorf("\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// The Go SDK (jsonschema-go) types every Go slice as ["null","array"]:
+// describe lists the fields of its objects like those of any array.
+func TestSchemaParamsNullableArray(t *testing.T) {
+	schema := `{"type":"object","properties":{"entities":{"type":["null","array"],"items":{"type":"object",` +
+		`"properties":{"name":{"type":"string"},"observations":{"type":["null","array"],"items":{"type":"string"}}},` +
+		`"required":["name","observations"],"additionalProperties":false}}},"required":["entities"],"additionalProperties":false}`
+	want := []Param{{Name: "entities", Type: "null|array<object>", Required: true, Fields: []Param{
+		{Name: "name", Type: "string", Required: true},
+		{Name: "observations", Type: "null|array<string>", Required: true},
+	}}}
+	if got := SchemaParams(json.RawMessage(schema)); !reflect.DeepEqual(got, want) {
 		t.Errorf("\n got %+v\nwant %+v", got, want)
 	}
 }
