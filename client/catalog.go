@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/mcpx-cli/mcpx/internal/oneline"
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // Item is one catalog entry, parsed defensively from what the server sent.
@@ -128,7 +128,7 @@ func parseItem(server, kind string, index int, raw json.RawMessage, valid bool) 
 	label := func() string { return fmt.Sprintf("#%d", index) }
 	bad := func(item, format string, args ...any) Problem {
 		return Problem{Kind: kind, Item: item, Code: "bad_item",
-			Message: fmt.Sprintf("server %q: %s %s: %s", server, kindLabel(kind), oneline.Escape(item), fmt.Sprintf(format, args...))}
+			Message: fmt.Sprintf("server %q: %s %s: %s", server, kindLabel(kind), text.Escape(item), fmt.Sprintf(format, args...))}
 	}
 	f, ok := readFields(kind, raw, valid)
 	if !ok {
@@ -173,7 +173,7 @@ func parseItem(server, kind string, index int, raw json.RawMessage, valid bool) 
 		it.URI = &it.ID
 		if sz := f.size; sz != nil && string(sz) != "null" {
 			if !isNonNegInt(string(sz)) {
-				problems = append(problems, bad(it.ID, "\"size\" %s is not a whole number of bytes; ignored", oneline.Escape(truncate(string(sz), 20))))
+				problems = append(problems, bad(it.ID, "\"size\" %s is not a whole number of bytes; ignored", text.Escape(text.Truncate(string(sz), 20))))
 			} else {
 				n := json.Number(sz)
 				it.Size = &n
@@ -409,7 +409,7 @@ func (l *Listing) Each(ctx context.Context, item func(*Item) error, problem func
 			}
 			if _, dup := seen[it.ID]; dup {
 				problem(Problem{Kind: k.kind, Item: it.ID, Code: "duplicate_item",
-					Message: fmt.Sprintf("server %q: %s %s is listed twice; the first is kept", l.Server, kindLabel(k.kind), oneline.Escape(it.ID))})
+					Message: fmt.Sprintf("server %q: %s %s is listed twice; the first is kept", l.Server, kindLabel(k.kind), text.Escape(it.ID))})
 				continue
 			}
 			seen[it.ID] = struct{}{}

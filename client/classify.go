@@ -15,6 +15,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // isTransportFailure reports whether err came from the transport (a closed
@@ -48,7 +50,7 @@ func (c *Conn) classifyCall(ctx context.Context, method string, err error, s *si
 		if d := s.lastError(); d != nil {
 			// --json carries the server's message exactly, up to 64 KiB,
 			// and its data when that is at most 64 KiB of JSON (else null).
-			rpc := RPCError{Code: d.Code, Message: clipBytes(d.Message, rpcMessageLimit)}
+			rpc := RPCError{Code: d.Code, Message: text.ClipBytes(d.Message, rpcMessageLimit)}
 			if d.Data != nil {
 				if b, mErr := json.Marshal(d.Data); mErr == nil && len(b) <= rpcMessageLimit {
 					rpc.Data = b
@@ -219,7 +221,7 @@ func (c *Conn) timeoutHints() []string {
 	if line[0] == '{' || line[0] == '[' {
 		what = "JSON that is not JSON-RPC"
 	}
-	return []string{fmt.Sprintf("the server wrote %s on stdout: %q", what, clipRunes(c.shown(line), maxSkipShown))}
+	return []string{fmt.Sprintf("the server wrote %s on stdout: %q", what, text.Clip(c.shown(line), maxSkipShown))}
 }
 
 // versionRefusal is a server's refusal of the connection's protocol

@@ -17,6 +17,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // Transports.
@@ -77,18 +79,7 @@ func (s *Server) Target() string {
 
 // shellQuote quotes a word of a configured command line for display; ${VAR}
 // stays bare, as the config file writes it.
-func shellQuote(s string) string { return quoteWord(s, "-_./:=@%+,${}") }
-
-// quoteWord single-quotes s unless it consists of letters, digits and the
-// characters of safe.
-func quoteWord(s, safe string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(safe, r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+func shellQuote(s string) string { return text.QuoteWord(s, "-_./:=@%+,${}") }
 
 // Config is the merged view of the config files an invocation reads.
 type Config struct {

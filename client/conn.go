@@ -18,7 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcpx-cli/mcpx/internal/oneline"
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // DefaultProtocolVersion is the version mcpx negotiates unless told otherwise.
@@ -359,7 +359,7 @@ func connect(ctx context.Context, t *Target, o Options, kind string, auth *connA
 			e = &ConnectError{Server: t.Name, Phase: "initialize", Err: err,
 				Msg: fmt.Sprintf("the server answered with protocol version %q, which mcpx does not know", c.clip(badVersion.Version, 40))}
 		case strings.Contains(err.Error(), "failed to unmarshal response") && s.lastResult() != nil:
-			e = &ConnectError{Server: t.Name, Phase: "initialize", Err: err, Msg: "the initialize result does not follow the schema: " + oneLine(c.clip(err.Error(), 200))}
+			e = &ConnectError{Server: t.Name, Phase: "initialize", Err: err, Msg: "the initialize result does not follow the schema: " + text.FirstLine(c.clip(err.Error(), 200))}
 		default:
 			e = c.classifyCall(ctx, "initialize", err, s)
 		}
@@ -387,7 +387,7 @@ func connect(ctx context.Context, t *Target, o Options, kind string, auth *connA
 			Completions: caps.Completions != nil, Logging: caps.Logging != nil}
 	}
 	if o.Debug != nil {
-		o.Debug("server %q: %s, protocol %s", t.Name, oneline.Escape(c.clip(c.ServerName+" "+c.ServerVersion, 300)), c.Protocol)
+		o.Debug("server %q: %s, protocol %s", t.Name, text.Escape(c.clip(c.ServerName+" "+c.ServerVersion, 300)), c.Protocol)
 	}
 	level := o.LogLevel
 	if level == "" && o.OnLog != nil && mcp.IsModernProtocol(c.Protocol) {
@@ -418,16 +418,16 @@ func (c *Conn) clip(s string, n int) string {
 	if c.mask != nil {
 		s = c.mask(s)
 	}
-	return truncate(s, n)
+	return text.Truncate(s, n)
 }
 
 // shown makes a server-originated string fit in a human message: secrets
 // masked first (so that none is cut into a printable prefix), then its
-// first line, at most maxShown characters (see oneLine). Only a window at
-// its start is masked: a server's 10 MiB error message is never copied
-// whole to show 500 characters of it.
+// first line, at most text.MaxShown characters (see text.FirstLine). Only
+// a window at its start is masked: a server's 10 MiB error message is
+// never copied whole to show 500 characters of it.
 func (c *Conn) shown(s string) string {
-	return oneLine(maskWindow(strings.TrimLeftFunc(s, unicode.IsSpace), clipWindow, c.mask, c.maskIn))
+	return text.FirstLine(text.MaskWindow(strings.TrimLeftFunc(s, unicode.IsSpace), text.ClipWindow, c.mask, c.maskIn))
 }
 
 // lenientInitialize completes a legacy handshake whose result mcp-go could

@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
-	"github.com/mcpx-cli/mcpx/internal/oneline"
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // ConnectError: the server did not start, connect or initialize, died, or
@@ -63,7 +61,7 @@ func (e *ServerError) Error() string {
 }
 
 // Shown is the server's error message as a human message quotes it: secrets
-// masked, its first line only, at most maxShown characters.
+// masked, its first line only, at most text.MaxShown characters.
 func (e *ServerError) Shown() string { return shownOr(e.shown, e.RPC.Message) }
 
 // UnsupportedError: the server does not offer what was asked (exit 5).
@@ -135,7 +133,7 @@ func (e *AuthError) Scopes() []string { return strings.Fields(e.Scope) }
 // shellArg quotes a word of a command line that a hint asks the user to
 // paste: anything but plain characters is single-quoted, so a server's
 // word can never expand ($VAR, ${VAR}, $(...), `...`) in the user's shell.
-func shellArg(s string) string { return quoteWord(s, "-_./:=@%+,") }
+func shellArg(s string) string { return text.QuoteWord(s, "-_./:=@%+,") }
 
 // Hints suggests what to do.
 func (e *AuthError) Hints() []string {
@@ -153,71 +151,15 @@ func (e *AuthError) Hints() []string {
 		"or pass credentials with -H 'Authorization: Bearer TOKEN', or set \"headers\" in the server's config entry"}
 }
 
-// maxShown bounds how much of one server-originated string a human message
-// quotes; rpcMessageLimit bounds a server's error message kept whole for
-// --json (error.rpc.message) and error.rpc.data.
-const (
-	maxShown        = 500
-	rpcMessageLimit = 64 << 10
-)
-
-// lineBreaks are the characters that end a line for a terminal or for a
-// line-oriented reader: a server's text is cut at the first of them, so it
-// can never forge a line of its own (an "mcpx: ..." line, say).
-const lineBreaks = oneline.Breaks
-
-// oneLine makes a server's text fit in a human message: its first line
-// (then " ..."), at most maxShown characters (then "..."). Masking, where
-// needed, comes first (see Conn.shown): a secret must never be cut into a
-// printable prefix.
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	cut := false
-	if i := strings.IndexAny(s, lineBreaks); i >= 0 {
-		s, cut = strings.TrimRightFunc(s[:i], unicode.IsSpace), true
-	}
-	s = clipRunes(s, maxShown)
-	if cut {
-		s += " ..."
-	}
-	return s
-}
+// rpcMessageLimit bounds a server's error message kept whole for --json
+// (error.rpc.message) and error.rpc.data.
+const rpcMessageLimit = 64 << 10
 
 func shownOr(shown, raw string) string {
 	if shown != "" {
 		return shown
 	}
-	return oneLine(raw)
-}
-
-// clipRunes shortens s to n characters, then "...", without converting
-// all of a huge s.
-func clipRunes(s string, n int) string {
-	i := 0
-	for k := 0; k < n; k++ {
-		if i >= len(s) {
-			return s
-		}
-		_, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-	}
-	if i >= len(s) {
-		return s
-	}
-	return s[:i] + "..."
-}
-
-// clipBytes shortens s to at most n bytes, on a character boundary, then
-// "...".
-func clipBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "..."
+	return text.FirstLine(raw)
 }
 
 // BadReplyError: the server answered, but not with what the method returns

@@ -11,12 +11,11 @@ import (
 	"strings"
 	"sync"
 	"unicode"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
 
-	"github.com/mcpx-cli/mcpx/internal/oneline"
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // LimitError says a safety limit refused what a server sent (exit 8).
@@ -27,17 +26,7 @@ type LimitError struct {
 }
 
 func (e *LimitError) Error() string {
-	return fmt.Sprintf("%s: over the %s of %s", e.Msg, e.Limit, humanBytes(e.Value))
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB (%d bytes)", n>>20, n)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB (%d bytes)", n>>10, n)
-	}
-	return fmt.Sprintf("%d bytes", n)
+	return fmt.Sprintf("%s: over the %s of %s", e.Msg, e.Limit, text.HumanBytes(e.Value))
 }
 
 // limitFlag records the first limit error of a connection, so that whatever
@@ -145,39 +134,13 @@ func newFramer(r io.Reader, max int64, limit *limitFlag, onSkip func(string)) *f
 	return &framer{r: bufio.NewReaderSize(r, 64<<10), max: max, limit: limit, onSkip: onSkip}
 }
 
-// clipWindow bounds how much of a line a message quotes from: enough for
-// masking to see whole secrets, without copying a 100 MiB line to quote 80
-// characters of it.
-const clipWindow = 64 << 10
-
 // clip masks secrets, then shortens b to n characters: masking first, so a
 // secret is never cut into a printable prefix. Its line breaks (a CR, a
 // U+2028 in a line) are shown escaped: messages quote it as it is.
 func (f *framer) clip(b []byte, n int) string {
 	// (the window's string, and as much after it as a secret can span)
-	s := string(b[:min(len(b), 2*clipWindow)])
-	return oneline.Escape(truncate(maskWindow(s, clipWindow, f.mask, f.maskIn), n))
-}
-
-// maskWindow returns the first w bytes of s (cut back to a character
-// boundary) with their secrets masked: by maskIn against the bytes after
-// them, so that a secret the window cuts shows as *** too, else by mask
-// (either may be nil).
-func maskWindow(s string, w int, mask func(string) string, maskIn func(before, text, after string) string) string {
-	if len(s) > w {
-		for w > 0 && !utf8.RuneStart(s[w]) {
-			w--
-		}
-	} else {
-		w = len(s)
-	}
-	switch {
-	case maskIn != nil:
-		return maskIn("", s[:w], s[w:])
-	case mask != nil:
-		return mask(s[:w])
-	}
-	return s[:w]
+	s := string(b[:min(len(b), 2*text.ClipWindow)])
+	return text.Escape(text.Truncate(text.MaskWindow(s, text.ClipWindow, f.mask, f.maskIn), n))
 }
 
 // envelope is where the top-level members of a message are in its line:

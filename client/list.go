@@ -12,7 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
 
-	"github.com/mcpx-cli/mcpx/internal/oneline"
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // Kinds of catalog items, in catalog order.
@@ -202,7 +202,7 @@ func (c *Conn) listRaw(ctx context.Context, kind string, ceiling int64) ([]json.
 			if full {
 				problems = append(problems, Problem{Kind: kind, Code: "too_large",
 					Message: fmt.Sprintf("server %q: %s listed more %s than the message ceiling of %s holds; the listing stops at page %d, after %d %s",
-						c.T.Name, spec.method, pluralKind(kind), humanBytes(ceiling), page, len(items), pluralKind(kind))})
+						c.T.Name, spec.method, pluralKind(kind), text.HumanBytes(ceiling), page, len(items), pluralKind(kind))})
 				return items, problems, nil
 			}
 		}
@@ -212,7 +212,7 @@ func (c *Conn) listRaw(ctx context.Context, kind string, ceiling int64) ([]json.
 		var cur string
 		if err := json.Unmarshal(next, &cur); err != nil {
 			problems = append(problems, Problem{Kind: kind, Code: "bad_cursor",
-				Message: fmt.Sprintf("server %q: %s returned a nextCursor that is not a string (%s); the listing stops at page %d", c.T.Name, spec.method, oneline.Escape(c.clip(string(next), 40)), page)})
+				Message: fmt.Sprintf("server %q: %s returned a nextCursor that is not a string (%s); the listing stops at page %d", c.T.Name, spec.method, text.Escape(c.clip(string(next), 40)), page)})
 			return items, problems, nil
 		}
 		if cur == "" {
@@ -293,9 +293,9 @@ func (c *Conn) badHeaderTool(el []byte) (Problem, bool) {
 	if err == nil {
 		return Problem{}, false
 	}
-	name := oneLine(c.clip(t.Name, 200))
+	name := text.FirstLine(c.clip(t.Name, 200))
 	return Problem{Kind: KindTool, Item: t.Name, Code: "bad_item", Excluded: true,
-		Message: fmt.Sprintf("server %q: tool %q has invalid x-mcp-header annotations (%s); left out, as the 2026-07-28 protocol requires over HTTP", c.T.Name, name, oneLine(c.clip(err.Error(), 200)))}, true
+		Message: fmt.Sprintf("server %q: tool %q has invalid x-mcp-header annotations (%s); left out, as the 2026-07-28 protocol requires over HTTP", c.T.Name, name, text.FirstLine(c.clip(err.Error(), 200)))}, true
 }
 
 func headerTools(raw json.RawMessage) json.RawMessage {
@@ -425,12 +425,4 @@ func jsonStringIs(v []byte, s string) bool {
 	}
 	d, ok := jsonString(v)
 	return ok && d == s
-}
-
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "..."
 }

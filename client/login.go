@@ -18,6 +18,8 @@ import (
 	"time"
 
 	mcpclient "github.com/mark3labs/mcp-go/client"
+
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // LoginOptions configure a login.
@@ -273,9 +275,9 @@ func (cb *callback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if d := q.Get("error_description"); d != "" {
 			msg += ": " + d
 		}
-		res.err = fmt.Errorf("the authorization server refused: %s", oneLine(msg))
+		res.err = fmt.Errorf("the authorization server refused: %s", text.FirstLine(msg))
 	case q.Get("iss") != "" && strings.TrimSuffix(q.Get("iss"), "/") != strings.TrimSuffix(cb.issuer, "/"):
-		res.err = fmt.Errorf("the authorization redirect came from issuer %q, not %q (RFC 9207); nothing was accepted", oneLine(q.Get("iss")), cb.issuer)
+		res.err = fmt.Errorf("the authorization redirect came from issuer %q, not %q (RFC 9207); nothing was accepted", text.FirstLine(q.Get("iss")), cb.issuer)
 	case q.Get("iss") == "" && cb.issRequired:
 		res.err = fmt.Errorf("the authorization redirect lacks the iss parameter its server's metadata promises (RFC 9207); nothing was accepted")
 	case q.Get("code") == "":
@@ -392,5 +394,5 @@ func bare(err error) string {
 	case errors.As(err, &ae) && ae.Msg != "":
 		return ae.Msg
 	}
-	return oneLine(err.Error())
+	return text.FirstLine(err.Error())
 }

@@ -37,6 +37,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // maxOAuthBody bounds a metadata, registration or token answer.
@@ -118,7 +120,7 @@ func (h *oauthHTTP) getJSONWith(ctx context.Context, u string, v any, header htt
 		return resp.StatusCode, nil
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return resp.StatusCode, h.fail("the metadata at %s is not a valid JSON document: %s", u, oneLine(err.Error()))
+		return resp.StatusCode, h.fail("the metadata at %s is not a valid JSON document: %s", u, text.FirstLine(err.Error()))
 	}
 	return resp.StatusCode, nil
 }
@@ -289,11 +291,11 @@ func (h *oauthHTTP) discover(ctx context.Context, server string, ch challenge) (
 			break
 		}
 		if st != http.StatusNotFound && notFound == "" {
-			notFound = fmt.Sprintf("%s answered HTTP %d", oneLine(u), st)
+			notFound = fmt.Sprintf("%s answered HTTP %d", text.FirstLine(u), st)
 		}
 	}
 	if found == "" {
-		e := h.fail("the server publishes no protected-resource metadata (RFC 9728) at %s, so its authorization server is unknown", oneLine(strings.Join(candidates, " or ")))
+		e := h.fail("the server publishes no protected-resource metadata (RFC 9728) at %s, so its authorization server is unknown", text.FirstLine(strings.Join(candidates, " or ")))
 		switch {
 		case ch.status != http.StatusUnauthorized && ch.status != http.StatusForbidden:
 			e.Msg = fmt.Sprintf("the server did not ask for authentication (it answered HTTP %d) and %s", ch.status, strings.TrimPrefix(e.Msg, "the server "))
@@ -311,15 +313,15 @@ func (h *oauthHTTP) discover(ctx context.Context, server string, ch challenge) (
 	as := &authServer{prmURL: found, prmScopes: prm.ScopesSupported, resource: server}
 	if prm.Resource != "" {
 		if u, err := url.Parse(prm.Resource); err != nil || u.User != nil || u.Fragment != "" || strings.Contains(prm.Resource, "#") {
-			return nil, h.fail("the protected-resource metadata at %s declares the resource %q, which has user information or a fragment; refusing to authorize", oneLine(found), oneLine(prm.Resource))
+			return nil, h.fail("the protected-resource metadata at %s declares the resource %q, which has user information or a fragment; refusing to authorize", text.FirstLine(found), text.FirstLine(prm.Resource))
 		}
 		if !resourceBinds(prm.Resource, server) {
-			return nil, h.fail("the protected-resource metadata at %s is for %s, not for this server (%s); refusing to authorize", oneLine(found), oneLine(prm.Resource), server)
+			return nil, h.fail("the protected-resource metadata at %s is for %s, not for this server (%s); refusing to authorize", text.FirstLine(found), text.FirstLine(prm.Resource), server)
 		}
 		as.resource = prm.Resource
 	}
 	if len(prm.AuthorizationServers) == 0 {
-		return nil, h.fail("the protected-resource metadata at %s names no authorization server", oneLine(found))
+		return nil, h.fail("the protected-resource metadata at %s names no authorization server", text.FirstLine(found))
 	}
 	issuer := prm.AuthorizationServers[0]
 	if err := checkEndpoint("authorization server", issuer, true); err != nil {
@@ -344,15 +346,15 @@ func (h *oauthHTTP) discover(ctx context.Context, server string, ch challenge) (
 			continue
 		}
 		if strings.TrimSuffix(md.Issuer, "/") != strings.TrimSuffix(issuer, "/") {
-			return nil, h.fail("the metadata at %s is for issuer %q, not %q; refusing to use it", oneLine(u), oneLine(md.Issuer), oneLine(issuer))
+			return nil, h.fail("the metadata at %s is for issuer %q, not %q; refusing to use it", text.FirstLine(u), text.FirstLine(md.Issuer), text.FirstLine(issuer))
 		}
 		if err := md.check(); err != nil {
-			return nil, h.fail("authorization server %s: %v", oneLine(issuer), err)
+			return nil, h.fail("authorization server %s: %v", text.FirstLine(issuer), err)
 		}
 		as.asDoc = md
 		return as, nil
 	}
-	return nil, h.fail("authorization server %s publishes no metadata at %s", oneLine(issuer), oneLine(strings.Join(mdURLs, ", ")))
+	return nil, h.fail("authorization server %s publishes no metadata at %s", text.FirstLine(issuer), text.FirstLine(strings.Join(mdURLs, ", ")))
 }
 
 // legacyOrigin is the 2025-03-26 authorization base URL of a server: its
@@ -407,10 +409,10 @@ func (h *oauthHTTP) legacyAuthServer(ctx context.Context, server, protocol strin
 	switch st {
 	case http.StatusOK:
 		if !onOrigin(md.Issuer, origin) {
-			return nil, fail("the metadata at %s is for issuer %q, not one on the server's origin %s; refusing to use it", l.metadataURL, oneLine(md.Issuer), origin)
+			return nil, fail("the metadata at %s is for issuer %q, not one on the server's origin %s; refusing to use it", l.metadataURL, text.FirstLine(md.Issuer), origin)
 		}
 		if err := md.check(); err != nil {
-			return nil, fail("authorization server %s: %v", oneLine(md.Issuer), err)
+			return nil, fail("authorization server %s: %v", text.FirstLine(md.Issuer), err)
 		}
 		as.asDoc = md
 	case http.StatusNotFound:
@@ -463,7 +465,7 @@ func (md *asDoc) check() error {
 func checkEndpoint(name, raw string, secure bool) error {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") || u.Fragment != "" {
-		return fmt.Errorf("%s %q is not an absolute http(s) URL", name, oneLine(raw))
+		return fmt.Errorf("%s %q is not an absolute http(s) URL", name, text.FirstLine(raw))
 	}
 	if secure && u.Scheme == "http" && !isLoopback(u.Hostname()) {
 		return fmt.Errorf("%s %s is plain http on a host that is not loopback; OAuth needs https", name, u.Redacted())
@@ -523,7 +525,7 @@ func (h *oauthHTTP) register(ctx context.Context, as *authServer, redirect, vers
 	if m := as.TokenEndpointAuthMethodsSupported; len(m) > 0 && !slices.Contains(m, "none") {
 		method = chooseMethod(m, true)
 		if method == "none" {
-			return clientAuth{}, h.fail("authorization server %s supports none of the token endpoint auth methods mcpx has (none, client_secret_basic, client_secret_post): %s", oneLine(as.Issuer), oneLine(strings.Join(m, ", ")))
+			return clientAuth{}, h.fail("authorization server %s supports none of the token endpoint auth methods mcpx has (none, client_secret_basic, client_secret_post): %s", text.FirstLine(as.Issuer), text.FirstLine(strings.Join(m, ", ")))
 		}
 	}
 	doc := map[string]any{
@@ -547,7 +549,7 @@ func (h *oauthHTTP) register(ctx context.Context, as *authServer, redirect, vers
 		return clientAuth{}, err
 	}
 	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK {
-		return clientAuth{}, h.fail("dynamic client registration at %s failed: %s", oneLine(as.RegistrationEndpoint), h.oauthErr(resp, data))
+		return clientAuth{}, h.fail("dynamic client registration at %s failed: %s", text.FirstLine(as.RegistrationEndpoint), h.oauthErr(resp, data))
 	}
 	var reg struct {
 		ClientID     string `json:"client_id"`
@@ -555,7 +557,7 @@ func (h *oauthHTTP) register(ctx context.Context, as *authServer, redirect, vers
 		Method       string `json:"token_endpoint_auth_method"`
 	}
 	if err := json.Unmarshal(data, &reg); err != nil || reg.ClientID == "" {
-		return clientAuth{}, h.fail("dynamic client registration at %s answered no client_id", oneLine(as.RegistrationEndpoint))
+		return clientAuth{}, h.fail("dynamic client registration at %s answered no client_id", text.FirstLine(as.RegistrationEndpoint))
 	}
 	ca := clientAuth{ID: reg.ClientID, Secret: reg.ClientSecret, Method: reg.Method}
 	if ca.Method == "" {
@@ -567,7 +569,7 @@ func (h *oauthHTTP) register(ctx context.Context, as *authServer, redirect, vers
 	switch ca.Method {
 	case "none", "client_secret_basic", "client_secret_post":
 	default:
-		return clientAuth{}, h.fail("the authorization server registered mcpx for token endpoint auth method %q, which mcpx does not have", oneLine(ca.Method))
+		return clientAuth{}, h.fail("the authorization server registered mcpx for token endpoint auth method %q, which mcpx does not have", text.FirstLine(ca.Method))
 	}
 	return ca, nil
 }
@@ -587,7 +589,7 @@ func (h *oauthHTTP) oauthErr(resp *http.Response, body []byte) string {
 		}
 		msg = fmt.Sprintf("%s (HTTP %d)", msg, resp.StatusCode)
 	}
-	return oneLine(h.mask(msg))
+	return text.FirstLine(h.mask(msg))
 }
 
 // tokenAnswer is a token endpoint's successful answer.
@@ -623,7 +625,7 @@ func (h *oauthHTTP) token(ctx context.Context, endpoint string, form url.Values,
 		return nil, &GrantError{Code: e.Error, Msg: h.oauthErr(resp, data)}
 	}
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "" && mt != "application/json" {
-		return nil, h.fail("the token endpoint answered %s, not JSON", oneLine(mt))
+		return nil, h.fail("the token endpoint answered %s, not JSON", text.FirstLine(mt))
 	}
 	var ans tokenAnswer
 	if err := json.Unmarshal(data, &ans); err != nil || ans.AccessToken == "" {
@@ -637,7 +639,7 @@ func (h *oauthHTTP) token(ctx context.Context, endpoint string, form url.Values,
 		return nil, h.fail("the token endpoint's answer has no access_token")
 	}
 	if ans.TokenType != "" && !strings.EqualFold(ans.TokenType, "bearer") {
-		return nil, h.fail("the token endpoint issued a %q token; mcpx uses Bearer tokens only", oneLine(ans.TokenType))
+		return nil, h.fail("the token endpoint issued a %q token; mcpx uses Bearer tokens only", text.FirstLine(ans.TokenType))
 	}
 	if !tokenChars(ans.AccessToken) || ans.RefreshToken != "" && !tokenChars(ans.RefreshToken) {
 		return nil, h.fail("the token endpoint issued a token with characters an HTTP header cannot carry (RFC 6750 wants printable ASCII without spaces)")

@@ -20,6 +20,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // The orphan-chain helper roles (see TestStopOrphansChain).
@@ -206,13 +208,13 @@ func testConn(mask func(string) string) *Conn {
 }
 
 // TestServerErrorBounded: a server's error message is shown as one line of
-// at most maxShown characters, secrets masked before it is cut; --json
+// at most text.MaxShown characters, secrets masked before it is cut; --json
 // keeps it exact up to 64 KiB, and data up to 64 KiB.
 func TestServerErrorBounded(t *testing.T) {
 	const secret = "hunter2-hunter2"
 	mask := func(s string) string { return strings.ReplaceAll(s, secret, "***") }
 	c := testConn(mask)
-	huge := strings.Repeat("é", maxShown-5) + secret + strings.Repeat("E", 10<<20)
+	huge := strings.Repeat("é", text.MaxShown-5) + secret + strings.Repeat("E", 10<<20)
 	s := &sink{errs: []*mcp.JSONRPCErrorDetails{{Code: -32000, Message: huge, Data: strings.Repeat("d", 70<<10)}}}
 	err := c.classifyCall(context.Background(), "tools/call", errors.New("x"), s)
 	var se *ServerError
@@ -220,7 +222,7 @@ func TestServerErrorBounded(t *testing.T) {
 		t.Fatalf("%T %v", err, err)
 	}
 	msg := se.Error()
-	if len(msg) > 2*maxShown+100 || strings.ContainsAny(msg, "\n\r") || strings.Contains(msg, "hunter") {
+	if len(msg) > 2*text.MaxShown+100 || strings.ContainsAny(msg, "\n\r") || strings.Contains(msg, "hunter") {
 		t.Errorf("message of %d bytes: %.700q", len(msg), msg)
 	}
 	if !strings.HasSuffix(msg, "é***EE... (code -32000)") {
@@ -242,27 +244,6 @@ func TestServerErrorBounded(t *testing.T) {
 	}
 }
 
-func TestOneLine(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain":                          "plain",
-		"  first \n second":              "first ...",
-		"a\u2028b":                       "a ...",
-		"a\u0085b":                       "a ...",
-		"a\rmcpx: forged":                "a ...",
-		"a\vb":                           "a ...",
-		strings.Repeat("x", maxShown+1):  strings.Repeat("x", maxShown) + "...",
-		strings.Repeat("é", maxShown):    strings.Repeat("é", maxShown),
-		strings.Repeat("y", 600) + "\nz": strings.Repeat("y", maxShown) + "... ...",
-	} {
-		if got := oneLine(in); got != want {
-			t.Errorf("oneLine(%.40q) = %.40q, want %.40q", in, got, want)
-		}
-	}
-	if got := clipBytes("aé", 2); got != "a..." {
-		t.Errorf("clipBytes cut a character: %q", got)
-	}
-}
-
 // TestConnectErrorOneLine: a transport error quoting what the server sent
 // (an HTTP error body) is one clipped line.
 func TestConnectErrorOneLine(t *testing.T) {
@@ -272,7 +253,7 @@ func TestConnectErrorOneLine(t *testing.T) {
 		t.Errorf("%q", msg)
 	}
 	err = c.classify(context.Background(), "tools/call", errors.New("request failed with status 500: "+strings.Repeat("E", 1<<20)))
-	if msg := err.Error(); len(msg) > maxShown+100 || !strings.HasSuffix(msg, "EEE... (during tools/call)") {
+	if msg := err.Error(); len(msg) > text.MaxShown+100 || !strings.HasSuffix(msg, "EEE... (during tools/call)") {
 		t.Errorf("%d bytes: %.100q", len(msg), msg)
 	}
 }

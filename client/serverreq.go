@@ -29,6 +29,8 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
+
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // Elicitation is one elicitation/create request: a form to fill in (Mode
@@ -234,7 +236,7 @@ func (h *serverHooks) wrap(next transport.RequestHandler) transport.RequestHandl
 			h.note("server %q asked mcpx to sample a language model (sampling/createMessage), which mcpx never does; refused", name)
 			return h.refuse(req.ID, "mcpx does not offer sampling"), nil
 		}
-		h.note("server %q sent the request %s, which mcpx does not offer; answered \"method not found\"", name, oneLine(h.conn.clip(req.Method, 80)))
+		h.note("server %q sent the request %s, which mcpx does not offer; answered \"method not found\"", name, text.FirstLine(h.conn.clip(req.Method, 80)))
 		return h.refuse(req.ID, "Method not found: "+req.Method), nil
 	}
 }

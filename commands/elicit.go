@@ -21,9 +21,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/render"
 	"github.com/tidwall/gjson"
+
+	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/internal/text"
+	"github.com/mcpx-cli/mcpx/render"
 )
 
 // field is one property of an elicitation's requested schema.
@@ -309,7 +311,7 @@ func (f *field) isChoice(v string) bool {
 // whole to show 500 characters of it (see render.MaskedHead).
 func (a *app) line(s string, n int) string {
 	head, more := render.MaskedHead(a.s.Secrets(), s, n)
-	return render.ClipHead(oneLineText(head), more, n)
+	return render.ClipHead(text.Squash(head), more, n)
 }
 
 // clip and quote are render.Clip and render.Quote for a server's string in
@@ -333,7 +335,7 @@ func object(fields []field, values map[string]json.RawMessage) json.RawMessage {
 		k, _ := json.Marshal(f.Name)
 		b.Write(k)
 		b.WriteByte(':')
-		b.WriteString(compactJSON(v))
+		b.WriteString(text.CompactJSON(v))
 	}
 	b.WriteByte('}')
 	return b.Bytes()
@@ -414,7 +416,7 @@ func (a *app) elicitDefaults(server, msg string, fields []field) client.Answer {
 		f := &fields[i]
 		if f.defaultOK() {
 			values[f.Name] = f.Default
-			shown = append(shown, a.line(f.Name, 80)+"="+a.line(compactJSON(f.Default), 80))
+			shown = append(shown, a.line(f.Name, 80)+"="+a.line(text.CompactJSON(f.Default), 80))
 			continue
 		}
 		if f.Required {
@@ -544,7 +546,7 @@ func (a *app) askField(ctx context.Context, f *field) (json.RawMessage, error) {
 		}
 	}
 	if f.defaultOK() {
-		about = append(about, "default "+a.line(compactJSON(f.Default), 80))
+		about = append(about, "default "+a.line(text.CompactJSON(f.Default), 80))
 	} else if !f.Required {
 		about = append(about, "optional")
 	}

@@ -9,10 +9,12 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
-	"github.com/tidwall/gjson"
 )
 
 // Exit codes of CONTRACT §6.
@@ -207,7 +209,7 @@ func urlElicitations(rpc client.RPCError) []string {
 	gjson.GetBytes(rpc.Data, "elicitations").ForEach(func(_, e gjson.Result) bool {
 		// A URL is shown whole or not at all: one cut short is of no use,
 		// and could show part of a secret that masking would not find.
-		if u := oneLineText(e.Get("url").String()); u != "" && len(u) <= 2000 && len(hints) < 5 {
+		if u := text.Squash(e.Get("url").String()); u != "" && len(u) <= 2000 && len(hints) < 5 {
 			hints = append(hints, "open this URL, then run the command again: "+u)
 		}
 		return true

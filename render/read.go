@@ -8,7 +8,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/mcpx-cli/mcpx/internal/oneline"
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // TextItem is a rendered text item (CONTRACT §5).
@@ -228,7 +228,7 @@ func orNil(s string) *string {
 }
 
 // Clip shortens s to at most n characters, marking a cut with "...", and
-// shows its line breaks escaped (see oneline.Escape), for server-originated
+// shows its line breaks escaped (see text.Escape), for server-originated
 // strings in messages: a uri can be megabytes long, and a mime type can
 // carry a line break that would start a line of its own. A string that may
 // hold a secret is cut with ClipMasked.
@@ -239,11 +239,11 @@ func Clip(s string, n int) string {
 // ClipHead is Clip of head, the start of a longer string when more (then
 // marked cut too).
 func ClipHead(head string, more bool, n int) string {
-	head, cut := firstChars(head, n)
+	head, cut := text.FirstChars(head, n)
 	if cut || more {
-		return oneline.Escape(head) + "..."
+		return text.Escape(head) + "..."
 	}
-	return oneline.Escape(head)
+	return text.Escape(head)
 }
 
 // Quote is Clip for a string a message shows in double quotes: s shortened
@@ -254,21 +254,9 @@ func Quote(s string, n int) string {
 }
 
 func quoteHead(head string, more bool, n int) string {
-	head, cut := firstChars(head, n)
+	head, cut := text.FirstChars(head, n)
 	if cut || more {
 		head += "..."
 	}
 	return strconv.Quote(head)
-}
-
-// firstChars returns the first n characters of s, and whether s has more.
-func firstChars(s string, n int) (string, bool) {
-	i := 0
-	for k := range s {
-		if i == n {
-			return s[:k], true
-		}
-		i++
-	}
-	return s, false
 }

@@ -1,9 +1,10 @@
-// Package oneline keeps a server's string on one line when a message
-// quotes it: no note, warning, hint or error of mcpx's may carry a line
-// break of a server's, or a server could start a line that looks like
-// mcpx's own ("mcpx: error: ...") in a terminal, a log or a script that
-// reads stderr line by line.
-package oneline
+// A server's string stays on one line when a message quotes it: no note,
+// warning, hint or error of mcpx's may carry a line break of a server's,
+// or a server could start a line that looks like mcpx's own ("mcpx:
+// error: ...") in a terminal, a log or a script that reads stderr line by
+// line.
+
+package text
 
 import "strings"
 
