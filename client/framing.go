@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"unicode"
-	"unsafe"
 
 	"github.com/tidwall/gjson"
 
@@ -156,7 +155,7 @@ type envelope struct {
 func (e *envelope) hasMethod() bool { return len(e.method) > 0 && e.method[0] == '"' }
 
 // locate finds the envelope of line, which must be a valid JSON object.
-// gjson reads the line through an unsafe.String, without a copy: that is
+// gjson reads the line through a string view, without a copy: that is
 // sound because the line is never modified afterwards (the framer hands it
 // on whole and keeps no reference; mcp-go and the tap only read it). Every
 // value gjson returns is a substring of that string, turned back into a
@@ -166,9 +165,7 @@ func locate(line []byte) envelope {
 	if len(line) == 0 {
 		return env
 	}
-	s := unsafe.String(unsafe.SliceData(line), len(line))
-	base := uintptr(unsafe.Pointer(unsafe.SliceData(line)))
-	gjson.Parse(s).ForEach(func(key, value gjson.Result) bool {
+	gjson.Parse(text.StringView(line)).ForEach(func(key, value gjson.Result) bool {
 		var dst *[]byte
 		switch k := key.Str; {
 		case strings.EqualFold(k, "jsonrpc"):
@@ -187,11 +184,7 @@ func locate(line []byte) envelope {
 		if value.Raw == "" {
 			return true
 		}
-		off := int(uintptr(unsafe.Pointer(unsafe.StringData(value.Raw))) - base)
-		if off < 0 || off+len(value.Raw) > len(line) {
-			panic("client: gjson returned a value outside the line") // cannot happen
-		}
-		*dst = line[off : off+len(value.Raw) : off+len(value.Raw)]
+		*dst = text.SubSlice(line, value.Raw)
 		return true
 	})
 	return env

@@ -342,7 +342,7 @@ func pageMembers(raw []byte, key string) (arr, next []byte, ok bool) {
 }
 
 // The scanners below read JSON that is valid (the transport checked the
-// message it came in) through an unsafe.String, without a copy, as locate
+// message it came in) through a string view, without a copy, as locate
 // does (see framing.go): raw is never modified, and every value gjson
 // returns is a substring of it, turned back into a sub-slice of raw
 // (capacity clipped, so an append never writes into it).
@@ -355,8 +355,8 @@ func members(raw []byte, f func(key string, value []byte) bool) bool {
 	if len(raw) == 0 || raw[0] != '{' {
 		return false
 	}
-	gjson.Parse(unsafe.String(unsafe.SliceData(raw), len(raw))).ForEach(func(k, v gjson.Result) bool {
-		return f(k.Str, subSlice(raw, v.Raw))
+	gjson.Parse(text.StringView(raw)).ForEach(func(k, v gjson.Result) bool {
+		return f(k.Str, text.SubSlice(raw, v.Raw))
 	})
 	return true
 }
@@ -368,21 +368,9 @@ func elements(raw []byte, f func(el []byte) bool) {
 	if len(raw) == 0 || raw[0] != '[' {
 		return
 	}
-	gjson.Parse(unsafe.String(unsafe.SliceData(raw), len(raw))).ForEach(func(_, v gjson.Result) bool {
-		return f(subSlice(raw, v.Raw))
+	gjson.Parse(text.StringView(raw)).ForEach(func(_, v gjson.Result) bool {
+		return f(text.SubSlice(raw, v.Raw))
 	})
-}
-
-// subSlice turns s, a substring of b's string, back into a sub-slice of b.
-func subSlice(b []byte, s string) []byte {
-	if len(s) == 0 {
-		return nil
-	}
-	off := int(uintptr(unsafe.Pointer(unsafe.StringData(s))) - uintptr(unsafe.Pointer(unsafe.SliceData(b))))
-	if off < 0 || off+len(s) > len(b) {
-		panic("client: gjson returned a value outside its input") // cannot happen
-	}
-	return b[off : off+len(s) : off+len(s)]
 }
 
 // jsonString decodes the JSON string v (with its quotes). A string with no
@@ -408,7 +396,7 @@ func jsonString(v []byte) (string, bool) {
 func jsonStringView(v []byte) (string, bool) {
 	if len(v) >= 2 && v[0] == '"' {
 		if in := v[1 : len(v)-1]; bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
-			return unsafe.String(unsafe.SliceData(in), len(in)), true
+			return text.StringView(in), true
 		}
 	}
 	return jsonString(v)

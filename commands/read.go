@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/urfave/cli/v3"
 
@@ -287,7 +286,7 @@ func (a *app) writeRaw(items []render.Content, file string) error {
 			parts[i] = c.Blob
 		} else {
 			// No copy: the text can be tens of MiB, and nothing writes to it.
-			parts[i] = unsafe.Slice(unsafe.StringData(c.Text), len(c.Text))
+			parts[i] = text.BytesView(c.Text)
 		}
 	}
 	if file != "" && file != "-" {

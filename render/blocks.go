@@ -6,7 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-	"unsafe"
+
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // Content blocks are the items of a prompt message or a tool result (MCP's
@@ -85,7 +86,7 @@ func scanMembers(doc []byte, start, end int) members {
 	for i < end && doc[i] == '"' {
 		ke := skipValue(doc, i)
 		raw := doc[i+1 : ke-1]
-		key := unsafe.String(unsafe.SliceData(raw), len(raw)) // compared only
+		key := text.StringView(raw) // compared only
 		if containsByte(raw, '\\') {
 			_ = json.Unmarshal(doc[i:ke], &key)
 		}

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"unsafe"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // PromptMessage is one rendered message of a prompt (CONTRACT §5).
@@ -44,7 +45,7 @@ func plainRole(role string) bool { return isToken(role, 32, false, "_-") }
 // before anything is decoded or spilled. Texts are decoded in place in raw.
 // Warnings name what was left out (unknown content types, odd roles).
 func RenderPrompt(raw []byte, p Policy) (doc *PromptDoc, warnings []string, err error) {
-	res := gjson.Parse(unsafe.String(unsafe.SliceData(raw), len(raw)))
+	res := gjson.Parse(text.StringView(raw))
 	if !res.IsObject() {
 		return nil, nil, &BadContentError{Item: -1, Msg: "the result is not a JSON object"}
 	}
@@ -58,7 +59,7 @@ func RenderPrompt(raw []byte, p Policy) (doc *PromptDoc, warnings []string, err 
 	switch l := top.get("messages"); {
 	case !l.present(raw):
 	case l.is(raw, '['):
-		list, base = gjson.Parse(unsafe.String(unsafe.SliceData(raw[l.s:l.e]), l.e-l.s)), l.s
+		list, base = gjson.Parse(text.StringView(raw[l.s:l.e])), l.s
 	default:
 		return nil, nil, &BadContentError{Item: -1, Msg: "the result's \"messages\" is not an array"}
 	}
@@ -227,7 +228,7 @@ func eachBlock(raw []byte, content span, visit func(i int, sp span) error) error
 	}
 	i := 0
 	var err error
-	gjson.Parse(unsafe.String(unsafe.SliceData(raw[content.s:content.e]), content.e-content.s)).ForEach(func(_, v gjson.Result) bool {
+	gjson.Parse(text.StringView(raw[content.s:content.e])).ForEach(func(_, v gjson.Result) bool {
 		err = visit(i, span{content.s + v.Index, content.s + v.Index + len(v.Raw)})
 		i++
 		return err == nil
