@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpx-cli/mcpx/client/transport"
 )
 
 // AuthInfo is the OAuth state of a server as a connection saw it.
@@ -55,7 +57,7 @@ func newConnAuth(ctx context.Context, t *Target, o Options) *connAuth {
 	if checkEndpoint("server", t.URL, true) != nil {
 		return nil // no bearer over plain http to a host that is not loopback
 	}
-	server, err := CanonicalURL(t.URL)
+	server, err := transport.CanonicalURL(t.URL)
 	if err != nil {
 		return nil
 	}

@@ -22,6 +22,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcpx-cli/mcpx/client/transport"
 )
 
 // ---- connections: stored tokens, refresh, retry ----
@@ -568,78 +570,6 @@ func TestConnAuthConcurrentRefresh(t *testing.T) {
 	}
 	if st := caLoad(t, tg); st.AccessToken != "a1" || st.RefreshToken != "r1" {
 		t.Errorf("stored %+v", st)
-	}
-}
-
-// ---- the bearer on requests ----
-
-type caRoundTrip func(*http.Request) (*http.Response, error)
-
-func (f caRoundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
-func TestLimitTransportBearer(t *testing.T) {
-	var sent string
-	inner := caRoundTrip(func(r *http.Request) (*http.Response, error) {
-		sent = r.Header.Get("Authorization")
-		return &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("{}")), Request: r}, nil
-	})
-	tok := "tok1"
-	lt := &limitTransport{inner: inner, max: 1 << 20, limit: &limitFlag{}, bearer: func() string { return tok }, origin: originOf("https://RS.example/mcp")}
-	for _, c := range []struct {
-		url, preset, token, want string
-	}{
-		{"https://rs.example/mcp", "", "tok1", "Bearer tok1"},
-		{"https://RS.EXAMPLE/messages?session=1", "", "tok1", "Bearer tok1"},
-		{"https://rs.example/mcp", "Basic abc", "tok1", "Basic abc"}, // the user's header stays
-		{"https://rs.example/mcp", "", "", ""},                       // no token
-		{"http://rs.example/mcp", "", "tok1", "refused"},             // scheme
-		{"https://rs.example:8443/mcp", "", "tok1", "refused"},       // port
-		{"https://evil.example/mcp", "", "tok1", "refused"},
-		{"https://rs.example.evil.example/mcp", "", "tok1", "refused"},
-	} {
-		tok = c.token
-		req, _ := http.NewRequest(http.MethodGet, c.url, nil)
-		if c.preset != "" {
-			req.Header.Set("Authorization", c.preset)
-		}
-		sent = "none"
-		resp, err := lt.RoundTrip(req)
-		if c.want == "refused" {
-			// Another origin gets no request at all (an SSE endpoint event
-			// naming http for an https server, say).
-			if err == nil || !strings.HasPrefix(err.Error(), "refusing to send a request to ") || sent != "none" {
-				t.Errorf("%s: RoundTrip = %v, sent %q; want it refused, nothing sent", c.url, err, sent)
-			}
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if sent != c.want {
-			t.Errorf("%s (preset %q, token %q): sent Authorization %q, want %q", c.url, c.preset, c.token, sent, c.want)
-		}
-		if req.Header.Get("Authorization") != c.preset {
-			t.Errorf("%s: the caller's request was changed", c.url)
-		}
-	}
-	lt.bearer = nil
-	req, _ := http.NewRequest(http.MethodGet, "https://rs.example/mcp", nil)
-	if resp, err := lt.RoundTrip(req); err == nil {
-		resp.Body.Close()
-	}
-	if sent != "" {
-		t.Errorf("no bearer func: sent %q", sent)
-	}
-	for in, want := range map[string]string{
-		"https://Example.COM:8443/x?y": "https://example.com:8443",
-		"HTTP://a.example/b":           "http://a.example",
-		"http://[::1]:9/":              "http://[::1]:9",
-		"http://[::1":                  "",
-	} {
-		if got := originOf(in); got != want {
-			t.Errorf("originOf(%q) = %q, want %q", in, got, want)
-		}
 	}
 }
 
@@ -1321,7 +1251,7 @@ func TestLoginDiscoveryFails(t *testing.T) {
 	// Unreachable.
 	f.Close()
 	_, err = Login(context.Background(), tg, LoginOptions{Open: func(string) { t.Error("opened") }})
-	var ce *ConnectError
+	var ce *transport.ConnectError
 	if !errors.As(err, &ce) || !strings.HasPrefix(ce.Msg, "cannot reach the server: ") {
 		t.Errorf("unreachable: %v", err)
 	}
@@ -1586,7 +1516,7 @@ func TestLoginWrongStateOnly(t *testing.T) {
 // Token returns the stored token of a server, nil when there is none (the
 // way every command reads it).
 func Token(t *Target) (*StoredToken, error) {
-	server, err := CanonicalURL(t.URL)
+	server, err := transport.CanonicalURL(t.URL)
 	if err != nil {
 		return nil, &ConfigError{Server: t.Name, Msg: err.Error()}
 	}

@@ -15,9 +15,10 @@ import (
 	"unicode"
 
 	mcpclient "github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
+	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -88,9 +89,9 @@ type Conn struct {
 	mask  func(string) string
 	// see Options.MaskIn
 	maskIn func(before, text, after string) string
-	proc   *process
-	rt     *limitTransport
-	limit  *limitFlag
+	proc   *transport.Process
+	rt     *transport.HTTP
+	limit  *transport.Limit
 	stop   context.CancelFunc
 
 	mu        sync.Mutex
@@ -207,12 +208,12 @@ func Connect(ctx context.Context, t *Target, o Options) (*Conn, error) {
 func connectFallback(ctx context.Context, t *Target, o Options, auth *connAuth) (*Conn, error) {
 	c, err := connect(ctx, t, o, t.Transport, auth)
 	if err != nil && t.Fallback && c != nil && c.rt != nil {
-		if st := c.rt.firstPostStatus(); sseStatus(st) && ctx.Err() == nil {
+		if st := c.rt.FirstPostStatus(); sseStatus(st) && ctx.Err() == nil {
 			if o.Note != nil {
 				o.Note("%s answered HTTP %d to POST; retrying over SSE", t.URL, st)
 			}
 			c, err = connect(ctx, t, o, SSE, auth)
-			var ce *ConnectError
+			var ce *transport.ConnectError
 			if errors.As(err, &ce) {
 				ce.Msg = fmt.Sprintf("over SSE (after HTTP %d to POST): %s", st, ce.Msg)
 			}
@@ -230,7 +231,7 @@ func sseStatus(st int) bool {
 // connect returns the half-made Conn alongside an error, so that Connect can
 // look at what HTTP said before falling back.
 func connect(ctx context.Context, t *Target, o Options, kind string, auth *connAuth) (*Conn, error) {
-	c := &Conn{T: t, limit: &limitFlag{}, phase: "start", debug: o.Debug, mask: o.Mask, maskIn: o.MaskIn, lost: newLost(), kind: kind, opts: o, auth: auth}
+	c := &Conn{T: t, limit: &transport.Limit{}, phase: "start", debug: o.Debug, mask: o.Mask, maskIn: o.MaskIn, lost: newLost(), kind: kind, opts: o, auth: auth}
 	lost := c.lost
 	c.hooks = &serverHooks{o: o, conn: c}
 	// The GET stream is asked for even when the 2026 era is: the tap hides
@@ -240,57 +241,51 @@ func connect(ctx context.Context, t *Target, o Options, kind string, auth *connA
 	if ctx.Err() != nil { // interrupted or out of time already: start nothing
 		return nil, c.classify(ctx, "start", ctx.Err())
 	}
-	var tr transport.Interface
-	var ids *inflight
+	var tr mcptransport.Interface
 	switch kind {
 	case Stdio:
-		p, err := startProcess(t, o.OnStderr)
+		p, err := transport.StartProcess(transport.Command{Path: t.Command, Argv0: t.Argv0, Args: t.Args, Env: t.Env, Dir: t.Dir}, o.OnStderr)
 		if err != nil {
 			return nil, c.startError(err)
 		}
 		c.proc = p
 		// A leader that exits while something it started holds its stdout
 		// leaves no end of stdout to fail the request in flight on.
-		go p.watchDeath(func(status string) { lost.mark("the server " + status) })
-		ids = &inflight{}
+		go p.WatchDeath(func(status string) { lost.mark("the server " + status) })
 		onSkip := func(line string) {
-			p.skipped(line)
+			p.Skipped(line)
 			if o.Debug != nil {
 				o.Debug("server %q: skipped a non-JSON line on stdout: %s", t.Name, line)
 			}
 		}
-		fr := newFramer(p.stdout, o.MessageCeiling, c.limit, onSkip)
-		fr.inflight, fr.mask, fr.maskIn = ids, o.Mask, o.MaskIn
-		tr = newStdioTransport(fr, p.stdin, o.Logger)
+		tr = transport.NewStdio(p.Stdout(), p.Stdin(), transport.StdioOptions{MessageCeiling: o.MessageCeiling, Limit: c.limit,
+			OnSkip: onSkip, Mask: o.Mask, MaskIn: o.MaskIn, Logger: o.Logger})
 	case HTTP, SSE:
-		base := http.DefaultTransport.(*http.Transport).Clone()
-		c.rt = &limitTransport{inner: base, max: o.MessageCeiling, limit: c.limit, origin: originOf(t.URL)}
+		ho := transport.HTTPOptions{URL: t.URL, MessageCeiling: o.MessageCeiling, Limit: c.limit,
+			KeepElicitations: o.Elicit != nil && kind == HTTP, Listen: listen}
 		if auth != nil {
-			c.rt.bearer = auth.bearer
+			ho.Bearer = auth.bearer
 		}
-		if o.Elicit != nil && kind == HTTP {
-			c.rt.reqs = &rawRequests{}
-		}
-		hc := &http.Client{Transport: c.rt, CheckRedirect: sameOrigin}
+		c.rt = transport.NewHTTP(ho)
+		hc := &http.Client{Transport: c.rt, CheckRedirect: transport.SameOrigin}
 		var err error
 		if kind == HTTP {
-			opts := []transport.StreamableHTTPCOption{transport.WithHTTPHeaders(t.Headers),
-				transport.WithHTTPBasicClient(hc), transport.WithHTTPLogger(o.Logger)}
+			opts := []mcptransport.StreamableHTTPCOption{mcptransport.WithHTTPHeaders(t.Headers),
+				mcptransport.WithHTTPBasicClient(hc), mcptransport.WithHTTPLogger(o.Logger)}
 			if listen {
-				c.rt.getSeen, c.rt.getGate = make(chan struct{}), make(chan struct{})
 				//lint:ignore SA1019 the legacy era's standalone GET stream is what is wanted (never asked for in the 2026 era)
-				opts = append(opts, transport.WithContinuousListening())
+				opts = append(opts, mcptransport.WithContinuousListening())
 			}
-			tr, err = transport.NewStreamableHTTP(t.URL, opts...)
+			tr, err = mcptransport.NewStreamableHTTP(t.URL, opts...)
 		} else {
 			wait := t.Timeout
 			if dl, ok := ctx.Deadline(); ok {
 				wait = time.Until(dl)
 			}
-			var sse *transport.SSE
-			sse, err = transport.NewSSE(t.URL, transport.WithHeaders(t.Headers), transport.WithHTTPClient(hc),
-				transport.WithResponseTimeout(t.Timeout+time.Second), transport.WithEndpointTimeout(max(wait, time.Millisecond)),
-				transport.WithSSELogger(slog.New(&fatalLogHandler{inner: o.Logger.Handler(), fatal: lost.mark})))
+			var sse *mcptransport.SSE
+			sse, err = mcptransport.NewSSE(t.URL, mcptransport.WithHeaders(t.Headers), mcptransport.WithHTTPClient(hc),
+				mcptransport.WithResponseTimeout(t.Timeout+time.Second), mcptransport.WithEndpointTimeout(max(wait, time.Millisecond)),
+				mcptransport.WithSSELogger(slog.New(transport.SSELogHandler(o.Logger.Handler(), lost.mark))))
 			if err == nil {
 				// A closed stream fails the request in flight at once,
 				// instead of leaving it to wait for its deadline.
@@ -299,20 +294,20 @@ func connect(ctx context.Context, t *Target, o Options, kind string, auth *connA
 			}
 		}
 		if err != nil {
-			return nil, &ConnectError{Server: t.Name, Phase: "start", Msg: err.Error(), Err: err}
+			return nil, &transport.ConnectError{Server: t.Name, Phase: "start", Msg: err.Error(), Err: err}
 		}
 	default:
 		return nil, &ConfigError{Server: t.Name, Msg: fmt.Sprintf("unknown transport %q", kind)}
 	}
 
-	wrapped, tapBase := wrapTap(tr, ids, c.hooks)
+	wrapped, tapBase := wrapTap(tr, c.hooks)
 	c.tap = tapBase
 	if listen {
 		// The legacy handshake's last step: the server may send its first
 		// requests on the GET stream as soon as it is initialized, so the
 		// stream is opened and answered first (at most listenWait).
 		tapBase.beforeInitialized = func() {
-			c.rt.openGate()
+			c.rt.OpenGate()
 			c.awaitListen(ctx)
 		}
 	}
@@ -341,7 +336,7 @@ func connect(ctx context.Context, t *Target, o Options, kind string, auth *connA
 	res, err := c.mc.Initialize(withSink(gctx, s), req)
 	gcancel()
 	if err != nil && !mcp.IsModernProtocol(o.ProtocolVersion) && s.lastError() == nil && s.lastResult() != nil && ctx.Err() == nil &&
-		c.limit.get() == nil && c.limit.violation() == "" && strings.Contains(err.Error(), "failed to unmarshal response") {
+		c.limit.Get() == nil && c.limit.Violation() == "" && strings.Contains(err.Error(), "failed to unmarshal response") {
 		// mcp-go's typed decoding refused the initialize result (one odd
 		// capability value fails it whole): read it leniently instead.
 		// The second client counts ids from 1 again: keep them unique.
@@ -350,27 +345,27 @@ func connect(ctx context.Context, t *Target, o Options, kind string, auth *connA
 	}
 	if err != nil {
 		var e error
-		var known *ConnectError
+		var known *transport.ConnectError
 		var badVersion mcp.UnsupportedProtocolVersionError
 		switch {
 		case errors.As(err, &known):
 			e = known
 		case errors.As(err, &badVersion):
-			e = &ConnectError{Server: t.Name, Phase: "initialize", Err: err,
+			e = &transport.ConnectError{Server: t.Name, Phase: "initialize", Err: err,
 				Msg: fmt.Sprintf("the server answered with protocol version %q, which mcpx does not know", c.clip(badVersion.Version, 40))}
 		case strings.Contains(err.Error(), "failed to unmarshal response") && s.lastResult() != nil:
-			e = &ConnectError{Server: t.Name, Phase: "initialize", Err: err, Msg: "the initialize result does not follow the schema: " + text.FirstLine(c.clip(err.Error(), 200))}
+			e = &transport.ConnectError{Server: t.Name, Phase: "initialize", Err: err, Msg: "the initialize result does not follow the schema: " + text.FirstLine(c.clip(err.Error(), 200))}
 		default:
 			e = c.classifyCall(ctx, "initialize", err, s)
 		}
 		c.Close()
 		switch se := e.(type) {
 		case *ServerError:
-			e = &ConnectError{Server: t.Name, Phase: "initialize", Msg: fmt.Sprintf("the server answered initialize with an error: %s (code %d)", se.Shown(), se.RPC.Code), Err: se}
+			e = &transport.ConnectError{Server: t.Name, Phase: "initialize", Msg: fmt.Sprintf("the server answered initialize with an error: %s (code %d)", se.Shown(), se.RPC.Code), Err: se}
 		case *UnsupportedError:
-			e = &ConnectError{Server: t.Name, Phase: "initialize", Msg: "the server does not know initialize (method not found); is it an MCP server?", Err: se}
+			e = &transport.ConnectError{Server: t.Name, Phase: "initialize", Msg: "the server does not know initialize (method not found); is it an MCP server?", Err: se}
 		}
-		if ce, ok := e.(*ConnectError); ok {
+		if ce, ok := e.(*transport.ConnectError); ok {
 			ce.Msg = "initialize failed: " + ce.Msg
 			if c.proc != nil {
 				ce.Stderr = c.Stderr(10)
@@ -435,10 +430,10 @@ func (c *Conn) shown(s string) string {
 // advertised when its key is present and not null), sends
 // notifications/initialized, and carries on with a client that counts as
 // initialized. It returns a nil result; c is filled in directly.
-func (c *Conn) lenientInitialize(ctx context.Context, tr transport.Interface, life context.Context, raw json.RawMessage, o Options) (*mcp.InitializeResult, error) {
+func (c *Conn) lenientInitialize(ctx context.Context, tr mcptransport.Interface, life context.Context, raw json.RawMessage, o Options) (*mcp.InitializeResult, error) {
 	var r map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &r); err != nil || r == nil {
-		return nil, &ConnectError{Server: c.T.Name, Phase: "initialize", Msg: "the initialize result is not a JSON object"}
+		return nil, &transport.ConnectError{Server: c.T.Name, Phase: "initialize", Msg: "the initialize result is not a JSON object"}
 	}
 	str := func(raw json.RawMessage) string {
 		var v string
@@ -447,7 +442,7 @@ func (c *Conn) lenientInitialize(ctx context.Context, tr transport.Interface, li
 	}
 	version := str(r["protocolVersion"])
 	if !mcp.IsValidProtocolVersion(version) {
-		return nil, &ConnectError{Server: c.T.Name, Phase: "initialize", Msg: fmt.Sprintf("the server answered with protocol version %q, which mcpx does not know", c.clip(version, 40))}
+		return nil, &transport.ConnectError{Server: c.T.Name, Phase: "initialize", Msg: fmt.Sprintf("the server answered with protocol version %q, which mcpx does not know", c.clip(version, 40))}
 	}
 	var caps, info map[string]json.RawMessage
 	_ = json.Unmarshal(r["capabilities"], &caps) // not an object: nothing advertised
@@ -461,7 +456,7 @@ func (c *Conn) lenientInitialize(ctx context.Context, tr transport.Interface, li
 	if err := mc.Start(life); err != nil {
 		return nil, err
 	}
-	if hc, ok := tr.(transport.HTTPConnection); ok {
+	if hc, ok := tr.(mcptransport.HTTPConnection); ok {
 		hc.SetProtocolVersion(version)
 	}
 	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{Method: string(mcp.MethodNotificationInitialized)}}
@@ -493,7 +488,7 @@ func startWithin(ctx context.Context, start func() error) error {
 }
 
 func (c *Conn) startError(err error) error {
-	e := &ConnectError{Server: c.T.Name, Phase: "start", Msg: "cannot start the server: " + err.Error(), Err: err}
+	e := &transport.ConnectError{Server: c.T.Name, Phase: "start", Msg: "cannot start the server: " + err.Error(), Err: err}
 	var ee *exec.Error
 	if errors.As(err, &ee) {
 		e.Msg = fmt.Sprintf("cannot start the server: %s: %v", c.T.Command, ee.Err)
@@ -518,14 +513,14 @@ func (c *Conn) close() {
 			close(done)
 		}()
 		if c.proc != nil {
-			c.proc.stop()
+			c.proc.Stop()
 		}
 		select {
 		case <-done:
-		case <-time.After(stopTerm):
+		case <-time.After(transport.StopTerm):
 		}
 	} else if c.proc != nil {
-		c.proc.stop()
+		c.proc.Stop()
 	}
 	if c.stop != nil {
 		c.stop()
@@ -538,7 +533,7 @@ func (c *Conn) Stderr(n int) []string {
 	if c.proc == nil {
 		return nil
 	}
-	lines := c.proc.tail.Lines(n)
+	lines := c.proc.Stderr(n)
 	for i, l := range lines {
 		lines[i] = c.shown(l)
 	}
@@ -577,7 +572,7 @@ func (c *Conn) renegotiate(ctx context.Context, method string, refused *versionR
 	version := DefaultProtocolVersion
 	if len(refused.Supported) > 0 {
 		if version = newestLegacy(refused.Supported); version == "" {
-			return &ConnectError{Server: c.T.Name, Phase: method, Err: refused,
+			return &transport.ConnectError{Server: c.T.Name, Phase: method, Err: refused,
 				Msg: fmt.Sprintf("the server refused protocol %s during %s and speaks only %s, which mcpx does not",
 					c.Protocol, method, c.clip(strings.Join(refused.Supported, ", "), 200))}
 		}
@@ -622,7 +617,7 @@ func (c *Conn) ConfirmEra(ctx context.Context) error {
 		_, err := c.callRaw(ctx, spec.method, spec.empty, func(ctx context.Context) error {
 			return spec.send(c, ctx, "")
 		})
-		var ce *ConnectError
+		var ce *transport.ConnectError
 		var te *TimeoutError
 		if errors.As(err, &ce) || errors.As(err, &te) || err != nil && ctx.Err() != nil {
 			return err
@@ -673,13 +668,13 @@ func (c *Conn) callRawOnce(ctx context.Context, method string, substitute json.R
 	if id, ok := s.pendingID(); ok && ctx.Err() != nil {
 		c.cancelled(id, method, ctx.Err())
 	}
-	if err == nil && c.limit.violation() != "" {
+	if err == nil && c.limit.Violation() != "" {
 		// The answer came, but the framing broke meanwhile (the server
 		// answered twice, say): the connection is not to be trusted.
-		return nil, c.classify(ctx, method, transport.ErrTransportClosed)
+		return nil, c.classify(ctx, method, mcptransport.ErrTransportClosed)
 	}
 	raw := s.lastResult()
-	if err == nil || (raw != nil && s.lastError() == nil && ctx.Err() == nil && c.limit.get() == nil) {
+	if err == nil || (raw != nil && s.lastError() == nil && ctx.Err() == nil && c.limit.Get() == nil) {
 		if raw == nil {
 			raw = json.RawMessage("{}")
 		}
@@ -727,13 +722,13 @@ const listenWait = time.Second
 // stream (accepted or refused), so that a request it sends there during
 // the operation is not sent before the stream exists.
 func (c *Conn) awaitListen(ctx context.Context) {
-	if c.rt == nil || c.rt.getSeen == nil {
+	if c.rt == nil || c.rt.Listening() == nil {
 		return
 	}
 	t := time.NewTimer(listenWait)
 	defer t.Stop()
 	select {
-	case <-c.rt.getSeen:
+	case <-c.rt.Listening():
 	case <-t.C:
 		if c.debug != nil {
 			c.debug("server %q: no answer to the GET stream within %s; going on without waiting", c.T.Name, listenWait)

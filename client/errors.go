@@ -1,30 +1,13 @@
 package client
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
-
-// ConnectError: the server did not start, connect or initialize, died, or
-// broke the protocol framing (exit 3).
-type ConnectError struct {
-	Server string
-	Phase  string
-	Msg    string
-	Stderr []string // the last lines the server wrote on stderr
-	Hints  []string
-	Err    error
-}
-
-func (e *ConnectError) Error() string {
-	return fmt.Sprintf("server %q: %s", e.Server, e.Msg)
-}
-
-func (e *ConnectError) Unwrap() error { return e.Err }
 
 // TimeoutError: the deadline expired (exit 7).
 type TimeoutError struct {
@@ -41,18 +24,11 @@ func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("server %q: timed out after %s during %s", e.Server, e.Timeout, e.Phase)
 }
 
-// RPCError is a JSON-RPC error reply exactly as the server sent it.
-type RPCError struct {
-	Code    int             `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data"`
-}
-
 // ServerError: the server answered a request with an error (exit 1).
 type ServerError struct {
 	Server string
 	Method string
-	RPC    RPCError
+	RPC    transport.RPCError
 	shown  string // RPC.Message as the message shows it: masked, one line, clipped
 }
 
@@ -69,7 +45,7 @@ type UnsupportedError struct {
 	Server string
 	What   string // e.g. "resources"
 	Method string
-	RPC    *RPCError
+	RPC    *transport.RPCError
 	shown  string // RPC.Message as the message shows it (see ServerError)
 }
 

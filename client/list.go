@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
 
+	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -254,8 +255,8 @@ func compactPage(page []byte, items []json.RawMessage, kept int) {
 // MessageCeiling), as its HTTP transport or its stdio framer holds it; it
 // also bounds what one listing of one kind gathers.
 func (c *Conn) messageCeiling() int64 {
-	if c.rt != nil && c.rt.max > 0 {
-		return c.rt.max
+	if c.rt != nil && c.rt.MessageCeiling() > 0 {
+		return c.rt.MessageCeiling()
 	}
 	if c.mc != nil {
 		var t *tap
@@ -270,8 +271,8 @@ func (c *Conn) messageCeiling() int64 {
 			t = w.tap
 		}
 		if t != nil {
-			if st, ok := t.inner.(*stdioTransport); ok && st.fr != nil && st.fr.max > 0 {
-				return st.fr.max
+			if st, ok := t.inner.(*transport.Stdio); ok && st.MessageCeiling() > 0 {
+				return st.MessageCeiling()
 			}
 		}
 	}
@@ -342,8 +343,8 @@ func pageMembers(raw []byte, key string) (arr, next []byte, ok bool) {
 }
 
 // The scanners below read JSON that is valid (the transport checked the
-// message it came in) through a string view, without a copy, as locate
-// does (see framing.go): raw is never modified, and every value gjson
+// message it came in) through a string view, without a copy, as the
+// stdio framer does (see client/transport): raw is never modified, and every value gjson
 // returns is a substring of it, turned back into a sub-slice of raw
 // (capacity clipped, so an append never writes into it).
 

@@ -15,7 +15,9 @@ import (
 	"time"
 
 	mcpclient "github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
+	mcptransport "github.com/mark3labs/mcp-go/client/transport"
+
+	"github.com/mcpx-cli/mcpx/client/transport"
 )
 
 // fakeServer answers the requests of a Conn over two io.Pipes, through the
@@ -40,16 +42,13 @@ func fakeConn(t *testing.T, ceiling int64, answer func(fs *fakeServer, id, metho
 }
 
 // fakeConnVia is fakeConn with via, when not nil, between mcp-go and the tap.
-func fakeConnVia(t *testing.T, ceiling int64, via func(transport.Interface) transport.Interface, answer func(fs *fakeServer, id, method, cursor string) string) (*Conn, *fakeServer) {
+func fakeConnVia(t *testing.T, ceiling int64, via func(mcptransport.Interface) mcptransport.Interface, answer func(fs *fakeServer, id, method, cursor string) string) (*Conn, *fakeServer) {
 	t.Helper()
 	stdoutR, stdoutW := io.Pipe()
 	stdinR, stdinW := io.Pipe()
-	ids := &inflight{}
-	lf := &limitFlag{}
-	fr := newFramer(stdoutR, ceiling, lf, nil)
-	fr.inflight = ids
-	tr := newStdioTransport(fr, stdinW, nil)
-	wrap, _ := wrapTap(tr, ids, nil)
+	lf := &transport.Limit{}
+	tr := transport.NewStdio(stdoutR, stdinW, transport.StdioOptions{MessageCeiling: ceiling, Limit: lf})
+	wrap, _ := wrapTap(tr, nil)
 	if via != nil {
 		wrap = via(wrap)
 	}
@@ -418,7 +417,7 @@ func TestListSubstitute(t *testing.T) {
 	}
 
 	sp := &spy{}
-	c, _ := fakeConnVia(t, 1<<20, func(in transport.Interface) transport.Interface { sp.Interface = in; return sp },
+	c, _ := fakeConnVia(t, 1<<20, func(in mcptransport.Interface) mcptransport.Interface { sp.Interface = in; return sp },
 		func(fs *fakeServer, id, method, cursor string) string {
 			if method == "prompts/list" {
 				return `{"prompts":[{"name":"p"}]}`
@@ -443,12 +442,12 @@ func TestListSubstitute(t *testing.T) {
 
 // spy records the results mcp-go is given.
 type spy struct {
-	transport.Interface
+	mcptransport.Interface
 	mu      sync.Mutex
 	results []string
 }
 
-func (s *spy) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+func (s *spy) SendRequest(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
 	resp, err := s.Interface.SendRequest(ctx, req)
 	if resp != nil {
 		s.mu.Lock()

@@ -19,6 +19,7 @@ import (
 
 	mcpclient "github.com/mark3labs/mcp-go/client"
 
+	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -53,7 +54,7 @@ func Login(ctx context.Context, t *Target, o LoginOptions) (*StoredToken, error)
 	if err := store.mkdir(); err != nil {
 		return nil, &AuthError{Server: t.Name, Msg: err.Error()}
 	}
-	server, err := CanonicalURL(t.URL)
+	server, err := transport.CanonicalURL(t.URL)
 	if err != nil {
 		return nil, &ConfigError{Server: t.Name, Msg: err.Error()}
 	}
@@ -323,7 +324,7 @@ func Logout(ctx context.Context, t *Target, mask func(string) string) (LogoutRes
 	if t.Transport == Stdio {
 		return r, &ConfigError{Server: t.Name, Msg: "logout is for http and sse servers"}
 	}
-	server, err := CanonicalURL(t.URL)
+	server, err := transport.CanonicalURL(t.URL)
 	if err != nil {
 		return r, &ConfigError{Server: t.Name, Msg: err.Error()}
 	}
@@ -386,7 +387,7 @@ func clientFor(tok *StoredToken, t *Target) clientAuth {
 // bare is an error's message without the "server X:" its type adds, for a
 // message that names the server already.
 func bare(err error) string {
-	var ce *ConnectError
+	var ce *transport.ConnectError
 	var ae *AuthError
 	switch {
 	case errors.As(err, &ce):

@@ -38,6 +38,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -57,7 +58,7 @@ func newOAuthHTTP(server string, mask func(string) string) *oauthHTTP {
 		mask = func(s string) string { return s }
 	}
 	base := http.DefaultTransport.(*http.Transport).Clone()
-	return &oauthHTTP{hc: &http.Client{Transport: base, CheckRedirect: sameOrigin}, server: server, mask: mask}
+	return &oauthHTTP{hc: &http.Client{Transport: base, CheckRedirect: transport.SameOrigin}, server: server, mask: mask}
 }
 
 // do sends req and reads at most maxOAuthBody of the answer.
@@ -67,7 +68,7 @@ func (h *oauthHTTP) do(req *http.Request) (*http.Response, []byte, error) {
 		if ctxErr := req.Context().Err(); ctxErr != nil {
 			return nil, nil, ctxErr
 		}
-		return nil, nil, &ConnectError{Server: h.server, Phase: "login", Msg: fmt.Sprintf("cannot reach %s: %v", req.URL.Redacted(), unwrapURLError(err)), Err: err}
+		return nil, nil, &transport.ConnectError{Server: h.server, Phase: "login", Msg: fmt.Sprintf("cannot reach %s: %v", req.URL.Redacted(), unwrapURLError(err)), Err: err}
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxOAuthBody+1))
@@ -75,7 +76,7 @@ func (h *oauthHTTP) do(req *http.Request) (*http.Response, []byte, error) {
 		if ctxErr := req.Context().Err(); ctxErr != nil {
 			return nil, nil, ctxErr
 		}
-		return nil, nil, &ConnectError{Server: h.server, Phase: "login", Msg: fmt.Sprintf("reading the answer of %s: %v", req.URL.Redacted(), err), Err: err}
+		return nil, nil, &transport.ConnectError{Server: h.server, Phase: "login", Msg: fmt.Sprintf("reading the answer of %s: %v", req.URL.Redacted(), err), Err: err}
 	}
 	if len(body) > maxOAuthBody {
 		return nil, nil, h.fail("%s answered more than %d bytes", req.URL.Redacted(), maxOAuthBody)
@@ -166,16 +167,16 @@ func (h *oauthHTTP) probeChallenge(ctx context.Context, t *Target, protocol stri
 		if ctx.Err() != nil {
 			return challenge{}, ctx.Err()
 		}
-		return challenge{}, &ConnectError{Server: h.server, Phase: "login", Msg: fmt.Sprintf("cannot reach the server: %v", unwrapURLError(err)), Err: err}
+		return challenge{}, &transport.ConnectError{Server: h.server, Phase: "login", Msg: fmt.Sprintf("cannot reach the server: %v", unwrapURLError(err)), Err: err}
 	}
 	resp.Body.Close()
 	c := challenge{status: resp.StatusCode}
 	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
 		for _, v := range resp.Header.Values("WWW-Authenticate") {
-			if m := challengeParam(v, "resource_metadata"); m != "" && c.resourceMetadata == "" {
+			if m := transport.ChallengeParam(v, "resource_metadata"); m != "" && c.resourceMetadata == "" {
 				c.resourceMetadata = m
 			}
-			if s := challengeParam(v, "scope"); s != "" && c.scope == "" {
+			if s := transport.ChallengeParam(v, "scope"); s != "" && c.scope == "" {
 				c.scope = s
 			}
 		}
@@ -428,12 +429,12 @@ func (h *oauthHTTP) legacyAuthServer(ctx context.Context, server, protocol strin
 // onOrigin reports whether raw is an http(s) URL on origin (scheme, host
 // and port), without user information, query or fragment.
 func onOrigin(raw, origin string) bool {
-	c, err := CanonicalURL(raw)
+	c, err := transport.CanonicalURL(raw)
 	if err != nil || strings.ContainsAny(raw, "?#@") {
 		return false
 	}
 	u, _ := url.Parse(c)
-	o, err := CanonicalURL(origin)
+	o, err := transport.CanonicalURL(origin)
 	return err == nil && u.Scheme+"://"+u.Host == o
 }
 
@@ -485,7 +486,7 @@ func isLoopback(host string) bool {
 // same scheme and host, and a path equal to the server's or a whole-segment
 // prefix of it (a server at /mcp may declare its origin).
 func resourceBinds(resource, server string) bool {
-	r, err := CanonicalURL(resource)
+	r, err := transport.CanonicalURL(resource)
 	if err != nil {
 		return false
 	}

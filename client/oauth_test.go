@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpx-cli/mcpx/client/transport"
 )
 
 // oaFake is an httptest server answering per path; it records every
@@ -333,7 +335,7 @@ func TestProbeChallenge(t *testing.T) {
 	dead := httptest.NewServer(http.NotFoundHandler())
 	dead.Close()
 	_, err = h.probeChallenge(ctx, &Target{Name: "srv", Transport: HTTP, URL: dead.URL}, "x")
-	var ce *ConnectError
+	var ce *transport.ConnectError
 	if !errors.As(err, &ce) || ce.Phase != "login" || !strings.HasPrefix(ce.Msg, "cannot reach the server: ") {
 		t.Errorf("unreachable: %v", err)
 	}
@@ -691,7 +693,7 @@ func TestRegisterUnreachable(t *testing.T) {
 	dead.Close()
 	h := newOAuthHTTP("srv", nil)
 	_, err := h.register(context.Background(), &authServer{asDoc: asDoc{RegistrationEndpoint: dead.URL + "/register"}}, "http://127.0.0.1:1/callback", "v")
-	var ce *ConnectError
+	var ce *transport.ConnectError
 	if !errors.As(err, &ce) || !strings.HasPrefix(ce.Msg, "cannot reach "+dead.URL+"/register: ") {
 		t.Errorf("unreachable: %v", err)
 	}
@@ -953,7 +955,7 @@ func TestOAuthHTTPFailures(t *testing.T) {
 	dead := httptest.NewServer(http.NotFoundHandler())
 	dead.Close()
 	_, err := h.token(ctx, dead.URL+"/token", url.Values{}, clientAuth{ID: "i"})
-	var ce *ConnectError
+	var ce *transport.ConnectError
 	if !errors.As(err, &ce) || ce.Server != "srv" || ce.Phase != "login" || !strings.HasPrefix(ce.Msg, "cannot reach "+dead.URL+"/token: ") {
 		t.Errorf("unreachable: %v", err)
 	}

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/mcpx-cli/mcpx/client/transport"
 )
 
 // DefaultTimeout bounds connect + initialize + the operation when neither
@@ -66,8 +68,8 @@ func Demo(self string) *Server {
 type NotFoundError struct {
 	What   string // "server", "tool", ...
 	Name   string
-	Detail string    // why, when the server said so
-	RPC    *RPCError // the server's error reply, when there was one
+	Detail string              // why, when the server said so
+	RPC    *transport.RPCError // the server's error reply, when there was one
 	Hints  []string
 	// Candidates, where useful, lists what does exist.
 	Candidates []string

@@ -22,9 +22,11 @@ import (
 	"time"
 
 	mcpclient "github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
+	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
+
+	"github.com/mcpx-cli/mcpx/client/transport"
 )
 
 // hxPeer is the server end of a Conn over OS pipes (as a stdio child's
@@ -76,15 +78,12 @@ func hxConn(t *testing.T, o Options) (*Conn, *hxPeer) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids := &inflight{}
-	lf := &limitFlag{}
-	fr := newFramer(stdoutR, 64<<20, lf, nil)
-	fr.inflight = ids
-	tr := newStdioTransport(fr, stdinW, nil)
+	lf := &transport.Limit{}
+	tr := transport.NewStdio(stdoutR, stdinW, transport.StdioOptions{MessageCeiling: 64 << 20, Limit: lf})
 	c := &Conn{T: &Target{Name: "s", Timeout: 5 * time.Second}, limit: lf, phase: "start", lost: newLost(),
 		kind: Stdio, Protocol: "2025-11-25", debug: o.Debug, mask: o.Mask, Caps: Capabilities{Tools: true, Resources: true, Prompts: true}}
 	c.hooks = &serverHooks{o: o, conn: c}
-	wrapped, base := wrapTap(tr, ids, c.hooks)
+	wrapped, base := wrapTap(tr, c.hooks)
 	c.tap = base
 	c.mc = mcpclient.NewClient(wrapped, append(c.hooks.clientOptions(Stdio), mcpclient.WithSession())...)
 	c.mc.OnNotification(c.hooks.notification)
@@ -149,18 +148,18 @@ var hxDecline = func(context.Context, Elicitation) Answer { return Answer{Action
 // 128 MiB, instead of one.
 func TestHostileSinkRetainsInputs(t *testing.T) {
 	const size = 8 << 20
-	inner := &hxInner{reply: func(req transport.JSONRPCRequest) *transport.JSONRPCResponse {
+	inner := &hxInner{reply: func(req mcptransport.JSONRPCRequest) *mcptransport.JSONRPCResponse {
 		state := strings.Repeat("s", size)
-		return transport.NewJSONRPCResultResponse(req.ID, json.RawMessage(`{"resultType":"input_required","inputRequests":{"r":{"method":"roots/list"}},"requestState":"`+state+`"}`))
+		return mcptransport.NewJSONRPCResultResponse(req.ID, json.RawMessage(`{"resultType":"input_required","inputRequests":{"r":{"method":"roots/list"}},"requestState":"`+state+`"}`))
 	}}
-	wrapped, _ := wrapTap(inner, nil, nil)
+	wrapped, _ := wrapTap(inner, nil)
 	s := &sink{substitute: json.RawMessage(`{"content":[]}`)}
 	ctx := withSink(context.Background(), s)
 	var before runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	for i := range 10 {
-		if _, err := wrapped.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(i)), Method: "tools/call"}); err != nil {
+		if _, err := wrapped.SendRequest(ctx, mcptransport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(i)), Method: "tools/call"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -179,11 +178,11 @@ func TestHostileSinkRetainsInputs(t *testing.T) {
 
 // hxInner is a transport answering each request with reply.
 type hxInner struct {
-	reply func(req transport.JSONRPCRequest) *transport.JSONRPCResponse
+	reply func(req mcptransport.JSONRPCRequest) *mcptransport.JSONRPCResponse
 }
 
 func (f *hxInner) Start(context.Context) error { return nil }
-func (f *hxInner) SendRequest(_ context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+func (f *hxInner) SendRequest(_ context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
 	return f.reply(req), nil
 }
 func (f *hxInner) SendNotification(context.Context, mcp.JSONRPCNotification) error { return nil }

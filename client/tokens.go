@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,29 +65,6 @@ func (s *StoredToken) Secrets() []string {
 		}
 	}
 	return out
-}
-
-// CanonicalURL is the form of a server URL that names it in the token store
-// and, when the server's metadata does not say otherwise, in the RFC 8707
-// resource parameter: scheme and host in lower case, no default port, no
-// user information, no fragment, no trailing slash.
-func CanonicalURL(raw string) (string, error) {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("%q is not an http(s) URL", raw)
-	}
-	u.Scheme = strings.ToLower(u.Scheme)
-	u.Host = strings.ToLower(u.Host)
-	if p := u.Port(); (u.Scheme == "http" && p == "80") || (u.Scheme == "https" && p == "443") {
-		u.Host = u.Hostname()
-		if strings.Contains(u.Host, ":") {
-			u.Host = "[" + u.Host + "]"
-		}
-	}
-	u.User, u.Fragment, u.RawFragment = nil, "", ""
-	u.Path = strings.TrimSuffix(u.Path, "/")
-	u.RawPath = strings.TrimSuffix(u.RawPath, "/")
-	return u.String(), nil
 }
 
 // TokenDir is where tokens are stored: $XDG_STATE_HOME/mcpx/tokens, else

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpx-cli/mcpx/client/transport"
 )
 
 func TestCanonicalURLForms(t *testing.T) {
@@ -49,21 +51,21 @@ func TestCanonicalURLForms(t *testing.T) {
 		{"https://example.com/mcp/?x=1#f", "https://example.com/mcp?x=1"},
 		{"https://u:p@Example.com:443/?x=1", "https://example.com?x=1"},
 	} {
-		got, err := CanonicalURL(c.in)
+		got, err := transport.CanonicalURL(c.in)
 		if err != nil || got != c.want {
-			t.Errorf("CanonicalURL(%q) = %q, %v; want %q", c.in, got, err, c.want)
+			t.Errorf("transport.CanonicalURL(%q) = %q, %v; want %q", c.in, got, err, c.want)
 		}
 		// canonical is a fixed point
-		if again, err := CanonicalURL(got); err != nil || again != got {
-			t.Errorf("CanonicalURL(%q) = %q, %v; not a fixed point", got, again, err)
+		if again, err := transport.CanonicalURL(got); err != nil || again != got {
+			t.Errorf("transport.CanonicalURL(%q) = %q, %v; not a fixed point", got, again, err)
 		}
 	}
 	for _, in := range []string{"", "example.com/mcp", "ftp://example.com/x", "https://", "https:///path",
 		"http://[::1", "mailto:a@example.com", "https://exa mple.com/", "//example.com/mcp", "file:///etc/passwd", "http:example.com"} {
-		got, err := CanonicalURL(in)
+		got, err := transport.CanonicalURL(in)
 		want := fmt.Sprintf("%q is not an http(s) URL", in)
 		if err == nil || err.Error() != want || got != "" {
-			t.Errorf("CanonicalURL(%q) = %q, %v; want error %q", in, got, err, want)
+			t.Errorf("transport.CanonicalURL(%q) = %q, %v; want error %q", in, got, err, want)
 		}
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/output"
 )
 
@@ -320,7 +321,7 @@ func TestHostileURLRequiredHintSecret(t *testing.T) {
 		a.log = output.NewLog(a.s, asJSON, false)
 		data := `{"elicitations":[{"mode":"url","elicitationId":"e","url":"https://x.example/` + strings.Repeat("u", 1977) + hxSecret +
 			`","message":"` + strings.Repeat("m", 195) + hxSecret + `"}]}`
-		err := &client.ServerError{Server: "s", Method: "tools/call", RPC: client.RPCError{Code: -32042, Message: "open a URL first", Data: json.RawMessage(data)}}
+		err := &client.ServerError{Server: "s", Method: "tools/call", RPC: transport.RPCError{Code: -32042, Message: "open a URL first", Data: json.RawMessage(data)}}
 		if code := a.finish(err, nil); code != 1 {
 			t.Errorf("exit %d, want 1", code)
 		}
@@ -333,7 +334,7 @@ func TestHostileURLRequiredHintSecret(t *testing.T) {
 		a, stderr = hxApp(nil, false)
 		a.log = output.NewLog(a.s, asJSON, false)
 		data = `{"elicitations":[{"mode":"url","elicitationId":"e","url":"https://x.example/?k=` + hxSecret + `"}]}`
-		err = &client.ServerError{Server: "s", Method: "tools/call", RPC: client.RPCError{Code: -32042, Message: "open a URL first", Data: json.RawMessage(data)}}
+		err = &client.ServerError{Server: "s", Method: "tools/call", RPC: transport.RPCError{Code: -32042, Message: "open a URL first", Data: json.RawMessage(data)}}
 		a.finish(err, nil)
 		hxNoPrefix(t, fmt.Sprintf("--json=%v short", asJSON), stderr.String())
 		if !strings.Contains(stderr.String(), "open this URL, then run the command again: https://x.example/?k=***") {

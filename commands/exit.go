@@ -12,6 +12,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
@@ -70,13 +71,13 @@ func classify(err error, sig os.Signal) output.ErrorReport {
 		usage    *UsageError
 		config   *client.ConfigError
 		notFound *client.NotFoundError
-		conn     *client.ConnectError
+		conn     *transport.ConnectError
 		timeout  *client.TimeoutError
 		server   *client.ServerError
 		badReply *client.BadReplyError
 		unsup    *client.UnsupportedError
 		auth     *client.AuthError
-		limit    *client.LimitError
+		limit    *transport.LimitError
 		rlimit   *render.LimitError
 		bad      *BadContentError
 		noMatch  *output.NoMatchError
@@ -201,7 +202,7 @@ const urlElicitationRequired = -32042
 
 // urlElicitations returns a hint for each URL a -32042 error asks the user
 // to visit (mcpx opens none itself).
-func urlElicitations(rpc client.RPCError) []string {
+func urlElicitations(rpc transport.RPCError) []string {
 	if rpc.Code != urlElicitationRequired || len(rpc.Data) == 0 {
 		return nil
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
 )
@@ -102,7 +103,7 @@ func Main(args []string, s *output.Streams) int {
 				// blocked where the first could not reach (reading a
 				// config file that is a terminal or a FIFO). Servers are
 				// still stopped first.
-				client.StopOrphans()
+				transport.StopOrphans()
 				os.Exit(classify(nil, first.(os.Signal)).ExitCode)
 			}
 			caught.Store(sig)
@@ -110,14 +111,14 @@ func Main(args []string, s *output.Streams) int {
 		}
 	}()
 
-	client.BecomeSubreaper()
+	transport.BecomeSubreaper()
 	cwd, _ := os.Getwd()
 	a := &app{s: s, getenv: os.Getenv, environ: os.Environ(), cwd: cwd, self: client.Self(), args: args}
 	// --json decides the error voice even when parsing fails before setup runs.
 	a.log = output.NewLog(s, wantsJSON(args), false)
 	root := a.newRoot()
 	err := root.Run(ctx, args)
-	client.StopOrphans()
+	transport.StopOrphans()
 	var sig os.Signal
 	if v := caught.Load(); v != nil {
 		sig = v.(os.Signal)

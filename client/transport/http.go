@@ -1,7 +1,7 @@
 // HTTP specifics: bounded bodies, auth challenges, the redirect policy, and
 // the SSE transport's logged endpoint failures.
 
-package client
+package transport
 
 import (
 	"bytes"
@@ -19,12 +19,16 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// limitTransport bounds every HTTP response body: a JSON body by the message
-// ceiling, an event stream by the size of each event.
-type limitTransport struct {
+// HTTP is the round tripper under mcp-go's HTTP and SSE transports. It
+// bounds every HTTP response body (a JSON body by the message ceiling, an
+// event stream by the size of each event), sends requests to the server's
+// origin only, adds the stored OAuth token, and remembers what the server
+// answered that the connection's errors need (the first POST's status,
+// the last authentication challenge).
+type HTTP struct {
 	inner http.RoundTripper
 	max   int64
-	limit *limitFlag
+	limit *Limit
 
 	// origin is the server's: no request goes anywhere else. bearer, when
 	// set, gives the stored OAuth token to send (a request that carries an
@@ -48,7 +52,55 @@ type limitTransport struct {
 	challenge  []string // its WWW-Authenticate values
 }
 
-func (t *limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+// HTTPOptions configure an HTTP round tripper.
+type HTTPOptions struct {
+	URL            string // the server's: no request goes to another origin
+	MessageCeiling int64  // largest JSON-RPC message accepted
+	Limit          *Limit // where a limit error is recorded (nil: a new one)
+	// Bearer, when set, gives the stored OAuth token to send ("" for none).
+	Bearer func() string
+	// KeepElicitations keeps the raw params of the elicitations that event
+	// streams carry (see TakeElicitation).
+	KeepElicitations bool
+	// Listen holds the standalone GET stream until OpenGate, and makes
+	// Listening report when it was answered.
+	Listen bool
+	// Inner is the round tripper underneath (nil: a clone of
+	// http.DefaultTransport).
+	Inner http.RoundTripper
+}
+
+// NewHTTP returns the round tripper for one connection.
+func NewHTTP(o HTTPOptions) *HTTP {
+	t := &HTTP{inner: o.Inner, max: o.MessageCeiling, limit: o.Limit, bearer: o.Bearer, origin: originOf(o.URL)}
+	if t.inner == nil {
+		t.inner = http.DefaultTransport.(*http.Transport).Clone()
+	}
+	if t.limit == nil {
+		t.limit = &Limit{}
+	}
+	if o.KeepElicitations {
+		t.reqs = &rawRequests{}
+	}
+	if o.Listen {
+		t.getSeen, t.getGate = make(chan struct{}), make(chan struct{})
+	}
+	return t
+}
+
+// MessageCeiling is the largest message accepted.
+func (t *HTTP) MessageCeiling() int64 { return t.max }
+
+// Listening is closed once the standalone GET stream is answered or fails;
+// nil when the stream is not held (see HTTPOptions.Listen).
+func (t *HTTP) Listening() <-chan struct{} { return t.getSeen }
+
+// TakeElicitation returns (and forgets) the raw params of the elicitation
+// request with id as an event stream carried it, nil when none was kept.
+func (t *HTTP) TakeElicitation(id mcp.RequestId) json.RawMessage { return t.reqs.take(id) }
+
+// RoundTrip sends req (see HTTP).
+func (t *HTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 	if t.origin != "" && originOf(req.URL.String()) != t.origin {
 		// An SSE endpoint event naming another scheme (https to http) or
 		// origin: headers and tokens stay with the server's own origin.
@@ -101,8 +153,8 @@ func (t *limitTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// openGate lets the standalone GET stream go out.
-func (t *limitTransport) openGate() {
+// OpenGate lets the standalone GET stream go out.
+func (t *HTTP) OpenGate() {
 	if t.getGate != nil {
 		t.gateOnce.Do(func() { close(t.getGate) })
 	}
@@ -133,21 +185,21 @@ func (b *prefixBody) Read(p []byte) (int, error) {
 
 func (b *prefixBody) Close() error { return b.rc.Close() }
 
-// authChallenge returns the last 401/403 status and the named parameter of
+// AuthChallenge returns the last 401/403 status and the named parameter of
 // its WWW-Authenticate challenge ("" when absent).
-func (t *limitTransport) authChallenge(param string) (int, string) {
+func (t *HTTP) AuthChallenge(param string) (int, string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, h := range t.challenge {
-		if v := challengeParam(h, param); v != "" {
+		if v := ChallengeParam(h, param); v != "" {
 			return t.authStatus, v
 		}
 	}
 	return t.authStatus, ""
 }
 
-// challengeParam extracts param="value" (or param=value) from a WWW-Authenticate header.
-func challengeParam(h, param string) string {
+// ChallengeParam extracts param="value" (or param=value) from a WWW-Authenticate header.
+func ChallengeParam(h, param string) string {
 	for _, part := range splitChallenge(h) {
 		k, v, ok := strings.Cut(part, "=")
 		if !ok {
@@ -180,7 +232,9 @@ func splitChallenge(h string) []string {
 	return append(parts, h[start:])
 }
 
-func (t *limitTransport) firstPostStatus() int {
+// FirstPostStatus is the HTTP status of the first POST (initialize), 0
+// before it is answered.
+func (t *HTTP) FirstPostStatus() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.initStatus
@@ -192,7 +246,7 @@ type limitBody struct {
 	events bool
 	n      int64 // bytes of the current message (event stream: since the last blank line)
 	last   byte
-	limit  *limitFlag
+	limit  *Limit
 
 	// reqs, when set, keeps the raw params of the elicitation requests the
 	// event stream carries (see rawRequests); line and data are the event
@@ -306,6 +360,29 @@ func (r *rawRequests) take(id mcp.RequestId) json.RawMessage {
 	return raw
 }
 
+// CanonicalURL is the form of a server URL that names it in the token store
+// and, when the server's metadata does not say otherwise, in the RFC 8707
+// resource parameter: scheme and host in lower case, no default port, no
+// user information, no fragment, no trailing slash.
+func CanonicalURL(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("%q is not an http(s) URL", raw)
+	}
+	u.Scheme = strings.ToLower(u.Scheme)
+	u.Host = strings.ToLower(u.Host)
+	if p := u.Port(); (u.Scheme == "http" && p == "80") || (u.Scheme == "https" && p == "443") {
+		u.Host = u.Hostname()
+		if strings.Contains(u.Host, ":") {
+			u.Host = "[" + u.Host + "]"
+		}
+	}
+	u.User, u.Fragment, u.RawFragment = nil, "", ""
+	u.Path = strings.TrimSuffix(u.Path, "/")
+	u.RawPath = strings.TrimSuffix(u.RawPath, "/")
+	return u.String(), nil
+}
+
 // originOf is scheme://host[:port] of an http(s) URL in its canonical form
 // (see CanonicalURL: lower case, no default port); "" when it is not one.
 func originOf(raw string) string {
@@ -317,10 +394,10 @@ func originOf(raw string) string {
 	return u.Scheme + "://" + u.Host
 }
 
-// sameOrigin is the redirect policy: a redirect is followed only to the same
+// SameOrigin is the redirect policy: a redirect is followed only to the same
 // scheme, host and port, so configured headers (secrets) never travel to
 // another origin or over a downgraded connection.
-func sameOrigin(req *http.Request, via []*http.Request) error {
+func SameOrigin(req *http.Request, via []*http.Request) error {
 	if len(via) >= 10 {
 		return fmt.Errorf("stopped after 10 redirects")
 	}
@@ -331,9 +408,14 @@ func sameOrigin(req *http.Request, via []*http.Request) error {
 	return nil
 }
 
-// fatalLogHandler passes mcp-go's log records on, and turns the SSE
-// transport's complaints about its endpoint (which it only logs, leaving the
-// connection to wait for its deadline) into a failed connection.
+// SSELogHandler passes mcp-go's log records on to inner, and turns the SSE
+// transport's complaints about its endpoint (which it only logs, leaving
+// the connection to wait for its deadline) into a call of fatal, which
+// fails the connection.
+func SSELogHandler(inner slog.Handler, fatal func(string)) slog.Handler {
+	return &fatalLogHandler{inner: inner, fatal: fatal}
+}
+
 type fatalLogHandler struct {
 	inner slog.Handler
 	fatal func(string)

@@ -1,4 +1,4 @@
-package client
+package transport
 
 import (
 	"bufio"
@@ -20,18 +20,15 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/mark3labs/mcp-go/client/transport"
+	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// peer is the server end of a stdioTransport over two io.Pipes, with the
-// transport wrapped in the tap (which keeps the set of ids in flight) as
-// Connect wraps it.
+// peer is the server end of a Stdio over two io.Pipes.
 type peer struct {
 	t     *testing.T
-	tr    *stdioTransport
-	wrap  transport.Interface
-	limit *limitFlag
+	tr    *Stdio
+	limit *Limit
 	out   *io.PipeWriter // the server's stdout
 	in    *bufio.Reader  // the server's stdin
 }
@@ -40,13 +37,9 @@ func newPeer(t *testing.T, max int64) *peer {
 	t.Helper()
 	stdoutR, stdoutW := io.Pipe()
 	stdinR, stdinW := io.Pipe()
-	ids := &inflight{}
-	lf := &limitFlag{}
-	fr := newFramer(stdoutR, max, lf, nil)
-	fr.inflight = ids
-	tr := newStdioTransport(fr, stdinW, nil)
-	wrap, _ := wrapTap(tr, ids, nil)
-	p := &peer{t: t, tr: tr, wrap: wrap, limit: lf, out: stdoutW, in: bufio.NewReader(stdinR)}
+	lf := &Limit{}
+	tr := NewStdio(stdoutR, stdinW, StdioOptions{MessageCeiling: max, Limit: lf})
+	p := &peer{t: t, tr: tr, limit: lf, out: stdoutW, in: bufio.NewReader(stdinR)}
 	t.Cleanup(func() {
 		_ = tr.Close()
 		_ = stdoutW.Close()
@@ -57,7 +50,7 @@ func newPeer(t *testing.T, max int64) *peer {
 
 func (p *peer) start() *peer {
 	p.t.Helper()
-	if err := p.wrap.Start(context.Background()); err != nil {
+	if err := p.tr.Start(context.Background()); err != nil {
 		p.t.Fatal(err)
 	}
 	return p
@@ -88,7 +81,7 @@ func (p *peer) recv() map[string]any {
 }
 
 type reply struct {
-	resp *transport.JSONRPCResponse
+	resp *mcptransport.JSONRPCResponse
 	err  error
 }
 
@@ -96,7 +89,7 @@ type reply struct {
 func (p *peer) request(ctx context.Context, id int64, method string) <-chan reply {
 	ch := make(chan reply, 1)
 	go func() {
-		resp, err := p.wrap.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(id), Method: method})
+		resp, err := p.tr.SendRequest(ctx, mcptransport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(id), Method: method})
 		ch <- reply{resp, err}
 	}()
 	return ch
@@ -115,18 +108,15 @@ func wait(t *testing.T, ch <-chan reply) reply {
 
 func TestStdioInterfaces(t *testing.T) {
 	p := newPeer(t, 1<<20)
-	var tr transport.Interface = p.tr
-	if _, ok := tr.(transport.BidirectionalInterface); !ok {
+	var tr mcptransport.Interface = p.tr
+	if _, ok := tr.(mcptransport.BidirectionalInterface); !ok {
 		t.Error("not bidirectional: the server's requests would go unanswered")
 	}
-	if _, ok := tr.(transport.HTTPConnection); ok {
+	if _, ok := tr.(mcptransport.HTTPConnection); ok {
 		t.Error("claims HTTPConnection")
 	}
 	if _, ok := tr.(interface{ SetConnectionLostHandler(func(error)) }); ok {
 		t.Error("claims SetConnectionLostHandler")
-	}
-	if _, ok := p.wrap.(*tapBidi); !ok {
-		t.Errorf("wrapTap chose %T", p.wrap)
 	}
 	if tr.GetSessionId() != "" {
 		t.Error("a session id")
@@ -169,7 +159,7 @@ func TestStdioRequests(t *testing.T) {
 	// A notification to the server is one line.
 	sent := make(chan error, 1)
 	go func() {
-		sent <- p.wrap.SendNotification(ctx, mcp.JSONRPCNotification{JSONRPC: "2.0", Notification: mcp.Notification{Method: "notifications/initialized"}})
+		sent <- p.tr.SendNotification(ctx, mcp.JSONRPCNotification{JSONRPC: "2.0", Notification: mcp.Notification{Method: "notifications/initialized"}})
 	}()
 	if m := p.recv(); m["method"] != "notifications/initialized" || m["id"] != nil {
 		t.Errorf("notification %v", m)
@@ -187,7 +177,7 @@ func TestStdioConcurrentWrites(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, _ = p.wrap.SendRequest(context.Background(), transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(i + 1)), Method: "m", Params: map[string]string{"p": big}})
+			_, _ = p.tr.SendRequest(context.Background(), mcptransport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(i + 1)), Method: "m", Params: map[string]string{"p": big}})
 		}()
 	}
 	for range 8 {
@@ -204,11 +194,11 @@ func TestStdioServerRequests(t *testing.T) {
 	if m := p.recv(); m["id"] != "s1" || m["error"].(map[string]any)["code"] != float64(mcp.METHOD_NOT_FOUND) {
 		t.Errorf("without a handler: %v", m)
 	}
-	p.tr.SetRequestHandler(func(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	p.tr.SetRequestHandler(func(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
 		if req.Method == "fail" {
 			return nil, errors.New("it failed")
 		}
-		return transport.NewJSONRPCResultResponse(req.ID, json.RawMessage(`{"pong":true}`)), nil
+		return mcptransport.NewJSONRPCResultResponse(req.ID, json.RawMessage(`{"pong":true}`)), nil
 	})
 	p.send(`{"jsonrpc":"2.0","id":7,"method":"ping"}`)
 	if m := p.recv(); m["id"] != 7.0 || m["result"].(map[string]any)["pong"] != true {
@@ -251,13 +241,13 @@ func TestStdioEOF(t *testing.T) {
 		t.Errorf("an answer before EOF: %v", r.err)
 	}
 	r := wait(t, b)
-	if !errors.Is(r.err, transport.ErrTransportClosed) || !isTransportFailure(r.err) {
+	if !errors.Is(r.err, mcptransport.ErrTransportClosed) {
 		t.Errorf("in flight at EOF: %v", r.err)
 	}
-	if _, err := p.wrap.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(3)), Method: "c"}); !errors.Is(err, transport.ErrTransportClosed) {
+	if _, err := p.tr.SendRequest(ctx, mcptransport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(3)), Method: "c"}); !errors.Is(err, mcptransport.ErrTransportClosed) {
 		t.Errorf("after EOF: %v", err)
 	}
-	if err := p.wrap.SendNotification(ctx, mcp.JSONRPCNotification{}); !errors.Is(err, transport.ErrTransportClosed) {
+	if err := p.tr.SendNotification(ctx, mcp.JSONRPCNotification{}); !errors.Is(err, mcptransport.ErrTransportClosed) {
 		t.Errorf("notification after EOF: %v", err)
 	}
 }
@@ -266,16 +256,16 @@ func TestStdioClose(t *testing.T) {
 	p := newPeer(t, 1<<20).start()
 	a := p.request(context.Background(), 1, "a")
 	p.recv()
-	if err := p.wrap.Close(); err != nil {
+	if err := p.tr.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if r := wait(t, a); !errors.Is(r.err, transport.ErrTransportClosed) {
+	if r := wait(t, a); !errors.Is(r.err, mcptransport.ErrTransportClosed) {
 		t.Errorf("in flight at Close: %v", r.err)
 	}
 	if _, err := p.in.ReadByte(); err != io.EOF {
 		t.Errorf("stdin not closed: %v", err)
 	}
-	if err := p.wrap.Close(); err != nil {
+	if err := p.tr.Close(); err != nil {
 		t.Errorf("a second Close: %v", err)
 	}
 }
@@ -296,18 +286,18 @@ func TestStdioCancel(t *testing.T) {
 	if r := wait(t, b); r.err != nil || string(r.resp.Result) != `{"n":2}` {
 		t.Fatalf("after a cancel: %+v", r)
 	}
-	if v := p.limit.violation(); v != "" {
+	if v := p.limit.Violation(); v != "" {
 		t.Errorf("violation %q", v)
 	}
 	// A context ended already sends nothing.
-	if _, err := p.wrap.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(3)), Method: "x"}); !errors.Is(err, context.Canceled) {
+	if _, err := p.tr.SendRequest(ctx, mcptransport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(3)), Method: "x"}); !errors.Is(err, context.Canceled) {
 		t.Errorf("ended ctx: %v", err)
 	}
 }
 
 // TestStdioFraming: what the server writes that is not a message is
 // skipped; what breaks the framing or the ceiling fails what is in flight
-// at once, and classify says so as before.
+// at once, and is recorded in the connection's Limit.
 func TestStdioFraming(t *testing.T) {
 	p := newPeer(t, 1<<20)
 	var skipped []string
@@ -323,18 +313,17 @@ func TestStdioFraming(t *testing.T) {
 		t.Errorf("skipped %q", skipped)
 	}
 
-	c := &Conn{T: &Target{Name: "s"}, lost: newLost()}
 	for _, tc := range []struct{ name, line, want string }{
 		{"batch", `[{"jsonrpc":"2.0","id":1,"result":{}}]`,
-			`the server sent a JSON-RPC batch, which MCP does not allow since 2025-06-18: [{"jsonrpc":"2.0","id":1,"result":{}}] (during tools/list); the connection is closed`},
+			`the server sent a JSON-RPC batch, which MCP does not allow since 2025-06-18: [{"jsonrpc":"2.0","id":1,"result":{}}]`},
 		{"bad json", `{"jsonrpc":"2.0","id":1,"result":{"x"`,
-			`the server sent a line that is not valid JSON-RPC (unexpected end of JSON input): {"jsonrpc":"2.0","id":1,"result":{"x" (during tools/list); the connection is closed`},
+			`the server sent a line that is not valid JSON-RPC (unexpected end of JSON input): {"jsonrpc":"2.0","id":1,"result":{"x"`},
 		{"wrong id", `{"jsonrpc":"2.0","id":987654,"result":{}}`,
-			`the server answered request id 987654, which mcpx never sent (or which was already answered) (during tools/list); the connection is closed`},
+			`the server answered request id 987654, which mcpx never sent (or which was already answered)`},
 		{"string id", `{"jsonrpc":"2.0","id":"1","result":{}}`,
-			`the server answered request id "1", which mcpx never sent (or which was already answered) (during tools/list); the connection is closed`},
+			`the server answered request id "1", which mcpx never sent (or which was already answered)`},
 		{"no id", `{"jsonrpc":"2.0","result":{}}`,
-			`the server sent a message with neither method nor id: {"jsonrpc":"2.0","result":{}} (during tools/list); the connection is closed`},
+			`the server sent a message with neither method nor id: {"jsonrpc":"2.0","result":{}}`},
 		{"ceiling", `{"jsonrpc":"2.0","id":1,"result":"` + strings.Repeat("x", 2<<20) + `"}`,
 			`the server sent a JSON-RPC message too large to accept: over the message ceiling of 1 MiB (1048576 bytes)`},
 	} {
@@ -344,12 +333,15 @@ func TestStdioFraming(t *testing.T) {
 			p.recv()
 			go func() { _, _ = io.WriteString(p.out, tc.line+"\n") }() // the ceiling is not read to the end
 			r := wait(t, a)
-			if !errors.Is(r.err, transport.ErrTransportClosed) {
+			if !errors.Is(r.err, mcptransport.ErrTransportClosed) {
 				t.Fatalf("err %v", r.err)
 			}
-			c.limit = p.limit
-			if got := c.classify(context.Background(), "tools/list", transport.NewError(r.err)); got.Error() != tc.want && got.Error() != `server "s": `+tc.want {
-				t.Errorf("classified as %T %q", got, got)
+			got := p.limit.Violation()
+			if le := p.limit.Get(); le != nil {
+				got = le.Error()
+			}
+			if got != tc.want {
+				t.Errorf("recorded %q", got)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package client
+package transport
 
 import (
 	"bufio"
@@ -19,12 +19,12 @@ import (
 // Stop timings of CONTRACT §2: close stdin, wait, SIGTERM the group, wait, SIGKILL.
 const (
 	stopGrace = 100 * time.Millisecond
-	stopTerm  = 1 * time.Second
+	StopTerm  = 1 * time.Second
 )
 
-// process is a stdio server: its own process group, its pipes, and the tail
+// Process is a stdio server: its own process group, its pipes, and the tail
 // of what it wrote on stderr.
-type process struct {
+type Process struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stdout *watchedPipe
@@ -41,9 +41,9 @@ type process struct {
 	firstSkip string // the first line on stdout that was not a JSON-RPC message
 }
 
-// skipped records a line on stdout that was not a JSON-RPC message; the
+// Skipped records a line on stdout that was not a JSON-RPC message; the
 // first one is kept, for the hint of a server that then never answers.
-func (p *process) skipped(line string) {
+func (p *Process) Skipped(line string) {
 	p.skipMu.Lock()
 	defer p.skipMu.Unlock()
 	if p.firstSkip == "" {
@@ -51,8 +51,8 @@ func (p *process) skipped(line string) {
 	}
 }
 
-// firstSkipped is the first line skipped on stdout ("" when none).
-func (p *process) firstSkipped() string {
+// FirstSkipped is the first line skipped on stdout ("" when none).
+func (p *Process) FirstSkipped() string {
 	p.skipMu.Lock()
 	defer p.skipMu.Unlock()
 	return p.firstSkip
@@ -112,7 +112,7 @@ const (
 	deathMax   = time.Second
 )
 
-// watchDeath calls dead with the leader's exit status once the leader has
+// WatchDeath calls dead with the leader's exit status once the leader has
 // exited, nothing is left of its process group, and its stdout, though not
 // ended, has nothing more to give: the reader waits for data and none has
 // come for deathGrace (what the server wrote before exiting has been
@@ -121,7 +121,7 @@ const (
 // (A group member still running may be the server itself, put in the
 // background by a wrapper that exited.) When stdout ends instead, the
 // transport sees it and fails what is in flight itself.
-func (p *process) watchDeath(dead func(status string)) {
+func (p *Process) WatchDeath(dead func(status string)) {
 	select {
 	case <-p.exited:
 	case <-p.stopped:
@@ -144,7 +144,7 @@ func (p *process) watchDeath(dead func(status string)) {
 			last, since = n, time.Now()
 		}
 		if waiting && (time.Since(since) >= deathGrace || time.Since(start) >= deathMax) && !p.groupAlive() {
-			dead(p.exitStatus())
+			dead(p.ExitStatus())
 			return
 		}
 	}
@@ -174,21 +174,33 @@ func lookPath(command string, env []string) (string, error) {
 	return "", &exec.Error{Name: command, Err: exec.ErrNotFound}
 }
 
-func startProcess(t *Target, onStderr func(string)) (*process, error) {
-	path, err := lookPath(t.Command, t.Env)
+// Command is a stdio server's command line, as its config entry resolved
+// it.
+type Command struct {
+	Path  string   // the command, looked up in Env's PATH when it has no slash
+	Argv0 string   // when set, argv[0] for the child (else Path)
+	Args  []string // the arguments after argv[0]
+	Env   []string // the child's whole environment
+	Dir   string   // its working directory ("": mcpx's)
+}
+
+// StartProcess starts a stdio server in a session of its own; onStderr,
+// when set, gets each line it writes on stderr.
+func StartProcess(c Command, onStderr func(string)) (*Process, error) {
+	path, err := lookPath(c.Path, c.Env)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(path, t.Args...)
-	cmd.Args[0] = t.Command
-	if t.Argv0 != "" {
-		cmd.Args[0] = t.Argv0
+	cmd := exec.Command(path, c.Args...)
+	cmd.Args[0] = c.Path
+	if c.Argv0 != "" {
+		cmd.Args[0] = c.Argv0
 	}
-	cmd.Env = t.Env
+	cmd.Env = c.Env
 	if cmd.Env == nil {
 		cmd.Env = []string{}
 	}
-	cmd.Dir = t.Dir
+	cmd.Dir = c.Dir
 	// A session of its own (so a process group of its own, as CONTRACT §2
 	// asks): with no controlling terminal the server cannot open /dev/tty
 	// and write to the user's terminal around mcpx's escaping (nor read it).
@@ -219,7 +231,7 @@ func startProcess(t *Target, onStderr func(string)) (*process, error) {
 		stderr.Close()
 		return nil, err
 	}
-	p := &process{cmd: cmd, stdin: stdin, stdout: &watchedPipe{f: stdout}, tail: newTailBuffer(64 << 10),
+	p := &Process{cmd: cmd, stdin: stdin, stdout: &watchedPipe{f: stdout}, tail: newTailBuffer(64 << 10),
 		exited: make(chan struct{}), stderrDone: make(chan struct{}), stopped: make(chan struct{})}
 	p.stderr = &watchedPipe{f: stderr}
 	go func() {
@@ -246,10 +258,23 @@ func startProcess(t *Target, onStderr func(string)) (*process, error) {
 	return p, nil
 }
 
+// Stdout is the server's stdout.
+func (p *Process) Stdout() io.Reader { return p.stdout }
+
+// Stdin is the server's stdin.
+func (p *Process) Stdin() io.WriteCloser { return p.stdin }
+
+// Exited is closed when the leader has exited (and been reaped).
+func (p *Process) Exited() <-chan struct{} { return p.exited }
+
+// Stderr returns the last n lines the server wrote on stderr, as it wrote
+// them.
+func (p *Process) Stderr(n int) []string { return p.tail.Lines(n) }
+
 // groupAlive reports whether any process of the server's group still exists.
 // Once the leader is reaped, exited descendants (which mcpx, as their
 // subreaper, now parents) are reaped first, so zombies do not count.
-func (p *process) groupAlive() bool {
+func (p *Process) groupAlive() bool {
 	select {
 	case <-p.exited:
 	default:
@@ -259,7 +284,7 @@ func (p *process) groupAlive() bool {
 	return syscall.Kill(-p.cmd.Process.Pid, 0) == nil
 }
 
-func (p *process) waitGroup(d time.Duration) bool {
+func (p *Process) waitGroup(d time.Duration) bool {
 	deadline := time.Now().Add(d)
 	for {
 		if !p.groupAlive() {
@@ -280,17 +305,17 @@ func (p *process) waitGroup(d time.Duration) bool {
 	}
 }
 
-// stop ends the server as CONTRACT §2 says: close its stdin, wait at most
+// Stop ends the server as CONTRACT §2 says: close its stdin, wait at most
 // 100 ms, SIGTERM the group, wait at most 1 s, then SIGKILL.
-func (p *process) stop() {
+func (p *Process) Stop() {
 	p.stopOnce.Do(func() {
 		_ = p.stdin.Close()
 		pgid := p.cmd.Process.Pid
 		if !p.waitGroup(stopGrace) {
 			_ = syscall.Kill(-pgid, syscall.SIGTERM)
-			if !p.waitGroup(stopTerm) {
+			if !p.waitGroup(StopTerm) {
 				_ = syscall.Kill(-pgid, syscall.SIGKILL)
-				p.waitGroup(stopTerm)
+				p.waitGroup(StopTerm)
 			}
 		}
 		// The stderr pipe closes when the last writer exits; a process that
@@ -316,8 +341,8 @@ func (p *process) stop() {
 	})
 }
 
-// exitStatus describes how the leader ended, or "" while it runs.
-func (p *process) exitStatus() string {
+// ExitStatus describes how the leader ended, or "" while it runs.
+func (p *Process) ExitStatus() string {
 	select {
 	case <-p.exited:
 	default:

@@ -1,4 +1,4 @@
-package client
+package transport
 
 import (
 	"bufio"
@@ -28,15 +28,16 @@ func (e *LimitError) Error() string {
 	return fmt.Sprintf("%s: over the %s of %s", e.Msg, e.Limit, text.HumanBytes(e.Value))
 }
 
-// limitFlag records the first limit error of a connection, so that whatever
-// error mcp-go reports afterwards can be classified as exit 8.
-type limitFlag struct {
+// Limit records the first limit error of a connection, so that whatever
+// error mcp-go reports afterwards can be classified as exit 8, and the
+// first framing violation (exit 3).
+type Limit struct {
 	mu  sync.Mutex
 	err *LimitError
 	bad string // a protocol framing violation (exit 3)
 }
 
-func (f *limitFlag) set(e *LimitError) {
+func (f *Limit) set(e *LimitError) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err == nil {
@@ -44,13 +45,14 @@ func (f *limitFlag) set(e *LimitError) {
 	}
 }
 
-func (f *limitFlag) get() *LimitError {
+// Get is the first limit error, nil when none.
+func (f *Limit) Get() *LimitError {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.err
 }
 
-func (f *limitFlag) setViolation(msg string) {
+func (f *Limit) setViolation(msg string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.bad == "" {
@@ -58,18 +60,19 @@ func (f *limitFlag) setViolation(msg string) {
 	}
 }
 
-func (f *limitFlag) violation() string {
+// Violation is the first framing violation, "" when none.
+func (f *Limit) Violation() string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.bad
 }
 
-// ProtocolError is a server that broke the JSON-RPC framing: a line that
+// protocolError is a server that broke the JSON-RPC framing: a line that
 // looks like a message but does not parse, or a response to an id mcpx
 // never sent.
-type ProtocolError struct{ Msg string }
+type protocolError struct{ Msg string }
 
-func (e *ProtocolError) Error() string { return e.Msg }
+func (e *protocolError) Error() string { return e.Msg }
 
 // inflight is the set of request ids awaiting a response (as JSON text).
 // The framer takes an id out as it reads the response, before the response
@@ -115,13 +118,14 @@ func (f *inflight) answer(id string) bool {
 // its own, never over the message ceiling; it is then judged, in the same
 // pass that locates its members (see envelope). Lines that are not
 // JSON-RPC messages are skipped and reported to onSkip; a line that breaks
-// the framing ends the stream with a ProtocolError, and a line over the
-// ceiling with a LimitError (both also recorded in limit, for classify).
+// the framing ends the stream with a protocolError, and a line over the
+// ceiling with a LimitError (both also recorded in limit, for the
+// connection to classify).
 type framer struct {
 	r        *bufio.Reader
 	max      int64
 	onSkip   func(string)
-	limit    *limitFlag
+	limit    *Limit
 	inflight *inflight // when set, responses must answer an id in it
 	mask     func(string) string
 	maskIn   func(before, text, after string) string // see Options.MaskIn
@@ -129,7 +133,7 @@ type framer struct {
 	err      error                                   // sticky: what ended the stream
 }
 
-func newFramer(r io.Reader, max int64, limit *limitFlag, onSkip func(string)) *framer {
+func newFramer(r io.Reader, max int64, limit *Limit, onSkip func(string)) *framer {
 	return &framer{r: bufio.NewReaderSize(r, 64<<10), max: max, limit: limit, onSkip: onSkip}
 }
 
@@ -282,7 +286,7 @@ func (f *framer) next() ([]byte, envelope, error) {
 		}
 		if msg != "" {
 			f.limit.setViolation(msg)
-			f.err = &ProtocolError{Msg: msg}
+			f.err = &protocolError{Msg: msg}
 			return nil, envelope{}, f.err
 		}
 		if skip {

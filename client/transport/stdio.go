@@ -1,4 +1,4 @@
-package client
+package transport
 
 import (
 	"bytes"
@@ -15,32 +15,31 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client/transport"
+	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// stdioTransport is mcpx's transport to a stdio server, in place of mcp-go's
+// Stdio is mcpx's transport to a stdio server, in place of mcp-go's
 // transport.NewIO. It behaves as that one does (one JSON line per message,
 // responses matched to requests by id, server requests and notifications
 // handed to mcp-go's handlers, every request in flight failed with
-// transport.ErrTransportClosed when stdout ends), but it reads stdout
-// through the framer: each line exists in memory once, and the result of a
-// response is a sub-slice of its line, never a copy. mcp-go's reader holds
-// a big line several times over (a string, two []byte conversions, and a
-// copy of the result).
+// ErrTransportClosed when stdout ends), but it reads stdout through the
+// framer: each line exists in memory once, and the result of a response
+// is a sub-slice of its line, never a copy. mcp-go's reader holds a big
+// line several times over (a string, two []byte conversions, and a copy
+// of the result).
 //
 // It implements exactly the interfaces mcp-go's stdio transport does and
-// mcp-go's client type-asserts on: transport.Interface and
-// transport.BidirectionalInterface (so that the server's requests, such as
-// ping, are answered). Not transport.HTTPConnection: claiming it would make
-// mcp-go skip notifications/cancelled and treat the connection as HTTP.
-// Not SetConnectionLostHandler either: the end of stdout already fails what
-// is in flight, and classify learns why from the process.
+// mcp-go's client type-asserts on: Interface and BidirectionalInterface
+// (so that the server's requests, such as ping, are answered). Not
+// HTTPConnection: claiming it would make mcp-go skip notifications/cancelled
+// and treat the connection as HTTP. Not SetConnectionLostHandler either: the end of stdout already fails what
+// is in flight, and the connection learns why from the process.
 //
 // The process (its pipes, its stop sequence) belongs to process.go: Close
 // closes stdin, as mcp-go's does, and stops reading at the next chunk; the
 // read in progress ends when the process is stopped and its stdout closed.
-type stdioTransport struct {
+type Stdio struct {
 	fr     *framer
 	stdin  io.WriteCloser
 	logger *slog.Logger
@@ -49,7 +48,7 @@ type stdioTransport struct {
 	slots    chan struct{} // server requests being handled (maxServerRequests)
 
 	mu        sync.Mutex
-	responses map[string]chan *transport.JSONRPCResponse // by mcp.RequestId.String()
+	responses map[string]chan *mcptransport.JSONRPCResponse // by mcp.RequestId.String()
 
 	done      chan struct{} // closed when stdout ends or Close is called
 	closed    context.Context
@@ -60,7 +59,7 @@ type stdioTransport struct {
 
 	hmu            sync.RWMutex
 	onNotification func(mcp.JSONRPCNotification)
-	onRequest      transport.RequestHandler
+	onRequest      mcptransport.RequestHandler
 	ctx            context.Context // Start's, for the server's requests
 
 	held       atomic.Int64 // bytes of the server's requests being answered
@@ -68,16 +67,40 @@ type stdioTransport struct {
 	elicitQ    chan func() // elicitations, answered one after another in order
 }
 
-var _ transport.BidirectionalInterface = (*stdioTransport)(nil)
+var _ mcptransport.BidirectionalInterface = (*Stdio)(nil)
+
+// StdioOptions configure a Stdio.
+type StdioOptions struct {
+	MessageCeiling int64             // largest JSON-RPC message accepted
+	Limit          *Limit            // where a limit error or a framing violation is recorded (nil: a new one)
+	OnSkip         func(line string) // each line on stdout that is not a JSON-RPC message
+	// Mask and MaskIn hide secrets in the lines a message quotes (see
+	// text.MaskWindow).
+	Mask   func(string) string
+	MaskIn func(before, text, after string) string
+	Logger *slog.Logger // where the transport logs (nil: nowhere)
+}
+
+// NewStdio reads messages from a server's stdout, framed (see framer), and
+// writes to its stdin. Each response must answer a request sent and not
+// answered yet.
+func NewStdio(stdout io.Reader, stdin io.WriteCloser, o StdioOptions) *Stdio {
+	if o.Limit == nil {
+		o.Limit = &Limit{}
+	}
+	fr := newFramer(stdout, o.MessageCeiling, o.Limit, o.OnSkip)
+	fr.inflight, fr.mask, fr.maskIn = &inflight{}, o.Mask, o.MaskIn
+	return newStdioTransport(fr, stdin, o.Logger)
+}
 
 // newStdioTransport reads messages from fr and writes to stdin. It stops fr
 // when closed.
-func newStdioTransport(fr *framer, stdin io.WriteCloser, logger *slog.Logger) *stdioTransport {
+func newStdioTransport(fr *framer, stdin io.WriteCloser, logger *slog.Logger) *Stdio {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	t := &stdioTransport{fr: fr, stdin: stdin, logger: logger, ctx: context.Background(),
-		responses: map[string]chan *transport.JSONRPCResponse{}, done: make(chan struct{}),
+	t := &Stdio{fr: fr, stdin: stdin, logger: logger, ctx: context.Background(),
+		responses: map[string]chan *mcptransport.JSONRPCResponse{}, done: make(chan struct{}),
 		writeSem: make(chan struct{}, 1), slots: make(chan struct{}, maxServerRequests)}
 	t.closed, t.closeCtx = context.WithCancel(context.Background())
 	fr.stop = t.done
@@ -87,7 +110,7 @@ func newStdioTransport(fr *framer, stdin io.WriteCloser, logger *slog.Logger) *s
 // Start starts reading stdout; ctx is the one the server's requests are
 // handled with. Calling it again does nothing (mcpx's lenient initialize
 // starts a second client on the same transport).
-func (t *stdioTransport) Start(ctx context.Context) error {
+func (t *Stdio) Start(ctx context.Context) error {
 	t.startOnce.Do(func() {
 		t.hmu.Lock()
 		t.ctx = ctx
@@ -97,7 +120,7 @@ func (t *stdioTransport) Start(ctx context.Context) error {
 	return nil
 }
 
-func (t *stdioTransport) closeDone() {
+func (t *Stdio) closeDone() {
 	t.doneOnce.Do(func() {
 		close(t.done)
 		t.closeCtx()
@@ -106,7 +129,7 @@ func (t *stdioTransport) closeDone() {
 
 // Close fails whatever is in flight, stops reading and closes the server's
 // stdin. It is safe to call more than once, and concurrently.
-func (t *stdioTransport) Close() error {
+func (t *Stdio) Close() error {
 	t.closeDone()
 	var err error
 	t.stdinOnce.Do(func() {
@@ -117,16 +140,19 @@ func (t *stdioTransport) Close() error {
 	return err
 }
 
-// GetSessionId returns "": stdio has no session.
-func (t *stdioTransport) GetSessionId() string { return "" }
+// MessageCeiling is the largest message accepted.
+func (t *Stdio) MessageCeiling() int64 { return t.fr.max }
 
-func (t *stdioTransport) SetNotificationHandler(h func(mcp.JSONRPCNotification)) {
+// GetSessionId returns "": stdio has no session.
+func (t *Stdio) GetSessionId() string { return "" }
+
+func (t *Stdio) SetNotificationHandler(h func(mcp.JSONRPCNotification)) {
 	t.hmu.Lock()
 	defer t.hmu.Unlock()
 	t.onNotification = h
 }
 
-func (t *stdioTransport) SetRequestHandler(h transport.RequestHandler) {
+func (t *Stdio) SetRequestHandler(h mcptransport.RequestHandler) {
 	t.hmu.Lock()
 	defer t.hmu.Unlock()
 	t.onRequest = h
@@ -148,7 +174,7 @@ const maxServerRequestBytes = 16 << 20
 // not read its stdin fills the pipe): a request's deadline bounds its write
 // too. A line cut short that way leaves stdin unusable, and the connection
 // is failing anyway.
-func (t *stdioTransport) write(ctx context.Context, msg []byte) error {
+func (t *Stdio) write(ctx context.Context, msg []byte) error {
 	msg = append(msg, '\n')
 	select {
 	case t.writeSem <- struct{}{}:
@@ -181,7 +207,7 @@ func (t *stdioTransport) write(ctx context.Context, msg []byte) error {
 	return err
 }
 
-func (t *stdioTransport) forget(key string) {
+func (t *Stdio) forget(key string) {
 	t.mu.Lock()
 	delete(t.responses, key)
 	t.mu.Unlock()
@@ -189,11 +215,16 @@ func (t *stdioTransport) forget(key string) {
 
 // SendRequest writes req and waits for the response with its id, for the
 // end of ctx (the id is forgotten; a late answer is dropped), or for the end
-// of stdout (transport.ErrTransportClosed).
-func (t *stdioTransport) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+// of stdout (ErrTransportClosed). The id is in flight from now on, for the
+// framer's checks, even when the request is not written.
+func (t *Stdio) SendRequest(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
+	if t.fr.inflight != nil {
+		id, _ := json.Marshal(req.ID)
+		t.fr.inflight.add(string(id))
+	}
 	select {
 	case <-t.done:
-		return nil, transport.ErrTransportClosed
+		return nil, mcptransport.ErrTransportClosed
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	default:
@@ -203,7 +234,7 @@ func (t *stdioTransport) SendRequest(ctx context.Context, req transport.JSONRPCR
 		return nil, fmt.Errorf("failed to marshal request: %w", err)
 	}
 	key := req.ID.String()
-	ch := make(chan *transport.JSONRPCResponse, 1)
+	ch := make(chan *mcptransport.JSONRPCResponse, 1)
 	t.mu.Lock()
 	t.responses[key] = ch
 	t.mu.Unlock()
@@ -224,7 +255,7 @@ func (t *stdioTransport) SendRequest(ctx context.Context, req transport.JSONRPCR
 		default:
 		}
 		t.forget(key)
-		return nil, transport.ErrTransportClosed
+		return nil, mcptransport.ErrTransportClosed
 	case <-ctx.Done():
 		t.forget(key)
 		return nil, ctx.Err()
@@ -232,10 +263,10 @@ func (t *stdioTransport) SendRequest(ctx context.Context, req transport.JSONRPCR
 }
 
 // SendNotification writes n.
-func (t *stdioTransport) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
+func (t *Stdio) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
 	select {
 	case <-t.done:
-		return transport.ErrTransportClosed
+		return mcptransport.ErrTransportClosed
 	case <-ctx.Done():
 		return ctx.Err()
 	default:
@@ -256,7 +287,7 @@ func (t *stdioTransport) SendNotification(ctx context.Context, n mcp.JSONRPCNoti
 // read dispatches messages until stdout ends, breaks the framing, goes over
 // the message ceiling, or the transport is closed; then whatever is in
 // flight fails at once.
-func (t *stdioTransport) read() {
+func (t *Stdio) read() {
 	defer t.closeDone()
 	for {
 		line, env, err := t.fr.next()
@@ -278,7 +309,7 @@ func (t *stdioTransport) read() {
 // dispatch routes one message as mcp-go's stdio transport does, including
 // what it drops: a message whose jsonrpc, id or method does not decode, and
 // a response to an id no request waits for (any more).
-func (t *stdioTransport) dispatch(line []byte, env envelope) {
+func (t *Stdio) dispatch(line []byte, env envelope) {
 	var version, method string
 	var id *mcp.RequestId
 	if !decodeMember(env.jsonrpc, &version) || !decodeMember(env.id, &id) || !decodeMember(env.method, &method) {
@@ -300,7 +331,7 @@ func (t *stdioTransport) dispatch(line []byte, env envelope) {
 	if method != "" {
 		// params stay raw: an elicitation's schema keeps its field order.
 		var req struct {
-			transport.JSONRPCRequest
+			mcptransport.JSONRPCRequest
 			Params json.RawMessage `json:"params,omitempty"`
 		}
 		if json.Unmarshal(line, &req) == nil {
@@ -318,7 +349,7 @@ func (t *stdioTransport) dispatch(line []byte, env envelope) {
 	}
 	// A response. Its result stays where it is in the line: the line is
 	// this message's alone, and nothing writes to it.
-	resp := &transport.JSONRPCResponse{JSONRPC: version, Result: env.result}
+	resp := &mcptransport.JSONRPCResponse{JSONRPC: version, Result: env.result}
 	if !decodeMember(env.id, &resp.ID) || !decodeMember(env.rpcErr, &resp.Error) {
 		return
 	}
@@ -342,12 +373,12 @@ func decodeMember(raw []byte, v any) bool {
 // (in a goroutine of its own, at most maxServerRequests at once: past that
 // it waits, and so does the reader), or with "method not found" when there
 // is none.
-func (t *stdioTransport) handleRequest(req transport.JSONRPCRequest, size int64) {
+func (t *Stdio) handleRequest(req mcptransport.JSONRPCRequest, size int64) {
 	t.hmu.RLock()
 	h, ctx := t.onRequest, t.ctx
 	t.hmu.RUnlock()
 	if h == nil {
-		t.respond(ctx, transport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, "No request handler configured", nil))
+		t.respond(ctx, mcptransport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, "No request handler configured", nil))
 		return
 	}
 	select {
@@ -362,7 +393,7 @@ func (t *stdioTransport) handleRequest(req transport.JSONRPCRequest, size int64)
 	if held := t.held.Add(size); held > maxServerRequestBytes && held != size {
 		t.held.Add(-size)
 		<-t.slots
-		t.respond(ctx, transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, "too many requests at once", nil))
+		t.respond(ctx, mcptransport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, "too many requests at once", nil))
 		return
 	}
 	release := func() { t.held.Add(-size); <-t.slots }
@@ -388,14 +419,14 @@ func (t *stdioTransport) handleRequest(req transport.JSONRPCRequest, size int64)
 
 // answer runs the request handler on one request of the server's and
 // writes its answer.
-func (t *stdioTransport) answer(ctx context.Context, h transport.RequestHandler, req transport.JSONRPCRequest) {
+func (t *Stdio) answer(ctx context.Context, h mcptransport.RequestHandler, req mcptransport.JSONRPCRequest) {
 	if err := ctx.Err(); err != nil {
-		t.respond(ctx, transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, err.Error(), nil))
+		t.respond(ctx, mcptransport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, err.Error(), nil))
 		return
 	}
 	resp, err := h(ctx, req)
 	if err != nil {
-		t.respond(ctx, transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, err.Error(), nil))
+		t.respond(ctx, mcptransport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, err.Error(), nil))
 		return
 	}
 	if resp != nil {
@@ -405,7 +436,7 @@ func (t *stdioTransport) answer(ctx context.Context, h transport.RequestHandler,
 
 // respond writes the answer to a server request, giving up when the
 // transport is closed or ctx ends.
-func (t *stdioTransport) respond(ctx context.Context, resp *transport.JSONRPCResponse) {
+func (t *Stdio) respond(ctx context.Context, resp *mcptransport.JSONRPCResponse) {
 	b, err := json.Marshal(resp)
 	if err != nil {
 		t.logger.Error("Error marshaling response", "err", err)
@@ -419,7 +450,7 @@ func (t *stdioTransport) respond(ctx context.Context, resp *transport.JSONRPCRes
 	}
 }
 
-func (t *stdioTransport) isOpen() bool {
+func (t *Stdio) isOpen() bool {
 	select {
 	case <-t.done:
 		return false

@@ -1,4 +1,4 @@
-package client
+package transport
 
 import (
 	"errors"
@@ -28,7 +28,7 @@ func TestFramer(t *testing.T) {
 	long := `{"a":"` + strings.Repeat(" ", 200<<10) + `","jsonrpc":"2.0","method":"m"}` // spaces across chunks
 	in := "starting...\n{\"id\":1}\n\n   \n" + long + "\n" + strings.Repeat("y", 100<<10) + "\n{\"id\":2}"
 	var skipped []string
-	f := newFramer(strings.NewReader(in), 1<<20, &limitFlag{}, func(s string) { skipped = append(skipped, s) })
+	f := newFramer(strings.NewReader(in), 1<<20, &Limit{}, func(s string) { skipped = append(skipped, s) })
 	out, err := frameAll(f)
 	if err != nil {
 		t.Fatal(err)
@@ -46,12 +46,12 @@ func TestFramer(t *testing.T) {
 }
 
 func TestFramerLimit(t *testing.T) {
-	lf := &limitFlag{}
+	lf := &Limit{}
 	in := "{\"jsonrpc\":\"2.0\",\"method\":\"m\"}\n{\"big\":\"" + strings.Repeat("z", 5000) + "\"}\n"
 	f := newFramer(strings.NewReader(in), 4096, lf, nil)
 	out, err := frameAll(f)
 	var le *LimitError
-	if !errors.As(err, &le) || lf.get() != le {
+	if !errors.As(err, &le) || lf.Get() != le {
 		t.Fatalf("err %v", err)
 	}
 	if out != "{\"jsonrpc\":\"2.0\",\"method\":\"m\"}\n" {
@@ -61,7 +61,7 @@ func TestFramerLimit(t *testing.T) {
 		t.Errorf("message %q", le.Error())
 	}
 	// A line that is not a message counts too, and stops the stream.
-	f = newFramer(strings.NewReader(strings.Repeat("log ", 2000)+"\n{\"id\":1}\n"), 4096, &limitFlag{}, nil)
+	f = newFramer(strings.NewReader(strings.Repeat("log ", 2000)+"\n{\"id\":1}\n"), 4096, &Limit{}, nil)
 	if _, err := frameAll(f); !errors.As(err, &le) {
 		t.Errorf("a long log line: %v", err)
 	}
@@ -71,7 +71,7 @@ func TestFramerChecksLongLines(t *testing.T) {
 	long := `{"jsonrpc":"2.0","id":5,"result":{"x":"` + strings.Repeat("a", 100<<10) + `"}}`
 	ids := &inflight{}
 	ids.add("5")
-	f := newFramer(strings.NewReader(long+"\n"), 1<<20, &limitFlag{}, nil)
+	f := newFramer(strings.NewReader(long+"\n"), 1<<20, &Limit{}, nil)
 	f.inflight = ids
 	if out, err := frameAll(f); err != nil || len(out) != len(long)+1 {
 		t.Fatalf("a long valid answer: %d bytes, %v", len(out), err)
@@ -81,12 +81,12 @@ func TestFramerChecksLongLines(t *testing.T) {
 		"wrong id":    `{"jsonrpc":"2.0","id":6,"result":{"x":"` + strings.Repeat("a", 100<<10) + `"}}`,
 		"batch":       `[{"jsonrpc":"2.0","id":5,"result":{"x":"` + strings.Repeat("a", 100<<10) + `"}}]`,
 	} {
-		lf := &limitFlag{}
+		lf := &Limit{}
 		f := newFramer(strings.NewReader(line+"\n"), 1<<20, lf, nil)
 		f.inflight = ids
 		_, err := frameAll(f)
-		var pe *ProtocolError
-		if !errors.As(err, &pe) || lf.violation() != pe.Msg {
+		var pe *protocolError
+		if !errors.As(err, &pe) || lf.Violation() != pe.Msg {
 			t.Errorf("%s: err %v", name, err)
 		}
 	}
@@ -106,7 +106,7 @@ func TestFramerJudges(t *testing.T) {
 		"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"parse error\"}}\n" +
 		"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}\n" // the server's own request: any id
 	var skipped []string
-	f := newFramer(strings.NewReader(in), 1<<20, &limitFlag{}, func(s string) { skipped = append(skipped, s) })
+	f := newFramer(strings.NewReader(in), 1<<20, &Limit{}, func(s string) { skipped = append(skipped, s) })
 	f.inflight = ids
 	out, err := frameAll(f)
 	if err != nil {
@@ -145,12 +145,12 @@ func TestFramerJudges(t *testing.T) {
 		{"long quote", `{"jsonrpc":"2.0","result":"` + strings.Repeat("r", 1<<20) + `"}`,
 			`the server sent a message with neither method nor id: {"jsonrpc":"2.0","result":"` + strings.Repeat("r", 80-27) + `...`},
 	} {
-		lf := &limitFlag{}
+		lf := &Limit{}
 		f := newFramer(strings.NewReader(tc.line+"\n"), 4<<20, lf, nil)
 		f.inflight = &inflight{}
 		f.inflight.add("1")
-		var pe *ProtocolError
-		if _, err := frameAll(f); !errors.As(err, &pe) || pe.Msg != tc.msg || lf.violation() != tc.msg {
+		var pe *protocolError
+		if _, err := frameAll(f); !errors.As(err, &pe) || pe.Msg != tc.msg || lf.Violation() != tc.msg {
 			t.Errorf("%s: %v\nwant %s", tc.name, err, tc.msg)
 		}
 	}
@@ -167,13 +167,13 @@ func TestFramerDuplicateAnswer(t *testing.T) {
 	ids.add("2") // two requests in flight with one id: two answers are fine
 	in := `{"jsonrpc":"2.0","id":2,"result":{}}` + "\n" + `{"jsonrpc":"2.0","id":2,"result":{}}` + "\n" +
 		one + `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"again"}}` + "\n"
-	lf := &limitFlag{}
+	lf := &Limit{}
 	f := newFramer(strings.NewReader(in), 1<<20, lf, nil)
 	f.inflight = ids
 	out, err := frameAll(f)
 	want := "the server answered request id 1 twice"
-	var pe *ProtocolError
-	if !errors.As(err, &pe) || pe.Msg != want || lf.violation() != want {
+	var pe *protocolError
+	if !errors.As(err, &pe) || pe.Msg != want || lf.Violation() != want {
 		t.Errorf("back to back: err %v, want %s", err, want)
 	}
 	if strings.Count(out, "\n") != 2 {
@@ -183,7 +183,7 @@ func TestFramerDuplicateAnswer(t *testing.T) {
 	// the second answer comes in a read of its own
 	pr, pw := io.Pipe()
 	ids.add("1")
-	lf = &limitFlag{}
+	lf = &Limit{}
 	f = newFramer(pr, 1<<20, lf, nil)
 	f.inflight = ids
 	go func() {
@@ -194,14 +194,14 @@ func TestFramerDuplicateAnswer(t *testing.T) {
 	}()
 	out, err = frameAll(f)
 	want = "the server answered request id 1, which mcpx never sent (or which was already answered)"
-	if !errors.As(err, &pe) || pe.Msg != want || lf.violation() != want || out != one {
+	if !errors.As(err, &pe) || pe.Msg != want || lf.Violation() != want || out != one {
 		t.Errorf("later: passed %q, err %v, want %s", out, err, want)
 	}
 }
 
 func TestFramerMasks(t *testing.T) {
 	var skipped []string
-	f := newFramer(strings.NewReader("token=sekrit-value\n{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":\"sekrit-value\"}\n"), 1<<20, &limitFlag{}, func(s string) { skipped = append(skipped, s) })
+	f := newFramer(strings.NewReader("token=sekrit-value\n{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":\"sekrit-value\"}\n"), 1<<20, &Limit{}, func(s string) { skipped = append(skipped, s) })
 	f.inflight = &inflight{}
 	f.mask = func(s string) string { return strings.ReplaceAll(s, "sekrit-value", "***") }
 	_, err := frameAll(f)
@@ -245,10 +245,6 @@ func TestMaskWindowCutSecret(t *testing.T) {
 		return b.String()
 	}
 	msg := strings.Repeat(secret, 200) + " tail"
-	c := &Conn{mask: mask, maskIn: maskIn}
-	if got := c.shown(msg); strings.Contains(got, "eyJ") || strings.Contains(got, "0123") {
-		t.Errorf("shown ends %q", got[max(0, len(got)-40):])
-	}
 	f := &framer{mask: mask, maskIn: maskIn}
 	if got := f.clip([]byte(msg), 1000); strings.Contains(got, "eyJ") || strings.Contains(got, "0123") {
 		t.Errorf("clip ends %q", got[max(0, len(got)-40):])
@@ -268,18 +264,5 @@ func TestLocate(t *testing.T) {
 	}
 	if env.hasMethod() {
 		t.Error("a null method counts")
-	}
-}
-
-func TestChallengeParam(t *testing.T) {
-	h := `Bearer error="insufficient_scope", scope="files:read files:write", resource_metadata="https://x/.well-known/oauth-protected-resource"`
-	if got := challengeParam(h, "scope"); got != "files:read files:write" {
-		t.Errorf("scope %q", got)
-	}
-	if got := challengeParam(h, "error"); got != "insufficient_scope" {
-		t.Errorf("error %q", got)
-	}
-	if got := challengeParam(`Bearer realm="a,b", scope=x`, "scope"); got != "x" {
-		t.Errorf("unquoted %q", got)
 	}
 }

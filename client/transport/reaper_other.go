@@ -1,6 +1,6 @@
 //go:build !linux
 
-package client
+package transport
 
 // BecomeSubreaper is a no-op where there is no child subreaper.
 func BecomeSubreaper() {}

@@ -1,4 +1,4 @@
-package client
+package transport
 
 import (
 	"os"
@@ -20,7 +20,7 @@ func BecomeSubreaper() {
 	_, _, _ = syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0)
 }
 
-// reapGroup reaps the exited members of process group pgid that are (now)
+// reapGroup reaps the exited members of Process group pgid that are (now)
 // mcpx's children. It never blocks.
 func reapGroup(pgid int) {
 	for {
@@ -42,7 +42,7 @@ const (
 )
 
 // StopOrphans ends what is left of the servers' descendants when mcpx is
-// done: a process that left its server's group (setsid) but, mcpx being its
+// done: a Process that left its server's group (setsid) but, mcpx being its
 // subreaper, was adopted by mcpx. SIGTERM, at most 100 ms, then SIGKILL.
 // Killing an orphan can orphan its own children, which mcpx adopts only
 // then: StopOrphans looks again and ends those too, round after round
