@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
 )
 
@@ -26,7 +27,7 @@ type AuthInfo struct {
 
 // connAuth gives a connection the server's stored token.
 type connAuth struct {
-	t      *Target
+	t      *config.Target
 	o      Options
 	store  tokenStore
 	server string
@@ -42,8 +43,8 @@ type connAuth struct {
 // it when it has expired. It returns nil when tokens do not apply: a stdio
 // server, no token directory, or an Authorization header the user gave
 // (static credentials win).
-func newConnAuth(ctx context.Context, t *Target, o Options) *connAuth {
-	if t.Transport == Stdio || t.TokenDir == "" {
+func newConnAuth(ctx context.Context, t *config.Target, o Options) *connAuth {
+	if t.Transport == config.Stdio || t.TokenDir == "" {
 		return nil
 	}
 	for k := range t.Headers {

@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
 )
 
@@ -30,9 +31,9 @@ import (
 
 const caServer = "https://rs.example/mcp"
 
-func caTarget(t *testing.T) *Target {
+func caTarget(t *testing.T) *config.Target {
 	t.Helper()
-	return &Target{Name: "srv", Transport: HTTP, URL: caServer, TokenDir: filepath.Join(t.TempDir(), "state", "tokens")}
+	return &config.Target{Name: "srv", Transport: config.HTTP, URL: caServer, TokenDir: filepath.Join(t.TempDir(), "state", "tokens")}
 }
 
 // caTokenServer is a token endpoint that counts its requests.
@@ -92,14 +93,14 @@ func caStored(endpoint, access, refresh string, d time.Duration) *StoredToken {
 		AccessToken: access, TokenType: "Bearer", RefreshToken: refresh, Scope: "read write", ExpiresAt: &exp, ObtainedAt: now.Add(-2 * time.Hour)}
 }
 
-func caSave(t *testing.T, tg *Target, tok *StoredToken) {
+func caSave(t *testing.T, tg *config.Target, tok *StoredToken) {
 	t.Helper()
 	if err := (tokenStore{dir: tg.TokenDir}).save(tok); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func caLoad(t *testing.T, tg *Target) *StoredToken {
+func caLoad(t *testing.T, tg *config.Target) *StoredToken {
 	t.Helper()
 	tok, err := tokenStore{dir: tg.TokenDir}.load(caServer)
 	if err != nil {
@@ -171,7 +172,7 @@ func TestConnAuthConfiguredClient(t *testing.T) {
 	// A configured client's secret comes from the config, not the file.
 	ts := newCATokenServer(t, caAnswer(200, `{"access_token":"new"}`))
 	tg := caTarget(t)
-	tg.OAuth = &OAuthConfig{ClientID: "cid", ClientSecret: "from config"}
+	tg.OAuth = &config.OAuthConfig{ClientID: "cid", ClientSecret: "from config"}
 	old := caStored(ts.URL+"/token", "old", "r1", -time.Minute)
 	old.Registered, old.ClientSecret, old.AuthMethod = false, "stale in file", "client_secret_basic"
 	caSave(t, tg, old)
@@ -193,18 +194,18 @@ func TestConnAuthConfiguredClient(t *testing.T) {
 func TestClientFor(t *testing.T) {
 	for _, c := range []struct {
 		tok  StoredToken
-		oc   *OAuthConfig
+		oc   *config.OAuthConfig
 		want clientAuth
 	}{
-		{StoredToken{ClientID: "c", ClientSecret: "s", Registered: true, AuthMethod: "client_secret_post"}, &OAuthConfig{ClientID: "c", ClientSecret: "cfg"},
+		{StoredToken{ClientID: "c", ClientSecret: "s", Registered: true, AuthMethod: "client_secret_post"}, &config.OAuthConfig{ClientID: "c", ClientSecret: "cfg"},
 			clientAuth{"c", "s", "client_secret_post"}},
-		{StoredToken{ClientID: "c", AuthMethod: "client_secret_basic"}, &OAuthConfig{ClientID: "c", ClientSecret: "cfg"},
+		{StoredToken{ClientID: "c", AuthMethod: "client_secret_basic"}, &config.OAuthConfig{ClientID: "c", ClientSecret: "cfg"},
 			clientAuth{"c", "cfg", "client_secret_basic"}},
-		{StoredToken{ClientID: "c", AuthMethod: "client_secret_basic"}, &OAuthConfig{ClientID: "other", ClientSecret: "cfg"},
+		{StoredToken{ClientID: "c", AuthMethod: "client_secret_basic"}, &config.OAuthConfig{ClientID: "other", ClientSecret: "cfg"},
 			clientAuth{"c", "", "client_secret_basic"}},
 		{StoredToken{ClientID: "c", AuthMethod: "none"}, nil, clientAuth{"c", "", "none"}},
 	} {
-		if got := clientFor(&c.tok, &Target{OAuth: c.oc}); got != c.want {
+		if got := clientFor(&c.tok, &config.Target{OAuth: c.oc}); got != c.want {
 			t.Errorf("clientFor(%+v, %+v) = %+v, want %+v", c.tok, c.oc, got, c.want)
 		}
 	}
@@ -345,13 +346,13 @@ func TestConnAuthNotApplicable(t *testing.T) {
 	caSave(t, base, caStored("https://as.example/token", "tok", "r", time.Hour))
 	for _, c := range []struct {
 		name string
-		mod  func(*Target)
+		mod  func(*config.Target)
 	}{
-		{"Authorization header", func(t *Target) { t.Headers = map[string]string{"Authorization": "Bearer static"} }},
-		{"authorization header, any case", func(t *Target) { t.Headers = map[string]string{"X-Api": "k", "aUtHoRiZaTiOn": ""} }},
-		{"stdio", func(t *Target) { t.Transport = Stdio }},
-		{"no token directory", func(t *Target) { t.TokenDir = "" }},
-		{"not a URL", func(t *Target) { t.URL = "rs.example/mcp" }},
+		{"Authorization header", func(t *config.Target) { t.Headers = map[string]string{"Authorization": "Bearer static"} }},
+		{"authorization header, any case", func(t *config.Target) { t.Headers = map[string]string{"X-Api": "k", "aUtHoRiZaTiOn": ""} }},
+		{"stdio", func(t *config.Target) { t.Transport = config.Stdio }},
+		{"no token directory", func(t *config.Target) { t.TokenDir = "" }},
+		{"not a URL", func(t *config.Target) { t.URL = "rs.example/mcp" }},
 	} {
 		tg := *base
 		c.mod(&tg)
@@ -365,7 +366,7 @@ func TestConnAuthNotApplicable(t *testing.T) {
 	}
 	tg := *base
 	tg.Headers = map[string]string{"X-Api": "k"}
-	tg.Transport = SSE
+	tg.Transport = config.SSE
 	if a := newConnAuth(context.Background(), &tg, Options{}); a == nil || a.bearer() != "tok" {
 		t.Errorf("other headers, SSE: %+v", a)
 	}
@@ -635,16 +636,16 @@ func TestSelectScopes(t *testing.T) {
 	for _, c := range []struct {
 		name       string
 		flag       []string
-		oc         *OAuthConfig
+		oc         *config.OAuthConfig
 		challenged string
 		supported  []string
 		want       string
 	}{
-		{"flag first, order kept, deduplicated", []string{"b a", "a", " c  b "}, &OAuthConfig{Scopes: []string{"cfg"}}, "ch", []string{"sup"}, "b a c"},
+		{"flag first, order kept, deduplicated", []string{"b a", "a", " c  b "}, &config.OAuthConfig{Scopes: []string{"cfg"}}, "ch", []string{"sup"}, "b a c"},
 		{"whitespace of any kind", []string{"a\tb\nc", "d\re"}, nil, "", nil, "a b c d e"},
-		{"empty flags fall through", []string{"", " \t"}, &OAuthConfig{Scopes: []string{"x y", "x"}}, "ch", nil, "x y"},
-		{"config", nil, &OAuthConfig{Scopes: []string{"x"}}, "ch", []string{"sup"}, "x"},
-		{"the challenge", nil, &OAuthConfig{ClientID: "c"}, "p  q p", []string{"sup"}, "p q"},
+		{"empty flags fall through", []string{"", " \t"}, &config.OAuthConfig{Scopes: []string{"x y", "x"}}, "ch", nil, "x y"},
+		{"config", nil, &config.OAuthConfig{Scopes: []string{"x"}}, "ch", []string{"sup"}, "x"},
+		{"the challenge", nil, &config.OAuthConfig{ClientID: "c"}, "p  q p", []string{"sup"}, "p q"},
 		{"the metadata", nil, nil, " ", []string{"s1", "s2 s1", ""}, "s1 s2"},
 		{"none", nil, nil, "", nil, ""},
 	} {
@@ -666,7 +667,7 @@ func TestTokenOfTarget(t *testing.T) {
 		t.Errorf("stored: %v, %v", tok, err)
 	}
 	other.URL = "rs.example"
-	var ce *ConfigError
+	var ce *config.Error
 	if _, err := Token(&other); !errors.As(err, &ce) || ce.Server != "srv" || ce.Msg != `"rs.example" is not an http(s) URL` {
 		t.Errorf("bad URL: %v", err)
 	}
@@ -853,7 +854,7 @@ func caNoTokenFile(t *testing.T, dir string) {
 func TestLoginRegistered(t *testing.T) {
 	as := newCAAS(t)
 	as.methods = []string{"client_secret_post"}
-	tg := &Target{Name: "srv", Transport: HTTP, URL: as.URL + "/mcp/", TokenDir: filepath.Join(t.TempDir(), "tokens")}
+	tg := &config.Target{Name: "srv", Transport: config.HTTP, URL: as.URL + "/mcp/", TokenDir: filepath.Join(t.TempDir(), "tokens")}
 	var secrets []string
 	open, browsed, _ := caBrowser(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -948,8 +949,8 @@ func TestLoginConfiguredClient(t *testing.T) {
 	as := newCAAS(t)
 	as.tokenScope = "files:read"
 	as.iss = as.URL + "/" // the issuer, with a trailing slash
-	tg := &Target{Name: "srv", Transport: HTTP, URL: as.URL + "/mcp", TokenDir: t.TempDir(),
-		OAuth: &OAuthConfig{ClientID: "cfg:id", ClientSecret: "cfg secret", Scopes: []string{"ignored"}}}
+	tg := &config.Target{Name: "srv", Transport: config.HTTP, URL: as.URL + "/mcp", TokenDir: t.TempDir(),
+		OAuth: &config.OAuthConfig{ClientID: "cfg:id", ClientSecret: "cfg secret", Scopes: []string{"ignored"}}}
 	open, browsed, _ := caBrowser(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -980,7 +981,7 @@ func TestLoginConfiguredClient(t *testing.T) {
 	}
 }
 
-func caLoadServer(t *testing.T, tg *Target, server string) *StoredToken {
+func caLoadServer(t *testing.T, tg *config.Target, server string) *StoredToken {
 	t.Helper()
 	tok, err := tokenStore{dir: tg.TokenDir}.load(server)
 	if err != nil || tok == nil {
@@ -992,7 +993,7 @@ func caLoadServer(t *testing.T, tg *Target, server string) *StoredToken {
 func TestLoginPublicClient(t *testing.T) {
 	as := newCAAS(t)
 	as.methods = []string{"none", "client_secret_basic"}
-	tg := &Target{Name: "srv", Transport: SSE, URL: as.URL + "/mcp", TokenDir: t.TempDir()}
+	tg := &config.Target{Name: "srv", Transport: config.SSE, URL: as.URL + "/mcp", TokenDir: t.TempDir()}
 	// The SSE probe is a GET: this server answers it 404, so discovery
 	// goes by the well-known URLs.
 	open, browsed, _ := caBrowser(t, nil)
@@ -1047,7 +1048,7 @@ func TestLoginRefused(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			as := newCAAS(t)
 			c.prep(as)
-			tg := &Target{Name: "srv", Transport: HTTP, URL: as.URL + "/mcp", TokenDir: t.TempDir()}
+			tg := &config.Target{Name: "srv", Transport: config.HTTP, URL: as.URL + "/mcp", TokenDir: t.TempDir()}
 			opened := false
 			open, browsed, _ := caBrowser(t, nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -1084,7 +1085,7 @@ func TestLoginRefused(t *testing.T) {
 func TestLoginIssRequired(t *testing.T) {
 	as := newCAAS(t)
 	as.issRequired = true
-	tg := &Target{Name: "srv", Transport: HTTP, URL: as.URL + "/mcp", TokenDir: t.TempDir()}
+	tg := &config.Target{Name: "srv", Transport: config.HTTP, URL: as.URL + "/mcp", TokenDir: t.TempDir()}
 	open, browsed, _ := caBrowser(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -1100,7 +1101,7 @@ func TestLoginIssRequired(t *testing.T) {
 
 func TestLoginCallbackPaths(t *testing.T) {
 	as := newCAAS(t)
-	tg := &Target{Name: "srv", Transport: HTTP, URL: as.URL + "/mcp", TokenDir: t.TempDir()}
+	tg := &config.Target{Name: "srv", Transport: config.HTTP, URL: as.URL + "/mcp", TokenDir: t.TempDir()}
 	statuses := map[string]int{}
 	open, browsed, _ := caBrowser(t, func(authURL string) {
 		redirect := caRedirectURI(t, authURL)
@@ -1134,7 +1135,7 @@ func TestLoginCallbackPaths(t *testing.T) {
 func TestLoginSecondRedirect(t *testing.T) {
 	as := newCAAS(t)
 	as.tokenDelay = 400 * time.Millisecond
-	tg := &Target{Name: "srv", Transport: HTTP, URL: as.URL + "/mcp", TokenDir: t.TempDir()}
+	tg := &config.Target{Name: "srv", Transport: config.HTTP, URL: as.URL + "/mcp", TokenDir: t.TempDir()}
 	type hit struct {
 		status int
 		took   time.Duration
@@ -1190,7 +1191,7 @@ func TestLoginSecondRedirect(t *testing.T) {
 
 func TestLoginTimeout(t *testing.T) {
 	as := newCAAS(t)
-	tg := &Target{Name: "srv", Transport: HTTP, URL: as.URL + "/mcp", TokenDir: t.TempDir()}
+	tg := &config.Target{Name: "srv", Transport: config.HTTP, URL: as.URL + "/mcp", TokenDir: t.TempDir()}
 	var authURL string
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
@@ -1217,7 +1218,7 @@ func TestLoginTimeout(t *testing.T) {
 // the deadline, the login fails, and stores nothing.
 func TestLoginSaveLocked(t *testing.T) {
 	as := newCAAS(t)
-	tg := &Target{Name: "srv", Transport: HTTP, URL: as.URL + "/mcp", TokenDir: t.TempDir()}
+	tg := &config.Target{Name: "srv", Transport: config.HTTP, URL: as.URL + "/mcp", TokenDir: t.TempDir()}
 	unlock, err := tokenStore{dir: tg.TokenDir}.lock(context.Background(), as.URL+"/mcp")
 	if err != nil {
 		t.Fatal(err)
@@ -1243,7 +1244,7 @@ func TestLoginDiscoveryFails(t *testing.T) {
 	// No metadata anywhere.
 	f := newOAFake(t)
 	f.handle("/mcp", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(401) })
-	tg := &Target{Name: "srv", Transport: HTTP, URL: f.URL + "/mcp", TokenDir: t.TempDir()}
+	tg := &config.Target{Name: "srv", Transport: config.HTTP, URL: f.URL + "/mcp", TokenDir: t.TempDir()}
 	_, err := Login(context.Background(), tg, LoginOptions{Open: func(string) { t.Error("opened") }})
 	if msg := oaAuthMsg(t, err); !strings.HasPrefix(msg, "the server publishes no protected-resource metadata (RFC 9728) at ") {
 		t.Errorf("no metadata: %q", msg)
@@ -1258,21 +1259,21 @@ func TestLoginDiscoveryFails(t *testing.T) {
 }
 
 func TestLoginMisuse(t *testing.T) {
-	var ce *ConfigError
-	_, err := Login(context.Background(), &Target{Name: "srv", Transport: Stdio, TokenDir: t.TempDir()}, LoginOptions{})
+	var ce *config.Error
+	_, err := Login(context.Background(), &config.Target{Name: "srv", Transport: config.Stdio, TokenDir: t.TempDir()}, LoginOptions{})
 	if !errors.As(err, &ce) || ce.Msg != "login is for http and sse servers; a stdio server gets its credentials from its environment" {
 		t.Errorf("stdio: %v", err)
 	}
-	_, err = Login(context.Background(), &Target{Name: "srv", Transport: HTTP, URL: "https://rs.example/mcp"}, LoginOptions{})
+	_, err = Login(context.Background(), &config.Target{Name: "srv", Transport: config.HTTP, URL: "https://rs.example/mcp"}, LoginOptions{})
 	if msg := oaAuthMsg(t, err); msg != "no token directory: set HOME or XDG_STATE_HOME" {
 		t.Errorf("no token directory: %q", msg)
 	}
-	_, err = Login(context.Background(), &Target{Name: "srv", Transport: HTTP, URL: "rs.example", TokenDir: t.TempDir()}, LoginOptions{})
+	_, err = Login(context.Background(), &config.Target{Name: "srv", Transport: config.HTTP, URL: "rs.example", TokenDir: t.TempDir()}, LoginOptions{})
 	if !errors.As(err, &ce) || ce.Msg != `"rs.example" is not an http(s) URL` {
 		t.Errorf("bad URL: %v", err)
 	}
 	as := newCAAS(t)
-	_, err = Login(context.Background(), &Target{Name: "srv", Transport: HTTP, URL: as.URL + "/mcp", TokenDir: t.TempDir()},
+	_, err = Login(context.Background(), &config.Target{Name: "srv", Transport: config.HTTP, URL: as.URL + "/mcp", TokenDir: t.TempDir()},
 		LoginOptions{Open: func(string) { t.Error("opened") }, Listen: func() (net.Listener, error) { return nil, errors.New("boom") }})
 	if msg := oaAuthMsg(t, err); msg != "cannot listen on a loopback port for the redirect: boom" {
 		t.Errorf("listen: %q", msg)
@@ -1332,7 +1333,7 @@ func TestLogoutRevokes(t *testing.T) {
 func TestLogoutConfiguredClient(t *testing.T) {
 	rs, got := caRevoker(t, 200, ``)
 	tg := caTarget(t)
-	tg.OAuth = &OAuthConfig{ClientID: "cid", ClientSecret: "rotated"}
+	tg.OAuth = &config.OAuthConfig{ClientID: "cid", ClientSecret: "rotated"}
 	tok := caStored("https://as.example/token", "at", "", time.Hour)
 	tok.RevocationEndpoint = rs.URL + "/revoke"
 	tok.Registered, tok.AuthMethod = false, "client_secret_post"
@@ -1427,11 +1428,11 @@ func TestLogoutStates(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Stdio; a bad URL.
-	var ce *ConfigError
-	if _, err := Logout(context.Background(), &Target{Name: "srv", Transport: Stdio}, nil); !errors.As(err, &ce) || ce.Msg != "logout is for http and sse servers" {
+	var ce *config.Error
+	if _, err := Logout(context.Background(), &config.Target{Name: "srv", Transport: config.Stdio}, nil); !errors.As(err, &ce) || ce.Msg != "logout is for http and sse servers" {
 		t.Errorf("stdio: %v", err)
 	}
-	if _, err := Logout(context.Background(), &Target{Name: "srv", Transport: HTTP, URL: "x"}, nil); !errors.As(err, &ce) {
+	if _, err := Logout(context.Background(), &config.Target{Name: "srv", Transport: config.HTTP, URL: "x"}, nil); !errors.As(err, &ce) {
 		t.Errorf("bad URL: %v", err)
 	}
 	// The lock held elsewhere until the deadline: the context's error.
@@ -1450,7 +1451,7 @@ func TestLogoutStates(t *testing.T) {
 		t.Error("removed without the lock")
 	}
 	// No token directory.
-	if _, err := Logout(context.Background(), &Target{Name: "srv", Transport: HTTP, URL: caServer}, nil); oaAuthMsg(t, err) != "no token directory: set HOME or XDG_STATE_HOME" {
+	if _, err := Logout(context.Background(), &config.Target{Name: "srv", Transport: config.HTTP, URL: caServer}, nil); oaAuthMsg(t, err) != "no token directory: set HOME or XDG_STATE_HOME" {
 		t.Errorf("no token directory: %v", err)
 	}
 }
@@ -1460,7 +1461,7 @@ func TestLogoutStates(t *testing.T) {
 // noted; the login goes on waiting, and the real redirect still completes it.
 func TestLoginIgnoresWrongState(t *testing.T) {
 	as := newCAAS(t)
-	tg := &Target{Name: "srv", Transport: HTTP, URL: as.URL + "/mcp", TokenDir: t.TempDir()}
+	tg := &config.Target{Name: "srv", Transport: config.HTTP, URL: as.URL + "/mcp", TokenDir: t.TempDir()}
 	var notes []string
 	forged := make(chan int, 2)
 	open, browsed, _ := caBrowser(t, func(authURL string) {
@@ -1499,7 +1500,7 @@ func TestLoginIgnoresWrongState(t *testing.T) {
 func TestLoginWrongStateOnly(t *testing.T) {
 	as := newCAAS(t)
 	as.state = func(string) string { return "forged" }
-	tg := &Target{Name: "srv", Transport: HTTP, URL: as.URL + "/mcp", TokenDir: t.TempDir()}
+	tg := &config.Target{Name: "srv", Transport: config.HTTP, URL: as.URL + "/mcp", TokenDir: t.TempDir()}
 	open, browsed, _ := caBrowser(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
@@ -1515,10 +1516,10 @@ func TestLoginWrongStateOnly(t *testing.T) {
 
 // Token returns the stored token of a server, nil when there is none (the
 // way every command reads it).
-func Token(t *Target) (*StoredToken, error) {
+func Token(t *config.Target) (*StoredToken, error) {
 	server, err := transport.CanonicalURL(t.URL)
 	if err != nil {
-		return nil, &ConfigError{Server: t.Name, Msg: err.Error()}
+		return nil, &config.Error{Server: t.Name, Msg: err.Error()}
 	}
 	tok, err := tokenStore{dir: t.TokenDir}.load(server)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
@@ -73,7 +74,7 @@ type Capabilities struct {
 
 // Conn is one initialized connection to one server.
 type Conn struct {
-	T             *Target
+	T             *config.Target
 	Protocol      string
 	ServerName    string
 	ServerVersion string
@@ -173,7 +174,7 @@ func (c *Conn) Phase() string {
 
 // Connect starts or reaches the server, and initializes at o.ProtocolVersion.
 // ctx bounds the whole connection; on any error everything is cleaned up.
-func Connect(ctx context.Context, t *Target, o Options) (*Conn, error) {
+func Connect(ctx context.Context, t *config.Target, o Options) (*Conn, error) {
 	if o.ProtocolVersion == "" {
 		o.ProtocolVersion = DefaultProtocolVersion
 	}
@@ -205,14 +206,14 @@ func Connect(ctx context.Context, t *Target, o Options) (*Conn, error) {
 // server over SSE when its first POST got a 4xx other than 401 and 403 (the
 // specification's backwards compatibility rule: an SSE server answers 404,
 // 405, or 400 as the Go SDK's does).
-func connectFallback(ctx context.Context, t *Target, o Options, auth *connAuth) (*Conn, error) {
+func connectFallback(ctx context.Context, t *config.Target, o Options, auth *connAuth) (*Conn, error) {
 	c, err := connect(ctx, t, o, t.Transport, auth)
 	if err != nil && t.Fallback && c != nil && c.rt != nil {
 		if st := c.rt.FirstPostStatus(); sseStatus(st) && ctx.Err() == nil {
 			if o.Note != nil {
 				o.Note("%s answered HTTP %d to POST; retrying over SSE", t.URL, st)
 			}
-			c, err = connect(ctx, t, o, SSE, auth)
+			c, err = connect(ctx, t, o, config.SSE, auth)
 			var ce *transport.ConnectError
 			if errors.As(err, &ce) {
 				ce.Msg = fmt.Sprintf("over SSE (after HTTP %d to POST): %s", st, ce.Msg)
@@ -230,20 +231,20 @@ func sseStatus(st int) bool {
 
 // connect returns the half-made Conn alongside an error, so that Connect can
 // look at what HTTP said before falling back.
-func connect(ctx context.Context, t *Target, o Options, kind string, auth *connAuth) (*Conn, error) {
+func connect(ctx context.Context, t *config.Target, o Options, kind string, auth *connAuth) (*Conn, error) {
 	c := &Conn{T: t, limit: &transport.Limit{}, phase: "start", debug: o.Debug, mask: o.Mask, maskIn: o.MaskIn, lost: newLost(), kind: kind, opts: o, auth: auth}
 	lost := c.lost
 	c.hooks = &serverHooks{o: o, conn: c}
 	// The GET stream is asked for even when the 2026 era is: the tap hides
 	// the option from mcp-go's client (RequiresLegacyProtocol), and the
 	// stream opens only when the server falls back to the legacy era.
-	listen := o.Listen && kind == HTTP
+	listen := o.Listen && kind == config.HTTP
 	if ctx.Err() != nil { // interrupted or out of time already: start nothing
 		return nil, c.classify(ctx, "start", ctx.Err())
 	}
 	var tr mcptransport.Interface
 	switch kind {
-	case Stdio:
+	case config.Stdio:
 		p, err := transport.StartProcess(transport.Command{Path: t.Command, Argv0: t.Argv0, Args: t.Args, Env: t.Env, Dir: t.Dir}, o.OnStderr)
 		if err != nil {
 			return nil, c.startError(err)
@@ -260,16 +261,16 @@ func connect(ctx context.Context, t *Target, o Options, kind string, auth *connA
 		}
 		tr = transport.NewStdio(p.Stdout(), p.Stdin(), transport.StdioOptions{MessageCeiling: o.MessageCeiling, Limit: c.limit,
 			OnSkip: onSkip, Mask: o.Mask, MaskIn: o.MaskIn, Logger: o.Logger})
-	case HTTP, SSE:
+	case config.HTTP, config.SSE:
 		ho := transport.HTTPOptions{URL: t.URL, MessageCeiling: o.MessageCeiling, Limit: c.limit,
-			KeepElicitations: o.Elicit != nil && kind == HTTP, Listen: listen}
+			KeepElicitations: o.Elicit != nil && kind == config.HTTP, Listen: listen}
 		if auth != nil {
 			ho.Bearer = auth.bearer
 		}
 		c.rt = transport.NewHTTP(ho)
 		hc := &http.Client{Transport: c.rt, CheckRedirect: transport.SameOrigin}
 		var err error
-		if kind == HTTP {
+		if kind == config.HTTP {
 			opts := []mcptransport.StreamableHTTPCOption{mcptransport.WithHTTPHeaders(t.Headers),
 				mcptransport.WithHTTPBasicClient(hc), mcptransport.WithHTTPLogger(o.Logger)}
 			if listen {
@@ -297,7 +298,7 @@ func connect(ctx context.Context, t *Target, o Options, kind string, auth *connA
 			return nil, &transport.ConnectError{Server: t.Name, Phase: "start", Msg: err.Error(), Err: err}
 		}
 	default:
-		return nil, &ConfigError{Server: t.Name, Msg: fmt.Sprintf("unknown transport %q", kind)}
+		return nil, &config.Error{Server: t.Name, Msg: fmt.Sprintf("unknown transport %q", kind)}
 	}
 
 	wrapped, tapBase := wrapTap(tr, c.hooks)
@@ -692,7 +693,7 @@ const cancelTimeout = 250 * time.Millisecond
 // the session closed (CONTRACT §8). Over HTTP in the 2026-07-28 era the
 // aborted POST is the cancellation, and nothing is sent.
 func (c *Conn) cancelled(id mcp.RequestId, method string, why error) {
-	if c.tap == nil || (c.kind != Stdio && mcp.IsModernProtocol(c.Protocol)) {
+	if c.tap == nil || (c.kind != config.Stdio && mcp.IsModernProtocol(c.Protocol)) {
 		return
 	}
 	reason := "mcpx was interrupted"

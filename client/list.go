@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
 
+	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
@@ -159,7 +160,7 @@ func (c *Conn) listRaw(ctx context.Context, kind string, ceiling int64) ([]json.
 		// A streamable HTTP client of the 2026-07-28 era must leave out a
 		// tool whose x-mcp-header annotations break SEP-2243 (mcp-go
 		// drops it only from the substitute page it sees).
-		headers := kind == KindTool && c.kind == HTTP && mcp.IsModernProtocol(c.Protocol)
+		headers := kind == KindTool && c.kind == config.HTTP && mcp.IsModernProtocol(c.Protocol)
 		arr, next, ok := pageMembers(raw, spec.key)
 		if !ok {
 			return items, problems, &ListError{Kind: kind, Err: &BadReplyError{Server: c.T.Name, Method: spec.method, Msg: "returned a result that is not a JSON object"}}

@@ -17,6 +17,7 @@ import (
 	mcpclient "github.com/mark3labs/mcp-go/client"
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 
+	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
 )
 
@@ -80,7 +81,7 @@ func fakeConnVia(t *testing.T, ceiling int64, via func(mcptransport.Interface) m
 			}
 		}
 	}()
-	c := &Conn{T: &Target{Name: "s", Timeout: 5 * time.Second}, mc: mc, limit: lf, phase: "start",
+	c := &Conn{T: &config.Target{Name: "s", Timeout: 5 * time.Second}, mc: mc, limit: lf, phase: "start",
 		lost: newLost(), Caps: Capabilities{Tools: true, Resources: true, Prompts: true}}
 	t.Cleanup(func() {
 		_ = tr.Close()

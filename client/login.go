@@ -19,6 +19,7 @@ import (
 
 	mcpclient "github.com/mark3labs/mcp-go/client"
 
+	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
@@ -37,9 +38,9 @@ type LoginOptions struct {
 
 // Login runs the OAuth authorization-code flow for an http or sse server and
 // stores the tokens. ctx bounds all of it (the user's wait included).
-func Login(ctx context.Context, t *Target, o LoginOptions) (*StoredToken, error) {
-	if t.Transport == Stdio {
-		return nil, &ConfigError{Server: t.Name, Msg: "login is for http and sse servers; a stdio server gets its credentials from its environment"}
+func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken, error) {
+	if t.Transport == config.Stdio {
+		return nil, &config.Error{Server: t.Name, Msg: "login is for http and sse servers; a stdio server gets its credentials from its environment"}
 	}
 	if o.AddSecrets == nil {
 		o.AddSecrets = func(...string) {}
@@ -56,7 +57,7 @@ func Login(ctx context.Context, t *Target, o LoginOptions) (*StoredToken, error)
 	}
 	server, err := transport.CanonicalURL(t.URL)
 	if err != nil {
-		return nil, &ConfigError{Server: t.Name, Msg: err.Error()}
+		return nil, &config.Error{Server: t.Name, Msg: err.Error()}
 	}
 	if err := checkEndpoint("the server URL", t.URL, true); err != nil {
 		return nil, &AuthError{Server: t.Name, Msg: err.Error() + " (a token must not travel in clear)"}
@@ -213,7 +214,7 @@ func saveLocked(ctx context.Context, store tokenStore, tok *StoredToken) error {
 
 // selectScopes: --scope, else the config's "scopes", else the 401's scope,
 // else the protected-resource metadata's scopes_supported, else none.
-func selectScopes(flag []string, oc *OAuthConfig, challenged string, supported []string) string {
+func selectScopes(flag []string, oc *config.OAuthConfig, challenged string, supported []string) string {
 	pick := func(list []string) string {
 		var out []string
 		seen := map[string]bool{}
@@ -319,14 +320,14 @@ type LogoutResult struct {
 // Logout revokes a server's stored tokens where the authorization server
 // offers revocation, then removes them; a failed revocation is a warning,
 // and the tokens are removed all the same.
-func Logout(ctx context.Context, t *Target, mask func(string) string) (LogoutResult, error) {
+func Logout(ctx context.Context, t *config.Target, mask func(string) string) (LogoutResult, error) {
 	var r LogoutResult
-	if t.Transport == Stdio {
-		return r, &ConfigError{Server: t.Name, Msg: "logout is for http and sse servers"}
+	if t.Transport == config.Stdio {
+		return r, &config.Error{Server: t.Name, Msg: "logout is for http and sse servers"}
 	}
 	server, err := transport.CanonicalURL(t.URL)
 	if err != nil {
-		return r, &ConfigError{Server: t.Name, Msg: err.Error()}
+		return r, &config.Error{Server: t.Name, Msg: err.Error()}
 	}
 	store := tokenStore{dir: t.TokenDir}
 	unlock, err := store.lock(ctx, server)
@@ -376,7 +377,7 @@ func Logout(ctx context.Context, t *Target, mask func(string) string) (LogoutRes
 // clientFor is the client a stored token was issued to: a registered
 // client's secret is in the file; a configured client's comes from the
 // config (so a rotated secret is used at once).
-func clientFor(tok *StoredToken, t *Target) clientAuth {
+func clientFor(tok *StoredToken, t *config.Target) clientAuth {
 	ca := clientAuth{ID: tok.ClientID, Secret: tok.ClientSecret, Method: tok.AuthMethod}
 	if !tok.Registered && t.OAuth != nil && t.OAuth.ClientID == tok.ClientID {
 		ca.Secret = t.OAuth.ClientSecret

@@ -38,6 +38,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
@@ -136,10 +137,10 @@ type challenge struct {
 // probeChallenge sends the request a client starts with (an initialize POST;
 // for SSE the stream's GET) without a token, to read the server's
 // WWW-Authenticate challenge.
-func (h *oauthHTTP) probeChallenge(ctx context.Context, t *Target, protocol string) (challenge, error) {
+func (h *oauthHTTP) probeChallenge(ctx context.Context, t *config.Target, protocol string) (challenge, error) {
 	var req *http.Request
 	var err error
-	if t.Transport == SSE {
+	if t.Transport == config.SSE {
 		req, err = http.NewRequestWithContext(ctx, http.MethodGet, t.URL, nil)
 		if err == nil {
 			req.Header.Set("Accept", "text/event-stream")

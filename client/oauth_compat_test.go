@@ -21,6 +21,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpx-cli/mcpx/client/config"
 )
 
 const (
@@ -103,7 +105,7 @@ func (s *ocServer) metadata(edit func(doc map[string]any)) {
 
 // ocLogin runs Login against s's /mcp with a browser that follows the
 // authorization URL; it returns the token, the notes and the error.
-func ocLogin(t *testing.T, s *ocServer, tg *Target) (*StoredToken, []string, error) {
+func ocLogin(t *testing.T, s *ocServer, tg *config.Target) (*StoredToken, []string, error) {
 	t.Helper()
 	var notes []string
 	open, browsed, _ := caBrowser(t, nil)
@@ -127,7 +129,7 @@ func TestLegacyMetadataAtOrigin(t *testing.T) {
 	// suite's auth/2025-03-26-oauth-metadata-backcompat).
 	s := newOCServer(t, "/oauth")
 	s.metadata(nil)
-	tg := &Target{Name: "srv", Transport: HTTP, URL: s.URL + "/v1/mcp", TokenDir: t.TempDir()}
+	tg := &config.Target{Name: "srv", Transport: config.HTTP, URL: s.URL + "/v1/mcp", TokenDir: t.TempDir()}
 	s.handle("/v1/mcp", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="mcp"`)
 		w.WriteHeader(401)
@@ -173,7 +175,7 @@ func TestLegacyDefaultEndpoints(t *testing.T) {
 	// default endpoints on the origin, PKCE S256 all the same, and the
 	// stored token names the default token endpoint, which refreshes it.
 	s := newOCServer(t, "")
-	tg := &Target{Name: "srv", Transport: HTTP, URL: s.URL + "/mcp", TokenDir: t.TempDir()}
+	tg := &config.Target{Name: "srv", Transport: config.HTTP, URL: s.URL + "/mcp", TokenDir: t.TempDir()}
 	_, notes, err := ocLogin(t, s, tg)
 	if err != nil {
 		t.Fatalf("Login: %v", err)
@@ -231,8 +233,8 @@ func TestLegacyDefaultEndpointsConfiguredClient(t *testing.T) {
 	// A configured client: nothing is registered, the default token
 	// endpoint gets client_secret_basic (RFC 8414's default method).
 	s := newOCServer(t, "")
-	tg := &Target{Name: "srv", Transport: HTTP, URL: s.URL + "/mcp", TokenDir: t.TempDir(),
-		OAuth: &OAuthConfig{ClientID: "cfg", ClientSecret: "sec"}}
+	tg := &config.Target{Name: "srv", Transport: config.HTTP, URL: s.URL + "/mcp", TokenDir: t.TempDir(),
+		OAuth: &config.OAuthConfig{ClientID: "cfg", ClientSecret: "sec"}}
 	if _, _, err := ocLogin(t, s, tg); err != nil {
 		t.Fatalf("Login: %v", err)
 	}
@@ -372,7 +374,7 @@ func TestLegacyRefused(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			s := newOCServer(t, "")
 			c.prep(s)
-			tg := &Target{Name: "srv", Transport: HTTP, URL: s.URL + "/mcp", TokenDir: t.TempDir()}
+			tg := &config.Target{Name: "srv", Transport: config.HTTP, URL: s.URL + "/mcp", TokenDir: t.TempDir()}
 			tok, notes, err := ocLogin(t, s, tg)
 			if tok != nil {
 				t.Errorf("Login = %+v", tok)
@@ -399,7 +401,7 @@ func TestLegacyPlainHTTPOrigin(t *testing.T) {
 	// Login refuses a plain-http server on a host that is not loopback
 	// before anything is sent; legacyAuthServer refuses such an origin on
 	// its own too.
-	tg := &Target{Name: "srv", Transport: HTTP, URL: "http://mcp.example/v1/mcp", TokenDir: t.TempDir()}
+	tg := &config.Target{Name: "srv", Transport: config.HTTP, URL: "http://mcp.example/v1/mcp", TokenDir: t.TempDir()}
 	_, err := Login(context.Background(), tg, LoginOptions{})
 	if msg, want := oaAuthMsg(t, err), "the server URL http://mcp.example/v1/mcp is plain http on a host that is not loopback; OAuth needs https (a token must not travel in clear)"; msg != want {
 		t.Errorf("Login:\n got %q\nwant %q", msg, want)

@@ -8,13 +8,12 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
-)
 
-// Hardening found by an adversarial review: each test names the attack.
+	"github.com/mcpx-cli/mcpx/client/config"
+)
 
 // A token answer with a scope that could forge output lines, or tokens that
 // no header can carry, is refused or cleaned before anything is stored.
@@ -54,7 +53,7 @@ func TestTokenAnswerValues(t *testing.T) {
 // Login refuses to run against a plain-http server on a host that is not
 // loopback (the token would travel in clear), before sending anything.
 func TestLoginPlainHTTP(t *testing.T) {
-	tg := &Target{Name: "srv", Transport: HTTP, URL: "http://192.0.2.1/mcp", TokenDir: t.TempDir()}
+	tg := &config.Target{Name: "srv", Transport: config.HTTP, URL: "http://192.0.2.1/mcp", TokenDir: t.TempDir()}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	_, err := Login(ctx, tg, LoginOptions{})
@@ -71,7 +70,7 @@ func TestLoginPlainHTTP(t *testing.T) {
 
 // Credentials in the URL are sent by Go as Basic auth: no stored token.
 func TestConnAuthURLUserinfo(t *testing.T) {
-	tg := &Target{Name: "srv", Transport: HTTP, URL: "https://u:p@example.com/mcp", TokenDir: t.TempDir()}
+	tg := &config.Target{Name: "srv", Transport: config.HTTP, URL: "https://u:p@example.com/mcp", TokenDir: t.TempDir()}
 	if a := newConnAuth(context.Background(), tg, Options{}); a != nil {
 		t.Errorf("newConnAuth = %+v, want nil", a)
 	}
@@ -148,7 +147,7 @@ func TestStoreNotPrivate(t *testing.T) {
 	if err := s.save(tok); err != nil {
 		t.Fatal(err)
 	}
-	tg := &Target{Name: "srv", Transport: HTTP, URL: server, TokenDir: s.dir, OAuth: &OAuthConfig{ClientID: "c", ClientSecret: "s3cret"}}
+	tg := &config.Target{Name: "srv", Transport: config.HTTP, URL: server, TokenDir: s.dir, OAuth: &config.OAuthConfig{ClientID: "c", ClientSecret: "s3cret"}}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	a := newConnAuth(ctx, tg, Options{})
@@ -208,22 +207,5 @@ func TestStateDirChecked(t *testing.T) {
 		if err := os.Rename(real, link); err != nil {
 			t.Fatal(err)
 		}
-	}
-}
-
-// A client id is public (it is in every authorization URL, which
-// --no-browser users copy); the client secret is a secret.
-func TestResolveOAuthSecrets(t *testing.T) {
-	s := &Server{Name: "srv", Transport: HTTP, URL: "https://example.com/mcp", explicitType: true,
-		OAuth: &OAuthConfig{ClientID: "${CID}", ClientSecret: "${SEC}", Scopes: []string{"a"}}}
-	tg, err := Resolve(s, ResolveOptions{Getenv: func(string) string { return "" }, Environ: []string{"CID=client-1234", "SEC=secret-5678"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tg.OAuth.ClientID != "client-1234" || tg.OAuth.ClientSecret != "secret-5678" {
-		t.Errorf("OAuth = %+v", tg.OAuth)
-	}
-	if !slices.Contains(tg.Secrets, "secret-5678") || slices.Contains(tg.Secrets, "client-1234") {
-		t.Errorf("Secrets = %q", tg.Secrets)
 	}
 }

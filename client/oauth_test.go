@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
 )
 
@@ -288,7 +289,7 @@ func TestProbeChallenge(t *testing.T) {
 	}
 	h := newOAuthHTTP("srv", nil)
 	ctx := context.Background()
-	tgt := &Target{Name: "srv", Transport: HTTP, URL: f.URL + "/mcp", Headers: map[string]string{"X-Api": "k", "authorization": "Bearer static"}}
+	tgt := &config.Target{Name: "srv", Transport: config.HTTP, URL: f.URL + "/mcp", Headers: map[string]string{"X-Api": "k", "authorization": "Bearer static"}}
 
 	answer(401, `Bearer realm="x", scope="a b"`, `Bearer resource_metadata="https://rs.example/.well-known/oauth-protected-resource/mcp", scope="later"`)
 	ch, err := h.probeChallenge(ctx, tgt, "2025-06-18")
@@ -309,7 +310,7 @@ func TestProbeChallenge(t *testing.T) {
 
 	// SSE: the stream's GET.
 	answer(401, `Bearer error="invalid_token", resource_metadata="https://rs.example/prm"`)
-	ch, err = h.probeChallenge(ctx, &Target{Name: "srv", Transport: SSE, URL: f.URL + "/mcp"}, "2025-06-18")
+	ch, err = h.probeChallenge(ctx, &config.Target{Name: "srv", Transport: config.SSE, URL: f.URL + "/mcp"}, "2025-06-18")
 	if want := (challenge{status: 401, resourceMetadata: "https://rs.example/prm"}); err != nil || ch != want {
 		t.Errorf("SSE challenge = %+v, %v; want %+v", ch, err, want)
 	}
@@ -334,7 +335,7 @@ func TestProbeChallenge(t *testing.T) {
 	// Unreachable; cancelled.
 	dead := httptest.NewServer(http.NotFoundHandler())
 	dead.Close()
-	_, err = h.probeChallenge(ctx, &Target{Name: "srv", Transport: HTTP, URL: dead.URL}, "x")
+	_, err = h.probeChallenge(ctx, &config.Target{Name: "srv", Transport: config.HTTP, URL: dead.URL}, "x")
 	var ce *transport.ConnectError
 	if !errors.As(err, &ce) || ce.Phase != "login" || !strings.HasPrefix(ce.Msg, "cannot reach the server: ") {
 		t.Errorf("unreachable: %v", err)
@@ -682,7 +683,7 @@ func TestDiscoverBadServer(t *testing.T) {
 	if msg := oaAuthMsg(t, err); as != nil || msg != `"not a URL" is not a URL` {
 		t.Errorf("discover = %v, %q", as, msg)
 	}
-	_, err = newOAuthHTTP("srv", nil).probeChallenge(context.Background(), &Target{Name: "srv", Transport: HTTP, URL: "http://[::1"}, "x")
+	_, err = newOAuthHTTP("srv", nil).probeChallenge(context.Background(), &config.Target{Name: "srv", Transport: config.HTTP, URL: "http://[::1"}, "x")
 	if msg := oaAuthMsg(t, err); !strings.HasPrefix(msg, "bad server URL: ") {
 		t.Errorf("probe: %q", msg)
 	}

@@ -12,12 +12,13 @@ import (
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 func testConn(mask func(string) string) *Conn {
-	return &Conn{T: &Target{Name: "srv"}, limit: &transport.Limit{}, lost: newLost(), mask: mask}
+	return &Conn{T: &config.Target{Name: "srv"}, limit: &transport.Limit{}, lost: newLost(), mask: mask}
 }
 
 // TestServerErrorBounded: a server's error message is shown as one line of
@@ -113,7 +114,7 @@ func TestShownCutSecret(t *testing.T) {
 // TestStdioFramingClassified: what breaks the framing or the ceiling of a
 // stdio server fails what is in flight, and classify says so.
 func TestStdioFramingClassified(t *testing.T) {
-	c := &Conn{T: &Target{Name: "s"}, lost: newLost()}
+	c := &Conn{T: &config.Target{Name: "s"}, lost: newLost()}
 	for _, tc := range []struct{ name, line, want string }{
 		{"batch", `[{"jsonrpc":"2.0","id":1,"result":{}}]`,
 			`the server sent a JSON-RPC batch, which MCP does not allow since 2025-06-18: [{"jsonrpc":"2.0","id":1,"result":{}}] (during tools/list); the connection is closed`},

@@ -30,6 +30,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
 
+	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -139,7 +140,7 @@ func (h *serverHooks) refuse(id mcp.RequestId, msg string) *mcptransport.JSONRPC
 // nothing is offered over it.
 func (h *serverHooks) capabilities(kind string) mcp.ClientCapabilities {
 	var caps mcp.ClientCapabilities
-	if kind == SSE {
+	if kind == config.SSE {
 		return caps
 	}
 	if h.o.Elicit != nil {
@@ -157,7 +158,7 @@ func (h *serverHooks) capabilities(kind string) mcp.ClientCapabilities {
 // era's input requests (none over SSE: mcp-go would declare them).
 func (h *serverHooks) clientOptions(kind string) []mcpclient.ClientOption {
 	var opts []mcpclient.ClientOption
-	if kind == SSE {
+	if kind == config.SSE {
 		return nil
 	}
 	if h.o.Elicit != nil {

@@ -26,6 +26,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
 
+	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
 )
 
@@ -80,12 +81,12 @@ func hxConn(t *testing.T, o Options) (*Conn, *hxPeer) {
 	}
 	lf := &transport.Limit{}
 	tr := transport.NewStdio(stdoutR, stdinW, transport.StdioOptions{MessageCeiling: 64 << 20, Limit: lf})
-	c := &Conn{T: &Target{Name: "s", Timeout: 5 * time.Second}, limit: lf, phase: "start", lost: newLost(),
-		kind: Stdio, Protocol: "2025-11-25", debug: o.Debug, mask: o.Mask, Caps: Capabilities{Tools: true, Resources: true, Prompts: true}}
+	c := &Conn{T: &config.Target{Name: "s", Timeout: 5 * time.Second}, limit: lf, phase: "start", lost: newLost(),
+		kind: config.Stdio, Protocol: "2025-11-25", debug: o.Debug, mask: o.Mask, Caps: Capabilities{Tools: true, Resources: true, Prompts: true}}
 	c.hooks = &serverHooks{o: o, conn: c}
 	wrapped, base := wrapTap(tr, c.hooks)
 	c.tap = base
-	c.mc = mcpclient.NewClient(wrapped, append(c.hooks.clientOptions(Stdio), mcpclient.WithSession())...)
+	c.mc = mcpclient.NewClient(wrapped, append(c.hooks.clientOptions(config.Stdio), mcpclient.WithSession())...)
 	c.mc.OnNotification(c.hooks.notification)
 	if err := c.mc.Start(context.Background()); err != nil {
 		t.Fatal(err)

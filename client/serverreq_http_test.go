@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx-cli/mcpx/client/config"
 )
 
 // TestHTTPElicitationFieldOrder: over streamable HTTP, an elicitation's
@@ -65,7 +67,7 @@ func TestHTTPElicitationFieldOrder(t *testing.T) {
 	}}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := Connect(ctx, &Target{Name: "order", Transport: HTTP, URL: srv.URL + "/mcp", Timeout: 10 * time.Second}, o)
+	c, err := Connect(ctx, &config.Target{Name: "order", Transport: config.HTTP, URL: srv.URL + "/mcp", Timeout: 10 * time.Second}, o)
 	if err != nil {
 		t.Fatal(err)
 	}

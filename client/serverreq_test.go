@@ -21,6 +21,7 @@ import (
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
 )
 
@@ -53,7 +54,7 @@ func (n *srNotes) all() []string {
 func srHooks(o Options) (*serverHooks, *srNotes) {
 	n := &srNotes{}
 	o.Note, o.Debug = n.note, n.debug
-	c := &Conn{T: &Target{Name: "s"}, lost: newLost(), mask: o.Mask, debug: o.Debug}
+	c := &Conn{T: &config.Target{Name: "s"}, lost: newLost(), mask: o.Mask, debug: o.Debug}
 	c.hooks = &serverHooks{o: o, conn: c}
 	return c.hooks, n
 }
@@ -331,11 +332,11 @@ func TestCapabilities(t *testing.T) {
 		o    Options
 		want string
 	}{
-		{Stdio, Options{}, `{}`},
-		{Stdio, Options{Elicit: elicit}, `{"elicitation":{"form":{},"url":{}}}`},
-		{Stdio, Options{Roots: []Root{}}, `{"roots":{}}`},
-		{HTTP, Options{Elicit: elicit, Roots: []Root{{URI: "file:///"}}}, `{"roots":{},"elicitation":{"form":{},"url":{}}}`},
-		{SSE, Options{Elicit: elicit, Roots: []Root{{URI: "file:///"}}}, `{}`},
+		{config.Stdio, Options{}, `{}`},
+		{config.Stdio, Options{Elicit: elicit}, `{"elicitation":{"form":{},"url":{}}}`},
+		{config.Stdio, Options{Roots: []Root{}}, `{"roots":{}}`},
+		{config.HTTP, Options{Elicit: elicit, Roots: []Root{{URI: "file:///"}}}, `{"roots":{},"elicitation":{"form":{},"url":{}}}`},
+		{config.SSE, Options{Elicit: elicit, Roots: []Root{{URI: "file:///"}}}, `{}`},
 	} {
 		h, _ := srHooks(tc.o)
 		if got := srJSON(t, h.capabilities(tc.kind)); got != tc.want {
@@ -734,24 +735,24 @@ func TestConnCancelledDirect(t *testing.T) {
 		why            error
 		want           string // "" when nothing is sent
 	}{
-		{Stdio, "2025-11-25", mcp.NewRequestId(int64(7)), context.Canceled,
+		{config.Stdio, "2025-11-25", mcp.NewRequestId(int64(7)), context.Canceled,
 			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":"mcpx was interrupted","requestId":7}}`},
-		{Stdio, "2025-11-25", mcp.NewRequestId("abc"), context.DeadlineExceeded,
+		{config.Stdio, "2025-11-25", mcp.NewRequestId("abc"), context.DeadlineExceeded,
 			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":"mcpx timed out","requestId":"abc"}}`},
-		{Stdio, "2025-11-25", mcp.NewRequestId(int64(8)), fmt.Errorf("wrapped: %w", context.DeadlineExceeded),
+		{config.Stdio, "2025-11-25", mcp.NewRequestId(int64(8)), fmt.Errorf("wrapped: %w", context.DeadlineExceeded),
 			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":"mcpx timed out","requestId":8}}`},
-		{Stdio, "2026-07-28", mcp.NewRequestId(int64(9)), context.DeadlineExceeded,
+		{config.Stdio, "2026-07-28", mcp.NewRequestId(int64(9)), context.DeadlineExceeded,
 			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":"mcpx timed out","requestId":9}}`},
-		{HTTP, "2025-06-18", mcp.NewRequestId(int64(10)), context.Canceled,
+		{config.HTTP, "2025-06-18", mcp.NewRequestId(int64(10)), context.Canceled,
 			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":"mcpx was interrupted","requestId":10}}`},
-		{SSE, "2024-11-05", mcp.NewRequestId(int64(11)), context.Canceled,
+		{config.SSE, "2024-11-05", mcp.NewRequestId(int64(11)), context.Canceled,
 			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":"mcpx was interrupted","requestId":11}}`},
-		{HTTP, "2026-07-28", mcp.NewRequestId(int64(12)), context.Canceled, ``},
+		{config.HTTP, "2026-07-28", mcp.NewRequestId(int64(12)), context.Canceled, ``},
 	} {
 		inner := &srInner{}
 		_, base := wrapTap(inner, nil)
 		var debug []string
-		c := &Conn{T: &Target{Name: "s"}, tap: base, kind: tc.kind, Protocol: tc.protocol,
+		c := &Conn{T: &config.Target{Name: "s"}, tap: base, kind: tc.kind, Protocol: tc.protocol,
 			debug: func(f string, a ...any) { debug = append(debug, fmt.Sprintf(f, a...)) }}
 		c.cancelled(tc.id, "tools/call", tc.why)
 		got := strings.Join(inner.notifications(), "\n")
@@ -766,7 +767,7 @@ func TestConnCancelledDirect(t *testing.T) {
 			t.Errorf("%s %s: debug %q, want %q", tc.kind, tc.protocol, debug, wantDebug)
 		}
 	}
-	(&Conn{T: &Target{Name: "s"}}).cancelled(mcp.NewRequestId(int64(1)), "x", context.Canceled) // no tap: nothing, no panic
+	(&Conn{T: &config.Target{Name: "s"}}).cancelled(mcp.NewRequestId(int64(1)), "x", context.Canceled) // no tap: nothing, no panic
 }
 
 // srServer is the server end of a Conn over two io.Pipes: lines is what
@@ -817,12 +818,12 @@ func srConn(t *testing.T, o Options, protocol string) (*Conn, *srServer) {
 	stdinR, stdinW := io.Pipe()
 	lf := &transport.Limit{}
 	tr := transport.NewStdio(stdoutR, stdinW, transport.StdioOptions{MessageCeiling: 1 << 20, Limit: lf})
-	c := &Conn{T: &Target{Name: "s", Timeout: 5 * time.Second}, limit: lf, phase: "start", lost: newLost(),
-		kind: Stdio, Protocol: protocol, debug: o.Debug, mask: o.Mask, Caps: Capabilities{Tools: true, Resources: true, Prompts: true}}
+	c := &Conn{T: &config.Target{Name: "s", Timeout: 5 * time.Second}, limit: lf, phase: "start", lost: newLost(),
+		kind: config.Stdio, Protocol: protocol, debug: o.Debug, mask: o.Mask, Caps: Capabilities{Tools: true, Resources: true, Prompts: true}}
 	c.hooks = &serverHooks{o: o, conn: c}
 	wrapped, base := wrapTap(tr, c.hooks)
 	c.tap = base
-	c.mc = mcpclient.NewClient(wrapped, append(c.hooks.clientOptions(Stdio), mcpclient.WithSession())...)
+	c.mc = mcpclient.NewClient(wrapped, append(c.hooks.clientOptions(config.Stdio), mcpclient.WithSession())...)
 	c.mc.OnNotification(c.hooks.notification)
 	if err := c.mc.Start(context.Background()); err != nil {
 		t.Fatal(err)
@@ -1052,10 +1053,10 @@ func TestClientOptions(t *testing.T) {
 		o    Options
 		want int
 	}{
-		{Stdio, Options{}, 0},
-		{Stdio, Options{Elicit: elicit}, 1},
-		{HTTP, Options{Elicit: elicit, Roots: []Root{}}, 2},
-		{SSE, Options{Elicit: elicit, Roots: []Root{}}, 0},
+		{config.Stdio, Options{}, 0},
+		{config.Stdio, Options{Elicit: elicit}, 1},
+		{config.HTTP, Options{Elicit: elicit, Roots: []Root{}}, 2},
+		{config.SSE, Options{Elicit: elicit, Roots: []Root{}}, 0},
 	} {
 		h, _ := srHooks(tc.o)
 		if got := len(h.clientOptions(tc.kind)); got != tc.want {
@@ -1185,10 +1186,10 @@ func TestAwaitListen(t *testing.T) {
 		c.awaitListen(ctx)
 		return time.Since(start)
 	}
-	if d := quick(&Conn{T: &Target{Name: "s"}}, context.Background()); d > 100*time.Millisecond {
+	if d := quick(&Conn{T: &config.Target{Name: "s"}}, context.Background()); d > 100*time.Millisecond {
 		t.Errorf("no HTTP: waited %s", d)
 	}
-	if d := quick(&Conn{T: &Target{Name: "s"}, rt: transport.NewHTTP(transport.HTTPOptions{})}, context.Background()); d > 100*time.Millisecond {
+	if d := quick(&Conn{T: &config.Target{Name: "s"}, rt: transport.NewHTTP(transport.HTTPOptions{})}, context.Background()); d > 100*time.Millisecond {
 		t.Errorf("no stream: waited %s", d)
 	}
 	// A stream answered (here, failed): no wait.
@@ -1199,13 +1200,13 @@ func TestAwaitListen(t *testing.T) {
 	if _, err := rt.RoundTrip(req); err == nil {
 		t.Fatal("the GET did not fail")
 	}
-	if d := quick(&Conn{T: &Target{Name: "s"}, rt: rt}, context.Background()); d > 100*time.Millisecond {
+	if d := quick(&Conn{T: &config.Target{Name: "s"}, rt: rt}, context.Background()); d > 100*time.Millisecond {
 		t.Errorf("answered: waited %s", d)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
 	var debug []string
-	c := &Conn{T: &Target{Name: "s"}, rt: transport.NewHTTP(transport.HTTPOptions{Listen: true}), debug: func(f string, a ...any) { debug = append(debug, fmt.Sprintf(f, a...)) }}
+	c := &Conn{T: &config.Target{Name: "s"}, rt: transport.NewHTTP(transport.HTTPOptions{Listen: true}), debug: func(f string, a ...any) { debug = append(debug, fmt.Sprintf(f, a...)) }}
 	if d := quick(c, ctx); d < 20*time.Millisecond || d > 500*time.Millisecond {
 		t.Errorf("context ended: waited %s", d)
 	}

@@ -83,7 +83,7 @@ func TestTokenDirEnv(t *testing.T) {
 		{"rel", "home", ""},
 		{"", "home/u", ""},
 	} {
-		got := TokenDir(env("XDG_STATE_HOME", c.xdg, "HOME", c.home))
+		got := TokenDir(func(k string) string { return map[string]string{"XDG_STATE_HOME": c.xdg, "HOME": c.home}[k] })
 		if got != c.want {
 			t.Errorf("TokenDir(XDG_STATE_HOME=%q HOME=%q) = %q, want %q", c.xdg, c.home, got, c.want)
 		}

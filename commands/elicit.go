@@ -24,6 +24,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/render"
 )
@@ -609,12 +610,12 @@ func (a *app) askLine(ctx context.Context, question string) (string, error) {
 // roots are the directories offered to t as roots: --root (which replaces
 // the server's list), else the server's "roots", else none: the current
 // directory is never offered unasked (see REQUESTS FROM SERVERS in mcpx(1)).
-func (a *app) roots(t *client.Target) ([]client.Root, error) {
+func (a *app) roots(t *config.Target) ([]client.Root, error) {
 	if len(a.g.roots) == 0 {
 		var roots []client.Root
 		for i, d := range t.Roots {
 			bad := func(why string) error {
-				return &client.ConfigError{Server: t.Name, Msg: fmt.Sprintf("roots[%d] %s: %s", i, d, why)}
+				return &config.Error{Server: t.Name, Msg: fmt.Sprintf("roots[%d] %s: %s", i, d, why)}
 			}
 			if st, err := os.Stat(d); err != nil || !st.IsDir() {
 				return nil, bad("not a directory")

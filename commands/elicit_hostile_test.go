@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/output"
 )
@@ -351,7 +352,7 @@ func TestHostileURLRequiredHintSecret(t *testing.T) {
 func TestHostileEmptyRoot(t *testing.T) {
 	a, _ := hxApp(nil, false)
 	a.cwd, a.g.roots = t.TempDir(), []string{""}
-	roots, err := a.roots(&client.Target{Name: "s"})
+	roots, err := a.roots(&config.Target{Name: "s"})
 	var ue *UsageError
 	if !errors.As(err, &ue) {
 		t.Errorf("--root '': roots %+v, error %v; want a usage error", roots, err)
@@ -372,7 +373,7 @@ func TestHostileRootPaths(t *testing.T) {
 	}
 	a, _ := hxApp(nil, false)
 	a.cwd, a.g.roots = dir, []string{"link", "bad\xff", "p%#?;x", "sub///", "./sub/../sub", "a b\nc"}
-	roots, err := a.roots(&client.Target{Name: "s"})
+	roots, err := a.roots(&config.Target{Name: "s"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/output"
@@ -69,8 +70,8 @@ func classify(err error, sig os.Signal) output.ErrorReport {
 	r := output.ErrorReport{Message: err.Error(), Details: map[string]any{}}
 	var (
 		usage    *UsageError
-		config   *client.ConfigError
-		notFound *client.NotFoundError
+		cfgErr   *config.Error
+		notFound *config.NotFoundError
 		conn     *transport.ConnectError
 		timeout  *client.TimeoutError
 		server   *client.ServerError
@@ -95,13 +96,13 @@ func classify(err error, sig os.Signal) output.ErrorReport {
 		for k, v := range usage.Details {
 			r.Details[k] = v
 		}
-	case errors.As(err, &config):
+	case errors.As(err, &cfgErr):
 		r.Code, r.ExitCode = "usage", exitUsage
-		if config.Var != "" {
-			r.Details["variable"] = config.Var
+		if cfgErr.Var != "" {
+			r.Details["variable"] = cfgErr.Var
 		}
-		if config.Server != "" {
-			r.Details["server"] = config.Server
+		if cfgErr.Server != "" {
+			r.Details["server"] = cfgErr.Server
 		}
 	case errors.As(err, &notFound):
 		r.Code, r.ExitCode, r.Hints = "not_found", exitNotFound, notFound.Hints

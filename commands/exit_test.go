@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/output"
 )
@@ -20,10 +21,10 @@ func TestClassify(t *testing.T) {
 		name string
 	}{
 		{&UsageError{Msg: "x"}, 0, 2, "usage"},
-		{&client.ConfigError{Msg: "x"}, 0, 2, "usage"},
+		{&config.Error{Msg: "x"}, 0, 2, "usage"},
 		{&AmbiguousError{ID: "x", Candidates: []string{"tool:x", "prompt:x"}}, 0, 2, "usage"},
 		{&transport.ConnectError{Msg: "x"}, 0, 3, "connection"},
-		{fmt.Errorf("wrapped: %w", &client.NotFoundError{What: "server"}), 0, 4, "not_found"},
+		{fmt.Errorf("wrapped: %w", &config.NotFoundError{What: "server"}), 0, 4, "not_found"},
 		{&client.UnsupportedError{What: "prompts"}, 0, 5, "unsupported"},
 		{&client.AuthError{Status: 401}, 0, 6, "auth"},
 		{&client.TimeoutError{Phase: "initialize"}, 0, 7, "timeout"},

@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/client/config"
 )
 
 // loginTimeout is login's own bound when --timeout is not given: the user
@@ -54,7 +55,7 @@ func (a *app) login(ctx context.Context, arg string, o *loginOptions) error {
 	if err != nil {
 		return err
 	}
-	if t.Transport == client.Stdio {
+	if t.Transport == config.Stdio {
 		return usagef("server %q is a stdio server: login is for http and sse servers", t.Name)
 	}
 	bound := loginTimeout
@@ -168,7 +169,7 @@ func (a *app) logout(ctx context.Context, arg string) error {
 	if err != nil {
 		return err
 	}
-	if t.Transport == client.Stdio {
+	if t.Transport == config.Stdio {
 		return usagef("server %q is a stdio server: logout is for http and sse servers", t.Name)
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.Timeout)

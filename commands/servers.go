@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/client/config"
 )
 
 type serversOptions struct{ Probe bool }
@@ -79,17 +80,17 @@ func (a *app) servers(ctx context.Context, o *serversOptions) error {
 	if err != nil {
 		return err
 	}
-	servers := make([]*client.Server, 0, len(cfg.Servers)+1)
+	servers := make([]*config.Server, 0, len(cfg.Servers)+1)
 	names := cfg.Names()
-	if _, ok := cfg.Servers[client.DemoName]; !ok {
-		names = append(names, client.DemoName)
+	if _, ok := cfg.Servers[config.DemoName]; !ok {
+		names = append(names, config.DemoName)
 		sort.Strings(names)
 	}
 	for _, n := range names {
 		if s, ok := cfg.Servers[n]; ok {
 			servers = append(servers, s)
 		} else {
-			servers = append(servers, client.Demo(a.self))
+			servers = append(servers, config.Demo(a.self))
 		}
 	}
 	entries := make([]serverEntry, len(servers))
@@ -121,7 +122,7 @@ func (a *app) servers(ctx context.Context, o *serversOptions) error {
 	return a.s.WriteTable(header, rows)
 }
 
-func (a *app) probe(ctx context.Context, s *client.Server) *probe {
+func (a *app) probe(ctx context.Context, s *config.Server) *probe {
 	fail := func(err error) *probe {
 		msg := classify(err, nil).Message
 		p := &probe{Error: &msg}
@@ -138,8 +139,8 @@ func (a *app) probe(ctx context.Context, s *client.Server) *probe {
 		return p
 	}
 	conn, cctx, done, err := a.openServer(ctx, s)
-	var config *client.ConfigError
-	if errors.As(err, &config) {
+	var cfgErr *config.Error
+	if errors.As(err, &cfgErr) {
 		a.log.Warnf("%v", err)
 	}
 	if err != nil {

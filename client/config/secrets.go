@@ -1,4 +1,4 @@
-package client
+package config
 
 import (
 	"encoding/base64"
@@ -41,7 +41,7 @@ var describingWords = map[string]bool{
 	"FORMAT": true, "VERSION": true, "LEVEL": true,
 }
 
-// IsSecretName reports whether a name (an environment variable, a config
+// isSecretName reports whether a name (an environment variable, a config
 // env entry, a URL query parameter) says that its value is a secret. The
 // name is split into parts at '_', '-', '.' and other punctuation, at
 // camelCase boundaries (apiKey, APIKey) and between letters and digits;
@@ -54,7 +54,7 @@ var describingWords = map[string]bool{
 // So API_KEY, apiKey, GITHUB_PAT, ACCESS_TOKEN, DB_PASSWORD, SESSION_ID
 // and X_AUTH are secret names; PATH, KEYBOARD, AUTHOR, MCP_LOG_LEVEL,
 // NODE_ENV, PORT, DEBUG and HOME are not.
-func IsSecretName(name string) bool {
+func isSecretName(name string) bool {
 	parts := nameParts(name)
 	if len(parts) == 0 || len(parts) > 1 && describingWords[parts[len(parts)-1]] {
 		return false
@@ -75,14 +75,14 @@ func IsSecretName(name string) bool {
 // secretParam reports whether a URL query parameter carries a credential:
 // a secret name, or a signature (sig, X-Amz-Signature).
 func secretParam(name string) bool {
-	if IsSecretName(name) {
+	if isSecretName(name) {
 		return true
 	}
 	parts := nameParts(name)
 	return len(parts) > 0 && (parts[len(parts)-1] == "SIG" || parts[len(parts)-1] == "SIGNATURE")
 }
 
-// nameParts splits a name into upper-cased parts (see IsSecretName).
+// nameParts splits a name into upper-cased parts (see isSecretName).
 func nameParts(name string) []string {
 	var parts []string
 	start := -1
@@ -199,11 +199,11 @@ func escapedPassword(u *url.URL) (string, bool) {
 	return pw, ok
 }
 
-// DisplayURL is a configured URL as mcpx shows it (servers, completion):
+// displayURL is a configured URL as mcpx shows it (servers, completion):
 // unexpanded, with a literal password, a username-only token and the
 // values of credential-like query parameters shown as ***. A part that is
 // only ${VAR} references stays as written: it reveals nothing.
-func DisplayURL(raw string) string {
+func displayURL(raw string) string {
 	scheme, rest, ok := strings.Cut(raw, "://")
 	if !ok {
 		return raw

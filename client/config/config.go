@@ -1,9 +1,4 @@
-// Package client knows how to find, start and talk to MCP servers: config
-// files, transports, the initialize handshake, capabilities, paginated
-// listing and the catalog. It performs one MCP operation per call and
-// returns typed values and typed errors; it never formats anything for
-// people and knows nothing about flags or terminals.
-package client
+package config
 
 import (
 	"bytes"
@@ -28,8 +23,8 @@ const (
 	SSE   = "sse"
 )
 
-// SourceBuiltin is the source of the built-in demo server.
-const SourceBuiltin = "builtin"
+// sourceBuiltin is the source of the built-in demo server.
+const sourceBuiltin = "builtin"
 
 // DemoName is the name of the built-in demo server.
 const DemoName = "demo"
@@ -62,7 +57,7 @@ type Server struct {
 // Target returns the server's target as configured, unexpanded: the command
 // line or the URL. It never contains a secret that came from the
 // environment, and a URL shows a literal password or token as *** (see
-// DisplayURL).
+// displayURL).
 func (s *Server) Target() string {
 	if s.Transport == Stdio || (s.Transport == "" && s.Command != "") {
 		parts := append([]string{s.Command}, s.Args...)
@@ -74,7 +69,7 @@ func (s *Server) Target() string {
 		}
 		return strings.Join(parts, " ")
 	}
-	return DisplayURL(s.URL)
+	return displayURL(s.URL)
 }
 
 // shellQuote quotes a word of a configured command line for display; ${VAR}
@@ -163,14 +158,14 @@ func Load(o LoadOptions) (*Config, error) {
 	return cfg, nil
 }
 
-// ConfigError is a problem with a config file or a server entry (exit 2).
-type ConfigError struct {
+// Error is a problem with a config file or a server entry (exit 2).
+type Error struct {
 	Server string // "" for a whole-file problem
 	Msg    string
 	Var    string // the unset variable, when that is the problem
 }
 
-func (e *ConfigError) Error() string {
+func (e *Error) Error() string {
 	if e.Server != "" {
 		return fmt.Sprintf("server %q: %s", e.Server, e.Msg)
 	}
@@ -228,16 +223,16 @@ func readFile(path string, mustExist bool) (*configFile, error) {
 		if !mustExist && errors.Is(err, os.ErrNotExist) {
 			return nil, nil
 		}
-		return nil, &ConfigError{Msg: fmt.Sprintf("cannot read config file: %v", err)}
+		return nil, &Error{Msg: fmt.Sprintf("cannot read config file: %v", err)}
 	}
 	var raw rawFile
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if len(bytes.TrimSpace(data)) == 0 {
 		// An empty file configures nothing (--config /dev/null).
 	} else if err := dec.Decode(&raw); err != nil {
-		return nil, &ConfigError{Msg: fmt.Sprintf("config file %s: %s", abs, jsonErrorAt(data, err))}
+		return nil, &Error{Msg: fmt.Sprintf("config file %s: %s", abs, jsonErrorAt(data, err))}
 	} else if _, err := dec.Token(); err != io.EOF {
-		return nil, &ConfigError{Msg: fmt.Sprintf("config file %s: %s", abs, jsonErrorAt(data, fmt.Errorf("text after the JSON object")))}
+		return nil, &Error{Msg: fmt.Sprintf("config file %s: %s", abs, jsonErrorAt(data, fmt.Errorf("text after the JSON object")))}
 	}
 	f := &configFile{path: abs, dir: filepath.Dir(abs), trustedProjects: raw.TrustedProjects}
 	workspace := f.dir
@@ -325,9 +320,9 @@ func parseEntry(name string, data json.RawMessage) *Server {
 			if te.Field == "roots" && te.Type.Kind() == reflect.String {
 				what = `each entry of "roots"`
 			}
-			s.err = &ConfigError{Server: name, Msg: fmt.Sprintf("%s must be %s, not %s", what, jsonWord(te.Type), te.Value)}
+			s.err = &Error{Server: name, Msg: fmt.Sprintf("%s must be %s, not %s", what, jsonWord(te.Type), te.Value)}
 		} else {
-			s.err = &ConfigError{Server: name, Msg: "entry must be a JSON object"}
+			s.err = &Error{Server: name, Msg: "entry must be a JSON object"}
 		}
 		return s
 	}
@@ -341,7 +336,7 @@ func parseEntry(name string, data json.RawMessage) *Server {
 	s.URL, s.Headers, s.InheritEnv, s.OAuth, s.Roots = str(e.URL), e.Headers, e.InheritEnv, e.OAuth, e.Roots
 	s.Secrets = e.Secrets
 	fail := func(format string, args ...any) *Server {
-		s.err = &ConfigError{Server: name, Msg: fmt.Sprintf(format, args...)}
+		s.err = &Error{Server: name, Msg: fmt.Sprintf(format, args...)}
 		return s
 	}
 	if e.Type != nil {

@@ -1,4 +1,4 @@
-package client
+package config
 
 import (
 	"encoding/base64"
@@ -20,12 +20,12 @@ func TestIsSecretName(t *testing.T) {
 		"AUTH_URL", "SESSION_TIMEOUT", "PRIVATE_KEY_PATH", "TOKEN_TYPE", "AUTH_ENABLED", "OAUTH_CLIENT_ID", "", "_",
 		"MCPX_FIXTURE_PIDFILE", "MCPX_WS", "PATTERN", "SPATIAL", "K", "H"}
 	for _, n := range secret {
-		if !IsSecretName(n) {
+		if !isSecretName(n) {
 			t.Errorf("%q is not a secret name (parts %q)", n, nameParts(n))
 		}
 	}
 	for _, n := range ordinary {
-		if IsSecretName(n) {
+		if isSecretName(n) {
 			t.Errorf("%q is a secret name (parts %q)", n, nameParts(n))
 		}
 	}
@@ -73,8 +73,8 @@ func TestDisplayURL(t *testing.T) {
 		"http://h/p@th?mode=info":                            "http://h/p@th?mode=info",
 		"not a url":                                          "not a url",
 	} {
-		if got := DisplayURL(in); got != want {
-			t.Errorf("DisplayURL(%q) = %q, want %q", in, got, want)
+		if got := displayURL(in); got != want {
+			t.Errorf("displayURL(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

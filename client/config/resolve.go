@@ -1,4 +1,4 @@
-package client
+package config
 
 import (
 	"fmt"
@@ -61,7 +61,7 @@ func IsURL(s string) bool {
 // small deterministic MCP server over stdio.
 func Demo(self string) *Server {
 	return &Server{Name: DemoName, Transport: Stdio, Command: self, Args: []string{"serve-demo"},
-		Source: SourceBuiltin, argv0: "mcpx"}
+		Source: sourceBuiltin, argv0: "mcpx"}
 }
 
 // NotFoundError says a server, tool, prompt, resource or catalog id does not exist (exit 4).
@@ -88,7 +88,7 @@ func (c *Config) Lookup(arg, self string) (*Server, error) {
 	if IsURL(arg) {
 		u, err := url.Parse(arg)
 		if err != nil || u.Host == "" {
-			return nil, &ConfigError{Msg: fmt.Sprintf("invalid server URL %q", arg)}
+			return nil, &Error{Msg: fmt.Sprintf("invalid server URL %q", arg)}
 		}
 		return &Server{Name: arg, Transport: HTTP, URL: arg, Source: "command line"}, nil
 	}
@@ -137,7 +137,7 @@ func (x *expander) expand(field, s string) (string, error) {
 		rest := s[i+2:]
 		j := strings.IndexByte(rest, '}')
 		if j < 0 {
-			return "", &ConfigError{Server: x.server, Msg: fmt.Sprintf("%s: unterminated \"${\" in %q", field, s)}
+			return "", &Error{Server: x.server, Msg: fmt.Sprintf("%s: unterminated \"${\" in %q", field, s)}
 		}
 		expr := rest[:j]
 		name, val, err := x.value(field, expr)
@@ -159,7 +159,7 @@ func (x *expander) value(field, expr string) (string, string, error) {
 	case expr == "workspaceFolder":
 		return "", x.workspace, nil
 	case strings.HasPrefix(expr, "input:"):
-		return "", "", &ConfigError{Server: x.server, Msg: fmt.Sprintf("%s: ${%s} asks VS Code to prompt for a value, which mcpx cannot do; use ${VAR} and set VAR in the environment", field, expr)}
+		return "", "", &Error{Server: x.server, Msg: fmt.Sprintf("%s: ${%s} asks VS Code to prompt for a value, which mcpx cannot do; use ${VAR} and set VAR in the environment", field, expr)}
 	case strings.HasPrefix(expr, "env:"):
 		expr = expr[len("env:"):]
 	}
@@ -168,14 +168,14 @@ func (x *expander) value(field, expr string) (string, string, error) {
 		name, def, hasDef = expr[:k], expr[k+2:], true
 	}
 	if !varName.MatchString(name) {
-		return "", "", &ConfigError{Server: x.server, Msg: fmt.Sprintf("%s: ${%s} is not a variable reference (want ${VAR} or ${VAR:-default})", field, expr)}
+		return "", "", &Error{Server: x.server, Msg: fmt.Sprintf("%s: ${%s} is not a variable reference (want ${VAR} or ${VAR:-default})", field, expr)}
 	}
 	v, ok := x.lookup(name)
 	if hasDef && v == "" {
 		return name, def, nil
 	}
 	if !ok {
-		return "", "", &ConfigError{Server: x.server, Var: name, Msg: fmt.Sprintf("environment variable %s is not set (used in %s)", name, field)}
+		return "", "", &Error{Server: x.server, Var: name, Msg: fmt.Sprintf("environment variable %s is not set (used in %s)", name, field)}
 	}
 	return name, v, nil
 }
@@ -249,7 +249,7 @@ func Resolve(s *Server, o ResolveOptions) (*Target, error) {
 		}
 		u, perr := url.Parse(t.URL)
 		if perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, &ConfigError{Server: s.Name, Msg: fmt.Sprintf("url %q is not an http(s) URL", s.URL)}
+			return nil, &Error{Server: s.Name, Msg: fmt.Sprintf("url %q is not an http(s) URL", s.URL)}
 		}
 		x.secrets = append(x.secrets, URLSecrets(u)...)
 		t.SpillName = u.Hostname()
@@ -293,7 +293,7 @@ func Resolve(s *Server, o ResolveOptions) (*Target, error) {
 			return nil, err
 		}
 		if v == "" {
-			return nil, &ConfigError{Server: s.Name, Msg: fmt.Sprintf("%s (%q) is empty once expanded; a root names a directory", field, r)}
+			return nil, &Error{Server: s.Name, Msg: fmt.Sprintf("%s (%q) is empty once expanded; a root names a directory", field, r)}
 		}
 		if !filepath.IsAbs(v) && s.Dir != "" {
 			v = filepath.Join(s.Dir, v)
@@ -313,10 +313,10 @@ func Resolve(s *Server, o ResolveOptions) (*Target, error) {
 }
 
 // secretName reports whether the entry's env entry or variable name marks
-// a secret: by the name rule (IsSecretName) or because the entry lists it in
+// a secret: by the name rule (isSecretName) or because the entry lists it in
 // "secrets" (compared ignoring case).
 func (s *Server) secretName(name string) bool {
-	if IsSecretName(name) {
+	if isSecretName(name) {
 		return true
 	}
 	for _, n := range s.Secrets {
@@ -344,7 +344,7 @@ func ParseHeader(h string) (string, string, error) {
 	k, v, ok := strings.Cut(h, ":")
 	k = strings.TrimSpace(k)
 	if !ok || k == "" || strings.ContainsAny(k, " \t\r\n") {
-		return "", "", &ConfigError{Msg: fmt.Sprintf("-H wants 'Name: value', got %q", maskHeader(h))}
+		return "", "", &Error{Msg: fmt.Sprintf("-H wants 'Name: value', got %q", maskHeader(h))}
 	}
 	return k, strings.TrimSpace(v), nil
 }

@@ -1,4 +1,4 @@
-package client
+package config
 
 import (
 	"errors"
@@ -59,9 +59,9 @@ func TestLoadTypesAndInference(t *testing.T) {
 	}
 	for name, want := range map[string]string{"d": "both", "e": "unknown type", "f": "duration"} {
 		_, err := Resolve(cfg.Servers[name], ResolveOptions{Getenv: env()})
-		var ce *ConfigError
+		var ce *Error
 		if !errors.As(err, &ce) || !strings.Contains(err.Error(), want) || ce.Server != name {
-			t.Errorf("%s: err %v, want a ConfigError mentioning %q", name, err, want)
+			t.Errorf("%s: err %v, want a Error mentioning %q", name, err, want)
 		}
 	}
 }
@@ -116,7 +116,7 @@ func TestExpansion(t *testing.T) {
 		}
 	}
 	_, err = Resolve(cfg.Servers["unset"], o)
-	var ce *ConfigError
+	var ce *Error
 	if !errors.As(err, &ce) || ce.Var != "NOPE" || ce.Server != "unset" {
 		t.Errorf("unset: %v", err)
 	}
@@ -189,7 +189,7 @@ func TestProjectTrust(t *testing.T) {
 
 func TestLookup(t *testing.T) {
 	cfg := &Config{Servers: map[string]*Server{"x": {Name: "x", Transport: Stdio, Command: "x"}}}
-	if s, err := cfg.Lookup("demo", "/bin/mcpx"); err != nil || s.Source != SourceBuiltin || s.Target() != "mcpx serve-demo" {
+	if s, err := cfg.Lookup("demo", "/bin/mcpx"); err != nil || s.Source != sourceBuiltin || s.Target() != "mcpx serve-demo" {
 		t.Errorf("demo: %+v %v", s, err)
 	}
 	if s, err := cfg.Lookup("https://h.example/mcp", ""); err != nil || s.Transport != HTTP {
@@ -200,7 +200,7 @@ func TestLookup(t *testing.T) {
 		t.Errorf("nope: %v", err)
 	}
 	cfg.Servers["demo"] = &Server{Name: "demo", Transport: HTTP, URL: "http://x"}
-	if s, _ := cfg.Lookup("demo", ""); s.Source == SourceBuiltin {
+	if s, _ := cfg.Lookup("demo", ""); s.Source == sourceBuiltin {
 		t.Error("a configured demo does not override the built-in one")
 	}
 }
@@ -234,5 +234,22 @@ func TestHeaderAndURLSecrets(t *testing.T) {
 	setHeader(h, "Authorization", "b")
 	if !reflect.DeepEqual(h, map[string]string{"Authorization": "b"}) {
 		t.Errorf("headers are case-insensitive: %v", h)
+	}
+}
+
+// A client id is public (it is in every authorization URL, which
+// --no-browser users copy); the client secret is a secret.
+func TestResolveOAuthSecrets(t *testing.T) {
+	s := &Server{Name: "srv", Transport: HTTP, URL: "https://example.com/mcp", explicitType: true,
+		OAuth: &OAuthConfig{ClientID: "${CID}", ClientSecret: "${SEC}", Scopes: []string{"a"}}}
+	tg, err := Resolve(s, ResolveOptions{Getenv: func(string) string { return "" }, Environ: []string{"CID=client-1234", "SEC=secret-5678"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.OAuth.ClientID != "client-1234" || tg.OAuth.ClientSecret != "secret-5678" {
+		t.Errorf("OAuth = %+v", tg.OAuth)
+	}
+	if !slices.Contains(tg.Secrets, "secret-5678") || slices.Contains(tg.Secrets, "client-1234") {
+		t.Errorf("Secrets = %q", tg.Secrets)
 	}
 }
