@@ -16,6 +16,7 @@ import (
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
@@ -104,9 +105,9 @@ func (c *Conn) inputError(ctx context.Context, method string, err error, s *sink
 	return nil
 }
 
-// authError is the AuthError of the last HTTP 401 or 403, nil when there
+// authError is the auth.Error of the last HTTP 401 or 403, nil when there
 // was none.
-func (c *Conn) authError() *AuthError {
+func (c *Conn) authError() *auth.Error {
 	if c.rt == nil {
 		return nil
 	}
@@ -116,7 +117,7 @@ func (c *Conn) authError() *AuthError {
 	}
 	_, meta := c.rt.AuthChallenge("resource_metadata")
 	_, scope := c.rt.AuthChallenge("scope")
-	return &AuthError{Server: c.T.Name, Status: st, ResourceMetadata: c.shown(meta), Scope: c.shown(scope)}
+	return &auth.Error{Server: c.T.Name, Status: st, ResourceMetadata: c.shown(meta), Scope: c.shown(scope)}
 }
 
 // classify turns a transport-level failure into one of the typed errors.
@@ -150,7 +151,7 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 	}
 	var authErr *mcptransport.AuthorizationRequiredError
 	if errors.As(err, &authErr) {
-		return &AuthError{Server: c.T.Name, Status: http.StatusUnauthorized, ResourceMetadata: c.shown(authErr.ResourceMetadataURL)}
+		return &auth.Error{Server: c.T.Name, Status: http.StatusUnauthorized, ResourceMetadata: c.shown(authErr.ResourceMetadataURL)}
 	}
 	e := &transport.ConnectError{Server: c.T.Name, Phase: phase, Err: err}
 	if v := c.limit.Violation(); v != "" {

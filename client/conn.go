@@ -18,6 +18,7 @@ import (
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/text"
@@ -80,7 +81,7 @@ type Conn struct {
 	ServerVersion string
 	Caps          Capabilities
 	Instructions  string
-	Auth          AuthInfo // the OAuth state the connection was made with
+	Auth          auth.Info // the OAuth state the connection was made with
 
 	mc    *mcpclient.Client
 	hooks *serverHooks
@@ -104,7 +105,7 @@ type Conn struct {
 	// What a second connection, made when the server refuses the 2026-07-28
 	// era after server/discover accepted it, is made with (see renegotiate).
 	opts         Options
-	auth         *connAuth
+	tokens       *auth.Source
 	renegotiated bool
 }
 
@@ -181,24 +182,24 @@ func Connect(ctx context.Context, t *config.Target, o Options) (*Conn, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	auth := newConnAuth(ctx, t, o)
-	c, err := connectFallback(ctx, t, o, auth)
-	if auth != nil {
-		var ae *AuthError
-		if errors.As(err, &ae) && auth.retry(ctx, ae) {
+	tokens := auth.NewSource(ctx, t, auth.SourceOptions{Mask: o.Mask, Note: o.Note, AddSecrets: o.AddSecrets})
+	c, err := connectFallback(ctx, t, o, tokens)
+	if tokens != nil {
+		var ae *auth.Error
+		if errors.As(err, &ae) && tokens.Retry(ctx, ae) {
 			// The server refused a stored token it had not expired by our
 			// clock (revoked, or a lifetime it did not announce): refresh it
 			// once and connect again.
-			c, err = connectFallback(ctx, t, o, auth)
+			c, err = connectFallback(ctx, t, o, tokens)
 		}
 		if errors.As(err, &ae) {
-			auth.explain(ae)
+			tokens.Explain(ae)
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
-	c.Auth = auth.info()
+	c.Auth = tokens.Info()
 	return c, nil
 }
 
@@ -206,14 +207,14 @@ func Connect(ctx context.Context, t *config.Target, o Options) (*Conn, error) {
 // server over SSE when its first POST got a 4xx other than 401 and 403 (the
 // specification's backwards compatibility rule: an SSE server answers 404,
 // 405, or 400 as the Go SDK's does).
-func connectFallback(ctx context.Context, t *config.Target, o Options, auth *connAuth) (*Conn, error) {
-	c, err := connect(ctx, t, o, t.Transport, auth)
+func connectFallback(ctx context.Context, t *config.Target, o Options, tokens *auth.Source) (*Conn, error) {
+	c, err := connect(ctx, t, o, t.Transport, tokens)
 	if err != nil && t.Fallback && c != nil && c.rt != nil {
 		if st := c.rt.FirstPostStatus(); sseStatus(st) && ctx.Err() == nil {
 			if o.Note != nil {
 				o.Note("%s answered HTTP %d to POST; retrying over SSE", t.URL, st)
 			}
-			c, err = connect(ctx, t, o, config.SSE, auth)
+			c, err = connect(ctx, t, o, config.SSE, tokens)
 			var ce *transport.ConnectError
 			if errors.As(err, &ce) {
 				ce.Msg = fmt.Sprintf("over SSE (after HTTP %d to POST): %s", st, ce.Msg)
@@ -231,8 +232,8 @@ func sseStatus(st int) bool {
 
 // connect returns the half-made Conn alongside an error, so that Connect can
 // look at what HTTP said before falling back.
-func connect(ctx context.Context, t *config.Target, o Options, kind string, auth *connAuth) (*Conn, error) {
-	c := &Conn{T: t, limit: &transport.Limit{}, phase: "start", debug: o.Debug, mask: o.Mask, maskIn: o.MaskIn, lost: newLost(), kind: kind, opts: o, auth: auth}
+func connect(ctx context.Context, t *config.Target, o Options, kind string, tokens *auth.Source) (*Conn, error) {
+	c := &Conn{T: t, limit: &transport.Limit{}, phase: "start", debug: o.Debug, mask: o.Mask, maskIn: o.MaskIn, lost: newLost(), kind: kind, opts: o, tokens: tokens}
 	lost := c.lost
 	c.hooks = &serverHooks{o: o, conn: c}
 	// The GET stream is asked for even when the 2026 era is: the tap hides
@@ -264,8 +265,8 @@ func connect(ctx context.Context, t *config.Target, o Options, kind string, auth
 	case config.HTTP, config.SSE:
 		ho := transport.HTTPOptions{URL: t.URL, MessageCeiling: o.MessageCeiling, Limit: c.limit,
 			KeepElicitations: o.Elicit != nil && kind == config.HTTP, Listen: listen}
-		if auth != nil {
-			ho.Bearer = auth.bearer
+		if tokens != nil {
+			ho.Bearer = tokens.Bearer
 		}
 		c.rt = transport.NewHTTP(ho)
 		hc := &http.Client{Transport: c.rt, CheckRedirect: transport.SameOrigin}
@@ -586,7 +587,7 @@ func (c *Conn) renegotiate(ctx context.Context, method string, refused *versionR
 	o.ProtocolVersion = version
 	c.close()
 	c.mc, c.proc, c.stop = nil, nil, nil // closed: Close has nothing more to do with them
-	n, err := connect(ctx, c.T, o, c.kind, c.auth)
+	n, err := connect(ctx, c.T, o, c.kind, c.tokens)
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,7 @@
 // per call and returns typed values and typed errors; it never formats
 // anything for people and knows nothing about flags or terminals.
 //
-// Where a server comes from is client/config's concern, and how messages
-// travel client/transport's; this package imports those and internal
-// packages, and nothing else of mcpx's.
+// Where a server comes from is client/config's concern, its stored OAuth
+// tokens client/auth's, and how messages travel client/transport's; this
+// package imports those and internal packages, and nothing else of mcpx's.
 package client

@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/completions"
 	"github.com/mcpx-cli/mcpx/output"
@@ -338,7 +339,7 @@ func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, er
 	}
 	deadline, _ := ctx.Deadline()
 	t, err := config.Resolve(server, config.ResolveOptions{Getenv: s.a.getenv, Environ: s.a.environ, Headers: headers,
-		Timeout: time.Until(deadline), TokenDir: client.TokenDir(s.a.getenv)})
+		Timeout: time.Until(deadline), TokenDir: auth.TokenDir(s.a.getenv)})
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/text"
@@ -77,7 +78,7 @@ func classify(err error, sig os.Signal) output.ErrorReport {
 		server   *client.ServerError
 		badReply *client.BadReplyError
 		unsup    *client.UnsupportedError
-		auth     *client.AuthError
+		authErr  *auth.Error
 		limit    *transport.LimitError
 		rlimit   *render.LimitError
 		bad      *BadContentError
@@ -132,19 +133,19 @@ func classify(err error, sig os.Signal) output.ErrorReport {
 		if unsup.RPC != nil {
 			r.Details["rpc"] = unsup.RPC
 		}
-	case errors.As(err, &auth):
-		r.Code, r.ExitCode, r.Hints = "auth", exitAuth, auth.Hints()
-		if auth.ResourceMetadata != "" {
-			r.Details["resource_metadata"] = auth.ResourceMetadata
+	case errors.As(err, &authErr):
+		r.Code, r.ExitCode, r.Hints = "auth", exitAuth, authErr.Hints()
+		if authErr.ResourceMetadata != "" {
+			r.Details["resource_metadata"] = authErr.ResourceMetadata
 		}
-		if auth.Status != 0 {
-			r.Details["status"] = auth.Status
+		if authErr.Status != 0 {
+			r.Details["status"] = authErr.Status
 		}
-		if s := auth.Scopes(); len(s) > 0 {
+		if s := authErr.Scopes(); len(s) > 0 {
 			r.Details["scopes"] = s
 		}
-		if auth.Token != "" {
-			r.Details["token"] = auth.Token
+		if authErr.Token != "" {
+			r.Details["token"] = authErr.Token
 		}
 	case errors.As(err, &limit):
 		r.Code, r.ExitCode = "limit", exitLimit

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/output"
@@ -26,7 +27,7 @@ func TestClassify(t *testing.T) {
 		{&transport.ConnectError{Msg: "x"}, 0, 3, "connection"},
 		{fmt.Errorf("wrapped: %w", &config.NotFoundError{What: "server"}), 0, 4, "not_found"},
 		{&client.UnsupportedError{What: "prompts"}, 0, 5, "unsupported"},
-		{&client.AuthError{Status: 401}, 0, 6, "auth"},
+		{&auth.Error{Status: 401}, 0, 6, "auth"},
 		{&client.TimeoutError{Phase: "initialize"}, 0, 7, "timeout"},
 		{&transport.LimitError{Limit: "message ceiling", Value: 1}, 0, 8, "limit"},
 		{&output.NoMatchError{Path: "x"}, 0, 9, "no_match"},

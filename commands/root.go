@@ -22,6 +22,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/output"
@@ -312,7 +313,7 @@ func (a *app) target(arg string) (*config.Target, error) {
 
 func (a *app) resolve(srv *config.Server) (*config.Target, error) {
 	t, err := config.Resolve(srv, config.ResolveOptions{Getenv: a.getenv, Environ: a.environ, Headers: a.g.headers,
-		Timeout: a.g.timeout, TokenDir: client.TokenDir(a.getenv)})
+		Timeout: a.g.timeout, TokenDir: auth.TokenDir(a.getenv)})
 	if err != nil {
 		return nil, err
 	}

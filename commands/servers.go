@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/client/config"
 )
 
@@ -126,7 +127,7 @@ func (a *app) probe(ctx context.Context, s *config.Server) *probe {
 	fail := func(err error) *probe {
 		msg := classify(err, nil).Message
 		p := &probe{Error: &msg}
-		var ae *client.AuthError
+		var ae *auth.Error
 		if errors.As(err, &ae) && ae.Status != 0 {
 			p.Auth = &probeAuth{State: "required"}
 			if ae.Token == "expired" {
@@ -152,12 +153,12 @@ func (a *app) probe(ctx context.Context, s *config.Server) *probe {
 	if err := conn.ConfirmEra(cctx); err != nil {
 		return fail(err)
 	}
-	auth := &probeAuth{State: conn.Auth.State}
-	if e := conn.Auth.ExpiresAt; e != nil && auth.State != "none" {
-		auth.ExpiresAt = stamp(*e)
+	pa := &probeAuth{State: conn.Auth.State}
+	if e := conn.Auth.ExpiresAt; e != nil && pa.State != "none" {
+		pa.ExpiresAt = stamp(*e)
 	}
 	return &probe{ServerName: orNil(conn.ServerName), ServerVersion: orNil(conn.ServerVersion), ProtocolVersion: orNil(conn.Protocol),
-		Capabilities: &conn.Caps, Auth: auth}
+		Capabilities: &conn.Caps, Auth: pa}
 }
 
 // stamp is a time as --json and the AUTH column show it: RFC 3339, UTC.

@@ -27,7 +27,8 @@ allow() { # PKG ALLOWED... : the packages of mcpx that PKG may import
 allow render internal
 allow output internal
 allow completions internal
-allow client client/config client/transport internal
+allow client client/auth client/config client/transport internal
+allow client/auth client/config client/transport internal
 allow client/config client/transport internal
 allow client/transport internal
 allow internal/text

@@ -1,4 +1,4 @@
-package client
+package auth
 
 import (
 	"context"
@@ -90,12 +90,12 @@ func oaASDoc(issuer string) map[string]any {
 
 func oaAuthMsg(t *testing.T, err error) string {
 	t.Helper()
-	var ae *AuthError
+	var ae *Error
 	if !errors.As(err, &ae) {
-		t.Fatalf("error %v (%T) is not an *AuthError", err, err)
+		t.Fatalf("error %v (%T) is not an *Error", err, err)
 	}
 	if ae.Server != "srv" || ae.Status != 0 {
-		t.Errorf("AuthError server %q status %d", ae.Server, ae.Status)
+		t.Errorf("Error server %q status %d", ae.Server, ae.Status)
 	}
 	return ae.Msg
 }
@@ -358,7 +358,7 @@ func TestDiscover(t *testing.T) {
 		name    string
 		prep    func(s *setup) challenge
 		reqs    []string // the request paths, in order
-		wantErr string   // the AuthError's Msg; %[1]s is the fake's URL
+		wantErr string   // the Error's Msg; %[1]s is the fake's URL
 		check   func(t *testing.T, s *setup, as *authServer)
 	}{
 		{
@@ -864,7 +864,7 @@ func TestTokenAnswers(t *testing.T) {
 		ctype, body   string
 		want          StoredToken // ObtainedAt and ExpiresAt aside
 		life          time.Duration
-		wantGrant     *GrantError
+		wantGrant     *grantError
 		wantErr       string
 		wantErrPrefix bool
 	}{
@@ -897,17 +897,17 @@ func TestTokenAnswers(t *testing.T) {
 		{name: "too large", status: 200, ctype: "application/json", body: `{"access_token":"` + strings.Repeat("a", maxOAuthBody) + `"}`,
 			wantErr: "TOKENURL answered more than 1048576 bytes"},
 		{name: "invalid_grant", status: 400, ctype: "application/json", body: `{"error":"invalid_grant","error_description":"code used"}`,
-			wantGrant: &GrantError{Code: "invalid_grant", Msg: "invalid_grant: code used (HTTP 400)"}},
+			wantGrant: &grantError{Code: "invalid_grant", Msg: "invalid_grant: code used (HTTP 400)"}},
 		{name: "invalid_client, masked", status: 401, ctype: "application/json", body: `{"error":"invalid_client","error_description":"bad secret s3cr3t"}`,
-			wantGrant: &GrantError{Code: "invalid_client", Msg: "invalid_client: bad secret *** (HTTP 401)"}},
+			wantGrant: &grantError{Code: "invalid_client", Msg: "invalid_client: bad secret *** (HTTP 401)"}},
 		{name: "error without description", status: 400, ctype: "application/json", body: `{"error":"invalid_request"}`,
-			wantGrant: &GrantError{Code: "invalid_request", Msg: "invalid_request (HTTP 400)"}},
+			wantGrant: &grantError{Code: "invalid_request", Msg: "invalid_request (HTTP 400)"}},
 		{name: "multi-line description", status: 400, ctype: "application/json", body: `{"error":"invalid_grant","error_description":"one\nmcpx: forged"}`,
-			wantGrant: &GrantError{Code: "invalid_grant", Msg: "invalid_grant: one ..."}},
+			wantGrant: &grantError{Code: "invalid_grant", Msg: "invalid_grant: one ..."}},
 		{name: "an error answered with HTTP 200", status: 200, ctype: "application/json", body: `{"error":"invalid_grant","error_description":"expired"}`,
-			wantGrant: &GrantError{Code: "invalid_grant", Msg: "invalid_grant: expired (HTTP 200)"}},
+			wantGrant: &grantError{Code: "invalid_grant", Msg: "invalid_grant: expired (HTTP 200)"}},
 		{name: "not an OAuth error", status: 502, ctype: "text/html", body: `<html>bad gateway</html>`,
-			wantGrant: &GrantError{Code: "", Msg: "HTTP 502"}},
+			wantGrant: &grantError{Code: "", Msg: "HTTP 502"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f, seen := oaTokenEndpoint(t, c.status, c.ctype, c.body)
@@ -917,7 +917,7 @@ func TestTokenAnswers(t *testing.T) {
 			<-seen
 			switch {
 			case c.wantGrant != nil:
-				var ge *GrantError
+				var ge *grantError
 				if !errors.As(err, &ge) || *ge != *c.wantGrant || err.Error() != c.wantGrant.Msg {
 					t.Fatalf("token = %v, %v; want %+v", tok, err, c.wantGrant)
 				}

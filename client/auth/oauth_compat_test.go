@@ -1,4 +1,4 @@
-package client
+package auth
 
 // The 2025-03-26 back-compat of mcpx login (legacyAuthServer): a server
 // that publishes no protected-resource metadata has its authorization
@@ -213,8 +213,8 @@ func TestLegacyDefaultEndpoints(t *testing.T) {
 	if err := (tokenStore{dir: tg.TokenDir}).save(st); err != nil {
 		t.Fatal(err)
 	}
-	a := newConnAuth(context.Background(), tg, Options{})
-	if a == nil || a.bearer() != "at-2" {
+	a := NewSource(context.Background(), tg, SourceOptions{})
+	if a == nil || a.Bearer() != "at-2" {
 		t.Fatalf("after the refresh: %+v", a)
 	}
 	s.mu.Lock()
@@ -406,7 +406,7 @@ func TestLegacyPlainHTTPOrigin(t *testing.T) {
 	if msg, want := oaAuthMsg(t, err), "the server URL http://mcp.example/v1/mcp is plain http on a host that is not loopback; OAuth needs https (a token must not travel in clear)"; msg != want {
 		t.Errorf("Login:\n got %q\nwant %q", msg, want)
 	}
-	np := &noPRMError{&AuthError{Server: "srv", Msg: "the server publishes no protected-resource metadata (RFC 9728) at X, so its authorization server is unknown"}}
+	np := &noPRMError{&Error{Server: "srv", Msg: "the server publishes no protected-resource metadata (RFC 9728) at X, so its authorization server is unknown"}}
 	as, err := newOAuthHTTP("srv", nil).legacyAuthServer(context.Background(), "http://mcp.example/v1/mcp", "2025-11-25", np)
 	want := "the server publishes no protected-resource metadata (RFC 9728) at X; by the 2025-03-26 rules, " +
 		"the authorization base URL http://mcp.example is plain http on a host that is not loopback; OAuth needs https"

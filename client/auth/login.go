@@ -1,7 +1,7 @@
 // mcpx login and mcpx logout (CONTRACT §7): the authorization-code flow
 // with PKCE on a loopback redirect, and removing (and revoking) the tokens.
 
-package client
+package auth
 
 import (
 	"context"
@@ -53,14 +53,14 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 	}
 	store := tokenStore{dir: t.TokenDir}
 	if err := store.mkdir(); err != nil {
-		return nil, &AuthError{Server: t.Name, Msg: err.Error()}
+		return nil, &Error{Server: t.Name, Msg: err.Error()}
 	}
 	server, err := transport.CanonicalURL(t.URL)
 	if err != nil {
 		return nil, &config.Error{Server: t.Name, Msg: err.Error()}
 	}
 	if err := checkEndpoint("the server URL", t.URL, true); err != nil {
-		return nil, &AuthError{Server: t.Name, Msg: err.Error() + " (a token must not travel in clear)"}
+		return nil, &Error{Server: t.Name, Msg: err.Error() + " (a token must not travel in clear)"}
 	}
 	h := newOAuthHTTP(t.Name, o.Mask)
 
@@ -87,7 +87,7 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 	}
 	ln, err := listen()
 	if err != nil {
-		return nil, &AuthError{Server: t.Name, Msg: fmt.Sprintf("cannot listen on a loopback port for the redirect: %v", err)}
+		return nil, &Error{Server: t.Name, Msg: fmt.Sprintf("cannot listen on a loopback port for the redirect: %v", err)}
 	}
 	defer ln.Close()
 	redirect := fmt.Sprintf("http://127.0.0.1:%d/callback", ln.Addr().(*net.TCPAddr).Port)
@@ -102,7 +102,7 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 		}
 	case as.RegistrationEndpoint != "":
 		if ca, err = h.register(ctx, as, redirect, o.ClientVersion); err != nil {
-			var ae *AuthError
+			var ae *Error
 			if l := as.legacy; l != nil && l.defaults && errors.As(err, &ae) {
 				// A guessed endpoint: say what the guess rested on.
 				return nil, h.fail("%s nor authorization-server metadata (RFC 8414) at %s, and the 2025-03-26 default endpoints do not work: %s",
@@ -163,7 +163,7 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 	}
 	if res.err != nil {
 		cb.outcome <- res.err
-		return nil, &AuthError{Server: t.Name, Msg: res.err.Error()}
+		return nil, &Error{Server: t.Name, Msg: res.err.Error()}
 	}
 	tok, err := h.token(ctx, as.TokenEndpoint, url.Values{
 		"grant_type":    {"authorization_code"},
@@ -173,7 +173,7 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 		"resource":      {as.resource},
 	}, ca)
 	if err != nil {
-		var ge *GrantError
+		var ge *grantError
 		if errors.As(err, &ge) {
 			err = h.fail("the token endpoint refused the authorization code: %s", ge.Msg)
 		}
@@ -195,7 +195,7 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, &AuthError{Server: t.Name, Msg: err.Error()}
+		return nil, &Error{Server: t.Name, Msg: err.Error()}
 	}
 	cb.outcome <- nil
 	return tok, nil
@@ -335,7 +335,7 @@ func Logout(ctx context.Context, t *config.Target, mask func(string) string) (Lo
 		if ctx.Err() != nil {
 			return r, ctx.Err()
 		}
-		return r, &AuthError{Server: t.Name, Msg: err.Error()}
+		return r, &Error{Server: t.Name, Msg: err.Error()}
 	}
 	defer unlock()
 	tok, err := store.load(server)
@@ -344,7 +344,7 @@ func Logout(ctx context.Context, t *config.Target, mask func(string) string) (Lo
 		removed, rerr := store.remove(server)
 		r.Removed = removed
 		if rerr != nil {
-			return r, &AuthError{Server: t.Name, Msg: rerr.Error()}
+			return r, &Error{Server: t.Name, Msg: rerr.Error()}
 		}
 		r.Warns = append(r.Warns, err.Error())
 		return r, nil
@@ -369,7 +369,7 @@ func Logout(ctx context.Context, t *config.Target, mask func(string) string) (Lo
 	removed, err := store.remove(server)
 	r.Removed = removed
 	if err != nil {
-		return r, &AuthError{Server: t.Name, Msg: err.Error()}
+		return r, &Error{Server: t.Name, Msg: err.Error()}
 	}
 	return r, nil
 }
@@ -389,7 +389,7 @@ func clientFor(tok *StoredToken, t *config.Target) clientAuth {
 // message that names the server already.
 func bare(err error) string {
 	var ce *transport.ConnectError
-	var ae *AuthError
+	var ae *Error
 	switch {
 	case errors.As(err, &ce):
 		return ce.Msg

@@ -1,4 +1,4 @@
-package client
+package auth
 
 import (
 	"context"
@@ -37,7 +37,7 @@ func TestTokenAnswerValues(t *testing.T) {
 			defer srv.Close()
 			tok, err := newOAuthHTTP("srv", nil).token(context.Background(), srv.URL, map[string][]string{}, clientAuth{ID: "c", Method: "none"})
 			if c.wantErr != "" {
-				var ae *AuthError
+				var ae *Error
 				if !errors.As(err, &ae) || ae.Msg != c.wantErr {
 					t.Fatalf("token = %v, %v; want %q", tok, err, c.wantErr)
 				}
@@ -58,21 +58,21 @@ func TestLoginPlainHTTP(t *testing.T) {
 	defer cancel()
 	_, err := Login(ctx, tg, LoginOptions{})
 	want := `the server URL http://192.0.2.1/mcp is plain http on a host that is not loopback; OAuth needs https (a token must not travel in clear)`
-	var ae *AuthError
+	var ae *Error
 	if !errors.As(err, &ae) || ae.Msg != want {
 		t.Fatalf("Login: %v; want %q", err, want)
 	}
 	// and a stored token is never attached to such a server
-	if a := newConnAuth(ctx, tg, Options{}); a != nil {
-		t.Errorf("newConnAuth for plain http = %+v, want nil", a)
+	if a := NewSource(ctx, tg, SourceOptions{}); a != nil {
+		t.Errorf("NewSource for plain http = %+v, want nil", a)
 	}
 }
 
 // Credentials in the URL are sent by Go as Basic auth: no stored token.
 func TestConnAuthURLUserinfo(t *testing.T) {
 	tg := &config.Target{Name: "srv", Transport: config.HTTP, URL: "https://u:p@example.com/mcp", TokenDir: t.TempDir()}
-	if a := newConnAuth(context.Background(), tg, Options{}); a != nil {
-		t.Errorf("newConnAuth = %+v, want nil", a)
+	if a := NewSource(context.Background(), tg, SourceOptions{}); a != nil {
+		t.Errorf("NewSource = %+v, want nil", a)
 	}
 }
 
@@ -89,7 +89,7 @@ func TestDiscoverResourceUserinfo(t *testing.T) {
 			oaWriteJSON(w, 200, map[string]any{"resource": r0, "authorization_servers": []string{srv.URL}})
 		}))
 		_, err := newOAuthHTTP("srv", nil).discover(context.Background(), srv.URL+"/mcp", challenge{})
-		var ae *AuthError
+		var ae *Error
 		if !errors.As(err, &ae) || !strings.Contains(ae.Msg, "which has user information or a fragment; refusing to authorize") {
 			t.Errorf("%s: discover = %v", res, err)
 		}
@@ -150,8 +150,8 @@ func TestStoreNotPrivate(t *testing.T) {
 	tg := &config.Target{Name: "srv", Transport: config.HTTP, URL: server, TokenDir: s.dir, OAuth: &config.OAuthConfig{ClientID: "c", ClientSecret: "s3cret"}}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	a := newConnAuth(ctx, tg, Options{})
-	if info := a.info(); info.State != "expired" || !strings.Contains(a.why, "plain http on a host that is not loopback") {
+	a := NewSource(ctx, tg, SourceOptions{})
+	if info := a.Info(); info.State != "expired" || !strings.Contains(a.why, "plain http on a host that is not loopback") {
 		t.Errorf("state %q, why %q", info.State, a.why)
 	}
 }

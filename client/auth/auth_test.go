@@ -1,4 +1,4 @@
-package client
+package auth
 
 import (
 	"context"
@@ -124,11 +124,11 @@ func TestConnAuthRefreshesExpired(t *testing.T) {
 			old := caStored(ts.URL+"/token", "old", "r1", -time.Minute)
 			caSave(t, tg, old)
 			var secrets []string
-			a := newConnAuth(context.Background(), tg, Options{AddSecrets: func(s ...string) { secrets = append(secrets, s...) }})
+			a := NewSource(context.Background(), tg, SourceOptions{AddSecrets: func(s ...string) { secrets = append(secrets, s...) }})
 			if a == nil {
-				t.Fatal("newConnAuth = nil")
+				t.Fatal("NewSource = nil")
 			}
-			if got := a.bearer(); got != "new" {
+			if got := a.Bearer(); got != "new" {
 				t.Errorf("bearer = %q, want new", got)
 			}
 			if ts.hits() != 1 {
@@ -147,7 +147,7 @@ func TestConnAuthRefreshesExpired(t *testing.T) {
 			if st == nil || st.ExpiresAt == nil || st.ExpiresAt.Sub(st.ObtainedAt) != time.Hour || time.Since(st.ObtainedAt) > time.Minute {
 				t.Fatalf("stored %+v", st)
 			}
-			info := a.info()
+			info := a.Info()
 			if info.State != "token" || info.ExpiresAt == nil || !info.ExpiresAt.Equal(*st.ExpiresAt) {
 				t.Errorf("info = %+v", info)
 			}
@@ -158,7 +158,7 @@ func TestConnAuthRefreshesExpired(t *testing.T) {
 				t.Errorf("stored\n %+v\nwant\n %+v", *st, wantTok)
 			}
 			// One refresh per connection: a 401 now is final.
-			if a.retry(context.Background(), &AuthError{Server: "srv", Status: 401}) {
+			if a.Retry(context.Background(), &Error{Server: "srv", Status: 401}) {
 				t.Error("retry after a refresh = true")
 			}
 			if ts.hits() != 1 {
@@ -176,9 +176,9 @@ func TestConnAuthConfiguredClient(t *testing.T) {
 	old := caStored(ts.URL+"/token", "old", "r1", -time.Minute)
 	old.Registered, old.ClientSecret, old.AuthMethod = false, "stale in file", "client_secret_basic"
 	caSave(t, tg, old)
-	a := newConnAuth(context.Background(), tg, Options{})
-	if a.bearer() != "new" || ts.hits() != 1 {
-		t.Fatalf("bearer %q, hits %d", a.bearer(), ts.hits())
+	a := NewSource(context.Background(), tg, SourceOptions{})
+	if a.Bearer() != "new" || ts.hits() != 1 {
+		t.Fatalf("bearer %q, hits %d", a.Bearer(), ts.hits())
 	}
 	if got, want := ts.auths[0], "Basic "+base64.StdEncoding.EncodeToString([]byte("cid:from+config")); got != want {
 		t.Errorf("Authorization %q, want %q", got, want)
@@ -217,18 +217,18 @@ func TestConnAuthNoRefresh(t *testing.T) {
 	tg.NoRefresh = true
 	old := caStored(ts.URL+"/token", "old", "r1", -time.Minute)
 	caSave(t, tg, old)
-	a := newConnAuth(context.Background(), tg, Options{})
-	if got := a.info(); got.State != "expired" || got.ExpiresAt == nil || !got.ExpiresAt.Equal(*old.ExpiresAt) {
+	a := NewSource(context.Background(), tg, SourceOptions{})
+	if got := a.Info(); got.State != "expired" || got.ExpiresAt == nil || !got.ExpiresAt.Equal(*old.ExpiresAt) {
 		t.Errorf("info = %+v", got)
 	}
-	if a.bearer() != "" {
-		t.Errorf("bearer = %q", a.bearer())
+	if a.Bearer() != "" {
+		t.Errorf("bearer = %q", a.Bearer())
 	}
-	ae := &AuthError{Server: "srv", Status: 401}
-	if a.retry(context.Background(), ae) {
+	ae := &Error{Server: "srv", Status: 401}
+	if a.Retry(context.Background(), ae) {
 		t.Error("retry = true")
 	}
-	a.explain(ae)
+	a.Explain(ae)
 	if ae.Token != "expired" || ae.Why != "" || !ae.ExpiredAt.Equal(*old.ExpiresAt) {
 		t.Errorf("explained %+v", ae)
 	}
@@ -241,9 +241,9 @@ func TestConnAuthNoRefresh(t *testing.T) {
 
 	// A valid token is used as it is.
 	caSave(t, tg, caStored(ts.URL+"/token", "valid", "r1", time.Hour))
-	a = newConnAuth(context.Background(), tg, Options{})
-	if a.bearer() != "valid" || a.info().State != "token" || ts.hits() != 0 {
-		t.Errorf("bearer %q, info %+v, hits %d", a.bearer(), a.info(), ts.hits())
+	a = NewSource(context.Background(), tg, SourceOptions{})
+	if a.Bearer() != "valid" || a.Info().State != "token" || ts.hits() != 0 {
+		t.Errorf("bearer %q, info %+v, hits %d", a.Bearer(), a.Info(), ts.hits())
 	}
 }
 
@@ -273,18 +273,18 @@ func TestConnAuthRefreshFails(t *testing.T) {
 			tg := caTarget(t)
 			old := caStored(endpoint, "old", c.refresh, -time.Minute)
 			caSave(t, tg, old)
-			a := newConnAuth(context.Background(), tg, Options{})
-			if got := a.info(); got.State != "expired" || !got.ExpiresAt.Equal(*old.ExpiresAt) {
+			a := NewSource(context.Background(), tg, SourceOptions{})
+			if got := a.Info(); got.State != "expired" || !got.ExpiresAt.Equal(*old.ExpiresAt) {
 				t.Errorf("info = %+v", got)
 			}
-			if a.bearer() != "" {
-				t.Errorf("bearer = %q", a.bearer())
+			if a.Bearer() != "" {
+				t.Errorf("bearer = %q", a.Bearer())
 			}
 			if ts.hits() != c.wantHits {
 				t.Errorf("token endpoint hits = %d, want %d", ts.hits(), c.wantHits)
 			}
-			ae := &AuthError{Server: "srv", Status: 401}
-			a.explain(ae)
+			ae := &Error{Server: "srv", Status: 401}
+			a.Explain(ae)
 			if p, ok := strings.CutSuffix(c.wantWhy, "..."); ok && !strings.HasPrefix(ae.Why, p) || !ok && ae.Why != c.wantWhy {
 				t.Errorf("Why = %q, want %q", ae.Why, c.wantWhy)
 			}
@@ -316,28 +316,28 @@ func TestConnAuthRefreshStoreTrouble(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-	a := newConnAuth(ctx, tg, Options{})
+	a := NewSource(ctx, tg, SourceOptions{})
 	cancel()
 	unlock()
-	ae := &AuthError{Server: "srv", Status: 401}
-	a.explain(ae)
-	if a.info().State != "expired" || ae.Why != "context deadline exceeded" || ts.hits() != 0 {
-		t.Errorf("lock held: info %+v, why %q, hits %d", a.info(), ae.Why, ts.hits())
+	ae := &Error{Server: "srv", Status: 401}
+	a.Explain(ae)
+	if a.Info().State != "expired" || ae.Why != "context deadline exceeded" || ts.hits() != 0 {
+		t.Errorf("lock held: info %+v, why %q, hits %d", a.Info(), ae.Why, ts.hits())
 	}
 	// The file damaged between the connection's start and its retry.
 	caSave(t, tg, caStored(ts.URL+"/token", "a1", "r1", time.Hour))
-	a = newConnAuth(context.Background(), tg, Options{})
+	a = NewSource(context.Background(), tg, SourceOptions{})
 	p := tokenStore{dir: tg.TokenDir}.path(caServer)
 	if err := os.WriteFile(p, []byte("{"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ae = &AuthError{Server: "srv", Status: 401}
-	if a.retry(context.Background(), ae) {
+	ae = &Error{Server: "srv", Status: 401}
+	if a.Retry(context.Background(), ae) {
 		t.Error("retry = true")
 	}
-	a.explain(ae)
-	if want := fmt.Sprintf("token file %s is damaged", p); a.info().State != "token" || ae.Token != "rejected" || ae.Why != want || ts.hits() != 0 {
-		t.Errorf("damaged: info %+v, explained %+v, hits %d", a.info(), ae, ts.hits())
+	a.Explain(ae)
+	if want := fmt.Sprintf("token file %s is damaged", p); a.Info().State != "token" || ae.Token != "rejected" || ae.Why != want || ts.hits() != 0 {
+		t.Errorf("damaged: info %+v, explained %+v, hits %d", a.Info(), ae, ts.hits())
 	}
 }
 
@@ -356,18 +356,18 @@ func TestConnAuthNotApplicable(t *testing.T) {
 	} {
 		tg := *base
 		c.mod(&tg)
-		a := newConnAuth(context.Background(), &tg, Options{})
+		a := NewSource(context.Background(), &tg, SourceOptions{})
 		if a != nil {
-			t.Errorf("%s: newConnAuth = %+v, want nil", c.name, a)
+			t.Errorf("%s: NewSource = %+v, want nil", c.name, a)
 		}
-		if got := a.info(); got.State != "none" || got.ExpiresAt != nil {
+		if got := a.Info(); got.State != "none" || got.ExpiresAt != nil {
 			t.Errorf("%s: nil info = %+v", c.name, got)
 		}
 	}
 	tg := *base
 	tg.Headers = map[string]string{"X-Api": "k"}
 	tg.Transport = config.SSE
-	if a := newConnAuth(context.Background(), &tg, Options{}); a == nil || a.bearer() != "tok" {
+	if a := NewSource(context.Background(), &tg, SourceOptions{}); a == nil || a.Bearer() != "tok" {
 		t.Errorf("other headers, SSE: %+v", a)
 	}
 }
@@ -375,15 +375,15 @@ func TestConnAuthNotApplicable(t *testing.T) {
 func TestConnAuthNothingUsable(t *testing.T) {
 	// Nothing stored.
 	tg := caTarget(t)
-	a := newConnAuth(context.Background(), tg, Options{})
-	if a == nil || a.bearer() != "" || a.info() != (AuthInfo{State: "none"}) {
+	a := NewSource(context.Background(), tg, SourceOptions{})
+	if a == nil || a.Bearer() != "" || a.Info() != (Info{State: "none"}) {
 		t.Fatalf("nothing stored: %+v", a)
 	}
-	ae := &AuthError{Server: "srv", Status: 401}
-	if a.retry(context.Background(), ae) {
+	ae := &Error{Server: "srv", Status: 401}
+	if a.Retry(context.Background(), ae) {
 		t.Error("retry = true")
 	}
-	a.explain(ae)
+	a.Explain(ae)
 	if ae.Token != "" || ae.Why != "" {
 		t.Errorf("explained %+v", ae)
 	}
@@ -396,8 +396,8 @@ func TestConnAuthNothingUsable(t *testing.T) {
 		t.Fatal(err)
 	}
 	var notes []string
-	a = newConnAuth(context.Background(), tg, Options{Note: func(f string, args ...any) { notes = append(notes, fmt.Sprintf(f, args...)) }})
-	if a == nil || a.bearer() != "" || a.info() != (AuthInfo{State: "none"}) {
+	a = NewSource(context.Background(), tg, SourceOptions{Note: func(f string, args ...any) { notes = append(notes, fmt.Sprintf(f, args...)) }})
+	if a == nil || a.Bearer() != "" || a.Info() != (Info{State: "none"}) {
 		t.Errorf("damaged: %+v", a)
 	}
 	if want := []string{fmt.Sprintf(`server "srv": token file %s is damaged; run: mcpx login srv`, p)}; !slices.Equal(notes, want) {
@@ -417,9 +417,9 @@ func TestConnAuthUsesFresherToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	loaded := make(chan struct{}, 1)
-	done := make(chan *connAuth, 1)
+	done := make(chan *Source, 1)
 	go func() {
-		done <- newConnAuth(context.Background(), tg, Options{AddSecrets: func(...string) {
+		done <- NewSource(context.Background(), tg, SourceOptions{AddSecrets: func(...string) {
 			select {
 			case loaded <- struct{}{}:
 			default:
@@ -432,16 +432,16 @@ func TestConnAuthUsesFresherToken(t *testing.T) {
 	caSave(t, tg, fresh)
 	unlock()
 	a := <-done
-	if a.bearer() != "fresh" || a.info().State != "token" || ts.hits() != 0 {
-		t.Errorf("bearer %q, info %+v, hits %d", a.bearer(), a.info(), ts.hits())
+	if a.Bearer() != "fresh" || a.Info().State != "token" || ts.hits() != 0 {
+		t.Errorf("bearer %q, info %+v, hits %d", a.Bearer(), a.Info(), ts.hits())
 	}
 
 	// The same on a retry: the token the server refused was replaced meanwhile.
 	caSave(t, tg, caStored(ts.URL+"/token", "a1", "r1", time.Hour))
-	a = newConnAuth(context.Background(), tg, Options{})
+	a = NewSource(context.Background(), tg, SourceOptions{})
 	caSave(t, tg, caStored(ts.URL+"/token", "a2", "r2", time.Hour))
-	if !a.retry(context.Background(), &AuthError{Server: "srv", Status: 401}) || a.bearer() != "a2" || ts.hits() != 0 {
-		t.Errorf("retry: bearer %q, hits %d", a.bearer(), ts.hits())
+	if !a.Retry(context.Background(), &Error{Server: "srv", Status: 401}) || a.Bearer() != "a2" || ts.hits() != 0 {
+		t.Errorf("retry: bearer %q, hits %d", a.Bearer(), ts.hits())
 	}
 }
 
@@ -449,28 +449,28 @@ func TestConnAuthRetryOnce(t *testing.T) {
 	ts := newCATokenServer(t, caAnswer(200, `{"access_token":"a2","expires_in":3600}`))
 	tg := caTarget(t)
 	caSave(t, tg, caStored(ts.URL+"/token", "a1", "r1", time.Hour))
-	a := newConnAuth(context.Background(), tg, Options{})
-	if a.bearer() != "a1" || ts.hits() != 0 {
-		t.Fatalf("bearer %q, hits %d", a.bearer(), ts.hits())
+	a := NewSource(context.Background(), tg, SourceOptions{})
+	if a.Bearer() != "a1" || ts.hits() != 0 {
+		t.Fatalf("bearer %q, hits %d", a.Bearer(), ts.hits())
 	}
-	if a.retry(context.Background(), &AuthError{Server: "srv", Status: 403}) {
+	if a.Retry(context.Background(), &Error{Server: "srv", Status: 403}) {
 		t.Error("retry on a 403 = true")
 	}
 	cctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if a.retry(cctx, &AuthError{Server: "srv", Status: 401}) {
+	if a.Retry(cctx, &Error{Server: "srv", Status: 401}) {
 		t.Error("retry with a cancelled context = true")
 	}
 	if ts.hits() != 0 {
 		t.Fatalf("hits = %d", ts.hits())
 	}
-	if !a.retry(context.Background(), &AuthError{Server: "srv", Status: 401}) {
+	if !a.Retry(context.Background(), &Error{Server: "srv", Status: 401}) {
 		t.Fatal("retry on a 401 = false")
 	}
-	if a.bearer() != "a2" || ts.hits() != 1 || ts.form(0).Get("refresh_token") != "r1" {
-		t.Errorf("bearer %q, hits %d", a.bearer(), ts.hits())
+	if a.Bearer() != "a2" || ts.hits() != 1 || ts.form(0).Get("refresh_token") != "r1" {
+		t.Errorf("bearer %q, hits %d", a.Bearer(), ts.hits())
 	}
-	if a.retry(context.Background(), &AuthError{Server: "srv", Status: 401}) {
+	if a.Retry(context.Background(), &Error{Server: "srv", Status: 401}) {
 		t.Error("second retry = true")
 	}
 	if ts.hits() != 1 {
@@ -487,45 +487,45 @@ func TestConnAuthRetryRefused(t *testing.T) {
 	ts := newCATokenServer(t, caAnswer(400, `{"error":"invalid_grant","error_description":"revoked"}`))
 	tg := caTarget(t)
 	caSave(t, tg, caStored(ts.URL+"/token", "a1", "r1", time.Hour))
-	a := newConnAuth(context.Background(), tg, Options{})
-	ae := &AuthError{Server: "srv", Status: 401}
-	if a.retry(context.Background(), ae) {
+	a := NewSource(context.Background(), tg, SourceOptions{})
+	ae := &Error{Server: "srv", Status: 401}
+	if a.Retry(context.Background(), ae) {
 		t.Error("retry = true")
 	}
-	if a.info().State != "token" || ts.hits() != 1 {
-		t.Errorf("info %+v, hits %d", a.info(), ts.hits())
+	if a.Info().State != "token" || ts.hits() != 1 {
+		t.Errorf("info %+v, hits %d", a.Info(), ts.hits())
 	}
-	a.explain(ae)
+	a.Explain(ae)
 	if want := `server "srv" rejected the stored token (HTTP 401); refreshing it failed: invalid_grant: revoked (HTTP 400)`; ae.Error() != want {
 		t.Errorf("Error() = %q\nwant %q", ae.Error(), want)
 	}
 	// A 403 is not explained.
-	ae403 := &AuthError{Server: "srv", Status: 403}
-	a.explain(ae403)
+	ae403 := &Error{Server: "srv", Status: 403}
+	a.Explain(ae403)
 	if ae403.Token != "" {
 		t.Errorf("403 explained: %+v", ae403)
 	}
 
 	// Logged out meanwhile: nothing to send any more.
 	caSave(t, tg, caStored(ts.URL+"/token", "a1", "r1", time.Hour))
-	a = newConnAuth(context.Background(), tg, Options{})
+	a = NewSource(context.Background(), tg, SourceOptions{})
 	if _, err := (tokenStore{dir: tg.TokenDir}).remove(caServer); err != nil {
 		t.Fatal(err)
 	}
-	if a.retry(context.Background(), &AuthError{Server: "srv", Status: 401}) {
+	if a.Retry(context.Background(), &Error{Server: "srv", Status: 401}) {
 		t.Error("retry after logout = true")
 	}
-	if a.bearer() != "" || a.info() != (AuthInfo{State: "none"}) {
-		t.Errorf("after logout: bearer %q, info %+v", a.bearer(), a.info())
+	if a.Bearer() != "" || a.Info() != (Info{State: "none"}) {
+		t.Errorf("after logout: bearer %q, info %+v", a.Bearer(), a.Info())
 	}
-	ae = &AuthError{Server: "srv", Status: 401}
-	a.explain(ae)
+	ae = &Error{Server: "srv", Status: 401}
+	a.Explain(ae)
 	if ae.Token != "" {
 		t.Errorf("explained %+v", ae)
 	}
 }
 
-// Concurrent connections (each its own connAuth, as separate processes
+// Concurrent connections (each its own Source, as separate processes
 // would be) on one expired token refresh once, through a token endpoint
 // that rotates refresh tokens.
 func TestConnAuthConcurrentRefresh(t *testing.T) {
@@ -550,14 +550,14 @@ func TestConnAuthConcurrentRefresh(t *testing.T) {
 	caSave(t, tg, caStored(ts.URL+"/token", "a0", "r0", -time.Minute))
 	const N = 8
 	var wg sync.WaitGroup
-	infos, bearers := make([]AuthInfo, N), make([]string, N)
+	infos, bearers := make([]Info, N), make([]string, N)
 	for i := range N {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			own := *tg
-			a := newConnAuth(context.Background(), &own, Options{})
-			infos[i], bearers[i] = a.info(), a.bearer()
+			a := NewSource(context.Background(), &own, SourceOptions{})
+			infos[i], bearers[i] = a.Info(), a.Bearer()
 		}()
 	}
 	wg.Wait()
@@ -584,38 +584,38 @@ func TestAuthErrorMessages(t *testing.T) {
 	at := time.Date(2025, 1, 2, 5, 4, 5, 0, time.FixedZone("EET", 2*3600))
 	for _, c := range []struct {
 		name  string
-		e     AuthError
+		e     Error
 		err   string
 		hints []string
 	}{
-		{"401, nothing stored", AuthError{Server: "srv", Status: 401},
+		{"401, nothing stored", Error{Server: "srv", Status: 401},
 			`server "srv" requires authentication (HTTP 401)`, loginHints("srv")},
-		{"401 with resource metadata", AuthError{Server: "srv", Status: 401, ResourceMetadata: "https://rs.example/.well-known/oauth-protected-resource"},
+		{"401 with resource metadata", Error{Server: "srv", Status: 401, ResourceMetadata: "https://rs.example/.well-known/oauth-protected-resource"},
 			`server "srv" requires authentication (HTTP 401); resource metadata: https://rs.example/.well-known/oauth-protected-resource`, loginHints("srv")},
-		{"401, expired, no refresh token", AuthError{Server: "srv", Status: 401, Token: "expired", ExpiredAt: at},
+		{"401, expired, no refresh token", Error{Server: "srv", Status: 401, Token: "expired", ExpiredAt: at},
 			`server "srv" requires authentication (HTTP 401); the stored token expired at 2025-01-02T03:04:05Z and there is no refresh token`, loginHints("srv")},
-		{"401, expired, refresh failed", AuthError{Server: "srv", Status: 401, Token: "expired", ExpiredAt: at, Why: "invalid_grant (HTTP 400)"},
+		{"401, expired, refresh failed", Error{Server: "srv", Status: 401, Token: "expired", ExpiredAt: at, Why: "invalid_grant (HTTP 400)"},
 			`server "srv" requires authentication (HTTP 401); the stored token expired at 2025-01-02T03:04:05Z and refreshing it failed: invalid_grant (HTTP 400)`, loginHints("srv")},
-		{"401, rejected", AuthError{Server: "srv", Status: 401, Token: "rejected"},
+		{"401, rejected", Error{Server: "srv", Status: 401, Token: "rejected"},
 			`server "srv" rejected the stored token (HTTP 401)`, loginHints("srv")},
-		{"401, rejected, refresh failed", AuthError{Server: "srv", Status: 401, Token: "rejected", Why: "boom", ResourceMetadata: "https://m"},
+		{"401, rejected, refresh failed", Error{Server: "srv", Status: 401, Token: "rejected", Why: "boom", ResourceMetadata: "https://m"},
 			`server "srv" rejected the stored token (HTTP 401); refreshing it failed: boom; resource metadata: https://m`, loginHints("srv")},
-		{"403 with scopes", AuthError{Server: "srv", Status: 403, Scope: "files:read  files:write", Token: "rejected"},
+		{"403 with scopes", Error{Server: "srv", Status: 403, Scope: "files:read  files:write", Token: "rejected"},
 			`server "srv" refused access (HTTP 403); it requires the scope files:read  files:write`,
 			[]string{"log in again with the scopes it requires: mcpx login srv --scope files:read --scope files:write"}},
-		{"403 without scopes", AuthError{Server: "srv", Status: 403},
+		{"403 without scopes", Error{Server: "srv", Status: 403},
 			`server "srv" refused access (HTTP 403)`, loginHints("srv")},
-		{"a URL server", AuthError{Server: "https://rs.example/mcp?a=1&b=2", Status: 403, Scope: "x"},
+		{"a URL server", Error{Server: "https://rs.example/mcp?a=1&b=2", Status: 403, Scope: "x"},
 			`server "https://rs.example/mcp?a=1&b=2" refused access (HTTP 403); it requires the scope x`,
 			[]string{"log in again with the scopes it requires: mcpx login 'https://rs.example/mcp?a=1&b=2' --scope x"}},
-		{"a URL server, 401", AuthError{Server: "https://rs.example/mcp?a=1&b=2", Status: 401},
+		{"a URL server, 401", Error{Server: "https://rs.example/mcp?a=1&b=2", Status: 401},
 			`server "https://rs.example/mcp?a=1&b=2" requires authentication (HTTP 401)`, loginHints("'https://rs.example/mcp?a=1&b=2'")},
-		{"quotes", AuthError{Server: `it's "x"`, Status: 403, Scope: "a'b c$d"},
+		{"quotes", Error{Server: `it's "x"`, Status: 403, Scope: "a'b c$d"},
 			`server "it's \"x\"" refused access (HTTP 403); it requires the scope a'b c$d`,
 			[]string{`log in again with the scopes it requires: mcpx login 'it'\''s "x"' --scope 'a'\''b' --scope 'c$d'`}},
-		{"a login failure", AuthError{Server: "srv", Msg: "the token endpoint refused the authorization code: x", Status: 401},
+		{"a login failure", Error{Server: "srv", Msg: "the token endpoint refused the authorization code: x", Status: 401},
 			`server "srv": the token endpoint refused the authorization code: x`, nil},
-		{"a login failure with hints", AuthError{Server: "srv", Msg: "m", hints: []string{"h"}}, `server "srv": m`, []string{"h"}},
+		{"a login failure with hints", Error{Server: "srv", Msg: "m", hints: []string{"h"}}, `server "srv": m`, []string{"h"}},
 	} {
 		if got := c.e.Error(); got != c.err {
 			t.Errorf("%s: Error() =\n %q\nwant\n %q", c.name, got, c.err)
@@ -624,10 +624,10 @@ func TestAuthErrorMessages(t *testing.T) {
 			t.Errorf("%s: Hints() =\n %q\nwant\n %q", c.name, got, c.hints)
 		}
 	}
-	if got := (&AuthError{Scope: " a\tb  c "}).Scopes(); !slices.Equal(got, []string{"a", "b", "c"}) {
+	if got := (&Error{Scope: " a\tb  c "}).Scopes(); !slices.Equal(got, []string{"a", "b", "c"}) {
 		t.Errorf("Scopes() = %q", got)
 	}
-	if got := (&AuthError{}).Scopes(); len(got) != 0 {
+	if got := (&Error{}).Scopes(); len(got) != 0 {
 		t.Errorf("Scopes() = %q", got)
 	}
 }
@@ -674,7 +674,7 @@ func TestTokenOfTarget(t *testing.T) {
 	if err := os.WriteFile(tokenStore{dir: tg.TokenDir}.path(caServer), []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var ae *AuthError
+	var ae *Error
 	if _, err := Token(tg); !errors.As(err, &ae) || ae.Msg != fmt.Sprintf("token file %s is damaged", tokenStore{dir: tg.TokenDir}.path(caServer)) {
 		t.Errorf("damaged: %v", err)
 	}
@@ -1060,7 +1060,7 @@ func TestLoginRefused(t *testing.T) {
 			if msg, want := oaAuthMsg(t, err), strings.ReplaceAll(c.wantMsg, "%[1]s", as.URL); msg != want {
 				t.Errorf("error:\n got %q\nwant %q", msg, want)
 			}
-			var ae *AuthError
+			var ae *Error
 			if errors.As(err, &ae) && !slices.Equal(ae.Hints(), c.wantHint) {
 				t.Errorf("hints %q", ae.Hints())
 			}
@@ -1523,7 +1523,7 @@ func Token(t *config.Target) (*StoredToken, error) {
 	}
 	tok, err := tokenStore{dir: t.TokenDir}.load(server)
 	if err != nil {
-		return nil, &AuthError{Server: t.Name, Msg: err.Error()}
+		return nil, &Error{Server: t.Name, Msg: err.Error()}
 	}
 	return tok, nil
 }

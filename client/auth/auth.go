@@ -3,7 +3,7 @@
 // refreshes it when it has expired (or when the server refuses it), and
 // otherwise lets the server's 401 end the command with exit 6.
 
-package client
+package auth
 
 import (
 	"context"
@@ -16,8 +16,8 @@ import (
 	"github.com/mcpx-cli/mcpx/client/transport"
 )
 
-// AuthInfo is the OAuth state of a server as a connection saw it.
-type AuthInfo struct {
+// Info is the OAuth state of a server as a connection saw it.
+type Info struct {
 	// State: "none" (no stored token was used), "token" (a stored token
 	// was used), "expired" (the stored token had expired and could not be
 	// refreshed), "required" (the server asked for authentication).
@@ -25,10 +25,17 @@ type AuthInfo struct {
 	ExpiresAt *time.Time // the token's expiry, when it has one
 }
 
-// connAuth gives a connection the server's stored token.
-type connAuth struct {
+// SourceOptions are what a token source needs from the connection.
+type SourceOptions struct {
+	Mask       func(string) string  // hides secrets before a message cuts a server's text short
+	Note       func(string, ...any) // notes always shown
+	AddSecrets func(...string)      // registers secrets (stored tokens) to hide from now on
+}
+
+// Source gives a connection the server's stored token.
+type Source struct {
 	t      *config.Target
-	o      Options
+	o      SourceOptions
 	store  tokenStore
 	server string
 
@@ -39,11 +46,11 @@ type connAuth struct {
 	refreshed bool   // one refresh per connection at most
 }
 
-// newConnAuth loads the stored token of an http or sse target, refreshing
+// NewSource loads the stored token of an http or sse target, refreshing
 // it when it has expired. It returns nil when tokens do not apply: a stdio
 // server, no token directory, or an Authorization header the user gave
 // (static credentials win).
-func newConnAuth(ctx context.Context, t *config.Target, o Options) *connAuth {
+func NewSource(ctx context.Context, t *config.Target, o SourceOptions) *Source {
 	if t.Transport == config.Stdio || t.TokenDir == "" {
 		return nil
 	}
@@ -65,7 +72,7 @@ func newConnAuth(ctx context.Context, t *config.Target, o Options) *connAuth {
 	if o.AddSecrets == nil {
 		o.AddSecrets = func(...string) {}
 	}
-	a := &connAuth{t: t, o: o, store: tokenStore{dir: t.TokenDir}, server: server, state: "none"}
+	a := &Source{t: t, o: o, store: tokenStore{dir: t.TokenDir}, server: server, state: "none"}
 	tok, err := a.store.load(server)
 	if err != nil {
 		if o.Note != nil {
@@ -84,8 +91,8 @@ func newConnAuth(ctx context.Context, t *config.Target, o Options) *connAuth {
 	return a
 }
 
-// bearer is the token to send ("" for none).
-func (a *connAuth) bearer() string {
+// Bearer is the token to send ("" for none).
+func (a *Source) Bearer() string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.state != "token" {
@@ -98,7 +105,7 @@ func (a *connAuth) bearer() string {
 // another process stored meanwhile, else through the refresh token. The
 // store's lock makes concurrent processes refresh once: the second finds
 // the first one's token.
-func (a *connAuth) refresh(ctx context.Context, stale string) bool {
+func (a *Source) refresh(ctx context.Context, stale string) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.refreshed = true
@@ -163,9 +170,9 @@ func (a *connAuth) refresh(ctx context.Context, stale string) bool {
 	return true
 }
 
-// retry reports whether a refused connection is worth one more attempt: a
+// Retry reports whether a refused connection is worth one more attempt: a
 // 401 to a stored token that a refresh has now replaced.
-func (a *connAuth) retry(ctx context.Context, ae *AuthError) bool {
+func (a *Source) Retry(ctx context.Context, ae *Error) bool {
 	a.mu.Lock()
 	used := a.state == "token" && !a.refreshed && ae.Status == 401
 	stale := ""
@@ -176,9 +183,9 @@ func (a *connAuth) retry(ctx context.Context, ae *AuthError) bool {
 	return used && ctx.Err() == nil && a.refresh(ctx, stale)
 }
 
-// explain adds to a 401 what mcpx had: an expired token, or one the server
+// Explain adds to a 401 what mcpx had: an expired token, or one the server
 // refused.
-func (a *connAuth) explain(ae *AuthError) {
+func (a *Source) Explain(ae *Error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if ae.Status != 401 || a.tok == nil {
@@ -195,15 +202,15 @@ func (a *connAuth) explain(ae *AuthError) {
 	}
 }
 
-// info is the state for servers --probe.
-func (a *connAuth) info() AuthInfo {
+// Info is the state for servers --probe.
+func (a *Source) Info() Info {
 	if a == nil {
-		return AuthInfo{State: "none"}
+		return Info{State: "none"}
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.tok == nil || a.state == "none" {
-		return AuthInfo{State: "none"}
+		return Info{State: "none"}
 	}
-	return AuthInfo{State: a.state, ExpiresAt: a.tok.ExpiresAt}
+	return Info{State: a.state, ExpiresAt: a.tok.ExpiresAt}
 }

@@ -3,7 +3,7 @@
 // through a temporary file and a rename, refreshed under a file lock so that
 // concurrent mcpx processes refresh once.
 
-package client
+package auth
 
 import (
 	"bytes"

@@ -19,7 +19,7 @@
 // protected-resource URL answered 404: a PRM that exists but is invalid or
 // is for another resource is still refused.
 
-package client
+package auth
 
 import (
 	"bytes"
@@ -94,8 +94,8 @@ func unwrapURLError(err error) error {
 }
 
 // fail is an authentication failure of the flow (exit 6).
-func (h *oauthHTTP) fail(format string, args ...any) *AuthError {
-	return &AuthError{Server: h.server, Msg: fmt.Sprintf(format, args...)}
+func (h *oauthHTTP) fail(format string, args ...any) *Error {
+	return &Error{Server: h.server, Msg: fmt.Sprintf(format, args...)}
 }
 
 // getJSON fetches a metadata document. It returns the HTTP status; v is
@@ -237,10 +237,11 @@ func (l *legacyFallback) note() string {
 // 2025-03-26 spec: it asked for authentication (401) without naming
 // resource_metadata, and every well-known protected-resource URL answered
 // 404. Login then applies the 2025-03-26 rules (legacyAuthServer); as an
-// error it is the *AuthError it wraps.
-type noPRMError struct{ *AuthError }
+// error it is the *Error it wraps.
+type noPRMError struct{ err *Error }
 
-func (e *noPRMError) Unwrap() error { return e.AuthError }
+func (e *noPRMError) Error() string { return e.err.Error() }
+func (e *noPRMError) Unwrap() error { return e.err }
 
 // wellKnown returns the URL with /.well-known/NAME inserted between the
 // host and the path (RFC 8414 §3.1, RFC 9728 §3.1), and, when there is a
@@ -387,9 +388,9 @@ func (h *oauthHTTP) legacyAuthServer(ctx context.Context, server, protocol strin
 	if err != nil {
 		return nil, h.fail("%v", err)
 	}
-	l := &legacyFallback{noPRM: np.Msg, origin: origin, metadataURL: origin + "/.well-known/oauth-authorization-server"}
-	fail := func(format string, args ...any) *AuthError {
-		return h.fail("%s; by the 2025-03-26 rules, %s", strings.TrimSuffix(np.Msg, ", so its authorization server is unknown"), fmt.Sprintf(format, args...))
+	l := &legacyFallback{noPRM: np.err.Msg, origin: origin, metadataURL: origin + "/.well-known/oauth-authorization-server"}
+	fail := func(format string, args ...any) *Error {
+		return h.fail("%s; by the 2025-03-26 rules, %s", strings.TrimSuffix(np.err.Msg, ", so its authorization server is unknown"), fmt.Sprintf(format, args...))
 	}
 	if err := checkEndpoint("the authorization base URL", origin, true); err != nil {
 		return nil, fail("%v", err)
@@ -402,7 +403,7 @@ func (h *oauthHTTP) legacyAuthServer(ctx context.Context, server, protocol strin
 	var md asDoc
 	st, err := h.getJSONWith(ctx, l.metadataURL, &md, hdr)
 	if err != nil {
-		var ae *AuthError
+		var ae *Error
 		if errors.As(err, &ae) {
 			return nil, fail("%s", ae.Msg)
 		}
@@ -603,13 +604,13 @@ type tokenAnswer struct {
 	Scope        string          `json:"scope"`
 }
 
-// GrantError is an OAuth error answer of the token endpoint.
-type GrantError struct {
+// grantError is an OAuth error answer of the token endpoint.
+type grantError struct {
 	Code string // the "error" field, e.g. invalid_grant
 	Msg  string // as shown
 }
 
-func (e *GrantError) Error() string { return e.Msg }
+func (e *grantError) Error() string { return e.Msg }
 
 // token calls the token endpoint with a grant and the client's
 // authentication, and returns the stored form of the answer.
@@ -624,7 +625,7 @@ func (h *oauthHTTP) token(ctx context.Context, endpoint string, form url.Values,
 			Error string `json:"error"`
 		}
 		_ = json.Unmarshal(data, &e)
-		return nil, &GrantError{Code: e.Error, Msg: h.oauthErr(resp, data)}
+		return nil, &grantError{Code: e.Error, Msg: h.oauthErr(resp, data)}
 	}
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "" && mt != "application/json" {
 		return nil, h.fail("the token endpoint answered %s, not JSON", text.FirstLine(mt))
@@ -636,7 +637,7 @@ func (h *oauthHTTP) token(ctx context.Context, endpoint string, form url.Values,
 			Error string `json:"error"`
 		}
 		if json.Unmarshal(data, &e) == nil && e.Error != "" {
-			return nil, &GrantError{Code: e.Error, Msg: h.oauthErr(resp, data)}
+			return nil, &grantError{Code: e.Error, Msg: h.oauthErr(resp, data)}
 		}
 		return nil, h.fail("the token endpoint's answer has no access_token")
 	}
