@@ -166,8 +166,8 @@ func (c *Conn) setPhase(p string) {
 	c.mu.Unlock()
 }
 
-// Phase is what the connection was doing last ("start", "initialize", a method).
-func (c *Conn) Phase() string {
+// currentPhase is what the connection was doing last ("start", "initialize", a method).
+func (c *Conn) currentPhase() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.phase
@@ -646,7 +646,7 @@ func newestLegacy(versions []string) string {
 // watchers and handlers hold (its lost signal, its hooks) is n's and stays
 // valid for c.
 func (c *Conn) adopt(n *Conn) {
-	c.setPhase(n.Phase())
+	c.setPhase(n.currentPhase())
 	c.Protocol, c.ServerName, c.ServerVersion, c.Caps, c.Instructions = n.Protocol, n.ServerName, n.ServerVersion, n.Caps, n.Instructions
 	c.mc, c.hooks, c.tap, c.kind, c.proc, c.rt, c.limit, c.stop, c.lost = n.mc, n.hooks, n.tap, n.kind, n.proc, n.rt, n.limit, n.stop, n.lost
 }

@@ -31,10 +31,10 @@ var Kinds = []string{KindTool, KindResource, KindTemplate, KindPrompt}
 // maxPages ends a listing that never ends (a server handing out fresh cursors forever).
 const maxPages = 10000
 
-// DefaultListCeiling bounds the items one listing of one kind gathers when
+// defaultListCeiling bounds the items one listing of one kind gathers when
 // the connection's message ceiling is not known (it is the same as
 // render.MessageCeiling, which client does not import).
-const DefaultListCeiling = 128 << 20
+const defaultListCeiling = 128 << 20
 
 // itemSlot is what each listed item costs beyond its bytes (its place in
 // the list): the listing bound counts it, so that a server sending millions
@@ -106,28 +106,28 @@ type Problem struct {
 	Excluded bool
 }
 
-// ListError is a listing that failed for one kind: the server answered with
+// listError is a listing that failed for one kind: the server answered with
 // an error or sent a page that is not a list. It degrades to a warning.
-type ListError struct {
+type listError struct {
 	Kind string
 	Err  error
 }
 
-func (e *ListError) Error() string { return e.Err.Error() }
-func (e *ListError) Unwrap() error { return e.Err }
+func (e *listError) Error() string { return e.Err.Error() }
+func (e *listError) Unwrap() error { return e.Err }
 
-// ListRaw lists every item of one kind, following nextCursor to the end.
+// listAll lists every item of one kind, following nextCursor to the end.
 // It returns each item's raw JSON, a sub-slice of the page it came in. A
 // cursor that repeats, a server that is still paging after maxPages pages,
 // and items that together take more than the connection's message ceiling
 // end the listing with a Problem. A failure that concerns only this listing
-// is a *ListError (returned with the items of the pages before it); a
+// is a *listError (returned with the items of the pages before it); a
 // timeout, a dead connection or a limit is returned as is, with no items.
 //
 // mcp-go is given a small substitute for each page (see listSpec.empty and
 // headerTools): it would decode every item into typed structs and cache the
 // tools, and mcpx uses neither, reading the page itself.
-func (c *Conn) ListRaw(ctx context.Context, kind string) ([]json.RawMessage, []Problem, error) {
+func (c *Conn) listAll(ctx context.Context, kind string) ([]json.RawMessage, []Problem, error) {
 	return c.listRaw(ctx, kind, c.messageCeiling())
 }
 
@@ -153,7 +153,7 @@ func (c *Conn) listRaw(ctx context.Context, kind string, ceiling int64) ([]json.
 		if err != nil {
 			switch err.(type) {
 			case *ServerError, *UnsupportedError:
-				return items, problems, &ListError{Kind: kind, Err: err}
+				return items, problems, &listError{Kind: kind, Err: err}
 			}
 			return nil, problems, err
 		}
@@ -163,11 +163,11 @@ func (c *Conn) listRaw(ctx context.Context, kind string, ceiling int64) ([]json.
 		headers := kind == KindTool && c.kind == config.HTTP && mcp.IsModernProtocol(c.Protocol)
 		arr, next, ok := pageMembers(raw, spec.key)
 		if !ok {
-			return items, problems, &ListError{Kind: kind, Err: &BadReplyError{Server: c.T.Name, Method: spec.method, Msg: "returned a result that is not a JSON object"}}
+			return items, problems, &listError{Kind: kind, Err: &BadReplyError{Server: c.T.Name, Method: spec.method, Msg: "returned a result that is not a JSON object"}}
 		}
 		if arr != nil && string(arr) != "null" {
 			if arr[0] != '[' {
-				return items, problems, &ListError{Kind: kind, Err: &BadReplyError{Server: c.T.Name, Method: spec.method, Msg: fmt.Sprintf("returned %q that is not an array", spec.key)}}
+				return items, problems, &listError{Kind: kind, Err: &BadReplyError{Server: c.T.Name, Method: spec.method, Msg: fmt.Sprintf("returned %q that is not an array", spec.key)}}
 			}
 			full, n := false, 0
 			first, kept := len(items), 0
@@ -277,7 +277,7 @@ func (c *Conn) messageCeiling() int64 {
 			}
 		}
 	}
-	return DefaultListCeiling
+	return defaultListCeiling
 }
 
 // headerTools is what mcp-go decodes instead of a tools/list page in the

@@ -174,7 +174,7 @@ func TestListBound(t *testing.T) {
 		fmt.Sscan(cursor, &n)
 		return tools("x", n*1000, n*1000+1000, fmt.Sprint(n+1)) // fresh cursors forever, ~16 KiB a page
 	})
-	raws, problems, err := c.ListRaw(context.Background(), KindTool)
+	raws, problems, err := c.listAll(context.Background(), KindTool)
 	if err != nil || len(problems) != 1 {
 		t.Fatalf("%d items, problems %+v, err %v", len(raws), problems, err)
 	}
@@ -232,7 +232,7 @@ func TestListTimeoutWhileScanning(t *testing.T) {
 		return ""
 	})
 	for name, list := range map[string]func() (int, error){
-		"ListRaw": func() (int, error) { r, _, err := c.ListRaw(ctx, KindTool); return len(r), err },
+		"listAll": func() (int, error) { r, _, err := c.listAll(ctx, KindTool); return len(r), err },
 		"List":    func() (int, error) { r, _, err := c.List(ctx, KindTool); return len(r), err },
 		"Find": func() (int, error) {
 			it, _, _, err := c.Find(ctx, KindTool, "x1", nil)
@@ -379,13 +379,13 @@ func TestItemID(t *testing.T) {
 		{KindResource, `{"name":"n","uri":"x://a"}`, `"x://a"`, true},
 		{KindTemplate, `{"uriTemplate":"x://{a}"}`, `"x://{a}"`, true},
 	} {
-		id, ok := ItemID(tc.kind, json.RawMessage(tc.raw))
+		id, ok := itemID(tc.kind, json.RawMessage(tc.raw))
 		if ok != tc.ok || (ok && string(id) != tc.id) {
 			t.Errorf("%s %s: %q %v", tc.kind, tc.raw, id, ok)
 		}
-		_, _, parsed := ParseItem("s", tc.kind, 0, json.RawMessage(tc.raw))
+		_, _, parsed := parseItem("s", tc.kind, 0, json.RawMessage(tc.raw), false)
 		if parsed != ok {
-			t.Errorf("%s %s: ItemID ok=%v, ParseItem ok=%v", tc.kind, tc.raw, ok, parsed)
+			t.Errorf("%s %s: itemID ok=%v, parseItem ok=%v", tc.kind, tc.raw, ok, parsed)
 		}
 	}
 	for _, tc := range []struct {
@@ -431,7 +431,7 @@ func TestListSubstitute(t *testing.T) {
 		{"2026-07-28", KindTool, `{"tools":[{"name":"h",`},
 	} {
 		c.Protocol = tc.era
-		raws, _, err := c.ListRaw(context.Background(), tc.kind)
+		raws, _, err := c.listAll(context.Background(), tc.kind)
 		if err != nil || len(raws) == 0 {
 			t.Fatalf("%s %s: %d items, %v", tc.era, tc.kind, len(raws), err)
 		}
@@ -478,7 +478,7 @@ func TestListCursors(t *testing.T) {
 		}
 		return tools("c", 0, 1, big+"1") // back to page 2
 	})
-	raws, problems, err := c.ListRaw(context.Background(), KindTool)
+	raws, problems, err := c.listAll(context.Background(), KindTool)
 	if err != nil || len(raws) != 3 || len(problems) != 1 || problems[0].Code != "repeated_cursor" || fs.calls.Load() != 3 {
 		t.Errorf("%d items, problems %+v, err %v, %d calls", len(raws), problems, err, fs.calls.Load())
 	}
@@ -503,7 +503,7 @@ func TestListPagesNotKept(t *testing.T) {
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	raws, problems, err := c.ListRaw(context.Background(), KindTool)
+	raws, problems, err := c.listAll(context.Background(), KindTool)
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	if err != nil || len(problems) != 0 || len(raws) != 10*pages || string(raws[10*pages-1]) != fmt.Sprintf(`{"name":"t%d"}`, 10*pages-1) {
