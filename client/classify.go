@@ -1,5 +1,5 @@
 // Error classification: what went wrong on a connection, as the typed
-// errors of errors.go (and so as the exit codes of CONTRACT §6).
+// errors of errors.go (and so as the exit codes of EXIT STATUS in mcpx(1)).
 
 package client
 

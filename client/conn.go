@@ -46,10 +46,10 @@ type Options struct {
 	MaskIn     func(before, text, after string) string
 	AddSecrets func(...string) // registers secrets (stored tokens) to hide from now on
 
-	// What the server may ask during an operation (CONTRACT §8; see
-	// serverreq.go). Elicit, when set, answers elicitations (and the
-	// capability is declared); Roots, when not nil, are the roots offered
-	// (the user's --root or the server's "roots"; nil declares none).
+	// What the server may ask during an operation (see REQUESTS FROM SERVERS
+	// in mcpx(1), and serverreq.go). Elicit, when set, answers elicitations
+	// (and the capability is declared); Roots, when not nil, are the roots
+	// offered (the user's --root or the server's "roots"; nil declares none).
 	Elicit     func(ctx context.Context, e Elicitation) Answer
 	Roots      []Root
 	OnLog      func(LogMessage) // notifications/message
@@ -501,8 +501,8 @@ func (c *Conn) startError(err error) error {
 	return e
 }
 
-// Close ends the connection; a stdio server is stopped as CONTRACT §2 says.
-// It is safe to call more than once.
+// Close ends the connection; a stdio server is stopped as SERVER PROCESSES in
+// mcpx(1) says. It is safe to call more than once.
 func (c *Conn) Close() {
 	c.closeOnce.Do(c.close)
 }
@@ -690,9 +690,9 @@ func (c *Conn) callRawOnce(ctx context.Context, method string, substitute json.R
 const cancelTimeout = 250 * time.Millisecond
 
 // cancelled tells the server to stop working on request id, which mcpx
-// abandoned (interrupted, or out of time), before the server is stopped or
-// the session closed (CONTRACT §8). Over HTTP in the 2026-07-28 era the
-// aborted POST is the cancellation, and nothing is sent.
+// abandoned (interrupted, or out of time), before the server is stopped or the
+// session closed (see REQUESTS FROM SERVERS in mcpx(1)). Over HTTP in the
+// 2026-07-28 era the aborted POST is the cancellation, and nothing is sent.
 func (c *Conn) cancelled(id mcp.RequestId, method string, why error) {
 	if c.tap == nil || (c.kind != config.Stdio && mcp.IsModernProtocol(c.Protocol)) {
 		return
@@ -745,7 +745,7 @@ func (c *Conn) awaitListen(ctx context.Context) {
 func (c *Conn) setLevel(ctx context.Context, level string) error {
 	if mcp.IsModernProtocol(c.Protocol) {
 		// Nothing is sent: each request declares the level.
-		//lint:ignore SA1019 servers still offer logging; CONTRACT §8 asks for it
+		//lint:ignore SA1019 servers still offer logging; mcpx asks for it (REQUESTS FROM SERVERS in mcpx(1))
 		_ = c.mc.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevel(level)}})
 		if c.debug != nil {
 			c.debug("server %q: requests declare the log level %s", c.T.Name, level)
@@ -753,7 +753,7 @@ func (c *Conn) setLevel(ctx context.Context, level string) error {
 		return nil
 	}
 	_, err := c.callRaw(ctx, "logging/setLevel", nil, func(ctx context.Context) error {
-		//lint:ignore SA1019 servers still offer logging; CONTRACT §8 asks for it
+		//lint:ignore SA1019 servers still offer logging; mcpx asks for it (REQUESTS FROM SERVERS in mcpx(1))
 		return c.mc.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevel(level)}})
 	})
 	if err != nil && ctx.Err() != nil {

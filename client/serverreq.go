@@ -1,7 +1,7 @@
-// What a server may ask of mcpx during an operation (CONTRACT §8):
-// elicitation, roots, log messages, progress. mcpx offers only what it
-// does: sampling is never offered, roots only when the user named some,
-// and any other request but ping is answered "method not found", with a
+// What a server may ask of mcpx during an operation (see REQUESTS FROM SERVERS
+// in mcpx(1)): elicitation, roots, log messages, progress. mcpx offers only
+// what it does: sampling is never offered, roots only when the user named
+// some, and any other request but ping is answered "method not found", with a
 // note.
 //
 // Legacy-era requests (elicitation/create, roots/list sent by the server)

@@ -1,10 +1,10 @@
 package client
 
-// Attacks on the requests a server may send mcpx during an operation
-// (CONTRACT §8), made the way a hostile server would make them: floods,
-// odd ids, input_required results built to cost, a server that stops
-// reading. A test that fails here shows a bug (see the report that came
-// with these tests).
+// Attacks on the requests a server may send mcpx during an operation (REQUESTS
+// FROM SERVERS in mcpx(1)), made the way a hostile server would make them:
+// floods, odd ids, input_required results built to cost, a server that stops
+// reading. A test that fails here shows a bug (see the report that came with
+// these tests).
 
 import (
 	"bufio"
@@ -140,7 +140,10 @@ func hxID(t *testing.T, line string) string {
 
 var hxDecline = func(context.Context, Elicitation) Answer { return Answer{Action: "decline"} }
 
-// TestHostileMRTRSlowAnswer was dropped: the --timeout clock stops while a person answers (CONTRACT 8 design; commands/deadline.go), so an answer is waited for past the deadline on purpose; one asked when time is already out is cancelled at once (mrtrElicit).
+// TestHostileMRTRSlowAnswer was dropped: the --timeout clock stops while a
+// person answers (REQUESTS FROM SERVERS in mcpx(1); commands/deadline.go), so
+// an answer is waited for past the deadline on purpose; one asked when time is
+// already out is cancelled at once (mrtrElicit).
 
 // TestHostileSinkRetainsInputs: a server answers ten times (mcp-go's
 // limit) with an input_required result carrying a big requestState. The
@@ -352,9 +355,9 @@ func TestHostileDeafServer(t *testing.T) {
 // elicitations (a 70 KB message). mcp-go answers them in n goroutines and
 // waits for every one; each first looks for its raw params in the sink
 // (sink.inputParams), which scans all n requests, canonicalizing each, under
-// the sink's lock: n*n canonicalizations, one at a time. The call cannot
-// end before they are all done, whatever its deadline: --timeout is not a
-// bound any more (CONTRACT §2). Expected: the call ends at its deadline, as
+// the sink's lock: n*n canonicalizations, one at a time. The call cannot end
+// before they are all done, whatever its deadline: --timeout is not a bound
+// any more (--timeout in mcpx(1)). Expected: the call ends at its deadline, as
 // a TimeoutError. (Last in this file: the work it starts goes on after it.)
 func TestHostileMRTRManyInputRequests(t *testing.T) {
 	const n = 700

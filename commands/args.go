@@ -1,9 +1,9 @@
 package commands
 
-// Arguments of prompt and invoke (CONTRACT §3): ARG=VALUE, KEY=VALUE and
-// KEY:=JSON pairs, @FILE and @- values, and typing by a tool's input
-// schema. Nothing here talks to a server; the only IO is reading @FILE and
-// stdin. Values keep their bytes: numbers are never converted through
+// Arguments of prompt and invoke (see COMMANDS in mcpx(1)): ARG=VALUE,
+// KEY=VALUE and KEY:=JSON pairs, @FILE and @- values, and typing by a tool's
+// input schema. Nothing here talks to a server; the only IO is reading @FILE
+// and stdin. Values keep their bytes: numbers are never converted through
 // float64, strings are never HTML-escaped, JSON is only compacted.
 
 import (
@@ -783,9 +783,10 @@ func typeValue(p pair, t argType) (json.RawMessage, error) {
 		return jsonString(p.Value), nil
 	}
 	if p.File != "" {
-		// KEY=@FILE and KEY=@- read a string, verbatim (CONTRACT §3), as
-		// httpie's field=@file does; KEY:=@FILE reads JSON. A string where
-		// the schema wants something else is a bad value, never coerced.
+		// KEY=@FILE and KEY=@- read a string, verbatim (invoke in COMMANDS,
+		// mcpx(1)), as httpie's field=@file does; KEY:=@FILE reads JSON. A
+		// string where the schema wants something else is a bad value, never
+		// coerced.
 		exp, what := t.expected(), t.expected()
 		if len(t.kinds) == 1 {
 			what = kindPhrase(t.kinds[0])

@@ -1,6 +1,6 @@
-// Answers to what a server asks during an operation (CONTRACT §8): the
-// elicitation form on the terminal, or mcpx's own answer when it cannot
-// ask; the roots; log messages and the progress line.
+// Answers to what a server asks during an operation (see REQUESTS FROM SERVERS
+// in mcpx(1)): the elicitation form on the terminal, or mcpx's own answer when
+// it cannot ask; the roots; log messages and the progress line.
 
 package commands
 

@@ -1,10 +1,10 @@
 package commands
 
-// Attacks on what a server may ask of mcpx (CONTRACT §8), the way a hostile
-// server or a careless user would make them: secrets at the edge of a clip,
-// notes racing a question, an interrupt that meets a queue of questions,
-// schemas built to cost, and schemas that are simply wrong. A test that
-// fails here shows a bug (see the report that came with these tests).
+// Attacks on what a server may ask of mcpx (REQUESTS FROM SERVERS in mcpx(1)),
+// the way a hostile server or a careless user would make them: secrets at the
+// edge of a clip, notes racing a question, an interrupt that meets a queue of
+// questions, schemas built to cost, and schemas that are simply wrong. A test
+// that fails here shows a bug (see the report that came with these tests).
 
 import (
 	"bytes"
@@ -54,11 +54,11 @@ func hxNoPrefix(t *testing.T, what, stderr string) {
 func hxTail(s string) string { return s[max(0, len(s)-160):] }
 
 // TestHostileSecretAtTheClip: a server that knows a secret of the config
-// places it where a note is clipped (the 500 characters of a log message or
-// an elicitation's message, the 80 of a field name or a logger, the 2000 of
-// a URL). The secret must be masked before the clip, as Conn.shown and the
-// framer do, never cut into a printable prefix (CONTRACT §1: secrets are
-// *** everywhere).
+// places it where a note is clipped (the 500 characters of a log message or an
+// elicitation's message, the 80 of a field name or a logger, the 2000 of a
+// URL). The secret must be masked before the clip, as Conn.shown and the
+// framer do, never cut into a printable prefix (SECRETS in mcpx(1): secrets
+// are *** everywhere).
 func TestHostileSecretAtTheClip(t *testing.T) {
 	for _, tc := range []struct {
 		name string

@@ -20,7 +20,7 @@ import (
 	"github.com/mcpx-cli/mcpx/render"
 )
 
-// Exit codes of CONTRACT §6.
+// Exit codes (see EXIT STATUS in mcpx(1)).
 const (
 	exitOK          = 0
 	exitFailed      = 1
@@ -55,8 +55,8 @@ func (e *StrictError) Error() string {
 	return "--strict: " + count(e.N, "warning")
 }
 
-// classify maps an error (and the signal that interrupted mcpx, if any) to
-// the report and exit code of CONTRACT §6. It is the only such mapping.
+// classify maps an error (and the signal that interrupted mcpx, if any) to the
+// report and exit code of EXIT STATUS in mcpx(1). It is the only such mapping.
 func classify(err error, sig os.Signal) output.ErrorReport {
 	if sig != nil {
 		n := 128

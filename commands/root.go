@@ -2,7 +2,7 @@
 // parsing its arguments into options, validating them before any side
 // effect, doing one operation through client, rendering through render and
 // printing through output. Errors travel back up as typed values; exit.go
-// maps them to the exit codes of CONTRACT §6 in one place.
+// maps them to the exit codes of EXIT STATUS in mcpx(1) in one place.
 package commands
 
 import (
@@ -42,7 +42,7 @@ func version() string {
 	return "dev"
 }
 
-// globals are the flags every command takes (CONTRACT §2).
+// globals are the flags every command takes (GLOBAL OPTIONS in mcpx(1)).
 type globals struct {
 	config          string
 	project         bool

@@ -16,7 +16,8 @@ import (
 
 type serversOptions struct{ Probe bool }
 
-// serverEntry is the JSON shape of one server (CONTRACT §5).
+// serverEntry is the JSON shape of one server (see servers in COMMANDS,
+// mcpx(1)).
 type serverEntry struct {
 	Name      string `json:"name"`
 	Transport string `json:"transport"`
@@ -34,8 +35,8 @@ type probe struct {
 	Error           *string              `json:"error"`
 }
 
-// probeAuth is a server's OAuth state (CONTRACT §7): none, token, expired
-// or required; null when the probe failed for another reason.
+// probeAuth is a server's OAuth state (see AUTHENTICATION in mcpx(1)): none,
+// token, expired or required; null when the probe failed for another reason.
 type probeAuth struct {
 	State     string  `json:"state"`
 	ExpiresAt *string `json:"expires_at"`

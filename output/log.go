@@ -46,7 +46,7 @@ type Warning struct {
 
 // ErrorReport is the final error of an invocation.
 type ErrorReport struct {
-	Code     string         // error.code of CONTRACT §6
+	Code     string         // error.code (see EXIT STATUS in mcpx(1))
 	Message  string         // one line, lowercase, no trailing period
 	ExitCode int            // the process exit code
 	Hints    []string       // extra lines: "mcpx: hint: ..."
@@ -97,8 +97,8 @@ const progressWidth = 79
 
 // Progress draws text as the progress line on stderr, replacing the one
 // before; "" clears it. It draws only on a terminal and never under --json
-// (CONTRACT §8: nothing in a pipe). text is masked, escaped and cut to one
-// line of progressWidth characters.
+// (nothing in a pipe: see REQUESTS FROM SERVERS in mcpx(1)). text is masked,
+// escaped and cut to one line of progressWidth characters.
 func (l *Log) Progress(text string) {
 	if !l.s.ErrTTY || l.JSON {
 		return

@@ -25,7 +25,8 @@ const (
 	BlockLink     = "resource_link"
 )
 
-// LinkItem is a rendered resource link (CONTRACT §5: content of prompt and invoke).
+// LinkItem is a rendered resource link, in the content of prompt and
+// invoke (see CONTENT POLICY in mcpx(1)).
 type LinkItem struct {
 	Type        string          `json:"type"` // "resource_link"
 	URI         string          `json:"uri"`

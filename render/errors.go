@@ -6,8 +6,9 @@ import (
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
-// LimitError: a named limit of CONTRACT §4 refused the content or the spill
-// directory (exit 8). Msg says what happened; Error names the limit and its value.
+// LimitError: a named limit (LIMITS in mcpx(1)) refused the content or the
+// spill directory (exit 8). Msg says what happened; Error names the limit and
+// its value.
 type LimitError struct {
 	Limit string // the named limit, e.g. "decode ceiling"; "spill directory" for directory checks
 	Value int64  // its value in bytes (0 when the limit is not a size)

@@ -11,7 +11,7 @@ import (
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
-// TextItem is a rendered text item (CONTRACT §5).
+// TextItem is a rendered text item (see read in COMMANDS, mcpx(1)).
 type TextItem struct {
 	Type        string          `json:"type"` // "text"
 	URI         *string         `json:"uri"`
@@ -31,7 +31,8 @@ type TextItem struct {
 	Bytes int `json:"-"`
 }
 
-// BlobItem is a rendered blob: spilled to a file, never inline (CONTRACT §5).
+// BlobItem is a rendered blob: spilled to a file, never inline (see
+// CONTENT POLICY in mcpx(1)).
 type BlobItem struct {
 	Type        string          `json:"type"` // "blob"
 	Spilled     bool            `json:"spilled"`

@@ -10,7 +10,8 @@ import (
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
-// ToolDoc is the document of `mcpx invoke` (CONTRACT §5).
+// ToolDoc is the document of `mcpx invoke` (its --json: see invoke in
+// COMMANDS, mcpx(1)).
 type ToolDoc struct {
 	Server                     string          `json:"server"`
 	Tool                       string          `json:"tool"`

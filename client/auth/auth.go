@@ -1,7 +1,7 @@
-// Stored OAuth tokens on connections (CONTRACT §7): every command but login
-// is non-interactive about authentication. It sends the stored token,
-// refreshes it when it has expired (or when the server refuses it), and
-// otherwise lets the server's 401 end the command with exit 6.
+// Stored OAuth tokens on connections (see AUTHENTICATION in mcpx(1)): every
+// command but login is non-interactive about authentication. It sends the
+// stored token, refreshes it when it has expired (or when the server refuses
+// it), and otherwise lets the server's 401 end the command with exit 6.
 
 package auth
 

@@ -1,5 +1,6 @@
-// mcpx login and mcpx logout (CONTRACT §7): the authorization-code flow
-// with PKCE on a loopback redirect, and removing (and revoking) the tokens.
+// mcpx login and mcpx logout (see AUTHENTICATION in mcpx(1)): the
+// authorization-code flow with PKCE on a loopback redirect, and removing (and
+// revoking) the tokens.
 
 package auth
 

@@ -1,7 +1,8 @@
-// The OAuth 2.1 protocol pieces of CONTRACT §7: metadata discovery (RFC 9728
-// protected-resource metadata, then RFC 8414 / OpenID authorization-server
-// metadata), dynamic client registration (RFC 7591), the token endpoint
-// (authorization code with PKCE, refresh) and revocation (RFC 7009).
+// The OAuth 2.1 protocol pieces (see AUTHENTICATION in mcpx(1)): metadata
+// discovery (RFC 9728 protected-resource metadata, then RFC 8414 / OpenID
+// authorization-server metadata), dynamic client registration (RFC 7591), the
+// token endpoint (authorization code with PKCE, refresh) and revocation (RFC
+// 7009).
 //
 // mcp-go has an OAuth handler, but it does not fit a CLI that stores tokens
 // between processes: its discovery tries one protected-resource URL (no root
@@ -10,14 +11,14 @@
 // coordinated inside one process only; and it has no revocation. mcpx uses
 // its PKCE and state generators and does the rest here.
 //
-// Beyond CONTRACT §7, a server of the 2025-03-26 authorization spec (no
-// protected-resource metadata at all) is still logged in to by that spec's
-// rules (legacyAuthServer): the authorization server at the server's origin,
-// its RFC 8414 metadata there, else the default endpoints /authorize, /token
-// and /register. Unlike mcp-go, mcpx takes that path only when the server
-// asked for authentication (401), named no metadata, and every well-known
-// protected-resource URL answered 404: a PRM that exists but is invalid or
-// is for another resource is still refused.
+// Beyond what AUTHENTICATION in mcpx(1) promises, a server of the 2025-03-26
+// authorization spec (no protected-resource metadata at all) is still logged
+// in to by that spec's rules (legacyAuthServer): the authorization server at
+// the server's origin, its RFC 8414 metadata there, else the default endpoints
+// /authorize, /token and /register. Unlike mcp-go, mcpx takes that path only
+// when the server asked for authentication (401), named no metadata, and every
+// well-known protected-resource URL answered 404: a PRM that exists but is
+// invalid or is for another resource is still refused.
 
 package auth
 

@@ -1,7 +1,7 @@
-// The OAuth token store (CONTRACT §7): one file per canonical server URL
-// under $XDG_STATE_HOME/mcpx/tokens/, directory 0700 and files 0600, written
-// through a temporary file and a rename, refreshed under a file lock so that
-// concurrent mcpx processes refresh once.
+// The OAuth token store (see AUTHENTICATION in mcpx(1)): one file per
+// canonical server URL under $XDG_STATE_HOME/mcpx/tokens/, directory 0700 and
+// files 0600, written through a temporary file and a rename, refreshed under a
+// file lock so that concurrent mcpx processes refresh once.
 
 package auth
 

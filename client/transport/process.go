@@ -16,7 +16,8 @@ import (
 	"time"
 )
 
-// Stop timings of CONTRACT §2: close stdin, wait, SIGTERM the group, wait, SIGKILL.
+// Stop timings (SERVER PROCESSES in mcpx(1)): close stdin, wait, SIGTERM the
+// group, wait, SIGKILL.
 const (
 	stopGrace = 100 * time.Millisecond
 	StopTerm  = 1 * time.Second
@@ -201,9 +202,10 @@ func StartProcess(c Command, onStderr func(string)) (*Process, error) {
 		cmd.Env = []string{}
 	}
 	cmd.Dir = c.Dir
-	// A session of its own (so a process group of its own, as CONTRACT §2
-	// asks): with no controlling terminal the server cannot open /dev/tty
-	// and write to the user's terminal around mcpx's escaping (nor read it).
+	// A session of its own (so a process group of its own, as SERVER
+	// PROCESSES in mcpx(1) asks): with no controlling terminal the server
+	// cannot open /dev/tty and write to the user's terminal around mcpx's
+	// escaping (nor read it).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	// Our own pipes, not cmd.StdoutPipe/StderrPipe: Wait closes those as soon
 	// as the child exits, which can drop the last lines a dying server wrote
@@ -305,8 +307,8 @@ func (p *Process) waitGroup(d time.Duration) bool {
 	}
 }
 
-// Stop ends the server as CONTRACT §2 says: close its stdin, wait at most
-// 100 ms, SIGTERM the group, wait at most 1 s, then SIGKILL.
+// Stop ends the server as SERVER PROCESSES in mcpx(1) says: close its stdin,
+// wait at most 100 ms, SIGTERM the group, wait at most 1 s, then SIGKILL.
 func (p *Process) Stop() {
 	p.stopOnce.Do(func() {
 		_ = p.stdin.Close()
