@@ -26,16 +26,17 @@ test: lint shell-deps interop-deps conformance-deps
 	$(GO) test -count=1 -timeout 15m ./...
 
 unit:
-	$(GO) test -count=1 ./output/... ./client/... ./render/... ./commands/...
+	$(GO) test -count=1 ./output/... ./client/... ./render/... ./commands/... ./internal/...
 
 # race runs the unit tests and the end-to-end scripts under the race detector (slower).
 race: interop-deps
-	$(GO) test -race -count=1 ./output/... ./client/... ./render/... ./commands/...
+	$(GO) test -race -count=1 ./output/... ./client/... ./render/... ./commands/... ./internal/...
 	$(GO) test -race -count=1 -run TestScript ./test/
 
 lint: fmt-check vet staticcheck layering check-generated
 
-# layering: only commands imports client, render and output (STYLE.md).
+# layering: only commands imports client, render and output (STYLE.md); the
+# packages under client import only the ones below them.
 layering:
 	scripts/check-layering.sh
 

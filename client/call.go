@@ -14,7 +14,7 @@ import (
 const maxFindProblems = 20
 
 // Find looks up one item of a kind in the server's complete listing. It
-// reads only the id of each item (see ItemID), and parses the first item
+// reads only the id of each item (see itemID), and parses the first item
 // whose id is id alone (duplicate ids keep the first, as List does).
 // found is nil when it is not listed; complete is false when the listing
 // did not end cleanly (a failed listing, a repeated cursor, too many pages
@@ -42,7 +42,7 @@ func (c *Conn) Find(ctx context.Context, kind, id string, near func(id string)) 
 		if timedOut(i) {
 			return nil, false, problems, c.classify(ctx, method, ctx.Err())
 		}
-		v, ok := ItemID(kind, raw)
+		v, ok := itemID(kind, raw)
 		if !ok {
 			complete = false
 			if badIDs++; badIDs <= maxFindProblems {
@@ -73,7 +73,7 @@ func (c *Conn) Find(ctx context.Context, kind, id string, near func(id string)) 
 			if timedOut(i) {
 				return nil, false, problems, c.classify(ctx, method, ctx.Err())
 			}
-			v, _ := ItemID(kind, raw)
+			v, _ := itemID(kind, raw)
 			if s, ok := jsonStringView(v); ok {
 				near(s)
 			}

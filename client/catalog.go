@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/mcpx-cli/mcpx/internal/oneline"
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // Item is one catalog entry, parsed defensively from what the server sent.
@@ -60,7 +60,7 @@ type itemFields struct {
 
 // readFields finds the members of the object raw; ok is false when raw is
 // not a JSON object. valid says raw is known to be valid JSON (an item of
-// ListRaw: its page was checked), which is otherwise checked first.
+// listAll: its page was checked), which is otherwise checked first.
 func readFields(kind string, raw []byte, valid bool) (f itemFields, ok bool) {
 	idKey := idField[kind]
 	ok = (valid || json.Valid(raw)) && members(raw, func(k string, v []byte) bool {
@@ -98,12 +98,12 @@ func readFields(kind string, raw []byte, valid bool) (f itemFields, ok bool) {
 	return f, ok
 }
 
-// ItemID returns the id of a raw list entry of a kind (a tool's name, a
+// itemID returns the id of a raw list entry of a kind (a tool's name, a
 // resource's URI, ...) as a JSON string value, a sub-slice of raw, without
-// parsing the rest of the entry: ok is false when ParseItem would skip the
+// parsing the rest of the entry: ok is false when parseItem would skip the
 // entry for want of an id (not an object; no id, or one that is not a
-// non-empty string). raw must be valid JSON, as ListRaw's items are.
-func ItemID(kind string, raw json.RawMessage) (id []byte, ok bool) {
+// non-empty string). raw must be valid JSON, as listAll's items are.
+func itemID(kind string, raw json.RawMessage) (id []byte, ok bool) {
 	idKey := idField[kind]
 	if !members(raw, func(k string, v []byte) bool {
 		if k == idKey {
@@ -116,19 +116,15 @@ func ItemID(kind string, raw json.RawMessage) (id []byte, ok bool) {
 	return id, len(id) > 2 && id[0] == '"'
 }
 
-// ParseItem parses one raw list entry. A fatal problem (not an object, no
+// parseItem parses one raw list entry. A fatal problem (not an object, no
 // id) returns ok=false; lesser ones (a field of the wrong type) drop that
 // field and are reported. The item's raw JSON values are sub-slices of raw.
-func ParseItem(server, kind string, index int, raw json.RawMessage) (it *Item, problems []Problem, ok bool) {
-	return parseItem(server, kind, index, raw, false)
-}
-
-// parseItem is ParseItem; valid says raw is known to be valid JSON.
+// valid says raw is known to be valid JSON.
 func parseItem(server, kind string, index int, raw json.RawMessage, valid bool) (it *Item, problems []Problem, ok bool) {
 	label := func() string { return fmt.Sprintf("#%d", index) }
 	bad := func(item, format string, args ...any) Problem {
 		return Problem{Kind: kind, Item: item, Code: "bad_item",
-			Message: fmt.Sprintf("server %q: %s %s: %s", server, kindLabel(kind), oneline.Escape(item), fmt.Sprintf(format, args...))}
+			Message: fmt.Sprintf("server %q: %s %s: %s", server, kindLabel(kind), text.Escape(item), fmt.Sprintf(format, args...))}
 	}
 	f, ok := readFields(kind, raw, valid)
 	if !ok {
@@ -173,7 +169,7 @@ func parseItem(server, kind string, index int, raw json.RawMessage, valid bool) 
 		it.URI = &it.ID
 		if sz := f.size; sz != nil && string(sz) != "null" {
 			if !isNonNegInt(string(sz)) {
-				problems = append(problems, bad(it.ID, "\"size\" %s is not a whole number of bytes; ignored", oneline.Escape(truncate(string(sz), 20))))
+				problems = append(problems, bad(it.ID, "\"size\" %s is not a whole number of bytes; ignored", text.Escape(text.Truncate(string(sz), 20))))
 			} else {
 				n := json.Number(sz)
 				it.Size = &n
@@ -409,7 +405,7 @@ func (l *Listing) Each(ctx context.Context, item func(*Item) error, problem func
 			}
 			if _, dup := seen[it.ID]; dup {
 				problem(Problem{Kind: k.kind, Item: it.ID, Code: "duplicate_item",
-					Message: fmt.Sprintf("server %q: %s %s is listed twice; the first is kept", l.Server, kindLabel(k.kind), oneline.Escape(it.ID))})
+					Message: fmt.Sprintf("server %q: %s %s is listed twice; the first is kept", l.Server, kindLabel(k.kind), text.Escape(it.ID))})
 				continue
 			}
 			seen[it.ID] = struct{}{}
@@ -424,13 +420,13 @@ func (l *Listing) Each(ctx context.Context, item func(*Item) error, problem func
 	return nil
 }
 
-// listed is ListRaw with a failed listing (a *ListError) turned into a
+// listed is listAll with a failed listing (a *listError) turned into a
 // Problem of its own (failed), which comes after the problems of the items
 // gathered before the failure. Under the resources capability, a server
 // that does not know resources/templates/list has no templates.
 func (c *Conn) listed(ctx context.Context, kind string) (raws []json.RawMessage, problems []Problem, failed *Problem, err error) {
-	raws, problems, err = c.ListRaw(ctx, kind)
-	var le *ListError
+	raws, problems, err = c.listAll(ctx, kind)
+	var le *listError
 	var unsup *UnsupportedError
 	switch {
 	case err == nil:

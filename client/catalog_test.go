@@ -26,7 +26,7 @@ func TestParseItem(t *testing.T) {
 			[]string{`argument #0 "x": required is not a boolean; taken as false`, "argument #2 has no name"}},
 		{KindPrompt, `{"name":"p","arguments":{"x":1}}`, true, "p", []string{`"arguments" is not an array`}},
 	} {
-		it, problems, ok := ParseItem("s", tc.kind, 0, json.RawMessage(tc.raw))
+		it, problems, ok := parseItem("s", tc.kind, 0, json.RawMessage(tc.raw), false)
 		if ok != tc.ok || (ok && it.ID != tc.id) {
 			t.Errorf("%s %s: ok=%v item=%+v", tc.kind, tc.raw, ok, it)
 		}
@@ -40,15 +40,15 @@ func TestParseItem(t *testing.T) {
 			}
 		}
 	}
-	it, _, _ := ParseItem("s", KindResource, 0, json.RawMessage(`{"uri":"x://a","size":12}`))
+	it, _, _ := parseItem("s", KindResource, 0, json.RawMessage(`{"uri":"x://a","size":12}`), false)
 	if it.Size == nil || it.Size.String() != "12" || it.URI == nil || *it.URI != "x://a" || it.Key() != "resource:x://a" {
 		t.Errorf("resource fields: %+v", it)
 	}
-	it, _, _ = ParseItem("s", KindPrompt, 0, json.RawMessage(`{"name":"p"}`))
+	it, _, _ = parseItem("s", KindPrompt, 0, json.RawMessage(`{"name":"p"}`), false)
 	if it.Arguments == nil || len(it.Arguments) != 0 {
 		t.Errorf("a prompt without arguments has an empty list: %#v", it.Arguments)
 	}
-	it, _, _ = ParseItem("s", KindTool, 0, json.RawMessage(`{"name":"t","inputSchema":{"$schema":"x","anyOf":[]}}`))
+	it, _, _ = parseItem("s", KindTool, 0, json.RawMessage(`{"name":"t","inputSchema":{"$schema":"x","anyOf":[]}}`), false)
 	if string(it.InputSchema) != `{"$schema":"x","anyOf":[]}` || it.Arguments != nil {
 		t.Errorf("tool schema kept as sent: %s", it.InputSchema)
 	}

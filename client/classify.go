@@ -1,5 +1,5 @@
 // Error classification: what went wrong on a connection, as the typed
-// errors of errors.go (and so as the exit codes of CONTRACT §6).
+// errors of errors.go (and so as the exit codes of EXIT STATUS in mcpx(1)).
 
 package client
 
@@ -13,27 +13,31 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client/transport"
+	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx-cli/mcpx/client/auth"
+	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // isTransportFailure reports whether err came from the transport (a closed
 // pipe, EOF, a write that failed) rather than from decoding a reply.
 func isTransportFailure(err error) bool {
-	var te *transport.Error
-	return errors.As(err, &te) || errors.Is(err, transport.ErrTransportClosed) || errors.Is(err, io.EOF)
+	var te *mcptransport.Error
+	return errors.As(err, &te) || errors.Is(err, mcptransport.ErrTransportClosed) || errors.Is(err, io.EOF)
 }
 
 // classifyCall turns a failed request into a typed error: a JSON-RPC error
 // reply (from the tap, with its code and data) is a ServerError, or an
 // UnsupportedError for "method not found"; anything else goes to classify.
 func (c *Conn) classifyCall(ctx context.Context, method string, err error, s *sink) error {
-	if le := c.limit.get(); le != nil {
+	if le := c.limit.Get(); le != nil {
 		return le
 	}
-	if how := s.brokenReply(); c.limit.violation() == "" && how != "" {
+	if how := s.brokenReply(); c.limit.Violation() == "" && how != "" {
 		// Over HTTP and SSE (over stdio the framer has refused the line).
-		return &ConnectError{Server: c.T.Name, Phase: method, Err: err,
+		return &transport.ConnectError{Server: c.T.Name, Phase: method, Err: err,
 			Msg: fmt.Sprintf("the server answered %s with %s, which breaks JSON-RPC", method, how)}
 	}
 	if n := s.tooManyInputs(); n > 0 && ctx.Err() == nil {
@@ -48,7 +52,7 @@ func (c *Conn) classifyCall(ctx context.Context, method string, err error, s *si
 		if d := s.lastError(); d != nil {
 			// --json carries the server's message exactly, up to 64 KiB,
 			// and its data when that is at most 64 KiB of JSON (else null).
-			rpc := RPCError{Code: d.Code, Message: clipBytes(d.Message, rpcMessageLimit)}
+			rpc := transport.RPCError{Code: d.Code, Message: text.ClipBytes(d.Message, rpcMessageLimit)}
 			if d.Data != nil {
 				if b, mErr := json.Marshal(d.Data); mErr == nil && len(b) <= rpcMessageLimit {
 					rpc.Data = b
@@ -77,7 +81,7 @@ func (c *Conn) classifyCall(ctx context.Context, method string, err error, s *si
 // It is nil for any other failure, and when the call ran out of time, was
 // interrupted or lost its connection (classify says which).
 func (c *Conn) inputError(ctx context.Context, method string, err error, s *sink) error {
-	if err == nil || ctx.Err() != nil || c.limit.violation() != "" {
+	if err == nil || ctx.Err() != nil || c.limit.Violation() != "" {
 		return nil
 	}
 	if _, lost := c.isLost(); lost {
@@ -101,32 +105,32 @@ func (c *Conn) inputError(ctx context.Context, method string, err error, s *sink
 	return nil
 }
 
-// authError is the AuthError of the last HTTP 401 or 403, nil when there
+// authError is the auth.Error of the last HTTP 401 or 403, nil when there
 // was none.
-func (c *Conn) authError() *AuthError {
+func (c *Conn) authError() *auth.Error {
 	if c.rt == nil {
 		return nil
 	}
-	st, _ := c.rt.authChallenge("")
+	st, _ := c.rt.AuthChallenge("")
 	if st == 0 {
 		return nil
 	}
-	_, meta := c.rt.authChallenge("resource_metadata")
-	_, scope := c.rt.authChallenge("scope")
-	return &AuthError{Server: c.T.Name, Status: st, ResourceMetadata: c.shown(meta), Scope: c.shown(scope)}
+	_, meta := c.rt.AuthChallenge("resource_metadata")
+	_, scope := c.rt.AuthChallenge("scope")
+	return &auth.Error{Server: c.T.Name, Status: st, ResourceMetadata: c.shown(meta), Scope: c.shown(scope)}
 }
 
 // classify turns a transport-level failure into one of the typed errors.
 func (c *Conn) classify(ctx context.Context, phase string, err error) error {
-	if le := c.limit.get(); le != nil {
+	if le := c.limit.Get(); le != nil {
 		return le
 	}
 	if why, lost := c.isLost(); lost && ctx.Err() == nil {
-		e := &ConnectError{Server: c.T.Name, Phase: phase, Msg: fmt.Sprintf("%s during %s", c.shown(why), phase), Err: err}
+		e := &transport.ConnectError{Server: c.T.Name, Phase: phase, Msg: fmt.Sprintf("%s during %s", c.shown(why), phase), Err: err}
 		if c.proc != nil {
 			// The server died (its leader exited while something it
 			// started still holds its stdout): stop what is left of it.
-			c.proc.stop()
+			c.proc.Stop()
 			e.Stderr = c.Stderr(10)
 		}
 		return e
@@ -145,14 +149,14 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 	if ae := c.authError(); ae != nil {
 		return ae
 	}
-	var authErr *transport.AuthorizationRequiredError
+	var authErr *mcptransport.AuthorizationRequiredError
 	if errors.As(err, &authErr) {
-		return &AuthError{Server: c.T.Name, Status: http.StatusUnauthorized, ResourceMetadata: c.shown(authErr.ResourceMetadataURL)}
+		return &auth.Error{Server: c.T.Name, Status: http.StatusUnauthorized, ResourceMetadata: c.shown(authErr.ResourceMetadataURL)}
 	}
-	e := &ConnectError{Server: c.T.Name, Phase: phase, Err: err}
-	if v := c.limit.violation(); v != "" {
+	e := &transport.ConnectError{Server: c.T.Name, Phase: phase, Err: err}
+	if v := c.limit.Violation(); v != "" {
 		if c.proc != nil {
-			c.proc.stop()
+			c.proc.Stop()
 			e.Stderr = c.Stderr(10)
 		}
 		e.Msg = fmt.Sprintf("%s (during %s); the connection is closed", v, phase)
@@ -164,20 +168,20 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 		// on its stdin) means the server is going or gone: give it a moment
 		// to exit by itself, so its status and its last words are known.
 		select {
-		case <-c.proc.exited:
+		case <-c.proc.Exited():
 		case <-time.After(200 * time.Millisecond):
 		}
-		status := c.proc.exitStatus()
-		c.proc.stop()
+		status := c.proc.ExitStatus()
+		c.proc.Stop()
 		if status == "" {
 			status = "stopped talking (its stdout closed or its stdin broke) and was stopped"
 		}
 		e.Msg = fmt.Sprintf("the server %s during %s", status, phase)
 		e.Stderr = c.Stderr(10)
-	case errors.Is(err, transport.ErrLegacySSEServer):
+	case errors.Is(err, mcptransport.ErrLegacySSEServer):
 		st := 0
 		if c.rt != nil {
-			st = c.rt.firstPostStatus()
+			st = c.rt.FirstPostStatus()
 		}
 		e.Msg = fmt.Sprintf("%s answered HTTP %d to the initialize POST", c.T.URL, st)
 		if sseStatus(st) {
@@ -215,7 +219,7 @@ func (c *Conn) timeoutHints() []string {
 	if c.proc == nil {
 		return nil
 	}
-	line := c.proc.firstSkipped()
+	line := c.proc.FirstSkipped()
 	if line == "" {
 		return nil
 	}
@@ -223,7 +227,7 @@ func (c *Conn) timeoutHints() []string {
 	if line[0] == '{' || line[0] == '[' {
 		what = "JSON that is not JSON-RPC"
 	}
-	return []string{fmt.Sprintf("the server wrote %s on stdout: %q", what, clipRunes(c.shown(line), maxSkipShown))}
+	return []string{fmt.Sprintf("the server wrote %s on stdout: %q", what, text.Clip(c.shown(line), maxSkipShown))}
 }
 
 // versionRefusal is a server's refusal of the connection's protocol
@@ -231,7 +235,7 @@ func (c *Conn) timeoutHints() []string {
 // (data.supported).
 type versionRefusal struct {
 	Supported []string
-	RPC       RPCError
+	RPC       transport.RPCError
 }
 
 func (e *versionRefusal) Error() string {
@@ -242,7 +246,7 @@ func (e *versionRefusal) Error() string {
 // connection's protocol version: the connection failed (exit 3), never an
 // operation's failure that a listing could pass over with a warning.
 // Conn.callRaw connects again in the legacy era when it can.
-func (c *Conn) versionRefused(method string, rpc RPCError, msg string) error {
+func (c *Conn) versionRefused(method string, rpc transport.RPCError, msg string) error {
 	var data struct {
 		Supported []string `json:"supported"`
 	}
@@ -251,7 +255,7 @@ func (c *Conn) versionRefused(method string, rpc RPCError, msg string) error {
 	if version == "" { // during the handshake
 		version = c.opts.ProtocolVersion
 	}
-	e := &ConnectError{Server: c.T.Name, Phase: method, Err: &versionRefusal{Supported: data.Supported, RPC: rpc},
+	e := &transport.ConnectError{Server: c.T.Name, Phase: method, Err: &versionRefusal{Supported: data.Supported, RPC: rpc},
 		Msg: fmt.Sprintf("the server refused protocol %s during %s: %s (code %d)", version, method, c.shown(msg), rpc.Code)}
 	if v := newestLegacy(data.Supported); v != "" && v != version {
 		e.Hints = append(e.Hints, "ask for a version it speaks: --protocol-version "+v)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx-cli/mcpx/client/transport"
 )
 
 // CompleteRef is what a completion/complete request completes an argument
@@ -44,7 +46,7 @@ func (c *Conn) Complete(ctx context.Context, ref CompleteRef, arg, value string,
 		} `json:"completion"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, &ServerError{Server: c.T.Name, Method: "completion/complete", RPC: RPCError{Message: "the result is not a completion: " + err.Error()}}
+		return nil, &ServerError{Server: c.T.Name, Method: "completion/complete", RPC: transport.RPCError{Message: "the result is not a completion: " + err.Error()}}
 	}
 	values := make([]string, 0, len(res.Completion.Values))
 	for _, v := range res.Completion.Values {

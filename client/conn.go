@@ -15,10 +15,13 @@ import (
 	"unicode"
 
 	mcpclient "github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
+	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcpx-cli/mcpx/internal/oneline"
+	"github.com/mcpx-cli/mcpx/client/auth"
+	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // DefaultProtocolVersion is the version mcpx negotiates unless told otherwise.
@@ -43,10 +46,10 @@ type Options struct {
 	MaskIn     func(before, text, after string) string
 	AddSecrets func(...string) // registers secrets (stored tokens) to hide from now on
 
-	// What the server may ask during an operation (CONTRACT §8; see
-	// serverreq.go). Elicit, when set, answers elicitations (and the
-	// capability is declared); Roots, when not nil, are the roots offered
-	// (the user's --root or the server's "roots"; nil declares none).
+	// What the server may ask during an operation (see REQUESTS FROM SERVERS
+	// in mcpx(1), and serverreq.go). Elicit, when set, answers elicitations
+	// (and the capability is declared); Roots, when not nil, are the roots
+	// offered (the user's --root or the server's "roots"; nil declares none).
 	Elicit     func(ctx context.Context, e Elicitation) Answer
 	Roots      []Root
 	OnLog      func(LogMessage) // notifications/message
@@ -72,13 +75,13 @@ type Capabilities struct {
 
 // Conn is one initialized connection to one server.
 type Conn struct {
-	T             *Target
+	T             *config.Target
 	Protocol      string
 	ServerName    string
 	ServerVersion string
 	Caps          Capabilities
 	Instructions  string
-	Auth          AuthInfo // the OAuth state the connection was made with
+	Auth          auth.Info // the OAuth state the connection was made with
 
 	mc    *mcpclient.Client
 	hooks *serverHooks
@@ -88,9 +91,9 @@ type Conn struct {
 	mask  func(string) string
 	// see Options.MaskIn
 	maskIn func(before, text, after string) string
-	proc   *process
-	rt     *limitTransport
-	limit  *limitFlag
+	proc   *transport.Process
+	rt     *transport.HTTP
+	limit  *transport.Limit
 	stop   context.CancelFunc
 
 	mu        sync.Mutex
@@ -102,7 +105,7 @@ type Conn struct {
 	// What a second connection, made when the server refuses the 2026-07-28
 	// era after server/discover accepted it, is made with (see renegotiate).
 	opts         Options
-	auth         *connAuth
+	tokens       *auth.Source
 	renegotiated bool
 }
 
@@ -163,8 +166,8 @@ func (c *Conn) setPhase(p string) {
 	c.mu.Unlock()
 }
 
-// Phase is what the connection was doing last ("start", "initialize", a method).
-func (c *Conn) Phase() string {
+// currentPhase is what the connection was doing last ("start", "initialize", a method).
+func (c *Conn) currentPhase() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.phase
@@ -172,31 +175,31 @@ func (c *Conn) Phase() string {
 
 // Connect starts or reaches the server, and initializes at o.ProtocolVersion.
 // ctx bounds the whole connection; on any error everything is cleaned up.
-func Connect(ctx context.Context, t *Target, o Options) (*Conn, error) {
+func Connect(ctx context.Context, t *config.Target, o Options) (*Conn, error) {
 	if o.ProtocolVersion == "" {
 		o.ProtocolVersion = DefaultProtocolVersion
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	auth := newConnAuth(ctx, t, o)
-	c, err := connectFallback(ctx, t, o, auth)
-	if auth != nil {
-		var ae *AuthError
-		if errors.As(err, &ae) && auth.retry(ctx, ae) {
+	tokens := auth.NewSource(ctx, t, auth.SourceOptions{Mask: o.Mask, Note: o.Note, AddSecrets: o.AddSecrets})
+	c, err := connectFallback(ctx, t, o, tokens)
+	if tokens != nil {
+		var ae *auth.Error
+		if errors.As(err, &ae) && tokens.Retry(ctx, ae) {
 			// The server refused a stored token it had not expired by our
 			// clock (revoked, or a lifetime it did not announce): refresh it
 			// once and connect again.
-			c, err = connectFallback(ctx, t, o, auth)
+			c, err = connectFallback(ctx, t, o, tokens)
 		}
 		if errors.As(err, &ae) {
-			auth.explain(ae)
+			tokens.Explain(ae)
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
-	c.Auth = auth.info()
+	c.Auth = tokens.Info()
 	return c, nil
 }
 
@@ -204,15 +207,15 @@ func Connect(ctx context.Context, t *Target, o Options) (*Conn, error) {
 // server over SSE when its first POST got a 4xx other than 401 and 403 (the
 // specification's backwards compatibility rule: an SSE server answers 404,
 // 405, or 400 as the Go SDK's does).
-func connectFallback(ctx context.Context, t *Target, o Options, auth *connAuth) (*Conn, error) {
-	c, err := connect(ctx, t, o, t.Transport, auth)
+func connectFallback(ctx context.Context, t *config.Target, o Options, tokens *auth.Source) (*Conn, error) {
+	c, err := connect(ctx, t, o, t.Transport, tokens)
 	if err != nil && t.Fallback && c != nil && c.rt != nil {
-		if st := c.rt.firstPostStatus(); sseStatus(st) && ctx.Err() == nil {
+		if st := c.rt.FirstPostStatus(); sseStatus(st) && ctx.Err() == nil {
 			if o.Note != nil {
 				o.Note("%s answered HTTP %d to POST; retrying over SSE", t.URL, st)
 			}
-			c, err = connect(ctx, t, o, SSE, auth)
-			var ce *ConnectError
+			c, err = connect(ctx, t, o, config.SSE, tokens)
+			var ce *transport.ConnectError
 			if errors.As(err, &ce) {
 				ce.Msg = fmt.Sprintf("over SSE (after HTTP %d to POST): %s", st, ce.Msg)
 			}
@@ -229,68 +232,62 @@ func sseStatus(st int) bool {
 
 // connect returns the half-made Conn alongside an error, so that Connect can
 // look at what HTTP said before falling back.
-func connect(ctx context.Context, t *Target, o Options, kind string, auth *connAuth) (*Conn, error) {
-	c := &Conn{T: t, limit: &limitFlag{}, phase: "start", debug: o.Debug, mask: o.Mask, maskIn: o.MaskIn, lost: newLost(), kind: kind, opts: o, auth: auth}
+func connect(ctx context.Context, t *config.Target, o Options, kind string, tokens *auth.Source) (*Conn, error) {
+	c := &Conn{T: t, limit: &transport.Limit{}, phase: "start", debug: o.Debug, mask: o.Mask, maskIn: o.MaskIn, lost: newLost(), kind: kind, opts: o, tokens: tokens}
 	lost := c.lost
 	c.hooks = &serverHooks{o: o, conn: c}
 	// The GET stream is asked for even when the 2026 era is: the tap hides
 	// the option from mcp-go's client (RequiresLegacyProtocol), and the
 	// stream opens only when the server falls back to the legacy era.
-	listen := o.Listen && kind == HTTP
+	listen := o.Listen && kind == config.HTTP
 	if ctx.Err() != nil { // interrupted or out of time already: start nothing
 		return nil, c.classify(ctx, "start", ctx.Err())
 	}
-	var tr transport.Interface
-	var ids *inflight
+	var tr mcptransport.Interface
 	switch kind {
-	case Stdio:
-		p, err := startProcess(t, o.OnStderr)
+	case config.Stdio:
+		p, err := transport.StartProcess(transport.Command{Path: t.Command, Argv0: t.Argv0, Args: t.Args, Env: t.Env, Dir: t.Dir}, o.OnStderr)
 		if err != nil {
 			return nil, c.startError(err)
 		}
 		c.proc = p
 		// A leader that exits while something it started holds its stdout
 		// leaves no end of stdout to fail the request in flight on.
-		go p.watchDeath(func(status string) { lost.mark("the server " + status) })
-		ids = &inflight{}
+		go p.WatchDeath(func(status string) { lost.mark("the server " + status) })
 		onSkip := func(line string) {
-			p.skipped(line)
+			p.Skipped(line)
 			if o.Debug != nil {
 				o.Debug("server %q: skipped a non-JSON line on stdout: %s", t.Name, line)
 			}
 		}
-		fr := newFramer(p.stdout, o.MessageCeiling, c.limit, onSkip)
-		fr.inflight, fr.mask, fr.maskIn = ids, o.Mask, o.MaskIn
-		tr = newStdioTransport(fr, p.stdin, o.Logger)
-	case HTTP, SSE:
-		base := http.DefaultTransport.(*http.Transport).Clone()
-		c.rt = &limitTransport{inner: base, max: o.MessageCeiling, limit: c.limit, origin: originOf(t.URL)}
-		if auth != nil {
-			c.rt.bearer = auth.bearer
+		tr = transport.NewStdio(p.Stdout(), p.Stdin(), transport.StdioOptions{MessageCeiling: o.MessageCeiling, Limit: c.limit,
+			OnSkip: onSkip, Mask: o.Mask, MaskIn: o.MaskIn, Logger: o.Logger})
+	case config.HTTP, config.SSE:
+		ho := transport.HTTPOptions{URL: t.URL, MessageCeiling: o.MessageCeiling, Limit: c.limit,
+			KeepElicitations: o.Elicit != nil && kind == config.HTTP, Listen: listen}
+		if tokens != nil {
+			ho.Bearer = tokens.Bearer
 		}
-		if o.Elicit != nil && kind == HTTP {
-			c.rt.reqs = &rawRequests{}
-		}
-		hc := &http.Client{Transport: c.rt, CheckRedirect: sameOrigin}
+		c.rt = transport.NewHTTP(ho)
+		hc := &http.Client{Transport: c.rt, CheckRedirect: transport.SameOrigin}
 		var err error
-		if kind == HTTP {
-			opts := []transport.StreamableHTTPCOption{transport.WithHTTPHeaders(t.Headers),
-				transport.WithHTTPBasicClient(hc), transport.WithHTTPLogger(o.Logger)}
+		if kind == config.HTTP {
+			opts := []mcptransport.StreamableHTTPCOption{mcptransport.WithHTTPHeaders(t.Headers),
+				mcptransport.WithHTTPBasicClient(hc), mcptransport.WithHTTPLogger(o.Logger)}
 			if listen {
-				c.rt.getSeen, c.rt.getGate = make(chan struct{}), make(chan struct{})
 				//lint:ignore SA1019 the legacy era's standalone GET stream is what is wanted (never asked for in the 2026 era)
-				opts = append(opts, transport.WithContinuousListening())
+				opts = append(opts, mcptransport.WithContinuousListening())
 			}
-			tr, err = transport.NewStreamableHTTP(t.URL, opts...)
+			tr, err = mcptransport.NewStreamableHTTP(t.URL, opts...)
 		} else {
 			wait := t.Timeout
 			if dl, ok := ctx.Deadline(); ok {
 				wait = time.Until(dl)
 			}
-			var sse *transport.SSE
-			sse, err = transport.NewSSE(t.URL, transport.WithHeaders(t.Headers), transport.WithHTTPClient(hc),
-				transport.WithResponseTimeout(t.Timeout+time.Second), transport.WithEndpointTimeout(max(wait, time.Millisecond)),
-				transport.WithSSELogger(slog.New(&fatalLogHandler{inner: o.Logger.Handler(), fatal: lost.mark})))
+			var sse *mcptransport.SSE
+			sse, err = mcptransport.NewSSE(t.URL, mcptransport.WithHeaders(t.Headers), mcptransport.WithHTTPClient(hc),
+				mcptransport.WithResponseTimeout(t.Timeout+time.Second), mcptransport.WithEndpointTimeout(max(wait, time.Millisecond)),
+				mcptransport.WithSSELogger(slog.New(transport.SSELogHandler(o.Logger.Handler(), lost.mark))))
 			if err == nil {
 				// A closed stream fails the request in flight at once,
 				// instead of leaving it to wait for its deadline.
@@ -299,20 +296,20 @@ func connect(ctx context.Context, t *Target, o Options, kind string, auth *connA
 			}
 		}
 		if err != nil {
-			return nil, &ConnectError{Server: t.Name, Phase: "start", Msg: err.Error(), Err: err}
+			return nil, &transport.ConnectError{Server: t.Name, Phase: "start", Msg: err.Error(), Err: err}
 		}
 	default:
-		return nil, &ConfigError{Server: t.Name, Msg: fmt.Sprintf("unknown transport %q", kind)}
+		return nil, &config.Error{Server: t.Name, Msg: fmt.Sprintf("unknown transport %q", kind)}
 	}
 
-	wrapped, tapBase := wrapTap(tr, ids, c.hooks)
+	wrapped, tapBase := wrapTap(tr, c.hooks)
 	c.tap = tapBase
 	if listen {
 		// The legacy handshake's last step: the server may send its first
 		// requests on the GET stream as soon as it is initialized, so the
 		// stream is opened and answered first (at most listenWait).
 		tapBase.beforeInitialized = func() {
-			c.rt.openGate()
+			c.rt.OpenGate()
 			c.awaitListen(ctx)
 		}
 	}
@@ -341,7 +338,7 @@ func connect(ctx context.Context, t *Target, o Options, kind string, auth *connA
 	res, err := c.mc.Initialize(withSink(gctx, s), req)
 	gcancel()
 	if err != nil && !mcp.IsModernProtocol(o.ProtocolVersion) && s.lastError() == nil && s.lastResult() != nil && ctx.Err() == nil &&
-		c.limit.get() == nil && c.limit.violation() == "" && strings.Contains(err.Error(), "failed to unmarshal response") {
+		c.limit.Get() == nil && c.limit.Violation() == "" && strings.Contains(err.Error(), "failed to unmarshal response") {
 		// mcp-go's typed decoding refused the initialize result (one odd
 		// capability value fails it whole): read it leniently instead.
 		// The second client counts ids from 1 again: keep them unique.
@@ -350,27 +347,27 @@ func connect(ctx context.Context, t *Target, o Options, kind string, auth *connA
 	}
 	if err != nil {
 		var e error
-		var known *ConnectError
+		var known *transport.ConnectError
 		var badVersion mcp.UnsupportedProtocolVersionError
 		switch {
 		case errors.As(err, &known):
 			e = known
 		case errors.As(err, &badVersion):
-			e = &ConnectError{Server: t.Name, Phase: "initialize", Err: err,
+			e = &transport.ConnectError{Server: t.Name, Phase: "initialize", Err: err,
 				Msg: fmt.Sprintf("the server answered with protocol version %q, which mcpx does not know", c.clip(badVersion.Version, 40))}
 		case strings.Contains(err.Error(), "failed to unmarshal response") && s.lastResult() != nil:
-			e = &ConnectError{Server: t.Name, Phase: "initialize", Err: err, Msg: "the initialize result does not follow the schema: " + oneLine(c.clip(err.Error(), 200))}
+			e = &transport.ConnectError{Server: t.Name, Phase: "initialize", Err: err, Msg: "the initialize result does not follow the schema: " + text.OneLine(c.clip(err.Error(), 200))}
 		default:
 			e = c.classifyCall(ctx, "initialize", err, s)
 		}
 		c.Close()
 		switch se := e.(type) {
 		case *ServerError:
-			e = &ConnectError{Server: t.Name, Phase: "initialize", Msg: fmt.Sprintf("the server answered initialize with an error: %s (code %d)", se.Shown(), se.RPC.Code), Err: se}
+			e = &transport.ConnectError{Server: t.Name, Phase: "initialize", Msg: fmt.Sprintf("the server answered initialize with an error: %s (code %d)", se.Shown(), se.RPC.Code), Err: se}
 		case *UnsupportedError:
-			e = &ConnectError{Server: t.Name, Phase: "initialize", Msg: "the server does not know initialize (method not found); is it an MCP server?", Err: se}
+			e = &transport.ConnectError{Server: t.Name, Phase: "initialize", Msg: "the server does not know initialize (method not found); is it an MCP server?", Err: se}
 		}
-		if ce, ok := e.(*ConnectError); ok {
+		if ce, ok := e.(*transport.ConnectError); ok {
 			ce.Msg = "initialize failed: " + ce.Msg
 			if c.proc != nil {
 				ce.Stderr = c.Stderr(10)
@@ -390,7 +387,7 @@ func connect(ctx context.Context, t *Target, o Options, kind string, auth *connA
 			Completions: caps.Completions != nil, Logging: caps.Logging != nil}
 	}
 	if o.Debug != nil {
-		o.Debug("server %q: %s, protocol %s", t.Name, oneline.Escape(c.clip(c.ServerName+" "+c.ServerVersion, 300)), c.Protocol)
+		o.Debug("server %q: %s, protocol %s", t.Name, text.Escape(c.clip(c.ServerName+" "+c.ServerVersion, 300)), c.Protocol)
 	}
 	level := o.LogLevel
 	if level == "" && o.OnLog != nil && mcp.IsModernProtocol(c.Protocol) {
@@ -421,16 +418,16 @@ func (c *Conn) clip(s string, n int) string {
 	if c.mask != nil {
 		s = c.mask(s)
 	}
-	return truncate(s, n)
+	return text.Truncate(s, n)
 }
 
 // shown makes a server-originated string fit in a human message: secrets
 // masked first (so that none is cut into a printable prefix), then shown
-// on one line, at most maxShown characters (see oneLine). Only a window at
-// its start is masked: a server's 10 MiB error message is never copied
-// whole to show 500 characters of it.
+// on one line, at most text.MaxShown characters (see text.OneLine). Only
+// a window at its start is masked: a server's 10 MiB error message is
+// never copied whole to show 500 characters of it.
 func (c *Conn) shown(s string) string {
-	return oneLine(maskWindow(strings.TrimLeftFunc(s, unicode.IsSpace), clipWindow, c.mask, c.maskIn))
+	return text.OneLine(text.MaskWindow(strings.TrimLeftFunc(s, unicode.IsSpace), text.ClipWindow, c.mask, c.maskIn))
 }
 
 // lenientInitialize completes a legacy handshake whose result mcp-go could
@@ -438,10 +435,10 @@ func (c *Conn) shown(s string) string {
 // advertised when its key is present and not null), sends
 // notifications/initialized, and carries on with a client that counts as
 // initialized. It returns a nil result; c is filled in directly.
-func (c *Conn) lenientInitialize(ctx context.Context, tr transport.Interface, life context.Context, raw json.RawMessage, o Options) (*mcp.InitializeResult, error) {
+func (c *Conn) lenientInitialize(ctx context.Context, tr mcptransport.Interface, life context.Context, raw json.RawMessage, o Options) (*mcp.InitializeResult, error) {
 	var r map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &r); err != nil || r == nil {
-		return nil, &ConnectError{Server: c.T.Name, Phase: "initialize", Msg: "the initialize result is not a JSON object"}
+		return nil, &transport.ConnectError{Server: c.T.Name, Phase: "initialize", Msg: "the initialize result is not a JSON object"}
 	}
 	str := func(raw json.RawMessage) string {
 		var v string
@@ -450,7 +447,7 @@ func (c *Conn) lenientInitialize(ctx context.Context, tr transport.Interface, li
 	}
 	version := str(r["protocolVersion"])
 	if !mcp.IsValidProtocolVersion(version) {
-		return nil, &ConnectError{Server: c.T.Name, Phase: "initialize", Msg: fmt.Sprintf("the server answered with protocol version %q, which mcpx does not know", c.clip(version, 40))}
+		return nil, &transport.ConnectError{Server: c.T.Name, Phase: "initialize", Msg: fmt.Sprintf("the server answered with protocol version %q, which mcpx does not know", c.clip(version, 40))}
 	}
 	var caps, info map[string]json.RawMessage
 	_ = json.Unmarshal(r["capabilities"], &caps) // not an object: nothing advertised
@@ -464,7 +461,7 @@ func (c *Conn) lenientInitialize(ctx context.Context, tr transport.Interface, li
 	if err := mc.Start(life); err != nil {
 		return nil, err
 	}
-	if hc, ok := tr.(transport.HTTPConnection); ok {
+	if hc, ok := tr.(mcptransport.HTTPConnection); ok {
 		hc.SetProtocolVersion(version)
 	}
 	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{Method: string(mcp.MethodNotificationInitialized)}}
@@ -496,7 +493,7 @@ func startWithin(ctx context.Context, start func() error) error {
 }
 
 func (c *Conn) startError(err error) error {
-	e := &ConnectError{Server: c.T.Name, Phase: "start", Msg: "cannot start the server: " + err.Error(), Err: err}
+	e := &transport.ConnectError{Server: c.T.Name, Phase: "start", Msg: "cannot start the server: " + err.Error(), Err: err}
 	var ee *exec.Error
 	if errors.As(err, &ee) {
 		e.Msg = fmt.Sprintf("cannot start the server: %s: %v", c.T.Command, ee.Err)
@@ -507,8 +504,8 @@ func (c *Conn) startError(err error) error {
 	return e
 }
 
-// Close ends the connection; a stdio server is stopped as CONTRACT §2 says.
-// It is safe to call more than once.
+// Close ends the connection; a stdio server is stopped as SERVER PROCESSES in
+// mcpx(1) says. It is safe to call more than once.
 func (c *Conn) Close() {
 	c.closeOnce.Do(c.close)
 }
@@ -521,14 +518,14 @@ func (c *Conn) close() {
 			close(done)
 		}()
 		if c.proc != nil {
-			c.proc.stop()
+			c.proc.Stop()
 		}
 		select {
 		case <-done:
-		case <-time.After(stopTerm):
+		case <-time.After(transport.StopTerm):
 		}
 	} else if c.proc != nil {
-		c.proc.stop()
+		c.proc.Stop()
 	}
 	if c.stop != nil {
 		c.stop()
@@ -541,7 +538,7 @@ func (c *Conn) Stderr(n int) []string {
 	if c.proc == nil {
 		return nil
 	}
-	lines := c.proc.tail.Lines(n)
+	lines := c.proc.Stderr(n)
 	for i, l := range lines {
 		lines[i] = c.shown(l)
 	}
@@ -580,7 +577,7 @@ func (c *Conn) renegotiate(ctx context.Context, method string, refused *versionR
 	version := DefaultProtocolVersion
 	if len(refused.Supported) > 0 {
 		if version = newestLegacy(refused.Supported); version == "" {
-			return &ConnectError{Server: c.T.Name, Phase: method, Err: refused,
+			return &transport.ConnectError{Server: c.T.Name, Phase: method, Err: refused,
 				Msg: fmt.Sprintf("the server refused protocol %s during %s and speaks only %s, which mcpx does not",
 					c.Protocol, method, c.clip(strings.Join(refused.Supported, ", "), 200))}
 		}
@@ -593,7 +590,7 @@ func (c *Conn) renegotiate(ctx context.Context, method string, refused *versionR
 	o.ProtocolVersion = version
 	c.close()
 	c.mc, c.proc, c.stop = nil, nil, nil // closed: Close has nothing more to do with them
-	n, err := connect(ctx, c.T, o, c.kind, c.auth)
+	n, err := connect(ctx, c.T, o, c.kind, c.tokens)
 	if err != nil {
 		return err
 	}
@@ -625,7 +622,7 @@ func (c *Conn) ConfirmEra(ctx context.Context) error {
 		_, err := c.callRaw(ctx, spec.method, spec.empty, func(ctx context.Context) error {
 			return spec.send(c, ctx, "")
 		})
-		var ce *ConnectError
+		var ce *transport.ConnectError
 		var te *TimeoutError
 		if errors.As(err, &ce) || errors.As(err, &te) || err != nil && ctx.Err() != nil {
 			return err
@@ -652,7 +649,7 @@ func newestLegacy(versions []string) string {
 // watchers and handlers hold (its lost signal, its hooks) is n's and stays
 // valid for c.
 func (c *Conn) adopt(n *Conn) {
-	c.setPhase(n.Phase())
+	c.setPhase(n.currentPhase())
 	c.Protocol, c.ServerName, c.ServerVersion, c.Caps, c.Instructions = n.Protocol, n.ServerName, n.ServerVersion, n.Caps, n.Instructions
 	c.mc, c.hooks, c.tap, c.kind, c.proc, c.rt, c.limit, c.stop, c.lost = n.mc, n.hooks, n.tap, n.kind, n.proc, n.rt, n.limit, n.stop, n.lost
 }
@@ -676,13 +673,13 @@ func (c *Conn) callRawOnce(ctx context.Context, method string, substitute json.R
 	if id, ok := s.pendingID(); ok && ctx.Err() != nil {
 		c.cancelled(id, method, ctx.Err())
 	}
-	if err == nil && c.limit.violation() != "" {
+	if err == nil && c.limit.Violation() != "" {
 		// The answer came, but the framing broke meanwhile (the server
 		// answered twice, say): the connection is not to be trusted.
-		return nil, c.classify(ctx, method, transport.ErrTransportClosed)
+		return nil, c.classify(ctx, method, mcptransport.ErrTransportClosed)
 	}
 	raw := s.lastResult()
-	if err == nil || (raw != nil && s.lastError() == nil && ctx.Err() == nil && c.limit.get() == nil) {
+	if err == nil || (raw != nil && s.lastError() == nil && ctx.Err() == nil && c.limit.Get() == nil) {
 		if raw == nil {
 			raw = json.RawMessage("{}")
 		}
@@ -696,11 +693,11 @@ func (c *Conn) callRawOnce(ctx context.Context, method string, substitute json.R
 const cancelTimeout = 250 * time.Millisecond
 
 // cancelled tells the server to stop working on request id, which mcpx
-// abandoned (interrupted, or out of time), before the server is stopped or
-// the session closed (CONTRACT §8). Over HTTP in the 2026-07-28 era the
-// aborted POST is the cancellation, and nothing is sent.
+// abandoned (interrupted, or out of time), before the server is stopped or the
+// session closed (see REQUESTS FROM SERVERS in mcpx(1)). Over HTTP in the
+// 2026-07-28 era the aborted POST is the cancellation, and nothing is sent.
 func (c *Conn) cancelled(id mcp.RequestId, method string, why error) {
-	if c.tap == nil || (c.kind != Stdio && mcp.IsModernProtocol(c.Protocol)) {
+	if c.tap == nil || (c.kind != config.Stdio && mcp.IsModernProtocol(c.Protocol)) {
 		return
 	}
 	reason := "mcpx was interrupted"
@@ -730,13 +727,13 @@ const listenWait = time.Second
 // stream (accepted or refused), so that a request it sends there during
 // the operation is not sent before the stream exists.
 func (c *Conn) awaitListen(ctx context.Context) {
-	if c.rt == nil || c.rt.getSeen == nil {
+	if c.rt == nil || c.rt.Listening() == nil {
 		return
 	}
 	t := time.NewTimer(listenWait)
 	defer t.Stop()
 	select {
-	case <-c.rt.getSeen:
+	case <-c.rt.Listening():
 	case <-t.C:
 		if c.debug != nil {
 			c.debug("server %q: no answer to the GET stream within %s; going on without waiting", c.T.Name, listenWait)
@@ -751,7 +748,7 @@ func (c *Conn) awaitListen(ctx context.Context) {
 func (c *Conn) setLevel(ctx context.Context, level string) error {
 	if mcp.IsModernProtocol(c.Protocol) {
 		// Nothing is sent: each request declares the level.
-		//lint:ignore SA1019 servers still offer logging; CONTRACT §8 asks for it
+		//lint:ignore SA1019 servers still offer logging; mcpx asks for it (REQUESTS FROM SERVERS in mcpx(1))
 		_ = c.mc.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevel(level)}})
 		if c.debug != nil {
 			c.debug("server %q: requests declare the log level %s", c.T.Name, level)
@@ -759,7 +756,7 @@ func (c *Conn) setLevel(ctx context.Context, level string) error {
 		return nil
 	}
 	_, err := c.callRaw(ctx, "logging/setLevel", nil, func(ctx context.Context) error {
-		//lint:ignore SA1019 servers still offer logging; CONTRACT §8 asks for it
+		//lint:ignore SA1019 servers still offer logging; mcpx asks for it (REQUESTS FROM SERVERS in mcpx(1))
 		return c.mc.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevel(level)}})
 	})
 	if err != nil && ctx.Err() != nil {

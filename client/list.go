@@ -12,7 +12,9 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
 
-	"github.com/mcpx-cli/mcpx/internal/oneline"
+	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // Kinds of catalog items, in catalog order.
@@ -29,10 +31,10 @@ var Kinds = []string{KindTool, KindResource, KindTemplate, KindPrompt}
 // maxPages ends a listing that never ends (a server handing out fresh cursors forever).
 const maxPages = 10000
 
-// DefaultListCeiling bounds the items one listing of one kind gathers when
+// defaultListCeiling bounds the items one listing of one kind gathers when
 // the connection's message ceiling is not known (it is the same as
 // render.MessageCeiling, which client does not import).
-const DefaultListCeiling = 128 << 20
+const defaultListCeiling = 128 << 20
 
 // itemSlot is what each listed item costs beyond its bytes (its place in
 // the list): the listing bound counts it, so that a server sending millions
@@ -104,28 +106,28 @@ type Problem struct {
 	Excluded bool
 }
 
-// ListError is a listing that failed for one kind: the server answered with
+// listError is a listing that failed for one kind: the server answered with
 // an error or sent a page that is not a list. It degrades to a warning.
-type ListError struct {
+type listError struct {
 	Kind string
 	Err  error
 }
 
-func (e *ListError) Error() string { return e.Err.Error() }
-func (e *ListError) Unwrap() error { return e.Err }
+func (e *listError) Error() string { return e.Err.Error() }
+func (e *listError) Unwrap() error { return e.Err }
 
-// ListRaw lists every item of one kind, following nextCursor to the end.
+// listAll lists every item of one kind, following nextCursor to the end.
 // It returns each item's raw JSON, a sub-slice of the page it came in. A
 // cursor that repeats, a server that is still paging after maxPages pages,
 // and items that together take more than the connection's message ceiling
 // end the listing with a Problem. A failure that concerns only this listing
-// is a *ListError (returned with the items of the pages before it); a
+// is a *listError (returned with the items of the pages before it); a
 // timeout, a dead connection or a limit is returned as is, with no items.
 //
 // mcp-go is given a small substitute for each page (see listSpec.empty and
 // headerTools): it would decode every item into typed structs and cache the
 // tools, and mcpx uses neither, reading the page itself.
-func (c *Conn) ListRaw(ctx context.Context, kind string) ([]json.RawMessage, []Problem, error) {
+func (c *Conn) listAll(ctx context.Context, kind string) ([]json.RawMessage, []Problem, error) {
 	return c.listRaw(ctx, kind, c.messageCeiling())
 }
 
@@ -151,21 +153,21 @@ func (c *Conn) listRaw(ctx context.Context, kind string, ceiling int64) ([]json.
 		if err != nil {
 			switch err.(type) {
 			case *ServerError, *UnsupportedError:
-				return items, problems, &ListError{Kind: kind, Err: err}
+				return items, problems, &listError{Kind: kind, Err: err}
 			}
 			return nil, problems, err
 		}
 		// A streamable HTTP client of the 2026-07-28 era must leave out a
 		// tool whose x-mcp-header annotations break SEP-2243 (mcp-go
 		// drops it only from the substitute page it sees).
-		headers := kind == KindTool && c.kind == HTTP && mcp.IsModernProtocol(c.Protocol)
+		headers := kind == KindTool && c.kind == config.HTTP && mcp.IsModernProtocol(c.Protocol)
 		arr, next, ok := pageMembers(raw, spec.key)
 		if !ok {
-			return items, problems, &ListError{Kind: kind, Err: &BadReplyError{Server: c.T.Name, Method: spec.method, Msg: "returned a result that is not a JSON object"}}
+			return items, problems, &listError{Kind: kind, Err: &BadReplyError{Server: c.T.Name, Method: spec.method, Msg: "returned a result that is not a JSON object"}}
 		}
 		if arr != nil && string(arr) != "null" {
 			if arr[0] != '[' {
-				return items, problems, &ListError{Kind: kind, Err: &BadReplyError{Server: c.T.Name, Method: spec.method, Msg: fmt.Sprintf("returned %q that is not an array", spec.key)}}
+				return items, problems, &listError{Kind: kind, Err: &BadReplyError{Server: c.T.Name, Method: spec.method, Msg: fmt.Sprintf("returned %q that is not an array", spec.key)}}
 			}
 			full, n := false, 0
 			first, kept := len(items), 0
@@ -202,7 +204,7 @@ func (c *Conn) listRaw(ctx context.Context, kind string, ceiling int64) ([]json.
 			if full {
 				problems = append(problems, Problem{Kind: kind, Code: "too_large",
 					Message: fmt.Sprintf("server %q: %s listed more %s than the message ceiling of %s holds; the listing stops at page %d, after %d %s",
-						c.T.Name, spec.method, pluralKind(kind), humanBytes(ceiling), page, len(items), pluralKind(kind))})
+						c.T.Name, spec.method, pluralKind(kind), text.HumanBytes(ceiling), page, len(items), pluralKind(kind))})
 				return items, problems, nil
 			}
 		}
@@ -212,7 +214,7 @@ func (c *Conn) listRaw(ctx context.Context, kind string, ceiling int64) ([]json.
 		var cur string
 		if err := json.Unmarshal(next, &cur); err != nil {
 			problems = append(problems, Problem{Kind: kind, Code: "bad_cursor",
-				Message: fmt.Sprintf("server %q: %s returned a nextCursor that is not a string (%s); the listing stops at page %d", c.T.Name, spec.method, oneline.Escape(c.clip(string(next), 40)), page)})
+				Message: fmt.Sprintf("server %q: %s returned a nextCursor that is not a string (%s); the listing stops at page %d", c.T.Name, spec.method, text.Escape(c.clip(string(next), 40)), page)})
 			return items, problems, nil
 		}
 		if cur == "" {
@@ -254,8 +256,8 @@ func compactPage(page []byte, items []json.RawMessage, kept int) {
 // MessageCeiling), as its HTTP transport or its stdio framer holds it; it
 // also bounds what one listing of one kind gathers.
 func (c *Conn) messageCeiling() int64 {
-	if c.rt != nil && c.rt.max > 0 {
-		return c.rt.max
+	if c.rt != nil && c.rt.MessageCeiling() > 0 {
+		return c.rt.MessageCeiling()
 	}
 	if c.mc != nil {
 		var t *tap
@@ -270,12 +272,12 @@ func (c *Conn) messageCeiling() int64 {
 			t = w.tap
 		}
 		if t != nil {
-			if st, ok := t.inner.(*stdioTransport); ok && st.fr != nil && st.fr.max > 0 {
-				return st.fr.max
+			if st, ok := t.inner.(*transport.Stdio); ok && st.MessageCeiling() > 0 {
+				return st.MessageCeiling()
 			}
 		}
 	}
-	return DefaultListCeiling
+	return defaultListCeiling
 }
 
 // headerTools is what mcp-go decodes instead of a tools/list page in the
@@ -293,9 +295,9 @@ func (c *Conn) badHeaderTool(el []byte) (Problem, bool) {
 	if err == nil {
 		return Problem{}, false
 	}
-	name := oneLine(c.clip(t.Name, 200))
+	name := text.OneLine(c.clip(t.Name, 200))
 	return Problem{Kind: KindTool, Item: t.Name, Code: "bad_item", Excluded: true,
-		Message: fmt.Sprintf("server %q: tool %q has invalid x-mcp-header annotations (%s); left out, as the 2026-07-28 protocol requires over HTTP", c.T.Name, name, oneLine(c.clip(err.Error(), 200)))}, true
+		Message: fmt.Sprintf("server %q: tool %q has invalid x-mcp-header annotations (%s); left out, as the 2026-07-28 protocol requires over HTTP", c.T.Name, name, text.OneLine(c.clip(err.Error(), 200)))}, true
 }
 
 func headerTools(raw json.RawMessage) json.RawMessage {
@@ -342,8 +344,8 @@ func pageMembers(raw []byte, key string) (arr, next []byte, ok bool) {
 }
 
 // The scanners below read JSON that is valid (the transport checked the
-// message it came in) through an unsafe.String, without a copy, as locate
-// does (see framing.go): raw is never modified, and every value gjson
+// message it came in) through a string view, without a copy, as the
+// stdio framer does (see client/transport): raw is never modified, and every value gjson
 // returns is a substring of it, turned back into a sub-slice of raw
 // (capacity clipped, so an append never writes into it).
 
@@ -355,8 +357,8 @@ func members(raw []byte, f func(key string, value []byte) bool) bool {
 	if len(raw) == 0 || raw[0] != '{' {
 		return false
 	}
-	gjson.Parse(unsafe.String(unsafe.SliceData(raw), len(raw))).ForEach(func(k, v gjson.Result) bool {
-		return f(k.Str, subSlice(raw, v.Raw))
+	gjson.Parse(text.StringView(raw)).ForEach(func(k, v gjson.Result) bool {
+		return f(k.Str, text.SubSlice(raw, v.Raw))
 	})
 	return true
 }
@@ -368,21 +370,9 @@ func elements(raw []byte, f func(el []byte) bool) {
 	if len(raw) == 0 || raw[0] != '[' {
 		return
 	}
-	gjson.Parse(unsafe.String(unsafe.SliceData(raw), len(raw))).ForEach(func(_, v gjson.Result) bool {
-		return f(subSlice(raw, v.Raw))
+	gjson.Parse(text.StringView(raw)).ForEach(func(_, v gjson.Result) bool {
+		return f(text.SubSlice(raw, v.Raw))
 	})
-}
-
-// subSlice turns s, a substring of b's string, back into a sub-slice of b.
-func subSlice(b []byte, s string) []byte {
-	if len(s) == 0 {
-		return nil
-	}
-	off := int(uintptr(unsafe.Pointer(unsafe.StringData(s))) - uintptr(unsafe.Pointer(unsafe.SliceData(b))))
-	if off < 0 || off+len(s) > len(b) {
-		panic("client: gjson returned a value outside its input") // cannot happen
-	}
-	return b[off : off+len(s) : off+len(s)]
 }
 
 // jsonString decodes the JSON string v (with its quotes). A string with no
@@ -408,7 +398,7 @@ func jsonString(v []byte) (string, bool) {
 func jsonStringView(v []byte) (string, bool) {
 	if len(v) >= 2 && v[0] == '"' {
 		if in := v[1 : len(v)-1]; bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
-			return unsafe.String(unsafe.SliceData(in), len(in)), true
+			return text.StringView(in), true
 		}
 	}
 	return jsonString(v)
@@ -425,12 +415,4 @@ func jsonStringIs(v []byte, s string) bool {
 	}
 	d, ok := jsonString(v)
 	return ok && d == s
-}
-
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "..."
 }

@@ -15,7 +15,10 @@ import (
 	"time"
 
 	mcpclient "github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
+	mcptransport "github.com/mark3labs/mcp-go/client/transport"
+
+	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/client/transport"
 )
 
 // fakeServer answers the requests of a Conn over two io.Pipes, through the
@@ -40,16 +43,13 @@ func fakeConn(t *testing.T, ceiling int64, answer func(fs *fakeServer, id, metho
 }
 
 // fakeConnVia is fakeConn with via, when not nil, between mcp-go and the tap.
-func fakeConnVia(t *testing.T, ceiling int64, via func(transport.Interface) transport.Interface, answer func(fs *fakeServer, id, method, cursor string) string) (*Conn, *fakeServer) {
+func fakeConnVia(t *testing.T, ceiling int64, via func(mcptransport.Interface) mcptransport.Interface, answer func(fs *fakeServer, id, method, cursor string) string) (*Conn, *fakeServer) {
 	t.Helper()
 	stdoutR, stdoutW := io.Pipe()
 	stdinR, stdinW := io.Pipe()
-	ids := &inflight{}
-	lf := &limitFlag{}
-	fr := newFramer(stdoutR, ceiling, lf, nil)
-	fr.inflight = ids
-	tr := newStdioTransport(fr, stdinW, nil)
-	wrap, _ := wrapTap(tr, ids, nil)
+	lf := &transport.Limit{}
+	tr := transport.NewStdio(stdoutR, stdinW, transport.StdioOptions{MessageCeiling: ceiling, Limit: lf})
+	wrap, _ := wrapTap(tr, nil)
 	if via != nil {
 		wrap = via(wrap)
 	}
@@ -81,7 +81,7 @@ func fakeConnVia(t *testing.T, ceiling int64, via func(transport.Interface) tran
 			}
 		}
 	}()
-	c := &Conn{T: &Target{Name: "s", Timeout: 5 * time.Second}, mc: mc, limit: lf, phase: "start",
+	c := &Conn{T: &config.Target{Name: "s", Timeout: 5 * time.Second}, mc: mc, limit: lf, phase: "start",
 		lost: newLost(), Caps: Capabilities{Tools: true, Resources: true, Prompts: true}}
 	t.Cleanup(func() {
 		_ = tr.Close()
@@ -174,7 +174,7 @@ func TestListBound(t *testing.T) {
 		fmt.Sscan(cursor, &n)
 		return tools("x", n*1000, n*1000+1000, fmt.Sprint(n+1)) // fresh cursors forever, ~16 KiB a page
 	})
-	raws, problems, err := c.ListRaw(context.Background(), KindTool)
+	raws, problems, err := c.listAll(context.Background(), KindTool)
 	if err != nil || len(problems) != 1 {
 		t.Fatalf("%d items, problems %+v, err %v", len(raws), problems, err)
 	}
@@ -232,7 +232,7 @@ func TestListTimeoutWhileScanning(t *testing.T) {
 		return ""
 	})
 	for name, list := range map[string]func() (int, error){
-		"ListRaw": func() (int, error) { r, _, err := c.ListRaw(ctx, KindTool); return len(r), err },
+		"listAll": func() (int, error) { r, _, err := c.listAll(ctx, KindTool); return len(r), err },
 		"List":    func() (int, error) { r, _, err := c.List(ctx, KindTool); return len(r), err },
 		"Find": func() (int, error) {
 			it, _, _, err := c.Find(ctx, KindTool, "x1", nil)
@@ -379,13 +379,13 @@ func TestItemID(t *testing.T) {
 		{KindResource, `{"name":"n","uri":"x://a"}`, `"x://a"`, true},
 		{KindTemplate, `{"uriTemplate":"x://{a}"}`, `"x://{a}"`, true},
 	} {
-		id, ok := ItemID(tc.kind, json.RawMessage(tc.raw))
+		id, ok := itemID(tc.kind, json.RawMessage(tc.raw))
 		if ok != tc.ok || (ok && string(id) != tc.id) {
 			t.Errorf("%s %s: %q %v", tc.kind, tc.raw, id, ok)
 		}
-		_, _, parsed := ParseItem("s", tc.kind, 0, json.RawMessage(tc.raw))
+		_, _, parsed := parseItem("s", tc.kind, 0, json.RawMessage(tc.raw), false)
 		if parsed != ok {
-			t.Errorf("%s %s: ItemID ok=%v, ParseItem ok=%v", tc.kind, tc.raw, ok, parsed)
+			t.Errorf("%s %s: itemID ok=%v, parseItem ok=%v", tc.kind, tc.raw, ok, parsed)
 		}
 	}
 	for _, tc := range []struct {
@@ -418,7 +418,7 @@ func TestListSubstitute(t *testing.T) {
 	}
 
 	sp := &spy{}
-	c, _ := fakeConnVia(t, 1<<20, func(in transport.Interface) transport.Interface { sp.Interface = in; return sp },
+	c, _ := fakeConnVia(t, 1<<20, func(in mcptransport.Interface) mcptransport.Interface { sp.Interface = in; return sp },
 		func(fs *fakeServer, id, method, cursor string) string {
 			if method == "prompts/list" {
 				return `{"prompts":[{"name":"p"}]}`
@@ -431,7 +431,7 @@ func TestListSubstitute(t *testing.T) {
 		{"2026-07-28", KindTool, `{"tools":[{"name":"h",`},
 	} {
 		c.Protocol = tc.era
-		raws, _, err := c.ListRaw(context.Background(), tc.kind)
+		raws, _, err := c.listAll(context.Background(), tc.kind)
 		if err != nil || len(raws) == 0 {
 			t.Fatalf("%s %s: %d items, %v", tc.era, tc.kind, len(raws), err)
 		}
@@ -443,12 +443,12 @@ func TestListSubstitute(t *testing.T) {
 
 // spy records the results mcp-go is given.
 type spy struct {
-	transport.Interface
+	mcptransport.Interface
 	mu      sync.Mutex
 	results []string
 }
 
-func (s *spy) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+func (s *spy) SendRequest(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
 	resp, err := s.Interface.SendRequest(ctx, req)
 	if resp != nil {
 		s.mu.Lock()
@@ -478,7 +478,7 @@ func TestListCursors(t *testing.T) {
 		}
 		return tools("c", 0, 1, big+"1") // back to page 2
 	})
-	raws, problems, err := c.ListRaw(context.Background(), KindTool)
+	raws, problems, err := c.listAll(context.Background(), KindTool)
 	if err != nil || len(raws) != 3 || len(problems) != 1 || problems[0].Code != "repeated_cursor" || fs.calls.Load() != 3 {
 		t.Errorf("%d items, problems %+v, err %v, %d calls", len(raws), problems, err, fs.calls.Load())
 	}
@@ -503,7 +503,7 @@ func TestListPagesNotKept(t *testing.T) {
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	raws, problems, err := c.ListRaw(context.Background(), KindTool)
+	raws, problems, err := c.listAll(context.Background(), KindTool)
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	if err != nil || len(problems) != 0 || len(raws) != 10*pages || string(raws[10*pages-1]) != fmt.Sprintf(`{"name":"t%d"}`, 10*pages-1) {

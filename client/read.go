@@ -10,6 +10,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
+
+	"github.com/mcpx-cli/mcpx/client/config"
 )
 
 // MCP's "resource not found" error code.
@@ -41,17 +43,17 @@ func (c *Conn) ReadResource(ctx context.Context, uri string) (json.RawMessage, e
 	answer := fmt.Sprintf("%s (code %d)", se.Shown(), se.RPC.Code)
 	switch se.RPC.Code {
 	case codeResourceNotFound:
-		return nil, &NotFoundError{What: "resource", Name: uri, RPC: &se.RPC, Hints: hint,
+		return nil, &config.NotFoundError{What: "resource", Name: uri, RPC: &se.RPC, Hints: hint,
 			Detail: fmt.Sprintf("server %q answered: %s", c.T.Name, answer)}
 	case mcp.INVALID_PARAMS:
 		if u := gjson.GetBytes(se.RPC.Data, "uri"); u.Type == gjson.String {
 			// How servers say "not found" since SEP-2164 (the Go SDK from
 			// 1.7): -32602 naming the URI in data.uri.
-			return nil, &NotFoundError{What: "resource", Name: uri, RPC: &se.RPC, Hints: hint,
+			return nil, &config.NotFoundError{What: "resource", Name: uri, RPC: &se.RPC, Hints: hint,
 				Detail: fmt.Sprintf("server %q answered: %s", c.T.Name, answer)}
 		}
 		if known, lerr := c.knows(ctx, uri); lerr == nil && !known {
-			return nil, &NotFoundError{What: "resource", Name: uri, RPC: &se.RPC, Hints: hint,
+			return nil, &config.NotFoundError{What: "resource", Name: uri, RPC: &se.RPC, Hints: hint,
 				Detail: fmt.Sprintf("server %q lists no such resource and no template matches it; it answered: %s", c.T.Name, answer)}
 		}
 	}

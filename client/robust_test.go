@@ -1,218 +1,34 @@
 package client
 
 import (
+	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"os/exec"
-	"os/signal"
-	"runtime"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client/transport"
+	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
-// The orphan-chain helper roles (see TestStopOrphansChain).
-const orphanRoleEnv = "MCPX_TEST_ORPHAN_ROLE"
-
-func init() {
-	switch os.Getenv(orphanRoleEnv) {
-	case "":
-		return
-	case "reaper":
-		os.Exit(orphanReaper())
-	case "o":
-		// O ignores SIGTERM and starts C in a session of its own.
-		signal.Ignore(syscall.SIGTERM)
-		c := exec.Command(os.Args[0])
-		c.Env = append(os.Environ(), orphanRoleEnv+"=c")
-		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-		if c.Start() != nil {
-			os.Exit(1)
-		}
-		writeAtomic(os.Getenv("MCPX_TEST_ORPHAN_PIDFILE"), strconv.Itoa(c.Process.Pid))
-		time.Sleep(60 * time.Second)
-		os.Exit(0)
-	case "c":
-		signal.Ignore(syscall.SIGTERM)
-		time.Sleep(60 * time.Second) // a leak cleans itself up
-		os.Exit(0)
-	}
-}
-
-func writeAtomic(path, data string) {
-	_ = os.WriteFile(path+".tmp", []byte(data), 0o644)
-	_ = os.Rename(path+".tmp", path)
-}
-
-// orphanReaper is mcpx in miniature: a subreaper whose child O has left
-// its group, ignores SIGTERM and has a child C of its own (in another
-// session, ignoring SIGTERM too). StopOrphans must end both: C becomes
-// the reaper's child only once O is killed.
-func orphanReaper() int {
-	BecomeSubreaper()
-	pidfile := os.Getenv("MCPX_TEST_ORPHAN_PIDFILE")
-	o := exec.Command(os.Args[0])
-	o.Env = append(os.Environ(), orphanRoleEnv+"=o")
-	o.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := o.Start(); err != nil {
-		fmt.Println("start O:", err)
-		return 1
-	}
-	var cpid int
-	for deadline := time.Now().Add(10 * time.Second); cpid == 0; {
-		if b, err := os.ReadFile(pidfile); err == nil {
-			cpid, _ = strconv.Atoi(string(b))
-		}
-		if time.Now().After(deadline) {
-			fmt.Println("O never started C")
-			_ = o.Process.Kill()
-			return 1
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	start := time.Now()
-	StopOrphans()
-	took := time.Since(start)
-	fmt.Printf("took %s\n", took)
-	if syscall.Kill(cpid, 0) == nil {
-		fmt.Printf("C (%d) outlived StopOrphans\n", cpid)
-		_ = syscall.Kill(cpid, syscall.SIGKILL)
-		return 1
-	}
-	if syscall.Kill(o.Process.Pid, 0) == nil {
-		fmt.Printf("O (%d) outlived StopOrphans\n", o.Process.Pid)
-		return 1
-	}
-	if took > 900*time.Millisecond {
-		fmt.Printf("StopOrphans took %s\n", took)
-		return 1
-	}
-	return 0
-}
-
-func TestStopOrphansChain(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("a child subreaper is Linux only")
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), orphanRoleEnv+"=reaper", "MCPX_TEST_ORPHAN_PIDFILE="+t.TempDir()+"/c.pid")
-	out, err := cmd.CombinedOutput()
-	t.Logf("%s", out)
-	if err != nil {
-		t.Fatalf("reaper: %v", err)
-	}
-}
-
-// TestStdioServerRequestFlood: a server that sends request after request
-// and never reads the answers costs a bounded number of goroutines, and
-// the client's own requests still end by their deadline.
-func TestStdioServerRequestFlood(t *testing.T) {
-	stdoutR, stdoutW := io.Pipe()
-	stdinR, stdinW, err := os.Pipe() // a real pipe: it fills, as a server's stdin does
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids := &inflight{}
-	fr := newFramer(stdoutR, 1<<20, &limitFlag{}, nil)
-	fr.inflight = ids
-	tr := newStdioTransport(fr, stdinW, nil)
-	wrap, _ := wrapTap(tr, ids, nil)
-	tr.SetRequestHandler(func(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
-		return transport.NewJSONRPCResultResponse(req.ID, json.RawMessage(`{"roots":[{"uri":"file:///a/root/long/enough/to/fill/the/pipe/soon"}]}`)), nil
-	})
-	if err := wrap.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = tr.Close()
-		_ = stdoutW.Close()
-		_ = stdinR.Close()
-	})
-	base := runtime.NumGoroutine()
-
-	const flood = 20000
-	go func() {
-		for i := 0; i < flood; i++ {
-			if _, err := fmt.Fprintf(stdoutW, `{"jsonrpc":"2.0","id":"r%d","method":"roots/list"}`+"\n", i); err != nil {
-				return
-			}
-		}
-	}()
-	time.Sleep(300 * time.Millisecond)
-	if n := runtime.NumGoroutine() - base; n > maxServerRequests+10 {
-		t.Errorf("%d goroutines more while the server floods mcpx with requests, want at most %d", n, maxServerRequests+10)
-	}
-
-	// A request sent now cannot even be written (the pipe is full): its
-	// deadline still ends it.
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() {
-		req := transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(1)), Method: "tools/call"}
-		_, err := wrap.SendRequest(ctx, req)
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		if !errors.Is(err, context.DeadlineExceeded) {
-			t.Errorf("request: %v, want the deadline", err)
-		}
-	case <-time.After(3 * time.Second):
-		t.Fatal("the request outlived its deadline by seconds")
-	}
-}
-
-// TestStdioServerRequestsAnswered: a burst of server requests (more than
-// are handled at once) is answered in full when the server reads.
-func TestStdioServerRequestsAnswered(t *testing.T) {
-	p := newPeer(t, 1<<20).start()
-	p.tr.SetRequestHandler(func(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
-		time.Sleep(time.Millisecond)
-		return transport.NewJSONRPCResultResponse(req.ID, json.RawMessage(`{}`)), nil
-	})
-	const n = 5 * maxServerRequests
-	go func() {
-		for i := 0; i < n; i++ {
-			p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i))
-		}
-	}()
-	seen := map[float64]bool{}
-	for i := 0; i < n; i++ {
-		m := p.recv()
-		if _, ok := m["result"]; !ok {
-			t.Fatalf("answer %v", m)
-		}
-		seen[m["id"].(float64)] = true
-	}
-	if len(seen) != n {
-		t.Errorf("%d distinct answers, want %d", len(seen), n)
-	}
-}
-
 func testConn(mask func(string) string) *Conn {
-	return &Conn{T: &Target{Name: "srv"}, limit: &limitFlag{}, lost: newLost(), mask: mask}
+	return &Conn{T: &config.Target{Name: "srv"}, limit: &transport.Limit{}, lost: newLost(), mask: mask}
 }
 
 // TestServerErrorBounded: a server's error message is shown as one line of
-// at most maxShown characters, secrets masked before it is cut; --json
+// at most text.MaxShown characters, secrets masked before it is cut; --json
 // keeps it exact up to 64 KiB, and data up to 64 KiB.
 func TestServerErrorBounded(t *testing.T) {
 	const secret = "hunter2-hunter2"
 	mask := func(s string) string { return strings.ReplaceAll(s, secret, "***") }
 	c := testConn(mask)
-	huge := strings.Repeat("é", maxShown-5) + secret + strings.Repeat("E", 10<<20)
+	huge := strings.Repeat("é", text.MaxShown-5) + secret + strings.Repeat("E", 10<<20)
 	s := &sink{errs: []*mcp.JSONRPCErrorDetails{{Code: -32000, Message: huge, Data: strings.Repeat("d", 70<<10)}}}
 	err := c.classifyCall(context.Background(), "tools/call", errors.New("x"), s)
 	var se *ServerError
@@ -220,7 +36,7 @@ func TestServerErrorBounded(t *testing.T) {
 		t.Fatalf("%T %v", err, err)
 	}
 	msg := se.Error()
-	if len(msg) > 2*maxShown+100 || strings.ContainsAny(msg, "\n\r") || strings.Contains(msg, "hunter") {
+	if len(msg) > 2*text.MaxShown+100 || strings.ContainsAny(msg, "\n\r") || strings.Contains(msg, "hunter") {
 		t.Errorf("message of %d bytes: %.700q", len(msg), msg)
 	}
 	if !strings.HasSuffix(msg, "é***EE... (code -32000)") {
@@ -242,160 +58,110 @@ func TestServerErrorBounded(t *testing.T) {
 	}
 }
 
-func TestOneLine(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain":             "plain",
-		"  first \n second": `first \n second`,
-		"a\u2028b":          `a\u2028b`,
-		"a\u0085b":          `a\u0085b`,
-		"a\rmcpx: forged":   `a\rmcpx: forged`,
-		"a\vb":              `a\vb`,
-		// a TypeScript server's validation error (a ZodError's message):
-		// what explains it comes after the first line
-		"[\n  {\n    \"message\": \"Invalid URL\"\n  }\n]": `[\n  {\n    "message": "Invalid URL"\n  }\n]`,
-		strings.Repeat("x", maxShown+1):                    strings.Repeat("x", maxShown) + "...",
-		strings.Repeat("é", maxShown):                      strings.Repeat("é", maxShown),
-		strings.Repeat("y", 600) + "\nz":                   strings.Repeat("y", maxShown) + "...",
-		strings.Repeat("\n", maxShown) + "z":               "z",
-		"a" + strings.Repeat("\n", maxShown):               "a",
-		"a" + strings.Repeat("\nb", maxShown):              "a" + strings.Repeat(`\nb`, (maxShown-1)/3) + `\...`,
-		strings.Repeat("y", maxShown-1) + "\n\nz":          strings.Repeat("y", maxShown-1) + `\...`,
-	} {
-		if got := oneLine(in); got != want {
-			t.Errorf("oneLine(%.40q) = %.40q, want %.40q", in, got, want)
-		}
-	}
-	if got := clipBytes("aé", 2); got != "a..." {
-		t.Errorf("clipBytes cut a character: %q", got)
-	}
-}
-
 // TestConnectErrorOneLine: a transport error quoting what the server sent
 // (an HTTP error body) is one clipped line, its line breaks escaped.
 func TestConnectErrorOneLine(t *testing.T) {
 	c := testConn(nil)
 	err := c.classify(context.Background(), "tools/call", errors.New("request failed with status 500: boom\nmcpx: forged\n"+strings.Repeat("E", 1<<20)))
-	if msg := err.Error(); msg != `server "srv": request failed with status 500: boom\nmcpx: forged\n`+strings.Repeat("E", maxShown-len(`request failed with status 500: boom\nmcpx: forged\n`))+`... (during tools/call)` {
+	if msg := err.Error(); msg != `server "srv": request failed with status 500: boom\nmcpx: forged\n`+strings.Repeat("E", text.MaxShown-len(`request failed with status 500: boom\nmcpx: forged\n`))+`... (during tools/call)` {
 		t.Errorf("%q", msg)
 	}
 	err = c.classify(context.Background(), "tools/call", errors.New("request failed with status 500: "+strings.Repeat("E", 1<<20)))
-	if msg := err.Error(); len(msg) > maxShown+100 || !strings.HasSuffix(msg, "EEE... (during tools/call)") {
+	if msg := err.Error(); len(msg) > text.MaxShown+100 || !strings.HasSuffix(msg, "EEE... (during tools/call)") {
 		t.Errorf("%d bytes: %.100q", len(msg), msg)
 	}
 }
 
-// TestHTTPErrorBodyBounded: of an HTTP error answer only a prefix is read.
-func TestHTTPErrorBodyBounded(t *testing.T) {
-	const size = 50 << 20
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain")
-		w.WriteHeader(http.StatusInternalServerError)
-		chunk := []byte(strings.Repeat("E", 64<<10))
-		for left := size; left > 0; left -= len(chunk) {
-			if _, err := w.Write(chunk); err != nil {
-				return
+// TestShownCutSecret: a message quotes a server's text from a window at
+// its start; a long secret (a JWT) that the window cuts is masked for the
+// part in the window too, even when masking the secrets before it shrinks
+// the window below what the message shows (the framer's clip is tested
+// alike in the transport package).
+func TestShownCutSecret(t *testing.T) {
+	secret := "eyJ" + strings.Repeat("0123456789", 40)
+	mask := func(s string) string { return strings.ReplaceAll(s, secret, "***") }
+	maskIn := func(before, text, after string) string {
+		// brute force: every byte an occurrence in before+text+after covers
+		whole := before + text + after
+		covered := make([]bool, len(whole))
+		for i := strings.Index(whole, secret); i >= 0; {
+			for k := i; k < i+len(secret); k++ {
+				covered[k] = true
+			}
+			next := strings.Index(whole[i+1:], secret)
+			if next < 0 {
+				break
+			}
+			i += 1 + next
+		}
+		var b strings.Builder
+		for i := len(before); i < len(before)+len(text); i++ {
+			if !covered[i] {
+				b.WriteByte(whole[i])
+			} else if i == len(before) || !covered[i-1] {
+				b.WriteString("***")
 			}
 		}
-	}))
-	defer srv.Close()
-	rt := &limitTransport{inner: http.DefaultTransport.(*http.Transport).Clone(), max: 128 << 20, limit: &limitFlag{}}
-	req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader("{}"))
-	resp, err := rt.RoundTrip(req)
-	if err != nil {
-		t.Fatal(err)
+		return b.String()
 	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil || len(body) != errorBodyLimit {
-		t.Errorf("read %d bytes of a %d-byte error body (%v), want %d", len(body), size, err, errorBodyLimit)
+	msg := strings.Repeat(secret, 200) + " tail"
+	c := &Conn{mask: mask, maskIn: maskIn}
+	if got := c.shown(msg); strings.Contains(got, "eyJ") || strings.Contains(got, "0123") {
+		t.Errorf("shown ends %q", got[max(0, len(got)-40):])
 	}
 }
 
-// TestFramerNoResultNoError: a response must carry a result or an error;
-// "error": null is none.
-func TestFramerNoResultNoError(t *testing.T) {
-	for line, ok := range map[string]bool{
-		`{"jsonrpc":"2.0","id":1}`:                                                false,
-		`{"jsonrpc":"2.0","id":1,"error":null}`:                                   false,
-		`{"jsonrpc":"2.0","id":1,"result":null}`:                                  true,
-		`{"jsonrpc":"2.0","id":1,"result":{},"error":null}`:                       true,
-		`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}`:               true,
-		`{"jsonrpc":"2.0","id":1,"result":null,"error":{"code":1,"message":"m"}}`: true,
-		`{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}`:   false,
+// TestStdioFramingClassified: what breaks the framing or the ceiling of a
+// stdio server fails what is in flight, and classify says so.
+func TestStdioFramingClassified(t *testing.T) {
+	c := &Conn{T: &config.Target{Name: "s"}, lost: newLost()}
+	for _, tc := range []struct{ name, line, want string }{
+		{"batch", `[{"jsonrpc":"2.0","id":1,"result":{}}]`,
+			`the server sent a JSON-RPC batch, which MCP does not allow since 2025-06-18: [{"jsonrpc":"2.0","id":1,"result":{}}] (during tools/list); the connection is closed`},
+		{"wrong id", `{"jsonrpc":"2.0","id":987654,"result":{}}`,
+			`the server answered request id 987654, which mcpx never sent (or which was already answered) (during tools/list); the connection is closed`},
+		{"ceiling", `{"jsonrpc":"2.0","id":1,"result":"` + strings.Repeat("x", 2<<20) + `"}`,
+			`the server sent a JSON-RPC message too large to accept: over the message ceiling of 1 MiB (1048576 bytes)`},
 	} {
-		ids := &inflight{}
-		ids.add("1")
-		f := newFramer(strings.NewReader(line+"\n"), 1<<20, &limitFlag{}, nil)
-		f.inflight = ids
-		_, _, err := f.next()
-		var pe *ProtocolError
-		if got := !errors.As(err, &pe); got != ok {
-			t.Errorf("%s: error %v", line, err)
-		} else if !ok && !strings.Contains(pe.Msg, "answered request id 1 with neither a result nor an error") && !strings.Contains(pe.Msg, "answered request id 1 with both a result and an error") {
-			t.Errorf("%s: %s", line, pe.Msg)
-		}
-	}
-}
-
-func TestExitStatusSignal(t *testing.T) {
-	p, err := startProcess(&Target{Command: "/bin/sh", Args: []string{"-c", "kill -9 $$"}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.stop()
-	<-p.exited
-	if got := p.exitStatus(); got != "was killed by SIGKILL" {
-		t.Errorf("exit status %q", got)
-	}
-}
-
-// TestWatchDeath: a leader that exits while a descendant in a session of
-// its own holds its stdout is reported dead shortly after, with its status;
-// one whose stdout ends is left to the transport.
-func TestWatchDeath(t *testing.T) {
-	p, err := startProcess(&Target{Command: "/bin/sh", Args: []string{"-c",
-		`printf '{"partial":' ; setsid sleep 30 </dev/null 2>/dev/null & echo $! >&2; exit 4`}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		p.stop()
-		if lines := p.tail.Lines(1); len(lines) == 1 {
-			if pid, err := strconv.Atoi(lines[0]); err == nil {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
+		t.Run(tc.name, func(t *testing.T) {
+			stdoutR, stdoutW := io.Pipe()
+			stdinR, stdinW := io.Pipe()
+			lf := &transport.Limit{}
+			tr := transport.NewStdio(stdoutR, stdinW, transport.StdioOptions{MessageCeiling: 1 << 20, Limit: lf})
+			t.Cleanup(func() {
+				_ = tr.Close()
+				_ = stdoutW.Close()
+				_ = stdinR.Close()
+			})
+			wrapped, _ := wrapTap(tr, nil)
+			if _, ok := wrapped.(*tapBidi); !ok {
+				t.Errorf("wrapTap chose %T", wrapped)
 			}
-		}
-	}()
-	go func() { _, _ = io.Copy(io.Discard, p.stdout) }() // the transport's reader
-	dead := make(chan string, 1)
-	start := time.Now()
-	go p.watchDeath(func(status string) { dead <- status })
-	select {
-	case status := <-dead:
-		if status != "exited with status 4" {
-			t.Errorf("status %q", status)
-		}
-		if took := time.Since(start); took > deathMax+200*time.Millisecond {
-			t.Errorf("reported after %s", took)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the exit was never reported")
-	}
-
-	// Not reported: a leader whose stdout ends (the transport sees it), and
-	// one that left a member of its group running (it may be the server).
-	for _, script := range []string{"exit 0", "sleep 3 & exit 0"} {
-		q, err := startProcess(&Target{Command: "/bin/sh", Args: []string{"-c", script}}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer q.stop()
-		go func() { _, _ = io.Copy(io.Discard, q.stdout) }()
-		go q.watchDeath(func(status string) { dead <- script + ": " + status })
-	}
-	select {
-	case status := <-dead:
-		t.Errorf("reported %q", status)
-	case <-time.After(deathMax + 300*time.Millisecond):
+			if err := wrapped.Start(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() {
+				_, err := wrapped.SendRequest(context.Background(), mcptransport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(1)), Method: "tools/list"})
+				done <- err
+			}()
+			if _, err := bufio.NewReader(stdinR).ReadString('\n'); err != nil {
+				t.Fatal(err)
+			}
+			go func() { _, _ = io.WriteString(stdoutW, tc.line+"\n") }() // the ceiling is not read to the end
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(5 * time.Second):
+				t.Fatal("no reply")
+			}
+			if !errors.Is(err, mcptransport.ErrTransportClosed) || !isTransportFailure(err) {
+				t.Fatalf("err %v", err)
+			}
+			c.limit = lf
+			if got := c.classify(context.Background(), "tools/list", mcptransport.NewError(err)); got.Error() != tc.want && got.Error() != `server "s": `+tc.want {
+				t.Errorf("classified as %T %q", got, got)
+			}
+		})
 	}
 }

@@ -1,17 +1,17 @@
-// What a server may ask of mcpx during an operation (CONTRACT §8):
-// elicitation, roots, log messages, progress. mcpx offers only what it
-// does: sampling is never offered, roots only when the user named some,
-// and any other request but ping is answered "method not found", with a
+// What a server may ask of mcpx during an operation (see REQUESTS FROM SERVERS
+// in mcpx(1)): elicitation, roots, log messages, progress. mcpx offers only
+// what it does: sampling is never offered, roots only when the user named
+// some, and any other request but ping is answered "method not found", with a
 // note.
 //
 // Legacy-era requests (elicitation/create, roots/list sent by the server)
 // are answered here, from their raw params, ahead of mcp-go's handlers: the
 // requested schema keeps the order of its fields that way (over stdio the
 // params stay raw; over HTTP, where mcp-go decodes a request into maps,
-// the event stream is read for them: rawRequests). The 2026-07-28 era asks
-// the same things inside an "input_required" result instead, which mcp-go
-// answers through the handlers registered below (mrtrHandler) and retries
-// the call with the answers.
+// the event stream is read for them: transport.HTTP.TakeElicitation).
+// The 2026-07-28 era asks the same things inside an "input_required"
+// result instead, which mcp-go answers through the handlers registered
+// below (mrtrHandler) and retries the call with the answers.
 
 package client
 
@@ -26,9 +26,12 @@ import (
 	"sync"
 
 	mcpclient "github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
+	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
+
+	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // Elicitation is one elicitation/create request: a form to fill in (Mode
@@ -124,11 +127,11 @@ func (h *serverHooks) refusals() int {
 	return h.refused
 }
 
-func (h *serverHooks) refuse(id mcp.RequestId, msg string) *transport.JSONRPCResponse {
+func (h *serverHooks) refuse(id mcp.RequestId, msg string) *mcptransport.JSONRPCResponse {
 	h.mu.Lock()
 	h.refused++
 	h.mu.Unlock()
-	return transport.NewJSONRPCErrorResponse(id, mcp.METHOD_NOT_FOUND, msg, nil)
+	return mcptransport.NewJSONRPCErrorResponse(id, mcp.METHOD_NOT_FOUND, msg, nil)
 }
 
 // capabilities are the client capabilities mcpx declares: elicitation
@@ -137,7 +140,7 @@ func (h *serverHooks) refuse(id mcp.RequestId, msg string) *transport.JSONRPCRes
 // nothing is offered over it.
 func (h *serverHooks) capabilities(kind string) mcp.ClientCapabilities {
 	var caps mcp.ClientCapabilities
-	if kind == SSE {
+	if kind == config.SSE {
 		return caps
 	}
 	if h.o.Elicit != nil {
@@ -155,7 +158,7 @@ func (h *serverHooks) capabilities(kind string) mcp.ClientCapabilities {
 // era's input requests (none over SSE: mcp-go would declare them).
 func (h *serverHooks) clientOptions(kind string) []mcpclient.ClientOption {
 	var opts []mcpclient.ClientOption
-	if kind == SSE {
+	if kind == config.SSE {
 		return nil
 	}
 	if h.o.Elicit != nil {
@@ -201,8 +204,8 @@ func (h *serverHooks) debug(format string, args ...any) {
 
 // wrap answers the server's requests before mcp-go's handler (next) sees
 // them; only ping reaches it.
-func (h *serverHooks) wrap(next transport.RequestHandler) transport.RequestHandler {
-	return func(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+func (h *serverHooks) wrap(next mcptransport.RequestHandler) mcptransport.RequestHandler {
+	return func(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
 		name := h.conn.T.Name
 		h.mu.Lock()
 		full := h.waiting >= maxWaiting
@@ -211,7 +214,7 @@ func (h *serverHooks) wrap(next transport.RequestHandler) transport.RequestHandl
 		}
 		h.mu.Unlock()
 		if full {
-			return transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, "too many requests at once", nil), nil
+			return mcptransport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, "too many requests at once", nil), nil
 		}
 		defer func() {
 			h.mu.Lock()
@@ -234,14 +237,14 @@ func (h *serverHooks) wrap(next transport.RequestHandler) transport.RequestHandl
 			h.note("server %q asked mcpx to sample a language model (sampling/createMessage), which mcpx never does; refused", name)
 			return h.refuse(req.ID, "mcpx does not offer sampling"), nil
 		}
-		h.note("server %q sent the request %s, which mcpx does not offer; answered \"method not found\"", name, oneLine(h.conn.clip(req.Method, 80)))
+		h.note("server %q sent the request %s, which mcpx does not offer; answered \"method not found\"", name, text.OneLine(h.conn.clip(req.Method, 80)))
 		return h.refuse(req.ID, "Method not found: "+req.Method), nil
 	}
 }
 
-func result(id mcp.RequestId, v any) *transport.JSONRPCResponse {
+func result(id mcp.RequestId, v any) *mcptransport.JSONRPCResponse {
 	b, _ := json.Marshal(v)
-	return transport.NewJSONRPCResultResponse(id, b)
+	return mcptransport.NewJSONRPCResultResponse(id, b)
 }
 
 // rawParams returns a request's params as JSON: as received over stdio, or
@@ -288,17 +291,17 @@ func parseElicitation(server string, raw json.RawMessage) (Elicitation, string) 
 
 // answerElicit asks (through Options.Elicit) and answers one legacy
 // elicitation/create.
-func (h *serverHooks) answerElicit(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+func (h *serverHooks) answerElicit(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
 	raw := rawParams(req.Params)
 	if rt := h.conn.rt; rt != nil {
-		if r := rt.reqs.take(req.ID); r != nil {
+		if r := rt.TakeElicitation(req.ID); r != nil {
 			raw = r // as sent, field order kept (HTTP)
 		}
 	}
 	e, bad := parseElicitation(h.conn.T.Name, raw)
 	if bad != "" {
 		h.note("server %q sent an elicitation mcpx cannot use (%s); refused", h.conn.T.Name, bad)
-		return transport.NewJSONRPCErrorResponse(req.ID, mcp.INVALID_PARAMS, "invalid elicitation: "+bad, nil), nil
+		return mcptransport.NewJSONRPCErrorResponse(req.ID, mcp.INVALID_PARAMS, "invalid elicitation: "+bad, nil), nil
 	}
 	a := h.elicit(ctx, e)
 	return result(req.ID, answerJSON(a)), nil

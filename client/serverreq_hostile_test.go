@@ -1,10 +1,10 @@
 package client
 
-// Attacks on the requests a server may send mcpx during an operation
-// (CONTRACT §8), made the way a hostile server would make them: floods,
-// odd ids, input_required results built to cost, a server that stops
-// reading. A test that fails here shows a bug (see the report that came
-// with these tests).
+// Attacks on the requests a server may send mcpx during an operation (REQUESTS
+// FROM SERVERS in mcpx(1)), made the way a hostile server would make them:
+// floods, odd ids, input_required results built to cost, a server that stops
+// reading. A test that fails here shows a bug (see the report that came with
+// these tests).
 
 import (
 	"bufio"
@@ -22,9 +22,12 @@ import (
 	"time"
 
 	mcpclient "github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
+	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
+
+	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/client/transport"
 )
 
 // hxPeer is the server end of a Conn over OS pipes (as a stdio child's
@@ -76,17 +79,14 @@ func hxConn(t *testing.T, o Options) (*Conn, *hxPeer) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids := &inflight{}
-	lf := &limitFlag{}
-	fr := newFramer(stdoutR, 64<<20, lf, nil)
-	fr.inflight = ids
-	tr := newStdioTransport(fr, stdinW, nil)
-	c := &Conn{T: &Target{Name: "s", Timeout: 5 * time.Second}, limit: lf, phase: "start", lost: newLost(),
-		kind: Stdio, Protocol: "2025-11-25", debug: o.Debug, mask: o.Mask, Caps: Capabilities{Tools: true, Resources: true, Prompts: true}}
+	lf := &transport.Limit{}
+	tr := transport.NewStdio(stdoutR, stdinW, transport.StdioOptions{MessageCeiling: 64 << 20, Limit: lf})
+	c := &Conn{T: &config.Target{Name: "s", Timeout: 5 * time.Second}, limit: lf, phase: "start", lost: newLost(),
+		kind: config.Stdio, Protocol: "2025-11-25", debug: o.Debug, mask: o.Mask, Caps: Capabilities{Tools: true, Resources: true, Prompts: true}}
 	c.hooks = &serverHooks{o: o, conn: c}
-	wrapped, base := wrapTap(tr, ids, c.hooks)
+	wrapped, base := wrapTap(tr, c.hooks)
 	c.tap = base
-	c.mc = mcpclient.NewClient(wrapped, append(c.hooks.clientOptions(Stdio), mcpclient.WithSession())...)
+	c.mc = mcpclient.NewClient(wrapped, append(c.hooks.clientOptions(config.Stdio), mcpclient.WithSession())...)
 	c.mc.OnNotification(c.hooks.notification)
 	if err := c.mc.Start(context.Background()); err != nil {
 		t.Fatal(err)
@@ -140,7 +140,10 @@ func hxID(t *testing.T, line string) string {
 
 var hxDecline = func(context.Context, Elicitation) Answer { return Answer{Action: "decline"} }
 
-// TestHostileMRTRSlowAnswer was dropped: the --timeout clock stops while a person answers (CONTRACT 8 design; commands/deadline.go), so an answer is waited for past the deadline on purpose; one asked when time is already out is cancelled at once (mrtrElicit).
+// TestHostileMRTRSlowAnswer was dropped: the --timeout clock stops while a
+// person answers (REQUESTS FROM SERVERS in mcpx(1); commands/deadline.go), so
+// an answer is waited for past the deadline on purpose; one asked when time is
+// already out is cancelled at once (mrtrElicit).
 
 // TestHostileSinkRetainsInputs: a server answers ten times (mcp-go's
 // limit) with an input_required result carrying a big requestState. The
@@ -149,18 +152,18 @@ var hxDecline = func(context.Context, Elicitation) Answer { return Answer{Action
 // 128 MiB, instead of one.
 func TestHostileSinkRetainsInputs(t *testing.T) {
 	const size = 8 << 20
-	inner := &hxInner{reply: func(req transport.JSONRPCRequest) *transport.JSONRPCResponse {
+	inner := &hxInner{reply: func(req mcptransport.JSONRPCRequest) *mcptransport.JSONRPCResponse {
 		state := strings.Repeat("s", size)
-		return transport.NewJSONRPCResultResponse(req.ID, json.RawMessage(`{"resultType":"input_required","inputRequests":{"r":{"method":"roots/list"}},"requestState":"`+state+`"}`))
+		return mcptransport.NewJSONRPCResultResponse(req.ID, json.RawMessage(`{"resultType":"input_required","inputRequests":{"r":{"method":"roots/list"}},"requestState":"`+state+`"}`))
 	}}
-	wrapped, _ := wrapTap(inner, nil, nil)
+	wrapped, _ := wrapTap(inner, nil)
 	s := &sink{substitute: json.RawMessage(`{"content":[]}`)}
 	ctx := withSink(context.Background(), s)
 	var before runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	for i := range 10 {
-		if _, err := wrapped.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(i)), Method: "tools/call"}); err != nil {
+		if _, err := wrapped.SendRequest(ctx, mcptransport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(i)), Method: "tools/call"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -179,11 +182,11 @@ func TestHostileSinkRetainsInputs(t *testing.T) {
 
 // hxInner is a transport answering each request with reply.
 type hxInner struct {
-	reply func(req transport.JSONRPCRequest) *transport.JSONRPCResponse
+	reply func(req mcptransport.JSONRPCRequest) *mcptransport.JSONRPCResponse
 }
 
 func (f *hxInner) Start(context.Context) error { return nil }
-func (f *hxInner) SendRequest(_ context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+func (f *hxInner) SendRequest(_ context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
 	return f.reply(req), nil
 }
 func (f *hxInner) SendNotification(context.Context, mcp.JSONRPCNotification) error { return nil }
@@ -352,9 +355,9 @@ func TestHostileDeafServer(t *testing.T) {
 // elicitations (a 70 KB message). mcp-go answers them in n goroutines and
 // waits for every one; each first looks for its raw params in the sink
 // (sink.inputParams), which scans all n requests, canonicalizing each, under
-// the sink's lock: n*n canonicalizations, one at a time. The call cannot
-// end before they are all done, whatever its deadline: --timeout is not a
-// bound any more (CONTRACT §2). Expected: the call ends at its deadline, as
+// the sink's lock: n*n canonicalizations, one at a time. The call cannot end
+// before they are all done, whatever its deadline: --timeout is not a bound
+// any more (--timeout in mcpx(1)). Expected: the call ends at its deadline, as
 // a TimeoutError. (Last in this file: the work it starts goes on after it.)
 func TestHostileMRTRManyInputRequests(t *testing.T) {
 	const n = 700

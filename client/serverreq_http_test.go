@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +10,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx-cli/mcpx/client/config"
 )
 
 // TestHTTPElicitationFieldOrder: over streamable HTTP, an elicitation's
@@ -64,7 +67,7 @@ func TestHTTPElicitationFieldOrder(t *testing.T) {
 	}}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := Connect(ctx, &Target{Name: "order", Transport: HTTP, URL: srv.URL + "/mcp", Timeout: 10 * time.Second}, o)
+	c, err := Connect(ctx, &config.Target{Name: "order", Transport: config.HTTP, URL: srv.URL + "/mcp", Timeout: 10 * time.Second}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,33 +82,7 @@ func TestHTTPElicitationFieldOrder(t *testing.T) {
 	if want := `{\"action\":\"accept\",\"content\":{\"z\":\"x\",\"a\":1,\"m\":true}}`; !strings.Contains(string(raw), want) {
 		t.Errorf("result %s, want the answer %s", raw, want)
 	}
-	if c.rt.reqs == nil || len(c.rt.reqs.m) != 0 {
-		t.Errorf("raw requests left: %v", c.rt.reqs)
-	}
-}
-
-// TestLimitBodyScan: events are split into data lines correctly, an event
-// too big to be an elicitation is not kept, and only elicitations are.
-func TestLimitBodyScan(t *testing.T) {
-	reqs := &rawRequests{}
-	b := &limitBody{reqs: reqs}
-	feed := func(s string) {
-		for i := 0; i < len(s); i++ {
-			b.scan(s[i])
-		}
-	}
-	feed("data: {\"jsonrpc\":\"2.0\",\"id\":\"s1\",\"method\":\"elicitation/create\",\"params\":{\"message\":\"a\",\"requestedSchema\":{\"properties\":{\"y\":{},\"b\":{}}}}}\r\n\r\n")
-	feed("data: {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"roots/list\",\"params\":{}}\n\n")
-	feed("data: {\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"elicitation/create\",\"params\":{\"message\":\"" + strings.Repeat("x", maxRawRequest) + "\"}}\n\n")
-	feed("id: 7\nretry: 10\ndata: {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"elicitation/create\",\"params\":{\"message\":\"d\"}}\n\n")
-	if len(reqs.m) != 2 || string(reqs.m[`"s1"`]) != `{"message":"a","requestedSchema":{"properties":{"y":{},"b":{}}}}` ||
-		string(reqs.m["4"]) != `{"message":"d"}` {
-		t.Errorf("kept %d: %s", len(reqs.m), bytes.Join(func() [][]byte {
-			var out [][]byte
-			for k, v := range reqs.m {
-				out = append(out, []byte(k+"="+string(v)))
-			}
-			return out
-		}(), []byte(", ")))
+	if r := c.rt.TakeElicitation(mcp.NewRequestId(int64(99))); r != nil {
+		t.Errorf("raw request left: %s", r)
 	}
 }

@@ -18,8 +18,11 @@ import (
 	"time"
 
 	mcpclient "github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
+	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/client/transport"
 )
 
 // srNotes records what the hooks say (Note and Debug), in order.
@@ -51,7 +54,7 @@ func (n *srNotes) all() []string {
 func srHooks(o Options) (*serverHooks, *srNotes) {
 	n := &srNotes{}
 	o.Note, o.Debug = n.note, n.debug
-	c := &Conn{T: &Target{Name: "s"}, lost: newLost(), mask: o.Mask, debug: o.Debug}
+	c := &Conn{T: &config.Target{Name: "s"}, lost: newLost(), mask: o.Mask, debug: o.Debug}
 	c.hooks = &serverHooks{o: o, conn: c}
 	return c.hooks, n
 }
@@ -223,11 +226,11 @@ func TestServerHooksWrap(t *testing.T) {
 			}
 			h, notes := srHooks(o)
 			nextCalled := false
-			next := func(_ context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+			next := func(_ context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
 				nextCalled = true
-				return transport.NewJSONRPCResultResponse(req.ID, json.RawMessage(`{"next":true}`)), nil
+				return mcptransport.NewJSONRPCResultResponse(req.ID, json.RawMessage(`{"next":true}`)), nil
 			}
-			resp, err := h.wrap(next)(context.Background(), transport.JSONRPCRequest{JSONRPC: "2.0", ID: tc.id, Method: tc.method, Params: tc.params})
+			resp, err := h.wrap(next)(context.Background(), mcptransport.JSONRPCRequest{JSONRPC: "2.0", ID: tc.id, Method: tc.method, Params: tc.params})
 			if err != nil {
 				t.Fatalf("error %v", err)
 			}
@@ -308,7 +311,7 @@ func TestElicitOneAtATime(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			resp, err := handler(context.Background(), transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(i)),
+			resp, err := handler(context.Background(), mcptransport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(i)),
 				Method: "elicitation/create", Params: json.RawMessage(`{"requestedSchema":{}}`)})
 			if err != nil || string(resp.Result) != `{"action":"decline"}` {
 				t.Errorf("answer %+v, %v", resp, err)
@@ -329,11 +332,11 @@ func TestCapabilities(t *testing.T) {
 		o    Options
 		want string
 	}{
-		{Stdio, Options{}, `{}`},
-		{Stdio, Options{Elicit: elicit}, `{"elicitation":{"form":{},"url":{}}}`},
-		{Stdio, Options{Roots: []Root{}}, `{"roots":{}}`},
-		{HTTP, Options{Elicit: elicit, Roots: []Root{{URI: "file:///"}}}, `{"roots":{},"elicitation":{"form":{},"url":{}}}`},
-		{SSE, Options{Elicit: elicit, Roots: []Root{{URI: "file:///"}}}, `{}`},
+		{config.Stdio, Options{}, `{}`},
+		{config.Stdio, Options{Elicit: elicit}, `{"elicitation":{"form":{},"url":{}}}`},
+		{config.Stdio, Options{Roots: []Root{}}, `{"roots":{}}`},
+		{config.HTTP, Options{Elicit: elicit, Roots: []Root{{URI: "file:///"}}}, `{"roots":{},"elicitation":{"form":{},"url":{}}}`},
+		{config.SSE, Options{Elicit: elicit, Roots: []Root{{URI: "file:///"}}}, `{}`},
 	} {
 		h, _ := srHooks(tc.o)
 		if got := srJSON(t, h.capabilities(tc.kind)); got != tc.want {
@@ -599,17 +602,19 @@ func TestMrtrElicit(t *testing.T) {
 type srInner struct {
 	mu     sync.Mutex
 	sent   []string
-	reply  func(req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error)
+	reply  func(req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error)
 	during func() // called while a request is in flight
 }
 
 func (f *srInner) Start(context.Context) error { return nil }
-func (f *srInner) SendRequest(_ context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+
+func (f *srInner) SendRequest(_ context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
 	if f.during != nil {
 		f.during()
 	}
 	return f.reply(req)
 }
+
 func (f *srInner) SendNotification(_ context.Context, n mcp.JSONRPCNotification) error {
 	b, err := json.Marshal(n)
 	if err != nil {
@@ -620,9 +625,13 @@ func (f *srInner) SendNotification(_ context.Context, n mcp.JSONRPCNotification)
 	f.mu.Unlock()
 	return nil
 }
+
 func (f *srInner) SetNotificationHandler(func(mcp.JSONRPCNotification)) {}
-func (f *srInner) Close() error                                         { return nil }
-func (f *srInner) GetSessionId() string                                 { return "" }
+
+func (f *srInner) Close() error { return nil }
+
+func (f *srInner) GetSessionId() string { return "" }
+
 func (f *srInner) notifications() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -633,7 +642,7 @@ func (f *srInner) notifications() []string {
 // dropped; every other notification goes through.
 func TestTapSendNotification(t *testing.T) {
 	inner := &srInner{}
-	wrapped, _ := wrapTap(inner, nil, nil)
+	wrapped, _ := wrapTap(inner, nil)
 	for _, method := range []string{"notifications/initialized", "notifications/cancelled", "notifications/roots/list_changed", "notifications/progress"} {
 		n := mcp.JSONRPCNotification{JSONRPC: "2.0", Notification: mcp.Notification{Method: method,
 			Params: mcp.NotificationParams{AdditionalFields: map[string]any{"requestId": 1, "reason": "context canceled"}}}}
@@ -665,16 +674,16 @@ func TestTapInputRequired(t *testing.T) {
 		id, ok := s.pendingID()
 		pendingDuring = append(pendingDuring, fmt.Sprintf("%v %v", id.Value(), ok))
 	}
-	inner.reply = func(req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	inner.reply = func(req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
 		r := results[0]
 		results = results[1:]
-		return transport.NewJSONRPCResultResponse(req.ID, json.RawMessage(r)), nil
+		return mcptransport.NewJSONRPCResultResponse(req.ID, json.RawMessage(r)), nil
 	}
-	wrapped, _ := wrapTap(inner, nil, nil)
+	wrapped, _ := wrapTap(inner, nil)
 	s = &sink{substitute: json.RawMessage(`{"content":[]}`)}
 	ctx := withSink(context.Background(), s)
 
-	resp, err := wrapped.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(1)), Method: "tools/call"})
+	resp, err := wrapped.SendRequest(ctx, mcptransport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(1)), Method: "tools/call"})
 	if err != nil || string(resp.Result) != ask {
 		t.Fatalf("input_required reached mcp-go as %s, %v", resp.Result, err)
 	}
@@ -684,7 +693,7 @@ func TestTapInputRequired(t *testing.T) {
 	if _, ok := s.pendingID(); ok {
 		t.Error("pending after an answer")
 	}
-	resp, err = wrapped.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId("two"), Method: "tools/call"})
+	resp, err = wrapped.SendRequest(ctx, mcptransport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId("two"), Method: "tools/call"})
 	if err != nil || string(resp.Result) != `{"content":[]}` {
 		t.Fatalf("the final result reached mcp-go as %s, %v", resp.Result, err)
 	}
@@ -696,8 +705,8 @@ func TestTapInputRequired(t *testing.T) {
 	}
 
 	// A request that fails stays pending: it is the one to cancel.
-	inner.reply = func(transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) { return nil, context.Canceled }
-	if _, err := wrapped.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(3)), Method: "tools/call"}); !errors.Is(err, context.Canceled) {
+	inner.reply = func(mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) { return nil, context.Canceled }
+	if _, err := wrapped.SendRequest(ctx, mcptransport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(3)), Method: "tools/call"}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v", err)
 	}
 	if id, ok := s.pendingID(); !ok || id.String() != "int64:3" {
@@ -706,10 +715,10 @@ func TestTapInputRequired(t *testing.T) {
 
 	// An input_required that is an error reply is an error, not an input.
 	s2 := &sink{}
-	inner.reply = func(req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
-		return &transport.JSONRPCResponse{JSONRPC: "2.0", ID: req.ID, Error: &mcp.JSONRPCErrorDetails{Code: -32000, Message: "no"}}, nil
+	inner.reply = func(req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
+		return &mcptransport.JSONRPCResponse{JSONRPC: "2.0", ID: req.ID, Error: &mcp.JSONRPCErrorDetails{Code: -32000, Message: "no"}}, nil
 	}
-	if _, err := wrapped.SendRequest(withSink(context.Background(), s2), transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(4)), Method: "tools/call"}); err != nil {
+	if _, err := wrapped.SendRequest(withSink(context.Background(), s2), mcptransport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(4)), Method: "tools/call"}); err != nil {
 		t.Fatal(err)
 	}
 	if s2.inputs != 0 || s2.lastError() == nil || s2.lastError().Message != "no" {
@@ -726,24 +735,24 @@ func TestConnCancelledDirect(t *testing.T) {
 		why            error
 		want           string // "" when nothing is sent
 	}{
-		{Stdio, "2025-11-25", mcp.NewRequestId(int64(7)), context.Canceled,
+		{config.Stdio, "2025-11-25", mcp.NewRequestId(int64(7)), context.Canceled,
 			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":"mcpx was interrupted","requestId":7}}`},
-		{Stdio, "2025-11-25", mcp.NewRequestId("abc"), context.DeadlineExceeded,
+		{config.Stdio, "2025-11-25", mcp.NewRequestId("abc"), context.DeadlineExceeded,
 			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":"mcpx timed out","requestId":"abc"}}`},
-		{Stdio, "2025-11-25", mcp.NewRequestId(int64(8)), fmt.Errorf("wrapped: %w", context.DeadlineExceeded),
+		{config.Stdio, "2025-11-25", mcp.NewRequestId(int64(8)), fmt.Errorf("wrapped: %w", context.DeadlineExceeded),
 			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":"mcpx timed out","requestId":8}}`},
-		{Stdio, "2026-07-28", mcp.NewRequestId(int64(9)), context.DeadlineExceeded,
+		{config.Stdio, "2026-07-28", mcp.NewRequestId(int64(9)), context.DeadlineExceeded,
 			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":"mcpx timed out","requestId":9}}`},
-		{HTTP, "2025-06-18", mcp.NewRequestId(int64(10)), context.Canceled,
+		{config.HTTP, "2025-06-18", mcp.NewRequestId(int64(10)), context.Canceled,
 			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":"mcpx was interrupted","requestId":10}}`},
-		{SSE, "2024-11-05", mcp.NewRequestId(int64(11)), context.Canceled,
+		{config.SSE, "2024-11-05", mcp.NewRequestId(int64(11)), context.Canceled,
 			`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":"mcpx was interrupted","requestId":11}}`},
-		{HTTP, "2026-07-28", mcp.NewRequestId(int64(12)), context.Canceled, ``},
+		{config.HTTP, "2026-07-28", mcp.NewRequestId(int64(12)), context.Canceled, ``},
 	} {
 		inner := &srInner{}
-		_, base := wrapTap(inner, nil, nil)
+		_, base := wrapTap(inner, nil)
 		var debug []string
-		c := &Conn{T: &Target{Name: "s"}, tap: base, kind: tc.kind, Protocol: tc.protocol,
+		c := &Conn{T: &config.Target{Name: "s"}, tap: base, kind: tc.kind, Protocol: tc.protocol,
 			debug: func(f string, a ...any) { debug = append(debug, fmt.Sprintf(f, a...)) }}
 		c.cancelled(tc.id, "tools/call", tc.why)
 		got := strings.Join(inner.notifications(), "\n")
@@ -758,7 +767,7 @@ func TestConnCancelledDirect(t *testing.T) {
 			t.Errorf("%s %s: debug %q, want %q", tc.kind, tc.protocol, debug, wantDebug)
 		}
 	}
-	(&Conn{T: &Target{Name: "s"}}).cancelled(mcp.NewRequestId(int64(1)), "x", context.Canceled) // no tap: nothing, no panic
+	(&Conn{T: &config.Target{Name: "s"}}).cancelled(mcp.NewRequestId(int64(1)), "x", context.Canceled) // no tap: nothing, no panic
 }
 
 // srServer is the server end of a Conn over two io.Pipes: lines is what
@@ -807,17 +816,14 @@ func srConn(t *testing.T, o Options, protocol string) (*Conn, *srServer) {
 	t.Helper()
 	stdoutR, stdoutW := io.Pipe()
 	stdinR, stdinW := io.Pipe()
-	ids := &inflight{}
-	lf := &limitFlag{}
-	fr := newFramer(stdoutR, 1<<20, lf, nil)
-	fr.inflight = ids
-	tr := newStdioTransport(fr, stdinW, nil)
-	c := &Conn{T: &Target{Name: "s", Timeout: 5 * time.Second}, limit: lf, phase: "start", lost: newLost(),
-		kind: Stdio, Protocol: protocol, debug: o.Debug, mask: o.Mask, Caps: Capabilities{Tools: true, Resources: true, Prompts: true}}
+	lf := &transport.Limit{}
+	tr := transport.NewStdio(stdoutR, stdinW, transport.StdioOptions{MessageCeiling: 1 << 20, Limit: lf})
+	c := &Conn{T: &config.Target{Name: "s", Timeout: 5 * time.Second}, limit: lf, phase: "start", lost: newLost(),
+		kind: config.Stdio, Protocol: protocol, debug: o.Debug, mask: o.Mask, Caps: Capabilities{Tools: true, Resources: true, Prompts: true}}
 	c.hooks = &serverHooks{o: o, conn: c}
-	wrapped, base := wrapTap(tr, ids, c.hooks)
+	wrapped, base := wrapTap(tr, c.hooks)
 	c.tap = base
-	c.mc = mcpclient.NewClient(wrapped, append(c.hooks.clientOptions(Stdio), mcpclient.WithSession())...)
+	c.mc = mcpclient.NewClient(wrapped, append(c.hooks.clientOptions(config.Stdio), mcpclient.WithSession())...)
 	c.mc.OnNotification(c.hooks.notification)
 	if err := c.mc.Start(context.Background()); err != nil {
 		t.Fatal(err)
@@ -1047,10 +1053,10 @@ func TestClientOptions(t *testing.T) {
 		o    Options
 		want int
 	}{
-		{Stdio, Options{}, 0},
-		{Stdio, Options{Elicit: elicit}, 1},
-		{HTTP, Options{Elicit: elicit, Roots: []Root{}}, 2},
-		{SSE, Options{Elicit: elicit, Roots: []Root{}}, 0},
+		{config.Stdio, Options{}, 0},
+		{config.Stdio, Options{Elicit: elicit}, 1},
+		{config.HTTP, Options{Elicit: elicit, Roots: []Root{}}, 2},
+		{config.SSE, Options{Elicit: elicit, Roots: []Root{}}, 0},
 	} {
 		h, _ := srHooks(tc.o)
 		if got := len(h.clientOptions(tc.kind)); got != tc.want {
@@ -1167,107 +1173,10 @@ func TestConnMultiRoundTripSameMessage(t *testing.T) {
 	}
 }
 
-type srRoundTrip func(*http.Request) (*http.Response, error)
+// roundTrip is an http.RoundTripper made of a function.
+type roundTrip func(*http.Request) (*http.Response, error)
 
-func (f srRoundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
-// TestLimitTransportGate: the standalone GET stream waits for the gate
-// (the handshake done); getSeen closes once a GET is answered or fails;
-// POSTs never wait.
-func TestLimitTransportGate(t *testing.T) {
-	var mu sync.Mutex
-	var sent []string
-	fail := false
-	inner := srRoundTrip(func(r *http.Request) (*http.Response, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		sent = append(sent, r.Method)
-		if fail {
-			return nil, errors.New("refused")
-		}
-		return &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(""))}, nil
-	})
-	sentNow := func() string {
-		mu.Lock()
-		defer mu.Unlock()
-		return strings.Join(sent, ",")
-	}
-	seen := func(rt *limitTransport) bool {
-		select {
-		case <-rt.getSeen:
-			return true
-		default:
-			return false
-		}
-	}
-	req := func(ctx context.Context, method string) *http.Request {
-		r, _ := http.NewRequestWithContext(ctx, method, "http://127.0.0.1:1/mcp", nil)
-		return r
-	}
-	rt := &limitTransport{inner: inner, max: 1 << 20, limit: &limitFlag{}, getSeen: make(chan struct{}), getGate: make(chan struct{})}
-
-	got := make(chan error, 1)
-	go func() {
-		resp, err := rt.RoundTrip(req(context.Background(), http.MethodGet))
-		if resp != nil {
-			resp.Body.Close()
-		}
-		got <- err
-	}()
-	if resp, err := rt.RoundTrip(req(context.Background(), http.MethodPost)); err != nil {
-		t.Fatalf("POST while the gate is shut: %v", err)
-	} else {
-		resp.Body.Close()
-	}
-	time.Sleep(30 * time.Millisecond)
-	if s := sentNow(); s != "POST" || seen(rt) {
-		t.Fatalf("before the gate opens: sent %s, seen %v", s, seen(rt))
-	}
-	rt.openGate()
-	rt.openGate() // twice: no panic
-	select {
-	case err := <-got:
-		if err != nil {
-			t.Fatalf("GET: %v", err)
-		}
-	case <-time.After(2 * time.Second):
-		t.Fatal("the GET still waits after the gate opened")
-	}
-	if s := sentNow(); s != "POST,GET" || !seen(rt) {
-		t.Errorf("after the gate: sent %s, seen %v", s, seen(rt))
-	}
-	if resp, err := rt.RoundTrip(req(context.Background(), http.MethodGet)); err != nil { // a second GET: getSeen closed once
-		t.Errorf("second GET: %v", err)
-	} else {
-		resp.Body.Close()
-	}
-
-	// A GET given up while it waits: nothing sent, nothing seen.
-	rt2 := &limitTransport{inner: inner, max: 1 << 20, limit: &limitFlag{}, getSeen: make(chan struct{}), getGate: make(chan struct{})}
-	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(20*time.Millisecond, cancel)
-	before := sentNow()
-	if _, err := rt2.RoundTrip(req(ctx, http.MethodGet)); !errors.Is(err, context.Canceled) {
-		t.Errorf("GET given up: %v", err)
-	}
-	if sentNow() != before || seen(rt2) {
-		t.Errorf("GET given up: sent %s, seen %v", sentNow(), seen(rt2))
-	}
-	// A GET that fails still counts as answered.
-	rt2.openGate()
-	mu.Lock()
-	fail = true
-	mu.Unlock()
-	if _, err := rt2.RoundTrip(req(context.Background(), http.MethodGet)); err == nil || !seen(rt2) {
-		t.Errorf("failed GET: %v, seen %v", err, seen(rt2))
-	}
-	// No gate at all: GET goes at once.
-	rt3 := &limitTransport{inner: inner, max: 1 << 20, limit: &limitFlag{}}
-	rt3.openGate()
-	if _, err := rt3.RoundTrip(req(context.Background(), http.MethodGet)); err == nil || err.Error() != "refused" {
-		t.Errorf("no gate: %v", err)
-	}
-}
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // TestAwaitListen: the wait for the GET stream ends when it is answered or
 // the operation's context ends; without a stream there is no wait.
@@ -1277,21 +1186,27 @@ func TestAwaitListen(t *testing.T) {
 		c.awaitListen(ctx)
 		return time.Since(start)
 	}
-	if d := quick(&Conn{T: &Target{Name: "s"}}, context.Background()); d > 100*time.Millisecond {
+	if d := quick(&Conn{T: &config.Target{Name: "s"}}, context.Background()); d > 100*time.Millisecond {
 		t.Errorf("no HTTP: waited %s", d)
 	}
-	if d := quick(&Conn{T: &Target{Name: "s"}, rt: &limitTransport{}}, context.Background()); d > 100*time.Millisecond {
+	if d := quick(&Conn{T: &config.Target{Name: "s"}, rt: transport.NewHTTP(transport.HTTPOptions{})}, context.Background()); d > 100*time.Millisecond {
 		t.Errorf("no stream: waited %s", d)
 	}
-	rt := &limitTransport{getSeen: make(chan struct{})}
-	close(rt.getSeen)
-	if d := quick(&Conn{T: &Target{Name: "s"}, rt: rt}, context.Background()); d > 100*time.Millisecond {
+	// A stream answered (here, failed): no wait.
+	refused := roundTrip(func(*http.Request) (*http.Response, error) { return nil, errors.New("refused") })
+	rt := transport.NewHTTP(transport.HTTPOptions{Listen: true, Inner: refused})
+	rt.OpenGate()
+	req, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1:1/mcp", nil)
+	if _, err := rt.RoundTrip(req); err == nil {
+		t.Fatal("the GET did not fail")
+	}
+	if d := quick(&Conn{T: &config.Target{Name: "s"}, rt: rt}, context.Background()); d > 100*time.Millisecond {
 		t.Errorf("answered: waited %s", d)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
 	var debug []string
-	c := &Conn{T: &Target{Name: "s"}, rt: &limitTransport{getSeen: make(chan struct{})}, debug: func(f string, a ...any) { debug = append(debug, fmt.Sprintf(f, a...)) }}
+	c := &Conn{T: &config.Target{Name: "s"}, rt: transport.NewHTTP(transport.HTTPOptions{Listen: true}), debug: func(f string, a ...any) { debug = append(debug, fmt.Sprintf(f, a...)) }}
 	if d := quick(c, ctx); d < 20*time.Millisecond || d > 500*time.Millisecond {
 		t.Errorf("context ended: waited %s", d)
 	}

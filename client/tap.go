@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"sync"
 
-	"github.com/mark3labs/mcp-go/client/transport"
+	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
 )
@@ -161,9 +161,8 @@ func (s *sink) lastError() *mcp.JSONRPCErrorDetails {
 // exactly: mcp-go type-asserts on them (server requests, protocol header,
 // cancellation), so claiming one more or one fewer changes behaviour.
 type tap struct {
-	inner    transport.Interface
-	inflight *inflight // ids awaiting a response (stdio framing checks; the framer takes them out)
-	hooks    *serverHooks
+	inner mcptransport.Interface
+	hooks *serverHooks
 	// beforeInitialized, when set, runs before notifications/initialized
 	// is sent (the legacy handshake; see connect).
 	beforeInitialized func()
@@ -172,7 +171,7 @@ type tap struct {
 
 func (t *tap) Start(ctx context.Context) error { return t.inner.Start(ctx) }
 
-func (t *tap) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+func (t *tap) SendRequest(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
 	if req.Method == string(mcp.MethodPromptsGet) || req.Method == string(mcp.MethodToolsCall) {
 		req.Params = withArguments(req.Params)
 	}
@@ -183,11 +182,6 @@ func (t *tap) SendRequest(ctx context.Context, req transport.JSONRPCRequest) (*t
 		case int:
 			req.ID = mcp.NewRequestId(int64(v) + t.idOffset)
 		}
-	}
-	var id []byte
-	if t.inflight != nil {
-		id, _ = json.Marshal(req.ID)
-		t.inflight.add(string(id))
 	}
 	s, _ := ctx.Value(sinkKey{}).(*sink)
 	if s != nil {
@@ -303,11 +297,11 @@ func (t *tap) GetSessionId() string { return t.inner.GetSessionId() }
 
 type tapBidi struct {
 	*tap
-	bidi transport.BidirectionalInterface
+	bidi mcptransport.BidirectionalInterface
 }
 
 // SetRequestHandler puts mcpx's answers (serverHooks.wrap) before mcp-go's.
-func (t *tapBidi) SetRequestHandler(h transport.RequestHandler) {
+func (t *tapBidi) SetRequestHandler(h mcptransport.RequestHandler) {
 	if t.hooks != nil {
 		h = t.hooks.wrap(h)
 	}
@@ -316,22 +310,22 @@ func (t *tapBidi) SetRequestHandler(h transport.RequestHandler) {
 
 type tapBidiHTTP struct {
 	tapBidi
-	http transport.HTTPConnection
+	http mcptransport.HTTPConnection
 }
 
 func (t *tapBidiHTTP) SetProtocolVersion(v string) { t.http.SetProtocolVersion(v) }
 
 type tapHTTP struct {
 	*tap
-	http transport.HTTPConnection
+	http mcptransport.HTTPConnection
 }
 
 func (t *tapHTTP) SetProtocolVersion(v string) { t.http.SetProtocolVersion(v) }
 
-func wrapTap(inner transport.Interface, ids *inflight, hooks *serverHooks) (transport.Interface, *tap) {
-	base := &tap{inner: inner, inflight: ids, hooks: hooks}
-	bidi, isBidi := inner.(transport.BidirectionalInterface)
-	httpConn, isHTTP := inner.(transport.HTTPConnection)
+func wrapTap(inner mcptransport.Interface, hooks *serverHooks) (mcptransport.Interface, *tap) {
+	base := &tap{inner: inner, hooks: hooks}
+	bidi, isBidi := inner.(mcptransport.BidirectionalInterface)
+	httpConn, isHTTP := inner.(mcptransport.HTTPConnection)
 	switch {
 	case isBidi && isHTTP:
 		return &tapBidiHTTP{tapBidi: tapBidi{tap: base, bidi: bidi}, http: httpConn}, base

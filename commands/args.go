@@ -1,9 +1,9 @@
 package commands
 
-// Arguments of prompt and invoke (CONTRACT §3): ARG=VALUE, KEY=VALUE and
-// KEY:=JSON pairs, @FILE and @- values, and typing by a tool's input
-// schema. Nothing here talks to a server; the only IO is reading @FILE and
-// stdin. Values keep their bytes: numbers are never converted through
+// Arguments of prompt and invoke (see COMMANDS in mcpx(1)): ARG=VALUE,
+// KEY=VALUE and KEY:=JSON pairs, @FILE and @- values, and typing by a tool's
+// input schema. Nothing here talks to a server; the only IO is reading @FILE
+// and stdin. Values keep their bytes: numbers are never converted through
 // float64, strings are never HTML-escaped, JSON is only compacted.
 
 import (
@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/render"
 )
 
@@ -782,9 +783,10 @@ func typeValue(p pair, t argType) (json.RawMessage, error) {
 		return jsonString(p.Value), nil
 	}
 	if p.File != "" {
-		// KEY=@FILE and KEY=@- read a string, verbatim (CONTRACT §3), as
-		// httpie's field=@file does; KEY:=@FILE reads JSON. A string where
-		// the schema wants something else is a bad value, never coerced.
+		// KEY=@FILE and KEY=@- read a string, verbatim (invoke in COMMANDS,
+		// mcpx(1)), as httpie's field=@file does; KEY:=@FILE reads JSON. A
+		// string where the schema wants something else is a bad value, never
+		// coerced.
 		exp, what := t.expected(), t.expected()
 		if len(t.kinds) == 1 {
 			what = kindPhrase(t.kinds[0])
@@ -911,7 +913,9 @@ func jsonString(s string) []byte {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
-// argClip keeps at most n characters of s, the last one "…" when cut.
+// argClip keeps at most n characters of s, the last one "…" when cut. It
+// is not text.Clip, whose "..." comes after the n characters: the mark is
+// one character of the n here, as the argument lines are sized to it.
 func argClip(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
@@ -920,12 +924,13 @@ func argClip(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// oneLine folds whitespace runs (newlines included) to one space and clips.
-func oneLine(s string, n int) string {
-	return argClip(strings.Join(strings.Fields(s), " "), n)
+// clipLine folds whitespace runs (newlines included) to one space (see
+// text.Squash) and clips.
+func clipLine(s string, n int) string {
+	return argClip(text.Squash(s), n)
 }
 
-// maskedClip and maskedLine are argClip and oneLine of a server's string
+// maskedClip and maskedLine are argClip and clipLine of a server's string
 // with sec's secrets masked before it is cut, so that a cut never shows
 // the start of a secret in clear (see render.MaskedHead).
 func maskedClip(sec render.Secrets, s string, n int) string {
@@ -941,7 +946,7 @@ func maskedLine(sec render.Secrets, s string, n int) string {
 	if more {
 		head += "…"
 	}
-	return oneLine(head, n)
+	return clipLine(head, n)
 }
 
 func quoteList(names []string) string {

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
 )
@@ -129,7 +130,7 @@ func (a *app) catalog(ctx context.Context, o *catalogOptions) error {
 			bound = max(bound, p.timeout)
 		}
 		if bound == 0 {
-			bound = client.DefaultTimeout
+			bound = config.DefaultTimeout
 			if a.timeoutSet {
 				bound = a.g.timeout
 			}
@@ -161,7 +162,7 @@ func (a *app) catalog(ctx context.Context, o *catalogOptions) error {
 }
 
 // serverCatalogOf lists one server for --all: every failure is a warning.
-func (a *app) serverCatalogOf(ctx context.Context, srv *client.Server, kinds []string) serverCatalog {
+func (a *app) serverCatalogOf(ctx context.Context, srv *config.Server, kinds []string) serverCatalog {
 	fail := func(err error) serverCatalog {
 		rep := classify(err, nil)
 		return serverCatalog{failed: &render.Warning{Server: srv.Name, Code: rep.Code, Message: rep.Message}}

@@ -15,6 +15,8 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/client/auth"
+	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/completions"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
@@ -120,8 +122,8 @@ func (a *app) completeLine(ctx context.Context, root *cli.Command, args []string
 	src := &completeSource{a: a, line: line}
 	defer src.close()
 	for _, h := range line.Flag("header") {
-		if _, v, err := client.ParseHeader(h); err == nil {
-			a.s.AddSecrets(client.HeaderSecrets(v)...)
+		if _, v, err := config.ParseHeader(h); err == nil {
+			a.s.AddSecrets(config.HeaderSecrets(v)...)
 		}
 	}
 	res := completions.Complete(ctx, line, cur, src)
@@ -244,7 +246,7 @@ type completeSource struct {
 	a    *app
 	line *completions.Line
 
-	cfg    *client.Config
+	cfg    *config.Config
 	cfgErr error
 	loaded bool
 
@@ -254,7 +256,7 @@ type completeSource struct {
 	done func()
 }
 
-func (s *completeSource) config() (*client.Config, error) {
+func (s *completeSource) config() (*config.Config, error) {
 	if !s.loaded {
 		s.loaded = true
 		s.cfg, s.cfgErr = s.load()
@@ -265,7 +267,7 @@ func (s *completeSource) config() (*client.Config, error) {
 // maxCompleteConfig bounds a config file completion reads.
 const maxCompleteConfig = 16 << 20
 
-func (s *completeSource) load() (*client.Config, error) {
+func (s *completeSource) load() (*config.Config, error) {
 	file := s.a.getenv("MCPX_CONFIG")
 	if v := s.line.Flag("config"); len(v) > 0 {
 		file = v[len(v)-1]
@@ -278,7 +280,7 @@ func (s *completeSource) load() (*client.Config, error) {
 	// does not watch the budget.
 	paths := []string{file}
 	if file == "" {
-		paths = []string{client.UserConfigPath(s.a.getenv), filepath.Join(s.a.cwd, ".mcp.json")}
+		paths = []string{config.UserConfigPath(s.a.getenv), filepath.Join(s.a.cwd, ".mcp.json")}
 	}
 	for _, p := range paths {
 		fi, err := os.Stat(p)
@@ -289,7 +291,7 @@ func (s *completeSource) load() (*client.Config, error) {
 			return nil, fmt.Errorf("config %s is not a regular file under %d bytes", p, maxCompleteConfig)
 		}
 	}
-	return client.Load(client.LoadOptions{File: file, Cwd: s.a.cwd, Getenv: s.a.getenv})
+	return config.Load(config.LoadOptions{File: file, Cwd: s.a.cwd, Getenv: s.a.getenv})
 }
 
 func (s *completeSource) close() {
@@ -312,9 +314,9 @@ func (s *completeSource) open(ctx context.Context, srv string) (*client.Conn, er
 }
 
 func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, error) {
-	var cfg *client.Config
-	if client.IsURL(srv) {
-		cfg = &client.Config{}
+	var cfg *config.Config
+	if config.IsURL(srv) {
+		cfg = &config.Config{}
 	} else {
 		var err error
 		if cfg, err = s.config(); err != nil {
@@ -331,13 +333,13 @@ func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, er
 	}
 	var headers []string
 	for _, h := range s.line.Flag("header") {
-		if _, _, err := client.ParseHeader(h); err == nil {
+		if _, _, err := config.ParseHeader(h); err == nil {
 			headers = append(headers, h)
 		}
 	}
 	deadline, _ := ctx.Deadline()
-	t, err := client.Resolve(server, client.ResolveOptions{Getenv: s.a.getenv, Environ: s.a.environ, Headers: headers,
-		Timeout: time.Until(deadline), TokenDir: client.TokenDir(s.a.getenv)})
+	t, err := config.Resolve(server, config.ResolveOptions{Getenv: s.a.getenv, Environ: s.a.environ, Headers: headers,
+		Timeout: time.Until(deadline), TokenDir: auth.TokenDir(s.a.getenv)})
 	if err != nil {
 		return nil, err
 	}
@@ -396,8 +398,8 @@ func (s *completeSource) Servers() []completions.Candidate {
 			out = append(out, completions.Candidate{Value: name, Desc: srv.Transport + " " + srv.Target()})
 		}
 	}
-	if cfg == nil || cfg.Servers[client.DemoName] == nil {
-		out = append(out, completions.Candidate{Value: client.DemoName, Desc: "built-in demo server"})
+	if cfg == nil || cfg.Servers[config.DemoName] == nil {
+		out = append(out, completions.Candidate{Value: config.DemoName, Desc: "built-in demo server"})
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/render"
 )
 
@@ -143,7 +144,7 @@ func (a *app) describe(ctx context.Context, o *describeOptions) error {
 		} else if o.KeyKind != "" {
 			what, name = strings.ReplaceAll(o.KeyKind, "_", " "), o.KeyID
 		}
-		return &client.NotFoundError{What: what, Name: name,
+		return &config.NotFoundError{What: what, Name: name,
 			Hints: []string{fmt.Sprintf("list what there is with: mcpx catalog %s", shellArg(o.Server))}}
 	case 1:
 	default:

@@ -1,6 +1,6 @@
-// Answers to what a server asks during an operation (CONTRACT §8): the
-// elicitation form on the terminal, or mcpx's own answer when it cannot
-// ask; the roots; log messages and the progress line.
+// Answers to what a server asks during an operation (see REQUESTS FROM SERVERS
+// in mcpx(1)): the elicitation form on the terminal, or mcpx's own answer when
+// it cannot ask; the roots; log messages and the progress line.
 
 package commands
 
@@ -21,9 +21,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/render"
 	"github.com/tidwall/gjson"
+
+	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/text"
+	"github.com/mcpx-cli/mcpx/render"
 )
 
 // field is one property of an elicitation's requested schema.
@@ -309,7 +312,7 @@ func (f *field) isChoice(v string) bool {
 // whole to show 500 characters of it (see render.MaskedHead).
 func (a *app) line(s string, n int) string {
 	head, more := render.MaskedHead(a.s.Secrets(), s, n)
-	return render.ClipHead(oneLineText(head), more, n)
+	return render.ClipHead(text.Squash(head), more, n)
 }
 
 // clip and quote are render.Clip and render.Quote for a server's string in
@@ -333,7 +336,7 @@ func object(fields []field, values map[string]json.RawMessage) json.RawMessage {
 		k, _ := json.Marshal(f.Name)
 		b.Write(k)
 		b.WriteByte(':')
-		b.WriteString(compactJSON(v))
+		b.WriteString(text.CompactJSON(v))
 	}
 	b.WriteByte('}')
 	return b.Bytes()
@@ -414,7 +417,7 @@ func (a *app) elicitDefaults(server, msg string, fields []field) client.Answer {
 		f := &fields[i]
 		if f.defaultOK() {
 			values[f.Name] = f.Default
-			shown = append(shown, a.line(f.Name, 80)+"="+a.line(compactJSON(f.Default), 80))
+			shown = append(shown, a.line(f.Name, 80)+"="+a.line(text.CompactJSON(f.Default), 80))
 			continue
 		}
 		if f.Required {
@@ -509,7 +512,7 @@ func (a *app) askForm(ctx context.Context, server, msg string, fields []field) (
 			// secret (password, apiKey) is one from now on: masked in
 			// the note below and in whatever the server sends back.
 			var typed string
-			if client.IsSecretName(f.Name) && json.Unmarshal(v, &typed) == nil {
+			if config.IsSecretName(f.Name) && json.Unmarshal(v, &typed) == nil {
 				a.s.AddSecrets(typed)
 			}
 		}
@@ -551,7 +554,7 @@ func (a *app) askField(ctx context.Context, f *field) (json.RawMessage, error) {
 		}
 	}
 	if f.defaultOK() {
-		about = append(about, "default "+a.line(compactJSON(f.Default), 80))
+		about = append(about, "default "+a.line(text.CompactJSON(f.Default), 80))
 	} else if !f.Required {
 		about = append(about, "optional")
 	}
@@ -614,12 +617,12 @@ func (a *app) askLine(ctx context.Context, question string) (string, error) {
 // roots are the directories offered to t as roots: --root (which replaces
 // the server's list), else the server's "roots", else none: the current
 // directory is never offered unasked (see REQUESTS FROM SERVERS in mcpx(1)).
-func (a *app) roots(t *client.Target) ([]client.Root, error) {
+func (a *app) roots(t *config.Target) ([]client.Root, error) {
 	if len(a.g.roots) == 0 {
 		var roots []client.Root
 		for i, d := range t.Roots {
 			bad := func(why string) error {
-				return &client.ConfigError{Server: t.Name, Msg: fmt.Sprintf("roots[%d] %s: %s", i, d, why)}
+				return &config.Error{Server: t.Name, Msg: fmt.Sprintf("roots[%d] %s: %s", i, d, why)}
 			}
 			if st, err := os.Stat(d); err != nil || !st.IsDir() {
 				return nil, bad("not a directory")

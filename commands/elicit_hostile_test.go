@@ -1,10 +1,10 @@
 package commands
 
-// Attacks on what a server may ask of mcpx (CONTRACT §8), the way a hostile
-// server or a careless user would make them: secrets at the edge of a clip,
-// notes racing a question, an interrupt that meets a queue of questions,
-// schemas built to cost, and schemas that are simply wrong. A test that
-// fails here shows a bug (see the report that came with these tests).
+// Attacks on what a server may ask of mcpx (REQUESTS FROM SERVERS in mcpx(1)),
+// the way a hostile server or a careless user would make them: secrets at the
+// edge of a clip, notes racing a question, an interrupt that meets a queue of
+// questions, schemas built to cost, and schemas that are simply wrong. A test
+// that fails here shows a bug (see the report that came with these tests).
 
 import (
 	"bytes"
@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/output"
 )
 
@@ -52,11 +54,11 @@ func hxNoPrefix(t *testing.T, what, stderr string) {
 func hxTail(s string) string { return s[max(0, len(s)-160):] }
 
 // TestHostileSecretAtTheClip: a server that knows a secret of the config
-// places it where a note is clipped (the 500 characters of a log message or
-// an elicitation's message, the 80 of a field name or a logger, the 2000 of
-// a URL). The secret must be masked before the clip, as Conn.shown and the
-// framer do, never cut into a printable prefix (CONTRACT §1: secrets are
-// *** everywhere).
+// places it where a note is clipped (the 500 characters of a log message or an
+// elicitation's message, the 80 of a field name or a logger, the 2000 of a
+// URL). The secret must be masked before the clip, as Conn.shown and the
+// framer do, never cut into a printable prefix (SECRETS in mcpx(1): secrets
+// are *** everywhere).
 func TestHostileSecretAtTheClip(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -320,7 +322,7 @@ func TestHostileURLRequiredHintSecret(t *testing.T) {
 		a.log = output.NewLog(a.s, asJSON, false)
 		data := `{"elicitations":[{"mode":"url","elicitationId":"e","url":"https://x.example/` + strings.Repeat("u", 1977) + hxSecret +
 			`","message":"` + strings.Repeat("m", 195) + hxSecret + `"}]}`
-		err := &client.ServerError{Server: "s", Method: "tools/call", RPC: client.RPCError{Code: -32042, Message: "open a URL first", Data: json.RawMessage(data)}}
+		err := &client.ServerError{Server: "s", Method: "tools/call", RPC: transport.RPCError{Code: -32042, Message: "open a URL first", Data: json.RawMessage(data)}}
 		if code := a.finish(err, nil); code != 1 {
 			t.Errorf("exit %d, want 1", code)
 		}
@@ -333,7 +335,7 @@ func TestHostileURLRequiredHintSecret(t *testing.T) {
 		a, stderr = hxApp(nil, false)
 		a.log = output.NewLog(a.s, asJSON, false)
 		data = `{"elicitations":[{"mode":"url","elicitationId":"e","url":"https://x.example/?k=` + hxSecret + `"}]}`
-		err = &client.ServerError{Server: "s", Method: "tools/call", RPC: client.RPCError{Code: -32042, Message: "open a URL first", Data: json.RawMessage(data)}}
+		err = &client.ServerError{Server: "s", Method: "tools/call", RPC: transport.RPCError{Code: -32042, Message: "open a URL first", Data: json.RawMessage(data)}}
 		a.finish(err, nil)
 		hxNoPrefix(t, fmt.Sprintf("--json=%v short", asJSON), stderr.String())
 		if !strings.Contains(stderr.String(), "open this URL, then run the command again: https://x.example/?k=***") {
@@ -350,7 +352,7 @@ func TestHostileURLRequiredHintSecret(t *testing.T) {
 func TestHostileEmptyRoot(t *testing.T) {
 	a, _ := hxApp(nil, false)
 	a.cwd, a.g.roots = t.TempDir(), []string{""}
-	roots, err := a.roots(&client.Target{Name: "s"})
+	roots, err := a.roots(&config.Target{Name: "s"})
 	var ue *UsageError
 	if !errors.As(err, &ue) {
 		t.Errorf("--root '': roots %+v, error %v; want a usage error", roots, err)
@@ -371,7 +373,7 @@ func TestHostileRootPaths(t *testing.T) {
 	}
 	a, _ := hxApp(nil, false)
 	a.cwd, a.g.roots = dir, []string{"link", "bad\xff", "p%#?;x", "sub///", "./sub/../sub", "a b\nc"}
-	roots, err := a.roots(&client.Target{Name: "s"})
+	roots, err := a.roots(&config.Target{Name: "s"})
 	if err != nil {
 		t.Fatal(err)
 	}

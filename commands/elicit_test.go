@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/output"
 )
 
@@ -668,7 +669,7 @@ func TestRoots(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			a, _ := elApp(nil, false)
 			a.cwd, a.g.roots = dir, tc.roots
-			got, err := a.roots(&client.Target{Name: "s", Roots: tc.server})
+			got, err := a.roots(&config.Target{Name: "s", Roots: tc.server})
 			if tc.err != "" {
 				if err == nil || err.Error() != tc.err || got != nil {
 					t.Fatalf("roots() = %+v, %T %v; want error %q", got, err, err, tc.err)
@@ -689,7 +690,7 @@ func TestRoots(t *testing.T) {
 // was removed) and no --root is given, nothing blames --root.
 func TestRootsNoCurrentDirectory(t *testing.T) {
 	a, _ := elApp(nil, false)
-	if roots, err := a.roots(&client.Target{Name: "s"}); err != nil || roots != nil {
+	if roots, err := a.roots(&config.Target{Name: "s"}); err != nil || roots != nil {
 		t.Errorf("no --root, no current directory: %+v, %v", roots, err)
 	}
 }

@@ -9,13 +9,18 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/client/auth"
+	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
-	"github.com/tidwall/gjson"
 )
 
-// Exit codes of CONTRACT §6.
+// Exit codes (see EXIT STATUS in mcpx(1)).
 const (
 	exitOK          = 0
 	exitFailed      = 1
@@ -50,8 +55,8 @@ func (e *StrictError) Error() string {
 	return "--strict: " + count(e.N, "warning")
 }
 
-// classify maps an error (and the signal that interrupted mcpx, if any) to
-// the report and exit code of CONTRACT §6. It is the only such mapping.
+// classify maps an error (and the signal that interrupted mcpx, if any) to the
+// report and exit code of EXIT STATUS in mcpx(1). It is the only such mapping.
 func classify(err error, sig os.Signal) output.ErrorReport {
 	if sig != nil {
 		n := 128
@@ -66,15 +71,15 @@ func classify(err error, sig os.Signal) output.ErrorReport {
 	r := output.ErrorReport{Message: err.Error(), Details: map[string]any{}}
 	var (
 		usage    *UsageError
-		config   *client.ConfigError
-		notFound *client.NotFoundError
-		conn     *client.ConnectError
+		cfgErr   *config.Error
+		notFound *config.NotFoundError
+		conn     *transport.ConnectError
 		timeout  *client.TimeoutError
 		server   *client.ServerError
 		badReply *client.BadReplyError
 		unsup    *client.UnsupportedError
-		auth     *client.AuthError
-		limit    *client.LimitError
+		authErr  *auth.Error
+		limit    *transport.LimitError
 		rlimit   *render.LimitError
 		bad      *BadContentError
 		noMatch  *output.NoMatchError
@@ -92,13 +97,13 @@ func classify(err error, sig os.Signal) output.ErrorReport {
 		for k, v := range usage.Details {
 			r.Details[k] = v
 		}
-	case errors.As(err, &config):
+	case errors.As(err, &cfgErr):
 		r.Code, r.ExitCode = "usage", exitUsage
-		if config.Var != "" {
-			r.Details["variable"] = config.Var
+		if cfgErr.Var != "" {
+			r.Details["variable"] = cfgErr.Var
 		}
-		if config.Server != "" {
-			r.Details["server"] = config.Server
+		if cfgErr.Server != "" {
+			r.Details["server"] = cfgErr.Server
 		}
 	case errors.As(err, &notFound):
 		r.Code, r.ExitCode, r.Hints = "not_found", exitNotFound, notFound.Hints
@@ -128,19 +133,19 @@ func classify(err error, sig os.Signal) output.ErrorReport {
 		if unsup.RPC != nil {
 			r.Details["rpc"] = unsup.RPC
 		}
-	case errors.As(err, &auth):
-		r.Code, r.ExitCode, r.Hints = "auth", exitAuth, auth.Hints()
-		if auth.ResourceMetadata != "" {
-			r.Details["resource_metadata"] = auth.ResourceMetadata
+	case errors.As(err, &authErr):
+		r.Code, r.ExitCode, r.Hints = "auth", exitAuth, authErr.Hints()
+		if authErr.ResourceMetadata != "" {
+			r.Details["resource_metadata"] = authErr.ResourceMetadata
 		}
-		if auth.Status != 0 {
-			r.Details["status"] = auth.Status
+		if authErr.Status != 0 {
+			r.Details["status"] = authErr.Status
 		}
-		if s := auth.Scopes(); len(s) > 0 {
+		if s := authErr.Scopes(); len(s) > 0 {
 			r.Details["scopes"] = s
 		}
-		if auth.Token != "" {
-			r.Details["token"] = auth.Token
+		if authErr.Token != "" {
+			r.Details["token"] = authErr.Token
 		}
 	case errors.As(err, &limit):
 		r.Code, r.ExitCode = "limit", exitLimit
@@ -199,7 +204,7 @@ const urlElicitationRequired = -32042
 
 // urlElicitations returns a hint for each URL a -32042 error asks the user
 // to visit (mcpx opens none itself).
-func urlElicitations(rpc client.RPCError) []string {
+func urlElicitations(rpc transport.RPCError) []string {
 	if rpc.Code != urlElicitationRequired || len(rpc.Data) == 0 {
 		return nil
 	}
@@ -207,7 +212,7 @@ func urlElicitations(rpc client.RPCError) []string {
 	gjson.GetBytes(rpc.Data, "elicitations").ForEach(func(_, e gjson.Result) bool {
 		// A URL is shown whole or not at all: one cut short is of no use,
 		// and could show part of a secret that masking would not find.
-		if u := oneLineText(e.Get("url").String()); u != "" && len(u) <= 2000 && len(hints) < 5 {
+		if u := text.Squash(e.Get("url").String()); u != "" && len(u) <= 2000 && len(hints) < 5 {
 			hints = append(hints, "open this URL, then run the command again: "+u)
 		}
 		return true

@@ -8,6 +8,9 @@ import (
 	"testing"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/client/auth"
+	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/output"
 )
 
@@ -19,14 +22,14 @@ func TestClassify(t *testing.T) {
 		name string
 	}{
 		{&UsageError{Msg: "x"}, 0, 2, "usage"},
-		{&client.ConfigError{Msg: "x"}, 0, 2, "usage"},
+		{&config.Error{Msg: "x"}, 0, 2, "usage"},
 		{&AmbiguousError{ID: "x", Candidates: []string{"tool:x", "prompt:x"}}, 0, 2, "usage"},
-		{&client.ConnectError{Msg: "x"}, 0, 3, "connection"},
-		{fmt.Errorf("wrapped: %w", &client.NotFoundError{What: "server"}), 0, 4, "not_found"},
+		{&transport.ConnectError{Msg: "x"}, 0, 3, "connection"},
+		{fmt.Errorf("wrapped: %w", &config.NotFoundError{What: "server"}), 0, 4, "not_found"},
 		{&client.UnsupportedError{What: "prompts"}, 0, 5, "unsupported"},
-		{&client.AuthError{Status: 401}, 0, 6, "auth"},
+		{&auth.Error{Status: 401}, 0, 6, "auth"},
 		{&client.TimeoutError{Phase: "initialize"}, 0, 7, "timeout"},
-		{&client.LimitError{Limit: "message ceiling", Value: 1}, 0, 8, "limit"},
+		{&transport.LimitError{Limit: "message ceiling", Value: 1}, 0, 8, "limit"},
 		{&output.NoMatchError{Path: "x"}, 0, 9, "no_match"},
 		{&client.ServerError{}, 0, 1, "server_error"},
 		{&StrictError{N: 2}, 0, 1, "strict"},
@@ -34,7 +37,7 @@ func TestClassify(t *testing.T) {
 		{context.Canceled, syscall.SIGTERM, 143, "interrupted"},
 		{nil, syscall.SIGHUP, 129, "interrupted"},
 		{fmt.Errorf("write: %w", output.ErrStdoutClosed), 0, 141, ""},
-		{&client.ConnectError{Msg: "x", Err: syscall.EPIPE}, 0, 3, "connection"},
+		{&transport.ConnectError{Msg: "x", Err: syscall.EPIPE}, 0, 3, "connection"},
 		{errors.New("something else"), 0, 1, "error"},
 	} {
 		var r output.ErrorReport

@@ -12,6 +12,8 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/client/auth"
+	"github.com/mcpx-cli/mcpx/client/config"
 )
 
 // loginTimeout is login's own bound when --timeout is not given: the user
@@ -54,7 +56,7 @@ func (a *app) login(ctx context.Context, arg string, o *loginOptions) error {
 	if err != nil {
 		return err
 	}
-	if t.Transport == client.Stdio {
+	if t.Transport == config.Stdio {
 		return usagef("server %q is a stdio server: login is for http and sse servers", t.Name)
 	}
 	bound := loginTimeout
@@ -63,7 +65,7 @@ func (a *app) login(ctx context.Context, arg string, o *loginOptions) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
-	tok, err := client.Login(ctx, t, client.LoginOptions{
+	tok, err := auth.Login(ctx, t, auth.LoginOptions{
 		Scopes:          o.Scopes,
 		ProtocolVersion: a.g.protocolVersion,
 		ClientVersion:   version(),
@@ -168,12 +170,12 @@ func (a *app) logout(ctx context.Context, arg string) error {
 	if err != nil {
 		return err
 	}
-	if t.Transport == client.Stdio {
+	if t.Transport == config.Stdio {
 		return usagef("server %q is a stdio server: logout is for http and sse servers", t.Name)
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
-	r, err := client.Logout(ctx, t, a.s.Mask)
+	r, err := auth.Logout(ctx, t, a.s.Mask)
 	if errors.Is(err, context.DeadlineExceeded) {
 		return &client.TimeoutError{Server: t.Name, Phase: "logout", Timeout: t.Timeout}
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
 )
@@ -70,7 +71,7 @@ func lookupConn(t *testing.T, mode string) (*app, *client.Conn, context.Context)
 	t.Helper()
 	s, _, _ := output.ForTest(false)
 	a := &app{s: s, log: output.NewLog(s, false, false)}
-	tgt := &client.Target{Name: "big", SpillName: "big", Transport: client.Stdio, Command: os.Args[0],
+	tgt := &config.Target{Name: "big", SpillName: "big", Transport: config.Stdio, Command: os.Args[0],
 		Args: []string{"-test.run=^TestLookupServer$"}, Env: append(os.Environ(), "MCPX_LOOKUP_SERVER="+mode), Timeout: 60 * time.Second}
 	ctx, cancel := context.WithTimeout(context.Background(), tgt.Timeout)
 	conn, err := client.Connect(ctx, tgt, client.Options{MessageCeiling: render.MessageCeiling})
@@ -107,7 +108,7 @@ func TestLookupBigListing(t *testing.T) {
 		t.Errorf("duplicate ids keep the first: %+v %v", it, err)
 	}
 	_, _, err = a.lookup(ctx, conn, "big", client.KindTool, "X12")
-	var nf *client.NotFoundError
+	var nf *config.NotFoundError
 	if !errors.As(err, &nf) || len(nf.Hints) != 2 || nf.Hints[0] != `did you mean "x12"?` {
 		t.Errorf("a close match: %v %+v", err, nf)
 	}

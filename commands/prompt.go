@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
 )
@@ -131,7 +132,7 @@ func (a *app) promptNotes(doc *render.PromptDoc) {
 		if doc.Omitted > 0 {
 			more = "; left out after the cut: " + count(doc.Omitted, "content item")
 		}
-		a.log.Note("the prompt was cut at the response ceiling of %s%s", render.HumanBytes(render.ResponseCeiling), more)
+		a.log.Note("the prompt was cut at the response ceiling of %s%s", text.HumanBytes(render.ResponseCeiling), more)
 	}
 }
 
@@ -212,11 +213,6 @@ func readLine(r io.Reader) (string, error) {
 			return "", err
 		}
 	}
-}
-
-// oneLineText joins the lines of a server's description into one line.
-func oneLineText(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }
 
 // argCountError: too few arguments for a command.

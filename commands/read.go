@@ -3,7 +3,6 @@ package commands
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -11,11 +10,11 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
 )
@@ -95,7 +94,7 @@ func (a *app) newReadCmd() *cli.Command {
 				return usagef("--max-bytes must be at least 1, not %d", max)
 			}
 			if max > render.SliceClamp {
-				a.log.Note("--max-bytes %d is over the slice clamp of %s: using %d", max, render.HumanBytes(render.SliceClamp), render.SliceClamp)
+				a.log.Note("--max-bytes %d is over the slice clamp of %s: using %d", max, text.HumanBytes(render.SliceClamp), render.SliceClamp)
 				o.Max = render.SliceClamp
 			}
 			if cmd.IsSet("pattern") {
@@ -238,7 +237,7 @@ func (a *app) readNotes(doc *render.ReadDoc, o *readOptions) {
 				}
 				cut := ""
 				if it.CutByCeiling {
-					cut = fmt.Sprintf(", cut short by the response ceiling of %s", render.HumanBytes(render.ResponseCeiling))
+					cut = fmt.Sprintf(", cut short by the response ceiling of %s", text.HumanBytes(render.ResponseCeiling))
 				}
 				note("%s (bytes %d to %d of %d shown%s); next page: --offset %d", what, it.Offset, it.Offset+it.Bytes, it.TotalBytes, cut, *it.NextOffset)
 				nexts[*it.NextOffset] = true
@@ -248,7 +247,7 @@ func (a *app) readNotes(doc *render.ReadDoc, o *readOptions) {
 				note("nothing to show at --offset %d: %s has %s", o.Offset, name, count(it.TotalBytes, "byte"))
 			}
 			if it.Annotations != nil {
-				note("%s: annotations %s", name, a.clip(compactJSON(it.Annotations), 200))
+				note("%s: annotations %s", name, a.clip(text.CompactJSON(it.Annotations), 200))
 			}
 		case *render.BlobItem:
 			name := a.clip(orDefault(it.URI, doc.URI), 200)
@@ -257,7 +256,7 @@ func (a *app) readNotes(doc *render.ReadDoc, o *readOptions) {
 			}
 			note("%s: binary content (%s, %s) is never printed; it was written to %s", name, a.clip(orDefault(it.MimeType, "no mime type"), 100), count(int(it.SizeBytes), "byte"), it.Path)
 			if it.Annotations != nil {
-				note("%s: annotations %s", name, a.clip(compactJSON(it.Annotations), 200))
+				note("%s: annotations %s", name, a.clip(text.CompactJSON(it.Annotations), 200))
 			}
 		}
 	}
@@ -267,7 +266,7 @@ func (a *app) readNotes(doc *render.ReadDoc, o *readOptions) {
 	}
 	if doc.Omitted > 0 {
 		a.log.Note("%s omitted: the response ceiling of %s was reached; --raw or -o FILE writes every item whole",
-			count(doc.Omitted, "item"), render.HumanBytes(render.ResponseCeiling))
+			count(doc.Omitted, "item"), text.HumanBytes(render.ResponseCeiling))
 	}
 }
 
@@ -276,14 +275,6 @@ func orDefault(s *string, def string) string {
 		return def
 	}
 	return *s
-}
-
-func compactJSON(raw json.RawMessage) string {
-	var b bytes.Buffer
-	if err := json.Compact(&b, raw); err != nil {
-		return string(raw)
-	}
-	return b.String()
 }
 
 // writeRaw writes the decoded items, concatenated in order, to stdout or
@@ -295,7 +286,7 @@ func (a *app) writeRaw(items []render.Content, file string) error {
 			parts[i] = c.Blob
 		} else {
 			// No copy: the text can be tens of MiB, and nothing writes to it.
-			parts[i] = unsafe.Slice(unsafe.StringData(c.Text), len(c.Text))
+			parts[i] = text.BytesView(c.Text)
 		}
 	}
 	if file != "" && file != "-" {

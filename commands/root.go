@@ -2,7 +2,7 @@
 // parsing its arguments into options, validating them before any side
 // effect, doing one operation through client, rendering through render and
 // printing through output. Errors travel back up as typed values; exit.go
-// maps them to the exit codes of CONTRACT §6 in one place.
+// maps them to the exit codes of EXIT STATUS in mcpx(1) in one place.
 package commands
 
 import (
@@ -22,6 +22,9 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/client/auth"
+	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
 )
@@ -39,7 +42,7 @@ func version() string {
 	return "dev"
 }
 
-// globals are the flags every command takes (CONTRACT §2).
+// globals are the flags every command takes (GLOBAL OPTIONS in mcpx(1)).
 type globals struct {
 	config          string
 	project         bool
@@ -78,7 +81,7 @@ type app struct {
 	askingNow atomic.Bool
 
 	cfgOnce sync.Once
-	cfg     *client.Config
+	cfg     *config.Config
 	cfgErr  error
 }
 
@@ -102,7 +105,7 @@ func Main(args []string, s *output.Streams) int {
 				// blocked where the first could not reach (reading a
 				// config file that is a terminal or a FIFO). Servers are
 				// still stopped first.
-				client.StopOrphans()
+				transport.StopOrphans()
 				os.Exit(classify(nil, first.(os.Signal)).ExitCode)
 			}
 			caught.Store(sig)
@@ -110,14 +113,14 @@ func Main(args []string, s *output.Streams) int {
 		}
 	}()
 
-	client.BecomeSubreaper()
+	transport.BecomeSubreaper()
 	cwd, _ := os.Getwd()
-	a := &app{s: s, getenv: os.Getenv, environ: os.Environ(), cwd: cwd, self: client.Self(), args: args}
+	a := &app{s: s, getenv: os.Getenv, environ: os.Environ(), cwd: cwd, self: config.Self(), args: args}
 	// --json decides the error voice even when parsing fails before setup runs.
 	a.log = output.NewLog(s, wantsJSON(args), false)
 	root := a.newRoot()
 	err := root.Run(ctx, args)
-	client.StopOrphans()
+	transport.StopOrphans()
 	var sig os.Signal
 	if v := caught.Load(); v != nil {
 		sig = v.(os.Signal)
@@ -243,11 +246,11 @@ func (a *app) setup() error {
 			Hints: []string{"known versions: " + strings.Join(client.ProtocolVersions(), ", ")}}
 	}
 	for _, h := range a.g.headers {
-		_, v, err := client.ParseHeader(h)
+		_, v, err := config.ParseHeader(h)
 		if err != nil {
 			return err
 		}
-		a.s.AddSecrets(client.HeaderSecrets(v)...)
+		a.s.AddSecrets(config.HeaderSecrets(v)...)
 	}
 	return nil
 }
@@ -268,9 +271,9 @@ func trimNL(p []byte) []byte {
 }
 
 // config loads the config files once and prints their notes and warnings.
-func (a *app) config() (*client.Config, error) {
+func (a *app) config() (*config.Config, error) {
 	a.cfgOnce.Do(func() {
-		a.cfg, a.cfgErr = client.Load(client.LoadOptions{File: a.g.config, Project: a.g.project, Cwd: a.cwd, Getenv: a.getenv})
+		a.cfg, a.cfgErr = config.Load(config.LoadOptions{File: a.g.config, Project: a.g.project, Cwd: a.cwd, Getenv: a.getenv})
 		if a.cfgErr != nil {
 			return
 		}
@@ -285,13 +288,13 @@ func (a *app) config() (*client.Config, error) {
 }
 
 // target finds and resolves the server a SRV argument names.
-func (a *app) target(arg string) (*client.Target, error) {
-	if client.IsURL(arg) {
+func (a *app) target(arg string) (*config.Target, error) {
+	if config.IsURL(arg) {
 		// A URL needs no config file (and a broken one does not stop it).
 		if u, err := url.Parse(arg); err == nil {
-			a.s.AddSecrets(client.URLSecrets(u)...)
+			a.s.AddSecrets(config.URLSecrets(u)...)
 		}
-		srv, err := (&client.Config{}).Lookup(arg, a.self)
+		srv, err := (&config.Config{}).Lookup(arg, a.self)
 		if err != nil {
 			return nil, err
 		}
@@ -308,9 +311,9 @@ func (a *app) target(arg string) (*client.Target, error) {
 	return a.resolve(srv)
 }
 
-func (a *app) resolve(srv *client.Server) (*client.Target, error) {
-	t, err := client.Resolve(srv, client.ResolveOptions{Getenv: a.getenv, Environ: a.environ, Headers: a.g.headers,
-		Timeout: a.g.timeout, TokenDir: client.TokenDir(a.getenv)})
+func (a *app) resolve(srv *config.Server) (*config.Target, error) {
+	t, err := config.Resolve(srv, config.ResolveOptions{Getenv: a.getenv, Environ: a.environ, Headers: a.g.headers,
+		Timeout: a.g.timeout, TokenDir: auth.TokenDir(a.getenv)})
 	if err != nil {
 		return nil, err
 	}
@@ -321,7 +324,7 @@ func (a *app) resolve(srv *client.Server) (*client.Target, error) {
 // dial connects to t under t's own deadline. The returned context carries
 // that deadline; done closes the connection (stopping a stdio server) and
 // releases the deadline.
-func (a *app) dial(ctx context.Context, t *client.Target) (*client.Conn, context.Context, func(), error) {
+func (a *app) dial(ctx context.Context, t *config.Target) (*client.Conn, context.Context, func(), error) {
 	roots, err := a.roots(t)
 	if err != nil {
 		return nil, nil, nil, err
@@ -372,7 +375,7 @@ func (a *app) open(ctx context.Context, arg string) (*client.Conn, context.Conte
 }
 
 // openServer resolves a configured server and connects to it.
-func (a *app) openServer(ctx context.Context, srv *client.Server) (*client.Conn, context.Context, func(), error) {
+func (a *app) openServer(ctx context.Context, srv *config.Server) (*client.Conn, context.Context, func(), error) {
 	t, err := a.resolve(srv)
 	if err != nil {
 		return nil, nil, nil, err

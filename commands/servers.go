@@ -10,11 +10,14 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/client/auth"
+	"github.com/mcpx-cli/mcpx/client/config"
 )
 
 type serversOptions struct{ Probe bool }
 
-// serverEntry is the JSON shape of one server (CONTRACT §5).
+// serverEntry is the JSON shape of one server (see servers in COMMANDS,
+// mcpx(1)).
 type serverEntry struct {
 	Name      string `json:"name"`
 	Transport string `json:"transport"`
@@ -32,8 +35,8 @@ type probe struct {
 	Error           *string              `json:"error"`
 }
 
-// probeAuth is a server's OAuth state (CONTRACT §7): none, token, expired
-// or required; null when the probe failed for another reason.
+// probeAuth is a server's OAuth state (see AUTHENTICATION in mcpx(1)): none,
+// token, expired or required; null when the probe failed for another reason.
 type probeAuth struct {
 	State     string  `json:"state"`
 	ExpiresAt *string `json:"expires_at"`
@@ -79,17 +82,17 @@ func (a *app) servers(ctx context.Context, o *serversOptions) error {
 	if err != nil {
 		return err
 	}
-	servers := make([]*client.Server, 0, len(cfg.Servers)+1)
+	servers := make([]*config.Server, 0, len(cfg.Servers)+1)
 	names := cfg.Names()
-	if _, ok := cfg.Servers[client.DemoName]; !ok {
-		names = append(names, client.DemoName)
+	if _, ok := cfg.Servers[config.DemoName]; !ok {
+		names = append(names, config.DemoName)
 		sort.Strings(names)
 	}
 	for _, n := range names {
 		if s, ok := cfg.Servers[n]; ok {
 			servers = append(servers, s)
 		} else {
-			servers = append(servers, client.Demo(a.self))
+			servers = append(servers, config.Demo(a.self))
 		}
 	}
 	entries := make([]serverEntry, len(servers))
@@ -121,11 +124,11 @@ func (a *app) servers(ctx context.Context, o *serversOptions) error {
 	return a.s.WriteTable(header, rows)
 }
 
-func (a *app) probe(ctx context.Context, s *client.Server) *probe {
+func (a *app) probe(ctx context.Context, s *config.Server) *probe {
 	fail := func(err error) *probe {
 		msg := classify(err, nil).Message
 		p := &probe{Error: &msg}
-		var ae *client.AuthError
+		var ae *auth.Error
 		if errors.As(err, &ae) && ae.Status != 0 {
 			p.Auth = &probeAuth{State: "required"}
 			if ae.Token == "expired" {
@@ -138,8 +141,8 @@ func (a *app) probe(ctx context.Context, s *client.Server) *probe {
 		return p
 	}
 	conn, cctx, done, err := a.openServer(ctx, s)
-	var config *client.ConfigError
-	if errors.As(err, &config) {
+	var cfgErr *config.Error
+	if errors.As(err, &cfgErr) {
 		a.log.Warnf("%v", err)
 	}
 	if err != nil {
@@ -151,12 +154,12 @@ func (a *app) probe(ctx context.Context, s *client.Server) *probe {
 	if err := conn.ConfirmEra(cctx); err != nil {
 		return fail(err)
 	}
-	auth := &probeAuth{State: conn.Auth.State}
-	if e := conn.Auth.ExpiresAt; e != nil && auth.State != "none" {
-		auth.ExpiresAt = stamp(*e)
+	pa := &probeAuth{State: conn.Auth.State}
+	if e := conn.Auth.ExpiresAt; e != nil && pa.State != "none" {
+		pa.ExpiresAt = stamp(*e)
 	}
 	return &probe{ServerName: orNil(conn.ServerName), ServerVersion: orNil(conn.ServerVersion), ProtocolVersion: orNil(conn.Protocol),
-		Capabilities: &conn.Caps, Auth: auth}
+		Capabilities: &conn.Caps, Auth: pa}
 }
 
 // stamp is a time as --json and the AUTH column show it: RFC 3339, UTC.

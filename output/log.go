@@ -9,7 +9,7 @@ import (
 
 	"github.com/mattn/go-runewidth"
 
-	"github.com/mcpx-cli/mcpx/internal/oneline"
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // Log is mcpx's one voice on stderr. In text mode every line starts with
@@ -18,7 +18,7 @@ import (
 // any, is the last line. Server-originated text passes through Streams.Err,
 // so it is masked and, on a terminal, escaped. A message is one line: a
 // line break in it, which can only come from a server's string that its
-// caller did not escape, is shown escaped (oneline.Escape), so that no
+// caller did not escape, is shown escaped (text.Escape), so that no
 // server starts a line of mcpx's.
 type Log struct {
 	s       *Streams
@@ -46,7 +46,7 @@ type Warning struct {
 
 // ErrorReport is the final error of an invocation.
 type ErrorReport struct {
-	Code     string         // error.code of CONTRACT §6
+	Code     string         // error.code (see EXIT STATUS in mcpx(1))
 	Message  string         // one line, lowercase, no trailing period
 	ExitCode int            // the process exit code
 	Hints    []string       // extra lines: "mcpx: hint: ..."
@@ -97,8 +97,8 @@ const progressWidth = 79
 
 // Progress draws text as the progress line on stderr, replacing the one
 // before; "" clears it. It draws only on a terminal and never under --json
-// (CONTRACT §8: nothing in a pipe). text is masked, escaped and cut to one
-// line of progressWidth characters.
+// (nothing in a pipe: see REQUESTS FROM SERVERS in mcpx(1)). text is masked,
+// escaped and cut to one line of progressWidth characters.
 func (l *Log) Progress(text string) {
 	if !l.s.ErrTTY || l.JSON {
 		return
@@ -122,7 +122,7 @@ func (l *Log) Progress(text string) {
 
 // Note tells the user something useful that is not a problem.
 func (l *Log) Note(format string, args ...any) {
-	msg := oneline.Escape(fmt.Sprintf(format, args...))
+	msg := text.Escape(fmt.Sprintf(format, args...))
 	if l.JSON {
 		l.writeJSON(map[string]any{"note": msg})
 		return
@@ -134,7 +134,7 @@ func (l *Log) Note(format string, args ...any) {
 // next line, where a terminal lets it be clicked or copied whole (under
 // --json: {"note": MSG, "url": URL}).
 func (l *Log) URL(msg, url string) {
-	msg, url = oneline.Escape(msg), oneline.Escape(url)
+	msg, url = text.Escape(msg), text.Escape(url)
 	if l.JSON {
 		l.writeJSON(map[string]any{"note": msg, "url": url})
 		return
@@ -152,7 +152,7 @@ func (l *Log) Debug(format string, args ...any) {
 
 // Warn reports a degraded result.
 func (l *Log) Warn(w Warning) {
-	w.Message = oneline.Escape(w.Message)
+	w.Message = text.Escape(w.Message)
 	if l.JSON {
 		var server any // null when the warning belongs to no server
 		if w.Server != "" {
@@ -175,14 +175,14 @@ func (l *Log) ServerStderr(server, line string) {
 		l.writeJSON(map[string]any{"server_stderr": line, "server": server})
 		return
 	}
-	l.writeLine("[" + oneline.Escape(server) + "] " + oneline.Escape(line))
+	l.writeLine("[" + text.Escape(server) + "] " + text.Escape(line))
 }
 
 // Error reports the final error.
 func (l *Log) Error(e ErrorReport) {
-	e.Message, e.Hints = oneline.Escape(e.Message), nonEmpty(e.Hints)
+	e.Message, e.Hints = text.Escape(e.Message), nonEmpty(e.Hints)
 	for i, h := range e.Hints {
-		e.Hints[i] = oneline.Escape(h)
+		e.Hints[i] = text.Escape(h)
 	}
 	if l.JSON {
 		obj := map[string]any{}
@@ -206,7 +206,7 @@ func (l *Log) Error(e ErrorReport) {
 		l.writeLine("mcpx: the server's stderr ends with:")
 	}
 	for _, line := range e.Lines {
-		l.writeLine("mcpx:   | " + oneline.Escape(line))
+		l.writeLine("mcpx:   | " + text.Escape(line))
 	}
 	for _, h := range e.Hints {
 		l.writeLine("mcpx: hint: " + h)

@@ -6,7 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-	"unsafe"
+
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // Content blocks are the items of a prompt message or a tool result (MCP's
@@ -24,7 +25,8 @@ const (
 	BlockLink     = "resource_link"
 )
 
-// LinkItem is a rendered resource link (CONTRACT §5: content of prompt and invoke).
+// LinkItem is a rendered resource link, in the content of prompt and
+// invoke (see CONTENT POLICY in mcpx(1)).
 type LinkItem struct {
 	Type        string          `json:"type"` // "resource_link"
 	URI         string          `json:"uri"`
@@ -85,7 +87,7 @@ func scanMembers(doc []byte, start, end int) members {
 	for i < end && doc[i] == '"' {
 		ke := skipValue(doc, i)
 		raw := doc[i+1 : ke-1]
-		key := unsafe.String(unsafe.SliceData(raw), len(raw)) // compared only
+		key := text.StringView(raw) // compared only
 		if containsByte(raw, '\\') {
 			_ = json.Unmarshal(doc[i:ke], &key)
 		}

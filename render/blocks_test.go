@@ -81,7 +81,7 @@ func blkShown(t testing.TB, item any) string {
 }
 
 // blkFlatten rebuilds a prompt's text from its messages: labels plus what
-// each item shows, by the grammar of CONTRACT §3.
+// each item shows, by the grammar of prompt in COMMANDS, mcpx(1).
 func blkFlatten(t testing.TB, doc *PromptDoc) string {
 	t.Helper()
 	var b strings.Builder

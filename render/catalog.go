@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// CatalogItem is the JSON shape of one catalog item (CONTRACT §5). Every
-// field is always present; null when unknown.
+// CatalogItem is the JSON shape of one catalog item (see catalog in COMMANDS,
+// mcpx(1)). Every field is always present; null when unknown.
 type CatalogItem struct {
 	Server      string          `json:"server"`
 	Kind        string          `json:"kind"`

@@ -7,9 +7,10 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // Content is one item of a resources/read result (or an embedded resource),
@@ -61,7 +62,7 @@ func ParseResourceContents(raw []byte) ([]Content, error) {
 func scanContents(raw []byte, visit func(i int, v gjson.Result) error) error {
 	// gjson over the bytes without a copy: a result can be tens of MiB, and
 	// raw is not modified while the string is in use.
-	doc := gjson.Parse(unsafe.String(unsafe.SliceData(raw), len(raw)))
+	doc := gjson.Parse(text.StringView(raw))
 	if !doc.IsObject() {
 		return &BadContentError{Item: -1, Msg: "the result is not a JSON object"}
 	}
@@ -181,7 +182,7 @@ func textOf(doc []byte, sp span) string {
 	if containsByte(b, '\\') {
 		b = unescapeInPlace(b)
 	}
-	return validUTF8(unsafe.String(unsafe.SliceData(b), len(b)))
+	return validUTF8(text.StringView(b))
 }
 
 // unescapeInPlace decodes the JSON string escapes of b (the bytes between

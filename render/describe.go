@@ -1,13 +1,14 @@
 package render
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // DescribeText renders a describe document for people: a tool reads like a
@@ -50,7 +51,7 @@ func DescribeText(d *Describe) string {
 			b.WriteString("\n  takes no parameters\n")
 		}
 		if len(d.OutputSchema) > 0 {
-			fmt.Fprintf(&b, "\noutput schema: %s\n", compactJSON(d.OutputSchema))
+			fmt.Fprintf(&b, "\noutput schema: %s\n", text.CompactJSON(d.OutputSchema))
 		}
 	case "prompt":
 		writeDescription(&b, d.Description)
@@ -69,7 +70,7 @@ func DescribeText(d *Describe) string {
 		rows := [][]string{}
 		add := func(k string, v *string) {
 			if v != nil && *v != "" {
-				rows = append(rows, []string{k + ":", oneLine(*v)})
+				rows = append(rows, []string{k + ":", tableCell(*v)})
 			}
 		}
 		add("name", d.Name)
@@ -86,7 +87,7 @@ func DescribeText(d *Describe) string {
 		writeAligned(&b, rows)
 		writeDescription(&b, d.Description)
 	}
-	if ann := compactJSON(d.Annotations); len(d.Annotations) > 0 && ann != "{}" {
+	if ann := text.CompactJSON(d.Annotations); len(d.Annotations) > 0 && ann != "{}" {
 		fmt.Fprintf(&b, "\nannotations: %s\n", ann)
 	}
 	return b.String()
@@ -108,7 +109,7 @@ func writeAligned(b *strings.Builder, rows [][]string) {
 	for _, r := range rows {
 		cells := make([]string, len(r))
 		for i, c := range r {
-			cells[i] = oneLine(c)
+			cells[i] = tableCell(c)
 		}
 		fmt.Fprintln(tw, "  "+strings.Join(cells, "\t"))
 	}
@@ -120,7 +121,10 @@ func writeAligned(b *strings.Builder, rows [][]string) {
 	}
 }
 
-func oneLine(s string) string {
+// tableCell keeps a cell on one line of its table: a tab, LF or CR
+// becomes a space. Runs of spaces stay (unlike text.Squash): the cell
+// shows what the server wrote, one character for one.
+func tableCell(s string) string {
 	return strings.Map(func(r rune) rune {
 		if r == '\t' || r == '\n' || r == '\r' {
 			return ' '
@@ -134,14 +138,6 @@ func yesNo(v bool) string {
 		return "yes"
 	}
 	return "no"
-}
-
-func compactJSON(raw json.RawMessage) string {
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, raw); err != nil {
-		return string(raw)
-	}
-	return buf.String()
 }
 
 // Param is one property of a tool's input schema.

@@ -1,9 +1,14 @@
 package render
 
-import "fmt"
+import (
+	"fmt"
 
-// LimitError: a named limit of CONTRACT §4 refused the content or the spill
-// directory (exit 8). Msg says what happened; Error names the limit and its value.
+	"github.com/mcpx-cli/mcpx/internal/text"
+)
+
+// LimitError: a named limit (LIMITS in mcpx(1)) refused the content or the
+// spill directory (exit 8). Msg says what happened; Error names the limit and
+// its value.
 type LimitError struct {
 	Limit string // the named limit, e.g. "decode ceiling"; "spill directory" for directory checks
 	Value int64  // its value in bytes (0 when the limit is not a size)
@@ -14,18 +19,7 @@ func (e *LimitError) Error() string {
 	if e.Value == 0 {
 		return e.Msg
 	}
-	return fmt.Sprintf("%s: over the %s of %s", e.Msg, e.Limit, HumanBytes(e.Value))
-}
-
-// HumanBytes writes a limit the way messages name it: "50 MiB (52428800 bytes)".
-func HumanBytes(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB (%d bytes)", n>>20, n)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB (%d bytes)", n>>10, n)
-	}
-	return fmt.Sprintf("%d bytes", n)
+	return fmt.Sprintf("%s: over the %s of %s", e.Msg, e.Limit, text.HumanBytes(e.Value))
 }
 
 // BadContentError: an item of a server's reply cannot be rendered — a

@@ -4,7 +4,8 @@
 // apart from the spill writer, performs no IO.
 package render
 
-// The limits of CONTRACT §4. Every message that applies one names it and its value.
+// The limits of LIMITS in mcpx(1). Every message that applies one names it and
+// its value.
 const (
 	// DefaultPage is the default --max-bytes.
 	DefaultPage = 51200

@@ -2,9 +2,10 @@ package render
 
 import "strings"
 
-// mimeExtensions is the fixed mime → extension table of spilled files
-// (CONTRACT §4). Keys are lowercase, without parameters. Every value must be
-// a safe file extension (see safeExtension); a test checks each one.
+// mimeExtensions is the fixed mime → extension table of spilled files (see
+// CONTENT POLICY in mcpx(1)). Keys are lowercase, without parameters. Every
+// value must be a safe file extension (see safeExtension); a test checks each
+// one.
 var mimeExtensions = map[string]string{
 	// images (spilled always, SVG included)
 	"image/png":                "png",

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"unsafe"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
-// PromptMessage is one rendered message of a prompt (CONTRACT §5).
+// PromptMessage is one rendered message of a prompt (see prompt in
+// COMMANDS, mcpx(1)).
 type PromptMessage struct {
 	Role    string `json:"role"`
 	Content []any  `json:"content"` // *TextItem, *BlobItem, *LinkItem, *UnknownItem
@@ -33,18 +35,19 @@ type PromptDoc struct {
 // ([A-Za-z][A-Za-z0-9_-]{0,31})
 func plainRole(role string) bool { return isToken(role, 32, false, "_-") }
 
-// RenderPrompt flattens a raw prompts/get result into one block of text
-// (CONTRACT §3 prompt): each message is "[ROLE]\n" + TEXT + "\n", messages
-// joined by "\n"; TEXT is the message's blocks, joined by "\n" when a
-// server sends several, each shown as its text or a placeholder. The text
-// is never altered. The block obeys the response ceiling: it is cut on a
+// RenderPrompt flattens a raw prompts/get result into one block of text (see
+// prompt in COMMANDS, mcpx(1)): each message is "[ROLE]\n" + TEXT + "\n",
+// messages joined by "\n"; TEXT is the message's blocks, joined by "\n" when a
+// server sends several, each shown as its text or a placeholder. The text is
+// never altered. The block obeys the response ceiling: it is cut on a
 // character boundary, and the blocks after the cut are counted in Omitted,
 // never decoded. A label or a placeholder is never cut: what does not fit
-// whole is left out (a message whose label does not fit, with its blocks). Every block is checked, and the decode ceiling applied,
-// before anything is decoded or spilled. Texts are decoded in place in raw.
-// Warnings name what was left out (unknown content types, odd roles).
+// whole is left out (a message whose label does not fit, with its blocks).
+// Every block is checked, and the decode ceiling applied, before anything is
+// decoded or spilled. Texts are decoded in place in raw. Warnings name what
+// was left out (unknown content types, odd roles).
 func RenderPrompt(raw []byte, p Policy) (doc *PromptDoc, warnings []string, err error) {
-	res := gjson.Parse(unsafe.String(unsafe.SliceData(raw), len(raw)))
+	res := gjson.Parse(text.StringView(raw))
 	if !res.IsObject() {
 		return nil, nil, &BadContentError{Item: -1, Msg: "the result is not a JSON object"}
 	}
@@ -58,7 +61,7 @@ func RenderPrompt(raw []byte, p Policy) (doc *PromptDoc, warnings []string, err 
 	switch l := top.get("messages"); {
 	case !l.present(raw):
 	case l.is(raw, '['):
-		list, base = gjson.Parse(unsafe.String(unsafe.SliceData(raw[l.s:l.e]), l.e-l.s)), l.s
+		list, base = gjson.Parse(text.StringView(raw[l.s:l.e])), l.s
 	default:
 		return nil, nil, &BadContentError{Item: -1, Msg: "the result's \"messages\" is not an array"}
 	}
@@ -227,7 +230,7 @@ func eachBlock(raw []byte, content span, visit func(i int, sp span) error) error
 	}
 	i := 0
 	var err error
-	gjson.Parse(unsafe.String(unsafe.SliceData(raw[content.s:content.e]), content.e-content.s)).ForEach(func(_, v gjson.Result) bool {
+	gjson.Parse(text.StringView(raw[content.s:content.e])).ForEach(func(_, v gjson.Result) bool {
 		err = visit(i, span{content.s + v.Index, content.s + v.Index + len(v.Raw)})
 		i++
 		return err == nil

@@ -25,9 +25,9 @@ func blkPrompt(msgs ...string) []byte {
 	return []byte(`{"description":"d","messages":[` + strings.Join(msgs, ",") + `]}`)
 }
 
-// The flattening grammar of CONTRACT §3: "[ROLE]\n" + TEXT + "\n" per
-// message, messages joined by "\n", blocks of a message joined by "\n",
-// TEXT never altered.
+// The flattening grammar of prompt in COMMANDS, mcpx(1): "[ROLE]\n" + TEXT +
+// "\n" per message, messages joined by "\n", blocks of a message joined by
+// "\n", TEXT never altered.
 func TestRenderPromptGrammar(t *testing.T) {
 	for _, c := range []struct {
 		name string

@@ -8,10 +8,10 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/mcpx-cli/mcpx/internal/oneline"
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
-// TextItem is a rendered text item (CONTRACT §5).
+// TextItem is a rendered text item (see read in COMMANDS, mcpx(1)).
 type TextItem struct {
 	Type        string          `json:"type"` // "text"
 	URI         *string         `json:"uri"`
@@ -31,7 +31,8 @@ type TextItem struct {
 	Bytes int `json:"-"`
 }
 
-// BlobItem is a rendered blob: spilled to a file, never inline (CONTRACT §5).
+// BlobItem is a rendered blob: spilled to a file, never inline (see
+// CONTENT POLICY in mcpx(1)).
 type BlobItem struct {
 	Type        string          `json:"type"` // "blob"
 	Spilled     bool            `json:"spilled"`
@@ -228,7 +229,7 @@ func orNil(s string) *string {
 }
 
 // Clip shortens s to at most n characters, marking a cut with "...", and
-// shows its line breaks escaped (see oneline.Escape), for server-originated
+// shows its line breaks escaped (see text.Escape), for server-originated
 // strings in messages: a uri can be megabytes long, and a mime type can
 // carry a line break that would start a line of its own. A string that may
 // hold a secret is cut with ClipMasked.
@@ -239,11 +240,11 @@ func Clip(s string, n int) string {
 // ClipHead is Clip of head, the start of a longer string when more (then
 // marked cut too).
 func ClipHead(head string, more bool, n int) string {
-	head, cut := firstChars(head, n)
+	head, cut := text.FirstChars(head, n)
 	if cut || more {
-		return oneline.Escape(head) + "..."
+		return text.Escape(head) + "..."
 	}
-	return oneline.Escape(head)
+	return text.Escape(head)
 }
 
 // Quote is Clip for a string a message shows in double quotes: s shortened
@@ -254,21 +255,9 @@ func Quote(s string, n int) string {
 }
 
 func quoteHead(head string, more bool, n int) string {
-	head, cut := firstChars(head, n)
+	head, cut := text.FirstChars(head, n)
 	if cut || more {
 		head += "..."
 	}
 	return strconv.Quote(head)
-}
-
-// firstChars returns the first n characters of s, and whether s has more.
-func firstChars(s string, n int) (string, bool) {
-	i := 0
-	for k := range s {
-		if i == n {
-			return s[:k], true
-		}
-		i++
-	}
-	return s, false
 }

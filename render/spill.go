@@ -14,7 +14,8 @@ import (
 	"time"
 )
 
-// The spill writer is the only IO in package render (CONTRACT §4). Its rules:
+// The spill writer is the only IO in package render (see CONTENT POLICY in
+// mcpx(1)). Its rules:
 //
 //   - A blob goes to ROOT/mcp-resources/SERVER/SHA256.EXT. SERVER is
 //     SpillDirName(server) and EXT is Extension(mime), checked again here, so

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
-	"unsafe"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
-// ToolDoc is the document of `mcpx invoke` (CONTRACT §5).
+// ToolDoc is the document of `mcpx invoke` (its --json: see invoke in
+// COMMANDS, mcpx(1)).
 type ToolDoc struct {
 	Server                     string          `json:"server"`
 	Tool                       string          `json:"tool"`
@@ -33,7 +35,7 @@ type ToolDoc struct {
 // blocks. Every block is checked, and the decode ceiling
 // applied, before anything is decoded or spilled. Texts are decoded in place in raw.
 func RenderToolResult(raw []byte, p Policy) (doc *ToolDoc, warnings []string, err error) {
-	res := gjson.Parse(unsafe.String(unsafe.SliceData(raw), len(raw)))
+	res := gjson.Parse(text.StringView(raw))
 	if !res.IsObject() {
 		return nil, nil, &BadContentError{Item: -1, Msg: "the result is not a JSON object"}
 	}

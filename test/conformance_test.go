@@ -31,13 +31,13 @@ var conformanceScenarios = []string{
 	// it is run like the others, without a retry.
 	"sse-retry",
 	// The server sends elicitation/create on the standalone GET stream, which
-	// invoke opens (and waits for) before tools/call; mcpx, with no
-	// terminal, accepts with the schema's defaults (CONTRACT §8).
+	// invoke opens (and waits for) before tools/call; mcpx, with no terminal,
+	// accepts with the schema's defaults (REQUESTS FROM SERVERS in mcpx(1)).
 	"elicitation-sep1034-client-defaults",
-	// OAuth (CONTRACT §7): the adapter runs `mcpx login --no-browser`, follows
-	// the printed authorization URL with node's fetch, then lists the tools and calls
-	// test-tool; on a 403 insufficient_scope it logs in again with the scopes
-	// named (at most twice).
+	// OAuth (AUTHENTICATION in mcpx(1)): the adapter runs `mcpx login
+	// --no-browser`, follows the printed authorization URL with node's fetch,
+	// then lists the tools and calls test-tool; on a 403 insufficient_scope it
+	// logs in again with the scopes named (at most twice).
 	"auth/metadata-default",
 	"auth/metadata-var1",
 	"auth/metadata-var2",

@@ -73,7 +73,7 @@ const interopProtocol = "2025-11-25"
 // server lists can depend on them (server-everything registers its roots,
 // elicitation and sampling tools only for a client that declares those), so
 // each mcpx run is compared with a session that declares exactly what mcpx
-// declares for it (CONTRACT §8):
+// declares for it (see REQUESTS FROM SERVERS in mcpx(1)):
 //
 //	elicit  elicitation {form, url}: mcpx over stdio and streamable HTTP,
 //	        the default (no roots unless the user names them)

@@ -424,8 +424,9 @@ func cmdMtime(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// spillBudget is the spill budget of CONTRACT §4 (512 MiB), written out here
-// rather than taken from package render so that the tests check the contract.
+// spillBudget is the spill budget (512 MiB, see LIMITS in mcpx(1)), written
+// out here rather than taken from package render so that the tests check
+// the documented value.
 const spillBudget = 512 << 20
 
 var spillName = regexp.MustCompile(`^([0-9a-f]{64})\.[a-z0-9]{1,8}$`)

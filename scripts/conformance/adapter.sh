@@ -102,7 +102,7 @@ tools_call)
 elicitation-sep1034-client-defaults)
 	# The tool sends elicitation/create with a schema whose fields all have
 	# defaults and none is required; without a terminal (--no-input) mcpx must
-	# accept with those defaults (CONTRACT §8).
+	# accept with those defaults (REQUESTS FROM SERVERS in mcpx(1)).
 	tool_listed test_client_elicitation_defaults
 	mcpx_run invoke "$url" test_client_elicitation_defaults || die "invoke failed (exit $rc)"
 	;;
@@ -124,11 +124,12 @@ auth/*)
 	# back to the redirect_uri with a code, so a plain HTTP GET that follows
 	# redirects (node's fetch: node is on PATH under run.sh) plays the browser.
 	#
-	# mcpx itself never re-authorizes outside `mcpx login` (CONTRACT §7): a 403
-	# insufficient_scope exits 6 naming the scopes (error.scopes under --json).
-	# Like a user following the hint, the adapter then logs in again with
-	# exactly those scopes, at most twice (three authorizations in all: the
-	# retry limit that auth/scope-retry-limit checks).
+	# mcpx itself never re-authorizes outside `mcpx login` (AUTHENTICATION in
+	# mcpx(1)): a 403 insufficient_scope exits 6 naming the scopes
+	# (error.scopes under --json). Like a user following the hint, the adapter
+	# then logs in again with exactly those scopes, at most twice (three
+	# authorizations in all: the retry limit that auth/scope-retry-limit
+	# checks).
 	ctx() { # ctx KEY: a string field of MCP_CONFORMANCE_CONTEXT (node is on PATH under run.sh)
 		node -e 'const c = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}"); process.stdout.write(String(c[process.argv[1]] ?? ""))' "$1"
 	}

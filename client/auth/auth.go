@@ -1,0 +1,216 @@
+// Stored OAuth tokens on connections (see AUTHENTICATION in mcpx(1)): every
+// command but login is non-interactive about authentication. It sends the
+// stored token, refreshes it when it has expired (or when the server refuses
+// it), and otherwise lets the server's 401 end the command with exit 6.
+
+package auth
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/client/transport"
+)
+
+// Info is the OAuth state of a server as a connection saw it.
+type Info struct {
+	// State: "none" (no stored token was used), "token" (a stored token
+	// was used), "expired" (the stored token had expired and could not be
+	// refreshed), "required" (the server asked for authentication).
+	State     string
+	ExpiresAt *time.Time // the token's expiry, when it has one
+}
+
+// SourceOptions are what a token source needs from the connection.
+type SourceOptions struct {
+	Mask       func(string) string  // hides secrets before a message cuts a server's text short
+	Note       func(string, ...any) // notes always shown
+	AddSecrets func(...string)      // registers secrets (stored tokens) to hide from now on
+}
+
+// Source gives a connection the server's stored token.
+type Source struct {
+	t      *config.Target
+	o      SourceOptions
+	store  tokenStore
+	server string
+
+	mu        sync.Mutex
+	tok       *StoredToken
+	state     string // "none", "token", "expired"
+	why       string // why the last refresh failed
+	refreshed bool   // one refresh per connection at most
+}
+
+// NewSource loads the stored token of an http or sse target, refreshing
+// it when it has expired. It returns nil when tokens do not apply: a stdio
+// server, no token directory, or an Authorization header the user gave
+// (static credentials win).
+func NewSource(ctx context.Context, t *config.Target, o SourceOptions) *Source {
+	if t.Transport == config.Stdio || t.TokenDir == "" {
+		return nil
+	}
+	for k := range t.Headers {
+		if strings.EqualFold(k, "Authorization") {
+			return nil
+		}
+	}
+	if u, err := url.Parse(t.URL); err != nil || u.User != nil {
+		return nil // credentials in the URL: Go sends them as Basic auth
+	}
+	if checkEndpoint("server", t.URL, true) != nil {
+		return nil // no bearer over plain http to a host that is not loopback
+	}
+	server, err := transport.CanonicalURL(t.URL)
+	if err != nil {
+		return nil
+	}
+	if o.AddSecrets == nil {
+		o.AddSecrets = func(...string) {}
+	}
+	a := &Source{t: t, o: o, store: tokenStore{dir: t.TokenDir}, server: server, state: "none"}
+	tok, err := a.store.load(server)
+	if err != nil {
+		if o.Note != nil {
+			o.Note("server %q: %v; run: mcpx login %s", t.Name, err, shellArg(t.Name))
+		}
+		return a
+	}
+	if tok == nil {
+		return a
+	}
+	o.AddSecrets(tok.Secrets()...)
+	a.tok, a.state = tok, "token"
+	if tok.expired(time.Now()) {
+		a.refresh(ctx, tok.AccessToken)
+	}
+	return a
+}
+
+// Bearer is the token to send ("" for none).
+func (a *Source) Bearer() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.state != "token" {
+		return ""
+	}
+	return a.tok.AccessToken
+}
+
+// refresh replaces the token whose access token is stale: by the one
+// another process stored meanwhile, else through the refresh token. The
+// store's lock makes concurrent processes refresh once: the second finds
+// the first one's token.
+func (a *Source) refresh(ctx context.Context, stale string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.refreshed = true
+	expire := func(why string) bool {
+		a.why = why
+		if a.tok.expired(time.Now()) {
+			a.state = "expired"
+		}
+		return false
+	}
+	if a.t.NoRefresh {
+		return expire("")
+	}
+	unlock, err := a.store.lock(ctx, a.server)
+	if err != nil {
+		return expire(err.Error())
+	}
+	defer unlock()
+	cur, err := a.store.load(a.server)
+	if err != nil {
+		return expire(err.Error())
+	}
+	if cur == nil { // logged out meanwhile
+		a.tok, a.state = nil, "none"
+		return false
+	}
+	a.o.AddSecrets(cur.Secrets()...)
+	if cur.AccessToken != stale && !cur.expired(time.Now()) {
+		a.tok, a.state = cur, "token"
+		return true
+	}
+	a.tok = cur
+	if cur.RefreshToken == "" {
+		return expire("")
+	}
+	if err := checkEndpoint("the stored token endpoint", cur.TokenEndpoint, true); err != nil {
+		return expire(err.Error())
+	}
+	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {cur.RefreshToken}}
+	if cur.Resource != "" {
+		form.Set("resource", cur.Resource)
+	}
+	h := newOAuthHTTP(a.t.Name, a.o.Mask)
+	nt, err := h.token(ctx, cur.TokenEndpoint, form, clientFor(cur, a.t))
+	if err != nil {
+		return expire(bare(err))
+	}
+	a.o.AddSecrets(nt.Secrets()...)
+	nt.Server, nt.Resource, nt.Issuer = cur.Server, cur.Resource, cur.Issuer
+	nt.TokenEndpoint, nt.RevocationEndpoint = cur.TokenEndpoint, cur.RevocationEndpoint
+	nt.ClientID, nt.ClientSecret, nt.Registered, nt.AuthMethod = cur.ClientID, cur.ClientSecret, cur.Registered, cur.AuthMethod
+	if nt.RefreshToken == "" {
+		nt.RefreshToken = cur.RefreshToken
+	}
+	if nt.Scope == "" {
+		nt.Scope = cur.Scope
+	}
+	if err := a.store.save(nt); err != nil && a.o.Note != nil {
+		a.o.Note("server %q: the refreshed token is used but could not be stored: %v", a.t.Name, err)
+	}
+	a.tok, a.state = nt, "token"
+	return true
+}
+
+// Retry reports whether a refused connection is worth one more attempt: a
+// 401 to a stored token that a refresh has now replaced.
+func (a *Source) Retry(ctx context.Context, ae *Error) bool {
+	a.mu.Lock()
+	used := a.state == "token" && !a.refreshed && ae.Status == 401
+	stale := ""
+	if used {
+		stale = a.tok.AccessToken
+	}
+	a.mu.Unlock()
+	return used && ctx.Err() == nil && a.refresh(ctx, stale)
+}
+
+// Explain adds to a 401 what mcpx had: an expired token, or one the server
+// refused.
+func (a *Source) Explain(ae *Error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if ae.Status != 401 || a.tok == nil {
+		return
+	}
+	switch a.state {
+	case "expired":
+		ae.Token, ae.Why = "expired", a.why
+		if a.tok.ExpiresAt != nil {
+			ae.ExpiredAt = *a.tok.ExpiresAt
+		}
+	case "token":
+		ae.Token, ae.Why = "rejected", a.why
+	}
+}
+
+// Info is the state for servers --probe.
+func (a *Source) Info() Info {
+	if a == nil {
+		return Info{State: "none"}
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.tok == nil || a.state == "none" {
+		return Info{State: "none"}
+	}
+	return Info{State: a.state, ExpiresAt: a.tok.ExpiresAt}
+}

@@ -1,0 +1,80 @@
+package auth
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mcpx-cli/mcpx/internal/text"
+)
+
+// Error: the server wants authentication or refused it, or a login
+// failed (exit 6).
+type Error struct {
+	Server           string // the server as the user names it (for the hints)
+	Status           int    // 401 or 403; 0 for a failure of the login flow
+	ResourceMetadata string
+	Scope            string // the scopes a 403 insufficient_scope requires
+	// Token is what mcpx had: "" nothing stored, "expired" a stored token
+	// past its expiry that could not be refreshed, "rejected" a stored
+	// token the server refused.
+	Token     string
+	ExpiredAt time.Time
+	Why       string // why the refresh failed
+	Msg       string // the whole message, for a failure of the login flow
+	hints     []string
+}
+
+func (e *Error) Error() string {
+	if e.Msg != "" {
+		return fmt.Sprintf("server %q: %s", e.Server, e.Msg)
+	}
+	msg := fmt.Sprintf("server %q requires authentication (HTTP %d)", e.Server, e.Status)
+	switch {
+	case e.Status == 403:
+		msg = fmt.Sprintf("server %q refused access (HTTP 403)", e.Server)
+		if e.Scope != "" {
+			msg += "; it requires the scope " + e.Scope
+		}
+	case e.Token == "expired":
+		msg += "; the stored token expired at " + e.ExpiredAt.UTC().Format(time.RFC3339)
+		if e.Why != "" {
+			msg += " and refreshing it failed: " + e.Why
+		} else {
+			msg += " and there is no refresh token"
+		}
+	case e.Token == "rejected":
+		msg = fmt.Sprintf("server %q rejected the stored token (HTTP %d)", e.Server, e.Status)
+		if e.Why != "" {
+			msg += "; refreshing it failed: " + e.Why
+		}
+	}
+	if e.ResourceMetadata != "" {
+		msg += "; resource metadata: " + e.ResourceMetadata
+	}
+	return msg
+}
+
+// Scopes are the scopes a 403 names, one by one.
+func (e *Error) Scopes() []string { return strings.Fields(e.Scope) }
+
+// shellArg quotes a word of a command line that a hint asks the user to
+// paste: anything but plain characters is single-quoted, so a server's
+// word can never expand ($VAR, ${VAR}, $(...), `...`) in the user's shell.
+func shellArg(s string) string { return text.QuoteWord(s, "-_./:=@%+,") }
+
+// Hints suggests what to do.
+func (e *Error) Hints() []string {
+	if e.Msg != "" {
+		return e.hints
+	}
+	login := "mcpx login " + shellArg(e.Server)
+	if e.Status == 403 && e.Scope != "" {
+		for _, s := range e.Scopes() {
+			login += " --scope " + shellArg(s)
+		}
+		return []string{"log in again with the scopes it requires: " + login}
+	}
+	return []string{"log in with: " + login,
+		"or pass credentials with -H 'Authorization: Bearer TOKEN', or set \"headers\" in the server's config entry"}
+}

@@ -1,0 +1,401 @@
+// mcpx login and mcpx logout (see AUTHENTICATION in mcpx(1)): the
+// authorization-code flow with PKCE on a loopback redirect, and removing (and
+// revoking) the tokens.
+
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	mcpclient "github.com/mark3labs/mcp-go/client"
+
+	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/text"
+)
+
+// LoginOptions configure a login.
+type LoginOptions struct {
+	Scopes          []string                     // --scope (each may hold several, space-separated)
+	ProtocolVersion string                       // for the probing initialize
+	ClientVersion   string                       // software_version at registration
+	Open            func(authURL string)         // shows the authorization URL (prints it, opens a browser)
+	Note            func(string, ...any)         // progress notes
+	Mask            func(string) string          // hides secrets in quoted answers
+	AddSecrets      func(...string)              // registers secrets to hide from now on
+	Listen          func() (net.Listener, error) // the loopback listener (tests); nil: 127.0.0.1:0
+}
+
+// Login runs the OAuth authorization-code flow for an http or sse server and
+// stores the tokens. ctx bounds all of it (the user's wait included).
+func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken, error) {
+	if t.Transport == config.Stdio {
+		return nil, &config.Error{Server: t.Name, Msg: "login is for http and sse servers; a stdio server gets its credentials from its environment"}
+	}
+	if o.AddSecrets == nil {
+		o.AddSecrets = func(...string) {}
+	}
+	if o.Note == nil {
+		o.Note = func(string, ...any) {}
+	}
+	if o.Open == nil {
+		o.Open = func(string) {}
+	}
+	store := tokenStore{dir: t.TokenDir}
+	if err := store.mkdir(); err != nil {
+		return nil, &Error{Server: t.Name, Msg: err.Error()}
+	}
+	server, err := transport.CanonicalURL(t.URL)
+	if err != nil {
+		return nil, &config.Error{Server: t.Name, Msg: err.Error()}
+	}
+	if err := checkEndpoint("the server URL", t.URL, true); err != nil {
+		return nil, &Error{Server: t.Name, Msg: err.Error() + " (a token must not travel in clear)"}
+	}
+	h := newOAuthHTTP(t.Name, o.Mask)
+
+	ch, err := h.probeChallenge(ctx, t, o.ProtocolVersion)
+	if err != nil {
+		return nil, err
+	}
+	as, err := h.discover(ctx, server, ch)
+	if np := (*noPRMError)(nil); errors.As(err, &np) {
+		// No protected-resource metadata anywhere: a server of the
+		// 2025-03-26 spec (see legacyAuthServer).
+		as, err = h.legacyAuthServer(ctx, server, o.ProtocolVersion, np)
+		if err == nil {
+			o.Note("%s", as.legacy.note())
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+
+	listen := o.Listen
+	if listen == nil {
+		listen = func() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }
+	}
+	ln, err := listen()
+	if err != nil {
+		return nil, &Error{Server: t.Name, Msg: fmt.Sprintf("cannot listen on a loopback port for the redirect: %v", err)}
+	}
+	defer ln.Close()
+	redirect := fmt.Sprintf("http://127.0.0.1:%d/callback", ln.Addr().(*net.TCPAddr).Port)
+
+	var ca clientAuth
+	registered := false
+	switch {
+	case t.OAuth != nil && t.OAuth.ClientID != "":
+		ca = clientAuth{ID: t.OAuth.ClientID, Secret: t.OAuth.ClientSecret, Method: t.OAuth.AuthMethod}
+		if ca.Method == "" {
+			ca.Method = chooseMethod(as.TokenEndpointAuthMethodsSupported, ca.Secret != "")
+		}
+	case as.RegistrationEndpoint != "":
+		if ca, err = h.register(ctx, as, redirect, o.ClientVersion); err != nil {
+			var ae *Error
+			if l := as.legacy; l != nil && l.defaults && errors.As(err, &ae) {
+				// A guessed endpoint: say what the guess rested on.
+				return nil, h.fail("%s nor authorization-server metadata (RFC 8414) at %s, and the 2025-03-26 default endpoints do not work: %s",
+					strings.TrimSuffix(l.noPRM, ", so its authorization server is unknown"), l.metadataURL, ae.Msg)
+			}
+			return nil, err
+		}
+		o.AddSecrets(ca.Secret)
+		registered = true
+	default:
+		e := h.fail("authorization server %s offers no dynamic client registration, and no client is configured for this server", as.Issuer)
+		e.hints = []string{`register mcpx with the authorization server (redirect URI http://127.0.0.1/callback, any port) and set "oauth": {"clientId": "...", "clientSecret": "${VAR}"} in the server's config entry`}
+		return nil, e
+	}
+
+	scopes := selectScopes(o.Scopes, t.OAuth, ch.scope, as.prmScopes)
+	verifier, err := mcpclient.GenerateCodeVerifier()
+	if err != nil {
+		return nil, err
+	}
+	state, err := mcpclient.GenerateState()
+	if err != nil {
+		return nil, err
+	}
+	authURL, err := url.Parse(as.AuthorizationEndpoint)
+	if err != nil {
+		return nil, h.fail("bad authorization endpoint: %v", err)
+	}
+	q := authURL.Query()
+	q.Set("response_type", "code")
+	q.Set("client_id", ca.ID)
+	q.Set("redirect_uri", redirect)
+	q.Set("code_challenge", mcpclient.GenerateCodeChallenge(verifier))
+	q.Set("code_challenge_method", "S256")
+	q.Set("state", state)
+	q.Set("resource", as.resource)
+	if scopes != "" {
+		q.Set("scope", scopes)
+	}
+	authURL.RawQuery = q.Encode()
+
+	cb := &callback{state: state, issuer: as.Issuer, issRequired: as.AuthorizationResponseIssParameter, note: o.Note,
+		results: make(chan callbackResult, 1), outcome: make(chan error, 1)}
+	srv := &http.Server{Handler: cb, ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(io.Discard, "", 0)}
+	go func() { _ = srv.Serve(ln) }()
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
+
+	o.Open(authURL.String())
+	var res callbackResult
+	select {
+	case res = <-cb.results:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if res.err != nil {
+		cb.outcome <- res.err
+		return nil, &Error{Server: t.Name, Msg: res.err.Error()}
+	}
+	tok, err := h.token(ctx, as.TokenEndpoint, url.Values{
+		"grant_type":    {"authorization_code"},
+		"code":          {res.code},
+		"redirect_uri":  {redirect},
+		"code_verifier": {verifier},
+		"resource":      {as.resource},
+	}, ca)
+	if err != nil {
+		var ge *grantError
+		if errors.As(err, &ge) {
+			err = h.fail("the token endpoint refused the authorization code: %s", ge.Msg)
+		}
+		cb.outcome <- err
+		return nil, err
+	}
+	o.AddSecrets(tok.Secrets()...)
+	tok.Server, tok.Resource, tok.Issuer = server, as.resource, as.Issuer
+	tok.TokenEndpoint, tok.RevocationEndpoint = as.TokenEndpoint, as.RevocationEndpoint
+	tok.ClientID, tok.AuthMethod, tok.Registered = ca.ID, ca.Method, registered
+	if registered {
+		tok.ClientSecret = ca.Secret
+	}
+	if tok.Scope == "" {
+		tok.Scope = scopes
+	}
+	if err := saveLocked(ctx, store, tok); err != nil {
+		cb.outcome <- err
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &Error{Server: t.Name, Msg: err.Error()}
+	}
+	cb.outcome <- nil
+	return tok, nil
+}
+
+// saveLocked stores a token under the server's lock, so a login never
+// interleaves with another process's refresh of the same server.
+func saveLocked(ctx context.Context, store tokenStore, tok *StoredToken) error {
+	unlock, err := store.lock(ctx, tok.Server)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return store.save(tok)
+}
+
+// selectScopes: --scope, else the config's "scopes", else the 401's scope,
+// else the protected-resource metadata's scopes_supported, else none.
+func selectScopes(flag []string, oc *config.OAuthConfig, challenged string, supported []string) string {
+	pick := func(list []string) string {
+		var out []string
+		seen := map[string]bool{}
+		for _, s := range list {
+			for _, f := range strings.Fields(s) {
+				if !seen[f] {
+					seen[f] = true
+					out = append(out, f)
+				}
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	if s := pick(flag); s != "" {
+		return s
+	}
+	if oc != nil {
+		if s := pick(oc.Scopes); s != "" {
+			return s
+		}
+	}
+	if s := pick([]string{challenged}); s != "" {
+		return s
+	}
+	return pick(supported)
+}
+
+// callback is the loopback redirect target.
+type callback struct {
+	state, issuer string
+	issRequired   bool // the metadata promises iss (RFC 9207 §2.4)
+	note          func(string, ...any)
+	answered      atomic.Bool         // the first redirect decides; later ones get 409
+	results       chan callbackResult // the first redirect's result
+	outcome       chan error          // how the login ended, for the browser
+}
+
+type callbackResult struct {
+	code string
+	err  error
+}
+
+func (cb *callback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/callback" {
+		http.NotFound(w, r)
+		return
+	}
+	q := r.URL.Query()
+	if q.Get("state") != cb.state {
+		// A forged or stale redirect (another tab, a page probing local
+		// ports): refused, and the login goes on waiting for the real one.
+		cb.note("ignored a request to the callback with the wrong state (a forged or stale redirect); still waiting")
+		http.Error(w, "mcpx: this is not the redirect of the login in progress (wrong state)", http.StatusBadRequest)
+		return
+	}
+	var res callbackResult
+	switch {
+	case q.Get("error") != "":
+		msg := q.Get("error")
+		if d := q.Get("error_description"); d != "" {
+			msg += ": " + d
+		}
+		res.err = fmt.Errorf("the authorization server refused: %s", text.OneLine(msg))
+	case q.Get("iss") != "" && strings.TrimSuffix(q.Get("iss"), "/") != strings.TrimSuffix(cb.issuer, "/"):
+		res.err = fmt.Errorf("the authorization redirect came from issuer %q, not %q (RFC 9207); nothing was accepted", text.OneLine(q.Get("iss")), cb.issuer)
+	case q.Get("iss") == "" && cb.issRequired:
+		res.err = fmt.Errorf("the authorization redirect lacks the iss parameter its server's metadata promises (RFC 9207); nothing was accepted")
+	case q.Get("code") == "":
+		res.err = errors.New("the authorization redirect carried no code")
+	default:
+		res.code = q.Get("code")
+	}
+	if !cb.answered.CompareAndSwap(false, true) { // a second redirect: the first decides
+		http.Error(w, "mcpx: this login has already been answered", http.StatusConflict)
+		return
+	}
+	cb.results <- res
+	var err error
+	select {
+	case err = <-cb.outcome:
+	case <-r.Context().Done():
+		return
+	case <-time.After(time.Minute):
+		err = errors.New("timed out")
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	if err != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprintf(w, "<!doctype html><title>mcpx login failed</title><p>mcpx login failed: %s</p>\n", html.EscapeString(err.Error()))
+		return
+	}
+	fmt.Fprint(w, "<!doctype html><title>mcpx login</title><p>mcpx is logged in. You can close this tab.</p>\n")
+}
+
+// LogoutResult says what logout did.
+type LogoutResult struct {
+	Removed bool     // a token file was removed
+	Revoked []string // the kinds revoked ("refresh", "access")
+	Warns   []string // revocations that failed
+}
+
+// Logout revokes a server's stored tokens where the authorization server
+// offers revocation, then removes them; a failed revocation is a warning,
+// and the tokens are removed all the same.
+func Logout(ctx context.Context, t *config.Target, mask func(string) string) (LogoutResult, error) {
+	var r LogoutResult
+	if t.Transport == config.Stdio {
+		return r, &config.Error{Server: t.Name, Msg: "logout is for http and sse servers"}
+	}
+	server, err := transport.CanonicalURL(t.URL)
+	if err != nil {
+		return r, &config.Error{Server: t.Name, Msg: err.Error()}
+	}
+	store := tokenStore{dir: t.TokenDir}
+	unlock, err := store.lock(ctx, server)
+	if err != nil {
+		if ctx.Err() != nil {
+			return r, ctx.Err()
+		}
+		return r, &Error{Server: t.Name, Msg: err.Error()}
+	}
+	defer unlock()
+	tok, err := store.load(server)
+	if err != nil {
+		// A damaged file is removed all the same.
+		removed, rerr := store.remove(server)
+		r.Removed = removed
+		if rerr != nil {
+			return r, &Error{Server: t.Name, Msg: rerr.Error()}
+		}
+		r.Warns = append(r.Warns, err.Error())
+		return r, nil
+	}
+	if tok == nil {
+		return r, nil
+	}
+	if tok.RevocationEndpoint != "" && checkEndpoint("revocation_endpoint", tok.RevocationEndpoint, true) == nil {
+		h := newOAuthHTTP(t.Name, mask)
+		ca := clientFor(tok, t)
+		for _, k := range []struct{ hint, value string }{{"refresh_token", tok.RefreshToken}, {"access_token", tok.AccessToken}} {
+			if k.value == "" {
+				continue
+			}
+			if err := h.revoke(ctx, tok.RevocationEndpoint, k.value, k.hint, ca); err != nil {
+				r.Warns = append(r.Warns, fmt.Sprintf("revoking the %s failed: %s", strings.ReplaceAll(k.hint, "_", " "), bare(err)))
+				continue
+			}
+			r.Revoked = append(r.Revoked, strings.TrimSuffix(k.hint, "_token"))
+		}
+	}
+	removed, err := store.remove(server)
+	r.Removed = removed
+	if err != nil {
+		return r, &Error{Server: t.Name, Msg: err.Error()}
+	}
+	return r, nil
+}
+
+// clientFor is the client a stored token was issued to: a registered
+// client's secret is in the file; a configured client's comes from the
+// config (so a rotated secret is used at once).
+func clientFor(tok *StoredToken, t *config.Target) clientAuth {
+	ca := clientAuth{ID: tok.ClientID, Secret: tok.ClientSecret, Method: tok.AuthMethod}
+	if !tok.Registered && t.OAuth != nil && t.OAuth.ClientID == tok.ClientID {
+		ca.Secret = t.OAuth.ClientSecret
+	}
+	return ca
+}
+
+// bare is an error's message without the "server X:" its type adds, for a
+// message that names the server already.
+func bare(err error) string {
+	var ce *transport.ConnectError
+	var ae *Error
+	switch {
+	case errors.As(err, &ce):
+		return ce.Msg
+	case errors.As(err, &ae) && ae.Msg != "":
+		return ae.Msg
+	}
+	return text.OneLine(err.Error())
+}

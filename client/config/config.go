@@ -1,0 +1,436 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mcpx-cli/mcpx/internal/text"
+)
+
+// Transports.
+const (
+	Stdio = "stdio"
+	HTTP  = "http"
+	SSE   = "sse"
+)
+
+// sourceBuiltin is the source of the built-in demo server.
+const sourceBuiltin = "builtin"
+
+// DemoName is the name of the built-in demo server.
+const DemoName = "demo"
+
+// Server is one configured server, as written in its file: nothing is
+// expanded yet. Expansion happens in Resolve, only for servers that are used.
+type Server struct {
+	Name       string
+	Transport  string // stdio, http or sse ("" when the entry is broken)
+	Command    string
+	Args       []string
+	Env        map[string]string
+	Cwd        string
+	URL        string
+	Headers    map[string]string
+	Timeout    time.Duration // 0: not set
+	InheritEnv bool
+	Roots      []string     // the "roots" entry: directories offered to the server as roots
+	OAuth      *OAuthConfig // the "oauth" entry: a pre-registered client
+	Secrets    []string     // "secrets": env and variable names whose values are secrets
+	Source     string       // the file that defined it, or "builtin"
+	Dir        string       // directory of that file: relative paths resolve against it
+
+	explicitType bool   // type was given (no SSE fallback for an explicit http)
+	workspace    string // ${workspaceFolder}
+	argv0        string // argv[0] for the child (the demo server re-executes mcpx)
+	err          error  // a problem with the entry itself, reported when it is used
+}
+
+// Target returns the server's target as configured, unexpanded: the command
+// line or the URL. It never contains a secret that came from the
+// environment, and a URL shows a literal password or token as *** (see
+// displayURL), a URL in the command line a literal password (displayArg).
+func (s *Server) Target() string {
+	if s.Transport == Stdio || (s.Transport == "" && s.Command != "") {
+		parts := append([]string{s.Command}, s.Args...)
+		if s.argv0 != "" {
+			parts[0] = s.argv0
+		}
+		for i, p := range parts {
+			parts[i] = shellQuote(displayArg(p))
+		}
+		return strings.Join(parts, " ")
+	}
+	return displayURL(s.URL)
+}
+
+// shellQuote quotes a word of a configured command line for display; ${VAR}
+// stays bare, as the config file writes it.
+func shellQuote(s string) string { return text.QuoteWord(s, "-_./:=@%+,${}") }
+
+// Config is the merged view of the config files an invocation reads.
+type Config struct {
+	Servers map[string]*Server
+	Notes   []string // e.g. an untrusted project file that was skipped
+	Warns   []string // e.g. a project entry that a user entry shadows
+	Files   []string // the files that were read
+}
+
+// Names returns the configured server names in order.
+func (c *Config) Names() []string {
+	names := make([]string, 0, len(c.Servers))
+	for n := range c.Servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// LoadOptions say where config comes from.
+type LoadOptions struct {
+	File    string // --config or $MCPX_CONFIG: read this file alone
+	Project bool   // --project: trust ./.mcp.json
+	Cwd     string
+	Getenv  func(string) string
+}
+
+// UserConfigPath is $XDG_CONFIG_HOME/mcpx/config.json, default ~/.config/mcpx/config.json.
+func UserConfigPath(getenv func(string) string) string {
+	if x := getenv("XDG_CONFIG_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "mcpx", "config.json")
+	}
+	home := getenv("HOME")
+	if home == "" {
+		if h, err := os.UserHomeDir(); err == nil {
+			home = h
+		}
+	}
+	return filepath.Join(home, ".config", "mcpx", "config.json")
+}
+
+// Load reads the config files. A file that cannot be read or parsed is an
+// error (exit 2); a broken entry only fails when that server is used.
+func Load(o LoadOptions) (*Config, error) {
+	cfg := &Config{Servers: map[string]*Server{}}
+	if o.File != "" {
+		f, err := readFile(o.File, true)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Files = append(cfg.Files, f.path)
+		f.addTo(cfg, false)
+		return cfg, nil
+	}
+	user, err := readFile(UserConfigPath(o.Getenv), false)
+	if err != nil {
+		return nil, err
+	}
+	if user != nil {
+		cfg.Files = append(cfg.Files, user.path)
+		user.addTo(cfg, false)
+	}
+	projPath := filepath.Join(o.Cwd, ".mcp.json")
+	if _, err := os.Stat(projPath); err != nil {
+		return cfg, nil
+	}
+	trusted := o.Project
+	if !trusted && user != nil {
+		trusted = user.trusts(o.Cwd, o.Getenv)
+	}
+	if !trusted {
+		cfg.Notes = append(cfg.Notes, fmt.Sprintf("skipping ./.mcp.json: %s is not a trusted project (pass --project, or add it to \"trustedProjects\" in %s)", o.Cwd, UserConfigPath(o.Getenv)))
+		return cfg, nil
+	}
+	proj, err := readFile(projPath, true)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Files = append(cfg.Files, proj.path)
+	proj.addTo(cfg, true)
+	return cfg, nil
+}
+
+// Error is a problem with a config file or a server entry (exit 2).
+type Error struct {
+	Server string // "" for a whole-file problem
+	Msg    string
+	Var    string // the unset variable, when that is the problem
+}
+
+func (e *Error) Error() string {
+	if e.Server != "" {
+		return fmt.Sprintf("server %q: %s", e.Server, e.Msg)
+	}
+	return e.Msg
+}
+
+type configFile struct {
+	path            string
+	dir             string
+	servers         []*Server
+	trustedProjects []string
+}
+
+type rawFile struct {
+	MCPServers      map[string]json.RawMessage `json:"mcpServers"`
+	Servers         map[string]json.RawMessage `json:"servers"`
+	TrustedProjects []string                   `json:"trustedProjects"`
+}
+
+type rawEntry struct {
+	Type       *string           `json:"type"`
+	Command    *string           `json:"command"`
+	Args       []string          `json:"args"`
+	Env        map[string]string `json:"env"`
+	Cwd        *string           `json:"cwd"`
+	URL        *string           `json:"url"`
+	Headers    map[string]string `json:"headers"`
+	Timeout    json.RawMessage   `json:"timeout"`
+	InheritEnv bool              `json:"inheritEnv"`
+	Roots      []string          `json:"roots"`
+	OAuth      *OAuthConfig      `json:"oauth"`
+	Secrets    []string          `json:"secrets"`
+}
+
+// OAuthConfig is a server's "oauth" entry: the client registered for mcpx
+// with its authorization server, and the scopes to ask for.
+type OAuthConfig struct {
+	ClientID     string `json:"clientId"`
+	ClientSecret string `json:"clientSecret"`
+	// AuthMethod is how the client authenticates at the token endpoint
+	// (client_secret_basic, client_secret_post or none), for a client
+	// registered out of band whose method mcpx cannot learn; "" lets the
+	// server's metadata decide.
+	AuthMethod string   `json:"tokenEndpointAuthMethod"`
+	Scopes     []string `json:"scopes"`
+}
+
+func readFile(path string, mustExist bool) (*configFile, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		if !mustExist && errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, &Error{Msg: fmt.Sprintf("cannot read config file: %v", err)}
+	}
+	var raw rawFile
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if len(bytes.TrimSpace(data)) == 0 {
+		// An empty file configures nothing (--config /dev/null).
+	} else if err := dec.Decode(&raw); err != nil {
+		return nil, &Error{Msg: fmt.Sprintf("config file %s: %s", abs, jsonErrorAt(data, err))}
+	} else if _, err := dec.Token(); err != io.EOF {
+		return nil, &Error{Msg: fmt.Sprintf("config file %s: %s", abs, jsonErrorAt(data, fmt.Errorf("text after the JSON object")))}
+	}
+	f := &configFile{path: abs, dir: filepath.Dir(abs), trustedProjects: raw.TrustedProjects}
+	workspace := f.dir
+	if filepath.Base(workspace) == ".vscode" {
+		workspace = filepath.Dir(workspace)
+	}
+	add := func(entries map[string]json.RawMessage) {
+		names := make([]string, 0, len(entries))
+		for n := range entries {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			s := parseEntry(name, entries[name])
+			s.Source, s.Dir, s.workspace = abs, f.dir, workspace
+			f.servers = append(f.servers, s)
+		}
+	}
+	add(raw.MCPServers)
+	add(raw.Servers)
+	return f, nil
+}
+
+// jsonErrorAt turns a JSON decoding error into "line L, column C: message".
+func jsonErrorAt(data []byte, err error) string {
+	var off int64 = -1
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		if te.Field != "" {
+			return fmt.Sprintf("%q must be %s, not %s", te.Field, jsonWord(te.Type), te.Value)
+		}
+		return fmt.Sprintf("the file must hold a JSON object, not %s", te.Value)
+	}
+	if off < 0 {
+		return err.Error()
+	}
+	line, col := 1, 1
+	for _, c := range data[:max(0, min(int(off)-1, len(data)))] {
+		if c == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return fmt.Sprintf("line %d, column %d: %v", line, col, err)
+}
+
+// jsonWord names a Go type the way a JSON author thinks of it.
+func jsonWord(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.String {
+			return "an array of strings"
+		}
+		if t.Elem().Kind() == reflect.Uint8 { // json.RawMessage
+			return "a JSON value"
+		}
+		return "an array"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Pointer:
+		return jsonWord(t.Elem())
+	}
+	return t.String()
+}
+
+func parseEntry(name string, data json.RawMessage) *Server {
+	s := &Server{Name: name}
+	var e rawEntry
+	if err := json.Unmarshal(data, &e); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			what := fmt.Sprintf("%q", te.Field)
+			if (te.Field == "env" || te.Field == "headers") && te.Type.Kind() == reflect.String {
+				what = fmt.Sprintf("the values of %q", te.Field)
+			}
+			if te.Field == "roots" && te.Type.Kind() == reflect.String {
+				what = `each entry of "roots"`
+			}
+			s.err = &Error{Server: name, Msg: fmt.Sprintf("%s must be %s, not %s", what, jsonWord(te.Type), te.Value)}
+		} else {
+			s.err = &Error{Server: name, Msg: "entry must be a JSON object"}
+		}
+		return s
+	}
+	str := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	s.Command, s.Args, s.Env, s.Cwd = str(e.Command), e.Args, e.Env, str(e.Cwd)
+	s.URL, s.Headers, s.InheritEnv, s.OAuth, s.Roots = str(e.URL), e.Headers, e.InheritEnv, e.OAuth, e.Roots
+	s.Secrets = e.Secrets
+	fail := func(format string, args ...any) *Server {
+		s.err = &Error{Server: name, Msg: fmt.Sprintf(format, args...)}
+		return s
+	}
+	if e.Type != nil {
+		s.explicitType = true
+		switch strings.ToLower(*e.Type) {
+		case "stdio":
+			s.Transport = Stdio
+		case "http", "streamable-http", "streamable_http", "streamablehttp":
+			s.Transport = HTTP
+		case "sse":
+			s.Transport = SSE
+		default:
+			return fail("unknown type %q (want stdio, http or sse)", *e.Type)
+		}
+	} else {
+		switch {
+		case s.Command != "" && s.URL != "":
+			return fail("has both \"command\" and \"url\"; set \"type\" to say which")
+		case s.Command != "":
+			s.Transport = Stdio
+		case s.URL != "":
+			s.Transport = HTTP
+		default:
+			return fail("needs \"command\" (stdio) or \"url\" (http, sse)")
+		}
+	}
+	if s.Transport == Stdio && s.Command == "" {
+		return fail("type stdio needs \"command\"")
+	}
+	if s.Transport != Stdio && s.URL == "" {
+		return fail("type %s needs \"url\"", s.Transport)
+	}
+	if o := e.OAuth; o != nil {
+		switch {
+		case s.Transport == Stdio:
+			return fail("\"oauth\" is for http and sse servers, not stdio")
+		case o.ClientID == "" && o.ClientSecret != "":
+			return fail("\"oauth\" has a clientSecret but no clientId")
+		case o.AuthMethod != "" && o.AuthMethod != "none" && o.AuthMethod != "client_secret_basic" && o.AuthMethod != "client_secret_post":
+			return fail("\"oauth\".tokenEndpointAuthMethod %q is not one of none, client_secret_basic, client_secret_post", o.AuthMethod)
+		}
+	}
+	for i, r := range e.Roots {
+		if r == "" {
+			return fail("\"roots\"[%d] is empty; a root names a directory", i)
+		}
+	}
+	if len(e.Timeout) > 0 && string(e.Timeout) != "null" {
+		var ts string
+		if err := json.Unmarshal(e.Timeout, &ts); err != nil {
+			return fail("\"timeout\" must be a duration string such as \"45s\", not %s", e.Timeout)
+		}
+		d, err := time.ParseDuration(ts)
+		if err != nil || d <= 0 {
+			return fail("\"timeout\" %q is not a positive duration such as \"45s\"", ts)
+		}
+		s.Timeout = d
+	}
+	return s
+}
+
+func (f *configFile) addTo(cfg *Config, project bool) {
+	for _, s := range f.servers {
+		if old, ok := cfg.Servers[s.Name]; ok {
+			if project && old.Source != f.path {
+				cfg.Warns = append(cfg.Warns, fmt.Sprintf("server %q in %s is ignored: the user config defines it", s.Name, f.path))
+			} else {
+				cfg.Warns = append(cfg.Warns, fmt.Sprintf("server %q is defined twice in %s; using the first", s.Name, f.path))
+			}
+			continue
+		}
+		cfg.Servers[s.Name] = s
+	}
+}
+
+func (f *configFile) trusts(dir string, getenv func(string) string) bool {
+	want := canonicalDir(dir)
+	for _, p := range f.trustedProjects {
+		if p == "~" || strings.HasPrefix(p, "~/") {
+			p = filepath.Join(getenv("HOME"), strings.TrimPrefix(p[1:], "/"))
+		}
+		if !filepath.IsAbs(p) {
+			continue
+		}
+		if canonicalDir(p) == want {
+			return true
+		}
+	}
+	return false
+}
+
+func canonicalDir(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	return filepath.Clean(p)
+}

@@ -1,0 +1,403 @@
+package config
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mcpx-cli/mcpx/client/transport"
+)
+
+// DefaultTimeout bounds connect + initialize + the operation when neither
+// --timeout nor the server's "timeout" says otherwise.
+const DefaultTimeout = 30 * time.Second
+
+// Target is a server ready to connect to: every ${...} expanded, relative
+// paths resolved, headers merged, the timeout decided.
+type Target struct {
+	Name      string // the config name, or the URL for a URL server
+	SpillName string // the name spilled files are filed under (a URL server: its host)
+	Transport string
+	Command   string
+	Argv0     string // when set, argv[0] for the child
+	Args      []string
+	Env       []string // the child's whole environment
+	Dir       string
+	URL       string
+	Headers   map[string]string
+	Timeout   time.Duration
+	Roots     []string // the "roots" entry: absolute directories
+	Fallback  bool     // an http target whose type was inferred: retry over SSE on a 4xx (not 401/403)
+	Secrets   []string // values that must be shown as ***
+
+	OAuth    *OAuthConfig // the configured client, every ${...} expanded
+	TokenDir string       // the OAuth token store ("" for none)
+	// NoRefresh: use a stored token only while it is valid, never refresh
+	// it (completion).
+	NoRefresh bool
+}
+
+// ResolveOptions carry the invocation's view of the world.
+type ResolveOptions struct {
+	Getenv   func(string) string
+	Environ  []string      // mcpx's own environment (for the stdio child)
+	Headers  []string      // -H 'K: V'
+	Timeout  time.Duration // --timeout; 0 when not given
+	TokenDir string        // the OAuth token store (see TokenDir)
+}
+
+// IsURL reports whether a SRV argument is an http(s) URL.
+func IsURL(s string) bool {
+	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
+}
+
+// Demo returns the built-in demo server: the mcpx binary itself, serving a
+// small deterministic MCP server over stdio.
+func Demo(self string) *Server {
+	return &Server{Name: DemoName, Transport: Stdio, Command: self, Args: []string{"serve-demo"},
+		Source: sourceBuiltin, argv0: "mcpx"}
+}
+
+// NotFoundError says a server, tool, prompt, resource or catalog id does not exist (exit 4).
+type NotFoundError struct {
+	What   string // "server", "tool", ...
+	Name   string
+	Detail string              // why, when the server said so
+	RPC    *transport.RPCError // the server's error reply, when there was one
+	Hints  []string
+	// Candidates, where useful, lists what does exist.
+	Candidates []string
+}
+
+func (e *NotFoundError) Error() string {
+	if e.Detail != "" {
+		return fmt.Sprintf("unknown %s %q: %s", e.What, e.Name, e.Detail)
+	}
+	return fmt.Sprintf("unknown %s %q", e.What, e.Name)
+}
+
+// Lookup finds the server a SRV argument names: a URL, a configured server,
+// or the built-in demo.
+func (c *Config) Lookup(arg, self string) (*Server, error) {
+	if IsURL(arg) {
+		u, err := url.Parse(arg)
+		if err != nil || u.Host == "" {
+			return nil, &Error{Msg: fmt.Sprintf("invalid server URL %q", arg)}
+		}
+		return &Server{Name: arg, Transport: HTTP, URL: arg, Source: "command line"}, nil
+	}
+	if s, ok := c.Servers[arg]; ok {
+		return s, nil
+	}
+	if arg == DemoName {
+		return Demo(self), nil
+	}
+	e := &NotFoundError{What: "server", Name: arg}
+	if names := c.Names(); len(names) > 0 {
+		e.Hints = append(e.Hints, "configured servers: "+strings.Join(names, ", ")+" (and the built-in demo)")
+	} else {
+		e.Hints = append(e.Hints, "no servers are configured; try the built-in one: mcpx catalog demo")
+	}
+	return nil, e
+}
+
+var varName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// expander expands ${VAR}, ${VAR:-default}, ${env:VAR} and ${workspaceFolder},
+// and remembers the values that are secrets (see SECRETS in mcpx(1)): those
+// of variables with a secret name, and every value while all is set (a
+// header value, a secret env entry).
+type expander struct {
+	server    string
+	lookup    func(string) (string, bool)
+	workspace string
+	secretVar func(name string) bool
+	all       bool
+	secrets   []string
+}
+
+func (x *expander) expand(field, s string) (string, error) {
+	if !strings.Contains(s, "${") {
+		return s, nil
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String(), nil
+		}
+		b.WriteString(s[:i])
+		rest := s[i+2:]
+		j := strings.IndexByte(rest, '}')
+		if j < 0 {
+			return "", &Error{Server: x.server, Msg: fmt.Sprintf("%s: unterminated \"${\" in %q", field, s)}
+		}
+		expr := rest[:j]
+		name, val, err := x.value(field, expr)
+		if err != nil {
+			return "", err
+		}
+		if val != "" && (x.all || name != "" && x.secretVar(name)) {
+			x.secrets = append(x.secrets, val)
+		}
+		b.WriteString(val)
+		s = rest[j+1:]
+	}
+}
+
+// value returns the value of one ${...} expression, and the name of the
+// variable it read ("" for ${workspaceFolder}).
+func (x *expander) value(field, expr string) (string, string, error) {
+	switch {
+	case expr == "workspaceFolder":
+		return "", x.workspace, nil
+	case strings.HasPrefix(expr, "input:"):
+		return "", "", &Error{Server: x.server, Msg: fmt.Sprintf("%s: ${%s} asks VS Code to prompt for a value, which mcpx cannot do; use ${VAR} and set VAR in the environment", field, expr)}
+	case strings.HasPrefix(expr, "env:"):
+		expr = expr[len("env:"):]
+	}
+	name, def, hasDef := expr, "", false
+	if k := strings.Index(expr, ":-"); k >= 0 {
+		name, def, hasDef = expr[:k], expr[k+2:], true
+	}
+	if !varName.MatchString(name) {
+		return "", "", &Error{Server: x.server, Msg: fmt.Sprintf("%s: ${%s} is not a variable reference (want ${VAR} or ${VAR:-default})", field, expr)}
+	}
+	v, ok := x.lookup(name)
+	if hasDef && v == "" {
+		return name, def, nil
+	}
+	if !ok {
+		return "", "", &Error{Server: x.server, Var: name, Msg: fmt.Sprintf("environment variable %s is not set (used in %s)", name, field)}
+	}
+	return name, v, nil
+}
+
+// Resolve expands a server's entry into a Target. Only servers that an
+// invocation uses are resolved, so a broken entry fails that server alone.
+func Resolve(s *Server, o ResolveOptions) (*Target, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	lookup := func(k string) (string, bool) {
+		for i := len(o.Environ) - 1; i >= 0; i-- {
+			if kv := o.Environ[i]; strings.HasPrefix(kv, k+"=") {
+				return kv[len(k)+1:], true
+			}
+		}
+		return "", false
+	}
+	x := &expander{server: s.Name, lookup: lookup, workspace: s.workspace, secretVar: s.secretName}
+	t := &Target{Name: s.Name, Transport: s.Transport, Argv0: s.argv0}
+	var err error
+	if t.Command, err = x.expand("command", s.Command); err != nil {
+		return nil, err
+	}
+	for i, a := range s.Args {
+		v, err := x.expand(fmt.Sprintf("args[%d]", i), a)
+		if err != nil {
+			return nil, err
+		}
+		t.Args = append(t.Args, v)
+		x.secrets = append(x.secrets, valueSecrets(v)...)
+	}
+	if t.Dir, err = x.expand("cwd", s.Cwd); err != nil {
+		return nil, err
+	}
+	if t.URL, err = x.expand("url", s.URL); err != nil {
+		return nil, err
+	}
+	env := map[string]string{}
+	for _, k := range sortedKeys(s.Env) {
+		secret := s.secretName(k)
+		x.all = secret
+		v, err := x.expand("env."+k, s.Env[k])
+		x.all = false
+		if err != nil {
+			return nil, err
+		}
+		env[k] = v
+		if secret {
+			x.secrets = append(x.secrets, v)
+		}
+		x.secrets = append(x.secrets, valueSecrets(v)...)
+	}
+	t.Headers = map[string]string{}
+	for _, k := range sortedKeys(s.Headers) {
+		x.all = true // a header value is always a secret, and so is what it holds
+		v, err := x.expand("headers."+k, s.Headers[k])
+		x.all = false
+		if err != nil {
+			return nil, err
+		}
+		setHeader(t.Headers, k, v)
+		x.secrets = append(x.secrets, HeaderSecrets(v)...)
+	}
+	if t.Transport != Stdio {
+		for _, h := range o.Headers {
+			k, v, err := ParseHeader(h)
+			if err != nil {
+				return nil, err
+			}
+			setHeader(t.Headers, k, v)
+			x.secrets = append(x.secrets, HeaderSecrets(v)...)
+		}
+		u, perr := url.Parse(t.URL)
+		if perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, &Error{Server: s.Name, Msg: fmt.Sprintf("url %q is not an http(s) URL", s.URL)}
+		}
+		x.secrets = append(x.secrets, URLSecrets(u)...)
+		t.SpillName = u.Hostname()
+		t.Fallback = t.Transport == HTTP && !s.explicitType
+		t.TokenDir = o.TokenDir
+		if s.OAuth != nil {
+			oc := &OAuthConfig{Scopes: s.OAuth.Scopes, AuthMethod: s.OAuth.AuthMethod}
+			n := len(x.secrets)
+			if oc.ClientID, err = x.expand("oauth.clientId", s.OAuth.ClientID); err != nil {
+				return nil, err
+			}
+			x.secrets = x.secrets[:n] // a client id is public: it is in every authorization URL
+			x.all = true
+			oc.ClientSecret, err = x.expand("oauth.clientSecret", s.OAuth.ClientSecret)
+			x.all = false
+			if err != nil {
+				return nil, err
+			}
+			if oc.ClientSecret != "" {
+				x.secrets = append(x.secrets, oc.ClientSecret)
+			}
+			t.OAuth = oc
+		}
+	}
+	if !IsURL(s.Name) { // a URL server keeps its host (set above)
+		t.SpillName = s.Name
+	}
+	if t.Transport == Stdio {
+		if strings.Contains(t.Command, "/") && !filepath.IsAbs(t.Command) && s.Dir != "" {
+			t.Command = filepath.Join(s.Dir, t.Command)
+		}
+		if t.Dir != "" && !filepath.IsAbs(t.Dir) && s.Dir != "" {
+			t.Dir = filepath.Join(s.Dir, t.Dir)
+		}
+		t.Env = childEnv(o.Environ, env, s.InheritEnv)
+	}
+	for i, r := range s.Roots {
+		field := fmt.Sprintf("roots[%d]", i)
+		v, err := x.expand(field, r)
+		if err != nil {
+			return nil, err
+		}
+		if v == "" {
+			return nil, &Error{Server: s.Name, Msg: fmt.Sprintf("%s (%q) is empty once expanded; a root names a directory", field, r)}
+		}
+		if !filepath.IsAbs(v) && s.Dir != "" {
+			v = filepath.Join(s.Dir, v)
+		}
+		t.Roots = append(t.Roots, v)
+	}
+	switch {
+	case o.Timeout > 0:
+		t.Timeout = o.Timeout
+	case s.Timeout > 0:
+		t.Timeout = s.Timeout
+	default:
+		t.Timeout = DefaultTimeout
+	}
+	t.Secrets = x.secrets
+	return t, nil
+}
+
+// secretName reports whether the entry's env entry or variable name marks
+// a secret: by the name rule (IsSecretName) or because the entry lists it in
+// "secrets" (compared ignoring case).
+func (s *Server) secretName(name string) bool {
+	if IsSecretName(name) {
+		return true
+	}
+	for _, n := range s.Secrets {
+		if strings.EqualFold(n, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// setHeader sets a header by its canonical name, so that "authorization"
+// in a config file and -H 'Authorization: ...' are one header (the later wins).
+func setHeader(h map[string]string, k, v string) {
+	ck := http.CanonicalHeaderKey(k)
+	for old := range h {
+		if http.CanonicalHeaderKey(old) == ck {
+			delete(h, old)
+		}
+	}
+	h[ck] = v
+}
+
+// ParseHeader parses -H 'K: V'.
+func ParseHeader(h string) (string, string, error) {
+	k, v, ok := strings.Cut(h, ":")
+	k = strings.TrimSpace(k)
+	if !ok || k == "" || strings.ContainsAny(k, " \t\r\n") {
+		return "", "", &Error{Msg: fmt.Sprintf("-H wants 'Name: value', got %q", maskHeader(h))}
+	}
+	return k, strings.TrimSpace(v), nil
+}
+
+func maskHeader(h string) string {
+	if k, _, ok := strings.Cut(h, ":"); ok {
+		return k + ": ***"
+	}
+	if k, _, ok := strings.Cut(strings.TrimSpace(h), " "); ok {
+		return k + " ***"
+	}
+	return "***"
+}
+
+// passEnv is the environment a stdio server gets from mcpx's own (plus
+// LC_*): the basics, and the proxy and CA settings that servers started
+// through npx or uvx need to reach their registry behind a corporate proxy.
+var passEnv = map[string]bool{"HOME": true, "LOGNAME": true, "PATH": true, "SHELL": true,
+	"TERM": true, "USER": true, "LANG": true, "TMPDIR": true,
+	"HTTP_PROXY": true, "HTTPS_PROXY": true, "NO_PROXY": true, "http_proxy": true, "https_proxy": true, "no_proxy": true,
+	"SSL_CERT_FILE": true, "SSL_CERT_DIR": true, "NODE_EXTRA_CA_CERTS": true}
+
+func childEnv(environ []string, extra map[string]string, inherit bool) []string {
+	var env []string
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		if inherit || passEnv[k] || strings.HasPrefix(k, "LC_") {
+			if _, overridden := extra[k]; !overridden {
+				env = append(env, kv)
+			}
+		}
+	}
+	for _, k := range sortedKeys(extra) {
+		env = append(env, k+"="+extra[k])
+	}
+	return env
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Self returns the path of the running mcpx binary (for the demo server).
+func Self() string {
+	if exe, err := os.Executable(); err == nil {
+		return exe
+	}
+	return os.Args[0]
+}

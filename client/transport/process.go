@@ -1,0 +1,420 @@
+package transport
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Stop timings (SERVER PROCESSES in mcpx(1)): close stdin, wait, SIGTERM the
+// group, wait, SIGKILL.
+const (
+	stopGrace = 100 * time.Millisecond
+	StopTerm  = 1 * time.Second
+)
+
+// Process is a stdio server: its own process group, its pipes, and the tail
+// of what it wrote on stderr.
+type Process struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout *watchedPipe
+	stderr *watchedPipe
+	tail   *tailBuffer
+
+	exited     chan struct{} // closed when the leader has been reaped
+	waitErr    error
+	stderrDone chan struct{}
+	stopOnce   sync.Once
+	stopped    chan struct{} // closed when stop has run
+
+	skipMu    sync.Mutex
+	firstSkip string // the first line on stdout that was not a JSON-RPC message
+}
+
+// Skipped records a line on stdout that was not a JSON-RPC message; the
+// first one is kept, for the hint of a server that then never answers.
+func (p *Process) Skipped(line string) {
+	p.skipMu.Lock()
+	defer p.skipMu.Unlock()
+	if p.firstSkip == "" {
+		p.firstSkip = line
+	}
+}
+
+// FirstSkipped is the first line skipped on stdout ("" when none).
+func (p *Process) FirstSkipped() string {
+	p.skipMu.Lock()
+	defer p.skipMu.Unlock()
+	return p.firstSkip
+}
+
+// watchedPipe is one of the server's output pipes as mcpx reads it, with
+// what is needed to tell a reader waiting for more from a busy one.
+type watchedPipe struct {
+	f       io.ReadCloser
+	n       atomic.Int64 // bytes read so far
+	waiting atomic.Bool  // a Read is blocked for data
+	ended   atomic.Bool  // a Read failed (EOF, closed)
+}
+
+func (w *watchedPipe) Read(p []byte) (int, error) {
+	w.waiting.Store(true)
+	n, err := w.f.Read(p)
+	w.waiting.Store(false)
+	w.n.Add(int64(n))
+	if err != nil {
+		w.ended.Store(true)
+	}
+	return n, err
+}
+
+func (w *watchedPipe) Close() error { return w.f.Close() }
+
+// quiet waits until the reader of w is blocked for data that has not come
+// for the whole of d (true), or until max has passed (false), or done.
+func (w *watchedPipe) quiet(d, max time.Duration, done <-chan struct{}) bool {
+	const tick = 10 * time.Millisecond
+	start := time.Now()
+	last, since := w.n.Load(), time.Now()
+	for time.Since(start) < max {
+		select {
+		case <-done:
+			return false
+		case <-time.After(tick):
+		}
+		if n := w.n.Load(); n != last || !w.waiting.Load() {
+			last, since = n, time.Now()
+			continue
+		}
+		if time.Since(since) >= d {
+			return true
+		}
+	}
+	return false
+}
+
+// Bounds on waiting for a server whose leader exited while something it
+// started (in a session of its own) still holds its stdout open, so that
+// the end of stdout never comes: what it wrote before exiting is read for
+// deathGrace of silence, and never longer than deathMax.
+const (
+	deathGrace = 150 * time.Millisecond
+	deathMax   = time.Second
+)
+
+// WatchDeath calls dead with the leader's exit status once the leader has
+// exited, nothing is left of its process group, and its stdout, though not
+// ended, has nothing more to give: the reader waits for data and none has
+// come for deathGrace (what the server wrote before exiting has been
+// read), or deathMax has passed since the exit. Something the server
+// started in a session of its own holds the pipe, and no answer will come.
+// (A group member still running may be the server itself, put in the
+// background by a wrapper that exited.) When stdout ends instead, the
+// transport sees it and fails what is in flight itself.
+func (p *Process) WatchDeath(dead func(status string)) {
+	select {
+	case <-p.exited:
+	case <-p.stopped:
+		return
+	}
+	const tick = 10 * time.Millisecond
+	start := time.Now()
+	last, since := p.stdout.n.Load(), start
+	for {
+		select {
+		case <-p.stopped:
+			return
+		case <-time.After(tick):
+		}
+		if p.stdout.ended.Load() {
+			return
+		}
+		n, waiting := p.stdout.n.Load(), p.stdout.waiting.Load()
+		if n != last || !waiting {
+			last, since = n, time.Now()
+		}
+		if waiting && (time.Since(since) >= deathGrace || time.Since(start) >= deathMax) && !p.groupAlive() {
+			dead(p.ExitStatus())
+			return
+		}
+	}
+}
+
+// lookPath finds a command without a slash in the PATH the server itself
+// gets (its "env" may set one), as other MCP hosts do.
+func lookPath(command string, env []string) (string, error) {
+	if strings.Contains(command, "/") {
+		return command, nil
+	}
+	path := ""
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "PATH=") {
+			path = kv[len("PATH="):]
+		}
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, command)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", &exec.Error{Name: command, Err: exec.ErrNotFound}
+}
+
+// Command is a stdio server's command line, as its config entry resolved
+// it.
+type Command struct {
+	Path  string   // the command, looked up in Env's PATH when it has no slash
+	Argv0 string   // when set, argv[0] for the child (else Path)
+	Args  []string // the arguments after argv[0]
+	Env   []string // the child's whole environment
+	Dir   string   // its working directory ("": mcpx's)
+}
+
+// StartProcess starts a stdio server in a session of its own; onStderr,
+// when set, gets each line it writes on stderr.
+func StartProcess(c Command, onStderr func(string)) (*Process, error) {
+	path, err := lookPath(c.Path, c.Env)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(path, c.Args...)
+	cmd.Args[0] = c.Path
+	if c.Argv0 != "" {
+		cmd.Args[0] = c.Argv0
+	}
+	cmd.Env = c.Env
+	if cmd.Env == nil {
+		cmd.Env = []string{}
+	}
+	cmd.Dir = c.Dir
+	// A session of its own (so a process group of its own, as SERVER
+	// PROCESSES in mcpx(1) asks): with no controlling terminal the server
+	// cannot open /dev/tty and write to the user's terminal around mcpx's
+	// escaping (nor read it).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	// Our own pipes, not cmd.StdoutPipe/StderrPipe: Wait closes those as soon
+	// as the child exits, which can drop the last lines a dying server wrote
+	// (its final answer, or the stderr that explains its death).
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, stdoutW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	stderr, stderrW, err := os.Pipe()
+	if err != nil {
+		stdout.Close()
+		stdoutW.Close()
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = stdoutW, stderrW
+	err = cmd.Start()
+	stdoutW.Close() // the child holds its own copies
+	stderrW.Close()
+	if err != nil {
+		stdout.Close()
+		stderr.Close()
+		return nil, err
+	}
+	p := &Process{cmd: cmd, stdin: stdin, stdout: &watchedPipe{f: stdout}, tail: newTailBuffer(64 << 10),
+		exited: make(chan struct{}), stderrDone: make(chan struct{}), stopped: make(chan struct{})}
+	p.stderr = &watchedPipe{f: stderr}
+	go func() {
+		defer close(p.stderrDone)
+		defer stderr.Close()
+		r := bufio.NewReaderSize(p.stderr, 64<<10)
+		for {
+			line, err := r.ReadSlice('\n')
+			if len(line) > 0 {
+				p.tail.Write(line)
+				if onStderr != nil && (err == nil || err == io.EOF || errors.Is(err, bufio.ErrBufferFull)) {
+					onStderr(strings.TrimRight(string(line), "\r\n"))
+				}
+			}
+			if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+				return
+			}
+		}
+	}()
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+// Stdout is the server's stdout.
+func (p *Process) Stdout() io.Reader { return p.stdout }
+
+// Stdin is the server's stdin.
+func (p *Process) Stdin() io.WriteCloser { return p.stdin }
+
+// Exited is closed when the leader has exited (and been reaped).
+func (p *Process) Exited() <-chan struct{} { return p.exited }
+
+// Stderr returns the last n lines the server wrote on stderr, as it wrote
+// them.
+func (p *Process) Stderr(n int) []string { return p.tail.Lines(n) }
+
+// groupAlive reports whether any process of the server's group still exists.
+// Once the leader is reaped, exited descendants (which mcpx, as their
+// subreaper, now parents) are reaped first, so zombies do not count.
+func (p *Process) groupAlive() bool {
+	select {
+	case <-p.exited:
+	default:
+		return true
+	}
+	reapGroup(p.cmd.Process.Pid)
+	return syscall.Kill(-p.cmd.Process.Pid, 0) == nil
+}
+
+func (p *Process) waitGroup(d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for {
+		if !p.groupAlive() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		select {
+		case <-p.exited:
+			// The leader is gone; poll the rest of its group briefly.
+			if !p.groupAlive() {
+				return true
+			}
+			time.Sleep(2 * time.Millisecond)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// Stop ends the server as SERVER PROCESSES in mcpx(1) says: close its stdin,
+// wait at most 100 ms, SIGTERM the group, wait at most 1 s, then SIGKILL.
+func (p *Process) Stop() {
+	p.stopOnce.Do(func() {
+		_ = p.stdin.Close()
+		pgid := p.cmd.Process.Pid
+		if !p.waitGroup(stopGrace) {
+			_ = syscall.Kill(-pgid, syscall.SIGTERM)
+			if !p.waitGroup(StopTerm) {
+				_ = syscall.Kill(-pgid, syscall.SIGKILL)
+				p.waitGroup(StopTerm)
+			}
+		}
+		// The stderr pipe closes when the last writer exits; a process that
+		// escaped the group could hold it open, so wait only until what
+		// the group wrote has been read (the pipe is quiet), 500 ms at most.
+		quiet := make(chan struct{})
+		go func() {
+			if p.stderr.quiet(20*time.Millisecond, 500*time.Millisecond, p.stderrDone) {
+				close(quiet)
+			}
+		}()
+		select {
+		case <-p.stderrDone:
+		case <-quiet:
+			_ = p.stderr.Close() // release the reader
+		case <-time.After(500 * time.Millisecond):
+			_ = p.stderr.Close()
+		}
+		// The server is gone: a descendant that escaped the group must not
+		// keep mcpx's stdout reader waiting either.
+		_ = p.stdout.Close()
+		close(p.stopped)
+	})
+}
+
+// ExitStatus describes how the leader ended, or "" while it runs.
+func (p *Process) ExitStatus() string {
+	select {
+	case <-p.exited:
+	default:
+		return ""
+	}
+	if p.waitErr == nil {
+		return "exited with status 0"
+	}
+	var ee *exec.ExitError
+	if errors.As(p.waitErr, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			msg := "was killed by " + signalName(ws.Signal())
+			if ws.CoreDump() {
+				msg += " (core dumped)"
+			}
+			return msg
+		}
+		return fmt.Sprintf("exited with status %d", ee.ExitCode())
+	}
+	return p.waitErr.Error()
+}
+
+// signalNames are the conventional names of the signals a server is likely
+// to die of; syscall.Signal's String gives a description ("killed").
+var signalNames = map[syscall.Signal]string{
+	syscall.SIGHUP: "SIGHUP", syscall.SIGINT: "SIGINT", syscall.SIGQUIT: "SIGQUIT", syscall.SIGILL: "SIGILL",
+	syscall.SIGTRAP: "SIGTRAP", syscall.SIGABRT: "SIGABRT", syscall.SIGBUS: "SIGBUS", syscall.SIGFPE: "SIGFPE",
+	syscall.SIGKILL: "SIGKILL", syscall.SIGUSR1: "SIGUSR1", syscall.SIGSEGV: "SIGSEGV", syscall.SIGUSR2: "SIGUSR2",
+	syscall.SIGPIPE: "SIGPIPE", syscall.SIGALRM: "SIGALRM", syscall.SIGTERM: "SIGTERM", syscall.SIGXCPU: "SIGXCPU",
+	syscall.SIGXFSZ: "SIGXFSZ", syscall.SIGSYS: "SIGSYS",
+}
+
+// signalName is "SIGKILL" for syscall.SIGKILL, or "signal N".
+func signalName(sig syscall.Signal) string {
+	if name, ok := signalNames[sig]; ok {
+		return name
+	}
+	return fmt.Sprintf("signal %d", int(sig))
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func newTailBuffer(max int) *tailBuffer { return &tailBuffer{max: max} }
+
+func (t *tailBuffer) Write(p []byte) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
+	}
+}
+
+// Lines returns the last n non-empty lines.
+func (t *tailBuffer) Lines(n int) []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var out []string
+	for _, l := range bytes.Split(t.buf, []byte("\n")) {
+		if s := strings.TrimRight(string(l), "\r"); strings.TrimSpace(s) != "" {
+			out = append(out, s)
+		}
+	}
+	if len(out) > n {
+		out = out[len(out)-n:]
+	}
+	return out
+}

@@ -1,0 +1,140 @@
+package text
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// FirstChars returns the first n characters of s, and whether s had more.
+// A byte that is not UTF-8 counts as one character and is kept as it is;
+// nothing but the head of a huge s is looked at.
+func FirstChars(s string, n int) (head string, cut bool) {
+	i := 0
+	for k := range s {
+		if i == n {
+			return s[:k], true
+		}
+		i++
+	}
+	return s, false
+}
+
+// Clip shortens s to n characters, then "..." (see FirstChars).
+func Clip(s string, n int) string {
+	if head, cut := FirstChars(s, n); cut {
+		return head + "..."
+	}
+	return s
+}
+
+// ClipBytes shortens s to at most n bytes, on a character boundary, then
+// "...".
+func ClipBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "..."
+}
+
+// Truncate is Clip through a conversion to runes: when s is cut, each byte
+// of it that is not UTF-8 comes out as U+FFFD (where Clip keeps the byte),
+// and all of s is converted. The messages that quote a server's stray
+// stdout line, its version strings and its odd "size" have always shown
+// them so.
+func Truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "..."
+}
+
+// MaxShown bounds how much of one server-originated string a human message
+// quotes (see OneLine).
+const MaxShown = 500
+
+// OneLine makes a server's text fit in a human message: on one line, its
+// line breaks shown escaped (see Escape), so that it can never forge a
+// line of its own (an "mcpx: ..." line, say), yet nothing after its first
+// line is lost (a TypeScript server's validation error is pretty-printed
+// JSON whose first line is "["); at most MaxShown characters (then "...").
+// Masking, where needed, comes first (see MaskWindow): a secret must never
+// be cut into a printable prefix.
+func OneLine(s string) string {
+	// Only what can be shown is escaped (one character more, so that the
+	// clip still says there is more): never all of a huge s.
+	head, _ := FirstChars(strings.TrimSpace(s), MaxShown+1)
+	return Clip(Escape(head), MaxShown)
+}
+
+// Squash joins the words of s (split at any run of white space, line
+// breaks included) with single spaces.
+func Squash(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// ClipWindow bounds how much of a server's string a message quotes from:
+// enough for masking to see whole secrets, without copying a 100 MiB line
+// to quote 80 characters of it.
+const ClipWindow = 64 << 10
+
+// MaskWindow returns the first w bytes of s (cut back to a character
+// boundary) with their secrets masked: by maskIn against the bytes after
+// them, so that a secret the window cuts shows as *** too, else by mask
+// (either may be nil).
+func MaskWindow(s string, w int, mask func(string) string, maskIn func(before, text, after string) string) string {
+	if len(s) > w {
+		for w > 0 && !utf8.RuneStart(s[w]) {
+			w--
+		}
+	} else {
+		w = len(s)
+	}
+	switch {
+	case maskIn != nil:
+		return maskIn("", s[:w], s[w:])
+	case mask != nil:
+		return mask(s[:w])
+	}
+	return s[:w]
+}
+
+// QuoteWord single-quotes s, a word of a shell command line, unless it
+// consists of ASCII letters, digits and the characters of safe.
+func QuoteWord(s, safe string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(safe, r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// HumanBytes writes a size the way messages name a limit: "50 MiB
+// (52428800 bytes)".
+func HumanBytes(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB (%d bytes)", n>>20, n)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB (%d bytes)", n>>10, n)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// CompactJSON is raw without insignificant white space; raw as it is when
+// it is not JSON.
+func CompactJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}

@@ -1,0 +1,141 @@
+package text
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestOneLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain":             "plain",
+		"  first \n second": `first \n second`,
+		"a\u2028b":          `a\u2028b`,
+		"a\u0085b":          `a\u0085b`,
+		"a\rmcpx: forged":   `a\rmcpx: forged`,
+		"a\vb":              `a\vb`,
+		// a TypeScript server's validation error (a ZodError's message):
+		// what explains it comes after the first line
+		"[\n  {\n    \"message\": \"Invalid URL\"\n  }\n]": `[\n  {\n    "message": "Invalid URL"\n  }\n]`,
+		strings.Repeat("x", MaxShown+1):                    strings.Repeat("x", MaxShown) + "...",
+		strings.Repeat("é", MaxShown):                      strings.Repeat("é", MaxShown),
+		strings.Repeat("y", 600) + "\nz":                   strings.Repeat("y", MaxShown) + "...",
+		strings.Repeat("\n", MaxShown) + "z":               "z",
+		"a" + strings.Repeat("\n", MaxShown):               "a",
+		"a" + strings.Repeat("\nb", MaxShown):              "a" + strings.Repeat(`\nb`, (MaxShown-1)/3) + `\...`,
+		strings.Repeat("y", MaxShown-1) + "\n\nz":          strings.Repeat("y", MaxShown-1) + `\...`,
+	} {
+		if got := OneLine(in); got != want {
+			t.Errorf("OneLine(%.40q) = %.40q, want %.40q", in, got, want)
+		}
+	}
+	if got := ClipBytes("aé", 2); got != "a..." {
+		t.Errorf("ClipBytes cut a character: %q", got)
+	}
+}
+
+func TestClip(t *testing.T) {
+	for _, tc := range []struct {
+		in         string
+		n          int
+		clip, trun string
+	}{
+		{"", 3, "", ""},
+		{"abc", 3, "abc", "abc"},
+		{"abcd", 3, "abc...", "abc..."},
+		{"éüö", 2, "éü...", "éü..."},
+		// A byte that is not UTF-8: kept by Clip, U+FFFD once Truncate cuts.
+		{"\xffab", 2, "\xffa...", "\ufffda..."},
+		{"\xffa", 2, "\xffa", "\xffa"},
+	} {
+		if got := Clip(tc.in, tc.n); got != tc.clip {
+			t.Errorf("Clip(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.clip)
+		}
+		if got := Truncate(tc.in, tc.n); got != tc.trun {
+			t.Errorf("Truncate(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.trun)
+		}
+	}
+	if head, cut := FirstChars("héllo", 2); head != "hé" || !cut {
+		t.Errorf("FirstChars = %q, %v", head, cut)
+	}
+	if head, cut := FirstChars("hé", 2); head != "hé" || cut {
+		t.Errorf("FirstChars = %q, %v", head, cut)
+	}
+}
+
+func TestSquash(t *testing.T) {
+	if got := Squash("  a\n\tb  c\u2028d "); got != "a b c d" {
+		t.Errorf("Squash = %q", got)
+	}
+}
+
+func TestMaskWindow(t *testing.T) {
+	mask := func(s string) string { return strings.ReplaceAll(s, "secret", "***") }
+	maskIn := func(before, text, after string) string {
+		if strings.HasPrefix(after, "et") && strings.HasSuffix(text, "secr") {
+			return strings.TrimSuffix(text, "secr") + "***"
+		}
+		return mask(text)
+	}
+	for _, tc := range []struct {
+		s, want string
+		w       int
+		in      bool
+	}{
+		{"a secret here", "a *** here", 100, false},
+		{"a secret here", "a secr", 6, false},
+		{"a secret here", "a ***", 6, true},
+		{"aé", "a", 2, false}, // cut back to a character boundary
+		{"plain", "plain", 100, true},
+	} {
+		var in func(before, text, after string) string
+		if tc.in {
+			in = maskIn
+		}
+		if got := MaskWindow(tc.s, tc.w, mask, in); got != tc.want {
+			t.Errorf("MaskWindow(%q, %d, in %v) = %q, want %q", tc.s, tc.w, tc.in, got, tc.want)
+		}
+	}
+	if got := MaskWindow("abc", 2, nil, nil); got != "ab" {
+		t.Errorf("MaskWindow without masks = %q", got)
+	}
+}
+
+func TestQuoteWord(t *testing.T) {
+	for in, want := range map[string]string{
+		"":           "''",
+		"plain-1.0":  "plain-1.0",
+		"a b":        "'a b'",
+		"it's":       `'it'\''s'`,
+		"$HOME":      "'$HOME'",
+		"é":          "'é'",
+		"x=y,z@w%+:": "x=y,z@w%+:",
+	} {
+		if got := QuoteWord(in, "-_./:=@%+,"); got != want {
+			t.Errorf("QuoteWord(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestHumanBytes(t *testing.T) {
+	for n, want := range map[int64]string{
+		0:        "0 bytes",
+		1000:     "1000 bytes",
+		1 << 10:  "1 KiB (1024 bytes)",
+		50 << 20: "50 MiB (52428800 bytes)",
+		3 << 9:   "1536 bytes",
+	} {
+		if got := HumanBytes(n); got != want {
+			t.Errorf("HumanBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestCompactJSON(t *testing.T) {
+	if got := CompactJSON(json.RawMessage("{ \"a\" : [1, 2] }")); got != `{"a":[1,2]}` {
+		t.Errorf("CompactJSON = %q", got)
+	}
+	if got := CompactJSON(json.RawMessage("{not json")); got != "{not json" {
+		t.Errorf("CompactJSON of bad JSON = %q", got)
+	}
+}
