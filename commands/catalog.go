@@ -103,17 +103,21 @@ func (a *app) catalog(ctx context.Context, o *catalogOptions) error {
 			a.log.Note("no servers are configured; --all has nothing to list")
 		}
 	} else {
-		conn, cctx, done, err := a.open(ctx, o.Server)
+		t, err := a.target(o.Server)
 		if err != nil {
 			return err
 		}
-		defer done()
-		listing, err := conn.ListCatalog(cctx, o.Kinds)
+		s, err := a.connect(ctx, t, connectOptions{})
 		if err != nil {
 			return err
 		}
-		dl, _ := cctx.Deadline()
-		parts = []serverCatalog{{listing: listing, deadline: dl, timeout: conn.T.Timeout}}
+		defer s.close()
+		conn, done := s.conn, s.close
+		listing, err := conn.ListCatalog(s.ctx, o.Kinds)
+		if err != nil {
+			return err
+		}
+		parts = []serverCatalog{{listing: listing, deadline: s.expires(), timeout: conn.T.Timeout}}
 		if !conn.Caps.Tools && !conn.Caps.Resources && !conn.Caps.Prompts {
 			a.log.Note("server %q advertises no tools, resources or prompts", conn.T.Name)
 		}
@@ -167,16 +171,20 @@ func (a *app) serverCatalogOf(ctx context.Context, srv *config.Server, kinds []s
 		rep := classify(err, nil)
 		return serverCatalog{failed: &render.Warning{Server: srv.Name, Code: rep.Code, Message: rep.Message}}
 	}
-	conn, cctx, done, err := a.openServer(ctx, srv)
+	t, err := a.resolve(srv)
 	if err != nil {
 		return fail(err)
 	}
-	defer done()
-	listing, err := conn.ListCatalog(cctx, kinds)
+	s, err := a.connect(ctx, t, connectOptions{})
 	if err != nil {
 		return fail(err)
 	}
-	return serverCatalog{listing: listing, timeout: conn.T.Timeout}
+	defer s.close()
+	listing, err := s.conn.ListCatalog(s.ctx, kinds)
+	if err != nil {
+		return fail(err)
+	}
+	return serverCatalog{listing: listing, timeout: s.conn.T.Timeout}
 }
 
 // forEach runs f(0..n-1), --jobs at a time. Once ctx is done (a signal) it

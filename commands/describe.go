@@ -64,11 +64,16 @@ var capabilityOf = map[string]string{client.KindTool: "tools", client.KindResour
 	client.KindTemplate: "resources", client.KindPrompt: "prompts"}
 
 func (a *app) describe(ctx context.Context, o *describeOptions) error {
-	conn, cctx, done, err := a.open(ctx, o.Server)
+	t, err := a.target(o.Server)
 	if err != nil {
 		return err
 	}
-	defer done()
+	s, err := a.connect(ctx, t, connectOptions{})
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	conn, cctx := s.conn, s.ctx
 	w := &warner{a: a}
 	defer w.flush(conn.T.Name)
 	if o.Kind != "" && !conn.Advertised(o.Kind) {

@@ -343,8 +343,10 @@ func object(fields []field, values map[string]json.RawMessage) json.RawMessage {
 }
 
 // elicitor answers a connection's elicitations: on the terminal when mcpx
-// may ask (clk paused meanwhile), else by itself.
-func (a *app) elicitor(ctx context.Context, clk *clock) func(context.Context, client.Elicitation) client.Answer {
+// may ask (clk paused meanwhile), else by itself. ctx is the command's,
+// which an interrupt ends; stdinUsed: stdin gave a value, so nothing can
+// be asked on it.
+func (a *app) elicitor(ctx context.Context, clk *clock, stdinUsed bool) func(context.Context, client.Elicitation) client.Answer {
 	return func(_ context.Context, e client.Elicitation) client.Answer {
 		// One question at a time, whichever server asks (catalog --all).
 		a.elicitMu.Lock()
@@ -354,11 +356,11 @@ func (a *app) elicitor(ctx context.Context, clk *clock) func(context.Context, cl
 		}
 		msg := a.line(e.Message, 500)
 		if e.Mode == "url" {
-			return a.elicitURL(ctx, clk, e, msg)
+			return a.elicitURL(ctx, clk, e, msg, stdinUsed)
 		}
 		fields := formFields(e.Schema)
-		if !a.interactive(a.stdinUsed) {
-			return a.elicitDefaults(e.Server, msg, fields)
+		if !a.interactive(stdinUsed) {
+			return a.elicitDefaults(e.Server, msg, fields, a.notAsked(stdinUsed))
 		}
 		defer a.asking(clk)()
 		ans, err := a.askForm(ctx, e.Server, msg, fields)
@@ -393,14 +395,14 @@ func (a *app) asking(clk *clock) func() {
 }
 
 // notAsked says why mcpx answered an elicitation itself.
-func (a *app) notAsked() string {
+func (a *app) notAsked(stdinUsed bool) string {
 	why := "stderr is not a terminal"
 	switch {
 	case a.g.noInput:
 		why = "--no-input"
 	case a.g.json:
 		why = "--json"
-	case a.stdinUsed:
+	case stdinUsed:
 		why = "stdin gave a value"
 	case !a.s.InTTY:
 		why = "stdin is not a terminal"
@@ -408,9 +410,9 @@ func (a *app) notAsked() string {
 	return "not asked: " + why
 }
 
-// elicitDefaults is the answer when nobody can be asked: accept with the
-// schema's defaults when every required field has one, else decline.
-func (a *app) elicitDefaults(server, msg string, fields []field) client.Answer {
+// elicitDefaults is the answer when nobody can be asked (why): accept with
+// the schema's defaults when every required field has one, else decline.
+func (a *app) elicitDefaults(server, msg string, fields []field, why string) client.Answer {
 	values := map[string]json.RawMessage{}
 	var shown, missing []string
 	for i := range fields {
@@ -424,7 +426,6 @@ func (a *app) elicitDefaults(server, msg string, fields []field) client.Answer {
 			missing = append(missing, strconv.Quote(a.line(f.Name, 80)))
 		}
 	}
-	why := a.notAsked()
 	if len(missing) > 0 {
 		a.log.Note("server %q asked: %s; declined (%s), since %s %s no default", server, msg, why, strings.Join(missing, ", "), map[bool]string{true: "has", false: "have"}[len(missing) == 1])
 		return client.Answer{Action: "decline"}
@@ -439,11 +440,11 @@ func (a *app) elicitDefaults(server, msg string, fields []field) client.Answer {
 
 // elicitURL shows the URL; the answer is the user's consent to open it
 // (mcpx never opens it itself), or decline when nobody can be asked.
-func (a *app) elicitURL(ctx context.Context, clk *clock, e client.Elicitation, msg string) client.Answer {
+func (a *app) elicitURL(ctx context.Context, clk *clock, e client.Elicitation, msg string, stdinUsed bool) client.Answer {
 	u := a.line(e.URL, 2000)
-	if !a.interactive(a.stdinUsed) {
+	if !a.interactive(stdinUsed) {
 		a.log.URL(fmt.Sprintf("server %q asks you to open a URL: %s", e.Server, msg), u)
-		a.log.Note("server %q: declined the URL request (%s)", e.Server, a.notAsked())
+		a.log.Note("server %q: declined the URL request (%s)", e.Server, a.notAsked(stdinUsed))
 		return client.Answer{Action: "decline"}
 	}
 	defer a.asking(clk)()

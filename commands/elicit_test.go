@@ -35,7 +35,7 @@ func elAsk(t *testing.T, a *app, e client.Elicitation) client.Answer {
 	if e.Server == "" {
 		e.Server = "s"
 	}
-	return a.elicitor(context.Background(), clk)(context.Background(), e)
+	return a.elicitor(context.Background(), clk, false)(context.Background(), e)
 }
 
 func fp(x float64) *float64 { return &x }
@@ -344,15 +344,16 @@ func TestElicitDefaultsChoiceNumber(t *testing.T) {
 func TestElicitNotInteractive(t *testing.T) {
 	schema := raw(`{"properties":{"a":{"type":"string"}},"required":["a"]}`)
 	for _, tc := range []struct {
-		name string
-		set  func(a *app)
-		tty  bool
-		why  string
+		name      string
+		set       func(a *app)
+		tty       bool
+		stdinUsed bool
+		why       string
 	}{
-		{"no terminal", func(*app) {}, false, "(not asked: stdin is not a terminal)"},
-		{"--no-input", func(a *app) { a.g.noInput = true }, true, "(not asked: --no-input)"},
-		{"stdin used", func(a *app) { a.stdinUsed = true }, true, "(not asked: stdin gave a value)"},
-		{"--json", func(a *app) { a.g.json = true }, true, "(not asked: --json)"},
+		{"no terminal", func(*app) {}, false, false, "(not asked: stdin is not a terminal)"},
+		{"--no-input", func(a *app) { a.g.noInput = true }, true, false, "(not asked: --no-input)"},
+		{"stdin used", func(*app) {}, true, true, "(not asked: stdin gave a value)"},
+		{"--json", func(a *app) { a.g.json = true }, true, false, "(not asked: --json)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a, stderr := elApp(strings.NewReader("y\nvalue\n"), tc.tty)
@@ -360,7 +361,10 @@ func TestElicitNotInteractive(t *testing.T) {
 			if a.g.json {
 				a.log = output.NewLog(a.s, true, false)
 			}
-			ans := elAsk(t, a, client.Elicitation{Mode: "form", Message: "A?", Schema: schema})
+			clk, stop := newClock(context.Background(), time.Minute)
+			defer stop()
+			ans := a.elicitor(context.Background(), clk, tc.stdinUsed)(context.Background(),
+				client.Elicitation{Server: "s", Mode: "form", Message: "A?", Schema: schema})
 			if ans.Action != "decline" {
 				t.Errorf("answer %+v", ans)
 			}
@@ -544,7 +548,7 @@ func TestAskFormInterrupted(t *testing.T) {
 	defer stop()
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(30*time.Millisecond, cancel)
-	ans := a.elicitor(ctx, clk)(context.Background(), client.Elicitation{Server: "s", Mode: "form", Message: "M", Schema: raw(`{"properties":{}}`)})
+	ans := a.elicitor(ctx, clk, false)(context.Background(), client.Elicitation{Server: "s", Mode: "form", Message: "M", Schema: raw(`{"properties":{}}`)})
 	if ans.Action != "cancel" {
 		t.Errorf("answer %+v", ans)
 	}
@@ -565,7 +569,7 @@ func TestElicitPausesClock(t *testing.T) {
 		time.Sleep(200 * time.Millisecond) // longer than the clock's time
 		_, _ = io.WriteString(inW, "y\nfine\n")
 	}()
-	ans := a.elicitor(context.Background(), clk)(context.Background(), client.Elicitation{Server: "s", Mode: "form", Message: "M",
+	ans := a.elicitor(context.Background(), clk, false)(context.Background(), client.Elicitation{Server: "s", Mode: "form", Message: "M",
 		Schema: raw(`{"properties":{"a":{"type":"string"}}}`)})
 	if ans.Action != "accept" || string(ans.Content) != `{"a":"fine"}` {
 		t.Errorf("answer %s %s", ans.Action, ans.Content)

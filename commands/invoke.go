@@ -69,18 +69,22 @@ func (a *app) newInvokeCmd() *cli.Command {
 			if err != nil {
 				return err
 			}
-			a.listen, a.stdinUsed = true, stdinUsed
-			return a.invoke(ctx, args[0], args[1], base, pairs)
+			return a.invoke(ctx, args[0], args[1], base, pairs, stdinUsed)
 		},
 	}
 }
 
-func (a *app) invoke(ctx context.Context, srv, tool string, base []byte, pairs []pair) error {
-	conn, cctx, done, err := a.open(ctx, srv)
+func (a *app) invoke(ctx context.Context, srv, tool string, base []byte, pairs []pair, stdinUsed bool) error {
+	t, err := a.target(srv)
 	if err != nil {
 		return err
 	}
-	defer done()
+	s, err := a.connect(ctx, t, connectOptions{listen: true, stdinUsed: stdinUsed})
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	conn, cctx, done := s.conn, s.ctx, s.close
 	it, incomplete, err := a.lookup(cctx, conn, srv, client.KindTool, tool)
 	if err != nil {
 		return err

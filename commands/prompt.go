@@ -45,7 +45,6 @@ func (a *app) newPromptCmd() *cli.Command {
 			if err != nil {
 				return err
 			}
-			a.listen, a.stdinUsed = true, stdinUsed
 			return a.prompt(ctx, args[0], args[1], pairs, stdinUsed)
 		},
 	}
@@ -56,11 +55,13 @@ func (a *app) prompt(ctx context.Context, srv, name string, pairs []pair, stdinU
 	if err != nil {
 		return err
 	}
-	conn, cctx, done, err := a.dial(ctx, t)
+	co := connectOptions{listen: true, stdinUsed: stdinUsed}
+	s, err := a.connect(ctx, t, co)
 	if err != nil {
 		return err
 	}
-	defer func() { done() }() // done changes when the server is reached again
+	defer func() { s.close() }() // s changes when the server is reached again
+	conn, cctx, done := s.conn, s.ctx, s.close
 	if !conn.Caps.Prompts {
 		return &client.UnsupportedError{Server: conn.T.Name, What: "prompts"}
 	}
@@ -91,11 +92,12 @@ func (a *app) prompt(ctx context.Context, srv, name string, pairs []pair, stdinU
 			if err := a.askPromptArgs(ctx, name, missing, values); err != nil {
 				return err
 			}
-			c2, cctx2, done2, err := a.dial(ctx, t)
+			s2, err := a.connect(ctx, t, co)
 			if err != nil {
 				return err
 			}
-			conn, cctx, done = c2, cctx2, done2
+			s = s2
+			conn, cctx, done = s.conn, s.ctx, s.close
 			if !conn.Caps.Prompts {
 				return &client.UnsupportedError{Server: conn.T.Name, What: "prompts"}
 			}

@@ -150,12 +150,16 @@ func expandURI(uri string, pairs []string) (string, error) {
 }
 
 func (a *app) read(ctx context.Context, o *readOptions) error {
-	a.listen = true
-	conn, cctx, done, err := a.open(ctx, o.Server)
+	t, err := a.target(o.Server)
 	if err != nil {
 		return err
 	}
-	defer done()
+	s, err := a.connect(ctx, t, connectOptions{listen: true})
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	conn, cctx, done := s.conn, s.ctx, s.close
 	raw, err := conn.ReadResource(cctx, o.URI)
 	if err != nil {
 		return err

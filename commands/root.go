@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -22,11 +21,9 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/output"
-	"github.com/mcpx-cli/mcpx/render"
 )
 
 // Version is set at link time (-ldflags "-X github.com/mcpx-cli/mcpx/commands.Version=...").
@@ -71,11 +68,6 @@ type app struct {
 	args    []string // the command line, args[0] the program name
 
 	timeoutSet, selectSet bool
-	// listen: the command runs an operation during which a server may send
-	// requests (invoke, read, prompt): an HTTP server's GET stream is opened.
-	listen bool
-	// stdinUsed: stdin gave a value, so nothing can be asked on it.
-	stdinUsed bool
 	// elicitMu: one elicitation at a time; askingNow: one is being asked.
 	elicitMu  sync.Mutex
 	askingNow atomic.Bool
@@ -285,102 +277,6 @@ func (a *app) config() (*config.Config, error) {
 		}
 	})
 	return a.cfg, a.cfgErr
-}
-
-// target finds and resolves the server a SRV argument names.
-func (a *app) target(arg string) (*config.Target, error) {
-	if config.IsURL(arg) {
-		// A URL needs no config file (and a broken one does not stop it).
-		if u, err := url.Parse(arg); err == nil {
-			a.s.AddSecrets(config.URLSecrets(u)...)
-		}
-		srv, err := (&config.Config{}).Lookup(arg, a.self)
-		if err != nil {
-			return nil, err
-		}
-		return a.resolve(srv)
-	}
-	cfg, err := a.config()
-	if err != nil {
-		return nil, err
-	}
-	srv, err := cfg.Lookup(arg, a.self)
-	if err != nil {
-		return nil, err
-	}
-	return a.resolve(srv)
-}
-
-func (a *app) resolve(srv *config.Server) (*config.Target, error) {
-	t, err := config.Resolve(srv, config.ResolveOptions{Getenv: a.getenv, Environ: a.environ, Headers: a.g.headers,
-		Timeout: a.g.timeout, TokenDir: auth.TokenDir(a.getenv)})
-	if err != nil {
-		return nil, err
-	}
-	a.s.AddSecrets(t.Secrets...)
-	return t, nil
-}
-
-// dial connects to t under t's own deadline. The returned context carries
-// that deadline; done closes the connection (stopping a stdio server) and
-// releases the deadline.
-func (a *app) dial(ctx context.Context, t *config.Target) (*client.Conn, context.Context, func(), error) {
-	roots, err := a.roots(t)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	parent := ctx
-	clk, cancel := newClock(ctx, t.Timeout)
-	ctx = clk
-	o := client.Options{
-		ProtocolVersion: a.g.protocolVersion,
-		ClientVersion:   version(),
-		MessageCeiling:  render.MessageCeiling,
-		Debug:           a.log.Debug,
-		Note:            a.log.Note,
-		Mask:            a.s.Mask,
-		MaskIn:          a.s.Secrets().MaskIn,
-		AddSecrets:      a.s.AddSecrets,
-		Elicit:          a.elicitor(parent, clk),
-		Roots:           roots,
-		OnLog:           a.onLog,
-		OnProgress:      a.onProgress,
-		Listen:          a.listen,
-	}
-	if a.listen && !a.g.verbose {
-		// Servers often default to errors only: ask for what mcpx shows.
-		o.LogLevel = "warning"
-	}
-	if a.g.verbose {
-		o.LogLevel = "debug"
-		name := t.Name
-		o.OnStderr = func(line string) { a.log.ServerStderr(name, line) }
-		o.Logger = slog.Default()
-	}
-	conn, err := client.Connect(ctx, t, o)
-	if err != nil {
-		cancel()
-		return nil, nil, nil, err
-	}
-	return conn, ctx, func() { a.log.Progress(""); conn.Close(); cancel() }, nil
-}
-
-// open resolves the server a SRV argument names and connects to it.
-func (a *app) open(ctx context.Context, arg string) (*client.Conn, context.Context, func(), error) {
-	t, err := a.target(arg)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return a.dial(ctx, t)
-}
-
-// openServer resolves a configured server and connects to it.
-func (a *app) openServer(ctx context.Context, srv *config.Server) (*client.Conn, context.Context, func(), error) {
-	t, err := a.resolve(srv)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return a.dial(ctx, t)
 }
 
 // asJSON reports whether the result is printed as a JSON document.

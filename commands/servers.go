@@ -140,7 +140,11 @@ func (a *app) probe(ctx context.Context, s *config.Server) *probe {
 		}
 		return p
 	}
-	conn, cctx, done, err := a.openServer(ctx, s)
+	t, err := a.resolve(s)
+	var sess *session
+	if err == nil {
+		sess, err = a.connect(ctx, t, connectOptions{})
+	}
 	var cfgErr *config.Error
 	if errors.As(err, &cfgErr) {
 		a.log.Warnf("%v", err)
@@ -148,10 +152,11 @@ func (a *app) probe(ctx context.Context, s *config.Server) *probe {
 	if err != nil {
 		return fail(err)
 	}
-	defer done()
+	defer sess.close()
+	conn := sess.conn
 	// the protocol a command would get: a server may accept the 2026-07-28
 	// era at server/discover and refuse it for every request after
-	if err := conn.ConfirmEra(cctx); err != nil {
+	if err := conn.ConfirmEra(sess.ctx); err != nil {
 		return fail(err)
 	}
 	pa := &probeAuth{State: conn.Auth.State}
