@@ -64,7 +64,8 @@ type session struct {
 	conn *client.Conn
 	// ctx is the operation's context: it ends when the --timeout runs out
 	// (the clock stopped while a person answers the server), at an
-	// interrupt, or at close.
+	// interrupt, or at close. It has no deadline: see clock, and timedOut
+	// to tell the --timeout from an interrupt.
 	ctx context.Context
 	a   *app
 	clk *clock
@@ -103,12 +104,12 @@ func (a *app) connect(ctx context.Context, t *config.Target, o connectOptions) (
 		co.OnStderr = func(line string) { a.log.ServerStderr(name, line) }
 		co.Logger = slog.Default()
 	}
-	conn, err := client.Connect(clk, t, co)
+	conn, err := client.Connect(clk.ctx, t, co)
 	if err != nil {
 		end()
 		return nil, err
 	}
-	return &session{conn: conn, ctx: clk, a: a, clk: clk, end: end}, nil
+	return &session{conn: conn, ctx: clk.ctx, a: a, clk: clk, end: end}, nil
 }
 
 // close closes the connection (stopping a stdio server) and stops the
@@ -121,7 +122,4 @@ func (s *session) close() {
 
 // expires is when the --timeout runs out, if nobody is asked anything
 // from now on.
-func (s *session) expires() time.Time {
-	dl, _ := s.clk.Deadline()
-	return dl
-}
+func (s *session) expires() time.Time { return s.clk.expires() }

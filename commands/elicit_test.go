@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -574,13 +573,13 @@ func TestElicitPausesClock(t *testing.T) {
 	if ans.Action != "accept" || string(ans.Content) != `{"a":"fine"}` {
 		t.Errorf("answer %s %s", ans.Action, ans.Content)
 	}
-	if err := clk.Err(); err != nil {
-		t.Fatalf("the clock ran out while a person answered: %v", err)
+	if err := clk.ctx.Err(); err != nil {
+		t.Fatalf("the clock ran out while a person answered: %v", context.Cause(clk.ctx))
 	}
 	select {
-	case <-clk.Done():
-		if !errors.Is(clk.Err(), context.DeadlineExceeded) {
-			t.Errorf("ended with %v", clk.Err())
+	case <-clk.ctx.Done():
+		if !timedOut(clk.ctx, clk.ctx.Err()) {
+			t.Errorf("ended with %v", context.Cause(clk.ctx))
 		}
 	case <-time.After(2 * time.Second):
 		t.Error("the clock never ran out after the answer")

@@ -3,7 +3,6 @@ package commands
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -175,7 +174,7 @@ func (a *app) read(ctx context.Context, o *readOptions) error {
 	p := a.contentPolicy(cctx, conn)
 	p.Pattern, p.Offset, p.Max = o.Pattern, o.Offset, o.Max
 	rendered, omitted, err := render.RenderResourceRead(raw, p)
-	if errors.Is(err, context.DeadlineExceeded) {
+	if timedOut(cctx, err) {
 		return &client.TimeoutError{Server: conn.T.Name, Phase: "rendering", Timeout: conn.T.Timeout}
 	}
 	if err != nil {
