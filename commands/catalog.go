@@ -16,12 +16,16 @@ import (
 	"github.com/mcpx-cli/mcpx/render"
 )
 
+// catalogOptions are catalog's arguments and flags, as given; validate
+// checks them before anything is started, and sets the rest.
 type catalogOptions struct {
-	Server string
-	Query  string
+	Args   []string // SRV [QUERY], or [QUERY] with --all
 	Kinds  []string
 	All    bool
 	Strict bool
+
+	Server string
+	Query  string
 }
 
 func (a *app) newCatalogCmd() *cli.Command {
@@ -40,28 +44,34 @@ func (a *app) newCatalogCmd() *cli.Command {
 			&cli.BoolFlag{Name: "strict", Usage: "exit 1 when there are warnings (stdout still carries the result)", Destination: &o.Strict},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			args := cmd.Args().Slice()
-			switch {
-			case o.All && len(args) > 1:
-				return usagef("catalog --all takes at most one QUERY, got %s", count(len(args), "argument"))
-			case o.All && len(args) == 1:
-				o.Query = args[0]
-			case !o.All && len(args) == 0:
-				return usagef("catalog needs a server: mcpx catalog SRV [QUERY], or mcpx catalog --all [QUERY]")
-			case !o.All && len(args) > 2:
-				return usagef("catalog takes SRV and at most one QUERY, got %s", count(len(args), "argument"))
-			case !o.All:
-				o.Server = args[0]
-				if len(args) == 2 {
-					o.Query = args[1]
-				}
-			}
-			if err := checkKinds(o.Kinds); err != nil {
+			o.Args = cmd.Args().Slice()
+			if err := o.validate(); err != nil {
 				return err
 			}
 			return a.catalog(ctx, o)
 		},
 	}
+}
+
+// validate checks catalog's arguments and flags.
+func (o *catalogOptions) validate() error {
+	args := o.Args
+	switch {
+	case o.All && len(args) > 1:
+		return usagef("catalog --all takes at most one QUERY, got %s", count(len(args), "argument"))
+	case o.All && len(args) == 1:
+		o.Query = args[0]
+	case !o.All && len(args) == 0:
+		return usagef("catalog needs a server: mcpx catalog SRV [QUERY], or mcpx catalog --all [QUERY]")
+	case !o.All && len(args) > 2:
+		return usagef("catalog takes SRV and at most one QUERY, got %s", count(len(args), "argument"))
+	case !o.All:
+		o.Server = args[0]
+		if len(args) == 2 {
+			o.Query = args[1]
+		}
+	}
+	return checkKinds(o.Kinds)
 }
 
 func checkKinds(kinds []string) error {
@@ -135,7 +145,7 @@ func (a *app) catalog(ctx context.Context, o *catalogOptions) error {
 		}
 		if bound == 0 {
 			bound = config.DefaultTimeout
-			if a.timeoutSet {
+			if a.g.timeoutSet {
 				bound = a.g.timeout
 			}
 		}

@@ -12,10 +12,14 @@ import (
 	"github.com/mcpx-cli/mcpx/render"
 )
 
+// describeOptions are describe's arguments and flags, as given; validate
+// checks them before anything is started, and sets the rest.
 type describeOptions struct {
+	Args []string // SRV ID
+	Kind string   // --kind
+
 	Server string
 	ID     string // as typed
-	Kind   string // --kind
 	// A key KIND:ID splits into these; the whole ID is still tried as an id
 	// when the key names nothing (a URI such as resource://x looks like one).
 	KeyKind, KeyID string
@@ -36,28 +40,36 @@ func (a *app) newDescribeCmd() *cli.Command {
 			&cli.StringFlag{Name: "kind", Usage: "look only among `KIND` (tool, resource, resource_template, prompt)", Destination: &o.Kind},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			args := cmd.Args().Slice()
-			if len(args) != 2 {
-				return usagef("describe takes SRV and ID, got %s", count(len(args), "argument"))
-			}
-			o.Server, o.ID = args[0], args[1]
-			if o.Kind != "" {
-				if err := checkKinds([]string{o.Kind}); err != nil {
-					return err
-				}
-			}
-			if k, id, ok := strings.Cut(o.ID, ":"); ok && isKind(k) && id != "" {
-				if o.Kind != "" && o.Kind != k {
-					return usagef("%q is a %s key, but --kind says %s", o.ID, k, o.Kind)
-				}
-				o.KeyKind, o.KeyID = k, id
-			}
-			if o.ID == "" {
-				return usagef("describe needs a non-empty ID")
+			o.Args = cmd.Args().Slice()
+			if err := o.validate(); err != nil {
+				return err
 			}
 			return a.describe(ctx, o)
 		},
 	}
+}
+
+// validate checks describe's arguments and flags, and splits a key.
+func (o *describeOptions) validate() error {
+	if len(o.Args) != 2 {
+		return usagef("describe takes SRV and ID, got %s", count(len(o.Args), "argument"))
+	}
+	o.Server, o.ID = o.Args[0], o.Args[1]
+	if o.Kind != "" {
+		if err := checkKinds([]string{o.Kind}); err != nil {
+			return err
+		}
+	}
+	if k, id, ok := strings.Cut(o.ID, ":"); ok && isKind(k) && id != "" {
+		if o.Kind != "" && o.Kind != k {
+			return usagef("%q is a %s key, but --kind says %s", o.ID, k, o.Kind)
+		}
+		o.KeyKind, o.KeyID = k, id
+	}
+	if o.ID == "" {
+		return usagef("describe needs a non-empty ID")
+	}
+	return nil
 }
 
 var capabilityOf = map[string]string{client.KindTool: "tools", client.KindResource: "resources",

@@ -15,7 +15,18 @@ import (
 	"github.com/mcpx-cli/mcpx/render"
 )
 
+// promptOptions are prompt's arguments, as given; validate checks them
+// before anything is started (reading @FILE and stdin), and sets the rest.
+type promptOptions struct {
+	Args []string // SRV NAME [ARG=VALUE ...]
+
+	Server, Name string
+	Pairs        []pair
+	StdinUsed    bool // a value was read from stdin
+}
+
 func (a *app) newPromptCmd() *cli.Command {
+	o := &promptOptions{}
 	return &cli.Command{
 		Name:      "prompt",
 		Usage:     "get a server prompt as one block of text, ready for a pipe",
@@ -36,26 +47,34 @@ func (a *app) newPromptCmd() *cli.Command {
 			"an unreadable @FILE), 3 connection, 4 no such server or prompt, 5 the server has no prompts, 6 authentication, " +
 			"7 timeout, 8 a safety limit, 9 --select matched nothing, 129/130/143 SIGHUP/SIGINT/SIGTERM, 141 stdout closed.",
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			args := cmd.Args().Slice()
-			if len(args) < 2 {
-				return argCountError("prompt", "SRV and NAME (and ARG=VALUE pairs)", args, "mcpx catalog SRV --kind prompt lists the prompts")
-			}
-			stdinUsed := false
-			pairs, err := parsePairs(args[2:], false, a.s.In, &stdinUsed)
-			if err != nil {
+			o.Args = cmd.Args().Slice()
+			if err := o.validate(a.s.In); err != nil {
 				return err
 			}
-			return a.prompt(ctx, args[0], args[1], pairs, stdinUsed)
+			return a.prompt(ctx, o)
 		},
 	}
 }
 
-func (a *app) prompt(ctx context.Context, srv, name string, pairs []pair, stdinUsed bool) error {
+// validate checks prompt's arguments, reading the values given as @FILE
+// and from stdin.
+func (o *promptOptions) validate(stdin io.Reader) error {
+	if len(o.Args) < 2 {
+		return argCountError("prompt", "SRV and NAME (and ARG=VALUE pairs)", o.Args, "mcpx catalog SRV --kind prompt lists the prompts")
+	}
+	o.Server, o.Name = o.Args[0], o.Args[1]
+	var err error
+	o.Pairs, err = parsePairs(o.Args[2:], false, stdin, &o.StdinUsed)
+	return err
+}
+
+func (a *app) prompt(ctx context.Context, o *promptOptions) error {
+	srv, name, pairs := o.Server, o.Name, o.Pairs
 	t, err := a.target(srv)
 	if err != nil {
 		return err
 	}
-	co := connectOptions{listen: true, stdinUsed: stdinUsed}
+	co := connectOptions{listen: true, stdinUsed: o.StdinUsed}
 	s, err := a.connect(ctx, t, co)
 	if err != nil {
 		return err
@@ -82,7 +101,7 @@ func (a *app) prompt(ctx context.Context, srv, name string, pairs []pair, stdinU
 			return err
 		}
 		if len(missing) > 0 {
-			if !a.interactive(stdinUsed) {
+			if !a.interactive(o.StdinUsed) {
 				return missingPromptArgs(name, missing, a.s.Secrets())
 			}
 			// The deadline bounds the server, not a person typing: the

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -53,6 +54,9 @@ type globals struct {
 	verbose         bool
 	cacheDir        string
 	roots           []string
+
+	// timeoutSet and selectSet: --timeout and --select were given.
+	timeoutSet, selectSet bool
 }
 
 // app is what every command shares: streams, the stderr voice, the
@@ -67,7 +71,6 @@ type app struct {
 	self    string
 	args    []string // the command line, args[0] the program name
 
-	timeoutSet, selectSet bool
 	// elicitMu: one elicitation at a time; askingNow: one is being asked.
 	elicitMu  sync.Mutex
 	askingNow atomic.Bool
@@ -172,7 +175,7 @@ func (a *app) newRoot() *cli.Command {
 			&cli.StringFlag{Name: "cache-dir", Usage: "root `DIR` of spilled files", Sources: cli.EnvVars("MCPX_CACHE_DIR"), Destination: &g.cacheDir},
 		},
 		Before: func(ctx context.Context, cmd *cli.Command) (context.Context, error) {
-			a.timeoutSet, a.selectSet = cmd.IsSet("timeout"), cmd.IsSet("select")
+			g.timeoutSet, g.selectSet = cmd.IsSet("timeout"), cmd.IsSet("select")
 			return ctx, a.setup()
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -211,6 +214,17 @@ func (a *app) newRoot() *cli.Command {
 	return root
 }
 
+// flagsGiven is the set of the named flags that cmd's command line gives.
+func flagsGiven(cmd *cli.Command, names ...string) map[string]bool {
+	set := map[string]bool{}
+	for _, n := range names {
+		if cmd.IsSet(n) {
+			set[n] = true
+		}
+	}
+	return set
+}
+
 // setup applies the global flags once they are parsed.
 func (a *app) setup() error {
 	a.log.JSON = a.g.json
@@ -220,29 +234,35 @@ func (a *app) setup() error {
 	} else {
 		slog.SetDefault(slog.New(slog.DiscardHandler))
 	}
-	if a.g.jobs < 1 {
-		return usagef("--jobs must be at least 1, not %d", a.g.jobs)
-	}
-	if a.timeoutSet && a.g.timeout <= 0 {
-		return usagef("--timeout must be positive, not %s", a.g.timeout)
-	}
-	if a.selectSet && a.g.selectPath == "" {
-		return usagef("--select needs a gjson path (an empty one matches nothing)")
-	}
-	valid := false
-	for _, v := range client.ProtocolVersions() {
-		valid = valid || v == a.g.protocolVersion
-	}
-	if !valid {
-		return &UsageError{Msg: fmt.Sprintf("unknown protocol version %q", a.g.protocolVersion),
-			Hints: []string{"known versions: " + strings.Join(client.ProtocolVersions(), ", ")}}
+	if err := a.g.validate(); err != nil {
+		return err
 	}
 	for _, h := range a.g.headers {
-		_, v, err := config.ParseHeader(h)
-		if err != nil {
+		_, v, _ := config.ParseHeader(h) // checked by validate
+		a.s.AddSecrets(config.HeaderSecrets(v)...)
+	}
+	return nil
+}
+
+// validate checks the global flags, before any command runs.
+func (g *globals) validate() error {
+	if g.jobs < 1 {
+		return usagef("--jobs must be at least 1, not %d", g.jobs)
+	}
+	if g.timeoutSet && g.timeout <= 0 {
+		return usagef("--timeout must be positive, not %s", g.timeout)
+	}
+	if g.selectSet && g.selectPath == "" {
+		return usagef("--select needs a gjson path (an empty one matches nothing)")
+	}
+	if !slices.Contains(client.ProtocolVersions(), g.protocolVersion) {
+		return &UsageError{Msg: fmt.Sprintf("unknown protocol version %q", g.protocolVersion),
+			Hints: []string{"known versions: " + strings.Join(client.ProtocolVersions(), ", ")}}
+	}
+	for _, h := range g.headers {
+		if _, _, err := config.ParseHeader(h); err != nil {
 			return err
 		}
-		a.s.AddSecrets(config.HeaderSecrets(v)...)
 	}
 	return nil
 }

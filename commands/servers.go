@@ -14,7 +14,18 @@ import (
 	"github.com/mcpx-cli/mcpx/client/config"
 )
 
-type serversOptions struct{ Probe bool }
+// serversOptions are servers' arguments and flags; validate checks them.
+type serversOptions struct {
+	Args  []string // none
+	Probe bool
+}
+
+func (o *serversOptions) validate() error {
+	if len(o.Args) > 0 {
+		return usagef("servers takes no arguments")
+	}
+	return nil
+}
 
 // serverEntry is the JSON shape of one server (see servers in COMMANDS,
 // mcpx(1)).
@@ -69,8 +80,9 @@ func (a *app) newServersCmd() *cli.Command {
 			&cli.BoolFlag{Name: "probe", Usage: "contact each server and report its name, version, protocol and capabilities", Destination: &o.Probe},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			if cmd.Args().Present() {
-				return usagef("servers takes no arguments")
+			o.Args = cmd.Args().Slice()
+			if err := o.validate(); err != nil {
+				return err
 			}
 			return a.servers(ctx, o)
 		},
