@@ -1,9 +1,20 @@
 package commands
 
+// One connection of a command: the server a SRV argument or a config entry
+// names, resolved; the clock of its --timeout; and what mcpx offers the
+// server and shows of it while it works (see REQUESTS FROM SERVERS in
+// mcpx(1)): roots, log messages and the progress line. Elicitations are
+// answered in ask.go.
+
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"log/slog"
+	"math"
 	"net/url"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/mcpx-cli/mcpx/client"
@@ -123,3 +134,80 @@ func (s *session) close() {
 // expires is when the --timeout runs out, if nobody is asked anything
 // from now on.
 func (s *session) expires() time.Time { return s.clk.expires() }
+
+// roots are the directories offered to t as roots: --root (which replaces
+// the server's list), else the server's "roots", else none: the current
+// directory is never offered unasked (see REQUESTS FROM SERVERS in mcpx(1)).
+func (a *app) roots(t *config.Target) ([]client.Root, error) {
+	if len(a.g.roots) == 0 {
+		var roots []client.Root
+		for i, d := range t.Roots {
+			bad := func(why string) error {
+				return &config.Error{Server: t.Name, Msg: fmt.Sprintf("roots[%d] %s: %s", i, d, why)}
+			}
+			if st, err := os.Stat(d); err != nil || !st.IsDir() {
+				return nil, bad("not a directory")
+			}
+			r, err := client.RootFor(d)
+			if err != nil {
+				return nil, bad(err.Error())
+			}
+			roots = append(roots, r)
+		}
+		return roots, nil
+	}
+	var roots []client.Root
+	for _, d := range a.g.roots {
+		if d == "" { // "$UNSET" names no directory
+			return nil, usagef("--root needs a directory (an empty value names none)")
+		}
+		if !filepath.IsAbs(d) && a.cwd != "" {
+			d = filepath.Join(a.cwd, d)
+		}
+		st, err := os.Stat(d)
+		if err != nil || !st.IsDir() {
+			return nil, usagef("--root %s: not a directory", d)
+		}
+		r, err := client.RootFor(d)
+		if err != nil {
+			return nil, usagef("--root %s: %v", d, err)
+		}
+		roots = append(roots, r)
+	}
+	return roots, nil
+}
+
+// onLog shows a server's log message at warning and above as a note (every
+// level with -v, which also asks the server for debug).
+func (a *app) onLog(m client.LogMessage) {
+	if client.LogSeverity(m.Level) < client.LogSeverity("warning") && !a.g.verbose {
+		return
+	}
+	data := string(m.Data)
+	var s string
+	if json.Unmarshal(m.Data, &s) == nil {
+		data = s
+	}
+	who := ""
+	if m.Logger != "" {
+		who = " " + a.line(m.Logger, 80) + ":"
+	}
+	if data = a.line(data, 500); data != "" {
+		data = " " + data
+	}
+	a.log.Note("server %q logged %s:%s%s", m.Server, a.line(m.Level, 20), who, data)
+}
+
+// onProgress draws the progress line (on a terminal only; see Log.Progress),
+// except while a question is asked.
+func (a *app) onProgress(p client.Progress) {
+	if a.askingNow.Load() {
+		return
+	}
+	frac := fmtNum(p.Progress)
+	if p.Total > 0 {
+		pct := math.Min(100, math.Max(0, 100*p.Progress/p.Total))
+		frac = fmt.Sprintf("%s/%s (%d%%)", fmtNum(p.Progress), fmtNum(p.Total), int(pct))
+	}
+	a.log.Progress(fmt.Sprintf("mcpx: server %q: %s %s", p.Server, frac, p.Message))
+}

@@ -2,10 +2,8 @@ package commands
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/urfave/cli/v3"
 
@@ -154,85 +152,6 @@ func (a *app) promptNotes(doc *render.PromptDoc) {
 			more = "; left out after the cut: " + count(doc.Omitted, "content item")
 		}
 		a.log.Note("the prompt was cut at the response ceiling of %s%s", text.HumanBytes(render.ResponseCeiling), more)
-	}
-}
-
-// interactive reports whether mcpx may ask the user for input: stdin and
-// stderr are terminals, --no-input is not set, stdin is not a value, and
-// stderr is not a stream of JSON objects (--json).
-func (a *app) interactive(stdinUsed bool) bool {
-	return a.s.InTTY && a.s.ErrTTY && !a.g.noInput && !stdinUsed && !a.g.json
-}
-
-// askPromptArgs asks on the terminal for each missing required argument,
-// showing its description, until it gets a value (end of input is a usage
-// error; an interrupt ends it at once).
-func (a *app) askPromptArgs(ctx context.Context, prompt string, missing []client.PromptArgument, values map[string]string) error {
-	lines := make(chan string)
-	errc := make(chan error, 1)
-	next := func() { // one line from stdin, read where an interrupt cannot block it
-		go func() {
-			line, err := readLine(a.s.In)
-			if err != nil {
-				errc <- err
-				return
-			}
-			lines <- line
-		}()
-	}
-	for _, m := range missing {
-		name := a.clip(m.Name, 200) // the server's: one line
-		desc := ""
-		if m.Description != nil && *m.Description != "" {
-			desc = " (" + a.line(*m.Description, 200) + ")"
-		}
-		for {
-			fmt.Fprintf(a.s.Err, "prompt %q needs %s%s: ", prompt, name, desc)
-			next()
-			select {
-			case <-ctx.Done():
-				fmt.Fprintln(a.s.Err)
-				return ctx.Err()
-			case err := <-errc:
-				fmt.Fprintln(a.s.Err)
-				if errors.Is(err, io.EOF) {
-					return &UsageError{Msg: fmt.Sprintf("no value given for the required argument %q of prompt %q", m.Name, prompt),
-						Details: map[string]any{"missing": []string{m.Name}}}
-				}
-				return err
-			case line := <-lines:
-				if line != "" {
-					values[m.Name] = line
-					break
-				}
-				fmt.Fprintf(a.s.Err, "%s is required\n", name)
-				continue
-			}
-			break
-		}
-	}
-	return nil
-}
-
-// readLine reads one line (without its line ending) byte by byte, so that
-// nothing after it is consumed. EOF with a partial line returns the line.
-func readLine(r io.Reader) (string, error) {
-	var b strings.Builder
-	var c [1]byte
-	for {
-		n, err := r.Read(c[:])
-		if n == 1 {
-			if c[0] == '\n' {
-				return strings.TrimSuffix(b.String(), "\r"), nil
-			}
-			b.WriteByte(c[0])
-		}
-		if err != nil {
-			if errors.Is(err, io.EOF) && b.Len() > 0 {
-				return b.String(), nil
-			}
-			return "", err
-		}
 	}
 }
 
