@@ -18,6 +18,7 @@ import (
 	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/completions"
+	"github.com/mcpx-cli/mcpx/internal/uritemplate"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
 )
@@ -541,5 +542,5 @@ func (s *completeSource) TemplateVars(tmpl string) []string {
 	if !strings.Contains(tmpl, "{") {
 		return nil
 	}
-	return render.TemplateVariables(tmpl)
+	return uritemplate.Variables(tmpl)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/uritemplate"
 	"github.com/mcpx-cli/mcpx/render"
 )
 
@@ -174,7 +175,7 @@ func (a *app) describe(ctx context.Context, o *describeOptions) error {
 	it := found[0]
 	d := &render.Describe{CatalogItem: catalogItem(it), InputSchema: it.InputSchema, OutputSchema: it.OutputSchema}
 	if it.Kind == client.KindTemplate {
-		d.Variables = render.TemplateVariables(it.ID)
+		d.Variables = uritemplate.Variables(it.ID)
 		if d.Variables == nil {
 			d.Variables = []string{}
 		}

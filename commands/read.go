@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/internal/text"
+	"github.com/mcpx-cli/mcpx/internal/uritemplate"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
 )
@@ -148,9 +149,9 @@ func expandURI(uri string, pairs []string) (string, error) {
 	if len(vars) == 0 && !strings.ContainsAny(uri, "{}") {
 		return uri, nil
 	}
-	out, err := render.Expand(uri, vars)
+	out, err := uritemplate.Expand(uri, vars)
 	if err != nil {
-		if te, ok := err.(*render.TemplateError); ok {
+		if te, ok := err.(*uritemplate.Error); ok {
 			d := map[string]any{}
 			if te.Variables != nil {
 				d["variables"] = te.Variables
