@@ -15,6 +15,7 @@ import (
 	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
@@ -79,9 +80,8 @@ func classify(err error, sig os.Signal) output.ErrorReport {
 		badReply *client.BadReplyError
 		unsup    *client.UnsupportedError
 		authErr  *auth.Error
-		limit    *transport.LimitError
-		rlimit   *render.LimitError
-		bad      *BadContentError
+		limit    *limits.Error
+		bad      *render.BadContentError
 		noMatch  *output.NoMatchError
 		strict   *StrictError
 		ambig    *AmbiguousError
@@ -149,18 +149,15 @@ func classify(err error, sig os.Signal) output.ErrorReport {
 		}
 	case errors.As(err, &limit):
 		r.Code, r.ExitCode = "limit", exitLimit
-		r.Details["limit"] = map[string]any{"name": limit.Limit, "bytes": limit.Value}
-	case errors.As(err, &rlimit):
-		r.Code, r.ExitCode = "limit", exitLimit
 		var bytes any // null for a limit that is not a size (the spill directory checks)
-		if rlimit.Value != 0 {
-			bytes = rlimit.Value
+		if limit.Value != 0 {
+			bytes = limit.Value
 		}
-		r.Details["limit"] = map[string]any{"name": rlimit.Limit, "bytes": bytes}
+		r.Details["limit"] = map[string]any{"name": limit.Limit, "bytes": bytes}
 	case errors.As(err, &bad):
 		r.Code, r.ExitCode = "bad_content", exitFailed
-		if bad.Err.Item >= 0 {
-			r.Details["item"] = bad.Err.Item
+		if bad.Item >= 0 {
+			r.Details["item"] = bad.Item
 		}
 	case errors.As(err, &noMatch):
 		r.Code, r.ExitCode = "no_match", exitNoMatch
