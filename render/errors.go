@@ -30,6 +30,17 @@ func (e *BadContentError) Error() string {
 	return e.what()
 }
 
+// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
+func (e *BadContentError) ErrorCode() string { return "bad_content" }
+
+// ErrorDetails are the error's fields under --json: the item's index.
+func (e *BadContentError) ErrorDetails() map[string]any {
+	if e.Item < 0 {
+		return nil
+	}
+	return map[string]any{"item": e.Item}
+}
+
 // what is the message without the server and method.
 func (e *BadContentError) what() string {
 	if e.Item < 0 { // the result as a whole

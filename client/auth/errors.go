@@ -58,6 +58,28 @@ func (e *Error) Error() string {
 // Scopes are the scopes a 403 names, one by one.
 func (e *Error) Scopes() []string { return strings.Fields(e.Scope) }
 
+// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
+func (e *Error) ErrorCode() string { return "auth" }
+
+// ErrorDetails are the error's fields under --json: the resource metadata
+// URL, the HTTP status, the scopes a 403 requires, and what mcpx had.
+func (e *Error) ErrorDetails() map[string]any {
+	d := map[string]any{}
+	if e.ResourceMetadata != "" {
+		d["resource_metadata"] = e.ResourceMetadata
+	}
+	if e.Status != 0 {
+		d["status"] = e.Status
+	}
+	if s := e.Scopes(); len(s) > 0 {
+		d["scopes"] = s
+	}
+	if e.Token != "" {
+		d["token"] = e.Token
+	}
+	return d
+}
+
 // shellArg quotes a word of a command line that a hint asks the user to
 // paste: anything but plain characters is single-quoted, so a server's
 // word can never expand ($VAR, ${VAR}, $(...), `...`) in the user's shell.

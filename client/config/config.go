@@ -172,6 +172,22 @@ func (e *Error) Error() string {
 	return e.Msg
 }
 
+// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
+func (e *Error) ErrorCode() string { return "usage" }
+
+// ErrorDetails are the error's fields under --json: the unset variable and
+// the server, when known.
+func (e *Error) ErrorDetails() map[string]any {
+	d := map[string]any{}
+	if e.Var != "" {
+		d["variable"] = e.Var
+	}
+	if e.Server != "" {
+		d["server"] = e.Server
+	}
+	return d
+}
+
 type configFile struct {
 	path            string
 	dir             string

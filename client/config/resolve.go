@@ -82,6 +82,22 @@ func (e *NotFoundError) Error() string {
 	return fmt.Sprintf("unknown %s %q", e.What, e.Name)
 }
 
+// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
+func (e *NotFoundError) ErrorCode() string { return "not_found" }
+
+// ErrorDetails are the error's fields under --json: the server's error
+// reply and the candidates, when there are.
+func (e *NotFoundError) ErrorDetails() map[string]any {
+	d := map[string]any{}
+	if e.RPC != nil {
+		d["rpc"] = e.RPC
+	}
+	if e.Candidates != nil {
+		d["candidates"] = e.Candidates
+	}
+	return d
+}
+
 // Lookup finds the server a SRV argument names: a URL, a configured server,
 // or the built-in demo.
 func (c *Config) Lookup(arg, self string) (*Server, error) {

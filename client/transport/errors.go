@@ -22,6 +22,12 @@ func (e *ConnectError) Error() string {
 
 func (e *ConnectError) Unwrap() error { return e.Err }
 
+// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
+func (e *ConnectError) ErrorCode() string { return "connection" }
+
+// ErrorDetails: none (the stderr lines are the report's own).
+func (e *ConnectError) ErrorDetails() map[string]any { return nil }
+
 // RPCError is a JSON-RPC error reply exactly as the server sent it.
 type RPCError struct {
 	Code    int             `json:"code"`

@@ -26,3 +26,16 @@ func (e *Error) Error() string {
 	}
 	return fmt.Sprintf("%s: over the %s of %s", e.Msg, e.Limit, text.HumanBytes(e.Value))
 }
+
+// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
+func (e *Error) ErrorCode() string { return "limit" }
+
+// ErrorDetails are the error's fields under --json: the limit's name and
+// its value in bytes (null for a limit that is not a size).
+func (e *Error) ErrorDetails() map[string]any {
+	var bytes any
+	if e.Value != 0 {
+		bytes = e.Value
+	}
+	return map[string]any{"limit": map[string]any{"name": e.Limit, "bytes": bytes}}
+}
