@@ -45,6 +45,10 @@ type Options struct {
 	// text, which may cut a secret (nil: Mask alone).
 	MaskIn     func(before, text, after string) string
 	AddSecrets func(...string) // registers secrets (stored tokens) to hide from now on
+	// UnusableToken, when set, is told of a stored token that cannot be
+	// used (see auth.SourceOptions.Unusable); the connection goes on
+	// without it.
+	UnusableToken func(server string, err error)
 
 	// What the server may ask during an operation (see REQUESTS FROM SERVERS
 	// in mcpx(1), and serverreq.go). Elicit, when set, answers elicitations
@@ -182,7 +186,8 @@ func Connect(ctx context.Context, t *config.Target, o Options) (*Conn, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	tokens := auth.NewSource(ctx, t, auth.SourceOptions{Mask: o.Mask, Note: o.Note, AddSecrets: o.AddSecrets})
+	tokens := auth.NewSource(ctx, t, auth.SourceOptions{Mask: o.Mask, Note: o.Note, AddSecrets: o.AddSecrets,
+		Unusable: o.UnusableToken})
 	c, err := connectFallback(ctx, t, o, tokens)
 	if tokens != nil {
 		var ae *auth.Error
@@ -498,7 +503,7 @@ func (c *Conn) startError(err error) error {
 	if errors.As(err, &ee) {
 		e.Msg = fmt.Sprintf("cannot start the server: %s: %v", c.T.Command, ee.Err)
 		if errors.Is(ee.Err, exec.ErrNotFound) {
-			e.Hints = append(e.Hints, fmt.Sprintf("is %q installed and on PATH?", c.T.Command))
+			e.Command = c.T.Command
 		}
 	}
 	return e

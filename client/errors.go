@@ -13,7 +13,11 @@ type TimeoutError struct {
 	Server  string
 	Phase   string
 	Timeout time.Duration
-	Hints   []string // what the server did that may explain it
+	// Stdout is the first line a stdio server wrote on stdout that is not
+	// JSON-RPC (masked, on one line, clipped), which may explain it: a
+	// banner such as "Listening on port 3000". StdoutJSON: it is JSON.
+	Stdout     string
+	StdoutJSON bool
 	// Stderr is the last lines a stdio server wrote on stderr when it
 	// did not initialize in time (a proxy that cannot reach its upstream
 	// says why only there).

@@ -6,7 +6,9 @@
 package commands
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/tidwall/gjson"
 
@@ -25,20 +27,92 @@ func hints(f failure) []string {
 	case *UsageError:
 		return e.Hints
 	case *config.NotFoundError:
-		return e.Hints
+		return append(slices.Clone(e.Hints), notFoundHints(e)...)
 	case *transport.ConnectError:
-		return e.Hints
+		return connectHints(e)
 	case *client.TimeoutError:
-		if e.Phase == "login" {
-			return []string{"login waits 5 minutes for the browser unless --timeout says otherwise"}
-		}
-		return append(slices.Clone(e.Hints), "raise the bound with --timeout, or \"timeout\" in the server's config entry")
+		return timeoutHints(e)
 	case *client.ServerError:
 		return urlElicitations(e.RPC)
 	case *auth.Error:
-		return e.Hints()
+		return authHints(e)
 	}
 	return nil
+}
+
+func notFoundHints(e *config.NotFoundError) []string {
+	switch {
+	case e.What == "server" && len(e.Known) > 0:
+		return []string{"configured servers: " + strings.Join(e.Known, ", ") + " (and the built-in demo)"}
+	case e.What == "server":
+		return []string{"no servers are configured; try the built-in one: mcpx catalog demo"}
+	case e.What == "resource" && e.Server != "":
+		return []string{"see what it offers: mcpx catalog " + e.Server + " --kind resource --kind resource_template"}
+	}
+	return nil
+}
+
+func connectHints(e *transport.ConnectError) []string {
+	var h []string
+	if e.Command != "" {
+		h = append(h, fmt.Sprintf("is %q installed and on PATH?", e.Command))
+	}
+	if e.LegacySSE {
+		h = append(h, "it may be a legacy SSE server: set \"type\": \"sse\" in its config entry")
+	}
+	if e.Speaks != "" {
+		h = append(h, "ask for a version it speaks: --protocol-version "+e.Speaks)
+	}
+	return h
+}
+
+func timeoutHints(e *client.TimeoutError) []string {
+	if e.Phase == "login" {
+		return []string{"login waits 5 minutes for the browser unless --timeout says otherwise"}
+	}
+	var h []string
+	if e.Stdout != "" {
+		what := "non-JSON"
+		if e.StdoutJSON {
+			what = "JSON that is not JSON-RPC"
+		}
+		h = append(h, fmt.Sprintf("the server wrote %s on stdout: %q", what, e.Stdout))
+	}
+	return append(h, "raise the bound with --timeout, or \"timeout\" in the server's config entry")
+}
+
+func authHints(e *auth.Error) []string {
+	if e.Msg != "" { // a failure of the login flow
+		if e.NoClient {
+			return []string{`register mcpx with the authorization server (redirect URI http://127.0.0.1/callback, any port) and set "oauth": {"clientId": "...", "clientSecret": "${VAR}"} in the server's config entry`}
+		}
+		return nil
+	}
+	login := "mcpx login " + serverWord(e.Server)
+	if e.Status == 403 && e.Scope != "" {
+		for _, s := range e.Scopes() {
+			login += " --scope " + serverWord(s)
+		}
+		return []string{"log in again with the scopes it requires: " + login}
+	}
+	return []string{"log in with: " + login,
+		"or pass credentials with -H 'Authorization: Bearer TOKEN', or set \"headers\" in the server's config entry"}
+}
+
+// serverWord quotes a word a server chose (its name as a URL, a scope) for
+// a command line that a hint asks the user to paste: anything but plain
+// characters is single-quoted, so it can never expand ($VAR, ${VAR},
+// $(...), `...`) in the user's shell.
+func serverWord(s string) string { return text.QuoteWord(s, "-_./:=@%+,") }
+
+// untrustedNote says why ./.mcp.json was not read.
+func untrustedNote(dir, userConfig string) string {
+	return fmt.Sprintf("skipping ./.mcp.json: %s is not a trusted project (pass --project, or add it to \"trustedProjects\" in %s)", dir, userConfig)
+}
+
+// unusableTokenNote says that a server's stored token cannot be used.
+func unusableTokenNote(server string, err error) string {
+	return fmt.Sprintf("server %q: %v; run: mcpx login %s", server, err, serverWord(server))
 }
 
 // stderrLines are the last lines a server wrote on stderr that explain f.

@@ -277,6 +277,9 @@ func (a *app) config() (*config.Config, error) {
 		if a.cfgErr != nil {
 			return
 		}
+		if a.cfg.Untrusted != "" {
+			a.log.Note("%s", untrustedNote(a.cfg.Untrusted, config.UserConfigPath(a.getenv)))
+		}
 		for _, n := range a.cfg.Notes {
 			a.log.Note("%s", n)
 		}
@@ -338,6 +341,7 @@ func (a *app) dial(ctx context.Context, t *config.Target) (*client.Conn, context
 		MessageCeiling:  render.MessageCeiling,
 		Debug:           a.log.Debug,
 		Note:            a.log.Note,
+		UnusableToken:   func(server string, err error) { a.log.Note("%s", unusableTokenNote(server, err)) },
 		Mask:            a.s.Mask,
 		MaskIn:          a.s.Secrets().MaskIn,
 		AddSecrets:      a.s.AddSecrets,

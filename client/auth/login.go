@@ -115,7 +115,7 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 		registered = true
 	default:
 		e := h.fail("authorization server %s offers no dynamic client registration, and no client is configured for this server", as.Issuer)
-		e.hints = []string{`register mcpx with the authorization server (redirect URI http://127.0.0.1/callback, any port) and set "oauth": {"clientId": "...", "clientSecret": "${VAR}"} in the server's config entry`}
+		e.NoClient = true
 		return nil, e
 	}
 

@@ -73,6 +73,10 @@ type NotFoundError struct {
 	Hints  []string
 	// Candidates, where useful, lists what does exist.
 	Candidates []string
+	// Server is the server the item was looked for on ("" for a server).
+	Server string
+	// Known are the configured servers, for an unknown server.
+	Known []string
 }
 
 func (e *NotFoundError) Error() string {
@@ -114,13 +118,7 @@ func (c *Config) Lookup(arg, self string) (*Server, error) {
 	if arg == DemoName {
 		return Demo(self), nil
 	}
-	e := &NotFoundError{What: "server", Name: arg}
-	if names := c.Names(); len(names) > 0 {
-		e.Hints = append(e.Hints, "configured servers: "+strings.Join(names, ", ")+" (and the built-in demo)")
-	} else {
-		e.Hints = append(e.Hints, "no servers are configured; try the built-in one: mcpx catalog demo")
-	}
-	return nil, e
+	return nil, &NotFoundError{What: "server", Name: arg, Known: c.Names()}
 }
 
 var varName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)

@@ -12,8 +12,12 @@ type ConnectError struct {
 	Phase  string
 	Msg    string
 	Stderr []string // the last lines the server wrote on stderr
-	Hints  []string
 	Err    error
+
+	// What would help, when something would:
+	Command   string // the server's command, which is not installed (not on PATH)
+	LegacySSE bool   // the server answered its first POST as a legacy SSE server may
+	Speaks    string // a protocol version the server speaks, having refused the one asked for
 }
 
 func (e *ConnectError) Error() string {
