@@ -33,4 +33,5 @@ allow client/config client/transport internal
 allow client/transport internal
 allow internal/limits internal/text
 allow internal/text
+allow internal/uritemplate
 exit $status
