@@ -143,11 +143,6 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 		}
 		return ctx.Err()
 	}
-	// mcp-go's SSE transport runs its own timer, set to the time left, which
-	// can fire a moment before the context's deadline.
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < 100*time.Millisecond && strings.Contains(err.Error(), "timeout waiting for SSE response") {
-		return c.timeoutError(phase)
-	}
 	if ae := c.authError(); ae != nil {
 		return ae
 	}

@@ -359,6 +359,7 @@ func (c *Conn) sse(ctx context.Context, hc *http.Client, o Options) (mcptranspor
 func (c *Conn) startClient(ctx context.Context, tr mcptransport.Interface, o Options, listen bool) (mcptransport.Interface, context.Context, error) {
 	wrapped, tapBase := wrapTap(tr, c.hooks)
 	c.tap = tapBase
+	tapBase.outlive = c.kind == config.SSE
 	if listen {
 		// The legacy handshake's last step: the server may send its first
 		// requests on the GET stream as soon as it is initialized, so the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"time"
 
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -167,6 +168,9 @@ type tap struct {
 	// is sent (the legacy handshake; see connect).
 	beforeInitialized func()
 	idOffset          int64 // added to numeric request ids (a second client on one session)
+	// outlive gives the inner transport a deadline a moment later than
+	// the call's (see outliveDeadline): set for mcp-go's SSE transport.
+	outlive bool
 }
 
 func (t *tap) Start(ctx context.Context) error { return t.inner.Start(ctx) }
@@ -190,7 +194,13 @@ func (t *tap) SendRequest(ctx context.Context, req mcptransport.JSONRPCRequest) 
 		s.pending = &id
 		s.mu.Unlock()
 	}
-	resp, err := t.inner.SendRequest(ctx, req)
+	ictx := ctx
+	if t.outlive {
+		var stop context.CancelFunc
+		ictx, stop = outliveDeadline(ctx)
+		defer stop()
+	}
+	resp, err := t.inner.SendRequest(ictx, req)
 	if s != nil && err == nil {
 		s.mu.Lock()
 		s.pending = nil
@@ -234,6 +244,26 @@ func (t *tap) SendRequest(ctx context.Context, req mcptransport.JSONRPCRequest) 
 		s.mu.Unlock()
 	}
 	return resp, err
+}
+
+// outliveGrace is how much later than the call's deadline the inner
+// transport's is (see outliveDeadline).
+const outliveGrace = time.Second
+
+// outliveDeadline returns a context that ends when ctx ends, with a
+// deadline outliveGrace later than ctx's. mcp-go's SSE transport times a
+// request out by a timer of its own, set by the context's deadline, which
+// fires with ctx's and may win the race with an error that does not say
+// it is a timeout. Given the later deadline, ctx always ends first, and
+// the transport returns the context's error (TestSSEDeadlineRace).
+func outliveDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return ctx, func() {}
+	}
+	ictx, cancel := context.WithDeadline(context.WithoutCancel(ctx), dl.Add(outliveGrace))
+	stop := context.AfterFunc(ctx, cancel)
+	return ictx, func() { stop(); cancel() }
 }
 
 // withArguments returns the params of a prompts/get or tools/call with an
