@@ -401,7 +401,7 @@ func (c *Conn) initialize(ctx context.Context, wrapped mcptransport.Interface, l
 	res, err := c.mc.Initialize(withSink(gctx, s), req)
 	gcancel()
 	if err != nil && !mcp.IsModernProtocol(o.ProtocolVersion) && s.lastError() == nil && s.lastResult() != nil && ctx.Err() == nil &&
-		c.limit.Get() == nil && c.limit.Violation() == "" && strings.Contains(err.Error(), "failed to unmarshal response") {
+		c.limit.Get() == nil && c.limit.Violation() == "" && refusedResult[mcp.InitializeResult](s, "initialize") {
 		// mcp-go's typed decoding refused the initialize result (one odd
 		// capability value fails it whole): read it leniently instead.
 		// The second client counts ids from 1 again: keep them unique.
@@ -439,7 +439,7 @@ func (c *Conn) failInitialize(ctx context.Context, err error, s *sink) error {
 	case errors.As(err, &badVersion):
 		e = &transport.ConnectError{Server: t.Name, Phase: "initialize", Err: err,
 			Msg: fmt.Sprintf("the server answered with protocol version %q, which mcpx does not know", c.clip(badVersion.Version, 40))}
-	case strings.Contains(err.Error(), "failed to unmarshal response") && s.lastResult() != nil:
+	case refusedResult[mcp.InitializeResult](s, "initialize"):
 		e = &transport.ConnectError{Server: t.Name, Phase: "initialize", Err: err, Msg: "the initialize result does not follow the schema: " + text.OneLine(c.clip(err.Error(), 200))}
 	default:
 		e = c.classifyCall(ctx, "initialize", err, s)

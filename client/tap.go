@@ -43,6 +43,26 @@ type sink struct {
 	// refused: mcpx answered a request of the server's "method not found"
 	// during the call (see Conn.classifyCall).
 	refused bool
+	// answered is the method of the call's last request when the
+	// transport answered it with a result, which mcp-go was given ("" when
+	// it was answered otherwise, or not yet): see refusedResult.
+	answered string
+}
+
+// refusedResult reports whether a call failed because mcp-go's typed
+// decoding refused the result of its last request, method: the transport
+// answered that request with a result, and json.Unmarshal does not take it
+// as a T, which is how mcp-go decodes it (TestMcpGoDecodesStrictly).
+func refusedResult[T any](s *sink, method string) bool {
+	s.mu.Lock()
+	answered := s.answered
+	s.mu.Unlock()
+	raw := s.lastResult()
+	if answered != method || raw == nil {
+		return false
+	}
+	var v T
+	return json.Unmarshal(raw, &v) != nil
 }
 
 // inputParams returns the raw params of the input request of method, in
@@ -192,6 +212,7 @@ func (t *tap) SendRequest(ctx context.Context, req mcptransport.JSONRPCRequest) 
 		s.mu.Lock()
 		id := req.ID
 		s.pending = &id
+		s.answered = ""
 		s.mu.Unlock()
 	}
 	ictx := ctx
@@ -232,6 +253,7 @@ func (t *tap) SendRequest(ctx context.Context, req mcptransport.JSONRPCRequest) 
 			}
 		default:
 			s.results = append(s.results, resp.Result) // a fresh slice, decoded for this response
+			s.answered = req.Method
 			if sub := s.substitute; sub != nil || s.rewrite != nil {
 				if s.rewrite != nil {
 					sub = s.rewrite(resp.Result)
