@@ -38,21 +38,20 @@ func (c *Conn) ReadResource(ctx context.Context, uri string) (json.RawMessage, e
 	if err == nil || !errors.As(err, &se) {
 		return raw, err
 	}
-	hint := []string{"see what it offers: mcpx catalog " + c.T.Name + " --kind resource --kind resource_template"}
 	answer := fmt.Sprintf("%s (code %d)", se.Shown(), se.RPC.Code)
 	switch se.RPC.Code {
 	case codeResourceNotFound:
-		return nil, &config.NotFoundError{What: "resource", Name: uri, RPC: &se.RPC, Hints: hint,
+		return nil, &config.NotFoundError{What: "resource", Name: uri, RPC: &se.RPC, Server: c.T.Name,
 			Detail: fmt.Sprintf("server %q answered: %s", c.T.Name, answer)}
 	case mcp.INVALID_PARAMS:
 		if u := gjson.GetBytes(se.RPC.Data, "uri"); u.Type == gjson.String {
 			// How servers say "not found" since SEP-2164 (the Go SDK from
 			// 1.7): -32602 naming the URI in data.uri.
-			return nil, &config.NotFoundError{What: "resource", Name: uri, RPC: &se.RPC, Hints: hint,
+			return nil, &config.NotFoundError{What: "resource", Name: uri, RPC: &se.RPC, Server: c.T.Name,
 				Detail: fmt.Sprintf("server %q answered: %s", c.T.Name, answer)}
 		}
 		if known, lerr := c.knows(ctx, uri); lerr == nil && !known {
-			return nil, &config.NotFoundError{What: "resource", Name: uri, RPC: &se.RPC, Hints: hint,
+			return nil, &config.NotFoundError{What: "resource", Name: uri, RPC: &se.RPC, Server: c.T.Name,
 				Detail: fmt.Sprintf("server %q lists no such resource and no template matches it; it answered: %s", c.T.Name, answer)}
 		}
 	}

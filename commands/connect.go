@@ -96,6 +96,7 @@ func (a *app) connect(ctx context.Context, t *config.Target, o connectOptions) (
 		MessageCeiling:  render.MessageCeiling,
 		Debug:           a.log.Debug,
 		Note:            a.log.Note,
+		UnusableToken:   func(server string, err error) { a.log.Note("%s", unusableTokenNote(server, err)) },
 		Mask:            a.s.Mask,
 		MaskIn:          a.s.Secrets().MaskIn,
 		AddSecrets:      a.s.AddSecrets,

@@ -226,3 +226,9 @@ type ToolError struct {
 func (e *ToolError) Error() string {
 	return fmt.Sprintf("server %q: tool %s reported an error (isError: true)", e.Server, render.Quote(e.Tool, 200))
 }
+
+// ErrorCode is error.code under --json.
+func (e *ToolError) ErrorCode() string { return "tool_error" }
+
+// ErrorDetails: none.
+func (e *ToolError) ErrorDetails() map[string]any { return nil }

@@ -184,7 +184,9 @@ func (a *app) contentWarnings(server, kind, name string, warnings []string) {
 // contentErrorFor names the server and method in a content error.
 func (a *app) contentErrorFor(conn *client.Conn, method string, err error) error {
 	if bc, ok := err.(*render.BadContentError); ok {
-		return &BadContentError{Server: conn.T.Name, Method: method, Err: bc}
+		named := *bc
+		named.Server, named.Method = conn.T.Name, method
+		return &named
 	}
 	return err
 }

@@ -341,20 +341,6 @@ func (a *app) contentError(conn *client.Conn, err error) error {
 	return a.contentErrorFor(conn, "resources/read", err)
 }
 
-// BadContentError: a server sent an item mcpx cannot render (exit 1).
-type BadContentError struct {
-	Server string
-	Method string
-	Err    *render.BadContentError
-}
-
-func (e *BadContentError) Error() string {
-	if e.Err.Item < 0 {
-		return fmt.Sprintf("server %q: %s: %s", e.Server, e.Method, e.Err.Msg)
-	}
-	return fmt.Sprintf("server %q: %s: %s", e.Server, e.Method, e.Err.Error())
-}
-
 // spiller returns the spill writer, or nil when no cache directory is known.
 func (a *app) spiller() *render.Spiller {
 	root := a.g.cacheDir

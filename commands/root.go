@@ -289,6 +289,9 @@ func (a *app) config() (*config.Config, error) {
 		if a.cfgErr != nil {
 			return
 		}
+		if a.cfg.Untrusted != "" {
+			a.log.Note("%s", untrustedNote(a.cfg.Untrusted, config.UserConfigPath(a.getenv)))
+		}
 		for _, n := range a.cfg.Notes {
 			a.log.Note("%s", n)
 		}

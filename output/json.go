@@ -17,6 +17,12 @@ func (e *NoMatchError) Error() string {
 	return fmt.Sprintf("--select %q matched nothing", e.Path)
 }
 
+// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
+func (e *NoMatchError) ErrorCode() string { return "no_match" }
+
+// ErrorDetails: none.
+func (e *NoMatchError) ErrorDetails() map[string]any { return nil }
+
 // Marshal encodes v as one compact JSON document without HTML escaping.
 func Marshal(v any) ([]byte, error) {
 	var buf bytes.Buffer

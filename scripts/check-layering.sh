@@ -31,6 +31,7 @@ allow client client/auth client/config client/transport internal
 allow client/auth client/config client/transport internal
 allow client/config client/transport internal
 allow client/transport internal
+allow internal/limits internal/text
 allow internal/text
 allow internal/uritemplate
 exit $status

@@ -30,6 +30,10 @@ type SourceOptions struct {
 	Mask       func(string) string  // hides secrets before a message cuts a server's text short
 	Note       func(string, ...any) // notes always shown
 	AddSecrets func(...string)      // registers secrets (stored tokens) to hide from now on
+	// Unusable, when set, is told of a stored token that cannot be used
+	// (its file unreadable, unsafe or broken): the server's name as the
+	// user gives it, and why. The connection goes on without a token.
+	Unusable func(server string, err error)
 }
 
 // Source gives a connection the server's stored token.
@@ -75,8 +79,8 @@ func NewSource(ctx context.Context, t *config.Target, o SourceOptions) *Source {
 	a := &Source{t: t, o: o, store: tokenStore{dir: t.TokenDir}, server: server, state: "none"}
 	tok, err := a.store.load(server)
 	if err != nil {
-		if o.Note != nil {
-			o.Note("server %q: %v; run: mcpx login %s", t.Name, err, shellArg(t.Name))
+		if o.Unusable != nil {
+			o.Unusable(t.Name, err)
 		}
 		return a
 	}

@@ -186,7 +186,7 @@ func (h *oauthHTTP) loginClient(ctx context.Context, t *config.Target, as *authS
 		return ca, true, nil
 	}
 	e := h.fail("authorization server %s offers no dynamic client registration, and no client is configured for this server", as.Issuer)
-	e.hints = []string{`register mcpx with the authorization server (redirect URI http://127.0.0.1/callback, any port) and set "oauth": {"clientId": "...", "clientSecret": "${VAR}"} in the server's config entry`}
+	e.NoClient = true
 	return ca, false, e
 }
 

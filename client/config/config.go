@@ -79,9 +79,12 @@ func shellQuote(s string) string { return text.QuoteWord(s, "-_./:=@%+,${}") }
 // Config is the merged view of the config files an invocation reads.
 type Config struct {
 	Servers map[string]*Server
-	Notes   []string // e.g. an untrusted project file that was skipped
-	Warns   []string // e.g. a project entry that a user entry shadows
-	Files   []string // the files that were read
+	Notes   []string // things worth saying about the files read
+	// Untrusted is the project directory whose ./.mcp.json was skipped,
+	// not being trusted ("" when none was).
+	Untrusted string
+	Warns     []string // e.g. a project entry that a user entry shadows
+	Files     []string // the files that were read
 }
 
 // Names returns the configured server names in order.
@@ -146,7 +149,7 @@ func Load(o LoadOptions) (*Config, error) {
 		trusted = user.trusts(o.Cwd, o.Getenv)
 	}
 	if !trusted {
-		cfg.Notes = append(cfg.Notes, fmt.Sprintf("skipping ./.mcp.json: %s is not a trusted project (pass --project, or add it to \"trustedProjects\" in %s)", o.Cwd, UserConfigPath(o.Getenv)))
+		cfg.Untrusted = o.Cwd
 		return cfg, nil
 	}
 	proj, err := readFile(projPath, true)
@@ -170,6 +173,22 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("server %q: %s", e.Server, e.Msg)
 	}
 	return e.Msg
+}
+
+// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
+func (e *Error) ErrorCode() string { return "usage" }
+
+// ErrorDetails are the error's fields under --json: the unset variable and
+// the server, when known.
+func (e *Error) ErrorDetails() map[string]any {
+	d := map[string]any{}
+	if e.Var != "" {
+		d["variable"] = e.Var
+	}
+	if e.Server != "" {
+		d["server"] = e.Server
+	}
+	return d
 }
 
 type configFile struct {

@@ -73,6 +73,10 @@ type NotFoundError struct {
 	Hints  []string
 	// Candidates, where useful, lists what does exist.
 	Candidates []string
+	// Server is the server the item was looked for on ("" for a server).
+	Server string
+	// Known are the configured servers, for an unknown server.
+	Known []string
 }
 
 func (e *NotFoundError) Error() string {
@@ -80,6 +84,22 @@ func (e *NotFoundError) Error() string {
 		return fmt.Sprintf("unknown %s %q: %s", e.What, e.Name, e.Detail)
 	}
 	return fmt.Sprintf("unknown %s %q", e.What, e.Name)
+}
+
+// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
+func (e *NotFoundError) ErrorCode() string { return "not_found" }
+
+// ErrorDetails are the error's fields under --json: the server's error
+// reply and the candidates, when there are.
+func (e *NotFoundError) ErrorDetails() map[string]any {
+	d := map[string]any{}
+	if e.RPC != nil {
+		d["rpc"] = e.RPC
+	}
+	if e.Candidates != nil {
+		d["candidates"] = e.Candidates
+	}
+	return d
 }
 
 // Lookup finds the server a SRV argument names: a URL, a configured server,
@@ -98,13 +118,7 @@ func (c *Config) Lookup(arg, self string) (*Server, error) {
 	if arg == DemoName {
 		return Demo(self), nil
 	}
-	e := &NotFoundError{What: "server", Name: arg}
-	if names := c.Names(); len(names) > 0 {
-		e.Hints = append(e.Hints, "configured servers: "+strings.Join(names, ", ")+" (and the built-in demo)")
-	} else {
-		e.Hints = append(e.Hints, "no servers are configured; try the built-in one: mcpx catalog demo")
-	}
-	return nil, e
+	return nil, &NotFoundError{What: "server", Name: arg, Known: c.Names()}
 }
 
 var varName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
