@@ -79,3 +79,19 @@ func TestClassifyDetails(t *testing.T) {
 		}
 	}
 }
+
+// TestExitCodesCoverEveryFailure: a failure whose code is missing from
+// exitCodes would exit 1 silently; every error type of mcpx is listed here.
+func TestExitCodesCoverEveryFailure(t *testing.T) {
+	for _, f := range []failure{
+		&UsageError{}, &StrictError{}, &AmbiguousError{}, &ToolError{},
+		&config.Error{}, &config.NotFoundError{}, &auth.Error{},
+		&client.TimeoutError{}, &client.ServerError{}, &client.UnsupportedError{},
+		&client.BadReplyError{}, &transport.ConnectError{}, &transport.LimitError{},
+		&render.BadContentError{}, &output.NoMatchError{},
+	} {
+		if _, ok := exitCodes[f.ErrorCode()]; !ok {
+			t.Errorf("%T: code %q has no exit status", f, f.ErrorCode())
+		}
+	}
+}
