@@ -393,9 +393,14 @@ func (s *completeSource) Servers() []completions.Candidate {
 	var out []completions.Candidate
 	cfg, err := s.config()
 	if err == nil {
-		for _, name := range cfg.Names() {
+		for _, name := range cfg.Enabled() {
 			srv := cfg.Servers[name]
 			out = append(out, completions.Candidate{Value: name, Desc: srv.Transport + " " + srv.Target()})
+		}
+		// An entry another source's takes the name of: NAME@SOURCE.
+		for _, ref := range cfg.Refs() {
+			srv, _ := cfg.Lookup(ref, s.a.self)
+			out = append(out, completions.Candidate{Value: ref, Desc: srv.Transport + " " + srv.Target()})
 		}
 	}
 	if cfg == nil || cfg.Servers[config.DemoName] == nil {

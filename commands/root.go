@@ -192,6 +192,7 @@ func (a *app) newRoot() *cli.Command {
 		},
 		Commands: []*cli.Command{
 			a.newServersCmd(),
+			a.newImportCmd(),
 			a.newCatalogCmd(),
 			a.newDescribeCmd(),
 			a.newReadCmd(),
