@@ -136,7 +136,9 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 		return e
 	}
 	if ctx.Err() != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// A context ended by a clock of the caller's own (one that stops
+		// while a person answers) says so by its cause, not its Err.
+		if errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
 			return &TimeoutError{Server: c.T.Name, Phase: phase, Timeout: c.T.Timeout, Hints: c.timeoutHints()}
 		}
 		return ctx.Err()

@@ -671,7 +671,7 @@ func (c *Conn) callRawOnce(ctx context.Context, method string, substitute json.R
 		return nil, c.classifyCall(ctx, method, err, s)
 	}
 	if id, ok := s.pendingID(); ok && ctx.Err() != nil {
-		c.cancelled(id, method, ctx.Err())
+		c.cancelled(id, method, context.Cause(ctx))
 	}
 	if err == nil && c.limit.Violation() != "" {
 		// The answer came, but the framing broke meanwhile (the server

@@ -5,13 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
-	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/uritemplate"
 )
 
 // MCP's "resource not found" error code.
@@ -73,40 +72,10 @@ func (c *Conn) knows(ctx context.Context, uri string) (bool, error) {
 			return false, errors.New("the listing is incomplete")
 		}
 		for _, it := range items {
-			if it.ID == uri || (kind == KindTemplate && templateMatches(it.ID, uri)) {
+			if it.ID == uri || (kind == KindTemplate && uritemplate.Matches(it.ID, uri)) {
 				return true, nil
 			}
 		}
 	}
 	return false, nil
-}
-
-// templateMatches reports whether uri could be an expansion of the RFC 6570
-// template tpl: the literal parts match, a simple {var} matches within one
-// path segment (a level-1 value is percent-encoded, so it has no / ? #),
-// and an expression with an operator matches anything.
-func templateMatches(tpl, uri string) bool {
-	var b strings.Builder
-	b.WriteString("^")
-	for {
-		i := strings.IndexByte(tpl, '{')
-		if i < 0 {
-			break
-		}
-		j := strings.IndexByte(tpl[i:], '}')
-		if j < 0 {
-			break
-		}
-		b.WriteString(regexp.QuoteMeta(tpl[:i]))
-		if expr := tpl[i+1 : i+j]; expr != "" && strings.ContainsRune("+#./;?&=,!@|", rune(expr[0])) {
-			b.WriteString(".*")
-		} else {
-			b.WriteString("[^/?#]*")
-		}
-		tpl = tpl[i+j+1:]
-	}
-	b.WriteString(regexp.QuoteMeta(tpl))
-	b.WriteString("$")
-	re, err := regexp.Compile(b.String())
-	return err == nil && re.MatchString(uri)
 }

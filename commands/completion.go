@@ -18,6 +18,7 @@ import (
 	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/completions"
+	"github.com/mcpx-cli/mcpx/internal/uritemplate"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
 )
@@ -29,7 +30,27 @@ const completeBudget = 2 * time.Second
 // completeCommand is the hidden command the completion scripts call.
 const completeCommand = "__complete"
 
+// completionOptions are completion's arguments; validate checks them.
+type completionOptions struct {
+	Args []string // bash, zsh or fish
+
+	Shell string
+}
+
+func (o *completionOptions) validate() error {
+	if len(o.Args) == 0 {
+		return &UsageError{Msg: "completion needs the name of a shell: bash, zsh or fish",
+			Hints: []string{"e.g. source <(mcpx completion bash) in ~/.bashrc; mcpx completion --help shows the others"}}
+	}
+	if len(o.Args) > 1 {
+		return argCountError("completion", "one shell: bash, zsh or fish", o.Args, "")
+	}
+	o.Shell = o.Args[0]
+	return nil
+}
+
 func (a *app) newCompletionCmd() *cli.Command {
+	o := &completionOptions{}
 	return &cli.Command{
 		Name:      "completion",
 		Usage:     "print the shell completion script for bash, zsh or fish",
@@ -46,15 +67,11 @@ func (a *app) newCompletionCmd() *cli.Command {
 			"                                            mcpx completion fish > ~/.config/fish/completions/mcpx.fish\n\n" +
 			"EXIT STATUS: 0, or 2 for a shell other than bash, zsh and fish.",
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			args := cmd.Args().Slice()
-			if len(args) == 0 {
-				return &UsageError{Msg: "completion needs the name of a shell: bash, zsh or fish",
-					Hints: []string{"e.g. source <(mcpx completion bash) in ~/.bashrc; mcpx completion --help shows the others"}}
+			o.Args = cmd.Args().Slice()
+			if err := o.validate(); err != nil {
+				return err
 			}
-			if len(args) > 1 {
-				return argCountError("completion", "one shell: bash, zsh or fish", args, "")
-			}
-			script, err := completions.Script(args[0], cmd.Root().Name)
+			script, err := completions.Script(o.Shell, cmd.Root().Name)
 			if err != nil {
 				return &UsageError{Msg: err.Error()}
 			}
@@ -530,5 +547,5 @@ func (s *completeSource) TemplateVars(tmpl string) []string {
 	if !strings.Contains(tmpl, "{") {
 		return nil
 	}
-	return render.TemplateVariables(tmpl)
+	return uritemplate.Variables(tmpl)
 }

@@ -9,13 +9,18 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/uritemplate"
 	"github.com/mcpx-cli/mcpx/render"
 )
 
+// describeOptions are describe's arguments and flags, as given; validate
+// checks them before anything is started, and sets the rest.
 type describeOptions struct {
+	Args []string // SRV ID
+	Kind string   // --kind
+
 	Server string
 	ID     string // as typed
-	Kind   string // --kind
 	// A key KIND:ID splits into these; the whole ID is still tried as an id
 	// when the key names nothing (a URI such as resource://x looks like one).
 	KeyKind, KeyID string
@@ -36,39 +41,52 @@ func (a *app) newDescribeCmd() *cli.Command {
 			&cli.StringFlag{Name: "kind", Usage: "look only among `KIND` (tool, resource, resource_template, prompt)", Destination: &o.Kind},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			args := cmd.Args().Slice()
-			if len(args) != 2 {
-				return usagef("describe takes SRV and ID, got %s", count(len(args), "argument"))
-			}
-			o.Server, o.ID = args[0], args[1]
-			if o.Kind != "" {
-				if err := checkKinds([]string{o.Kind}); err != nil {
-					return err
-				}
-			}
-			if k, id, ok := strings.Cut(o.ID, ":"); ok && isKind(k) && id != "" {
-				if o.Kind != "" && o.Kind != k {
-					return usagef("%q is a %s key, but --kind says %s", o.ID, k, o.Kind)
-				}
-				o.KeyKind, o.KeyID = k, id
-			}
-			if o.ID == "" {
-				return usagef("describe needs a non-empty ID")
+			o.Args = cmd.Args().Slice()
+			if err := o.validate(); err != nil {
+				return err
 			}
 			return a.describe(ctx, o)
 		},
 	}
 }
 
+// validate checks describe's arguments and flags, and splits a key.
+func (o *describeOptions) validate() error {
+	if len(o.Args) != 2 {
+		return usagef("describe takes SRV and ID, got %s", count(len(o.Args), "argument"))
+	}
+	o.Server, o.ID = o.Args[0], o.Args[1]
+	if o.Kind != "" {
+		if err := checkKinds([]string{o.Kind}); err != nil {
+			return err
+		}
+	}
+	if k, id, ok := strings.Cut(o.ID, ":"); ok && isKind(k) && id != "" {
+		if o.Kind != "" && o.Kind != k {
+			return usagef("%q is a %s key, but --kind says %s", o.ID, k, o.Kind)
+		}
+		o.KeyKind, o.KeyID = k, id
+	}
+	if o.ID == "" {
+		return usagef("describe needs a non-empty ID")
+	}
+	return nil
+}
+
 var capabilityOf = map[string]string{client.KindTool: "tools", client.KindResource: "resources",
 	client.KindTemplate: "resources", client.KindPrompt: "prompts"}
 
 func (a *app) describe(ctx context.Context, o *describeOptions) error {
-	conn, cctx, done, err := a.open(ctx, o.Server)
+	t, err := a.target(o.Server)
 	if err != nil {
 		return err
 	}
-	defer done()
+	s, err := a.connect(ctx, t, connectOptions{})
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	conn, cctx := s.conn, s.ctx
 	w := &warner{a: a}
 	defer w.flush(conn.T.Name)
 	if o.Kind != "" && !conn.Advertised(o.Kind) {
@@ -157,7 +175,7 @@ func (a *app) describe(ctx context.Context, o *describeOptions) error {
 	it := found[0]
 	d := &render.Describe{CatalogItem: catalogItem(it), InputSchema: it.InputSchema, OutputSchema: it.OutputSchema}
 	if it.Kind == client.KindTemplate {
-		d.Variables = render.TemplateVariables(it.ID)
+		d.Variables = uritemplate.Variables(it.ID)
 		if d.Variables == nil {
 			d.Variables = []string{}
 		}

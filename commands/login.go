@@ -20,9 +20,21 @@ import (
 // has to find the browser tab and log in.
 const loginTimeout = 5 * time.Minute
 
+// loginOptions are login's arguments and flags; validate checks them.
 type loginOptions struct {
+	Args      []string // SRV
 	Scopes    []string
 	NoBrowser bool
+
+	Server string
+}
+
+func (o *loginOptions) validate() error {
+	if len(o.Args) != 1 {
+		return usagef("login takes one argument: SRV")
+	}
+	o.Server = o.Args[0]
+	return nil
 }
 
 func (a *app) newLoginCmd() *cli.Command {
@@ -43,16 +55,17 @@ func (a *app) newLoginCmd() *cli.Command {
 			&cli.BoolFlag{Name: "no-browser", Usage: "print the authorization URL, never open a browser", Destination: &o.NoBrowser},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			if cmd.Args().Len() != 1 {
-				return usagef("login takes one argument: SRV")
+			o.Args = cmd.Args().Slice()
+			if err := o.validate(); err != nil {
+				return err
 			}
-			return a.login(ctx, cmd.Args().First(), o)
+			return a.login(ctx, o)
 		},
 	}
 }
 
-func (a *app) login(ctx context.Context, arg string, o *loginOptions) error {
-	t, err := a.target(arg)
+func (a *app) login(ctx context.Context, o *loginOptions) error {
+	t, err := a.target(o.Server)
 	if err != nil {
 		return err
 	}
@@ -60,7 +73,7 @@ func (a *app) login(ctx context.Context, arg string, o *loginOptions) error {
 		return usagef("server %q is a stdio server: login is for http and sse servers", t.Name)
 	}
 	bound := loginTimeout
-	if a.timeoutSet {
+	if a.g.timeoutSet {
 		bound = a.g.timeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, bound)
@@ -146,7 +159,23 @@ func openBrowser(u string, getenv func(string) string) error {
 	return nil
 }
 
+// logoutOptions are logout's arguments; validate checks them.
+type logoutOptions struct {
+	Args []string // SRV
+
+	Server string
+}
+
+func (o *logoutOptions) validate() error {
+	if len(o.Args) != 1 {
+		return usagef("logout takes one argument: SRV")
+	}
+	o.Server = o.Args[0]
+	return nil
+}
+
 func (a *app) newLogoutCmd() *cli.Command {
+	o := &logoutOptions{}
 	return &cli.Command{
 		Name:      "logout",
 		Usage:     "remove a server's stored OAuth token, revoking it where the server allows",
@@ -157,16 +186,17 @@ func (a *app) newLogoutCmd() *cli.Command {
 			"EXIT STATUS: 0 logged out (or nothing stored), 2 usage or a stdio server, 4 unknown server, " +
 			"6 the token store cannot be changed, 7 timeout.",
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			if cmd.Args().Len() != 1 {
-				return usagef("logout takes one argument: SRV")
+			o.Args = cmd.Args().Slice()
+			if err := o.validate(); err != nil {
+				return err
 			}
-			return a.logout(ctx, cmd.Args().First())
+			return a.logout(ctx, o)
 		},
 	}
 }
 
-func (a *app) logout(ctx context.Context, arg string) error {
-	t, err := a.target(arg)
+func (a *app) logout(ctx context.Context, o *logoutOptions) error {
+	t, err := a.target(o.Server)
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,18 @@ import (
 	"github.com/mcpx-cli/mcpx/client/config"
 )
 
-type serversOptions struct{ Probe bool }
+// serversOptions are servers' arguments and flags; validate checks them.
+type serversOptions struct {
+	Args  []string // none
+	Probe bool
+}
+
+func (o *serversOptions) validate() error {
+	if len(o.Args) > 0 {
+		return usagef("servers takes no arguments")
+	}
+	return nil
+}
 
 // serverEntry is the JSON shape of one server (see servers in COMMANDS,
 // mcpx(1)).
@@ -74,8 +85,9 @@ func (a *app) newServersCmd() *cli.Command {
 			&cli.BoolFlag{Name: "probe", Usage: "contact each server and report its name, version, protocol and capabilities", Destination: &o.Probe},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			if cmd.Args().Present() {
-				return usagef("servers takes no arguments")
+			o.Args = cmd.Args().Slice()
+			if err := o.validate(); err != nil {
+				return err
 			}
 			return a.servers(ctx, o)
 		},
@@ -161,7 +173,11 @@ func (a *app) probe(ctx context.Context, s *config.Server) *probe {
 		}
 		return p
 	}
-	conn, cctx, done, err := a.openServer(ctx, s)
+	t, err := a.resolve(s)
+	var sess *session
+	if err == nil {
+		sess, err = a.connect(ctx, t, connectOptions{})
+	}
 	var cfgErr *config.Error
 	if errors.As(err, &cfgErr) {
 		a.log.Warnf("%v", err)
@@ -169,10 +185,11 @@ func (a *app) probe(ctx context.Context, s *config.Server) *probe {
 	if err != nil {
 		return fail(err)
 	}
-	defer done()
+	defer sess.close()
+	conn := sess.conn
 	// the protocol a command would get: a server may accept the 2026-07-28
 	// era at server/discover and refuse it for every request after
-	if err := conn.ConfirmEra(cctx); err != nil {
+	if err := conn.ConfirmEra(sess.ctx); err != nil {
 		return fail(err)
 	}
 	pa := &probeAuth{State: conn.Auth.State}

@@ -45,12 +45,3 @@ func (e *BadContentError) Error() string {
 	}
 	return fmt.Sprintf("%sitem #%d: %s", where, e.Item, e.Msg)
 }
-
-// TemplateError: a URI template cannot be expanded from the pairs given (exit 2).
-type TemplateError struct {
-	Msg        string
-	Expression string   // the offending {expression}, when one is
-	Variables  []string // the variables concerned (missing, unknown, or all of the template's)
-}
-
-func (e *TemplateError) Error() string { return e.Msg }

@@ -32,4 +32,5 @@ allow client/auth client/config client/transport internal
 allow client/config client/transport internal
 allow client/transport internal
 allow internal/text
+allow internal/uritemplate
 exit $status
