@@ -223,7 +223,7 @@ func hostFiles(p platform) []hostFile {
 func Sources() []string {
 	seen := map[string]bool{}
 	out := []string{SourceMCPX, SourceProject}
-	for _, f := range hostFiles(platform{goos: "linux", home: "/", cwd: "/", getenv: func(string) string { return "" }}) {
+	for _, f := range hostFiles(platform{goos: "linux", home: "/home", cwd: "/project", getenv: func(string) string { return "" }}) {
 		if !seen[f.Source] {
 			seen[f.Source] = true
 			out = append(out, f.Source)

@@ -593,3 +593,16 @@ func TestJWCC(t *testing.T) {
 		t.Errorf("offsets moved: %d bytes, want %d", len(out), len(in))
 	}
 }
+
+// Every source name, the project-level ones too, in precedence order.
+func TestSources(t *testing.T) {
+	want := []string{"mcpx", "project", "claude-desktop", "claude-code-local", "claude-code",
+		"cursor", "cursor-project", "vscode", "vscode-project", "windsurf", "codex", "codex-project",
+		"gemini", "gemini-project", "zed", "zed-project", "opencode", "opencode-project", "goose", "cline"}
+	if got := Sources(); !slices.Equal(got, want) {
+		t.Errorf("Sources() = %q, want %q", got, want)
+	}
+	if !IsHostSource("cursor-project") || IsHostSource("mcpx") || IsHostSource("nope") {
+		t.Error("IsHostSource")
+	}
+}
