@@ -56,6 +56,7 @@ type platform struct {
 	home   string // "" when unknown: no file under it is read
 	cwd    string
 	getenv func(string) string
+	memo   map[string]*claudeDoc // ~/.claude.json decoded once for both of its sources
 }
 
 // homeDir is the user's home directory as the hosts find it: $HOME, and on
@@ -321,6 +322,8 @@ func parseHost(f hostFile, data []byte, p platform) ([]hostEntry, error) {
 		return parseCodex(data)
 	case "goose":
 		return parseGoose(data)
+	case "claude-code", "claude-code-local":
+		return parseClaudeCode(f, data, p)
 	}
 	return parseJSONHost(f, data, p)
 }
@@ -330,6 +333,7 @@ func parseHost(f hostFile, data []byte, p platform) ([]hostEntry, error) {
 // Project-level files are read only when trusted; the untrusted ones that
 // define servers are named in untrusted.
 func loadHosts(cfg *Config, p platform, only []string, trusted bool) (untrusted []string) {
+	p.memo = map[string]*claudeDoc{}
 	want := map[string]bool{}
 	for _, h := range only {
 		want[h] = true

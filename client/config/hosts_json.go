@@ -188,6 +188,40 @@ type zedCommand struct {
 	Env  map[string]string `json:"env"`
 }
 
+// claudeDoc is what mcpx reads of Claude Code's ~/.claude.json.
+type claudeDoc struct {
+	MCPServers map[string]json.RawMessage `json:"mcpServers"`
+	Projects   map[string]struct {
+		MCPServers map[string]json.RawMessage `json:"mcpServers"`
+	} `json:"projects"`
+}
+
+// parseClaudeCode reads the servers of ~/.claude.json: the user scope, or
+// the local scope of the current directory. That file also keeps Claude
+// Code's history and grows to tens of megabytes, so it is decoded in one
+// pass into what mcpx needs, once for both scopes; a file that does not
+// decode so is read again by the general reader, which words the problem.
+func parseClaudeCode(f hostFile, data []byte, p platform) ([]hostEntry, error) {
+	doc, ok := p.memo[f.Path]
+	if !ok {
+		doc = &claudeDoc{}
+		if json.Unmarshal(data, doc) != nil {
+			doc = nil
+		}
+		if p.memo != nil {
+			p.memo[f.Path] = doc
+		}
+	}
+	if doc == nil {
+		return parseJSONHost(f, data, p)
+	}
+	entries := doc.MCPServers
+	if f.Dialect == "claude-code-local" {
+		entries = doc.Projects[projectKey(doc.Projects, p)].MCPServers
+	}
+	return jsonEntries(f, entries, nil, nil, p), nil
+}
+
 // parseJSONHost reads the server entries of a JSON host's file.
 func parseJSONHost(f hostFile, data []byte, p platform) ([]hostEntry, error) {
 	clean, err := jwcc(data)
@@ -270,6 +304,13 @@ func parseJSONHost(f hostFile, data []byte, p platform) ([]hostEntry, error) {
 			}
 		}
 	}
+	return jsonEntries(f, entries, disabled, allowed, p), nil
+}
+
+// jsonEntries translates a JSON host's entries, in name order; disabled
+// and allowed (when not nil) name the entries Gemini CLI's "mcp" setting
+// turns off or allows.
+func jsonEntries(f hostFile, entries map[string]json.RawMessage, disabled, allowed map[string]bool, p platform) []hostEntry {
 	names := make([]string, 0, len(entries))
 	for n := range entries {
 		names = append(names, n)
@@ -287,12 +328,12 @@ func parseJSONHost(f hostFile, data []byte, p platform) ([]hostEntry, error) {
 		e.translate(f.Dialect, p)
 		out = append(out, e)
 	}
-	return out, nil
+	return out
 }
 
 // projectKey finds the key of the current directory in Claude Code's
 // "projects" (absolute paths, written with / on every platform).
-func projectKey(projects map[string]json.RawMessage, p platform) string {
+func projectKey[V any](projects map[string]V, p platform) string {
 	if p.cwd == "" {
 		return ""
 	}

@@ -606,3 +606,25 @@ func TestSources(t *testing.T) {
 		t.Error("IsHostSource")
 	}
 }
+
+// ~/.claude.json is decoded once for both of its sources; a file the quick
+// decoding refuses (a comment, another project's entry of the wrong type)
+// is read by the general reader, which still finds the servers.
+func TestClaudeCodeFallback(t *testing.T) {
+	home, cwd := t.TempDir(), t.TempDir()
+	getenv := env("HOME", home)
+	for _, data := range []string{
+		`{"mcpServers": {"u": {"command": "user"}}, "projects": {"` + cwd + `": {"mcpServers": {"l": {"command": "local"}}}}}`,
+		`{"mcpServers": {"u": {"command": "user"}}, "projects": {"/other": [1], "` + cwd + `": {"mcpServers": {"l": {"command": "local"}}}}}`,
+		"// a comment\n" + `{"mcpServers": {"u": {"command": "user"}}, "projects": {"` + cwd + `": {"mcpServers": {"l": {"command": "local"}}}}}`,
+	} {
+		writeFile(t, filepath.Join(home, ".claude.json"), data)
+		cfg, err := Load(LoadOptions{Cwd: cwd, Getenv: getenv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := listing(cfg); got != "claude-code-local l stdio active local\nclaude-code u stdio active user\n" || len(cfg.Warns) > 0 {
+			t.Errorf("%s:\n%s%q", data, got, cfg.Warns)
+		}
+	}
+}
