@@ -93,7 +93,7 @@ clean:
 	rm -rf bin
 
 # man/mcpx.1 is generated from the command definitions (commands.DocRoot) and
-# the hand-written roff in man/src, with urfave/cli-docs (scripts/genman).
+# the hand-written roff in man/src (scripts/genman).
 .PHONY: man check-man completions check-completions check-generated
 man:
 	$(GO) run ./scripts/genman -o man/mcpx.1

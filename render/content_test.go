@@ -117,6 +117,9 @@ func TestDecodeBase64Ceiling(t *testing.T) {
 
 // The decode ceiling counts every blob of a response together.
 func TestParseResourceContentsDecodeCeilingSum(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 70 MB reply")
+	}
 	half := base64.StdEncoding.EncodeToString(make([]byte, DecodeCeiling/2))
 	raw := `{"contents":[{"uri":"a","blob":"` + half + `"},{"uri":"b","blob":"` + half + `"}]}`
 	if items, err := ParseResourceContents([]byte(raw)); err != nil || len(items) != 2 {
