@@ -34,8 +34,8 @@ type serverEntry struct {
 	Name      string  `json:"name"`
 	Transport string  `json:"transport"`
 	Target    string  `json:"target"`
-	Source    string  `json:"source"` // mcpx, project, builtin or a host's source name
-	File      *string `json:"file"`   // the file that defines it (null for builtin)
+	Source    string  `json:"source"` // the file that defines it, or builtin
+	Origin    string  `json:"origin"` // mcpx, project, builtin or a host's source name
 	Status    string  `json:"status"` // active, shadowed (NAME@SOURCE reaches it) or disabled
 	Probe     *probe  `json:"probe"`
 }
@@ -108,10 +108,7 @@ func (a *app) servers(ctx context.Context, o *serversOptions) error {
 	sort.SliceStable(servers, func(i, j int) bool { return servers[i].Name < servers[j].Name })
 	entries := make([]serverEntry, len(servers))
 	for i, s := range servers {
-		entries[i] = serverEntry{Name: s.Name, Transport: s.Transport, Target: s.Target(), Source: s.Origin, Status: "active"}
-		if s.Origin != config.SourceBuiltin {
-			entries[i].File = &s.Source
-		}
+		entries[i] = serverEntry{Name: s.Name, Transport: s.Transport, Target: s.Target(), Source: s.Source, Origin: s.Origin, Status: "active"}
 		switch {
 		case cfg.Servers[s.Name] != nil && cfg.Shadowed(s):
 			entries[i].Status = "shadowed"
@@ -146,9 +143,13 @@ func (a *app) servers(ctx context.Context, o *serversOptions) error {
 	}
 	rows := make([][]string, len(entries))
 	for i, e := range entries {
-		rows[i] = []string{e.Name, e.Transport, e.Target, e.Source, e.Status}
+		rows[i] = []string{e.Name, e.Transport, e.Target, e.Origin, e.Status}
 		if a.g.verbose {
-			rows[i] = append(rows[i], deref(e.File))
+			file := e.Source
+			if e.Origin == config.SourceBuiltin {
+				file = "-"
+			}
+			rows[i] = append(rows[i], file)
 		}
 		if p := e.Probe; p != nil {
 			rows[i] = append(rows[i], deref(p.ServerName), deref(p.ServerVersion), deref(p.ProtocolVersion), capList(p.Capabilities), p.Auth.String(), deref(p.Error))
