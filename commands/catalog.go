@@ -102,7 +102,7 @@ func (a *app) catalog(ctx context.Context, o *catalogOptions) error {
 		if err != nil {
 			return err
 		}
-		names := cfg.Names()
+		names := cfg.Enabled()
 		parts = make([]serverCatalog, len(names))
 		if err := a.forEach(ctx, len(names), func(i int) {
 			parts[i] = a.serverCatalogOf(ctx, cfg.Servers[names[i]], o.Kinds)

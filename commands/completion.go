@@ -406,13 +406,57 @@ func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, er
 	return conn, nil
 }
 
+// ImportSources offers the host sources mcpx import can copy from here:
+// those with at least one entry. A project source needs the same trust as
+// anywhere else (completion never passes --project on).
+func (s *completeSource) ImportSources() []completions.Candidate {
+	var out []completions.Candidate
+	for _, src := range config.Sources()[2:] {
+		servers, _, err := config.ReadSource(src, s.importOptions())
+		if err != nil || len(servers) == 0 {
+			continue
+		}
+		out = append(out, completions.Candidate{Value: src, Desc: count(len(servers), "server")})
+	}
+	return out
+}
+
+// ImportNames offers the entries of source, the first of each name.
+func (s *completeSource) ImportNames(source string) []completions.Candidate {
+	if !config.IsHostSource(source) {
+		return nil
+	}
+	servers, _, err := config.ReadSource(source, s.importOptions())
+	if err != nil {
+		return nil
+	}
+	var out []completions.Candidate
+	seen := map[string]bool{}
+	for _, srv := range servers {
+		if !seen[srv.Name] {
+			seen[srv.Name] = true
+			out = append(out, completions.Candidate{Value: srv.Name, Desc: srv.Transport + " " + srv.Target()})
+		}
+	}
+	return out
+}
+
+func (s *completeSource) importOptions() config.LoadOptions {
+	return config.LoadOptions{Cwd: s.a.cwd, Getenv: s.a.getenv}
+}
+
 func (s *completeSource) Servers() []completions.Candidate {
 	var out []completions.Candidate
 	cfg, err := s.config()
 	if err == nil {
-		for _, name := range cfg.Names() {
+		for _, name := range cfg.Enabled() {
 			srv := cfg.Servers[name]
 			out = append(out, completions.Candidate{Value: name, Desc: srv.Transport + " " + srv.Target()})
+		}
+		// An entry another source's takes the name of: NAME@SOURCE.
+		for _, ref := range cfg.Refs() {
+			srv, _ := cfg.Lookup(ref, s.a.self)
+			out = append(out, completions.Candidate{Value: ref, Desc: srv.Transport + " " + srv.Target()})
 		}
 	}
 	if cfg == nil || cfg.Servers[config.DemoName] == nil {

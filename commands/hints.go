@@ -105,9 +105,9 @@ func authHints(e *auth.Error) []string {
 // $(...), `...`) in the user's shell.
 func serverWord(s string) string { return text.QuoteWord(s, "-_./:=@%+,") }
 
-// untrustedNote says why ./.mcp.json was not read.
-func untrustedNote(dir, userConfig string) string {
-	return fmt.Sprintf("skipping ./.mcp.json: %s is not a trusted project (pass --project, or add it to \"trustedProjects\" in %s)", dir, userConfig)
+// untrustedNote says why the project files of dir were not read.
+func untrustedNote(dir string, skipped []string, userConfig string) string {
+	return fmt.Sprintf("skipping %s: %s is not a trusted project (pass --project, or add it to \"trustedProjects\" in %s)", strings.Join(skipped, ", "), dir, userConfig)
 }
 
 // unusableTokenNote says that a server's stored token cannot be used.

@@ -187,6 +187,7 @@ func (a *app) newRoot() *cli.Command {
 		},
 		Commands: []*cli.Command{
 			a.newServersCmd(),
+			a.newImportCmd(),
 			a.newCatalogCmd(),
 			a.newDescribeCmd(),
 			a.newReadCmd(),
@@ -289,11 +290,11 @@ func (a *app) config() (*config.Config, error) {
 		if a.cfgErr != nil {
 			return
 		}
-		if a.cfg.Untrusted != "" {
-			a.log.Note("%s", untrustedNote(a.cfg.Untrusted, config.UserConfigPath(a.getenv)))
-		}
 		for _, n := range a.cfg.Notes {
 			a.log.Note("%s", n)
+		}
+		if a.cfg.Untrusted != "" {
+			a.log.Note("%s", untrustedNote(a.cfg.Untrusted, a.cfg.Skipped, config.UserConfigPath(a.getenv)))
 		}
 		for _, w := range a.cfg.Warns {
 			a.log.Warnf("%s", w)

@@ -208,6 +208,10 @@ type Source interface {
 	Keys(ctx context.Context, srv string) ([]Candidate, error)
 	Complete(ctx context.Context, srv string, ref Ref, arg, value string, context map[string]string) ([]string, error)
 	TemplateVars(tmpl string) []string
+	// ImportSources and ImportNames answer mcpx import: the sources that
+	// have servers here, and the entries of one. They read files only.
+	ImportSources() []Candidate
+	ImportNames(source string) []Candidate
 }
 
 // Result is what a TAB offers.
@@ -263,6 +267,18 @@ func complete(ctx context.Context, l *Line, cur string, src Source) ([]Candidate
 			return src.Servers(), NoPath, nil
 		}
 		return nil, NoPath, nil
+	case "import":
+		// SOURCE, then the names of its entries not typed yet.
+		if len(args) == 0 {
+			return src.ImportSources(), NoPath, nil
+		}
+		var out []Candidate
+		for _, c := range src.ImportNames(args[0]) {
+			if !slices.Contains(args[1:], c.Value) {
+				out = append(out, c)
+			}
+		}
+		return out, NoPath, nil
 	case "login", "logout":
 		// Server names only: completing them contacts no server.
 		if len(args) == 0 {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -22,9 +23,6 @@ const (
 	HTTP  = "http"
 	SSE   = "sse"
 )
-
-// sourceBuiltin is the source of the built-in demo server.
-const sourceBuiltin = "builtin"
 
 // DemoName is the name of the built-in demo server.
 const DemoName = "demo"
@@ -45,13 +43,17 @@ type Server struct {
 	Roots      []string     // the "roots" entry: directories offered to the server as roots
 	OAuth      *OAuthConfig // the "oauth" entry: a pre-registered client
 	Secrets    []string     // "secrets": env and variable names whose values are secrets
+	Disabled   bool         // "disabled": listed, never started
 	Source     string       // the file that defined it, or "builtin"
+	Origin     string       // the source's name: mcpx, project, builtin, or a host's (see Sources)
 	Dir        string       // directory of that file: relative paths resolve against it
 
 	explicitType bool   // type was given (no SSE fallback for an explicit http)
 	workspace    string // ${workspaceFolder}
 	argv0        string // argv[0] for the child (the demo server re-executes mcpx)
 	err          error  // a problem with the entry itself, reported when it is used
+
+	entry *hostEntry // a host's entry, as mcpx import copies it
 }
 
 // Target returns the server's target as configured, unexpanded: the command
@@ -80,11 +82,17 @@ func shellQuote(s string) string { return text.QuoteWord(s, "-_./:=@%+,${}") }
 type Config struct {
 	Servers map[string]*Server
 	Notes   []string // things worth saying about the files read
-	// Untrusted is the project directory whose ./.mcp.json was skipped,
-	// not being trusted ("" when none was).
+	// Untrusted is the project directory whose project files (Skipped)
+	// were not read, not being trusted ("" when none was skipped).
 	Untrusted string
+	Skipped   []string
 	Warns     []string // e.g. a project entry that a user entry shadows
 	Files     []string // the files that were read
+
+	// All holds every entry of every source read, in precedence order,
+	// the shadowed ones too (NAME@SOURCE reaches them); Servers holds,
+	// for each name, the first source's entry, disabled or not.
+	All []*Server
 }
 
 // Names returns the configured server names in order.
@@ -100,9 +108,10 @@ func (c *Config) Names() []string {
 // LoadOptions say where config comes from.
 type LoadOptions struct {
 	File    string // --config or $MCPX_CONFIG: read this file alone
-	Project bool   // --project: trust ./.mcp.json
+	Project bool   // --project: trust ./.mcp.json (and the hosts' project files)
 	Cwd     string
 	Getenv  func(string) string
+	GOOS    string // the platform whose host paths are read ("" for this one)
 }
 
 // UserConfigPath is $XDG_CONFIG_HOME/mcpx/config.json, default ~/.config/mcpx/config.json.
@@ -119,8 +128,9 @@ func UserConfigPath(getenv func(string) string) string {
 	return filepath.Join(home, ".config", "mcpx", "config.json")
 }
 
-// Load reads the config files. A file that cannot be read or parsed is an
-// error (exit 2); a broken entry only fails when that server is used.
+// Load reads the config files. A file of mcpx's own that cannot be read or
+// parsed is an error (exit 2); a host's file is a warning; a broken entry
+// only fails when that server is used.
 func Load(o LoadOptions) (*Config, error) {
 	cfg := &Config{Servers: map[string]*Server{}}
 	if o.File != "" {
@@ -129,7 +139,7 @@ func Load(o LoadOptions) (*Config, error) {
 			return nil, err
 		}
 		cfg.Files = append(cfg.Files, f.path)
-		f.addTo(cfg, false)
+		f.addTo(cfg, SourceMCPX)
 		return cfg, nil
 	}
 	user, err := readFile(UserConfigPath(o.Getenv), false)
@@ -138,26 +148,44 @@ func Load(o LoadOptions) (*Config, error) {
 	}
 	if user != nil {
 		cfg.Files = append(cfg.Files, user.path)
-		user.addTo(cfg, false)
+		user.addTo(cfg, SourceMCPX)
 	}
+	trusted := o.Project || user != nil && user.trusts(o.Cwd, o.Getenv)
+	var skipped []string
 	projPath := filepath.Join(o.Cwd, ".mcp.json")
-	if _, err := os.Stat(projPath); err != nil {
-		return cfg, nil
+	if _, err := os.Stat(projPath); err == nil {
+		if !trusted {
+			skipped = append(skipped, projPath)
+		} else {
+			proj, err := readFile(projPath, true)
+			if err != nil {
+				return nil, err
+			}
+			cfg.Files = append(cfg.Files, proj.path)
+			proj.addTo(cfg, SourceProject)
+		}
 	}
-	trusted := o.Project
-	if !trusted && user != nil {
-		trusted = user.trusts(o.Cwd, o.Getenv)
+	var only []string
+	if user != nil && user.imports != nil {
+		only = *user.imports
+		for _, h := range only {
+			if !slices.Contains(Hosts, h) {
+				cfg.Warns = append(cfg.Warns, fmt.Sprintf("\"import\" in %s names %q, which is not a host mcpx reads (%s)", user.path, h, strings.Join(Hosts, ", ")))
+			}
+		}
+		if only == nil {
+			only = []string{} // "import": [] reads no host
+		}
 	}
-	if !trusted {
-		cfg.Untrusted = o.Cwd
-		return cfg, nil
+	skipped = append(skipped, loadHosts(cfg, o.platform(), only, trusted)...)
+	if len(skipped) > 0 {
+		for i, p := range skipped {
+			if rel, err := filepath.Rel(o.Cwd, p); err == nil && !strings.HasPrefix(rel, "..") {
+				skipped[i] = "./" + filepath.ToSlash(rel)
+			}
+		}
+		cfg.Untrusted, cfg.Skipped = o.Cwd, skipped
 	}
-	proj, err := readFile(projPath, true)
-	if err != nil {
-		return nil, err
-	}
-	cfg.Files = append(cfg.Files, proj.path)
-	proj.addTo(cfg, true)
 	return cfg, nil
 }
 
@@ -196,12 +224,14 @@ type configFile struct {
 	dir             string
 	servers         []*Server
 	trustedProjects []string
+	imports         *[]string // "import": the hosts to read (nil: all)
 }
 
 type rawFile struct {
 	MCPServers      map[string]json.RawMessage `json:"mcpServers"`
 	Servers         map[string]json.RawMessage `json:"servers"`
 	TrustedProjects []string                   `json:"trustedProjects"`
+	Import          *[]string                  `json:"import"`
 }
 
 type rawEntry struct {
@@ -217,6 +247,7 @@ type rawEntry struct {
 	Roots      []string          `json:"roots"`
 	OAuth      *OAuthConfig      `json:"oauth"`
 	Secrets    []string          `json:"secrets"`
+	Disabled   bool              `json:"disabled"`
 }
 
 // OAuthConfig is a server's "oauth" entry: the client registered for mcpx
@@ -253,7 +284,7 @@ func readFile(path string, mustExist bool) (*configFile, error) {
 	} else if _, err := dec.Token(); err != io.EOF {
 		return nil, &Error{Msg: fmt.Sprintf("config file %s: %s", abs, jsonErrorAt(data, fmt.Errorf("text after the JSON object")))}
 	}
-	f := &configFile{path: abs, dir: filepath.Dir(abs), trustedProjects: raw.TrustedProjects}
+	f := &configFile{path: abs, dir: filepath.Dir(abs), trustedProjects: raw.TrustedProjects, imports: raw.Import}
 	workspace := f.dir
 	if filepath.Base(workspace) == ".vscode" {
 		workspace = filepath.Dir(workspace)
@@ -353,7 +384,7 @@ func parseEntry(name string, data json.RawMessage) *Server {
 	}
 	s.Command, s.Args, s.Env, s.Cwd = str(e.Command), e.Args, e.Env, str(e.Cwd)
 	s.URL, s.Headers, s.InheritEnv, s.OAuth, s.Roots = str(e.URL), e.Headers, e.InheritEnv, e.OAuth, e.Roots
-	s.Secrets = e.Secrets
+	s.Secrets, s.Disabled = e.Secrets, e.Disabled
 	fail := func(format string, args ...any) *Server {
 		s.err = &Error{Server: name, Msg: fmt.Sprintf(format, args...)}
 		return s
@@ -417,18 +448,59 @@ func parseEntry(name string, data json.RawMessage) *Server {
 	return s
 }
 
-func (f *configFile) addTo(cfg *Config, project bool) {
+func (f *configFile) addTo(cfg *Config, origin string) {
 	for _, s := range f.servers {
+		s.Origin = origin
 		if old, ok := cfg.Servers[s.Name]; ok {
-			if project && old.Source != f.path {
+			if origin == SourceProject && old.Source != f.path {
 				cfg.Warns = append(cfg.Warns, fmt.Sprintf("server %q in %s is ignored: the user config defines it", s.Name, f.path))
 			} else {
 				cfg.Warns = append(cfg.Warns, fmt.Sprintf("server %q is defined twice in %s; using the first", s.Name, f.path))
 			}
-			continue
 		}
-		cfg.Servers[s.Name] = s
+		cfg.add(s)
 	}
+}
+
+// add appends an entry; its name resolves to it unless an earlier source
+// defines the name.
+func (c *Config) add(s *Server) {
+	if s.Disabled && s.err == nil {
+		s.err = &Error{Server: s.Name, Msg: fmt.Sprintf("is disabled in %s; mcpx does not start disabled servers", s.Source)}
+	}
+	c.All = append(c.All, s)
+	if _, ok := c.Servers[s.Name]; !ok {
+		c.Servers[s.Name] = s
+	}
+}
+
+// Shadowed reports whether another entry of the same name takes its name.
+func (c *Config) Shadowed(s *Server) bool { return c.Servers[s.Name] != s }
+
+// lookupRef finds NAME@SOURCE: the entry NAME of that source. It returns
+// nil, nil when arg is not of that form.
+func (c *Config) lookupRef(arg string) (*Server, error) {
+	i := strings.LastIndexByte(arg, '@')
+	if i <= 0 || !slices.Contains(Sources(), arg[i+1:]) {
+		return nil, nil
+	}
+	name, src := arg[:i], arg[i+1:]
+	var others []string
+	for _, s := range c.All {
+		if s.Name == name {
+			if s.Origin == src {
+				return s, nil
+			}
+			others = append(others, name+"@"+s.Origin)
+		}
+	}
+	e := &NotFoundError{What: "server", Name: arg, Detail: fmt.Sprintf("source %s defines no server %q", src, name)}
+	if len(others) > 0 {
+		e.Hints = []string{"it is defined as " + strings.Join(others, ", ")}
+	} else {
+		e.Hints = []string{"list the servers and their sources with: mcpx servers"}
+	}
+	return nil, e
 }
 
 func (f *configFile) trusts(dir string, getenv func(string) string) bool {

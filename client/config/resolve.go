@@ -61,7 +61,7 @@ func IsURL(s string) bool {
 // small deterministic MCP server over stdio.
 func Demo(self string) *Server {
 	return &Server{Name: DemoName, Transport: Stdio, Command: self, Args: []string{"serve-demo"},
-		Source: sourceBuiltin, argv0: "mcpx"}
+		Source: SourceBuiltin, Origin: SourceBuiltin, argv0: "mcpx"}
 }
 
 // NotFoundError says a server, tool, prompt, resource or catalog id does not exist (exit 4).
@@ -114,6 +114,9 @@ func (c *Config) Lookup(arg, self string) (*Server, error) {
 	}
 	if s, ok := c.Servers[arg]; ok {
 		return s, nil
+	}
+	if s, err := c.lookupRef(arg); s != nil || err != nil {
+		return s, err
 	}
 	if arg == DemoName {
 		return Demo(self), nil
