@@ -2,7 +2,8 @@ package uritemplate
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -68,7 +69,7 @@ func Expand(tpl string, vars map[string]string) (string, error) {
 	}
 	if len(exprs) == 0 {
 		if len(vars) > 0 {
-			given := sortedKeys(vars)
+			given := slices.Sorted(maps.Keys(vars))
 			return "", &Error{Variables: given, Msg: fmt.Sprintf(
 				"the URI %q is not a template, so it takes no VAR=VALUE pairs (given: %s)",
 				tpl, quoteList(given))}
@@ -146,7 +147,7 @@ func checkPairs(tpl string, exprs []expression, vars map[string]string) error {
 			plural(len(names), "a VAR=VALUE pair", "VAR=VALUE pairs"), strings.Join(pairs, " "))}
 	}
 	var unknown []string
-	for _, k := range sortedKeys(vars) {
+	for _, k := range slices.Sorted(maps.Keys(vars)) {
 		if !has[k] {
 			unknown = append(unknown, k)
 		}
@@ -212,15 +213,6 @@ func quoteRest(s string) string {
 		end += n
 	}
 	return strconv.Quote(s)
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func quoteList(names []string) string {
