@@ -48,13 +48,6 @@ func maskedLine(sec render.Secrets, s string, n int) string {
 	return clipLine(head, n)
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
-}
-
 // line makes a server's string one line of at most n characters, secrets
 // masked before it is cut (a secret cut short would not be masked). Only a
 // window at its start is looked at: a 10 MiB log message is not copied

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
 )
@@ -132,6 +133,6 @@ func (n *itemNotes) note(format string, args ...any) {
 
 func (n *itemNotes) done() {
 	if n.held > 0 {
-		n.a.log.Note("%d more %s about items not shown; --json has every item's details", n.held, plural(n.held, "note"))
+		n.a.log.Note("%d more %s about items not shown; --json has every item's details", n.held, text.Plural(n.held, "note", "notes"))
 	}
 }

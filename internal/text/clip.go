@@ -43,6 +43,24 @@ func ClipBytes(s string, n int) string {
 	return s[:i] + "..."
 }
 
+// FirstBytes returns the longest start of s that has at most n bytes and
+// ends on a character boundary, and whether s had more. A byte that is not
+// UTF-8 counts as one character and is kept as it is (where ClipBytes
+// cuts before a run of stray continuation bytes).
+func FirstBytes(s string, n int) (head string, cut bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	end := 0
+	for {
+		_, size := utf8.DecodeRuneInString(s[end:])
+		if end+size > n {
+			return s[:end], true
+		}
+		end += size
+	}
+}
+
 // Truncate is Clip through a conversion to runes: when s is cut, each byte
 // of it that is not UTF-8 comes out as U+FFFD (where Clip keeps the byte),
 // and all of s is converted. The messages that quote a server's stray
@@ -115,6 +133,15 @@ func QuoteWord(s, safe string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Plural is one when n is 1, else many: a message's "1 variable" and
+// "2 variables", "it" and "them".
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // HumanBytes writes a size the way messages name a limit: "50 MiB
