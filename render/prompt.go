@@ -105,7 +105,7 @@ func RenderPrompt(raw []byte, p Policy) (doc *PromptDoc, warnings []string, err 
 		where := fmt.Sprintf("message #%d", k)
 		roleWarning := ""
 		if role != "user" && role != "assistant" {
-			roleWarning = fmt.Sprintf("%s has the role %q, which MCP does not define; it is labelled [%s]", where, role, Clip(role, 200))
+			roleWarning = fmt.Sprintf("%s has the role %q, which MCP does not define; it is labelled [%s]", where, role, text.EscapeClip(role, 200))
 		}
 		nwarn := len(warnings)
 		pm := PromptMessage{Role: role, Content: []any{}}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -41,6 +42,42 @@ func ClipBytes(s string, n int) string {
 		i--
 	}
 	return s[:i] + "..."
+}
+
+// EscapeClip shortens s to at most n characters, marking a cut with
+// "...", and shows its line breaks escaped (see Escape), for
+// server-originated strings in messages: a uri can be megabytes long, and
+// a mime type can carry a line break that would start a line of its own.
+// A string that may hold a secret is masked first (render.ClipMasked).
+func EscapeClip(s string, n int) string {
+	return EscapeClipHead(s, false, n)
+}
+
+// EscapeClipHead is EscapeClip of head, the start of a longer string when
+// more (then marked cut too).
+func EscapeClipHead(head string, more bool, n int) string {
+	head, cut := FirstChars(head, n)
+	if cut || more {
+		return Escape(head) + "..."
+	}
+	return Escape(head)
+}
+
+// QuoteClip is EscapeClip for a string a message shows in double quotes:
+// s shortened to n characters (then "..."), quoted as Go quotes it (%q),
+// which shows its line breaks and other control characters escaped.
+func QuoteClip(s string, n int) string {
+	return QuoteClipHead(s, false, n)
+}
+
+// QuoteClipHead is QuoteClip of head, the start of a longer string when
+// more (then marked cut too).
+func QuoteClipHead(head string, more bool, n int) string {
+	head, cut := FirstChars(head, n)
+	if cut || more {
+		head += "..."
+	}
+	return strconv.Quote(head)
 }
 
 // FirstBytes returns the longest start of s that has at most n bytes and
