@@ -35,8 +35,8 @@ race: interop-deps
 
 lint: fmt-check vet staticcheck layering check-generated
 
-# layering: only commands imports client, render and output (STYLE.md); the
-# packages under client import only the ones below them.
+# layering: only commands imports client, render and output; the packages
+# under client import only the ones below them (scripts/check-layering.sh).
 layering:
 	scripts/check-layering.sh
 

@@ -48,24 +48,17 @@ func maskedLine(sec render.Secrets, s string, n int) string {
 	return clipLine(head, n)
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
-}
-
 // line makes a server's string one line of at most n characters, secrets
 // masked before it is cut (a secret cut short would not be masked). Only a
 // window at its start is looked at: a 10 MiB log message is not copied
 // whole to show 500 characters of it (see render.MaskedHead).
 func (a *app) line(s string, n int) string {
 	head, more := render.MaskedHead(a.s.Secrets(), s, n)
-	return render.ClipHead(text.Squash(head), more, n)
+	return text.EscapeClipHead(text.Squash(head), more, n)
 }
 
-// clip and quote are render.Clip and render.Quote for a server's string in
-// a message, its secrets masked before it is cut, so that a cut never
-// shows the start of a secret in clear (see SECRETS in mcpx(1)).
+// clip and quote are text.EscapeClip and text.QuoteClip for a server's
+// string in a message, its secrets masked before it is cut, so that a cut
+// never shows the start of a secret in clear (see SECRETS in mcpx(1)).
 func (a *app) clip(s string, n int) string  { return render.ClipMasked(a.s.Secrets(), s, n) }
 func (a *app) quote(s string, n int) string { return render.QuoteMasked(a.s.Secrets(), s, n) }

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/render"
 )
 
@@ -59,7 +60,7 @@ func undeclaredError(kind, name, verb, detailKey string, extra, declared, missin
 		if len(shown) > 50 { // a server can declare thousands
 			shown = append(slices.Clone(shown[:50]), fmt.Sprintf("and %d more", len(declared)-50))
 		}
-		msg = fmt.Sprintf("%s %q %s %s %s; it declares: %s", kind, name, verb, plural(len(extra), "argument"), quoteList(extra), strings.Join(shown, ", "))
+		msg = fmt.Sprintf("%s %q %s %s %s; it declares: %s", kind, name, verb, text.Plural(len(extra), "argument", "arguments"), quoteList(extra), strings.Join(shown, ", "))
 	}
 	var hints []string
 	for _, x := range extra {
@@ -93,7 +94,7 @@ func missingPromptArgs(prompt string, missing []client.PromptArgument, sec rende
 		pairs = append(pairs, shellArg(maskedClip(sec, a.Name, 100)+"=VALUE")) // a server's name, pasted into a shell
 	}
 	return &UsageError{
-		Msg:     fmt.Sprintf("prompt %q is missing required %s: %s", prompt, plural(len(missing), "argument"), strings.Join(items, ", ")),
+		Msg:     fmt.Sprintf("prompt %q is missing required %s: %s", prompt, text.Plural(len(missing), "argument", "arguments"), strings.Join(items, ", ")),
 		Hints:   []string{"add " + strings.Join(pairs, " ")},
 		Details: map[string]any{"missing": names},
 	}

@@ -86,93 +86,85 @@ func (a *app) describe(ctx context.Context, o *describeOptions) error {
 		return err
 	}
 	defer s.close()
-	conn, cctx := s.conn, s.ctx
+	conn := s.conn
 	w := &warner{a: a}
 	defer w.flush(conn.T.Name)
 	if o.Kind != "" && !conn.Advertised(o.Kind) {
 		return &client.UnsupportedError{Server: conn.T.Name, What: capabilityOf[o.Kind]}
 	}
-	listed := map[string][]*client.Item{}
-	failed := map[string]error{}
-	list := func(k string) error {
-		if _, done := listed[k]; done || !conn.Advertised(k) {
-			return nil
-		}
-		items, problems, err := conn.List(cctx, k)
-		if err != nil {
-			return err
-		}
-		for _, p := range problems {
-			if p.Code == "list_failed" {
-				failed[k] = p.Err
-			}
-		}
-		for _, p := range problems {
-			w.warn(warningOf(conn.T.Name, p))
-		}
-		listed[k] = items
-		return nil
+	it, err := describedItem(newListings(s.ctx, conn, w), o)
+	if err != nil {
+		return err
 	}
-	find := func(kinds []string, id string) ([]*client.Item, error) {
-		var found []*client.Item
-		for _, k := range kinds {
-			if err := list(k); err != nil {
-				return nil, err
-			}
-			for _, it := range listed[k] {
-				if it.ID == id {
-					found = append(found, it)
-				}
-			}
-		}
-		return found, nil
+	d := describeDoc(it)
+	if a.asJSON() {
+		return a.writeDoc(d)
 	}
+	_, err = a.s.Out.Write([]byte(render.DescribeText(d)))
+	return err
+}
+
+// describedItem finds the one item o names: by its key KIND:ID when it has
+// one, else (or when the key names nothing) by its whole ID across the
+// kinds o allows.
+func describedItem(l *listings, o *describeOptions) (*client.Item, error) {
 	kinds := client.Kinds
 	if o.Kind != "" {
 		kinds = []string{o.Kind}
 	}
 	var found []*client.Item
+	var err error
 	if o.KeyKind != "" {
-		if found, err = find([]string{o.KeyKind}, o.KeyID); err != nil {
-			return err
+		if found, err = l.findAcross([]string{o.KeyKind}, o.KeyID); err != nil {
+			return nil, err
 		}
 	}
 	if len(found) == 0 {
-		if found, err = find(kinds, o.ID); err != nil {
-			return err
+		if found, err = l.findAcross(kinds, o.ID); err != nil {
+			return nil, err
 		}
 	}
 	switch len(found) {
 	case 0:
-		searched := kinds
-		if o.KeyKind != "" {
-			searched = append([]string{o.KeyKind}, kinds...)
-			if !conn.Advertised(o.KeyKind) {
-				return &client.UnsupportedError{Server: conn.T.Name, What: capabilityOf[o.KeyKind]}
-			}
-		}
-		for _, k := range searched {
-			if err := failed[k]; err != nil {
-				return err // not found in a listing that failed is not "not found"
-			}
-		}
-		what, name := "catalog item", o.ID
-		if o.Kind != "" {
-			what = strings.ReplaceAll(o.Kind, "_", " ")
-		} else if o.KeyKind != "" {
-			what, name = strings.ReplaceAll(o.KeyKind, "_", " "), o.KeyID
-		}
-		return &config.NotFoundError{What: what, Name: name,
-			Hints: []string{fmt.Sprintf("list what there is with: mcpx catalog %s", shellArg(o.Server))}}
+		return nil, notDescribed(l, o, kinds)
 	case 1:
-	default:
-		keys := make([]string, len(found))
-		for i, it := range found {
-			keys[i] = it.Key()
-		}
-		return &AmbiguousError{ID: o.ID, Candidates: keys}
+		return found[0], nil
 	}
-	it := found[0]
+	keys := make([]string, len(found))
+	for i, it := range found {
+		keys[i] = it.Key()
+	}
+	return nil, &AmbiguousError{ID: o.ID, Candidates: keys}
+}
+
+// notDescribed is the error when no listing of kinds (nor of o's key kind)
+// holds the item o names: the listing's own error when one failed, as the
+// item may be in it.
+func notDescribed(l *listings, o *describeOptions, kinds []string) error {
+	searched := kinds
+	if o.KeyKind != "" {
+		searched = append([]string{o.KeyKind}, kinds...)
+		if !l.conn.Advertised(o.KeyKind) {
+			return &client.UnsupportedError{Server: l.conn.T.Name, What: capabilityOf[o.KeyKind]}
+		}
+	}
+	for _, k := range searched {
+		if err := l.failed[k]; err != nil {
+			return err // not found in a listing that failed is not "not found"
+		}
+	}
+	what, name := "catalog item", o.ID
+	if o.Kind != "" {
+		what = strings.ReplaceAll(o.Kind, "_", " ")
+	} else if o.KeyKind != "" {
+		what, name = strings.ReplaceAll(o.KeyKind, "_", " "), o.KeyID
+	}
+	return &config.NotFoundError{What: what, Name: name,
+		Hints: []string{fmt.Sprintf("list what there is with: mcpx catalog %s", shellArg(o.Server))}}
+}
+
+// describeDoc is the document describe prints for it.
+func describeDoc(it *client.Item) *render.Describe {
 	d := &render.Describe{CatalogItem: catalogItem(it), InputSchema: it.InputSchema, OutputSchema: it.OutputSchema}
 	if it.Kind == client.KindTemplate {
 		d.Variables = uritemplate.Variables(it.ID)
@@ -180,11 +172,7 @@ func (a *app) describe(ctx context.Context, o *describeOptions) error {
 			d.Variables = []string{}
 		}
 	}
-	if a.asJSON() {
-		return a.writeDoc(d)
-	}
-	_, err = a.s.Out.Write([]byte(render.DescribeText(d)))
-	return err
+	return d
 }
 
 // shellArg quotes s for a hint the user may paste into a shell.

@@ -126,10 +126,10 @@ func (f *field) check(in string) (json.RawMessage, string) {
 	case "string":
 		n := len([]rune(in))
 		if f.MinLen != nil && n < *f.MinLen {
-			return nil, fmt.Sprintf("at least %d %s", *f.MinLen, plural(*f.MinLen, "character"))
+			return nil, fmt.Sprintf("at least %d %s", *f.MinLen, text.Plural(*f.MinLen, "character", "characters"))
 		}
 		if f.MaxLen != nil && n > *f.MaxLen {
-			return nil, fmt.Sprintf("at most %d %s", *f.MaxLen, plural(*f.MaxLen, "character"))
+			return nil, fmt.Sprintf("at most %d %s", *f.MaxLen, text.Plural(*f.MaxLen, "character", "characters"))
 		}
 		if msg := checkFormat(f.Format, in); msg != "" {
 			return nil, msg
@@ -193,10 +193,10 @@ func (f *field) check(in string) (json.RawMessage, string) {
 			}
 		}
 		if f.MinLen != nil && len(vals) < *f.MinLen {
-			return nil, fmt.Sprintf("at least %d %s", *f.MinLen, plural(*f.MinLen, "choice"))
+			return nil, fmt.Sprintf("at least %d %s", *f.MinLen, text.Plural(*f.MinLen, "choice", "choices"))
 		}
 		if f.MaxLen != nil && len(vals) > *f.MaxLen {
-			return nil, fmt.Sprintf("at most %d %s", *f.MaxLen, plural(*f.MaxLen, "choice"))
+			return nil, fmt.Sprintf("at most %d %s", *f.MaxLen, text.Plural(*f.MaxLen, "choice", "choices"))
 		}
 		if vals == nil {
 			vals = []string{}

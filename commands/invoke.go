@@ -224,7 +224,7 @@ type ToolError struct {
 }
 
 func (e *ToolError) Error() string {
-	return fmt.Sprintf("server %q: tool %s reported an error (isError: true)", e.Server, render.Quote(e.Tool, 200))
+	return fmt.Sprintf("server %q: tool %s reported an error (isError: true)", e.Server, text.QuoteClip(e.Tool, 200))
 }
 
 // ErrorCode is error.code under --json.

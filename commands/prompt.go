@@ -173,7 +173,7 @@ func (a *app) contentWarnings(server, kind, name string, warnings []string) {
 	for i, w := range warnings {
 		if i == maxWarnings {
 			a.log.Warn(output.Warning{Server: server, Kind: &kind, Item: &name, Code: "warning",
-				Message: fmt.Sprintf("server %q: %s %s: %d more %s like these not shown", server, kind, a.quote(name, 200), len(warnings)-i, plural(len(warnings)-i, "warning"))})
+				Message: fmt.Sprintf("server %q: %s %s: %d more %s like these not shown", server, kind, a.quote(name, 200), len(warnings)-i, text.Plural(len(warnings)-i, "warning", "warnings"))})
 			return
 		}
 		a.log.Warn(output.Warning{Server: server, Kind: &kind, Item: &name, Code: "warning",

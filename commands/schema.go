@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/render"
 )
 
@@ -404,7 +405,7 @@ func notAllowedError(p pair, set *allowedSet, sec render.Secrets) error {
 			shown = append(shown, fmt.Sprintf("and %d more", len(set.values)-50))
 			break
 		}
-		shown = append(shown, maskedClip(sec, compactRaw(v), 60))
+		shown = append(shown, maskedClip(sec, text.CompactJSON(v), 60))
 	}
 	pairText := func(v string) string { return shellArg(argClip(p.Key, 100) + "=" + maskedClip(sec, v, 100)) }
 	hint := fmt.Sprintf("e.g. %s; %s:=JSON sends any JSON value as is", pairText(lineForm(set.values[0])), p.Key)
@@ -431,15 +432,7 @@ func lineForm(v json.RawMessage) string {
 	if t := bytes.TrimSpace(v); len(t) > 0 && t[0] == '"' && json.Unmarshal(t, &s) == nil {
 		return s
 	}
-	return compactRaw(v)
-}
-
-func compactRaw(v json.RawMessage) string {
-	var b bytes.Buffer
-	if json.Compact(&b, v) != nil {
-		return string(v)
-	}
-	return b.String()
+	return text.CompactJSON(v)
 }
 
 // canonJSON is a canonical text of a JSON value, equal for equal values:

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/render"
 )
 
@@ -255,7 +256,7 @@ func (sc *toolSchema) check(tool string, keys []string) error {
 			pairs = append(pairs, shellArg(maskedClip(sc.secrets, name, 100)+"=VALUE")) // a server's name, pasted into a shell
 		}
 		return &UsageError{
-			Msg:     fmt.Sprintf("tool %q is missing required %s: %s", tool, plural(len(missing), "argument"), strings.Join(items, ", ")),
+			Msg:     fmt.Sprintf("tool %q is missing required %s: %s", tool, text.Plural(len(missing), "argument", "arguments"), strings.Join(items, ", ")),
 			Hints:   []string{"add " + strings.Join(pairs, " ") + ", or put them in --args"},
 			Details: map[string]any{"missing": missing},
 		}

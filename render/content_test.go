@@ -7,7 +7,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"unsafe"
+
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 func TestParseResourceContents(t *testing.T) {
@@ -228,8 +229,8 @@ func TestTextEscapesInPlace(t *testing.T) {
 
 // A text, escaped or not, is decoded where it stands in the reply: no copy.
 func TestParseResourceContentsTextInPlace(t *testing.T) {
-	for _, text := range []string{strings.Repeat("plain ", 1<<18), strings.Repeat("line\\n\\u00e9 ", 1<<18)} {
-		raw := []byte(`{"contents":[{"uri":"a","text":"` + text + `"}]}`)
+	for _, body := range []string{strings.Repeat("plain ", 1<<18), strings.Repeat("line\\n\\u00e9 ", 1<<18)} {
+		raw := []byte(`{"contents":[{"uri":"a","text":"` + body + `"}]}`)
 		var ms1, ms2 runtimeMem
 		ms1.read()
 		items, err := ParseResourceContents(raw)
@@ -237,13 +238,11 @@ func TestParseResourceContentsTextInPlace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := uintptr(unsafe.Pointer(unsafe.StringData(items[0].Text)))
-		lo, hi := uintptr(unsafe.Pointer(&raw[0])), uintptr(unsafe.Pointer(&raw[len(raw)-1]))
-		if p < lo || p > hi {
+		if _, ok := text.Within(raw, items[0].Text); !ok {
 			t.Errorf("the text (%d bytes) is a copy, not in the reply", len(items[0].Text))
 		}
 		if d := ms2.total - ms1.total; d > 64<<10 {
-			t.Errorf("parsing a %d-byte text allocated %d bytes", len(text), d)
+			t.Errorf("parsing a %d-byte text allocated %d bytes", len(body), d)
 		}
 	}
 }

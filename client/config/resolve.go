@@ -2,12 +2,13 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -276,7 +277,7 @@ func (x *expander) expandLaunch(s *Server, t *Target) error {
 // entry with a secret name is a secret.
 func (x *expander) expandEnv(s *Server) (map[string]string, error) {
 	env := map[string]string{}
-	for _, k := range sortedKeys(s.Env) {
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
 		secret := s.secretName(k)
 		x.all = secret
 		v, err := x.expand("env."+k, s.Env[k])
@@ -297,7 +298,7 @@ func (x *expander) expandEnv(s *Server) (map[string]string, error) {
 // canonical name. Every header value is a secret.
 func (x *expander) expandHeaders(headers map[string]string) (map[string]string, error) {
 	out := map[string]string{}
-	for _, k := range sortedKeys(headers) {
+	for _, k := range slices.Sorted(maps.Keys(headers)) {
 		x.all = true // a header value is always a secret, and so is what it holds
 		v, err := x.expand("headers."+k, headers[k])
 		x.all = false
@@ -472,19 +473,10 @@ func childEnv(environ []string, extra map[string]string, inherit bool) []string 
 			}
 		}
 	}
-	for _, k := range sortedKeys(extra) {
+	for _, k := range slices.Sorted(maps.Keys(extra)) {
 		env = append(env, k+"="+extra[k])
 	}
 	return env
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // Self returns the path of the running mcpx binary (for the demo server).

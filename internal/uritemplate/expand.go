@@ -2,10 +2,12 @@ package uritemplate
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // Error says why a template cannot be expanded from the pairs given; its
@@ -68,7 +70,7 @@ func Expand(tpl string, vars map[string]string) (string, error) {
 	}
 	if len(exprs) == 0 {
 		if len(vars) > 0 {
-			given := sortedKeys(vars)
+			given := slices.Sorted(maps.Keys(vars))
 			return "", &Error{Variables: given, Msg: fmt.Sprintf(
 				"the URI %q is not a template, so it takes no VAR=VALUE pairs (given: %s)",
 				tpl, quoteList(given))}
@@ -141,12 +143,12 @@ func checkPairs(tpl string, exprs []expression, vars map[string]string) error {
 		}
 		return &Error{Variables: names, Msg: fmt.Sprintf(
 			"the URI %q is a template with %s %s: give %s as %s (%s)",
-			tpl, plural(len(names), "the variable", "variables"), strings.Join(names, ", "),
-			plural(len(names), "its value", "their values"),
-			plural(len(names), "a VAR=VALUE pair", "VAR=VALUE pairs"), strings.Join(pairs, " "))}
+			tpl, text.Plural(len(names), "the variable", "variables"), strings.Join(names, ", "),
+			text.Plural(len(names), "its value", "their values"),
+			text.Plural(len(names), "a VAR=VALUE pair", "VAR=VALUE pairs"), strings.Join(pairs, " "))}
 	}
 	var unknown []string
-	for _, k := range sortedKeys(vars) {
+	for _, k := range slices.Sorted(maps.Keys(vars)) {
 		if !has[k] {
 			unknown = append(unknown, k)
 		}
@@ -154,9 +156,9 @@ func checkPairs(tpl string, exprs []expression, vars map[string]string) error {
 	if len(unknown) > 0 {
 		return &Error{Variables: unknown, Msg: fmt.Sprintf(
 			"unknown template %s %s; %s %q %s %s",
-			plural(len(unknown), "variable", "variables"), quoteList(unknown),
-			plural(len(names), "the only variable of", "the variables of"), tpl,
-			plural(len(names), "is", "are"), strings.Join(names, ", "))}
+			text.Plural(len(unknown), "variable", "variables"), quoteList(unknown),
+			text.Plural(len(names), "the only variable of", "the variables of"), tpl,
+			text.Plural(len(names), "is", "are"), strings.Join(names, ", "))}
 	}
 	var missing, pairs []string
 	for _, n := range names {
@@ -168,8 +170,8 @@ func checkPairs(tpl string, exprs []expression, vars map[string]string) error {
 	if len(missing) > 0 {
 		return &Error{Variables: missing, Msg: fmt.Sprintf(
 			"no value for the template %s %s of %q: give %s as %s",
-			plural(len(missing), "variable", "variables"), strings.Join(missing, ", "), tpl,
-			plural(len(missing), "it", "them"), strings.Join(pairs, " "))}
+			text.Plural(len(missing), "variable", "variables"), strings.Join(missing, ", "), tpl,
+			text.Plural(len(missing), "it", "them"), strings.Join(pairs, " "))}
 	}
 	return nil
 }
@@ -202,25 +204,11 @@ func braceError(format string, at int, tpl string) *Error {
 // quoteRest quotes the rest of a template from a brace, shortened to at
 // most 40 bytes on a character boundary (then "...").
 func quoteRest(s string) string {
-	const max = 40
-	end := 0
-	for end < len(s) {
-		_, n := utf8.DecodeRuneInString(s[end:])
-		if end+n > max {
-			return strconv.Quote(s[:end]) + "..."
-		}
-		end += n
+	head, cut := text.FirstBytes(s, 40)
+	if cut {
+		return strconv.Quote(head) + "..."
 	}
-	return strconv.Quote(s)
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return strconv.Quote(head)
 }
 
 func quoteList(names []string) string {
@@ -229,11 +217,4 @@ func quoteList(names []string) string {
 		q[i] = strconv.Quote(n)
 	}
 	return strings.Join(q, ", ")
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
