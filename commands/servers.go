@@ -31,13 +31,13 @@ func (o *serversOptions) validate() error {
 // serverEntry is the JSON shape of one server (see servers in COMMANDS,
 // mcpx(1)).
 type serverEntry struct {
-	Name      string  `json:"name"`
-	Transport string  `json:"transport"`
-	Target    string  `json:"target"`
-	Source    string  `json:"source"` // the file that defines it, or builtin
-	Origin    string  `json:"origin"` // mcpx, project, builtin or a host's source name
-	Status    string  `json:"status"` // active, shadowed (NAME@SOURCE reaches it) or disabled
-	Probe     *probe  `json:"probe"`
+	Name      string `json:"name"`
+	Transport string `json:"transport"`
+	Target    string `json:"target"`
+	Source    string `json:"source"` // the file that defines it, or builtin
+	Origin    string `json:"origin"` // mcpx, project, builtin or a host's source name
+	Status    string `json:"status"` // active, shadowed (NAME@SOURCE reaches it) or disabled
+	Probe     *probe `json:"probe"`
 }
 
 type probe struct {
