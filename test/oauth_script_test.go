@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,7 +47,10 @@ var oauthServers = struct {
 //	open-initialize=on                      ttl=DURATION|none
 //	refresh=rotate|none|reuse               refresh-ttl=DURATION
 //	refresh-delay=DURATION                  revocation=on
-//	bad-state=on  deny=on  bad-issuer=on  no-s256=on
+//	bad-state=on  deny=on  bad-issuer=on  no-s256=on  cimd=on
+//
+// With a clients=cc-jwt or cc-jwt-rsa client, $VAR_EC_KEY and $VAR_RSA_KEY
+// are the JWT clients' PEM private keys.
 //
 // Without dcr=, registration is offered when there are no clients.
 func cmdFixtureOAuth(ts *testscript.TestScript, neg bool, args []string) {
@@ -81,6 +85,11 @@ func cmdFixtureOAuth(ts *testscript.TestScript, neg bool, args []string) {
 	})
 	ts.Setenv(name, s.URL())
 	ts.Setenv(name+"_AS", s.Issuer())
+	if slices.ContainsFunc(o.Clients, func(c string) bool { return strings.HasPrefix(c, "cc-jwt") }) {
+		k := fixture.FixtureKeys()
+		ts.Setenv(name+"_EC_KEY", k.EC)
+		ts.Setenv(name+"_RSA_KEY", k.RSA)
+	}
 }
 
 // parseOAuthOptions reads fixture-oauth's KEY=VALUE arguments.
@@ -165,6 +174,8 @@ func parseOAuthOptions(args []string) (fixture.OAuthOptions, error) {
 			on(&o.BadIssuer)
 		case "no-s256":
 			on(&o.NoS256)
+		case "cimd":
+			on(&o.CIMD)
 		default:
 			return o, fmt.Errorf("fixture-oauth: unknown key %q", key)
 		}

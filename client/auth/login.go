@@ -46,6 +46,20 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 	if err != nil {
 		return nil, err
 	}
+	if machine(t) {
+		// No person: the client_credentials grant, as any command does it.
+		tok, err := clientCredentials(ctx, t, server, nil, grantOptions{protocol: o.ProtocolVersion, mask: o.Mask, addSecrets: o.AddSecrets, note: o.Note})
+		if err != nil {
+			return nil, err
+		}
+		if err := saveLocked(ctx, store, tok); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, &Error{Server: t.Name, Msg: err.Error()}
+		}
+		return tok, nil
+	}
 	h := newOAuthHTTP(t.Name, o.Mask)
 	as, challenged, err := h.findAuthServer(ctx, t, server, o)
 	if err != nil {
@@ -479,6 +493,10 @@ func clientFor(tok *StoredToken, t *config.Target) clientAuth {
 	ca := clientAuth{ID: tok.ClientID, Secret: tok.ClientSecret, Method: tok.AuthMethod}
 	if !tok.Registered && t.OAuth != nil && t.OAuth.ClientID == tok.ClientID {
 		ca.Secret = t.OAuth.ClientSecret
+		if ca.Method == config.AuthPrivateKeyJWT && t.OAuth.PrivateKey != "" {
+			ca.Key, _ = config.ParsePrivateKey(t.OAuth.PrivateKey) // checked when the config was read
+			ca.KeyID, ca.Audience = t.OAuth.KeyID, tok.Issuer
+		}
 	}
 	return ca
 }
