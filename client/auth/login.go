@@ -176,8 +176,10 @@ func listenForRedirect(name string, listen func() (net.Listener, error)) (net.Li
 }
 
 // loginClient decides the client mcpx logs in as: the configured one, else
-// one registered now (RFC 7591; registered is then true and its secret is
-// a secret), else none, which is an error that says how to configure one.
+// the configured client ID metadata document when the authorization server
+// supports them, else one registered now (RFC 7591; registered is then true
+// and its secret is a secret), else none, which is an error that says how
+// to configure one.
 func (h *oauthHTTP) loginClient(ctx context.Context, t *config.Target, as *authServer, redirect string, o LoginOptions) (ca clientAuth, registered bool, err error) {
 	switch {
 	case t.OAuth != nil && t.OAuth.ClientID != "":
@@ -186,6 +188,10 @@ func (h *oauthHTTP) loginClient(ctx context.Context, t *config.Target, as *authS
 			ca.Method = chooseMethod(as.TokenEndpointAuthMethodsSupported, ca.Secret != "")
 		}
 		return ca, false, nil
+	case t.OAuth != nil && t.OAuth.ClientMetadataURL != "" && as.ClientIDMetadataDocumentSupported:
+		// A client ID metadata document: its URL is the client id, a
+		// public client (PKCE), and nothing is registered.
+		return clientAuth{ID: t.OAuth.ClientMetadataURL, Method: "none"}, false, nil
 	case as.RegistrationEndpoint != "":
 		if ca, err = h.register(ctx, as, redirect, o.ClientVersion); err != nil {
 			var ae *Error
@@ -200,6 +206,9 @@ func (h *oauthHTTP) loginClient(ctx context.Context, t *config.Target, as *authS
 		return ca, true, nil
 	}
 	e := h.fail("authorization server %s offers no dynamic client registration, and no client is configured for this server", as.Issuer)
+	if t.OAuth != nil && t.OAuth.ClientMetadataURL != "" {
+		e.Msg = fmt.Sprintf("authorization server %s supports neither client ID metadata documents (so %s cannot be the client id) nor dynamic client registration, and no clientId is configured for this server", as.Issuer, t.OAuth.ClientMetadataURL)
+	}
 	e.NoClient = true
 	return ca, false, e
 }

@@ -331,7 +331,7 @@ func checkOAuth(o *OAuthConfig) string {
 	case o.Grant == GrantClientCredentials && o.ClientSecret == "" && o.PrivateKey == "":
 		return "\"oauth\".grant client_credentials needs a clientSecret or a privateKey (a client without credentials cannot use it)"
 	}
-	if o.ClientMetadataURL != "" {
+	if o.ClientMetadataURL != "" && !strings.Contains(o.ClientMetadataURL, "${") { // else checked once expanded
 		if err := CheckClientMetadataURL(o.ClientMetadataURL); err != nil {
 			return "\"oauth\".clientMetadataUrl " + err.Error()
 		}
@@ -350,7 +350,7 @@ func CheckClientMetadataURL(raw string) error {
 	case u.Scheme != "https":
 		return fmt.Errorf("%q is not an https URL (the authorization server fetches it; a client ID metadata document is https only)", raw)
 	case u.User != nil:
-		return fmt.Errorf("%q has user information", raw)
+		return fmt.Errorf("%q has user information", u.Redacted())
 	case u.Fragment != "" || strings.Contains(raw, "#"):
 		return fmt.Errorf("%q has a fragment", raw)
 	case u.Path == "" || u.Path == "/":

@@ -110,7 +110,7 @@ func (c *Config) Lookup(arg, self string) (*Server, error) {
 		if err != nil || u.Host == "" {
 			return nil, &Error{Msg: fmt.Sprintf("invalid server URL %q", arg)}
 		}
-		return &Server{Name: arg, Transport: HTTP, URL: arg, Source: "command line", defaultClientMetadata: c.ClientMetadataURL}, nil
+		return &Server{Name: arg, Transport: HTTP, URL: arg, Source: "command line"}, nil
 	}
 	if s, ok := c.Servers[arg]; ok {
 		return s, nil
@@ -351,11 +351,19 @@ func (x *expander) resolveRemote(s *Server, t *Target, o ResolveOptions) error {
 // expandOAuth expands a configured OAuth client. Its secret is a secret;
 // its id is not: it is in every authorization URL.
 func (x *expander) expandOAuth(c *OAuthConfig, dir string) (*OAuthConfig, error) {
-	oc := &OAuthConfig{Scopes: c.Scopes, AuthMethod: c.AuthMethod, Grant: c.Grant, ClientMetadataURL: c.ClientMetadataURL, KeyID: c.KeyID}
+	oc := &OAuthConfig{Scopes: c.Scopes, AuthMethod: c.AuthMethod, Grant: c.Grant, KeyID: c.KeyID}
 	n := len(x.secrets)
 	var err error
 	if oc.ClientID, err = x.expand("oauth.clientId", c.ClientID); err != nil {
 		return nil, err
+	}
+	if oc.ClientMetadataURL, err = x.expand("oauth.clientMetadataUrl", c.ClientMetadataURL); err != nil {
+		return nil, err
+	}
+	if oc.ClientMetadataURL != "" && oc.ClientMetadataURL != c.ClientMetadataURL {
+		if err := CheckClientMetadataURL(oc.ClientMetadataURL); err != nil {
+			return nil, &Error{Server: x.server, Msg: "\"oauth\".clientMetadataUrl " + err.Error()}
+		}
 	}
 	x.secrets = x.secrets[:n] // a client id is public: it is in every authorization URL
 	x.all = true
