@@ -5,6 +5,7 @@
 package auth
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -35,6 +36,10 @@ type LoginOptions struct {
 	Mask            func(string) string          // hides secrets in quoted answers
 	AddSecrets      func(...string)              // registers secrets to hide from now on
 	Listen          func() (net.Listener, error) // the loopback listener (tests); nil: 127.0.0.1:0
+	// Paste, when set, is where the user pastes the URL the browser ended
+	// on (or the code), for a browser on another machine: no listener
+	// answers the redirect (login --paste).
+	Paste io.Reader
 }
 
 // Login runs the OAuth authorization-code flow for an http or sse server and
@@ -70,6 +75,10 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 		return nil, err
 	}
 	defer ln.Close()
+	if o.Paste != nil {
+		// The port only makes the redirect URI; nothing listens on it.
+		ln.Close()
+	}
 	ca, registered, err := h.loginClient(ctx, t, as, redirect, o)
 	if err != nil {
 		return nil, err
@@ -81,11 +90,22 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 	}
 
 	cb := newCallback(req.state, as, o.Note)
-	defer cb.serve(ln)()
-	o.Open(req.url)
-	code, err := cb.wait(ctx, t.Name)
-	if err != nil {
-		return nil, err
+	var code string
+	if o.Paste != nil {
+		cb.outcome = make(chan error, 2) // nobody reads it: no browser waits
+		o.Open(req.url)
+		if code, err = readPasted(ctx, o.Paste, cb); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, &Error{Server: t.Name, Msg: err.Error()}
+		}
+	} else {
+		defer cb.serve(ln)()
+		o.Open(req.url)
+		if code, err = cb.wait(ctx, t.Name); err != nil {
+			return nil, err
+		}
 	}
 	tok, err := h.redeemCode(ctx, as, ca, code, req)
 	if err != nil {
@@ -391,23 +411,7 @@ func (cb *callback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "mcpx: this is not the redirect of the login in progress (wrong state)", http.StatusBadRequest)
 		return
 	}
-	var res callbackResult
-	switch {
-	case q.Get("error") != "":
-		msg := q.Get("error")
-		if d := q.Get("error_description"); d != "" {
-			msg += ": " + d
-		}
-		res.err = fmt.Errorf("the authorization server refused: %s", text.OneLine(msg))
-	case q.Get("iss") != "" && strings.TrimSuffix(q.Get("iss"), "/") != strings.TrimSuffix(cb.issuer, "/"):
-		res.err = fmt.Errorf("the authorization redirect came from issuer %q, not %q (RFC 9207); nothing was accepted", text.OneLine(q.Get("iss")), cb.issuer)
-	case q.Get("iss") == "" && cb.issRequired:
-		res.err = fmt.Errorf("the authorization redirect lacks the iss parameter its server's metadata promises (RFC 9207); nothing was accepted")
-	case q.Get("code") == "":
-		res.err = errors.New("the authorization redirect carried no code")
-	default:
-		res.code = q.Get("code")
-	}
+	res := cb.check(q)
 	if !cb.answered.CompareAndSwap(false, true) { // a second redirect: the first decides
 		http.Error(w, "mcpx: this login has already been answered", http.StatusConflict)
 		return
@@ -429,6 +433,104 @@ func (cb *callback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fmt.Fprint(w, "<!doctype html><title>mcpx login</title><p>mcpx is logged in. You can close this tab.</p>\n")
+}
+
+// check reads a redirect with the right state: its code, or why it
+// carries none (an error from the server, an issuer that is not ours).
+func (cb *callback) check(q url.Values) callbackResult {
+	var res callbackResult
+	switch {
+	case q.Get("error") != "":
+		msg := q.Get("error")
+		if d := q.Get("error_description"); d != "" {
+			msg += ": " + d
+		}
+		res.err = fmt.Errorf("the authorization server refused: %s", text.OneLine(msg))
+	case q.Get("iss") != "" && strings.TrimSuffix(q.Get("iss"), "/") != strings.TrimSuffix(cb.issuer, "/"):
+		res.err = fmt.Errorf("the authorization redirect came from issuer %q, not %q (RFC 9207); nothing was accepted", text.OneLine(q.Get("iss")), cb.issuer)
+	case q.Get("iss") == "" && cb.issRequired:
+		res.err = fmt.Errorf("the authorization redirect lacks the iss parameter its server's metadata promises (RFC 9207); nothing was accepted")
+	case q.Get("code") == "":
+		res.err = errors.New("the authorization redirect carried no code")
+	default:
+		res.code = q.Get("code")
+	}
+	return res
+}
+
+// maxPaste bounds a pasted line.
+const maxPaste = 64 << 10
+
+// readPasted reads what the user pastes (login --paste): the URL the
+// browser ended on (http://127.0.0.1:PORT/callback?code=...&state=...),
+// its query alone, or the bare code. A URL or a query must carry the
+// login's state; a bare code cannot be checked, as the user chose it.
+// Empty lines are skipped; the end of stdin, or ctx, ends the wait.
+func readPasted(ctx context.Context, in io.Reader, cb *callback) (string, error) {
+	type line struct {
+		text string
+		err  error
+	}
+	lines := make(chan line, 1)
+	go func() {
+		sc := bufio.NewScanner(in)
+		sc.Buffer(make([]byte, 4096), maxPaste)
+		for sc.Scan() {
+			if t := strings.TrimSpace(sc.Text()); t != "" {
+				lines <- line{text: t}
+				return
+			}
+		}
+		err := sc.Err()
+		if err == nil {
+			err = io.EOF
+		}
+		lines <- line{err: err}
+	}()
+	var l line
+	select {
+	case l = <-lines:
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	switch {
+	case errors.Is(l.err, io.EOF):
+		return "", errors.New("stdin ended before the redirected URL or the code was pasted; nothing was accepted")
+	case errors.Is(l.err, bufio.ErrTooLong):
+		return "", fmt.Errorf("the pasted line is longer than %d bytes; paste the URL the browser ended on, or the code", maxPaste)
+	case l.err != nil:
+		return "", fmt.Errorf("reading stdin: %v", l.err)
+	}
+	var q url.Values
+	switch t := l.text; {
+	case strings.Contains(t, "://"):
+		u, err := url.Parse(t)
+		if err != nil {
+			return "", errors.New("the pasted text is not a URL; paste the URL the browser ended on, or the code")
+		}
+		q = u.Query()
+	case strings.Contains(t, "="):
+		var err error
+		if q, err = url.ParseQuery(strings.TrimPrefix(t, "?")); err != nil {
+			return "", errors.New("the pasted text is not a URL query; paste the URL the browser ended on, or the code")
+		}
+	default:
+		if !tokenChars(t) {
+			return "", errors.New("the pasted code has characters a code cannot have; paste the URL the browser ended on, or the code")
+		}
+		return t, nil
+	}
+	if !q.Has("state") {
+		return "", errors.New("the pasted URL has no state, so it cannot be checked; paste the whole URL the browser ended on, or the code alone")
+	}
+	if q.Get("state") != cb.state {
+		return "", errors.New("the pasted URL is not the redirect of this login (wrong state); nothing was accepted")
+	}
+	res := cb.check(q)
+	if res.err != nil {
+		return "", res.err
+	}
+	return res.code, nil
 }
 
 // LogoutResult says what logout did.
