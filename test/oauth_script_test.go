@@ -49,7 +49,7 @@ var oauthServers = struct {
 //	refresh-delay=DURATION                  revocation=on
 //	bad-state=on  deny=on  bad-issuer=on  no-s256=on  cimd=on
 //
-// With a clients=cc-jwt or cc-jwt-rsa client, $VAR_EC_KEY and $VAR_RSA_KEY
+// With a clients=jwt, cc-jwt or cc-jwt-rsa client, $VAR_EC_KEY and $VAR_RSA_KEY
 // are the JWT clients' PEM private keys.
 //
 // Without dcr=, registration is offered when there are no clients.
@@ -85,7 +85,7 @@ func cmdFixtureOAuth(ts *testscript.TestScript, neg bool, args []string) {
 	})
 	ts.Setenv(name, s.URL())
 	ts.Setenv(name+"_AS", s.Issuer())
-	if slices.ContainsFunc(o.Clients, func(c string) bool { return strings.HasPrefix(c, "cc-jwt") }) {
+	if slices.ContainsFunc(o.Clients, func(c string) bool { return strings.Contains(c, "jwt") }) {
 		k := fixture.FixtureKeys()
 		ts.Setenv(name+"_EC_KEY", k.EC)
 		ts.Setenv(name+"_RSA_KEY", k.RSA)

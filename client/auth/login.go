@@ -202,6 +202,12 @@ func listenForRedirect(name string, listen func() (net.Listener, error)) (net.Li
 // to configure one.
 func (h *oauthHTTP) loginClient(ctx context.Context, t *config.Target, as *authServer, redirect string, o LoginOptions) (ca clientAuth, registered bool, err error) {
 	switch {
+	case t.OAuth != nil && t.OAuth.ClientID != "" && t.OAuth.PrivateKey != "":
+		// A confidential client that authenticates with a JWT assertion.
+		if ca, err = machineClient(t, as.TokenEndpointAuthMethodsSupported, as.Issuer, o.AddSecrets); err != nil {
+			return ca, false, h.fail("%v", err)
+		}
+		return ca, false, nil
 	case t.OAuth != nil && t.OAuth.ClientID != "":
 		ca = clientAuth{ID: t.OAuth.ClientID, Secret: t.OAuth.ClientSecret, Method: t.OAuth.AuthMethod}
 		if ca.Method == "" {
