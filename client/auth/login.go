@@ -53,7 +53,7 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 	}
 	if machine(t) {
 		// No person: the client_credentials grant, as any command does it.
-		tok, err := clientCredentials(ctx, t, server, nil, grantOptions{protocol: o.ProtocolVersion, mask: o.Mask, addSecrets: o.AddSecrets, note: o.Note})
+		tok, err := clientCredentials(ctx, t, server, nil, grantOptions{scopes: o.Scopes, protocol: o.ProtocolVersion, mask: o.Mask, addSecrets: o.AddSecrets, note: o.Note})
 		if err != nil {
 			return nil, err
 		}

@@ -146,6 +146,7 @@ func machineClient(t *config.Target, supported []string, audience string, addSec
 
 // grantOptions are what a client_credentials grant needs besides the target.
 type grantOptions struct {
+	scopes     []string // login --scope
 	protocol   string
 	mask       func(string) string
 	addSecrets func(...string)
@@ -166,7 +167,7 @@ func clientCredentials(ctx context.Context, t *config.Target, server string, pre
 	if prev != nil && prev.Grant == config.GrantClientCredentials && prev.ClientID == t.OAuth.ClientID && prev.TokenEndpoint != "" &&
 		checkEndpoint("the stored token endpoint", prev.TokenEndpoint, true) == nil {
 		as = &authServer{resource: prev.Resource, asDoc: asDoc{Issuer: prev.Issuer, TokenEndpoint: prev.TokenEndpoint, RevocationEndpoint: prev.RevocationEndpoint}}
-		scopes = selectScopes(nil, t.OAuth, prev.Scope, nil)
+		scopes = selectScopes(o.scopes, t.OAuth, prev.Scope, nil)
 	} else {
 		if o.protocol == "" {
 			o.protocol = mcp.LATEST_PROTOCOL_VERSION
@@ -179,7 +180,7 @@ func clientCredentials(ctx context.Context, t *config.Target, server string, pre
 			return nil, h.fail("authorization server %s does not offer the client_credentials grant (grant_types_supported: %s)", text.OneLine(found.Issuer), text.OneLine(strings.Join(g, ", ")))
 		}
 		as = found
-		scopes = selectScopes(nil, t.OAuth, challenged, as.prmScopes)
+		scopes = selectScopes(o.scopes, t.OAuth, challenged, as.prmScopes)
 	}
 	ca, err := machineClient(t, as.TokenEndpointAuthMethodsSupported, as.Issuer, o.addSecrets)
 	if err != nil {
