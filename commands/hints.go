@@ -88,6 +88,9 @@ func authHints(e *auth.Error) []string {
 		}
 		return nil
 	}
+	if e.Token == "grant" {
+		return []string{`check the "oauth" client of the server's config entry (clientId, and clientSecret or privateKey) and that its authorization server accepts it`}
+	}
 	login := "mcpx login " + serverWord(e.Server)
 	if e.Status == 403 && e.Scope != "" {
 		for _, s := range e.Scopes() {

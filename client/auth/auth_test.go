@@ -198,14 +198,14 @@ func TestClientFor(t *testing.T) {
 		want clientAuth
 	}{
 		{StoredToken{ClientID: "c", ClientSecret: "s", Registered: true, AuthMethod: "client_secret_post"}, &config.OAuthConfig{ClientID: "c", ClientSecret: "cfg"},
-			clientAuth{"c", "s", "client_secret_post"}},
+			clientAuth{ID: "c", Secret: "s", Method: "client_secret_post"}},
 		{StoredToken{ClientID: "c", AuthMethod: "client_secret_basic"}, &config.OAuthConfig{ClientID: "c", ClientSecret: "cfg"},
-			clientAuth{"c", "cfg", "client_secret_basic"}},
+			clientAuth{ID: "c", Secret: "cfg", Method: "client_secret_basic"}},
 		{StoredToken{ClientID: "c", AuthMethod: "client_secret_basic"}, &config.OAuthConfig{ClientID: "other", ClientSecret: "cfg"},
-			clientAuth{"c", "", "client_secret_basic"}},
-		{StoredToken{ClientID: "c", AuthMethod: "none"}, nil, clientAuth{"c", "", "none"}},
+			clientAuth{ID: "c", Secret: "", Method: "client_secret_basic"}},
+		{StoredToken{ClientID: "c", AuthMethod: "none"}, nil, clientAuth{ID: "c", Secret: "", Method: "none"}},
 	} {
-		if got := clientFor(&c.tok, &config.Target{OAuth: c.oc}); got != c.want {
+		if got := clientFor(&c.tok, &config.Target{OAuth: c.oc}); got.ID != c.want.ID || got.Secret != c.want.Secret || got.Method != c.want.Method {
 			t.Errorf("clientFor(%+v, %+v) = %+v, want %+v", c.tok, c.oc, got, c.want)
 		}
 	}

@@ -43,6 +43,8 @@ func (e *Error) Error() string {
 		} else {
 			msg += " and there is no refresh token"
 		}
+	case e.Token == "grant":
+		msg += "; the client_credentials grant failed: " + e.Why
 	case e.Token == "rejected":
 		msg = fmt.Sprintf("server %q rejected the stored token (HTTP %d)", e.Server, e.Status)
 		if e.Why != "" {

@@ -5,6 +5,7 @@
 package auth
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -35,6 +36,10 @@ type LoginOptions struct {
 	Mask            func(string) string          // hides secrets in quoted answers
 	AddSecrets      func(...string)              // registers secrets to hide from now on
 	Listen          func() (net.Listener, error) // the loopback listener (tests); nil: 127.0.0.1:0
+	// Paste, when set, is where the user pastes the URL the browser ended
+	// on (or the code), for a browser on another machine: no listener
+	// answers the redirect (login --paste).
+	Paste io.Reader
 }
 
 // Login runs the OAuth authorization-code flow for an http or sse server and
@@ -46,6 +51,20 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 	if err != nil {
 		return nil, err
 	}
+	if machine(t) {
+		// No person: the client_credentials grant, as any command does it.
+		tok, err := clientCredentials(ctx, t, server, nil, grantOptions{scopes: o.Scopes, protocol: o.ProtocolVersion, mask: o.Mask, addSecrets: o.AddSecrets, note: o.Note})
+		if err != nil {
+			return nil, err
+		}
+		if err := saveLocked(ctx, store, tok); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, &Error{Server: t.Name, Msg: err.Error()}
+		}
+		return tok, nil
+	}
 	h := newOAuthHTTP(t.Name, o.Mask)
 	as, challenged, err := h.findAuthServer(ctx, t, server, o)
 	if err != nil {
@@ -56,6 +75,10 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 		return nil, err
 	}
 	defer ln.Close()
+	if o.Paste != nil {
+		// The port only makes the redirect URI; nothing listens on it.
+		ln.Close()
+	}
 	ca, registered, err := h.loginClient(ctx, t, as, redirect, o)
 	if err != nil {
 		return nil, err
@@ -67,11 +90,22 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 	}
 
 	cb := newCallback(req.state, as, o.Note)
-	defer cb.serve(ln)()
-	o.Open(req.url)
-	code, err := cb.wait(ctx, t.Name)
-	if err != nil {
-		return nil, err
+	var code string
+	if o.Paste != nil {
+		cb.outcome = make(chan error, 2) // nobody reads it: no browser waits
+		o.Open(req.url)
+		if code, err = readPasted(ctx, o.Paste, cb); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, &Error{Server: t.Name, Msg: err.Error()}
+		}
+	} else {
+		defer cb.serve(ln)()
+		o.Open(req.url)
+		if code, err = cb.wait(ctx, t.Name); err != nil {
+			return nil, err
+		}
 	}
 	tok, err := h.redeemCode(ctx, as, ca, code, req)
 	if err != nil {
@@ -162,16 +196,28 @@ func listenForRedirect(name string, listen func() (net.Listener, error)) (net.Li
 }
 
 // loginClient decides the client mcpx logs in as: the configured one, else
-// one registered now (RFC 7591; registered is then true and its secret is
-// a secret), else none, which is an error that says how to configure one.
+// the configured client ID metadata document when the authorization server
+// supports them, else one registered now (RFC 7591; registered is then true
+// and its secret is a secret), else none, which is an error that says how
+// to configure one.
 func (h *oauthHTTP) loginClient(ctx context.Context, t *config.Target, as *authServer, redirect string, o LoginOptions) (ca clientAuth, registered bool, err error) {
 	switch {
+	case t.OAuth != nil && t.OAuth.ClientID != "" && t.OAuth.PrivateKey != "":
+		// A confidential client that authenticates with a JWT assertion.
+		if ca, err = machineClient(t, as.TokenEndpointAuthMethodsSupported, as.Issuer, o.AddSecrets); err != nil {
+			return ca, false, h.fail("%v", err)
+		}
+		return ca, false, nil
 	case t.OAuth != nil && t.OAuth.ClientID != "":
 		ca = clientAuth{ID: t.OAuth.ClientID, Secret: t.OAuth.ClientSecret, Method: t.OAuth.AuthMethod}
 		if ca.Method == "" {
 			ca.Method = chooseMethod(as.TokenEndpointAuthMethodsSupported, ca.Secret != "")
 		}
 		return ca, false, nil
+	case t.OAuth != nil && t.OAuth.ClientMetadataURL != "" && as.ClientIDMetadataDocumentSupported:
+		// A client ID metadata document: its URL is the client id, a
+		// public client (PKCE), and nothing is registered.
+		return clientAuth{ID: t.OAuth.ClientMetadataURL, Method: "none"}, false, nil
 	case as.RegistrationEndpoint != "":
 		if ca, err = h.register(ctx, as, redirect, o.ClientVersion); err != nil {
 			var ae *Error
@@ -186,6 +232,9 @@ func (h *oauthHTTP) loginClient(ctx context.Context, t *config.Target, as *authS
 		return ca, true, nil
 	}
 	e := h.fail("authorization server %s offers no dynamic client registration, and no client is configured for this server", as.Issuer)
+	if t.OAuth != nil && t.OAuth.ClientMetadataURL != "" {
+		e.Msg = fmt.Sprintf("authorization server %s supports neither client ID metadata documents (so %s cannot be the client id) nor dynamic client registration, and no clientId is configured for this server", as.Issuer, t.OAuth.ClientMetadataURL)
+	}
 	e.NoClient = true
 	return ca, false, e
 }
@@ -368,23 +417,7 @@ func (cb *callback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "mcpx: this is not the redirect of the login in progress (wrong state)", http.StatusBadRequest)
 		return
 	}
-	var res callbackResult
-	switch {
-	case q.Get("error") != "":
-		msg := q.Get("error")
-		if d := q.Get("error_description"); d != "" {
-			msg += ": " + d
-		}
-		res.err = fmt.Errorf("the authorization server refused: %s", text.OneLine(msg))
-	case q.Get("iss") != "" && strings.TrimSuffix(q.Get("iss"), "/") != strings.TrimSuffix(cb.issuer, "/"):
-		res.err = fmt.Errorf("the authorization redirect came from issuer %q, not %q (RFC 9207); nothing was accepted", text.OneLine(q.Get("iss")), cb.issuer)
-	case q.Get("iss") == "" && cb.issRequired:
-		res.err = fmt.Errorf("the authorization redirect lacks the iss parameter its server's metadata promises (RFC 9207); nothing was accepted")
-	case q.Get("code") == "":
-		res.err = errors.New("the authorization redirect carried no code")
-	default:
-		res.code = q.Get("code")
-	}
+	res := cb.check(q)
 	if !cb.answered.CompareAndSwap(false, true) { // a second redirect: the first decides
 		http.Error(w, "mcpx: this login has already been answered", http.StatusConflict)
 		return
@@ -406,6 +439,104 @@ func (cb *callback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fmt.Fprint(w, "<!doctype html><title>mcpx login</title><p>mcpx is logged in. You can close this tab.</p>\n")
+}
+
+// check reads a redirect with the right state: its code, or why it
+// carries none (an error from the server, an issuer that is not ours).
+func (cb *callback) check(q url.Values) callbackResult {
+	var res callbackResult
+	switch {
+	case q.Get("error") != "":
+		msg := q.Get("error")
+		if d := q.Get("error_description"); d != "" {
+			msg += ": " + d
+		}
+		res.err = fmt.Errorf("the authorization server refused: %s", text.OneLine(msg))
+	case q.Get("iss") != "" && strings.TrimSuffix(q.Get("iss"), "/") != strings.TrimSuffix(cb.issuer, "/"):
+		res.err = fmt.Errorf("the authorization redirect came from issuer %q, not %q (RFC 9207); nothing was accepted", text.OneLine(q.Get("iss")), cb.issuer)
+	case q.Get("iss") == "" && cb.issRequired:
+		res.err = fmt.Errorf("the authorization redirect lacks the iss parameter its server's metadata promises (RFC 9207); nothing was accepted")
+	case q.Get("code") == "":
+		res.err = errors.New("the authorization redirect carried no code")
+	default:
+		res.code = q.Get("code")
+	}
+	return res
+}
+
+// maxPaste bounds a pasted line.
+const maxPaste = 64 << 10
+
+// readPasted reads what the user pastes (login --paste): the URL the
+// browser ended on (http://127.0.0.1:PORT/callback?code=...&state=...),
+// its query alone, or the bare code. A URL or a query must carry the
+// login's state; a bare code cannot be checked, as the user chose it.
+// Empty lines are skipped; the end of stdin, or ctx, ends the wait.
+func readPasted(ctx context.Context, in io.Reader, cb *callback) (string, error) {
+	type line struct {
+		text string
+		err  error
+	}
+	lines := make(chan line, 1)
+	go func() {
+		sc := bufio.NewScanner(in)
+		sc.Buffer(make([]byte, 4096), maxPaste)
+		for sc.Scan() {
+			if t := strings.TrimSpace(sc.Text()); t != "" {
+				lines <- line{text: t}
+				return
+			}
+		}
+		err := sc.Err()
+		if err == nil {
+			err = io.EOF
+		}
+		lines <- line{err: err}
+	}()
+	var l line
+	select {
+	case l = <-lines:
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	switch {
+	case errors.Is(l.err, io.EOF):
+		return "", errors.New("stdin ended before the redirected URL or the code was pasted; nothing was accepted")
+	case errors.Is(l.err, bufio.ErrTooLong):
+		return "", fmt.Errorf("the pasted line is longer than %d bytes; paste the URL the browser ended on, or the code", maxPaste)
+	case l.err != nil:
+		return "", fmt.Errorf("reading stdin: %v", l.err)
+	}
+	var q url.Values
+	switch t := l.text; {
+	case strings.Contains(t, "://"):
+		u, err := url.Parse(t)
+		if err != nil {
+			return "", errors.New("the pasted text is not a URL; paste the URL the browser ended on, or the code")
+		}
+		q = u.Query()
+	case strings.Contains(t, "="):
+		var err error
+		if q, err = url.ParseQuery(strings.TrimPrefix(t, "?")); err != nil {
+			return "", errors.New("the pasted text is not a URL query; paste the URL the browser ended on, or the code")
+		}
+	default:
+		if !tokenChars(t) {
+			return "", errors.New("the pasted code has characters a code cannot have; paste the URL the browser ended on, or the code")
+		}
+		return t, nil
+	}
+	if !q.Has("state") {
+		return "", errors.New("the pasted URL has no state, so it cannot be checked; paste the whole URL the browser ended on, or the code alone")
+	}
+	if q.Get("state") != cb.state {
+		return "", errors.New("the pasted URL is not the redirect of this login (wrong state); nothing was accepted")
+	}
+	res := cb.check(q)
+	if res.err != nil {
+		return "", res.err
+	}
+	return res.code, nil
 }
 
 // LogoutResult says what logout did.
@@ -479,6 +610,10 @@ func clientFor(tok *StoredToken, t *config.Target) clientAuth {
 	ca := clientAuth{ID: tok.ClientID, Secret: tok.ClientSecret, Method: tok.AuthMethod}
 	if !tok.Registered && t.OAuth != nil && t.OAuth.ClientID == tok.ClientID {
 		ca.Secret = t.OAuth.ClientSecret
+		if ca.Method == config.AuthPrivateKeyJWT && t.OAuth.PrivateKey != "" {
+			ca.Key, _ = config.ParsePrivateKey(t.OAuth.PrivateKey) // checked when the config was read
+			ca.KeyID, ca.Audience = t.OAuth.KeyID, tok.Issuer
+		}
 	}
 	return ca
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -54,6 +55,8 @@ type Server struct {
 	err          error  // a problem with the entry itself, reported when it is used
 
 	entry *hostEntry // a host's entry, as mcpx import copies it
+
+	defaultClientMetadata string // the user file's "oauth".clientMetadataUrl
 }
 
 // Target returns the server's target as configured, unexpanded: the command
@@ -93,6 +96,10 @@ type Config struct {
 	// the shadowed ones too (NAME@SOURCE reaches them); Servers holds,
 	// for each name, the first source's entry, disabled or not.
 	All []*Server
+
+	// ClientMetadataURL is the "oauth": {"clientMetadataUrl"} of mcpx's own
+	// file (the user file, or --config): the default of every server.
+	ClientMetadataURL string
 }
 
 // Names returns the configured server names in order.
@@ -140,6 +147,7 @@ func Load(o LoadOptions) (*Config, error) {
 		}
 		cfg.Files = append(cfg.Files, f.path)
 		f.addTo(cfg, SourceMCPX)
+		cfg.setClientMetadata(f.clientMetadata)
 		return cfg, nil
 	}
 	user, err := readFile(UserConfigPath(o.Getenv), false)
@@ -186,7 +194,19 @@ func Load(o LoadOptions) (*Config, error) {
 		}
 		cfg.Untrusted, cfg.Skipped = o.Cwd, skipped
 	}
+	if user != nil {
+		cfg.setClientMetadata(user.clientMetadata)
+	}
 	return cfg, nil
+}
+
+// setClientMetadata makes the user file's client ID metadata document the
+// default of every server read.
+func (c *Config) setClientMetadata(u string) {
+	c.ClientMetadataURL = u
+	for _, s := range c.All {
+		s.defaultClientMetadata = u
+	}
 }
 
 // Error is a problem with a config file or a server entry (exit 2).
@@ -225,6 +245,7 @@ type configFile struct {
 	servers         []*Server
 	trustedProjects []string
 	imports         *[]string // "import": the hosts to read (nil: all)
+	clientMetadata  string    // "oauth": {"clientMetadataUrl"}: the default for every server
 }
 
 type rawFile struct {
@@ -232,6 +253,11 @@ type rawFile struct {
 	Servers         map[string]json.RawMessage `json:"servers"`
 	TrustedProjects []string                   `json:"trustedProjects"`
 	Import          *[]string                  `json:"import"`
+	// OAuth is the file's default for every http and sse server: only
+	// clientMetadataUrl.
+	OAuth *struct {
+		ClientMetadataURL string `json:"clientMetadataUrl"`
+	} `json:"oauth"`
 }
 
 type rawEntry struct {
@@ -261,6 +287,81 @@ type OAuthConfig struct {
 	// server's metadata decide.
 	AuthMethod string   `json:"tokenEndpointAuthMethod"`
 	Scopes     []string `json:"scopes"`
+	// Grant is the OAuth grant: "" or "authorization_code" (mcpx login,
+	// with a person), or "client_credentials" (machine to machine: every
+	// command obtains and renews its token itself).
+	Grant string `json:"grant"`
+	// ClientMetadataURL is the https URL of a client ID metadata document
+	// describing mcpx: the client_id at an authorization server that
+	// supports such documents (client_id_metadata_document_supported).
+	ClientMetadataURL string `json:"clientMetadataUrl"`
+	// PrivateKey is a PEM private key (RSA or EC; "@FILE" reads it from
+	// FILE) for a JWT client assertion (private_key_jwt, RFC 7523), and
+	// KeyID the "kid" of its public key at the authorization server.
+	PrivateKey string `json:"privateKey"`
+	KeyID      string `json:"keyId"`
+}
+
+// Grants and token endpoint auth methods of an "oauth" entry.
+const (
+	GrantCode              = "authorization_code"
+	GrantClientCredentials = "client_credentials"
+	AuthPrivateKeyJWT      = "private_key_jwt"
+)
+
+// checkOAuth refuses an "oauth" entry that cannot work.
+func checkOAuth(o *OAuthConfig) string {
+	switch {
+	case o.ClientID == "" && o.ClientSecret != "":
+		return "\"oauth\" has a clientSecret but no clientId"
+	case o.ClientID == "" && o.PrivateKey != "":
+		return "\"oauth\" has a privateKey but no clientId"
+	case o.ClientSecret != "" && o.PrivateKey != "":
+		return "\"oauth\" has both a clientSecret and a privateKey; give the one the client authenticates with"
+	case o.AuthMethod != "" && o.AuthMethod != "none" && o.AuthMethod != "client_secret_basic" && o.AuthMethod != "client_secret_post" && o.AuthMethod != AuthPrivateKeyJWT:
+		return fmt.Sprintf("\"oauth\".tokenEndpointAuthMethod %q is not one of none, client_secret_basic, client_secret_post, private_key_jwt", o.AuthMethod)
+	case o.AuthMethod == AuthPrivateKeyJWT && o.PrivateKey == "":
+		return "\"oauth\".tokenEndpointAuthMethod private_key_jwt needs a \"privateKey\""
+	case o.PrivateKey != "" && o.AuthMethod != "" && o.AuthMethod != AuthPrivateKeyJWT:
+		return fmt.Sprintf("\"oauth\" has a privateKey, which authenticates with private_key_jwt, not %s", o.AuthMethod)
+	case o.Grant != "" && o.Grant != GrantCode && o.Grant != GrantClientCredentials:
+		return fmt.Sprintf("\"oauth\".grant %q is not one of authorization_code, client_credentials", o.Grant)
+	case o.Grant == GrantClientCredentials && o.ClientID == "":
+		return "\"oauth\".grant client_credentials needs a clientId, and a clientSecret or a privateKey"
+	case o.Grant == GrantClientCredentials && o.ClientSecret == "" && o.PrivateKey == "":
+		return "\"oauth\".grant client_credentials needs a clientSecret or a privateKey (a client without credentials cannot use it)"
+	}
+	if o.ClientMetadataURL != "" && !strings.Contains(o.ClientMetadataURL, "${") { // else checked once expanded
+		if err := CheckClientMetadataURL(o.ClientMetadataURL); err != nil {
+			return "\"oauth\".clientMetadataUrl " + err.Error()
+		}
+	}
+	return ""
+}
+
+// CheckClientMetadataURL accepts the URL of a client ID metadata document:
+// https, a host, a path other than "/", no user information, fragment, or
+// dot segments (the rules of client ID metadata documents).
+func CheckClientMetadataURL(raw string) error {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil || u.Host == "" || u.Opaque != "":
+		return fmt.Errorf("%q is not an absolute URL", raw)
+	case u.Scheme != "https":
+		return fmt.Errorf("%q is not an https URL (the authorization server fetches it; a client ID metadata document is https only)", raw)
+	case u.User != nil:
+		return fmt.Errorf("%q has user information", u.Redacted())
+	case u.Fragment != "" || strings.Contains(raw, "#"):
+		return fmt.Errorf("%q has a fragment", raw)
+	case u.Path == "" || u.Path == "/":
+		return fmt.Errorf("%q has no path (the document's URL names a file, such as /mcpx/client.json)", raw)
+	}
+	for _, seg := range strings.Split(u.Path, "/") {
+		if seg == "." || seg == ".." {
+			return fmt.Errorf("%q has a dot segment in its path", raw)
+		}
+	}
+	return nil
 }
 
 func readFile(path string, mustExist bool) (*configFile, error) {
@@ -285,6 +386,12 @@ func readFile(path string, mustExist bool) (*configFile, error) {
 		return nil, &Error{Msg: fmt.Sprintf("config file %s: %s", abs, jsonErrorAt(data, fmt.Errorf("text after the JSON object")))}
 	}
 	f := &configFile{path: abs, dir: filepath.Dir(abs), trustedProjects: raw.TrustedProjects, imports: raw.Import}
+	if raw.OAuth != nil && raw.OAuth.ClientMetadataURL != "" {
+		if err := CheckClientMetadataURL(raw.OAuth.ClientMetadataURL); err != nil {
+			return nil, &Error{Msg: fmt.Sprintf("config file %s: \"oauth\".clientMetadataUrl %v", abs, err)}
+		}
+		f.clientMetadata = raw.OAuth.ClientMetadataURL
+	}
 	workspace := f.dir
 	if filepath.Base(workspace) == ".vscode" {
 		workspace = filepath.Dir(workspace)
@@ -423,10 +530,10 @@ func parseEntry(name string, data json.RawMessage) *Server {
 		switch {
 		case s.Transport == Stdio:
 			return fail("\"oauth\" is for http and sse servers, not stdio")
-		case o.ClientID == "" && o.ClientSecret != "":
-			return fail("\"oauth\" has a clientSecret but no clientId")
-		case o.AuthMethod != "" && o.AuthMethod != "none" && o.AuthMethod != "client_secret_basic" && o.AuthMethod != "client_secret_post":
-			return fail("\"oauth\".tokenEndpointAuthMethod %q is not one of none, client_secret_basic, client_secret_post", o.AuthMethod)
+		default:
+			if msg := checkOAuth(o); msg != "" {
+				return fail("%s", msg)
+			}
 		}
 	}
 	for i, r := range e.Roots {

@@ -332,23 +332,39 @@ func (x *expander) resolveRemote(s *Server, t *Target, o ResolveOptions) error {
 	t.Fallback = t.Transport == HTTP && !s.explicitType
 	t.TokenDir = o.TokenDir
 	if s.OAuth != nil {
-		oc, err := x.expandOAuth(s.OAuth)
+		oc, err := x.expandOAuth(s.OAuth, s.Dir)
 		if err != nil {
 			return err
 		}
 		t.OAuth = oc
+	}
+	if s.defaultClientMetadata != "" {
+		if t.OAuth == nil {
+			t.OAuth = &OAuthConfig{}
+		}
+		if t.OAuth.ClientMetadataURL == "" {
+			t.OAuth.ClientMetadataURL = s.defaultClientMetadata
+		}
 	}
 	return nil
 }
 
 // expandOAuth expands a configured OAuth client. Its secret is a secret;
 // its id is not: it is in every authorization URL.
-func (x *expander) expandOAuth(c *OAuthConfig) (*OAuthConfig, error) {
-	oc := &OAuthConfig{Scopes: c.Scopes, AuthMethod: c.AuthMethod}
+func (x *expander) expandOAuth(c *OAuthConfig, dir string) (*OAuthConfig, error) {
+	oc := &OAuthConfig{Scopes: c.Scopes, AuthMethod: c.AuthMethod, Grant: c.Grant, KeyID: c.KeyID}
 	n := len(x.secrets)
 	var err error
 	if oc.ClientID, err = x.expand("oauth.clientId", c.ClientID); err != nil {
 		return nil, err
+	}
+	if oc.ClientMetadataURL, err = x.expand("oauth.clientMetadataUrl", c.ClientMetadataURL); err != nil {
+		return nil, err
+	}
+	if oc.ClientMetadataURL != "" && oc.ClientMetadataURL != c.ClientMetadataURL {
+		if err := CheckClientMetadataURL(oc.ClientMetadataURL); err != nil {
+			return nil, &Error{Server: x.server, Msg: "\"oauth\".clientMetadataUrl " + err.Error()}
+		}
 	}
 	x.secrets = x.secrets[:n] // a client id is public: it is in every authorization URL
 	x.all = true
@@ -360,7 +376,50 @@ func (x *expander) expandOAuth(c *OAuthConfig) (*OAuthConfig, error) {
 	if oc.ClientSecret != "" {
 		x.secrets = append(x.secrets, oc.ClientSecret)
 	}
+	if c.PrivateKey != "" {
+		key, err := x.privateKey(c.PrivateKey, dir)
+		if err != nil {
+			return nil, err
+		}
+		oc.PrivateKey = key
+	}
 	return oc, nil
+}
+
+// privateKey reads "oauth".privateKey: "@FILE" (relative to the config
+// file's directory) or a value with ${VAR}, a PEM RSA or EC private key.
+// The key, and each line of it, are secrets.
+func (x *expander) privateKey(v, dir string) (string, error) {
+	fail := func(format string, args ...any) error {
+		return &Error{Server: x.server, Msg: "\"oauth\".privateKey " + fmt.Sprintf(format, args...)}
+	}
+	var key string
+	if name, ok := strings.CutPrefix(v, "@"); ok {
+		if name == "" {
+			return "", fail("\"@\" names no file")
+		}
+		if !filepath.IsAbs(name) && dir != "" {
+			name = filepath.Join(dir, name)
+		}
+		data, err := readKeyFile(name)
+		if err != nil {
+			return "", fail("%v", err)
+		}
+		key = string(data)
+	} else {
+		x.all = true
+		k, err := x.expand("oauth.privateKey", v)
+		x.all = false
+		if err != nil {
+			return "", err
+		}
+		key = k
+	}
+	x.secrets = append(x.secrets, PrivateKeySecrets(key)...)
+	if _, err := ParsePrivateKey(key); err != nil {
+		return "", fail("%v", err)
+	}
+	return key, nil
 }
 
 // resolveLocal completes a stdio target: a relative command path (one
