@@ -19,21 +19,22 @@ import (
 
 // initializeWith runs mcp-go's legacy handshake against a transport that
 // answers initialize with result, through the tap, and returns the error
-// and the call's sink.
-func initializeWith(t *testing.T, result string) (*sink, error) {
+// and the handshake's record.
+func initializeWith(t *testing.T, result string) (*handshake, error) {
 	t.Helper()
 	inner := &srInner{reply: func(req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
 		return &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: req.ID, Result: json.RawMessage(result)}, nil
 	}}
-	wrapped, _ := wrapTap(inner, nil)
+	wrapped, base := wrapTap(inner, nil)
 	mc := mcpclient.NewClient(wrapped, mcpclient.WithProtocolVersion("2025-06-18"))
 	if err := mc.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	s := &sink{}
+	s := &handshake{}
+	base.recordHandshake(s)
 	req := mcp.InitializeRequest{}
 	req.Params.ProtocolVersion = "2025-06-18"
-	_, err := mc.Initialize(withSink(context.Background(), s), req)
+	_, err := mc.Initialize(context.Background(), req)
 	return s, err
 }
 
