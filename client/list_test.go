@@ -474,3 +474,16 @@ func TestListPagesNotKept(t *testing.T) {
 	}
 	runtime.KeepAlive(raws)
 }
+
+// TestListInputRequired: a listing page that is an input_required result
+// (only tools/call, prompts/get and resources/read take part in those
+// rounds) counts as an empty page, as it did when mcp-go decoded it.
+func TestListInputRequired(t *testing.T) {
+	c, fs := fakeConn(t, 1<<20, func(fs *fakeServer, id, method, cursor string) string {
+		return `{"resultType":"input_required","inputRequests":{"r":{"method":"roots/list"}},"tools":[{"name":"a"}]}`
+	})
+	raws, problems, err := c.listAll(context.Background(), KindTool)
+	if err != nil || len(raws) != 0 || len(problems) != 0 || fs.calls.Load() != 1 {
+		t.Errorf("%d items, %v, %v, %d calls", len(raws), problems, err, fs.calls.Load())
+	}
+}
