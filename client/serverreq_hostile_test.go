@@ -141,7 +141,7 @@ var hxDecline = func(context.Context, Elicitation) Answer { return Answer{Action
 // TestHostileMRTRSlowAnswer was dropped: the --timeout clock stops while a
 // person answers (REQUESTS FROM SERVERS in mcpx(1); commands/deadline.go), so
 // an answer is waited for past the deadline on purpose; one asked when time is
-// already out is cancelled at once (mrtrElicit).
+// already out is cancelled at once (serverHooks.answerInputElicit).
 
 // TestHostileSinkRetainsInputs was dropped: the input_required results of
 // a call are no longer kept beside it; Conn.roundTrips holds the last one.

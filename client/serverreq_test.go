@@ -554,6 +554,21 @@ func TestAnswerInputs(t *testing.T) {
 	if res, err := h2.answerInputs(context.Background(), raw, reqs); err != nil || srJSON(t, res) != `{"r":{"roots":[]}}` {
 		t.Errorf("no roots: %s, %v", srJSON(t, res), err)
 	}
+	// Several questions: asked one after another, in the server's order.
+	asked = len(e.got)
+	e.a = Answer{Action: "decline"}
+	if _, err := answer(context.Background(), `{"z":{"method":"elicitation/create","params":{"message":"1","requestedSchema":{"type":"object"}}},`+
+		`"a":{"method":"elicitation/create","params":{"message":"2","requestedSchema":{"type":"object"}}},`+
+		`"m":{"method":"elicitation/create","params":{"message":"3","requestedSchema":{"type":"object"}}}}`); err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, el := range e.got[asked:] {
+		order = append(order, el.Message)
+	}
+	if strings.Join(order, ",") != "1,2,3" {
+		t.Errorf("asked in the order %v", order)
+	}
 	// Sampling with an elicitation: refused, and nothing asked.
 	asked = len(e.got)
 	_, err = answer(context.Background(), `{"q":{"method":"elicitation/create","params":{"message":"Pick","requestedSchema":{"type":"object"}}},"s":{"method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}}`)

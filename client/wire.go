@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -326,7 +327,9 @@ func readInputRequired(method string, raw json.RawMessage) (mcp.InputRequests, s
 // before anything is asked.
 func (h *serverHooks) answerInputs(ctx context.Context, raw json.RawMessage, requests mcp.InputRequests) (mcp.InputResponses, error) {
 	sse := h.conn.kind == config.SSE
-	for id, r := range requests {
+	order := inputOrder(raw, requests)
+	for _, id := range order {
+		r := requests[id]
 		why := ""
 		switch r.Method {
 		case mcp.MethodElicitationCreate:
@@ -347,7 +350,8 @@ func (h *serverHooks) answerInputs(ctx context.Context, raw json.RawMessage, req
 		}
 	}
 	responses := make(mcp.InputResponses, len(requests))
-	for id, r := range requests {
+	for _, id := range order {
+		r := requests[id]
 		switch r.Method {
 		case mcp.MethodElicitationCreate:
 			responses[id] = mcp.NewElicitationInputResponse(h.answerInputElicit(ctx, id, raw, r))
@@ -361,6 +365,28 @@ func (h *serverHooks) answerInputs(ctx context.Context, raw json.RawMessage, req
 		}
 	}
 	return responses, nil
+}
+
+// inputOrder is the ids of requests in the order the server listed them
+// in raw (one question after another, as it asked them).
+func inputOrder(raw json.RawMessage, requests mcp.InputRequests) []string {
+	order := make([]string, 0, len(requests))
+	seen := make(map[string]bool, len(requests))
+	gjson.GetBytes(raw, "inputRequests").ForEach(func(k, _ gjson.Result) bool {
+		if _, ok := requests[k.String()]; ok && !seen[k.String()] {
+			seen[k.String()] = true
+			order = append(order, k.String())
+		}
+		return true
+	})
+	var rest []string
+	for id := range requests {
+		if !seen[id] {
+			rest = append(rest, id)
+		}
+	}
+	slices.Sort(rest)
+	return append(order, rest...)
 }
 
 // answerInputElicit answers the elicitation input request id of raw. Out of
