@@ -94,12 +94,10 @@ func (c *Conn) GetPrompt(ctx context.Context, name string, args map[string]strin
 	if !c.Caps.Prompts {
 		return nil, &UnsupportedError{Server: c.T.Name, What: "prompts"}
 	}
-	return c.callRaw(ctx, "prompts/get", json.RawMessage(`{"messages":[]}`), func(ctx context.Context) error {
-		req := mcp.GetPromptRequest{}
-		req.Params.Name = name
-		req.Params.Arguments = args
-		_, err := c.mc.GetPrompt(ctx, req)
-		return err
+	return c.callRaw(ctx, "prompts/get", func(ctx context.Context) (json.RawMessage, error) {
+		return c.roundTrips(ctx, "prompts/get", func(round mcp.MultiRoundTripParams) any {
+			return mcp.GetPromptParams{Name: name, Arguments: args, MultiRoundTripParams: round}
+		})
 	})
 }
 
@@ -111,13 +109,11 @@ func (c *Conn) CallTool(ctx context.Context, name string, args json.RawMessage) 
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	raw, err := c.callRaw(ctx, "tools/call", json.RawMessage(`{"content":[]}`), func(ctx context.Context) error {
-		req := mcp.CallToolRequest{}
-		req.Params.Name = name
-		req.Params.Arguments = args
-		req.Params.Meta = c.progressMeta()
-		_, err := c.mc.CallTool(ctx, req)
-		return err
+	raw, err := c.callRaw(ctx, "tools/call", func(ctx context.Context) (json.RawMessage, error) {
+		meta := c.progressMeta()
+		return c.roundTrips(ctx, "tools/call", func(round mcp.MultiRoundTripParams) any {
+			return mcp.CallToolParams{Name: name, Arguments: args, Meta: meta, MultiRoundTripParams: round}
+		})
 	})
 	var unsup *UnsupportedError
 	if errors.As(err, &unsup) && !c.Caps.Tools {

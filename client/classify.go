@@ -29,80 +29,63 @@ func isTransportFailure(err error) bool {
 }
 
 // classifyCall turns a failed request into a typed error: a JSON-RPC error
-// reply (from the tap, with its code and data) is a ServerError, or an
-// UnsupportedError for "method not found"; anything else goes to classify.
-func (c *Conn) classifyCall(ctx context.Context, method string, err error, s *sink) error {
+// reply (with its code and data) is a ServerError, or an UnsupportedError
+// for "method not found"; refused says that mcpx answered a request of the
+// server's "method not found" during the call. What is not the server's
+// answer goes to classify.
+func (c *Conn) classifyCall(ctx context.Context, method string, err error, refused bool) error {
 	if le := c.limit.Get(); le != nil {
 		return le
 	}
-	if how := s.brokenReply(); c.limit.Violation() == "" && how != "" {
+	var broken *brokenReplyError
+	if errors.As(err, &broken) && c.limit.Violation() == "" {
 		// Over HTTP and SSE (over stdio the framer has refused the line).
 		return &transport.ConnectError{Server: c.T.Name, Phase: method, Err: err,
-			Msg: fmt.Sprintf("the server answered %s with %s, which breaks JSON-RPC", method, how)}
+			Msg: fmt.Sprintf("the server answered %s with %s, which breaks JSON-RPC", method, broken.How)}
 	}
-	if n := s.tooManyInputs(); n > 0 && ctx.Err() == nil {
+	var tooMany *tooManyInputsError
+	if errors.As(err, &tooMany) && ctx.Err() == nil {
 		return &BadReplyError{Server: c.T.Name, Method: method,
-			Msg: fmt.Sprintf("returned an input_required result with %d input requests; mcpx answers at most %d at once", n, maxInputRequests)}
+			Msg: fmt.Sprintf("returned an input_required result with %d input requests; mcpx answers at most %d at once", tooMany.N, maxInputRequests)}
 	}
 	if ae := c.authError(); ae != nil && ctx.Err() == nil {
-		// An HTTP 401 or 403, which mcp-go turns into a JSON-RPC error.
+		// An HTTP 401 or 403, which mcp-go's transport turns into an error.
 		return ae
 	}
-	if ctx.Err() == nil {
-		if d := s.lastError(); d != nil {
-			// --json carries the server's message exactly, up to 64 KiB,
-			// and its data when that is at most 64 KiB of JSON (else null).
-			rpc := transport.RPCError{Code: d.Code, Message: text.ClipBytes(d.Message, rpcMessageLimit)}
-			if d.Data != nil {
-				if b, mErr := json.Marshal(d.Data); mErr == nil && len(b) <= rpcMessageLimit {
-					rpc.Data = b
-				}
+	var reply *rpcReplyError
+	if errors.As(err, &reply) && ctx.Err() == nil {
+		d := reply.Details
+		// --json carries the server's message exactly, up to 64 KiB,
+		// and its data when that is at most 64 KiB of JSON (else null).
+		rpc := transport.RPCError{Code: d.Code, Message: text.ClipBytes(d.Message, rpcMessageLimit)}
+		if d.Data != nil {
+			if b, mErr := json.Marshal(d.Data); mErr == nil && len(b) <= rpcMessageLimit {
+				rpc.Data = b
 			}
-			if d.Code == mcp.UNSUPPORTED_PROTOCOL_VERSION {
-				return c.versionRefused(method, rpc, d.Message)
+		}
+		if d.Code == mcp.UNSUPPORTED_PROTOCOL_VERSION {
+			return c.versionRefused(method, rpc, d.Message)
+		}
+		// "Method not found" is the server's own method missing, unless
+		// mcpx refused a request of the server's during the call (a
+		// tool that asked for sampling passes mcpx's refusal on).
+		if d.Code == mcp.METHOD_NOT_FOUND && !refused {
+			return &UnsupportedError{Server: c.T.Name, Method: method, RPC: &rpc, shown: c.shown(d.Message)}
+		}
+		return &ServerError{Server: c.T.Name, Method: method, RPC: rpc, shown: c.shown(d.Message)}
+	}
+	var input *inputError
+	if errors.As(err, &input) && ctx.Err() == nil && c.limit.Violation() == "" {
+		if _, lost := c.isLost(); !lost {
+			// The 2026-07-28 era's input_required rounds failed: the
+			// operation failed (exit 1), not the connection.
+			if input.Unreadable {
+				return &BadReplyError{Server: c.T.Name, Method: method, Msg: "returned an input_required result mcpx cannot read: " + c.shown(input.Why)}
 			}
-			// "Method not found" is the server's own method missing, unless
-			// mcpx refused a request of the server's during the call (a
-			// tool that asked for sampling passes mcpx's refusal on).
-			if d.Code == mcp.METHOD_NOT_FOUND && !s.refused {
-				return &UnsupportedError{Server: c.T.Name, Method: method, RPC: &rpc, shown: c.shown(d.Message)}
-			}
-			return &ServerError{Server: c.T.Name, Method: method, RPC: rpc, shown: c.shown(d.Message)}
+			return &BadReplyError{Server: c.T.Name, Method: method, Msg: "asked for input mcpx does not give: " + c.shown(input.Why)}
 		}
 	}
-	if e := c.inputError(ctx, method, err, s); e != nil {
-		return e
-	}
 	return c.classify(ctx, method, err)
-}
-
-// inputError is how a call whose 2026-07-28 input_required rounds mcp-go
-// gave up on failed: the operation failed (exit 1), not the connection.
-// It is nil for any other failure, and when the call ran out of time, was
-// interrupted or lost its connection (classify says which).
-func (c *Conn) inputError(ctx context.Context, method string, err error, s *sink) error {
-	if err == nil || ctx.Err() != nil || c.limit.Violation() != "" {
-		return nil
-	}
-	if _, lost := c.isLost(); lost {
-		return nil
-	}
-	msg := strings.TrimPrefix(err.Error(), "transport error: ")
-	switch {
-	case strings.Contains(msg, "multi round-trip"):
-		// An input request mcpx does not answer (sampling), or more rounds
-		// than mcp-go allows.
-		_, why, _ := strings.Cut(msg, "multi round-trip: ")
-		return &BadReplyError{Server: c.T.Name, Method: method, Msg: "asked for input mcpx does not give: " + c.shown(why)}
-	case strings.Contains(msg, "input request"):
-		// An input request of a method mcp-go does not know.
-		return &BadReplyError{Server: c.T.Name, Method: method, Msg: "asked for input mcpx does not give: " + c.shown(strings.TrimPrefix(msg, "failed to unmarshal response: "))}
-	case s.inputCount() > 0 && strings.Contains(msg, "failed to unmarshal response"):
-		// An input_required result mcp-go could not read.
-		return &BadReplyError{Server: c.T.Name, Method: method, Msg: "returned an input_required result mcpx cannot read: " +
-			c.shown(strings.TrimPrefix(msg, "failed to unmarshal response: "))}
-	}
-	return nil
 }
 
 // authError is the auth.Error of the last HTTP 401 or 403, nil when there

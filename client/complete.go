@@ -25,17 +25,16 @@ func (c *Conn) Complete(ctx context.Context, ref CompleteRef, arg, value string,
 	if !c.Caps.Completions {
 		return nil, &UnsupportedError{Server: c.T.Name, What: "completions"}
 	}
-	raw, err := c.callRaw(ctx, "completion/complete", json.RawMessage(`{"completion":{"values":[]}}`), func(ctx context.Context) error {
-		req := mcp.CompleteRequest{}
+	raw, err := c.callRaw(ctx, "completion/complete", func(ctx context.Context) (json.RawMessage, error) {
+		var p mcp.CompleteParams
 		if ref.Prompt != "" {
-			req.Params.Ref = mcp.PromptReference{Type: "ref/prompt", Name: ref.Prompt}
+			p.Ref = mcp.PromptReference{Type: "ref/prompt", Name: ref.Prompt}
 		} else {
-			req.Params.Ref = mcp.ResourceReference{Type: "ref/resource", URI: ref.URI}
+			p.Ref = mcp.ResourceReference{Type: "ref/resource", URI: ref.URI}
 		}
-		req.Params.Argument = mcp.CompleteArgument{Name: arg, Value: value}
-		req.Params.Context = mcp.CompleteContext{Arguments: args}
-		_, err := c.mc.Complete(ctx, req)
-		return err
+		p.Argument = mcp.CompleteArgument{Name: arg, Value: value}
+		p.Context = mcp.CompleteContext{Arguments: args}
+		return c.plain(ctx, "completion/complete", p)
 	})
 	if err != nil {
 		return nil, err

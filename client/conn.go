@@ -111,6 +111,12 @@ type Conn struct {
 	opts         Options
 	tokens       *auth.Source
 	renegotiated bool
+
+	// logLevel is the level every request declares in the 2026-07-28 era
+	// (see setLevel); headerTools are the listed tools with x-mcp-header
+	// parameters, for the headers of tools/call (see standardHeaders).
+	logLevel    string
+	headerTools map[string]mcp.Tool
 }
 
 // lostSignal is closed when a connection is known dead. The watchers of a
@@ -369,8 +375,7 @@ func (c *Conn) startClient(ctx context.Context, tr mcptransport.Interface, o Opt
 			c.awaitListen(ctx)
 		}
 	}
-	c.mc = mcpclient.NewClient(wrapped, append(c.hooks.clientOptions(c.kind), mcpclient.WithProtocolVersion(o.ProtocolVersion),
-		mcpclient.WithDiscoverTimeout(time.Second))...)
+	c.mc = mcpclient.NewClient(wrapped, mcpclient.WithProtocolVersion(o.ProtocolVersion), mcpclient.WithDiscoverTimeout(time.Second))
 	c.mc.OnNotification(c.hooks.notification)
 	// The Start context owns the stdio child and the SSE stream: it lives
 	// until Close, and the per-call deadlines come from ctx.
@@ -396,16 +401,18 @@ func (c *Conn) initialize(ctx context.Context, wrapped mcptransport.Interface, l
 	req.Params.ProtocolVersion = o.ProtocolVersion
 	req.Params.ClientInfo = mcp.Implementation{Name: "mcpx", Version: o.ClientVersion}
 	req.Params.Capabilities = c.hooks.capabilities(c.kind)
-	s := &sink{}
+	s := &handshake{}
+	c.tap.recordHandshake(s)
 	gctx, gcancel := c.guard(ctx)
-	res, err := c.mc.Initialize(withSink(gctx, s), req)
+	res, err := c.mc.Initialize(gctx, req)
 	gcancel()
+	c.tap.recordHandshake(nil)
 	if err != nil && !mcp.IsModernProtocol(o.ProtocolVersion) && s.lastError() == nil && s.lastResult() != nil && ctx.Err() == nil &&
 		c.limit.Get() == nil && c.limit.Violation() == "" && refusedResult[mcp.InitializeResult](s, "initialize") {
 		// mcp-go's typed decoding refused the initialize result (one odd
 		// capability value fails it whole): read it leniently instead.
 		// The second client counts ids from 1 again: keep them unique.
-		c.tap.idOffset = 1 << 20
+		c.tap.offsetIDs(1 << 20)
 		res, err = c.lenientInitialize(ctx, wrapped, life, s.lastResult(), o)
 	}
 	if err != nil {
@@ -428,7 +435,7 @@ func (c *Conn) initialize(ctx context.Context, wrapped mcptransport.Interface, l
 // failInitialize closes c and says why initialize failed: a connection
 // error for what the server answered, or a timeout, with a stdio server's
 // last words on stderr (read once it is stopped).
-func (c *Conn) failInitialize(ctx context.Context, err error, s *sink) error {
+func (c *Conn) failInitialize(ctx context.Context, err error, s *handshake) error {
 	t := c.T
 	var e error
 	var known *transport.ConnectError
@@ -442,7 +449,7 @@ func (c *Conn) failInitialize(ctx context.Context, err error, s *sink) error {
 	case refusedResult[mcp.InitializeResult](s, "initialize"):
 		e = &transport.ConnectError{Server: t.Name, Phase: "initialize", Err: err, Msg: "the initialize result does not follow the schema: " + text.OneLine(c.clip(err.Error(), 200))}
 	default:
-		e = c.classifyCall(ctx, "initialize", err, s)
+		e = c.classifyCall(ctx, "initialize", s.asError(err), false)
 	}
 	c.Close()
 	switch se := e.(type) {
@@ -534,7 +541,7 @@ func (c *Conn) lenientInitialize(ctx context.Context, tr mcptransport.Interface,
 		v, ok := caps[k]
 		return ok && string(v) != "null" && string(v) != "false"
 	}
-	mc := mcpclient.NewClient(tr, append(c.hooks.clientOptions(c.kind), mcpclient.WithSession(), mcpclient.WithProtocolVersion(version))...)
+	mc := mcpclient.NewClient(tr, mcpclient.WithSession(), mcpclient.WithProtocolVersion(version))
 	mc.OnNotification(c.hooks.notification)
 	if err := mc.Start(life); err != nil {
 		return nil, err
@@ -623,23 +630,21 @@ func (c *Conn) Stderr(n int) []string {
 	return lines
 }
 
-// callRaw runs one request and returns the raw result the server sent:
-// mcpx parses results itself. mcp-go gets substitute (when not nil)
-// instead of the result; when mcp-go fails only to decode a result, the raw
-// result is returned with a nil error.
+// callRaw runs one request of method (send sends it, see Conn.request)
+// and returns the raw result the server sent: mcpx parses results itself.
 //
 // A server that accepted the 2026-07-28 era at server/discover and then
 // refuses it (-32022, as the Go SDK's stateful HTTP server does) is
 // connected to again in the legacy era, once, and the request sent again
-// (see renegotiate): do reads c.mc when it runs.
-func (c *Conn) callRaw(ctx context.Context, method string, substitute json.RawMessage, do func(context.Context) error) (json.RawMessage, error) {
-	raw, err := c.callRawOnce(ctx, method, substitute, do)
+// (see renegotiate): send reads c's state when it runs.
+func (c *Conn) callRaw(ctx context.Context, method string, send func(context.Context) (json.RawMessage, error)) (json.RawMessage, error) {
+	raw, err := c.callRawOnce(ctx, method, send)
 	var refused *versionRefusal
 	if err != nil && errors.As(err, &refused) && mcp.IsModernProtocol(c.Protocol) && !c.renegotiated && c.mc != nil {
 		if err := c.renegotiate(ctx, method, refused); err != nil {
 			return nil, err
 		}
-		return c.callRawOnce(ctx, method, substitute, do)
+		return c.callRawOnce(ctx, method, send)
 	}
 	return raw, err
 }
@@ -697,8 +702,8 @@ func (c *Conn) ConfirmEra(ctx context.Context) error {
 			continue
 		}
 		spec := listSpecs[k]
-		_, err := c.callRaw(ctx, spec.method, spec.empty, func(ctx context.Context) error {
-			return spec.send(c, ctx, "")
+		_, err := c.callRaw(ctx, spec.method, func(ctx context.Context) (json.RawMessage, error) {
+			return c.plain(ctx, spec.method, spec.params(""))
 		})
 		var ce *transport.ConnectError
 		var te *TimeoutError
@@ -730,40 +735,38 @@ func (c *Conn) adopt(n *Conn) {
 	c.setPhase(n.currentPhase())
 	c.Protocol, c.ServerName, c.ServerVersion, c.Caps, c.Instructions = n.Protocol, n.ServerName, n.ServerVersion, n.Caps, n.Instructions
 	c.mc, c.hooks, c.tap, c.kind, c.proc, c.rt, c.limit, c.stop, c.lost = n.mc, n.hooks, n.tap, n.kind, n.proc, n.rt, n.limit, n.stop, n.lost
+	c.logLevel, c.headerTools = n.logLevel, n.headerTools
 }
 
 // callRawOnce is callRaw without the renegotiation.
-func (c *Conn) callRawOnce(ctx context.Context, method string, substitute json.RawMessage, do func(context.Context) error) (json.RawMessage, error) {
+func (c *Conn) callRawOnce(ctx context.Context, method string, send func(context.Context) (json.RawMessage, error)) (json.RawMessage, error) {
 	c.setPhase(method)
 	if c.debug != nil {
 		c.debug("server %q: request %s", c.T.Name, method)
 	}
-	s := &sink{substitute: substitute}
 	refusals := c.hooks.refusals()
 	gctx, cancel := c.guard(ctx)
-	err := do(withSink(gctx, s))
+	raw, err := send(gctx)
 	cancel()
 	c.hooks.endCall()
-	s.refused = c.hooks.refusals() > refusals
-	if s.brokenReply() != "" {
-		return nil, c.classifyCall(ctx, method, err, s)
+	refused := c.hooks.refusals() > refusals
+	var broken *brokenReplyError
+	if errors.As(err, &broken) {
+		return nil, c.classifyCall(ctx, method, err, refused)
 	}
-	if id, ok := s.pendingID(); ok && ctx.Err() != nil {
-		c.cancelled(id, method, context.Cause(ctx))
+	var unanswered *unansweredError
+	if errors.As(err, &unanswered) && ctx.Err() != nil {
+		c.cancelled(unanswered.ID, method, context.Cause(ctx))
 	}
 	if err == nil && c.limit.Violation() != "" {
 		// The answer came, but the framing broke meanwhile (the server
 		// answered twice, say): the connection is not to be trusted.
 		return nil, c.classify(ctx, method, mcptransport.ErrTransportClosed)
 	}
-	raw := s.lastResult()
-	if err == nil || (raw != nil && s.lastError() == nil && ctx.Err() == nil && c.limit.Get() == nil) {
-		if raw == nil {
-			raw = json.RawMessage("{}")
-		}
+	if err == nil {
 		return raw, nil
 	}
-	return nil, c.classifyCall(ctx, method, err, s)
+	return nil, c.classifyCall(ctx, method, err, refused)
 }
 
 // cancelTimeout bounds the sending of notifications/cancelled: the server
@@ -826,16 +829,14 @@ func (c *Conn) awaitListen(ctx context.Context) {
 func (c *Conn) setLevel(ctx context.Context, level string) error {
 	if mcp.IsModernProtocol(c.Protocol) {
 		// Nothing is sent: each request declares the level.
-		//lint:ignore SA1019 servers still offer logging; mcpx asks for it (REQUESTS FROM SERVERS in mcpx(1))
-		_ = c.mc.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevel(level)}})
+		c.logLevel = level
 		if c.debug != nil {
 			c.debug("server %q: requests declare the log level %s", c.T.Name, level)
 		}
 		return nil
 	}
-	_, err := c.callRaw(ctx, "logging/setLevel", nil, func(ctx context.Context) error {
-		//lint:ignore SA1019 servers still offer logging; mcpx asks for it (REQUESTS FROM SERVERS in mcpx(1))
-		return c.mc.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevel(level)}})
+	_, err := c.callRaw(ctx, "logging/setLevel", func(ctx context.Context) (json.RawMessage, error) {
+		return c.plain(ctx, "logging/setLevel", mcp.SetLevelParams{Level: mcp.LoggingLevel(level)})
 	})
 	if err != nil && ctx.Err() != nil {
 		return err // out of time (or interrupted) during logging/setLevel

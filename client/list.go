@@ -46,36 +46,21 @@ const checkEvery = 4096
 
 type listSpec struct {
 	method string
-	key    string          // the array in the result
-	empty  json.RawMessage // what mcp-go decodes instead of each page
-	send   func(c *Conn, ctx context.Context, cursor string) error
+	key    string // the array in the result
+}
+
+// params are the params of the request for the page at cursor.
+func (l listSpec) params(cursor string) any {
+	var p mcp.PaginatedParams
+	p.Cursor = mcp.Cursor(cursor)
+	return p
 }
 
 var listSpecs = map[string]listSpec{
-	KindTool: {"tools/list", "tools", json.RawMessage(`{"tools":[]}`), func(c *Conn, ctx context.Context, cur string) error {
-		req := mcp.ListToolsRequest{}
-		req.Params.Cursor = mcp.Cursor(cur)
-		_, err := c.mc.ListToolsByPage(ctx, req)
-		return err
-	}},
-	KindResource: {"resources/list", "resources", json.RawMessage(`{"resources":[]}`), func(c *Conn, ctx context.Context, cur string) error {
-		req := mcp.ListResourcesRequest{}
-		req.Params.Cursor = mcp.Cursor(cur)
-		_, err := c.mc.ListResourcesByPage(ctx, req)
-		return err
-	}},
-	KindTemplate: {"resources/templates/list", "resourceTemplates", json.RawMessage(`{"resourceTemplates":[]}`), func(c *Conn, ctx context.Context, cur string) error {
-		req := mcp.ListResourceTemplatesRequest{}
-		req.Params.Cursor = mcp.Cursor(cur)
-		_, err := c.mc.ListResourceTemplatesByPage(ctx, req)
-		return err
-	}},
-	KindPrompt: {"prompts/list", "prompts", json.RawMessage(`{"prompts":[]}`), func(c *Conn, ctx context.Context, cur string) error {
-		req := mcp.ListPromptsRequest{}
-		req.Params.Cursor = mcp.Cursor(cur)
-		_, err := c.mc.ListPromptsByPage(ctx, req)
-		return err
-	}},
+	KindTool:     {"tools/list", "tools"},
+	KindResource: {"resources/list", "resources"},
+	KindTemplate: {"resources/templates/list", "resourceTemplates"},
+	KindPrompt:   {"prompts/list", "prompts"},
 }
 
 // Advertised reports whether the server advertised the capability a kind needs.
@@ -122,10 +107,6 @@ func (e *listError) Unwrap() error { return e.Err }
 // end the listing with a Problem. A failure that concerns only this listing
 // is a *listError (returned with the items of the pages before it); a
 // timeout, a dead connection or a limit is returned as is, with no items.
-//
-// mcp-go is given a small substitute for each page (see listSpec.empty and
-// headerTools): it would decode every item into typed structs and cache the
-// tools, and mcpx uses neither, reading the page itself.
 func (c *Conn) listAll(ctx context.Context, kind string) ([]json.RawMessage, []Problem, error) {
 	return c.listRaw(ctx, kind, c.messageCeiling())
 }
@@ -141,13 +122,8 @@ func (c *Conn) listRaw(ctx context.Context, kind string, ceiling int64) ([]json.
 		if err := ctx.Err(); err != nil {
 			return nil, problems, c.classify(ctx, spec.method, err)
 		}
-		raw, err := c.callRaw(ctx, spec.method, spec.empty, func(ctx context.Context) error {
-			if kind == KindTool && mcp.IsModernProtocol(c.Protocol) {
-				if s, ok := ctx.Value(sinkKey{}).(*sink); ok {
-					s.setRewrite(headerTools)
-				}
-			}
-			return spec.send(c, ctx, cursor)
+		raw, err := c.callRaw(ctx, spec.method, func(ctx context.Context) (json.RawMessage, error) {
+			return c.plain(ctx, spec.method, spec.params(cursor))
 		})
 		if err != nil {
 			switch err.(type) {
@@ -156,9 +132,11 @@ func (c *Conn) listRaw(ctx context.Context, kind string, ceiling int64) ([]json.
 			}
 			return nil, problems, err
 		}
+		if kind == KindTool && mcp.IsModernProtocol(c.Protocol) {
+			c.rememberHeaderTools(ctx, raw)
+		}
 		// A streamable HTTP client of the 2026-07-28 era must leave out a
-		// tool whose x-mcp-header annotations break SEP-2243 (mcp-go
-		// drops it only from the substitute page it sees).
+		// tool whose x-mcp-header annotations break SEP-2243.
 		headers := kind == KindTool && c.kind == config.HTTP && mcp.IsModernProtocol(c.Protocol)
 		arr, next, ok := pageMembers(raw, spec.key)
 		if !ok {
@@ -258,32 +236,14 @@ func (c *Conn) messageCeiling() int64 {
 	if c.rt != nil && c.rt.MessageCeiling() > 0 {
 		return c.rt.MessageCeiling()
 	}
-	if c.mc != nil {
-		var t *tap
-		switch w := c.mc.GetTransport().(type) {
-		case *tap:
-			t = w
-		case *tapBidi:
-			t = w.tap
-		case *tapBidiHTTP:
-			t = w.tap
-		case *tapHTTP:
-			t = w.tap
-		}
-		if t != nil {
-			if st, ok := t.inner.(*transport.Stdio); ok && st.MessageCeiling() > 0 {
-				return st.MessageCeiling()
-			}
+	if c.tap != nil {
+		if st, ok := c.tap.inner.(*transport.Stdio); ok && st.MessageCeiling() > 0 {
+			return st.MessageCeiling()
 		}
 	}
 	return defaultListCeiling
 }
 
-// headerTools is what mcp-go decodes instead of a tools/list page in the
-// modern era: the tools that mention x-mcp-header, and no others. mcp-go
-// caches the tools it lists to mirror those parameters into Mcp-Param-*
-// headers on tools/call (SEP-2243; a server checks them), the one use of
-// its typed listing; every other tool would only cost memory.
 // badHeaderTool reports a tool whose x-mcp-header annotations are invalid.
 func (c *Conn) badHeaderTool(el []byte) (Problem, bool) {
 	var t mcp.Tool
@@ -299,6 +259,10 @@ func (c *Conn) badHeaderTool(el []byte) (Problem, bool) {
 		Message: fmt.Sprintf("server %q: tool %q has invalid x-mcp-header annotations (%s); left out, as the 2026-07-28 protocol requires over HTTP", c.T.Name, name, text.OneLine(c.clip(err.Error(), 200)))}, true
 }
 
+// headerTools is a tools/list page (raw) with only the tools that mention
+// x-mcp-header: the ones whose parameters tools/call mirrors into
+// Mcp-Param-* headers (SEP-2243; a server checks them). Decoding no other
+// tool saves the memory.
 func headerTools(raw json.RawMessage) json.RawMessage {
 	const mark = "x-mcp-header"
 	empty := json.RawMessage(`{"tools":[]}`)

@@ -9,13 +9,11 @@ import (
 	"io"
 	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	mcpclient "github.com/mark3labs/mcp-go/client"
-	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
@@ -39,20 +37,11 @@ func (fs *fakeServer) reply(id, result string) {
 // tools, resources and prompts.
 func fakeConn(t *testing.T, ceiling int64, answer func(fs *fakeServer, id, method, cursor string) string) (*Conn, *fakeServer) {
 	t.Helper()
-	return fakeConnVia(t, ceiling, nil, answer)
-}
-
-// fakeConnVia is fakeConn with via, when not nil, between mcp-go and the tap.
-func fakeConnVia(t *testing.T, ceiling int64, via func(mcptransport.Interface) mcptransport.Interface, answer func(fs *fakeServer, id, method, cursor string) string) (*Conn, *fakeServer) {
-	t.Helper()
 	stdoutR, stdoutW := io.Pipe()
 	stdinR, stdinW := io.Pipe()
 	lf := &transport.Limit{}
 	tr := transport.NewStdio(stdoutR, stdinW, transport.StdioOptions{MessageCeiling: ceiling, Limit: lf})
-	wrap, _ := wrapTap(tr, nil)
-	if via != nil {
-		wrap = via(wrap)
-	}
+	wrap, base := wrapTap(tr, nil)
 	mc := mcpclient.NewClient(wrap, mcpclient.WithSession())
 	if err := mc.Start(context.Background()); err != nil {
 		t.Fatal(err)
@@ -81,7 +70,7 @@ func fakeConnVia(t *testing.T, ceiling int64, via func(mcptransport.Interface) m
 			}
 		}
 	}()
-	c := &Conn{T: &config.Target{Name: "s", Timeout: 5 * time.Second}, mc: mc, limit: lf, phase: "start",
+	c := &Conn{T: &config.Target{Name: "s", Timeout: 5 * time.Second}, mc: mc, tap: base, limit: lf, phase: "start",
 		lost: newLost(), Caps: Capabilities{Tools: true, Resources: true, Prompts: true}}
 	t.Cleanup(func() {
 		_ = tr.Close()
@@ -405,10 +394,10 @@ func TestItemID(t *testing.T) {
 	}
 }
 
-// TestListSubstitute: mcp-go decodes a small substitute, never the page:
-// in the legacy era an empty list; in the modern era the tools that
-// mention x-mcp-header, which it caches to mirror them into headers.
-func TestListSubstitute(t *testing.T) {
+// TestHeaderTools: of a tools/list page of the modern era, the tools
+// that mention x-mcp-header are kept for the Mcp-Param-* headers of
+// tools/call; nothing in the legacy era.
+func TestHeaderTools(t *testing.T) {
 	if got := string(headerTools(json.RawMessage(tools("x", 0, 100, "")))); got != `{"tools":[]}` {
 		t.Errorf("no header tools: %s", got)
 	}
@@ -417,54 +406,25 @@ func TestListSubstitute(t *testing.T) {
 		t.Errorf("header tools: %s, want %s", got, want)
 	}
 
-	sp := &spy{}
-	c, _ := fakeConnVia(t, 1<<20, func(in mcptransport.Interface) mcptransport.Interface { sp.Interface = in; return sp },
-		func(fs *fakeServer, id, method, cursor string) string {
-			if method == "prompts/list" {
-				return `{"prompts":[{"name":"p"}]}`
-			}
-			return page
-		})
-	for _, tc := range []struct{ era, kind, want string }{
-		{"2025-11-25", KindTool, `{"tools":[]}`},
-		{"2025-11-25", KindPrompt, `{"prompts":[]}`},
-		{"2026-07-28", KindTool, `{"tools":[{"name":"h",`},
+	c, _ := fakeConn(t, 1<<20, func(fs *fakeServer, id, method, cursor string) string { return page })
+	for _, tc := range []struct{ era, want string }{
+		{"2025-11-25", ``},
+		{"2026-07-28", `h`},
 	} {
 		c.Protocol = tc.era
-		raws, _, err := c.listAll(context.Background(), tc.kind)
-		if err != nil || len(raws) == 0 {
-			t.Fatalf("%s %s: %d items, %v", tc.era, tc.kind, len(raws), err)
+		c.headerTools = nil
+		raws, _, err := c.listAll(context.Background(), KindTool)
+		if err != nil || len(raws) != 3 {
+			t.Fatalf("%s: %d items, %v", tc.era, len(raws), err)
 		}
-		if got := sp.last(); !strings.HasPrefix(got, tc.want) {
-			t.Errorf("%s %s: mcp-go got %s, want %s...", tc.era, tc.kind, got, tc.want)
+		var kept []string
+		for name := range c.headerTools {
+			kept = append(kept, name)
+		}
+		if got := strings.Join(kept, ","); got != tc.want {
+			t.Errorf("%s: kept %q, want %q", tc.era, got, tc.want)
 		}
 	}
-}
-
-// spy records the results mcp-go is given.
-type spy struct {
-	mcptransport.Interface
-	mu      sync.Mutex
-	results []string
-}
-
-func (s *spy) SendRequest(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
-	resp, err := s.Interface.SendRequest(ctx, req)
-	if resp != nil {
-		s.mu.Lock()
-		s.results = append(s.results, string(resp.Result))
-		s.mu.Unlock()
-	}
-	return resp, err
-}
-
-func (s *spy) last() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.results) == 0 {
-		return ""
-	}
-	return s.results[len(s.results)-1]
 }
 
 func TestListCursors(t *testing.T) {
@@ -513,4 +473,17 @@ func TestListPagesNotKept(t *testing.T) {
 		t.Errorf("the listing holds %d bytes after %d pages of %d bytes", held, pages, pad)
 	}
 	runtime.KeepAlive(raws)
+}
+
+// TestListInputRequired: a listing page that is an input_required result
+// (only tools/call, prompts/get and resources/read take part in those
+// rounds) counts as an empty page, as it did when mcp-go decoded it.
+func TestListInputRequired(t *testing.T) {
+	c, fs := fakeConn(t, 1<<20, func(fs *fakeServer, id, method, cursor string) string {
+		return `{"resultType":"input_required","inputRequests":{"r":{"method":"roots/list"}},"tools":[{"name":"a"}]}`
+	})
+	raws, problems, err := c.listAll(context.Background(), KindTool)
+	if err != nil || len(raws) != 0 || len(problems) != 0 || fs.calls.Load() != 1 {
+		t.Errorf("%d items, %v, %v, %d calls", len(raws), problems, err, fs.calls.Load())
+	}
 }

@@ -9,31 +9,35 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 
 	mcpclient "github.com/mark3labs/mcp-go/client"
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx-cli/mcpx/client/config"
 )
 
 // initializeWith runs mcp-go's legacy handshake against a transport that
 // answers initialize with result, through the tap, and returns the error
-// and the call's sink.
-func initializeWith(t *testing.T, result string) (*sink, error) {
+// and the handshake's record.
+func initializeWith(t *testing.T, result string) (*handshake, error) {
 	t.Helper()
 	inner := &srInner{reply: func(req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
 		return &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: req.ID, Result: json.RawMessage(result)}, nil
 	}}
-	wrapped, _ := wrapTap(inner, nil)
+	wrapped, base := wrapTap(inner, nil)
 	mc := mcpclient.NewClient(wrapped, mcpclient.WithProtocolVersion("2025-06-18"))
 	if err := mc.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	s := &sink{}
+	s := &handshake{}
+	base.recordHandshake(s)
 	req := mcp.InitializeRequest{}
 	req.Params.ProtocolVersion = "2025-06-18"
-	_, err := mc.Initialize(withSink(context.Background(), s), req)
+	_, err := mc.Initialize(context.Background(), req)
 	return s, err
 }
 
@@ -106,21 +110,102 @@ func TestMcpGoStreamableHTTPErrors(t *testing.T) {
 	}
 }
 
-// TestMcpGoErrorWords: the words of mcp-go's errors that classify and
-// inputError read or strip: a transport error's prefix, the multi
-// round-trip errors, and an input request of a method mcp-go does not
-// know.
+// TestMcpGoErrorWords: the words of mcp-go's transport errors that
+// classify strips ("transport error: ").
 func TestMcpGoErrorWords(t *testing.T) {
-	if got := (&mcptransport.Error{Err: errors.New("x")}).Error(); got != "transport error: x" {
+	if got := mcptransport.NewError(errors.New("x")).Error(); got != "transport error: x" {
 		t.Errorf("transport error: %q", got)
 	}
-	if got := mcpclient.ErrMaxInputRoundTripsExceeded.Error(); !strings.HasPrefix(got, "multi round-trip: ") {
-		t.Errorf("too many rounds: %q", got)
+}
+
+// TestMcpGoInputRequiredErrors: how mcp-go's decoders of an input_required
+// result fail, which readInputRequired tells apart by type: a result that
+// does not decode is a JSON type or syntax error (wrapped once), the
+// message of which mcpx quotes ("cannot read"); an input request of a
+// method mcp-go does not know, or whose params do not decode, is an error
+// of InputRequest's own ("does not give").
+func TestMcpGoInputRequiredErrors(t *testing.T) {
+	for _, tc := range []struct {
+		method, raw, want string
+		unreadable        bool
+	}{
+		{"tools/call", `{"resultType":"input_required","inputRequests":"x"}`,
+			"json: cannot unmarshal string into Go struct field result.inputRequests of type mcp.InputRequests", true},
+		{"prompts/get", `{"resultType":"input_required","inputRequests":[]}`,
+			"json: cannot unmarshal array into Go struct field resultEnvelope.inputRequests of type mcp.InputRequests", true},
+		{"tools/call", `{"resultType":"input_required","inputRequests":{"a":{"method":"tasks/frobnicate"}}}`,
+			`unsupported input request method "tasks/frobnicate"`, false},
+		{"resources/read", `{"resultType":"input_required","inputRequests":{"a":{"method":"elicitation/create","params":{"message":1}}}}`,
+			"input request elicitation/create: json: cannot unmarshal number into Go struct field ElicitationParams.message of type string", false},
+	} {
+		_, _, err := readInputRequired(tc.method, json.RawMessage(tc.raw))
+		var ie *inputError
+		if !errors.As(err, &ie) || ie.Why != tc.want || ie.Unreadable != tc.unreadable {
+			t.Errorf("%s %s: %#v, want %q (unreadable %v)", tc.method, tc.raw, err, tc.want, tc.unreadable)
+		}
 	}
-	var reqs mcp.InputRequests
-	err := json.Unmarshal([]byte(`{"a":{"method":"x/unknown","params":{}}}`), &reqs)
-	if err == nil || !strings.Contains(err.Error(), "input request") {
-		t.Errorf("an unknown input request: %v", err)
+	reqs, state, err := readInputRequired("tools/call", json.RawMessage(`{"resultType":"input_required","requestState":"s","inputRequests":{"r":{"method":"roots/list"}}}`))
+	if err != nil || state != "s" || len(reqs) != 1 || reqs["r"].Method != mcp.MethodListRoots {
+		t.Errorf("a good result: %v %q %v", reqs, state, err)
+	}
+}
+
+// TestMcpGoRequestMeta: the 2026-07-28 era's _meta and Mcp-* headers mcpx
+// sends (Conn.requestMeta, Conn.standardHeaders) are the ones mcp-go's
+// client sends, seen on its server/discover; and mcp-go numbers its
+// requests from 1, after which mcpx's ids continue (tap.nextID).
+func TestMcpGoRequestMeta(t *testing.T) {
+	var sent []mcptransport.JSONRPCRequest
+	inner := &srInner{reply: func(req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
+		sent = append(sent, req)
+		return &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: req.ID, Result: json.RawMessage(
+			`{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"x","version":"1"}}}`)}, nil
+	}}
+	o := Options{ClientVersion: "9.9", Elicit: func(context.Context, Elicitation) Answer { return Answer{} }, Roots: []Root{}}
+	c := &Conn{T: &config.Target{Name: "s"}, kind: config.Stdio, opts: o, Protocol: "2026-07-28"}
+	c.hooks = &serverHooks{o: o, conn: c}
+	wrapped, base := wrapTap(inner, c.hooks)
+	c.tap = base
+	mc := mcpclient.NewClient(wrapped, mcpclient.WithProtocolVersion("2026-07-28"))
+	if err := mc.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = "2026-07-28"
+	req.Params.ClientInfo = mcp.Implementation{Name: "mcpx", Version: "9.9"}
+	req.Params.Capabilities = c.hooks.capabilities(c.kind)
+	if _, err := mc.Initialize(context.Background(), req); err != nil || len(sent) != 1 || sent[0].Method != "server/discover" {
+		t.Fatalf("discover: %v, %d requests", err, len(sent))
+	}
+	theirs, err := json.Marshal(sent[0].Params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours, err := json.Marshal(c.requestMeta(nil))
+	if err != nil || string(ours) != string(theirs) {
+		t.Errorf("_meta\n mcpx   %s\n mcp-go %s", ours, theirs)
+	}
+	if got, want := c.standardHeaders("server/discover", c.requestMeta(nil)), sent[0].Header; !reflect.DeepEqual(got, want) || want.Get("Mcp-Method") != "server/discover" {
+		t.Errorf("headers\n mcpx   %v\n mcp-go %v", got, want)
+	}
+	// With a log level: mcp-go declares it on every request after SetLevel.
+	//lint:ignore SA1019 what mcpx's setLevel replaces
+	if err := mc.SetLevel(context.Background(), mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: "warning"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mc.Discover(context.Background(), mcp.DiscoverRequest{}); err != nil || len(sent) != 2 {
+		t.Fatalf("discover: %v, %d requests", err, len(sent))
+	}
+	c.logLevel = "warning"
+	theirs, _ = json.Marshal(sent[1].Params)
+	if ours, _ := json.Marshal(c.requestMeta(nil)); string(ours) != string(theirs) || !strings.Contains(string(ours), `"io.modelcontextprotocol/logLevel":"warning"`) {
+		t.Errorf("_meta with a level\n mcpx   %s\n mcp-go %s", ours, theirs)
+	}
+	if id := sent[0].ID.String(); id != "int64:1" {
+		t.Errorf("mcp-go's first id %s", id)
+	}
+	if id := base.nextID().String(); id != "int64:3" {
+		t.Errorf("mcpx's next id %s", id)
 	}
 }
 

@@ -27,12 +27,11 @@ func (c *Conn) ReadResource(ctx context.Context, uri string) (json.RawMessage, e
 	if !c.Caps.Resources {
 		return nil, &UnsupportedError{Server: c.T.Name, What: "resources"}
 	}
-	raw, err := c.callRaw(ctx, "resources/read", json.RawMessage(`{"contents":[]}`), func(ctx context.Context) error {
-		req := mcp.ReadResourceRequest{}
-		req.Params.URI = uri
-		req.Params.Meta = c.progressMeta()
-		_, err := c.mc.ReadResource(ctx, req)
-		return err
+	raw, err := c.callRaw(ctx, "resources/read", func(ctx context.Context) (json.RawMessage, error) {
+		meta := c.progressMeta()
+		return c.roundTrips(ctx, "resources/read", func(round mcp.MultiRoundTripParams) any {
+			return mcp.ReadResourceParams{URI: uri, Meta: meta, MultiRoundTripParams: round}
+		})
 	})
 	var se *ServerError
 	if err == nil || !errors.As(err, &se) {

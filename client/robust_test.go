@@ -29,8 +29,7 @@ func TestServerErrorBounded(t *testing.T) {
 	mask := func(s string) string { return strings.ReplaceAll(s, secret, "***") }
 	c := testConn(mask)
 	huge := strings.Repeat("é", text.MaxShown-5) + secret + strings.Repeat("E", 10<<20)
-	s := &sink{errs: []*mcp.JSONRPCErrorDetails{{Code: -32000, Message: huge, Data: strings.Repeat("d", 70<<10)}}}
-	err := c.classifyCall(context.Background(), "tools/call", errors.New("x"), s)
+	err := c.classifyCall(context.Background(), "tools/call", &rpcReplyError{Details: mcp.JSONRPCErrorDetails{Code: -32000, Message: huge, Data: strings.Repeat("d", 70<<10)}}, false)
 	var se *ServerError
 	if !errors.As(err, &se) {
 		t.Fatalf("%T %v", err, err)
@@ -49,8 +48,7 @@ func TestServerErrorBounded(t *testing.T) {
 		t.Errorf("rpc.data of %d bytes kept", len(se.RPC.Data))
 	}
 
-	s = &sink{errs: []*mcp.JSONRPCErrorDetails{{Code: -32601, Message: "no such method\nmcpx: a forged line", Data: map[string]any{"a": 1}}}}
-	err = c.classifyCall(context.Background(), "tools/call", errors.New("x"), s)
+	err = c.classifyCall(context.Background(), "tools/call", &rpcReplyError{Details: mcp.JSONRPCErrorDetails{Code: -32601, Message: "no such method\nmcpx: a forged line", Data: map[string]any{"a": 1}}}, false)
 	var ue *UnsupportedError
 	if !errors.As(err, &ue) || ue.Error() != `server "srv" does not support tools/call: no such method\nmcpx: a forged line` || string(ue.RPC.Data) != `{"a":1}` ||
 		ue.RPC.Message != "no such method\nmcpx: a forged line" {

@@ -10,8 +10,8 @@
 // params stay raw; over HTTP, where mcp-go decodes a request into maps,
 // the event stream is read for them: transport.HTTP.TakeElicitation).
 // The 2026-07-28 era asks the same things inside an "input_required"
-// result instead, which mcp-go answers through the handlers registered
-// below (mrtrHandler) and retries the call with the answers.
+// result instead, which mcpx answers and sends the call again with the
+// answers (Conn.roundTrips, serverHooks.answerInputs).
 
 package client
 
@@ -25,7 +25,6 @@ import (
 	"strconv"
 	"sync"
 
-	mcpclient "github.com/mark3labs/mcp-go/client"
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
@@ -152,22 +151,6 @@ func (h *serverHooks) capabilities(kind string) mcp.ClientCapabilities {
 		}{}
 	}
 	return caps
-}
-
-// clientOptions registers the handlers mcp-go uses for the 2026-07-28
-// era's input requests (none over SSE: mcp-go would declare them).
-func (h *serverHooks) clientOptions(kind string) []mcpclient.ClientOption {
-	var opts []mcpclient.ClientOption
-	if kind == config.SSE {
-		return nil
-	}
-	if h.o.Elicit != nil {
-		opts = append(opts, mcpclient.WithElicitationHandler(mrtrElicit{h}))
-	}
-	if h.o.Roots != nil {
-		opts = append(opts, mcpclient.WithRootsHandler(mrtrRoots{h}))
-	}
-	return opts
 }
 
 // endCall forgets the progress token: progress that arrives after the call
@@ -329,46 +312,6 @@ func answerJSON(a Answer) map[string]any {
 		m["content"] = a.Content
 	}
 	return m
-}
-
-// mrtrElicit answers the 2026-07-28 era's elicitation input requests. mcp-go
-// hands over the params decoded (the schema a map); the raw input request,
-// field order included, is found in the input_required result the call's
-// sink kept, by its message.
-type mrtrElicit struct{ h *serverHooks }
-
-func (m mrtrElicit) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
-	if ctx.Err() != nil { // out of time or interrupted: ask nothing more
-		return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionCancel}}, nil
-	}
-	raw := rawParams(req.Params)
-	if s, ok := ctx.Value(sinkKey{}).(*sink); ok {
-		if r := s.inputParams(string(mcp.MethodElicitationCreate), req.Params); r != nil {
-			raw = r
-		}
-	}
-	e, bad := parseElicitation(m.h.conn.T.Name, raw)
-	if bad != "" {
-		m.h.note("server %q sent an elicitation mcpx cannot use (%s); declined", m.h.conn.T.Name, bad)
-		return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionDecline}}, nil
-	}
-	a := m.h.elicit(ctx, e)
-	r := &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseAction(a.Action)}}
-	if a.Content != nil {
-		r.Content = a.Content
-	}
-	return r, nil
-}
-
-type mrtrRoots struct{ h *serverHooks }
-
-func (m mrtrRoots) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
-	roots := make([]mcp.Root, len(m.h.o.Roots))
-	for i, r := range m.h.o.Roots {
-		roots[i] = mcp.Root{URI: r.URI, Name: r.Name}
-	}
-	m.h.debug("server %q: answered a roots input request with %d root(s)", m.h.conn.T.Name, len(roots))
-	return &mcp.ListRootsResult{Roots: roots}, nil
 }
 
 // notification handles the server's notifications: log messages and the

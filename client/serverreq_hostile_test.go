@@ -22,8 +22,6 @@ import (
 	"time"
 
 	mcpclient "github.com/mark3labs/mcp-go/client"
-	mcptransport "github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpx-cli/mcpx/client/config"
@@ -86,7 +84,7 @@ func hxConn(t *testing.T, o Options) (*Conn, *hxPeer) {
 	c.hooks = &serverHooks{o: o, conn: c}
 	wrapped, base := wrapTap(tr, c.hooks)
 	c.tap = base
-	c.mc = mcpclient.NewClient(wrapped, append(c.hooks.clientOptions(config.Stdio), mcpclient.WithSession())...)
+	c.mc = mcpclient.NewClient(wrapped, mcpclient.WithSession())
 	c.mc.OnNotification(c.hooks.notification)
 	if err := c.mc.Start(context.Background()); err != nil {
 		t.Fatal(err)
@@ -143,56 +141,10 @@ var hxDecline = func(context.Context, Elicitation) Answer { return Answer{Action
 // TestHostileMRTRSlowAnswer was dropped: the --timeout clock stops while a
 // person answers (REQUESTS FROM SERVERS in mcpx(1); commands/deadline.go), so
 // an answer is waited for past the deadline on purpose; one asked when time is
-// already out is cancelled at once (mrtrElicit).
+// already out is cancelled at once (serverHooks.answerInputElicit).
 
-// TestHostileSinkRetainsInputs: a server answers ten times (mcp-go's
-// limit) with an input_required result carrying a big requestState. The
-// sink keeps every one of them (sink.inputs) although only the last is
-// ever looked at: ten messages at once, each up to the message ceiling of
-// 128 MiB, instead of one.
-func TestHostileSinkRetainsInputs(t *testing.T) {
-	const size = 8 << 20
-	inner := &hxInner{reply: func(req mcptransport.JSONRPCRequest) *mcptransport.JSONRPCResponse {
-		state := strings.Repeat("s", size)
-		return mcptransport.NewJSONRPCResultResponse(req.ID, json.RawMessage(`{"resultType":"input_required","inputRequests":{"r":{"method":"roots/list"}},"requestState":"`+state+`"}`))
-	}}
-	wrapped, _ := wrapTap(inner, nil)
-	s := &sink{substitute: json.RawMessage(`{"content":[]}`)}
-	ctx := withSink(context.Background(), s)
-	var before runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	for i := range 10 {
-		if _, err := wrapped.SendRequest(ctx, mcptransport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(i)), Method: "tools/call"}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	held := int64(after.HeapAlloc) - int64(before.HeapAlloc)
-	if s.inputCount() != 10 {
-		t.Errorf("input count %d, want 10 (the count is what classify needs)", s.inputCount())
-	}
-	if held > 3*size {
-		t.Errorf("after 10 input_required results of %d MiB, the sink holds %d MiB (want the last one only)", size>>20, held>>20)
-	}
-	runtime.KeepAlive(s)
-}
-
-// hxInner is a transport answering each request with reply.
-type hxInner struct {
-	reply func(req mcptransport.JSONRPCRequest) *mcptransport.JSONRPCResponse
-}
-
-func (f *hxInner) Start(context.Context) error { return nil }
-func (f *hxInner) SendRequest(_ context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
-	return f.reply(req), nil
-}
-func (f *hxInner) SendNotification(context.Context, mcp.JSONRPCNotification) error { return nil }
-func (f *hxInner) SetNotificationHandler(func(mcp.JSONRPCNotification))            {}
-func (f *hxInner) Close() error                                                    { return nil }
-func (f *hxInner) GetSessionId() string                                            { return "" }
+// TestHostileSinkRetainsInputs was dropped: the input_required results of
+// a call are no longer kept beside it; Conn.roundTrips holds the last one.
 
 // TestHostileQuestionsInOrder: a server sends its questions back to back
 // (a wizard: step 1, step 2, ...). They are asked one at a time, but each
@@ -352,13 +304,8 @@ func TestHostileDeafServer(t *testing.T) {
 // TestHostileBigQuestionsWhileAsking became TestHostileBigQuestionsBudget (at the end): stdio now bounds the requests it holds in bytes as well as in number.
 
 // TestHostileMRTRManyInputRequests: one input_required result asks for n
-// elicitations (a 70 KB message). mcp-go answers them in n goroutines and
-// waits for every one; each first looks for its raw params in the sink
-// (sink.inputParams), which scans all n requests, canonicalizing each, under
-// the sink's lock: n*n canonicalizations, one at a time. The call cannot end
-// before they are all done, whatever its deadline: --timeout is not a bound
-// any more (--timeout in mcpx(1)). Expected: the call ends at its deadline, as
-// a TimeoutError. (Last in this file: the work it starts goes on after it.)
+// elicitations (a 70 KB message): more than maxInputRequests, it is refused
+// before any is asked, and the call ends at once, well within its deadline.
 func TestHostileMRTRManyInputRequests(t *testing.T) {
 	const n = 700
 	var asked atomic.Int32

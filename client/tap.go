@@ -8,177 +8,87 @@ import (
 
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/tidwall/gjson"
 )
 
-// sink collects the raw replies of one call. mcp-go decodes results into
-// strict types (one odd item fails a whole list) and drops JSON-RPC error
-// codes and data; the tap keeps what the server really sent.
-type sink struct {
-	mu      sync.Mutex
+// handshake records the replies to the requests mcp-go sends during the
+// handshake (server/discover, initialize): mcp-go decodes the initialize
+// result into strict types and drops JSON-RPC error codes and data, and
+// the record keeps what the server really sent (see Conn.initialize).
+type handshake struct {
 	results []json.RawMessage
 	errs    []*mcp.JSONRPCErrorDetails
-	// substitute, when set, is what mcp-go gets instead of each result:
-	// mcpx parses the raw result itself, so mcp-go's strict (and, for big
-	// contents, memory-hungry) typed decoding is given a small valid result.
-	substitute json.RawMessage
-	// rewrite, when set, makes the substitute from each result instead.
-	rewrite func(json.RawMessage) json.RawMessage
 	// broken says how the first response that JSON-RPC does not allow was
 	// wrong: "neither a result nor an error", or "both a result and an error".
 	broken string
-	// input is the last of the 2026-07-28 era's "input_required" results
-	// of the call (inputs counts them): mcp-go gets them whole (it answers
-	// them and retries the call), and they are never the call's result.
-	// index maps the canonical form of each of its elicitation requests to
-	// its raw params (built on first use). tooMany is the number of input
-	// requests of a result refused for having more than maxInputRequests.
-	input   json.RawMessage
-	inputs  int
-	index   map[string]json.RawMessage
-	tooMany int
-	// pending is the id of the request sent and not answered yet, which a
-	// cancelled call tells the server to stop (see Conn.callRaw).
-	pending *mcp.RequestId
-	// refused: mcpx answered a request of the server's "method not found"
-	// during the call (see Conn.classifyCall).
-	refused bool
-	// answered is the method of the call's last request when the
-	// transport answered it with a result, which mcp-go was given ("" when
-	// it was answered otherwise, or not yet): see refusedResult.
+	// answered is the method of the last request when the transport
+	// answered it with a result ("" when it was answered otherwise, or
+	// not yet): see refusedResult.
 	answered string
 }
 
-// refusedResult reports whether a call failed because mcp-go's typed
+// refusedResult reports whether the handshake failed because mcp-go's typed
 // decoding refused the result of its last request, method: the transport
 // answered that request with a result, and json.Unmarshal does not take it
 // as a T, which is how mcp-go decodes it (TestMcpGoDecodesStrictly).
-func refusedResult[T any](s *sink, method string) bool {
-	s.mu.Lock()
-	answered := s.answered
-	s.mu.Unlock()
-	raw := s.lastResult()
-	if answered != method || raw == nil {
+func refusedResult[T any](h *handshake, method string) bool {
+	raw := h.lastResult()
+	if h.answered != method || raw == nil {
 		return false
 	}
 	var v T
 	return json.Unmarshal(raw, &v) != nil
 }
 
-// inputParams returns the raw params of the input request of method, in
-// the call's last input_required result, that decodes to decoded (the
-// params as mcp-go decoded them, compared as canonical JSON).
-func (s *sink) inputParams(method string, decoded any) json.RawMessage {
-	want := canonical(decoded)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.input == nil || want == "" {
+func (h *handshake) lastResult() json.RawMessage {
+	if len(h.results) == 0 {
 		return nil
 	}
-	if s.index == nil {
-		s.index = map[string]json.RawMessage{}
-		gjson.GetBytes(s.input, "inputRequests").ForEach(func(_, r gjson.Result) bool {
-			if r.Get("method").String() == string(mcp.MethodElicitationCreate) {
-				raw := json.RawMessage(r.Get("params").Raw)
-				if k := canonical(raw); k != "" {
-					if _, dup := s.index[k]; !dup {
-						s.index[k] = raw
-					}
-				}
-			}
-			return true
-		})
-	}
-	if method != string(mcp.MethodElicitationCreate) {
+	return h.results[len(h.results)-1]
+}
+
+func (h *handshake) lastError() *mcp.JSONRPCErrorDetails {
+	if len(h.errs) == 0 {
 		return nil
 	}
-	return s.index[want]
+	return h.errs[len(h.errs)-1]
 }
 
-// maxInputRequests bounds the input requests of one input_required result
-// that mcpx answers: each may be a question to a person.
-const maxInputRequests = 64
-
-// canonical is what identifies an elicitation's params (its message,
-// schema, URL and id) as JSON with object keys sorted; "" when v is not a
-// JSON object.
-func canonical(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return ""
+// asError is err as the typed error of what the server answered during the
+// handshake (see classifyCall): a response that breaks JSON-RPC, or the
+// last JSON-RPC error; err itself when neither.
+func (h *handshake) asError(err error) error {
+	if h.broken != "" {
+		return &brokenReplyError{How: h.broken}
 	}
-	var x map[string]any
-	if json.Unmarshal(b, &x) != nil || x == nil {
-		return ""
+	if d := h.lastError(); d != nil {
+		return &rpcReplyError{Details: *d}
 	}
-	b, _ = json.Marshal(map[string]any{"message": x["message"], "requestedSchema": x["requestedSchema"],
-		"url": x["url"], "elicitationId": x["elicitationId"]})
-	return string(b)
+	return err
 }
 
-func (s *sink) tooManyInputs() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.tooMany
-}
-
-func (s *sink) inputCount() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.inputs
-}
-
-// pendingID returns the id of the request sent and not answered, if any.
-func (s *sink) pendingID() (mcp.RequestId, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.pending == nil {
-		return mcp.RequestId{}, false
+// record notes one reply of the handshake.
+func (h *handshake) record(method string, resp *mcptransport.JSONRPCResponse) {
+	h.answered = ""
+	switch {
+	case resp.Error != nil && resp.Result != nil && string(resp.Result) != "null":
+		if h.broken == "" {
+			h.broken = "both a result and an error"
+		}
+	case resp.Error != nil:
+		h.errs = append(h.errs, resp.Error)
+	case resp.Result == nil:
+		if h.broken == "" {
+			h.broken = "neither a result nor an error"
+		}
+	default:
+		h.results = append(h.results, resp.Result)
+		h.answered = method
 	}
-	return *s.pending, true
 }
 
-// setRewrite sets rewrite; it is called before the request is sent.
-func (s *sink) setRewrite(f func(json.RawMessage) json.RawMessage) {
-	s.mu.Lock()
-	s.rewrite = f
-	s.mu.Unlock()
-}
-
-// brokenReply says how a response broke JSON-RPC (neither a result nor an
-// error, "error": null counting as none; or both), or "".
-func (s *sink) brokenReply() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.broken
-}
-
-type sinkKey struct{}
-
-func withSink(ctx context.Context, s *sink) context.Context {
-	return context.WithValue(ctx, sinkKey{}, s)
-}
-
-func (s *sink) lastResult() json.RawMessage {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.results) == 0 {
-		return nil
-	}
-	return s.results[len(s.results)-1]
-}
-
-func (s *sink) lastError() *mcp.JSONRPCErrorDetails {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.errs) == 0 {
-		return nil
-	}
-	return s.errs[len(s.errs)-1]
-}
-
-// tap decorates a transport and records raw replies into the call's sink.
-// The wrappers below mirror the inner transport's optional interfaces
+// tap decorates a transport: mcpx's own requests go through send (see
+// Conn.request), mcp-go's (the handshake) through SendRequest. The
+// wrappers below mirror the inner transport's optional interfaces
 // exactly: mcp-go type-asserts on them (server requests, protocol header,
 // cancellation), so claiming one more or one fewer changes behaviour.
 type tap struct {
@@ -187,83 +97,74 @@ type tap struct {
 	// beforeInitialized, when set, runs before notifications/initialized
 	// is sent (the legacy handshake; see connect).
 	beforeInitialized func()
-	idOffset          int64 // added to numeric request ids (a second client on one session)
 	// outlive gives the inner transport a deadline a moment later than
 	// the call's (see outliveDeadline): set for mcp-go's SSE transport.
 	outlive bool
+
+	mu       sync.Mutex
+	idOffset int64 // added to mcp-go's numeric request ids (a second client on one session)
+	lastID   int64 // the last numeric id sent: mcpx's ids continue from it
+	// hs, when set, records the replies to mcp-go's requests (the
+	// handshake; see Conn.initialize).
+	hs *handshake
 }
 
 func (t *tap) Start(ctx context.Context) error { return t.inner.Start(ctx) }
 
-func (t *tap) SendRequest(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
-	if req.Method == string(mcp.MethodPromptsGet) || req.Method == string(mcp.MethodToolsCall) {
-		req.Params = withArguments(req.Params)
-	}
-	if t.idOffset != 0 {
-		switch v := req.ID.Value().(type) {
-		case int64:
-			req.ID = mcp.NewRequestId(v + t.idOffset)
-		case int:
-			req.ID = mcp.NewRequestId(int64(v) + t.idOffset)
-		}
-	}
-	s, _ := ctx.Value(sinkKey{}).(*sink)
-	if s != nil {
-		s.mu.Lock()
-		id := req.ID
-		s.pending = &id
-		s.answered = ""
-		s.mu.Unlock()
-	}
+// nextID is the id of mcpx's next request: one more than the last id sent,
+// so that ids never repeat on the connection (mcp-go sends none after the
+// handshake).
+func (t *tap) nextID() mcp.RequestId {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.lastID++
+	return mcp.NewRequestId(t.lastID)
+}
+
+// offsetIDs makes the ids of mcp-go's requests, and of mcpx's after them,
+// start past offset (a second mcp-go client on the session counts from 1
+// again).
+func (t *tap) offsetIDs(offset int64) {
+	t.mu.Lock()
+	t.idOffset = offset
+	t.lastID = max(t.lastID, offset)
+	t.mu.Unlock()
+}
+
+// recordHandshake starts (h) or ends (nil) the record of mcp-go's replies.
+func (t *tap) recordHandshake(h *handshake) {
+	t.mu.Lock()
+	t.hs = h
+	t.mu.Unlock()
+}
+
+// send sends one request through the inner transport.
+func (t *tap) send(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
 	ictx := ctx
 	if t.outlive {
 		var stop context.CancelFunc
 		ictx, stop = outliveDeadline(ctx)
 		defer stop()
 	}
-	resp, err := t.inner.SendRequest(ictx, req)
-	if s != nil && err == nil {
-		s.mu.Lock()
-		s.pending = nil
-		s.mu.Unlock()
+	return t.inner.SendRequest(ictx, req)
+}
+
+// SendRequest sends mcp-go's requests (the handshake's), with ids offset
+// when a second client shares the session, and records their replies.
+func (t *tap) SendRequest(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
+	t.mu.Lock()
+	if v, ok := req.ID.Value().(int64); ok {
+		v += t.idOffset
+		req.ID = mcp.NewRequestId(v)
+		t.lastID = max(t.lastID, v)
 	}
-	if s != nil && err == nil && resp != nil {
-		s.mu.Lock()
-		switch {
-		case resp.Error == nil && resp.Result != nil && gjson.GetBytes(resp.Result, "resultType").String() == string(mcp.ResultTypeInputRequired):
-			s.input, s.index = resp.Result, nil
-			s.inputs++
-			if n := int(gjson.GetBytes(resp.Result, "inputRequests.@keys.#").Int()); n > maxInputRequests {
-				// Refused before mcp-go answers any of them.
-				s.tooMany = n
-				r := *resp
-				r.Result = nil
-				r.Error = &mcp.JSONRPCErrorDetails{Code: mcp.INTERNAL_ERROR, Message: "too many input requests"}
-				resp = &r
-			}
-		case resp.Error != nil && resp.Result != nil && string(resp.Result) != "null":
-			if s.broken == "" {
-				s.broken = "both a result and an error"
-			}
-		case resp.Error != nil:
-			s.errs = append(s.errs, resp.Error)
-		case resp.Result == nil:
-			if s.broken == "" { // no substitute: mcp-go decodes nothing, and callRaw reports it
-				s.broken = "neither a result nor an error"
-			}
-		default:
-			s.results = append(s.results, resp.Result) // a fresh slice, decoded for this response
-			s.answered = req.Method
-			if sub := s.substitute; sub != nil || s.rewrite != nil {
-				if s.rewrite != nil {
-					sub = s.rewrite(resp.Result)
-				}
-				r := *resp
-				r.Result = sub
-				resp = &r
-			}
-		}
-		s.mu.Unlock()
+	hs := t.hs
+	t.mu.Unlock()
+	resp, err := t.send(ctx, req)
+	if hs != nil && err == nil && resp != nil {
+		t.mu.Lock()
+		hs.record(req.Method, resp)
+		t.mu.Unlock()
 	}
 	return resp, err
 }
