@@ -26,6 +26,10 @@ func hints(f failure) []string {
 		return []string{"name one of them as KIND:ID, or pass --kind"}
 	case *UsageError:
 		return e.Hints
+	case *config.Error:
+		if e.TrustIn != "" {
+			return []string{trustHint(e.TrustIn)}
+		}
 	case *config.NotFoundError:
 		return append(slices.Clone(e.Hints), notFoundHints(e)...)
 	case *transport.ConnectError:
@@ -42,6 +46,13 @@ func hints(f failure) []string {
 
 func notFoundHints(e *config.NotFoundError) []string {
 	switch {
+	case e.What == "server" && len(e.Elsewhere) > 0:
+		return []string{"it is defined as " + strings.Join(e.Elsewhere, ", ")}
+	case e.What == "server" && e.Source != "": // NAME@SOURCE, or import's names
+		if len(e.Hints) > 0 {
+			return nil
+		}
+		return []string{"list the servers and their sources with: mcpx servers"}
 	case e.What == "server" && len(e.Known) > 0:
 		return []string{"configured servers: " + strings.Join(e.Known, ", ") + " (and the built-in demo)"}
 	case e.What == "server":
@@ -110,7 +121,12 @@ func serverWord(s string) string { return text.QuoteWord(s, "-_./:=@%+,") }
 
 // untrustedNote says why the project files of dir were not read.
 func untrustedNote(dir string, skipped []string, userConfig string) string {
-	return fmt.Sprintf("skipping %s: %s is not a trusted project (pass --project, or add it to \"trustedProjects\" in %s)", strings.Join(skipped, ", "), dir, userConfig)
+	return fmt.Sprintf("skipping %s: %s is not a trusted project (%s)", strings.Join(skipped, ", "), dir, trustHint(userConfig))
+}
+
+// trustHint says how to trust a project.
+func trustHint(userConfig string) string {
+	return fmt.Sprintf("pass --project, or add it to \"trustedProjects\" in %s", userConfig)
 }
 
 // unusableTokenNote says that a server's stored token cannot be used.

@@ -99,7 +99,7 @@ func (a *app) importServers(o *importOptions) error {
 			}
 			slices.Sort(have)
 			e := &config.NotFoundError{What: "server", Name: missing[0],
-				Detail: fmt.Sprintf("%s does not define it", o.Source), Candidates: have}
+				Detail: fmt.Sprintf("%s does not define it", o.Source), Candidates: have, Source: o.Source}
 			if len(have) > 0 {
 				e.Hints = []string{fmt.Sprintf("%s defines: %s", o.Source, strings.Join(have, ", "))}
 			}

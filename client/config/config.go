@@ -214,6 +214,9 @@ type Error struct {
 	Server string // "" for a whole-file problem
 	Msg    string
 	Var    string // the unset variable, when that is the problem
+	// TrustIn, for a project file of a project that is not trusted, is
+	// the user file whose "trustedProjects" would trust it.
+	TrustIn string
 }
 
 func (e *Error) Error() string {
@@ -601,13 +604,7 @@ func (c *Config) lookupRef(arg string) (*Server, error) {
 			others = append(others, name+"@"+s.Origin)
 		}
 	}
-	e := &NotFoundError{What: "server", Name: arg, Detail: fmt.Sprintf("source %s defines no server %q", src, name)}
-	if len(others) > 0 {
-		e.Hints = []string{"it is defined as " + strings.Join(others, ", ")}
-	} else {
-		e.Hints = []string{"list the servers and their sources with: mcpx servers"}
-	}
-	return nil, e
+	return nil, &NotFoundError{What: "server", Name: arg, Detail: fmt.Sprintf("source %s defines no server %q", src, name), Source: src, Elsewhere: others}
 }
 
 func (f *configFile) trusts(dir string, getenv func(string) string) bool {

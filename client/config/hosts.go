@@ -385,7 +385,7 @@ func ReadSource(source string, o LoadOptions) ([]*Server, []string, error) {
 			return nil, nil, err
 		}
 		if user == nil || !user.trusts(o.Cwd, o.Getenv) {
-			return nil, nil, &Error{Msg: fmt.Sprintf("%s is a project file and %s is not a trusted project (pass --project, or add it to \"trustedProjects\" in %s)", source, o.Cwd, UserConfigPath(o.Getenv))}
+			return nil, nil, &Error{Msg: fmt.Sprintf("%s is a project file and %s is not a trusted project", source, o.Cwd), TrustIn: UserConfigPath(o.Getenv)}
 		}
 	}
 	var servers []*Server

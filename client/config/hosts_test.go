@@ -336,7 +336,7 @@ func TestHostDisabledAndRefs(t *testing.T) {
 		t.Errorf("nosuch@cursor: %v", err)
 	}
 	_, err = resolved(t, "github@zed")
-	if !errors.As(err, &nf) || !strings.Contains(strings.Join(nf.Hints, " "), "github@cursor, github@vscode, github@goose") {
+	if !errors.As(err, &nf) || nf.Source != "zed" || strings.Join(nf.Elsewhere, ", ") != "github@cursor, github@vscode, github@goose" {
 		t.Errorf("github@zed: %v %v", err, nf)
 	}
 }

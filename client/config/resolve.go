@@ -78,6 +78,10 @@ type NotFoundError struct {
 	Server string
 	// Known are the configured servers, for an unknown server.
 	Known []string
+	// Source is the source a NAME@SOURCE argument named, and Elsewhere
+	// the NAME@SOURCE forms that do define the name.
+	Source    string
+	Elsewhere []string
 }
 
 func (e *NotFoundError) Error() string {
