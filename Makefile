@@ -35,8 +35,8 @@ race: interop-deps
 
 lint: fmt-check vet staticcheck layering check-generated
 
-# layering: only commands imports client, render and output (STYLE.md); the
-# packages under client import only the ones below them.
+# layering: only commands imports client, render and output; the packages
+# under client import only the ones below them (scripts/check-layering.sh).
 layering:
 	scripts/check-layering.sh
 
@@ -93,7 +93,7 @@ clean:
 	rm -rf bin
 
 # man/mcpx.1 is generated from the command definitions (commands.DocRoot) and
-# the hand-written roff in man/src, with urfave/cli-docs (scripts/genman).
+# the hand-written roff in man/src (scripts/genman).
 .PHONY: man check-man completions check-completions check-generated
 man:
 	$(GO) run ./scripts/genman -o man/mcpx.1

@@ -136,15 +136,12 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 		return e
 	}
 	if ctx.Err() != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return &TimeoutError{Server: c.T.Name, Phase: phase, Timeout: c.T.Timeout, Hints: c.timeoutHints()}
+		// A context ended by a clock of the caller's own (one that stops
+		// while a person answers) says so by its cause, not its Err.
+		if errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+			return c.timeoutError(phase)
 		}
 		return ctx.Err()
-	}
-	// mcp-go's SSE transport runs its own timer, set to the time left, which
-	// can fire a moment before the context's deadline.
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < 100*time.Millisecond && strings.Contains(err.Error(), "timeout waiting for SSE response") {
-		return &TimeoutError{Server: c.T.Name, Phase: phase, Timeout: c.T.Timeout, Hints: c.timeoutHints()}
 	}
 	if ae := c.authError(); ae != nil {
 		return ae
@@ -184,9 +181,7 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 			st = c.rt.FirstPostStatus()
 		}
 		e.Msg = fmt.Sprintf("%s answered HTTP %d to the initialize POST", c.T.URL, st)
-		if sseStatus(st) {
-			e.Hints = append(e.Hints, "it may be a legacy SSE server: set \"type\": \"sse\" in its config entry")
-		}
+		e.LegacySSE = sseStatus(st)
 	case strings.Contains(err.Error(), "unexpected nil response"):
 		// mcp-go's words for a POST's event stream that ended before
 		// the answer: the server died, or dropped the request
@@ -208,26 +203,24 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 	return e
 }
 
-// maxSkipShown bounds how much of a server's line on stdout a hint quotes.
+// maxSkipShown bounds how much of a server's line on stdout a timeout quotes.
 const maxSkipShown = 120
 
-// timeoutHints explain a stdio server that timed out after writing
-// something other than JSON-RPC on stdout (a banner such as "Listening on
-// port 3000": a server started for another transport, or waiting for an
-// option): its first such line, masked, one line, clipped and quoted.
-func (c *Conn) timeoutHints() []string {
+// timeoutError is the deadline passing during phase. A stdio server that
+// timed out after writing something other than JSON-RPC on stdout (a
+// banner such as "Listening on port 3000": a server started for another
+// transport, or waiting for an option) is explained by its first such
+// line, masked, on one line, clipped.
+func (c *Conn) timeoutError(phase string) *TimeoutError {
+	e := &TimeoutError{Server: c.T.Name, Phase: phase, Timeout: c.T.Timeout}
 	if c.proc == nil {
-		return nil
+		return e
 	}
-	line := c.proc.FirstSkipped()
-	if line == "" {
-		return nil
+	if line := c.proc.FirstSkipped(); line != "" {
+		e.Stdout = text.Clip(c.shown(line), maxSkipShown)
+		e.StdoutJSON = line[0] == '{' || line[0] == '['
 	}
-	what := "non-JSON"
-	if line[0] == '{' || line[0] == '[' {
-		what = "JSON that is not JSON-RPC"
-	}
-	return []string{fmt.Sprintf("the server wrote %s on stdout: %q", what, text.Clip(c.shown(line), maxSkipShown))}
+	return e
 }
 
 // versionRefusal is a server's refusal of the connection's protocol
@@ -258,7 +251,7 @@ func (c *Conn) versionRefused(method string, rpc transport.RPCError, msg string)
 	e := &transport.ConnectError{Server: c.T.Name, Phase: method, Err: &versionRefusal{Supported: data.Supported, RPC: rpc},
 		Msg: fmt.Sprintf("the server refused protocol %s during %s: %s (code %d)", version, method, c.shown(msg), rpc.Code)}
 	if v := newestLegacy(data.Supported); v != "" && v != version {
-		e.Hints = append(e.Hints, "ask for a version it speaks: --protocol-version "+v)
+		e.Speaks = v
 	}
 	return e
 }

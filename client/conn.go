@@ -45,6 +45,10 @@ type Options struct {
 	// text, which may cut a secret (nil: Mask alone).
 	MaskIn     func(before, text, after string) string
 	AddSecrets func(...string) // registers secrets (stored tokens) to hide from now on
+	// UnusableToken, when set, is told of a stored token that cannot be
+	// used (see auth.SourceOptions.Unusable); the connection goes on
+	// without it.
+	UnusableToken func(server string, err error)
 
 	// What the server may ask during an operation (see REQUESTS FROM SERVERS
 	// in mcpx(1), and serverreq.go). Elicit, when set, answers elicitations
@@ -182,7 +186,8 @@ func Connect(ctx context.Context, t *config.Target, o Options) (*Conn, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	tokens := auth.NewSource(ctx, t, auth.SourceOptions{Mask: o.Mask, Note: o.Note, AddSecrets: o.AddSecrets})
+	tokens := auth.NewSource(ctx, t, auth.SourceOptions{Mask: o.Mask, Note: o.Note, AddSecrets: o.AddSecrets,
+		Unusable: o.UnusableToken})
 	c, err := connectFallback(ctx, t, o, tokens)
 	if tokens != nil {
 		var ae *auth.Error
@@ -231,10 +236,11 @@ func sseStatus(st int) bool {
 }
 
 // connect returns the half-made Conn alongside an error, so that Connect can
-// look at what HTTP said before falling back.
+// look at what HTTP said before falling back. Its phases: the transport
+// (a server process, or an HTTP or SSE client), mcp-go's client started on
+// it, the initialize handshake, then what follows it (the log level).
 func connect(ctx context.Context, t *config.Target, o Options, kind string, tokens *auth.Source) (*Conn, error) {
 	c := &Conn{T: t, limit: &transport.Limit{}, phase: "start", debug: o.Debug, mask: o.Mask, maskIn: o.MaskIn, lost: newLost(), kind: kind, opts: o, tokens: tokens}
-	lost := c.lost
 	c.hooks = &serverHooks{o: o, conn: c}
 	// The GET stream is asked for even when the 2026 era is: the tap hides
 	// the option from mcp-go's client (RequiresLegacyProtocol), and the
@@ -243,67 +249,117 @@ func connect(ctx context.Context, t *config.Target, o Options, kind string, toke
 	if ctx.Err() != nil { // interrupted or out of time already: start nothing
 		return nil, c.classify(ctx, "start", ctx.Err())
 	}
-	var tr mcptransport.Interface
-	switch kind {
+	tr, err := c.openTransport(ctx, o, tokens, listen)
+	if err != nil {
+		return nil, err
+	}
+	wrapped, life, err := c.startClient(ctx, tr, o, listen)
+	if err != nil {
+		return c, err
+	}
+	if err := c.initialize(ctx, wrapped, life, o); err != nil {
+		return c, err
+	}
+	if err := c.afterInitialize(ctx, o); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// openTransport makes the transport of c.kind: it starts a stdio server,
+// or sets up the HTTP client of a streamable HTTP or SSE server. An error
+// here leaves nothing to close.
+func (c *Conn) openTransport(ctx context.Context, o Options, tokens *auth.Source, listen bool) (mcptransport.Interface, error) {
+	switch c.kind {
 	case config.Stdio:
-		p, err := transport.StartProcess(transport.Command{Path: t.Command, Argv0: t.Argv0, Args: t.Args, Env: t.Env, Dir: t.Dir}, o.OnStderr)
-		if err != nil {
-			return nil, c.startError(err)
-		}
-		c.proc = p
-		// A leader that exits while something it started holds its stdout
-		// leaves no end of stdout to fail the request in flight on.
-		go p.WatchDeath(func(status string) { lost.mark("the server " + status) })
-		onSkip := func(line string) {
-			p.Skipped(line)
-			if o.Debug != nil {
-				o.Debug("server %q: skipped a non-JSON line on stdout: %s", t.Name, line)
-			}
-		}
-		tr = transport.NewStdio(p.Stdout(), p.Stdin(), transport.StdioOptions{MessageCeiling: o.MessageCeiling, Limit: c.limit,
-			OnSkip: onSkip, Mask: o.Mask, MaskIn: o.MaskIn, Logger: o.Logger})
+		return c.startProcess(o)
 	case config.HTTP, config.SSE:
-		ho := transport.HTTPOptions{URL: t.URL, MessageCeiling: o.MessageCeiling, Limit: c.limit,
-			KeepElicitations: o.Elicit != nil && kind == config.HTTP, Listen: listen}
+		ho := transport.HTTPOptions{URL: c.T.URL, MessageCeiling: o.MessageCeiling, Limit: c.limit,
+			KeepElicitations: o.Elicit != nil && c.kind == config.HTTP, Listen: listen}
 		if tokens != nil {
 			ho.Bearer = tokens.Bearer
 		}
 		c.rt = transport.NewHTTP(ho)
 		hc := &http.Client{Transport: c.rt, CheckRedirect: transport.SameOrigin}
+		var tr mcptransport.Interface
 		var err error
-		if kind == config.HTTP {
-			opts := []mcptransport.StreamableHTTPCOption{mcptransport.WithHTTPHeaders(t.Headers),
-				mcptransport.WithHTTPBasicClient(hc), mcptransport.WithHTTPLogger(o.Logger)}
-			if listen {
-				//lint:ignore SA1019 the legacy era's standalone GET stream is what is wanted (never asked for in the 2026 era)
-				opts = append(opts, mcptransport.WithContinuousListening())
-			}
-			tr, err = mcptransport.NewStreamableHTTP(t.URL, opts...)
+		if c.kind == config.HTTP {
+			tr, err = c.streamableHTTP(hc, o, listen)
 		} else {
-			wait := t.Timeout
-			if dl, ok := ctx.Deadline(); ok {
-				wait = time.Until(dl)
-			}
-			var sse *mcptransport.SSE
-			sse, err = mcptransport.NewSSE(t.URL, mcptransport.WithHeaders(t.Headers), mcptransport.WithHTTPClient(hc),
-				mcptransport.WithResponseTimeout(t.Timeout+time.Second), mcptransport.WithEndpointTimeout(max(wait, time.Millisecond)),
-				mcptransport.WithSSELogger(slog.New(transport.SSELogHandler(o.Logger.Handler(), lost.mark))))
-			if err == nil {
-				// A closed stream fails the request in flight at once,
-				// instead of leaving it to wait for its deadline.
-				sse.SetConnectionLostHandler(func(err error) { lost.mark(fmt.Sprintf("the server closed the SSE stream (%v)", err)) })
-				tr = sse
-			}
+			tr, err = c.sse(ctx, hc, o)
 		}
 		if err != nil {
-			return nil, &transport.ConnectError{Server: t.Name, Phase: "start", Msg: err.Error(), Err: err}
+			return nil, &transport.ConnectError{Server: c.T.Name, Phase: "start", Msg: err.Error(), Err: err}
 		}
+		return tr, nil
 	default:
-		return nil, &config.Error{Server: t.Name, Msg: fmt.Sprintf("unknown transport %q", kind)}
+		return nil, &config.Error{Server: c.T.Name, Msg: fmt.Sprintf("unknown transport %q", c.kind)}
 	}
+}
 
+// startProcess starts a stdio server and frames JSON-RPC over its stdin
+// and stdout.
+func (c *Conn) startProcess(o Options) (mcptransport.Interface, error) {
+	t, lost := c.T, c.lost
+	p, err := transport.StartProcess(transport.Command{Path: t.Command, Argv0: t.Argv0, Args: t.Args, Env: t.Env, Dir: t.Dir}, o.OnStderr)
+	if err != nil {
+		return nil, c.startError(err)
+	}
+	c.proc = p
+	// A leader that exits while something it started holds its stdout
+	// leaves no end of stdout to fail the request in flight on.
+	go p.WatchDeath(func(status string) { lost.mark("the server " + status) })
+	onSkip := func(line string) {
+		p.Skipped(line)
+		if o.Debug != nil {
+			o.Debug("server %q: skipped a non-JSON line on stdout: %s", t.Name, line)
+		}
+	}
+	return transport.NewStdio(p.Stdout(), p.Stdin(), transport.StdioOptions{MessageCeiling: o.MessageCeiling, Limit: c.limit,
+		OnSkip: onSkip, Mask: o.Mask, MaskIn: o.MaskIn, Logger: o.Logger}), nil
+}
+
+// streamableHTTP is mcp-go's streamable HTTP transport over hc, with the
+// standalone GET stream when listen asks for it.
+func (c *Conn) streamableHTTP(hc *http.Client, o Options, listen bool) (mcptransport.Interface, error) {
+	opts := []mcptransport.StreamableHTTPCOption{mcptransport.WithHTTPHeaders(c.T.Headers),
+		mcptransport.WithHTTPBasicClient(hc), mcptransport.WithHTTPLogger(o.Logger)}
+	if listen {
+		//lint:ignore SA1019 the legacy era's standalone GET stream is what is wanted (never asked for in the 2026 era)
+		opts = append(opts, mcptransport.WithContinuousListening())
+	}
+	return mcptransport.NewStreamableHTTP(c.T.URL, opts...)
+}
+
+// sse is mcp-go's legacy SSE transport over hc: it waits for the endpoint
+// event at most the time ctx has left, and a closed stream marks the
+// connection lost.
+func (c *Conn) sse(ctx context.Context, hc *http.Client, o Options) (mcptransport.Interface, error) {
+	lost := c.lost
+	wait := c.T.Timeout
+	if dl, ok := ctx.Deadline(); ok {
+		wait = time.Until(dl)
+	}
+	sse, err := mcptransport.NewSSE(c.T.URL, mcptransport.WithHeaders(c.T.Headers), mcptransport.WithHTTPClient(hc),
+		mcptransport.WithResponseTimeout(c.T.Timeout+time.Second), mcptransport.WithEndpointTimeout(max(wait, time.Millisecond)),
+		mcptransport.WithSSELogger(slog.New(transport.SSELogHandler(o.Logger.Handler(), lost.mark))))
+	if err != nil {
+		return nil, err
+	}
+	// A closed stream fails the request in flight at once, instead of
+	// leaving it to wait for its deadline.
+	sse.SetConnectionLostHandler(func(err error) { lost.mark(fmt.Sprintf("the server closed the SSE stream (%v)", err)) })
+	return sse, nil
+}
+
+// startClient wraps tr in the tap and starts mcp-go's client on it. It
+// returns the wrapped transport and the context the client was started
+// with (a lenient initialize starts a second client on them). On an error
+// c is closed.
+func (c *Conn) startClient(ctx context.Context, tr mcptransport.Interface, o Options, listen bool) (mcptransport.Interface, context.Context, error) {
 	wrapped, tapBase := wrapTap(tr, c.hooks)
 	c.tap = tapBase
+	tapBase.outlive = c.kind == config.SSE
 	if listen {
 		// The legacy handshake's last step: the server may send its first
 		// requests on the GET stream as soon as it is initialized, so the
@@ -313,7 +369,7 @@ func connect(ctx context.Context, t *config.Target, o Options, kind string, toke
 			c.awaitListen(ctx)
 		}
 	}
-	c.mc = mcpclient.NewClient(wrapped, append(c.hooks.clientOptions(kind), mcpclient.WithProtocolVersion(o.ProtocolVersion),
+	c.mc = mcpclient.NewClient(wrapped, append(c.hooks.clientOptions(c.kind), mcpclient.WithProtocolVersion(o.ProtocolVersion),
 		mcpclient.WithDiscoverTimeout(time.Second))...)
 	c.mc.OnNotification(c.hooks.notification)
 	// The Start context owns the stdio child and the SSE stream: it lives
@@ -326,57 +382,34 @@ func connect(ctx context.Context, t *config.Target, o Options, kind string, toke
 	if err != nil {
 		e := c.classify(ctx, "connect", err)
 		c.Close()
-		return c, e
+		return nil, nil, e
 	}
+	return wrapped, life, nil
+}
+
+// initialize runs the initialize handshake at o.ProtocolVersion (mcp-go
+// negotiates the era and the version) and fills c with what the server
+// said. On an error c is closed.
+func (c *Conn) initialize(ctx context.Context, wrapped mcptransport.Interface, life context.Context, o Options) error {
 	c.setPhase("initialize")
 	req := mcp.InitializeRequest{}
 	req.Params.ProtocolVersion = o.ProtocolVersion
 	req.Params.ClientInfo = mcp.Implementation{Name: "mcpx", Version: o.ClientVersion}
-	req.Params.Capabilities = c.hooks.capabilities(kind)
+	req.Params.Capabilities = c.hooks.capabilities(c.kind)
 	s := &sink{}
-	gctx, gcancel = c.guard(ctx)
+	gctx, gcancel := c.guard(ctx)
 	res, err := c.mc.Initialize(withSink(gctx, s), req)
 	gcancel()
 	if err != nil && !mcp.IsModernProtocol(o.ProtocolVersion) && s.lastError() == nil && s.lastResult() != nil && ctx.Err() == nil &&
-		c.limit.Get() == nil && c.limit.Violation() == "" && strings.Contains(err.Error(), "failed to unmarshal response") {
+		c.limit.Get() == nil && c.limit.Violation() == "" && refusedResult[mcp.InitializeResult](s, "initialize") {
 		// mcp-go's typed decoding refused the initialize result (one odd
 		// capability value fails it whole): read it leniently instead.
 		// The second client counts ids from 1 again: keep them unique.
-		tapBase.idOffset = 1 << 20
+		c.tap.idOffset = 1 << 20
 		res, err = c.lenientInitialize(ctx, wrapped, life, s.lastResult(), o)
 	}
 	if err != nil {
-		var e error
-		var known *transport.ConnectError
-		var badVersion mcp.UnsupportedProtocolVersionError
-		switch {
-		case errors.As(err, &known):
-			e = known
-		case errors.As(err, &badVersion):
-			e = &transport.ConnectError{Server: t.Name, Phase: "initialize", Err: err,
-				Msg: fmt.Sprintf("the server answered with protocol version %q, which mcpx does not know", c.clip(badVersion.Version, 40))}
-		case strings.Contains(err.Error(), "failed to unmarshal response") && s.lastResult() != nil:
-			e = &transport.ConnectError{Server: t.Name, Phase: "initialize", Err: err, Msg: "the initialize result does not follow the schema: " + text.OneLine(c.clip(err.Error(), 200))}
-		default:
-			e = c.classifyCall(ctx, "initialize", err, s)
-		}
-		c.Close()
-		switch se := e.(type) {
-		case *ServerError:
-			e = &transport.ConnectError{Server: t.Name, Phase: "initialize", Msg: fmt.Sprintf("the server answered initialize with an error: %s (code %d)", se.Shown(), se.RPC.Code), Err: se}
-		case *UnsupportedError:
-			e = &transport.ConnectError{Server: t.Name, Phase: "initialize", Msg: "the server does not know initialize (method not found); is it an MCP server?", Err: se}
-		}
-		if ce, ok := e.(*transport.ConnectError); ok {
-			ce.Msg = "initialize failed: " + ce.Msg
-			if c.proc != nil {
-				ce.Stderr = c.Stderr(10)
-			}
-		}
-		if te, ok := e.(*TimeoutError); ok && c.proc != nil {
-			te.Stderr = c.Stderr(10)
-		}
-		return c, e
+		return c.failInitialize(ctx, err, s)
 	}
 	if res != nil { // nil after a lenient initialize, which filled c itself
 		c.Protocol = res.ProtocolVersion
@@ -387,8 +420,53 @@ func connect(ctx context.Context, t *config.Target, o Options, kind string, toke
 			Completions: caps.Completions != nil, Logging: caps.Logging != nil}
 	}
 	if o.Debug != nil {
-		o.Debug("server %q: %s, protocol %s", t.Name, text.Escape(c.clip(c.ServerName+" "+c.ServerVersion, 300)), c.Protocol)
+		o.Debug("server %q: %s, protocol %s", c.T.Name, text.Escape(c.clip(c.ServerName+" "+c.ServerVersion, 300)), c.Protocol)
 	}
+	return nil
+}
+
+// failInitialize closes c and says why initialize failed: a connection
+// error for what the server answered, or a timeout, with a stdio server's
+// last words on stderr (read once it is stopped).
+func (c *Conn) failInitialize(ctx context.Context, err error, s *sink) error {
+	t := c.T
+	var e error
+	var known *transport.ConnectError
+	var badVersion mcp.UnsupportedProtocolVersionError
+	switch {
+	case errors.As(err, &known):
+		e = known
+	case errors.As(err, &badVersion):
+		e = &transport.ConnectError{Server: t.Name, Phase: "initialize", Err: err,
+			Msg: fmt.Sprintf("the server answered with protocol version %q, which mcpx does not know", c.clip(badVersion.Version, 40))}
+	case refusedResult[mcp.InitializeResult](s, "initialize"):
+		e = &transport.ConnectError{Server: t.Name, Phase: "initialize", Err: err, Msg: "the initialize result does not follow the schema: " + text.OneLine(c.clip(err.Error(), 200))}
+	default:
+		e = c.classifyCall(ctx, "initialize", err, s)
+	}
+	c.Close()
+	switch se := e.(type) {
+	case *ServerError:
+		e = &transport.ConnectError{Server: t.Name, Phase: "initialize", Msg: fmt.Sprintf("the server answered initialize with an error: %s (code %d)", se.Shown(), se.RPC.Code), Err: se}
+	case *UnsupportedError:
+		e = &transport.ConnectError{Server: t.Name, Phase: "initialize", Msg: "the server does not know initialize (method not found); is it an MCP server?", Err: se}
+	}
+	if ce, ok := e.(*transport.ConnectError); ok {
+		ce.Msg = "initialize failed: " + ce.Msg
+		if c.proc != nil {
+			ce.Stderr = c.Stderr(10)
+		}
+	}
+	if te, ok := e.(*TimeoutError); ok && c.proc != nil {
+		te.Stderr = c.Stderr(10)
+	}
+	return e
+}
+
+// afterInitialize asks for the log level mcpx shows, and says when the
+// server speaks another protocol version than the one asked for. On an
+// error c is closed.
+func (c *Conn) afterInitialize(ctx context.Context, o Options) error {
 	level := o.LogLevel
 	if level == "" && o.OnLog != nil && mcp.IsModernProtocol(c.Protocol) {
 		// The 2026-07-28 era sends no log message to a request that
@@ -398,7 +476,7 @@ func connect(ctx context.Context, t *config.Target, o Options, kind string, toke
 	if level != "" && c.Caps.Logging {
 		if err := c.setLevel(ctx, level); err != nil {
 			c.Close()
-			return c, err
+			return err
 		}
 	}
 	if c.Protocol != o.ProtocolVersion {
@@ -407,10 +485,10 @@ func connect(ctx context.Context, t *config.Target, o Options, kind string, toke
 			say = o.Note // but asking for the 2026 era and not getting it is worth saying
 		}
 		if say != nil {
-			say("server %q speaks protocol %s, not %s", t.Name, c.Protocol, o.ProtocolVersion)
+			say("server %q speaks protocol %s, not %s", c.T.Name, c.Protocol, o.ProtocolVersion)
 		}
 	}
-	return c, nil
+	return nil
 }
 
 // clip masks secrets, then shortens s to n characters.
@@ -498,7 +576,7 @@ func (c *Conn) startError(err error) error {
 	if errors.As(err, &ee) {
 		e.Msg = fmt.Sprintf("cannot start the server: %s: %v", c.T.Command, ee.Err)
 		if errors.Is(ee.Err, exec.ErrNotFound) {
-			e.Hints = append(e.Hints, fmt.Sprintf("is %q installed and on PATH?", c.T.Command))
+			e.Command = c.T.Command
 		}
 	}
 	return e
@@ -671,7 +749,7 @@ func (c *Conn) callRawOnce(ctx context.Context, method string, substitute json.R
 		return nil, c.classifyCall(ctx, method, err, s)
 	}
 	if id, ok := s.pendingID(); ok && ctx.Err() != nil {
-		c.cancelled(id, method, ctx.Err())
+		c.cancelled(id, method, context.Cause(ctx))
 	}
 	if err == nil && c.limit.Violation() != "" {
 		// The answer came, but the framing broke meanwhile (the server

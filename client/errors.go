@@ -13,7 +13,11 @@ type TimeoutError struct {
 	Server  string
 	Phase   string
 	Timeout time.Duration
-	Hints   []string // what the server did that may explain it
+	// Stdout is the first line a stdio server wrote on stdout that is not
+	// JSON-RPC (masked, on one line, clipped), which may explain it: a
+	// banner such as "Listening on port 3000". StdoutJSON: it is JSON.
+	Stdout     string
+	StdoutJSON bool
 	// Stderr is the last lines a stdio server wrote on stderr when it
 	// did not initialize in time (a proxy that cannot reach its upstream
 	// says why only there).
@@ -26,6 +30,12 @@ func (e *TimeoutError) Error() string {
 	}
 	return fmt.Sprintf("server %q: timed out after %s during %s", e.Server, e.Timeout, e.Phase)
 }
+
+// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
+func (e *TimeoutError) ErrorCode() string { return "timeout" }
+
+// ErrorDetails are the error's fields under --json: what was under way.
+func (e *TimeoutError) ErrorDetails() map[string]any { return map[string]any{"phase": e.Phase} }
 
 // ServerError: the server answered a request with an error (exit 1).
 type ServerError struct {
@@ -43,6 +53,12 @@ func (e *ServerError) Error() string {
 // masked, on one line, at most text.MaxShown characters.
 func (e *ServerError) Shown() string { return shownOr(e.shown, e.RPC.Message) }
 
+// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
+func (e *ServerError) ErrorCode() string { return "server_error" }
+
+// ErrorDetails are the error's fields under --json: the error reply.
+func (e *ServerError) ErrorDetails() map[string]any { return map[string]any{"rpc": e.RPC} }
+
 // UnsupportedError: the server does not offer what was asked (exit 5).
 type UnsupportedError struct {
 	Server string
@@ -57,6 +73,18 @@ func (e *UnsupportedError) Error() string {
 		return fmt.Sprintf("server %q does not support %s: %s", e.Server, e.Method, shownOr(e.shown, e.RPC.Message))
 	}
 	return fmt.Sprintf("server %q does not offer %s", e.Server, e.What)
+}
+
+// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
+func (e *UnsupportedError) ErrorCode() string { return "unsupported" }
+
+// ErrorDetails are the error's fields under --json: the error reply, when
+// the server sent one.
+func (e *UnsupportedError) ErrorDetails() map[string]any {
+	if e.RPC == nil {
+		return nil
+	}
+	return map[string]any{"rpc": e.RPC}
 }
 
 // rpcMessageLimit bounds a server's error message kept whole for --json
@@ -81,3 +109,9 @@ type BadReplyError struct {
 func (e *BadReplyError) Error() string {
 	return fmt.Sprintf("server %q: %s %s", e.Server, e.Method, e.Msg)
 }
+
+// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
+func (e *BadReplyError) ErrorCode() string { return "server_error" }
+
+// ErrorDetails: none.
+func (e *BadReplyError) ErrorDetails() map[string]any { return nil }

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
@@ -39,7 +38,7 @@ const defaultListCeiling = 128 << 20
 // itemSlot is what each listed item costs beyond its bytes (its place in
 // the list): the listing bound counts it, so that a server sending millions
 // of `{}` cannot make the list of items far bigger than the bound.
-const itemSlot = int64(unsafe.Sizeof(json.RawMessage(nil)))
+const itemSlot = int64(text.SliceHeader)
 
 // checkEvery is how many items are scanned or parsed between two looks at
 // the context.

@@ -5,13 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
-	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/uritemplate"
 )
 
 // MCP's "resource not found" error code.
@@ -39,21 +38,20 @@ func (c *Conn) ReadResource(ctx context.Context, uri string) (json.RawMessage, e
 	if err == nil || !errors.As(err, &se) {
 		return raw, err
 	}
-	hint := []string{"see what it offers: mcpx catalog " + c.T.Name + " --kind resource --kind resource_template"}
 	answer := fmt.Sprintf("%s (code %d)", se.Shown(), se.RPC.Code)
 	switch se.RPC.Code {
 	case codeResourceNotFound:
-		return nil, &config.NotFoundError{What: "resource", Name: uri, RPC: &se.RPC, Hints: hint,
+		return nil, &config.NotFoundError{What: "resource", Name: uri, RPC: &se.RPC, Server: c.T.Name,
 			Detail: fmt.Sprintf("server %q answered: %s", c.T.Name, answer)}
 	case mcp.INVALID_PARAMS:
 		if u := gjson.GetBytes(se.RPC.Data, "uri"); u.Type == gjson.String {
 			// How servers say "not found" since SEP-2164 (the Go SDK from
 			// 1.7): -32602 naming the URI in data.uri.
-			return nil, &config.NotFoundError{What: "resource", Name: uri, RPC: &se.RPC, Hints: hint,
+			return nil, &config.NotFoundError{What: "resource", Name: uri, RPC: &se.RPC, Server: c.T.Name,
 				Detail: fmt.Sprintf("server %q answered: %s", c.T.Name, answer)}
 		}
 		if known, lerr := c.knows(ctx, uri); lerr == nil && !known {
-			return nil, &config.NotFoundError{What: "resource", Name: uri, RPC: &se.RPC, Hints: hint,
+			return nil, &config.NotFoundError{What: "resource", Name: uri, RPC: &se.RPC, Server: c.T.Name,
 				Detail: fmt.Sprintf("server %q lists no such resource and no template matches it; it answered: %s", c.T.Name, answer)}
 		}
 	}
@@ -73,40 +71,10 @@ func (c *Conn) knows(ctx context.Context, uri string) (bool, error) {
 			return false, errors.New("the listing is incomplete")
 		}
 		for _, it := range items {
-			if it.ID == uri || (kind == KindTemplate && templateMatches(it.ID, uri)) {
+			if it.ID == uri || (kind == KindTemplate && uritemplate.Matches(it.ID, uri)) {
 				return true, nil
 			}
 		}
 	}
 	return false, nil
-}
-
-// templateMatches reports whether uri could be an expansion of the RFC 6570
-// template tpl: the literal parts match, a simple {var} matches within one
-// path segment (a level-1 value is percent-encoded, so it has no / ? #),
-// and an expression with an operator matches anything.
-func templateMatches(tpl, uri string) bool {
-	var b strings.Builder
-	b.WriteString("^")
-	for {
-		i := strings.IndexByte(tpl, '{')
-		if i < 0 {
-			break
-		}
-		j := strings.IndexByte(tpl[i:], '}')
-		if j < 0 {
-			break
-		}
-		b.WriteString(regexp.QuoteMeta(tpl[:i]))
-		if expr := tpl[i+1 : i+j]; expr != "" && strings.ContainsRune("+#./;?&=,!@|", rune(expr[0])) {
-			b.WriteString(".*")
-		} else {
-			b.WriteString("[^/?#]*")
-		}
-		tpl = tpl[i+j+1:]
-	}
-	b.WriteString(regexp.QuoteMeta(tpl))
-	b.WriteString("$")
-	re, err := regexp.Compile(b.String())
-	return err == nil && re.MatchString(uri)
 }

@@ -874,34 +874,48 @@ func srWait(t *testing.T, ch <-chan srCall) srCall {
 
 // TestConnCancelled: a call interrupted or out of time sends one
 // notifications/cancelled for its request before it returns; mcp-go's own
-// (sent in the background) never reaches the server.
+// (sent in the background) never reaches the server. Out of time is a
+// context whose deadline passed, or one cancelled with the cause
+// context.DeadlineExceeded (a clock that has no deadline to read).
 func TestConnCancelled(t *testing.T) {
 	for _, tc := range []struct {
 		name, protocol, reason string
-		timeout                bool
+		timeout, cause         bool
 	}{
-		{"interrupted", "2025-11-25", "mcpx was interrupted", false},
-		{"timed out", "2025-11-25", "mcpx timed out", true},
-		{"interrupted, 2026 era over stdio", "2026-07-28", "mcpx was interrupted", false},
+		{"interrupted", "2025-11-25", "mcpx was interrupted", false, false},
+		{"timed out", "2025-11-25", "mcpx timed out", true, false},
+		{"timed out, by the cause", "2025-11-25", "mcpx timed out", true, true},
+		{"interrupted, 2026 era over stdio", "2026-07-28", "mcpx was interrupted", false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, s := srConn(t, Options{}, tc.protocol)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			if tc.timeout {
+			if tc.timeout && !tc.cause {
 				ctx, cancel = context.WithTimeout(ctx, 100*time.Millisecond)
 				defer cancel()
+			}
+			var expire context.CancelCauseFunc
+			if tc.cause {
+				ctx, expire = context.WithCancelCause(ctx)
+				defer expire(nil)
 			}
 			call := srCallTool(c, ctx, `{"n":1}`)
 			if got, want := s.next(), `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"n":1},"_meta":{"progressToken":"mcpx-1"}}}`; got != want {
 				t.Errorf("request\n got %s\nwant %s", got, want)
 			}
-			if !tc.timeout {
+			if tc.cause {
+				expire(context.DeadlineExceeded)
+			} else if !tc.timeout {
 				cancel()
 			}
 			r := srWait(t, call)
 			if r.err == nil {
 				t.Fatalf("no error: %s", r.raw)
+			}
+			var te *TimeoutError
+			if errors.As(r.err, &te) != tc.timeout {
+				t.Errorf("error %T %v: a TimeoutError is %v", r.err, r.err, tc.timeout)
 			}
 			if got, want := s.next(), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":"`+tc.reason+`","requestId":1}}`; got != want {
 				t.Errorf("cancellation\n got %s\nwant %s", got, want)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"time"
 
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -42,6 +43,26 @@ type sink struct {
 	// refused: mcpx answered a request of the server's "method not found"
 	// during the call (see Conn.classifyCall).
 	refused bool
+	// answered is the method of the call's last request when the
+	// transport answered it with a result, which mcp-go was given ("" when
+	// it was answered otherwise, or not yet): see refusedResult.
+	answered string
+}
+
+// refusedResult reports whether a call failed because mcp-go's typed
+// decoding refused the result of its last request, method: the transport
+// answered that request with a result, and json.Unmarshal does not take it
+// as a T, which is how mcp-go decodes it (TestMcpGoDecodesStrictly).
+func refusedResult[T any](s *sink, method string) bool {
+	s.mu.Lock()
+	answered := s.answered
+	s.mu.Unlock()
+	raw := s.lastResult()
+	if answered != method || raw == nil {
+		return false
+	}
+	var v T
+	return json.Unmarshal(raw, &v) != nil
 }
 
 // inputParams returns the raw params of the input request of method, in
@@ -167,6 +188,9 @@ type tap struct {
 	// is sent (the legacy handshake; see connect).
 	beforeInitialized func()
 	idOffset          int64 // added to numeric request ids (a second client on one session)
+	// outlive gives the inner transport a deadline a moment later than
+	// the call's (see outliveDeadline): set for mcp-go's SSE transport.
+	outlive bool
 }
 
 func (t *tap) Start(ctx context.Context) error { return t.inner.Start(ctx) }
@@ -188,9 +212,16 @@ func (t *tap) SendRequest(ctx context.Context, req mcptransport.JSONRPCRequest) 
 		s.mu.Lock()
 		id := req.ID
 		s.pending = &id
+		s.answered = ""
 		s.mu.Unlock()
 	}
-	resp, err := t.inner.SendRequest(ctx, req)
+	ictx := ctx
+	if t.outlive {
+		var stop context.CancelFunc
+		ictx, stop = outliveDeadline(ctx)
+		defer stop()
+	}
+	resp, err := t.inner.SendRequest(ictx, req)
 	if s != nil && err == nil {
 		s.mu.Lock()
 		s.pending = nil
@@ -222,6 +253,7 @@ func (t *tap) SendRequest(ctx context.Context, req mcptransport.JSONRPCRequest) 
 			}
 		default:
 			s.results = append(s.results, resp.Result) // a fresh slice, decoded for this response
+			s.answered = req.Method
 			if sub := s.substitute; sub != nil || s.rewrite != nil {
 				if s.rewrite != nil {
 					sub = s.rewrite(resp.Result)
@@ -234,6 +266,26 @@ func (t *tap) SendRequest(ctx context.Context, req mcptransport.JSONRPCRequest) 
 		s.mu.Unlock()
 	}
 	return resp, err
+}
+
+// outliveGrace is how much later than the call's deadline the inner
+// transport's is (see outliveDeadline).
+const outliveGrace = time.Second
+
+// outliveDeadline returns a context that ends when ctx ends, with a
+// deadline outliveGrace later than ctx's. mcp-go's SSE transport times a
+// request out by a timer of its own, set by the context's deadline, which
+// fires with ctx's and may win the race with an error that does not say
+// it is a timeout. Given the later deadline, ctx always ends first, and
+// the transport returns the context's error (TestSSEDeadlineRace).
+func outliveDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return ctx, func() {}
+	}
+	ictx, cancel := context.WithDeadline(context.WithoutCancel(ctx), dl.Add(outliveGrace))
+	stop := context.AfterFunc(ctx, cancel)
+	return ictx, func() { stop(); cancel() }
 }
 
 // withArguments returns the params of a prompts/get or tools/call with an

@@ -16,12 +16,16 @@ import (
 	"github.com/mcpx-cli/mcpx/render"
 )
 
+// catalogOptions are catalog's arguments and flags, as given; validate
+// checks them before anything is started, and sets the rest.
 type catalogOptions struct {
-	Server string
-	Query  string
+	Args   []string // SRV [QUERY], or [QUERY] with --all
 	Kinds  []string
 	All    bool
 	Strict bool
+
+	Server string
+	Query  string
 }
 
 func (a *app) newCatalogCmd() *cli.Command {
@@ -40,28 +44,34 @@ func (a *app) newCatalogCmd() *cli.Command {
 			&cli.BoolFlag{Name: "strict", Usage: "exit 1 when there are warnings (stdout still carries the result)", Destination: &o.Strict},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			args := cmd.Args().Slice()
-			switch {
-			case o.All && len(args) > 1:
-				return usagef("catalog --all takes at most one QUERY, got %s", count(len(args), "argument"))
-			case o.All && len(args) == 1:
-				o.Query = args[0]
-			case !o.All && len(args) == 0:
-				return usagef("catalog needs a server: mcpx catalog SRV [QUERY], or mcpx catalog --all [QUERY]")
-			case !o.All && len(args) > 2:
-				return usagef("catalog takes SRV and at most one QUERY, got %s", count(len(args), "argument"))
-			case !o.All:
-				o.Server = args[0]
-				if len(args) == 2 {
-					o.Query = args[1]
-				}
-			}
-			if err := checkKinds(o.Kinds); err != nil {
+			o.Args = cmd.Args().Slice()
+			if err := o.validate(); err != nil {
 				return err
 			}
 			return a.catalog(ctx, o)
 		},
 	}
+}
+
+// validate checks catalog's arguments and flags.
+func (o *catalogOptions) validate() error {
+	args := o.Args
+	switch {
+	case o.All && len(args) > 1:
+		return usagef("catalog --all takes at most one QUERY, got %s", count(len(args), "argument"))
+	case o.All && len(args) == 1:
+		o.Query = args[0]
+	case !o.All && len(args) == 0:
+		return usagef("catalog needs a server: mcpx catalog SRV [QUERY], or mcpx catalog --all [QUERY]")
+	case !o.All && len(args) > 2:
+		return usagef("catalog takes SRV and at most one QUERY, got %s", count(len(args), "argument"))
+	case !o.All:
+		o.Server = args[0]
+		if len(args) == 2 {
+			o.Query = args[1]
+		}
+	}
+	return checkKinds(o.Kinds)
 }
 
 func checkKinds(kinds []string) error {
@@ -92,7 +102,7 @@ func (a *app) catalog(ctx context.Context, o *catalogOptions) error {
 		if err != nil {
 			return err
 		}
-		names := cfg.Names()
+		names := cfg.Enabled()
 		parts = make([]serverCatalog, len(names))
 		if err := a.forEach(ctx, len(names), func(i int) {
 			parts[i] = a.serverCatalogOf(ctx, cfg.Servers[names[i]], o.Kinds)
@@ -103,17 +113,21 @@ func (a *app) catalog(ctx context.Context, o *catalogOptions) error {
 			a.log.Note("no servers are configured; --all has nothing to list")
 		}
 	} else {
-		conn, cctx, done, err := a.open(ctx, o.Server)
+		t, err := a.target(o.Server)
 		if err != nil {
 			return err
 		}
-		defer done()
-		listing, err := conn.ListCatalog(cctx, o.Kinds)
+		s, err := a.connect(ctx, t, connectOptions{})
 		if err != nil {
 			return err
 		}
-		dl, _ := cctx.Deadline()
-		parts = []serverCatalog{{listing: listing, deadline: dl, timeout: conn.T.Timeout}}
+		defer s.close()
+		conn, done := s.conn, s.close
+		listing, err := conn.ListCatalog(s.ctx, o.Kinds)
+		if err != nil {
+			return err
+		}
+		parts = []serverCatalog{{listing: listing, deadline: s.expires(), timeout: conn.T.Timeout}}
 		if !conn.Caps.Tools && !conn.Caps.Resources && !conn.Caps.Prompts {
 			a.log.Note("server %q advertises no tools, resources or prompts", conn.T.Name)
 		}
@@ -131,7 +145,7 @@ func (a *app) catalog(ctx context.Context, o *catalogOptions) error {
 		}
 		if bound == 0 {
 			bound = config.DefaultTimeout
-			if a.timeoutSet {
+			if a.g.timeoutSet {
 				bound = a.g.timeout
 			}
 		}
@@ -167,16 +181,20 @@ func (a *app) serverCatalogOf(ctx context.Context, srv *config.Server, kinds []s
 		rep := classify(err, nil)
 		return serverCatalog{failed: &render.Warning{Server: srv.Name, Code: rep.Code, Message: rep.Message}}
 	}
-	conn, cctx, done, err := a.openServer(ctx, srv)
+	t, err := a.resolve(srv)
 	if err != nil {
 		return fail(err)
 	}
-	defer done()
-	listing, err := conn.ListCatalog(cctx, kinds)
+	s, err := a.connect(ctx, t, connectOptions{})
 	if err != nil {
 		return fail(err)
 	}
-	return serverCatalog{listing: listing, timeout: conn.T.Timeout}
+	defer s.close()
+	listing, err := s.conn.ListCatalog(s.ctx, kinds)
+	if err != nil {
+		return fail(err)
+	}
+	return serverCatalog{listing: listing, timeout: s.conn.T.Timeout}
 }
 
 // forEach runs f(0..n-1), --jobs at a time. Once ctx is done (a signal) it

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/completions"
+	"github.com/mcpx-cli/mcpx/internal/uritemplate"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
 )
@@ -29,7 +30,27 @@ const completeBudget = 2 * time.Second
 // completeCommand is the hidden command the completion scripts call.
 const completeCommand = "__complete"
 
+// completionOptions are completion's arguments; validate checks them.
+type completionOptions struct {
+	Args []string // bash, zsh or fish
+
+	Shell string
+}
+
+func (o *completionOptions) validate() error {
+	if len(o.Args) == 0 {
+		return &UsageError{Msg: "completion needs the name of a shell: bash, zsh or fish",
+			Hints: []string{"e.g. source <(mcpx completion bash) in ~/.bashrc; mcpx completion --help shows the others"}}
+	}
+	if len(o.Args) > 1 {
+		return argCountError("completion", "one shell: bash, zsh or fish", o.Args, "")
+	}
+	o.Shell = o.Args[0]
+	return nil
+}
+
 func (a *app) newCompletionCmd() *cli.Command {
+	o := &completionOptions{}
 	return &cli.Command{
 		Name:      "completion",
 		Usage:     "print the shell completion script for bash, zsh or fish",
@@ -46,15 +67,11 @@ func (a *app) newCompletionCmd() *cli.Command {
 			"                                            mcpx completion fish > ~/.config/fish/completions/mcpx.fish\n\n" +
 			"EXIT STATUS: 0, or 2 for a shell other than bash, zsh and fish.",
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			args := cmd.Args().Slice()
-			if len(args) == 0 {
-				return &UsageError{Msg: "completion needs the name of a shell: bash, zsh or fish",
-					Hints: []string{"e.g. source <(mcpx completion bash) in ~/.bashrc; mcpx completion --help shows the others"}}
+			o.Args = cmd.Args().Slice()
+			if err := o.validate(); err != nil {
+				return err
 			}
-			if len(args) > 1 {
-				return argCountError("completion", "one shell: bash, zsh or fish", args, "")
-			}
-			script, err := completions.Script(args[0], cmd.Root().Name)
+			script, err := completions.Script(o.Shell, cmd.Root().Name)
 			if err != nil {
 				return &UsageError{Msg: err.Error()}
 			}
@@ -389,13 +406,57 @@ func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, er
 	return conn, nil
 }
 
+// ImportSources offers the host sources mcpx import can copy from here:
+// those with at least one entry. A project source needs the same trust as
+// anywhere else (completion never passes --project on).
+func (s *completeSource) ImportSources() []completions.Candidate {
+	var out []completions.Candidate
+	for _, src := range config.Sources()[2:] {
+		servers, _, err := config.ReadSource(src, s.importOptions())
+		if err != nil || len(servers) == 0 {
+			continue
+		}
+		out = append(out, completions.Candidate{Value: src, Desc: count(len(servers), "server")})
+	}
+	return out
+}
+
+// ImportNames offers the entries of source, the first of each name.
+func (s *completeSource) ImportNames(source string) []completions.Candidate {
+	if !config.IsHostSource(source) {
+		return nil
+	}
+	servers, _, err := config.ReadSource(source, s.importOptions())
+	if err != nil {
+		return nil
+	}
+	var out []completions.Candidate
+	seen := map[string]bool{}
+	for _, srv := range servers {
+		if !seen[srv.Name] {
+			seen[srv.Name] = true
+			out = append(out, completions.Candidate{Value: srv.Name, Desc: srv.Transport + " " + srv.Target()})
+		}
+	}
+	return out
+}
+
+func (s *completeSource) importOptions() config.LoadOptions {
+	return config.LoadOptions{Cwd: s.a.cwd, Getenv: s.a.getenv}
+}
+
 func (s *completeSource) Servers() []completions.Candidate {
 	var out []completions.Candidate
 	cfg, err := s.config()
 	if err == nil {
-		for _, name := range cfg.Names() {
+		for _, name := range cfg.Enabled() {
 			srv := cfg.Servers[name]
 			out = append(out, completions.Candidate{Value: name, Desc: srv.Transport + " " + srv.Target()})
+		}
+		// An entry another source's takes the name of: NAME@SOURCE.
+		for _, ref := range cfg.Refs() {
+			srv, _ := cfg.Lookup(ref, s.a.self)
+			out = append(out, completions.Candidate{Value: ref, Desc: srv.Transport + " " + srv.Target()})
 		}
 	}
 	if cfg == nil || cfg.Servers[config.DemoName] == nil {
@@ -525,5 +586,5 @@ func (s *completeSource) TemplateVars(tmpl string) []string {
 	if !strings.Contains(tmpl, "{") {
 		return nil
 	}
-	return render.TemplateVariables(tmpl)
+	return uritemplate.Variables(tmpl)
 }

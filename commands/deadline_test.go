@@ -3,128 +3,187 @@ package commands
 import (
 	"context"
 	"errors"
-	"os"
-	"os/exec"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 )
 
-// clkEnded waits for the clock to end and returns its Err; "" when it has
+// clkEnded waits for ctx to end and returns its cause; nil when it has
 // not ended within d.
-func clkEnded(c context.Context, d time.Duration) error {
+func clkEnded(ctx context.Context, d time.Duration) error {
 	select {
-	case <-c.Done():
-		return c.Err()
+	case <-ctx.Done():
+		return context.Cause(ctx)
 	case <-time.After(d):
 		return nil
 	}
 }
 
-// clkOpen checks that the clock has not ended.
-func clkOpen(t *testing.T, c context.Context, what string) {
+// clkOpen checks that ctx has not ended.
+func clkOpen(t *testing.T, ctx context.Context, what string) {
 	t.Helper()
 	select {
-	case <-c.Done():
-		t.Fatalf("%s: ended with %v", what, c.Err())
+	case <-ctx.Done():
+		t.Fatalf("%s: ended with %v", what, context.Cause(ctx))
 	default:
 	}
-	if err := c.Err(); err != nil {
+	if err := ctx.Err(); err != nil {
 		t.Fatalf("%s: Err %v while Done is open", what, err)
+	}
+}
+
+// clkNoDeadline checks that ctx has no deadline.
+func clkNoDeadline(t *testing.T, ctx context.Context, what string) {
+	t.Helper()
+	if d, ok := ctx.Deadline(); ok {
+		t.Errorf("%s: Deadline %v, want none", what, d)
 	}
 }
 
 type clkKey struct{}
 
-// clkNew is newClock whose first timer is replaced at once (pause, resume)
-// by one started under the clock's lock: a timer newClock starts itself
-// races with the storing of it (see TestClockRunsOut).
-func clkNew(parent context.Context, d time.Duration) (*clock, context.CancelFunc) {
-	c, cancel := newClock(parent, d)
-	c.pause()
-	c.resume()
-	return c, cancel
+// TestClockContext: the operation's context has no deadline of its own,
+// before, during and after a pause and once it has ended, so that code
+// that reads it once is never wrong; a parent's deadline is the parent's,
+// unmoved by the pauses. Values are the parent's.
+func TestClockContext(t *testing.T) {
+	parent := context.WithValue(context.Background(), clkKey{}, "v")
+	clk, stop := newClock(parent, 30*time.Millisecond)
+	defer stop()
+	if clk.ctx.Value(clkKey{}) != "v" {
+		t.Errorf("Value not the parent's: %v", clk.ctx.Value(clkKey{}))
+	}
+	clkNoDeadline(t, clk.ctx, "running")
+	clk.pause()
+	clkNoDeadline(t, clk.ctx, "paused")
+	time.Sleep(40 * time.Millisecond)
+	clkNoDeadline(t, clk.ctx, "still paused")
+	clk.resume()
+	clkNoDeadline(t, clk.ctx, "resumed")
+	if err := clkEnded(clk.ctx, 2*time.Second); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("cause %v", err)
+	}
+	clkNoDeadline(t, clk.ctx, "ended")
+
+	// Under a parent with a deadline: the parent's, whatever the pauses.
+	want := time.Now().Add(time.Hour)
+	dp, dc := context.WithDeadline(context.Background(), want)
+	defer dc()
+	clk, stop = newClock(dp, time.Minute)
+	defer stop()
+	for i := range 3 {
+		if d, ok := clk.ctx.Deadline(); !ok || !d.Equal(want) {
+			t.Errorf("call %d: Deadline %v %v, want the parent's %v", i, d, ok, want)
+		}
+		clk.pause()
+		time.Sleep(5 * time.Millisecond)
+	}
+	for range 3 {
+		clk.resume()
+	}
+	if d, ok := clk.ctx.Deadline(); !ok || !d.Equal(want) {
+		t.Errorf("resumed: Deadline %v %v, want the parent's %v", d, ok, want)
+	}
 }
 
-// TestClockEnds: how a clock ends, and the Err it reports (the first
-// reason wins).
+// TestClockEnds: how a clock ends, its Err and its cause (the first reason
+// wins), and whether timedOut calls it a timeout.
 func TestClockEnds(t *testing.T) {
+	why := errors.New("a reason of the parent's")
 	for _, tc := range []struct {
-		name string
-		d    time.Duration
-		end  func(cancel, parentCancel context.CancelFunc)
-		want error
+		name      string
+		d         time.Duration
+		end       func(stop context.CancelFunc, parent context.CancelCauseFunc)
+		err       error
+		cause     error
+		outOfTime bool
 	}{
-		{"runs out", 20 * time.Millisecond, func(context.CancelFunc, context.CancelFunc) {}, context.DeadlineExceeded},
-		{"cancel func", time.Minute, func(cancel, _ context.CancelFunc) { cancel() }, context.Canceled},
-		{"parent cancelled", time.Minute, func(_, parent context.CancelFunc) { parent() }, context.Canceled},
+		{"runs out", 20 * time.Millisecond, func(context.CancelFunc, context.CancelCauseFunc) {}, context.Canceled, context.DeadlineExceeded, true},
+		{"stop func", time.Minute, func(stop context.CancelFunc, _ context.CancelCauseFunc) { stop() }, context.Canceled, context.Canceled, false},
+		{"parent cancelled", time.Minute, func(_ context.CancelFunc, parent context.CancelCauseFunc) { parent(nil) }, context.Canceled, context.Canceled, false},
+		{"parent cancelled with a cause", time.Minute, func(_ context.CancelFunc, parent context.CancelCauseFunc) { parent(why) }, context.Canceled, why, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			parent, parentCancel := context.WithCancel(context.WithValue(context.Background(), clkKey{}, "v"))
-			defer parentCancel()
-			clk, cancel := clkNew(parent, tc.d)
-			defer cancel()
-			if clk.Value(clkKey{}) != "v" {
-				t.Errorf("Value not the parent's: %v", clk.Value(clkKey{}))
+			parent, parentCancel := context.WithCancelCause(context.Background())
+			defer parentCancel(nil)
+			clk, stop := newClock(parent, tc.d)
+			defer stop()
+			tc.end(stop, parentCancel)
+			if err := clkEnded(clk.ctx, 2*time.Second); err != tc.cause {
+				t.Fatalf("cause %v, want %v", err, tc.cause)
 			}
-			tc.end(cancel, parentCancel)
-			if err := clkEnded(clk, 2*time.Second); err != tc.want {
-				t.Fatalf("Err %v, want %v", err, tc.want)
+			check := func(when string) {
+				t.Helper()
+				if err := clk.ctx.Err(); err != tc.err {
+					t.Errorf("%s: Err %v, want %v", when, err, tc.err)
+				}
+				if err := context.Cause(clk.ctx); err != tc.cause {
+					t.Errorf("%s: cause %v, want %v", when, err, tc.cause)
+				}
+				if got := timedOut(clk.ctx, clk.ctx.Err()); got != tc.outOfTime {
+					t.Errorf("%s: timedOut %v", when, got)
+				}
 			}
+			check("ended")
 			// Whatever happens next, the first reason stays.
-			cancel()
-			parentCancel()
+			stop()
+			parentCancel(errors.New("later"))
 			clk.pause()
 			clk.resume()
 			clk.resume()
-			if err := clk.Err(); err != tc.want {
-				t.Errorf("Err then %v", err)
-			}
+			check("afterwards")
 		})
 	}
 
-	// A parent that runs out first: the clock says so too.
+	// A parent that runs out first: out of time too (its deadline's).
 	parent, pc := context.WithTimeout(context.Background(), 10*time.Millisecond)
 	defer pc()
-	clk, cancel := clkNew(parent, time.Minute)
-	defer cancel()
-	if err := clkEnded(clk, 2*time.Second); err != context.DeadlineExceeded {
-		t.Errorf("parent out of time: %v", err)
+	clk, stop := newClock(parent, time.Minute)
+	defer stop()
+	if err := clkEnded(clk.ctx, 2*time.Second); err != context.DeadlineExceeded || !timedOut(clk.ctx, clk.ctx.Err()) {
+		t.Errorf("parent out of time: cause %v, timedOut %v", err, timedOut(clk.ctx, clk.ctx.Err()))
 	}
 	// A parent ended already.
 	done, dc := context.WithCancel(context.Background())
 	dc()
-	clk, cancel = clkNew(done, time.Minute)
-	defer cancel()
-	if err := clkEnded(clk, 2*time.Second); err != context.Canceled {
+	clk, stop = newClock(done, time.Minute)
+	defer stop()
+	if err := clkEnded(clk.ctx, 2*time.Second); err != context.Canceled {
 		t.Errorf("parent ended already: %v", err)
-	}
-	// The deadline runs out before the cancel func is called.
-	clk, cancel = clkNew(context.Background(), 5*time.Millisecond)
-	if err := clkEnded(clk, 2*time.Second); err != context.DeadlineExceeded {
-		t.Errorf("out of time: %v", err)
-	}
-	cancel()
-	if err := clk.Err(); err != context.DeadlineExceeded {
-		t.Errorf("after cancel: %v", err)
 	}
 }
 
-// TestClockPause: while paused the clock never fires; resume restarts it
-// with the time that was left; pauses nest.
+// TestClockTinyDuration: a clock of no time at all (or 1ns, which
+// --timeout accepts) is out of time at once, its timer firing before
+// newClock returns or not.
+func TestClockTinyDuration(t *testing.T) {
+	for i := range 300 {
+		d := []time.Duration{time.Nanosecond, 0, -time.Second}[i%3]
+		clk, stop := newClock(context.Background(), d)
+		if err := clkEnded(clk.ctx, 2*time.Second); err != context.DeadlineExceeded {
+			t.Fatalf("newClock(%s): cause %v", d, err)
+		}
+		stop()
+	}
+}
+
+// TestClockPause: while paused the clock never runs out; resume starts it
+// again with the time that was left; pauses nest.
 func TestClockPause(t *testing.T) {
-	clk, cancel := clkNew(context.Background(), 60*time.Millisecond)
-	defer cancel()
+	clk, stop := newClock(context.Background(), 60*time.Millisecond)
+	defer stop()
 	time.Sleep(20 * time.Millisecond)
 	clk.pause()
 	clk.pause() // nested
 	time.Sleep(100 * time.Millisecond)
-	clkOpen(t, clk, "paused")
+	clkOpen(t, clk.ctx, "paused")
 	clk.resume()
 	time.Sleep(100 * time.Millisecond)
-	clkOpen(t, clk, "still paused (one pause left)")
+	clkOpen(t, clk.ctx, "still paused (one pause left)")
 	start := time.Now()
 	clk.resume()
-	if err := clkEnded(clk, 2*time.Second); err != context.DeadlineExceeded {
+	if err := clkEnded(clk.ctx, 2*time.Second); err != context.DeadlineExceeded {
 		t.Fatalf("after resume: %v", err)
 	}
 	// About 40ms were left: not the whole 60ms again, nor nothing.
@@ -133,192 +192,214 @@ func TestClockPause(t *testing.T) {
 	}
 
 	// A resume without a pause changes nothing.
-	clk, cancel = clkNew(context.Background(), 40*time.Millisecond)
-	defer cancel()
+	clk, stop = newClock(context.Background(), 40*time.Millisecond)
+	defer stop()
 	clk.resume()
 	clk.pause()
 	time.Sleep(80 * time.Millisecond)
-	clkOpen(t, clk, "paused after a stray resume")
+	clkOpen(t, clk.ctx, "paused after a stray resume")
 	clk.resume()
-	if err := clkEnded(clk, 2*time.Second); err != context.DeadlineExceeded {
+	if err := clkEnded(clk.ctx, 2*time.Second); err != context.DeadlineExceeded {
 		t.Errorf("after resume: %v", err)
 	}
 
-	// Cancelling while paused ends it at once.
-	clk, cancel = clkNew(context.Background(), time.Minute)
+	// Paused when the time was already up: it runs out at the resume.
+	clk, stop = newClock(context.Background(), time.Millisecond)
+	defer stop()
 	clk.pause()
-	cancel()
-	if err := clkEnded(clk, time.Second); err != context.Canceled {
-		t.Errorf("cancelled while paused: %v", err)
+	time.Sleep(20 * time.Millisecond)
+	if clk.ctx.Err() == nil {
+		clk.resume()
+		if err := clkEnded(clk.ctx, 2*time.Second); err != context.DeadlineExceeded {
+			t.Errorf("resumed with no time left: %v", err)
+		}
+	}
+
+	// Stopped while paused: it ends at once, and stays stopped.
+	clk, stop = newClock(context.Background(), time.Minute)
+	clk.pause()
+	stop()
+	if err := clkEnded(clk.ctx, time.Second); err != context.Canceled {
+		t.Errorf("stopped while paused: %v", err)
 	}
 	clk.resume()
-	if err := clk.Err(); err != context.Canceled {
-		t.Errorf("resumed after cancel: %v", err)
+	if err := context.Cause(clk.ctx); err != context.Canceled {
+		t.Errorf("resumed after stop: %v", err)
 	}
 
 	// The parent ending while paused ends it too.
 	parent, pc := context.WithCancel(context.Background())
-	clk, cancel = clkNew(parent, time.Minute)
-	defer cancel()
+	clk, stop = newClock(parent, time.Minute)
+	defer stop()
 	clk.pause()
 	pc()
-	if err := clkEnded(clk, time.Second); err != context.Canceled {
+	if err := clkEnded(clk.ctx, time.Second); err != context.Canceled {
 		t.Errorf("parent cancelled while paused: %v", err)
 	}
 }
 
-// TestClockDeadline: Deadline is the time the clock runs out, and moves
-// with the pauses.
-func TestClockDeadline(t *testing.T) {
-	before := time.Now()
-	clk, cancel := clkNew(context.Background(), time.Second)
-	defer cancel()
-	d0, ok := clk.Deadline()
-	if !ok || d0.Before(before.Add(time.Second)) || d0.After(time.Now().Add(time.Second)) {
-		t.Fatalf("Deadline %v %v, want about now+1s", d0, ok)
-	}
+// TestClockLateTimer: a timer that fired just before a pause, its function
+// late to the lock, does not end the clock: not while it is paused, nor
+// after the resume that started a period of its own.
+func TestClockLateTimer(t *testing.T) {
+	clk, stop := newClock(context.Background(), time.Minute)
+	defer stop()
+	clk.mu.Lock()
+	late := clk.period
+	clk.mu.Unlock()
 	clk.pause()
-	time.Sleep(50 * time.Millisecond)
-	d1, ok := clk.Deadline()
-	if !ok || !d1.After(d0.Add(40*time.Millisecond)) {
-		t.Errorf("paused 50ms: Deadline %v, want after %v", d1, d0.Add(40*time.Millisecond))
-	}
-	time.Sleep(20 * time.Millisecond)
-	if d2, _ := clk.Deadline(); !d2.After(d1.Add(10 * time.Millisecond)) {
-		t.Errorf("still paused: Deadline %v did not move from %v", d2, d1)
-	}
+	clk.ring(late)
+	clkOpen(t, clk.ctx, "paused, a late timer rang")
 	clk.resume()
-	d3, _ := clk.Deadline()
-	if !d3.After(d0.Add(60*time.Millisecond)) || d3.After(time.Now().Add(time.Second)) {
-		t.Errorf("resumed: Deadline %v, want after %v", d3, d0.Add(60*time.Millisecond))
-	}
-	if d4, _ := clk.Deadline(); !d4.Equal(d3) {
-		t.Errorf("running: Deadline moved from %v to %v", d3, d4)
+	clk.ring(late)
+	clkOpen(t, clk.ctx, "resumed, a late timer rang")
+
+	// The timer of the period that runs does end it.
+	clk.mu.Lock()
+	now := clk.period
+	clk.mu.Unlock()
+	clk.ring(now)
+	if err := context.Cause(clk.ctx); err != context.DeadlineExceeded {
+		t.Errorf("the running period's timer rang: cause %v", err)
 	}
 }
 
-// TestClockDerived: contexts derived from the clock end with it and say
-// why; a derived deadline never outlives a pause.
-func TestClockDerived(t *testing.T) {
-	clk, cancel := clkNew(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	child, cc := context.WithCancel(clk)
-	defer cc()
-	timed, tc := context.WithTimeout(clk, time.Minute)
-	defer tc()
-	if d, ok := timed.Deadline(); !ok || d.After(time.Now().Add(time.Second)) {
-		t.Errorf("WithTimeout(clk, 1m) deadline %v: not the clock's", d)
+// TestClockExpires: expires is fixed while the clock runs, and moves on
+// by the length of a pause.
+func TestClockExpires(t *testing.T) {
+	before := time.Now()
+	clk, stop := newClock(context.Background(), time.Second)
+	defer stop()
+	e0 := clk.expires()
+	if e0.Before(before.Add(time.Second)) || e0.After(time.Now().Add(time.Second)) {
+		t.Fatalf("expires %v, want about now+1s", e0)
 	}
-	cause, ccause := context.WithCancelCause(clk)
+	if e := clk.expires(); !e.Equal(e0) {
+		t.Errorf("running: expires moved from %v to %v", e0, e)
+	}
+	clk.pause()
+	time.Sleep(50 * time.Millisecond)
+	clk.resume()
+	e1 := clk.expires()
+	if !e1.After(e0.Add(40*time.Millisecond)) || e1.After(time.Now().Add(time.Second)) {
+		t.Errorf("after a pause of 50ms: expires %v, want after %v", e1, e0.Add(40*time.Millisecond))
+	}
+}
+
+// TestClockDerived: contexts derived from the clock's end with it and
+// carry its cause; a deadline set under it is their own, and never moves.
+func TestClockDerived(t *testing.T) {
+	clk, stop := newClock(context.Background(), 50*time.Millisecond)
+	defer stop()
+	child, cc := context.WithCancel(clk.ctx)
+	defer cc()
+	timed, tc := context.WithTimeout(clk.ctx, time.Minute)
+	defer tc()
+	d0, ok := timed.Deadline()
+	if !ok || d0.After(time.Now().Add(time.Minute)) {
+		t.Errorf("WithTimeout(clk, 1m): Deadline %v %v", d0, ok)
+	}
+	clk.pause()
+	clk.resume()
+	if d, _ := timed.Deadline(); !d.Equal(d0) {
+		t.Errorf("WithTimeout(clk, 1m): Deadline moved from %v to %v", d0, d)
+	}
+	cause, ccause := context.WithCancelCause(clk.ctx)
 	defer ccause(nil)
 	for name, c := range map[string]context.Context{"WithCancel": child, "WithTimeout": timed, "WithCancelCause": cause} {
 		if err := clkEnded(c, 2*time.Second); err != context.DeadlineExceeded {
-			t.Errorf("%s: %v", name, err)
+			t.Errorf("%s: cause %v", name, err)
 		}
-		if err := context.Cause(c); err != context.DeadlineExceeded {
-			t.Errorf("%s: Cause %v", name, err)
+		if !timedOut(c, c.Err()) {
+			t.Errorf("%s: not timed out", name)
 		}
 	}
 
 	// Paused: the derived contexts wait too.
-	clk, cancel = clkNew(context.Background(), 30*time.Millisecond)
-	child, cc = context.WithCancel(clk)
+	clk, stop = newClock(context.Background(), 30*time.Millisecond)
+	child, cc = context.WithCancel(clk.ctx)
 	defer cc()
 	clk.pause()
 	time.Sleep(80 * time.Millisecond)
 	clkOpen(t, child, "derived, clock paused")
-	cancel()
-	if err := clkEnded(child, time.Second); err != context.Canceled {
-		t.Errorf("derived, clock cancelled: %v", err)
-	}
-	if !errors.Is(context.Cause(child), context.Canceled) {
-		t.Errorf("derived, clock cancelled: Cause %v", context.Cause(child))
+	stop()
+	if err := clkEnded(child, time.Second); err != context.Canceled || timedOut(child, child.Err()) {
+		t.Errorf("derived, clock stopped: cause %v", err)
 	}
 }
 
-// TestClockCause: context.Cause of the clock itself is its Err, as for
-// any context that ended without a cause, whatever its parent.
-func TestClockCause(t *testing.T) {
+// TestTimedOut: timedOut is true only for the error a context ended out
+// of time gives, as it is or wrapped.
+func TestTimedOut(t *testing.T) {
+	out, stop := newClock(context.Background(), 0)
+	defer stop()
+	<-out.ctx.Done()
+	late, lc := context.WithTimeout(context.Background(), 0)
+	defer lc()
+	<-late.Done()
+	gone, gc := context.WithCancel(context.Background())
+	gc()
+	running, rc := context.WithCancel(context.Background())
+	defer rc()
 	for _, tc := range []struct {
-		name   string
-		parent func() (context.Context, context.CancelFunc)
+		name string
+		ctx  context.Context
+		err  error
+		want bool
 	}{
-		{"background parent", func() (context.Context, context.CancelFunc) { return context.Background(), func() {} }},
-		{"cancelable parent", func() (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) }},
+		{"out of time", out.ctx, out.ctx.Err(), true},
+		{"out of time, wrapped", out.ctx, fmt.Errorf("reading: %w", out.ctx.Err()), true},
+		{"deadline passed", late, late.Err(), true},
+		{"out of time, no error", out.ctx, nil, false},
+		{"out of time, another error", out.ctx, errors.New("boom"), false},
+		{"interrupted", gone, gone.Err(), false},
+		{"running", running, context.Canceled, false},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			parent, pc := tc.parent()
-			defer pc()
-			clk, cancel := clkNew(parent, 5*time.Millisecond)
-			defer cancel()
-			if err := clkEnded(clk, 2*time.Second); err != context.DeadlineExceeded {
-				t.Fatalf("Err %v", err)
-			}
-			if err := context.Cause(clk); err != context.DeadlineExceeded {
-				t.Errorf("context.Cause(clk) = %v, want %v", err, context.DeadlineExceeded)
-			}
-		})
+		if got := timedOut(tc.ctx, tc.err); got != tc.want {
+			t.Errorf("%s: timedOut %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }
 
-// TestClockConcurrent: pause, resume, Deadline and Err from many
-// goroutines (for -race), the clock ending meanwhile.
+// TestClockConcurrent: pause, resume and expires from many goroutines,
+// nested, racing the clock's own expiry (run with -race): the clock ends
+// out of time once everything resumed, and never while a pause holds.
 func TestClockConcurrent(t *testing.T) {
-	clk, cancel := clkNew(context.Background(), 5*time.Millisecond)
-	defer cancel()
-	done := make(chan struct{})
-	for range 8 {
-		go func() {
-			defer func() { done <- struct{}{} }()
-			for range 200 {
-				clk.pause()
-				_, _ = clk.Deadline()
-				_ = clk.Err()
-				clk.resume()
-			}
-		}()
-	}
-	for range 8 {
-		<-done
-	}
-	if err := clkEnded(clk, 2*time.Second); err != context.DeadlineExceeded {
-		t.Errorf("after the pauses: %v", err)
-	}
-}
-
-// TestClockTinyDuration: a clock of no time at all (or 1ns, which
-// --timeout accepts) is out of time at once. It runs in a process of its
-// own: a clock whose timer fires before newClock has stored it would crash
-// the whole test binary.
-func TestClockTinyDuration(t *testing.T) {
-	if os.Getenv("MCPX_CLOCK_CHILD") != "" {
-		for i := range 900 {
-			d := []time.Duration{time.Nanosecond, 0, -time.Second}[i%3]
-			clk, cancel := newClock(context.Background(), d)
-			if err := clkEnded(clk, 2*time.Second); err != context.DeadlineExceeded {
-				t.Fatalf("newClock(%s): Err %v", d, err)
-			}
-			cancel()
+	for round := range 100 {
+		clk, stop := newClock(context.Background(), time.Duration(round%5)*time.Millisecond)
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 20 {
+					clk.pause()
+					_ = clk.expires()
+					clk.resume()
+				}
+			}()
 		}
-		return
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestClockTinyDuration$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "MCPX_CLOCK_CHILD=1")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		if len(out) > 1500 {
-			out = out[:1500]
+		wg.Wait()
+		clk.resume() // one too many: ignored
+		if err := clkEnded(clk.ctx, 2*time.Second); err != context.DeadlineExceeded {
+			t.Fatalf("round %d: cause %v", round, err)
 		}
-		t.Errorf("newClock with 1ns, 0 and -1s, 900 times: %v\n%s", err, out)
+		stop()
 	}
-}
 
-// TestClockRunsOut: a fresh clock runs out by itself. (Under -race: the
-// timer's function reads c.timer, which newClock stores after starting the
-// timer, with nothing ordering the two.)
-func TestClockRunsOut(t *testing.T) {
-	clk, cancel := newClock(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	if err := clkEnded(clk, 2*time.Second); err != context.DeadlineExceeded {
-		t.Errorf("Err %v", err)
+	// Paused just as its time runs out: while the pause holds, it never ends.
+	for round := range 50 {
+		clk, stop := newClock(context.Background(), time.Millisecond)
+		time.Sleep(time.Duration(round%3) * 500 * time.Microsecond)
+		clk.pause()
+		if clk.ctx.Err() == nil {
+			time.Sleep(5 * time.Millisecond)
+			clkOpen(t, clk.ctx, fmt.Sprintf("round %d, paused", round))
+		}
+		clk.resume()
+		if err := clkEnded(clk.ctx, 2*time.Second); err != context.DeadlineExceeded {
+			t.Fatalf("round %d: after the resume: %v", round, err)
+		}
+		stop()
 	}
 }

@@ -9,13 +9,18 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/uritemplate"
 	"github.com/mcpx-cli/mcpx/render"
 )
 
+// describeOptions are describe's arguments and flags, as given; validate
+// checks them before anything is started, and sets the rest.
 type describeOptions struct {
+	Args []string // SRV ID
+	Kind string   // --kind
+
 	Server string
 	ID     string // as typed
-	Kind   string // --kind
 	// A key KIND:ID splits into these; the whole ID is still tried as an id
 	// when the key names nothing (a URI such as resource://x looks like one).
 	KeyKind, KeyID string
@@ -36,137 +41,138 @@ func (a *app) newDescribeCmd() *cli.Command {
 			&cli.StringFlag{Name: "kind", Usage: "look only among `KIND` (tool, resource, resource_template, prompt)", Destination: &o.Kind},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			args := cmd.Args().Slice()
-			if len(args) != 2 {
-				return usagef("describe takes SRV and ID, got %s", count(len(args), "argument"))
-			}
-			o.Server, o.ID = args[0], args[1]
-			if o.Kind != "" {
-				if err := checkKinds([]string{o.Kind}); err != nil {
-					return err
-				}
-			}
-			if k, id, ok := strings.Cut(o.ID, ":"); ok && isKind(k) && id != "" {
-				if o.Kind != "" && o.Kind != k {
-					return usagef("%q is a %s key, but --kind says %s", o.ID, k, o.Kind)
-				}
-				o.KeyKind, o.KeyID = k, id
-			}
-			if o.ID == "" {
-				return usagef("describe needs a non-empty ID")
+			o.Args = cmd.Args().Slice()
+			if err := o.validate(); err != nil {
+				return err
 			}
 			return a.describe(ctx, o)
 		},
 	}
 }
 
+// validate checks describe's arguments and flags, and splits a key.
+func (o *describeOptions) validate() error {
+	if len(o.Args) != 2 {
+		return usagef("describe takes SRV and ID, got %s", count(len(o.Args), "argument"))
+	}
+	o.Server, o.ID = o.Args[0], o.Args[1]
+	if o.Kind != "" {
+		if err := checkKinds([]string{o.Kind}); err != nil {
+			return err
+		}
+	}
+	if k, id, ok := strings.Cut(o.ID, ":"); ok && isKind(k) && id != "" {
+		if o.Kind != "" && o.Kind != k {
+			return usagef("%q is a %s key, but --kind says %s", o.ID, k, o.Kind)
+		}
+		o.KeyKind, o.KeyID = k, id
+	}
+	if o.ID == "" {
+		return usagef("describe needs a non-empty ID")
+	}
+	return nil
+}
+
 var capabilityOf = map[string]string{client.KindTool: "tools", client.KindResource: "resources",
 	client.KindTemplate: "resources", client.KindPrompt: "prompts"}
 
 func (a *app) describe(ctx context.Context, o *describeOptions) error {
-	conn, cctx, done, err := a.open(ctx, o.Server)
+	t, err := a.target(o.Server)
 	if err != nil {
 		return err
 	}
-	defer done()
+	s, err := a.connect(ctx, t, connectOptions{})
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	conn := s.conn
 	w := &warner{a: a}
 	defer w.flush(conn.T.Name)
 	if o.Kind != "" && !conn.Advertised(o.Kind) {
 		return &client.UnsupportedError{Server: conn.T.Name, What: capabilityOf[o.Kind]}
 	}
-	listed := map[string][]*client.Item{}
-	failed := map[string]error{}
-	list := func(k string) error {
-		if _, done := listed[k]; done || !conn.Advertised(k) {
-			return nil
-		}
-		items, problems, err := conn.List(cctx, k)
-		if err != nil {
-			return err
-		}
-		for _, p := range problems {
-			if p.Code == "list_failed" {
-				failed[k] = p.Err
-			}
-		}
-		for _, p := range problems {
-			w.warn(warningOf(conn.T.Name, p))
-		}
-		listed[k] = items
-		return nil
+	it, err := describedItem(newListings(s.ctx, conn, w), o)
+	if err != nil {
+		return err
 	}
-	find := func(kinds []string, id string) ([]*client.Item, error) {
-		var found []*client.Item
-		for _, k := range kinds {
-			if err := list(k); err != nil {
-				return nil, err
-			}
-			for _, it := range listed[k] {
-				if it.ID == id {
-					found = append(found, it)
-				}
-			}
-		}
-		return found, nil
-	}
-	kinds := client.Kinds
-	if o.Kind != "" {
-		kinds = []string{o.Kind}
-	}
-	var found []*client.Item
-	if o.KeyKind != "" {
-		if found, err = find([]string{o.KeyKind}, o.KeyID); err != nil {
-			return err
-		}
-	}
-	if len(found) == 0 {
-		if found, err = find(kinds, o.ID); err != nil {
-			return err
-		}
-	}
-	switch len(found) {
-	case 0:
-		searched := kinds
-		if o.KeyKind != "" {
-			searched = append([]string{o.KeyKind}, kinds...)
-			if !conn.Advertised(o.KeyKind) {
-				return &client.UnsupportedError{Server: conn.T.Name, What: capabilityOf[o.KeyKind]}
-			}
-		}
-		for _, k := range searched {
-			if err := failed[k]; err != nil {
-				return err // not found in a listing that failed is not "not found"
-			}
-		}
-		what, name := "catalog item", o.ID
-		if o.Kind != "" {
-			what = strings.ReplaceAll(o.Kind, "_", " ")
-		} else if o.KeyKind != "" {
-			what, name = strings.ReplaceAll(o.KeyKind, "_", " "), o.KeyID
-		}
-		return &config.NotFoundError{What: what, Name: name,
-			Hints: []string{fmt.Sprintf("list what there is with: mcpx catalog %s", shellArg(o.Server))}}
-	case 1:
-	default:
-		keys := make([]string, len(found))
-		for i, it := range found {
-			keys[i] = it.Key()
-		}
-		return &AmbiguousError{ID: o.ID, Candidates: keys}
-	}
-	it := found[0]
-	d := &render.Describe{CatalogItem: catalogItem(it), InputSchema: it.InputSchema, OutputSchema: it.OutputSchema}
-	if it.Kind == client.KindTemplate {
-		d.Variables = render.TemplateVariables(it.ID)
-		if d.Variables == nil {
-			d.Variables = []string{}
-		}
-	}
+	d := describeDoc(it)
 	if a.asJSON() {
 		return a.writeDoc(d)
 	}
 	_, err = a.s.Out.Write([]byte(render.DescribeText(d)))
 	return err
+}
+
+// describedItem finds the one item o names: by its key KIND:ID when it has
+// one, else (or when the key names nothing) by its whole ID across the
+// kinds o allows.
+func describedItem(l *listings, o *describeOptions) (*client.Item, error) {
+	kinds := client.Kinds
+	if o.Kind != "" {
+		kinds = []string{o.Kind}
+	}
+	var found []*client.Item
+	var err error
+	if o.KeyKind != "" {
+		if found, err = l.findAcross([]string{o.KeyKind}, o.KeyID); err != nil {
+			return nil, err
+		}
+	}
+	if len(found) == 0 {
+		if found, err = l.findAcross(kinds, o.ID); err != nil {
+			return nil, err
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, notDescribed(l, o, kinds)
+	case 1:
+		return found[0], nil
+	}
+	keys := make([]string, len(found))
+	for i, it := range found {
+		keys[i] = it.Key()
+	}
+	return nil, &AmbiguousError{ID: o.ID, Candidates: keys}
+}
+
+// notDescribed is the error when no listing of kinds (nor of o's key kind)
+// holds the item o names: the listing's own error when one failed, as the
+// item may be in it.
+func notDescribed(l *listings, o *describeOptions, kinds []string) error {
+	searched := kinds
+	if o.KeyKind != "" {
+		searched = append([]string{o.KeyKind}, kinds...)
+		if !l.conn.Advertised(o.KeyKind) {
+			return &client.UnsupportedError{Server: l.conn.T.Name, What: capabilityOf[o.KeyKind]}
+		}
+	}
+	for _, k := range searched {
+		if err := l.failed[k]; err != nil {
+			return err // not found in a listing that failed is not "not found"
+		}
+	}
+	what, name := "catalog item", o.ID
+	if o.Kind != "" {
+		what = strings.ReplaceAll(o.Kind, "_", " ")
+	} else if o.KeyKind != "" {
+		what, name = strings.ReplaceAll(o.KeyKind, "_", " "), o.KeyID
+	}
+	return &config.NotFoundError{What: what, Name: name,
+		Hints: []string{fmt.Sprintf("list what there is with: mcpx catalog %s", shellArg(o.Server))}}
+}
+
+// describeDoc is the document describe prints for it.
+func describeDoc(it *client.Item) *render.Describe {
+	d := &render.Describe{CatalogItem: catalogItem(it), InputSchema: it.InputSchema, OutputSchema: it.OutputSchema}
+	if it.Kind == client.KindTemplate {
+		d.Variables = uritemplate.Variables(it.ID)
+		if d.Variables == nil {
+			d.Variables = []string{}
+		}
+	}
+	return d
 }
 
 // shellArg quotes s for a hint the user may paste into a shell.

@@ -131,7 +131,7 @@ func TestHostileNotesDuringAQuestion(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 		_, _ = io.WriteString(inW, "Ann\n")
 	}()
-	ans := a.elicitor(context.Background(), clk)(context.Background(), client.Elicitation{Server: "s", Mode: "form", Message: "Name?",
+	ans := a.elicitor(context.Background(), clk, false)(context.Background(), client.Elicitation{Server: "s", Mode: "form", Message: "Name?",
 		Schema: raw(`{"properties":{"name":{"type":"string","description":"your name"}},"required":["name"]}`)})
 	close(quit)
 	wg.Wait()
@@ -175,7 +175,7 @@ func TestHostileInterruptedQueue(t *testing.T) {
 	defer stop()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // Ctrl-C, while questions were queued
-	elicit := a.elicitor(ctx, clk)
+	elicit := a.elicitor(ctx, clk, false)
 	for i := range 3 {
 		ans := elicit(context.Background(), client.Elicitation{Server: "s", Mode: "form", Message: fmt.Sprintf("queued %d", i), Schema: raw(`{"properties":{}}`)})
 		if ans.Action != "cancel" {
@@ -387,7 +387,7 @@ func TestHostileRootPaths(t *testing.T) {
 
 // TestHostileClockRaces: pauses and resumes from many goroutines (nested,
 // as several questions would), racing the expiry: no race, the clock ends
-// with DeadlineExceeded once everything resumed, never while paused.
+// out of time once everything resumed, never while paused.
 func TestHostileClockRaces(t *testing.T) {
 	for round := range 200 {
 		clk, stop := newClock(context.Background(), time.Duration(round%5)*time.Millisecond)
@@ -398,7 +398,7 @@ func TestHostileClockRaces(t *testing.T) {
 				defer wg.Done()
 				for range 20 {
 					clk.pause()
-					_, _ = clk.Deadline()
+					_ = clk.expires()
 					clk.resume()
 				}
 			}()
@@ -406,9 +406,9 @@ func TestHostileClockRaces(t *testing.T) {
 		wg.Wait()
 		clk.resume() // one too many: ignored
 		select {
-		case <-clk.Done():
-			if !errors.Is(clk.Err(), context.DeadlineExceeded) {
-				t.Fatalf("round %d: ended with %v", round, clk.Err())
+		case <-clk.ctx.Done():
+			if !timedOut(clk.ctx, clk.ctx.Err()) {
+				t.Fatalf("round %d: ended with %v", round, context.Cause(clk.ctx))
 			}
 		case <-time.After(2 * time.Second):
 			t.Fatalf("round %d: the clock never ran out", round)
@@ -420,12 +420,12 @@ func TestHostileClockRaces(t *testing.T) {
 	defer stop()
 	clk.pause()
 	time.Sleep(60 * time.Millisecond)
-	if clk.Err() != nil {
-		t.Fatalf("ran out while paused: %v", clk.Err())
+	if clk.ctx.Err() != nil {
+		t.Fatalf("ran out while paused: %v", context.Cause(clk.ctx))
 	}
 	clk.resume()
 	select {
-	case <-clk.Done():
+	case <-clk.ctx.Done():
 	case <-time.After(2 * time.Second):
 		t.Fatal("never ran out after the resume")
 	}

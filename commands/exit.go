@@ -4,20 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
-	"slices"
 	"strings"
 	"syscall"
 
-	"github.com/tidwall/gjson"
-
-	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/auth"
-	"github.com/mcpx-cli/mcpx/client/config"
-	"github.com/mcpx-cli/mcpx/client/transport"
-	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/output"
-	"github.com/mcpx-cli/mcpx/render"
 )
 
 // Exit codes (see EXIT STATUS in mcpx(1)).
@@ -44,6 +36,12 @@ type UsageError struct {
 
 func (e *UsageError) Error() string { return e.Msg }
 
+// ErrorCode is error.code under --json.
+func (e *UsageError) ErrorCode() string { return "usage" }
+
+// ErrorDetails are the error's fields under --json.
+func (e *UsageError) ErrorDetails() map[string]any { return e.Details }
+
 func usagef(format string, args ...any) error {
 	return &UsageError{Msg: fmt.Sprintf(format, args...)}
 }
@@ -53,6 +51,38 @@ type StrictError struct{ N int }
 
 func (e *StrictError) Error() string {
 	return "--strict: " + count(e.N, "warning")
+}
+
+// ErrorCode is error.code under --json.
+func (e *StrictError) ErrorCode() string { return "strict" }
+
+// ErrorDetails: none.
+func (e *StrictError) ErrorDetails() map[string]any { return nil }
+
+// failure is an error that says which failure of EXIT STATUS in mcpx(1) it
+// is: its code (error.code under --json) and the fields it adds to the
+// JSON error document. Every error type of mcpx is one; what would help
+// is worded here, in commands (see hints).
+type failure interface {
+	error
+	ErrorCode() string
+	ErrorDetails() map[string]any
+}
+
+// exitCodes maps each failure's code to its exit status.
+var exitCodes = map[string]int{
+	"usage":        exitUsage,
+	"connection":   exitConnection,
+	"not_found":    exitNotFound,
+	"unsupported":  exitUnsupported,
+	"auth":         exitAuth,
+	"timeout":      exitTimeout,
+	"limit":        exitLimit,
+	"no_match":     exitNoMatch,
+	"server_error": exitFailed,
+	"bad_content":  exitFailed,
+	"tool_error":   exitFailed,
+	"strict":       exitFailed,
 }
 
 // classify maps an error (and the signal that interrupted mcpx, if any) to the
@@ -69,105 +99,15 @@ func classify(err error, sig os.Signal) output.ErrorReport {
 		return output.ErrorReport{ExitCode: exitBrokenPipe}
 	}
 	r := output.ErrorReport{Message: err.Error(), Details: map[string]any{}}
-	var (
-		usage    *UsageError
-		cfgErr   *config.Error
-		notFound *config.NotFoundError
-		conn     *transport.ConnectError
-		timeout  *client.TimeoutError
-		server   *client.ServerError
-		badReply *client.BadReplyError
-		unsup    *client.UnsupportedError
-		authErr  *auth.Error
-		limit    *transport.LimitError
-		rlimit   *render.LimitError
-		bad      *BadContentError
-		noMatch  *output.NoMatchError
-		strict   *StrictError
-		ambig    *AmbiguousError
-		toolErr  *ToolError
-	)
+	var f failure
 	switch {
-	case errors.As(err, &ambig):
-		r.Code, r.ExitCode = "usage", exitUsage
-		r.Details["candidates"] = ambig.Candidates
-		r.Hints = []string{"name one of them as KIND:ID, or pass --kind"}
-	case errors.As(err, &usage):
-		r.Code, r.ExitCode, r.Hints = "usage", exitUsage, usage.Hints
-		for k, v := range usage.Details {
-			r.Details[k] = v
+	case errors.As(err, &f):
+		exit, ok := exitCodes[f.ErrorCode()]
+		if !ok {
+			exit = exitFailed
 		}
-	case errors.As(err, &cfgErr):
-		r.Code, r.ExitCode = "usage", exitUsage
-		if cfgErr.Var != "" {
-			r.Details["variable"] = cfgErr.Var
-		}
-		if cfgErr.Server != "" {
-			r.Details["server"] = cfgErr.Server
-		}
-	case errors.As(err, &notFound):
-		r.Code, r.ExitCode, r.Hints = "not_found", exitNotFound, notFound.Hints
-		if notFound.RPC != nil {
-			r.Details["rpc"] = notFound.RPC
-		}
-		if notFound.Candidates != nil {
-			r.Details["candidates"] = notFound.Candidates
-		}
-	case errors.As(err, &conn):
-		r.Code, r.ExitCode, r.Hints, r.Lines = "connection", exitConnection, conn.Hints, conn.Stderr
-	case errors.As(err, &timeout):
-		r.Code, r.ExitCode, r.Lines = "timeout", exitTimeout, timeout.Stderr
-		r.Details["phase"] = timeout.Phase
-		r.Hints = append(slices.Clone(timeout.Hints), "raise the bound with --timeout, or \"timeout\" in the server's config entry")
-		if timeout.Phase == "login" {
-			r.Hints = []string{"login waits 5 minutes for the browser unless --timeout says otherwise"}
-		}
-	case errors.As(err, &server):
-		r.Code, r.ExitCode = "server_error", exitFailed
-		r.Details["rpc"] = server.RPC
-		r.Hints = urlElicitations(server.RPC)
-	case errors.As(err, &badReply):
-		r.Code, r.ExitCode = "server_error", exitFailed
-	case errors.As(err, &unsup):
-		r.Code, r.ExitCode = "unsupported", exitUnsupported
-		if unsup.RPC != nil {
-			r.Details["rpc"] = unsup.RPC
-		}
-	case errors.As(err, &authErr):
-		r.Code, r.ExitCode, r.Hints = "auth", exitAuth, authErr.Hints()
-		if authErr.ResourceMetadata != "" {
-			r.Details["resource_metadata"] = authErr.ResourceMetadata
-		}
-		if authErr.Status != 0 {
-			r.Details["status"] = authErr.Status
-		}
-		if s := authErr.Scopes(); len(s) > 0 {
-			r.Details["scopes"] = s
-		}
-		if authErr.Token != "" {
-			r.Details["token"] = authErr.Token
-		}
-	case errors.As(err, &limit):
-		r.Code, r.ExitCode = "limit", exitLimit
-		r.Details["limit"] = map[string]any{"name": limit.Limit, "bytes": limit.Value}
-	case errors.As(err, &rlimit):
-		r.Code, r.ExitCode = "limit", exitLimit
-		var bytes any // null for a limit that is not a size (the spill directory checks)
-		if rlimit.Value != 0 {
-			bytes = rlimit.Value
-		}
-		r.Details["limit"] = map[string]any{"name": rlimit.Limit, "bytes": bytes}
-	case errors.As(err, &bad):
-		r.Code, r.ExitCode = "bad_content", exitFailed
-		if bad.Err.Item >= 0 {
-			r.Details["item"] = bad.Err.Item
-		}
-	case errors.As(err, &noMatch):
-		r.Code, r.ExitCode = "no_match", exitNoMatch
-	case errors.As(err, &toolErr):
-		r.Code, r.ExitCode = "tool_error", exitFailed
-	case errors.As(err, &strict):
-		r.Code, r.ExitCode = "strict", exitFailed
+		r.Code, r.ExitCode, r.Hints, r.Lines = f.ErrorCode(), exit, hints(f), stderrLines(f)
+		maps.Copy(r.Details, f.ErrorDetails())
 	case errors.Is(err, context.Canceled):
 		r.Code, r.ExitCode, r.Message = "interrupted", 130, "interrupted"
 	default:
@@ -198,24 +138,10 @@ func (e *AmbiguousError) Error() string {
 	return fmt.Sprintf("%q is ambiguous: it names %s", e.ID, strings.Join(e.Candidates, ", "))
 }
 
-// urlElicitationRequired is the error a server answers when the user must
-// first visit a URL (URL-mode elicitation, MCP 2025-11-25).
-const urlElicitationRequired = -32042
+// ErrorCode is error.code under --json.
+func (e *AmbiguousError) ErrorCode() string { return "usage" }
 
-// urlElicitations returns a hint for each URL a -32042 error asks the user
-// to visit (mcpx opens none itself).
-func urlElicitations(rpc transport.RPCError) []string {
-	if rpc.Code != urlElicitationRequired || len(rpc.Data) == 0 {
-		return nil
-	}
-	var hints []string
-	gjson.GetBytes(rpc.Data, "elicitations").ForEach(func(_, e gjson.Result) bool {
-		// A URL is shown whole or not at all: one cut short is of no use,
-		// and could show part of a secret that masking would not find.
-		if u := text.Squash(e.Get("url").String()); u != "" && len(u) <= 2000 && len(hints) < 5 {
-			hints = append(hints, "open this URL, then run the command again: "+u)
-		}
-		return true
-	})
-	return hints
+// ErrorDetails are the error's fields under --json: the items it names.
+func (e *AmbiguousError) ErrorDetails() map[string]any {
+	return map[string]any{"candidates": e.Candidates}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/output"
+	"github.com/mcpx-cli/mcpx/render"
 )
 
 func TestClassify(t *testing.T) {
@@ -48,6 +49,49 @@ func TestClassify(t *testing.T) {
 		}
 		if r.ExitCode != tc.code || r.Code != tc.name {
 			t.Errorf("%T %v: got %d %q, want %d %q", tc.err, tc.err, r.ExitCode, r.Code, tc.code, tc.name)
+		}
+	}
+}
+
+// TestClassifyDetails: each error type carries its own JSON details, and
+// the two layers that meet a limit share one type.
+func TestClassifyDetails(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{&transport.LimitError{Limit: "message ceiling", Value: 1024, Msg: "x"}, `{"limit":{"bytes":1024,"name":"message ceiling"}}`},
+		{&render.LimitError{Limit: "spill directory", Msg: "x"}, `{"limit":{"bytes":null,"name":"spill directory"}}`},
+		{&render.BadContentError{Item: 2, Msg: "x", Server: "s", Method: "resources/read"}, `{"item":2}`},
+		{&render.BadContentError{Item: -1, Msg: "x"}, `{}`},
+		{&client.TimeoutError{Phase: "tools/call"}, `{"phase":"tools/call"}`},
+		{&client.ServerError{RPC: transport.RPCError{Code: -32000, Message: "m"}}, `{"rpc":{"code":-32000,"message":"m","data":null}}`},
+		{&client.UnsupportedError{What: "prompts"}, `{}`},
+		{&auth.Error{Status: 403, Scope: "a b", Token: "rejected"}, `{"scopes":["a","b"],"status":403,"token":"rejected"}`},
+		{&config.Error{Server: "s", Var: "V", Msg: "x"}, `{"server":"s","variable":"V"}`},
+		{&AmbiguousError{ID: "x", Candidates: []string{"tool:x"}}, `{"candidates":["tool:x"]}`},
+		{&UsageError{Msg: "x", Details: map[string]any{"allowed": []string{"a"}}}, `{"allowed":["a"]}`},
+	} {
+		r := classify(tc.err, nil)
+		got, err := output.Marshal(r.Details)
+		if err != nil || string(got) != tc.want {
+			t.Errorf("%T: details %s (%v), want %s", tc.err, got, err, tc.want)
+		}
+	}
+}
+
+// TestExitCodesCoverEveryFailure: a failure whose code is missing from
+// exitCodes would exit 1 silently; every error type of mcpx is listed here.
+func TestExitCodesCoverEveryFailure(t *testing.T) {
+	for _, f := range []failure{
+		&UsageError{}, &StrictError{}, &AmbiguousError{}, &ToolError{},
+		&config.Error{}, &config.NotFoundError{}, &auth.Error{},
+		&client.TimeoutError{}, &client.ServerError{}, &client.UnsupportedError{},
+		&client.BadReplyError{}, &transport.ConnectError{}, &transport.LimitError{},
+		&render.BadContentError{}, &output.NoMatchError{},
+	} {
+		if _, ok := exitCodes[f.ErrorCode()]; !ok {
+			t.Errorf("%T: code %q has no exit status", f, f.ErrorCode())
 		}
 	}
 }

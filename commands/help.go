@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v3"
+
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // newHelpCmd is "mcpx help [COMMAND]", which people type out of habit: it
@@ -132,5 +134,5 @@ func nearest(s string, names []string) string {
 
 // count says n things with the right number: "1 argument", "2 arguments".
 func count(n int, noun string) string {
-	return fmt.Sprintf("%d %s", n, plural(n, noun))
+	return fmt.Sprintf("%d %s", n, text.Plural(n, noun, noun+"s"))
 }

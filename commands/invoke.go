@@ -16,8 +16,22 @@ import (
 	"github.com/mcpx-cli/mcpx/render"
 )
 
+// invokeOptions are invoke's arguments and flags, as given; validate
+// checks them before anything is started (reading @FILE and stdin), and
+// sets the rest.
+type invokeOptions struct {
+	Args      []string // SRV TOOL [KEY=VALUE | KEY:=JSON ...]
+	ArgsFlag  string   // --args: JSON, @FILE or -
+	ArgsCount int      // how many times --args is given
+
+	Server, Tool string
+	Base         []byte // the JSON text of --args; nil without it
+	Pairs        []pair
+	StdinUsed    bool // a value was read from stdin
+}
+
 func (a *app) newInvokeCmd() *cli.Command {
-	var argsJSON string
+	o := &invokeOptions{}
 	return &cli.Command{
 		Name:      "invoke",
 		Usage:     "call a tool, with arguments typed by its input schema",
@@ -44,48 +58,59 @@ func (a *app) newInvokeCmd() *cli.Command {
 			"bad --args), 3 connection, 4 no such server or tool, 5 the server does not know tools/call, 6 authentication, " +
 			"7 timeout, 8 a safety limit, 9 --select matched nothing, 129/130/143 SIGHUP/SIGINT/SIGTERM, 141 stdout closed.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "args", Usage: "the whole argument object, `JSON|@FILE|-`: inline JSON, a file, or - for stdin (pairs are merged over it)", Destination: &argsJSON},
+			&cli.StringFlag{Name: "args", Usage: "the whole argument object, `JSON|@FILE|-`: inline JSON, a file, or - for stdin (pairs are merged over it)", Destination: &o.ArgsFlag},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			args := cmd.Args().Slice()
-			if len(args) < 2 {
-				return argCountError("invoke", "SRV and TOOL (and KEY=VALUE pairs)", args, "mcpx catalog SRV --kind tool lists the tools")
-			}
-			stdinUsed := false
-			var base []byte
-			if cmd.Count("args") > 1 {
-				return usagef("--args is given %d times; give the whole argument object once (KEY=VALUE pairs add to it)", cmd.Count("args"))
-			}
-			if cmd.IsSet("args") {
-				var err error
-				if base, err = readArgsFlag(argsJSON, a.s.In, &stdinUsed); err != nil {
-					return err
-				}
-				if _, err = argsObject(base); err != nil { // a usage error, before any server is started
-					return err
-				}
-			}
-			pairs, err := parsePairs(args[2:], true, a.s.In, &stdinUsed)
-			if err != nil {
+			o.Args, o.ArgsCount = cmd.Args().Slice(), cmd.Count("args")
+			if err := o.validate(a.s.In); err != nil {
 				return err
 			}
-			a.listen, a.stdinUsed = true, stdinUsed
-			return a.invoke(ctx, args[0], args[1], base, pairs)
+			return a.invoke(ctx, o)
 		},
 	}
 }
 
-func (a *app) invoke(ctx context.Context, srv, tool string, base []byte, pairs []pair) error {
-	conn, cctx, done, err := a.open(ctx, srv)
+// validate checks invoke's arguments and flags, reading the values given
+// as @FILE and from stdin.
+func (o *invokeOptions) validate(stdin io.Reader) error {
+	if len(o.Args) < 2 {
+		return argCountError("invoke", "SRV and TOOL (and KEY=VALUE pairs)", o.Args, "mcpx catalog SRV --kind tool lists the tools")
+	}
+	o.Server, o.Tool = o.Args[0], o.Args[1]
+	if o.ArgsCount > 1 {
+		return usagef("--args is given %d times; give the whole argument object once (KEY=VALUE pairs add to it)", o.ArgsCount)
+	}
+	if o.ArgsCount == 1 {
+		var err error
+		if o.Base, err = readArgsFlag(o.ArgsFlag, stdin, &o.StdinUsed); err != nil {
+			return err
+		}
+		if _, err = argsObject(o.Base); err != nil { // a usage error, before any server is started
+			return err
+		}
+	}
+	var err error
+	o.Pairs, err = parsePairs(o.Args[2:], true, stdin, &o.StdinUsed)
+	return err
+}
+
+func (a *app) invoke(ctx context.Context, o *invokeOptions) error {
+	srv, tool := o.Server, o.Tool
+	t, err := a.target(srv)
 	if err != nil {
 		return err
 	}
-	defer done()
+	s, err := a.connect(ctx, t, connectOptions{listen: true, stdinUsed: o.StdinUsed})
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	conn, cctx, done := s.conn, s.ctx, s.close
 	it, incomplete, err := a.lookup(cctx, conn, srv, client.KindTool, tool)
 	if err != nil {
 		return err
 	}
-	given := base != nil || len(pairs) > 0
+	given := o.Base != nil || len(o.Pairs) > 0
 	var schema json.RawMessage
 	switch {
 	case it == nil:
@@ -95,7 +120,7 @@ func (a *app) invoke(ctx context.Context, srv, tool string, base []byte, pairs [
 	default:
 		schema = it.InputSchema
 	}
-	args, err := toolArgs(tool, base, pairs, schema, a.s.Secrets())
+	args, err := toolArgs(tool, o.Base, o.Pairs, schema, a.s.Secrets())
 	if err != nil {
 		return err
 	}
@@ -199,5 +224,11 @@ type ToolError struct {
 }
 
 func (e *ToolError) Error() string {
-	return fmt.Sprintf("server %q: tool %s reported an error (isError: true)", e.Server, render.Quote(e.Tool, 200))
+	return fmt.Sprintf("server %q: tool %s reported an error (isError: true)", e.Server, text.QuoteClip(e.Tool, 200))
 }
+
+// ErrorCode is error.code under --json.
+func (e *ToolError) ErrorCode() string { return "tool_error" }
+
+// ErrorDetails: none.
+func (e *ToolError) ErrorDetails() map[string]any { return nil }

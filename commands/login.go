@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -20,9 +21,22 @@ import (
 // has to find the browser tab and log in.
 const loginTimeout = 5 * time.Minute
 
+// loginOptions are login's arguments and flags; validate checks them.
 type loginOptions struct {
+	Args      []string // SRV
 	Scopes    []string
 	NoBrowser bool
+	Paste     bool
+
+	Server string
+}
+
+func (o *loginOptions) validate() error {
+	if len(o.Args) != 1 {
+		return usagef("login takes one argument: SRV")
+	}
+	o.Server = o.Args[0]
+	return nil
 }
 
 func (a *app) newLoginCmd() *cli.Command {
@@ -36,23 +50,30 @@ func (a *app) newLoginCmd() *cli.Command {
 			"entry), prints the authorization URL on stderr and opens it in a browser when stderr is a terminal, " +
 			"receives the answer on a loopback port, and stores the tokens. Other commands then use the token, " +
 			"refreshing it when it expires.\n\n" +
+			"With --paste (a browser on another machine, e.g. over SSH), nothing listens: open the URL anywhere, " +
+			"log in, and paste the URL the browser ends on (http://127.0.0.1:PORT/callback?code=...&state=..., a page " +
+			"that fails to load there) or just the code on stdin; the state of a pasted URL is checked.\n\n" +
+			"A server whose \"oauth\" entry has \"grant\": \"client_credentials\" needs no login: every command " +
+			"obtains its token; login obtains and stores one too.\n\n" +
 			"EXIT STATUS: 0 logged in, 2 usage or a stdio server, 3 the server or the authorization server cannot " +
 			"be reached, 4 unknown server, 6 the flow failed or was refused, 7 timeout (5 minutes unless --timeout).",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "scope", Usage: "ask for `SCOPE` (repeatable; else the config's \"scopes\", the server's 401, its metadata)", Destination: &o.Scopes},
 			&cli.BoolFlag{Name: "no-browser", Usage: "print the authorization URL, never open a browser", Destination: &o.NoBrowser},
+			&cli.BoolFlag{Name: "paste", Usage: "for a browser on another machine: print the URL, then read the URL the browser ends on (or the code) from stdin", Destination: &o.Paste},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			if cmd.Args().Len() != 1 {
-				return usagef("login takes one argument: SRV")
+			o.Args = cmd.Args().Slice()
+			if err := o.validate(); err != nil {
+				return err
 			}
-			return a.login(ctx, cmd.Args().First(), o)
+			return a.login(ctx, o)
 		},
 	}
 }
 
-func (a *app) login(ctx context.Context, arg string, o *loginOptions) error {
-	t, err := a.target(arg)
+func (a *app) login(ctx context.Context, o *loginOptions) error {
+	t, err := a.target(o.Server)
 	if err != nil {
 		return err
 	}
@@ -60,12 +81,17 @@ func (a *app) login(ctx context.Context, arg string, o *loginOptions) error {
 		return usagef("server %q is a stdio server: login is for http and sse servers", t.Name)
 	}
 	bound := loginTimeout
-	if a.timeoutSet {
+	if a.g.timeoutSet {
 		bound = a.g.timeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
+	var paste io.Reader
+	if o.Paste {
+		paste = a.s.In
+	}
 	tok, err := auth.Login(ctx, t, auth.LoginOptions{
+		Paste:           paste,
 		Scopes:          o.Scopes,
 		ProtocolVersion: a.g.protocolVersion,
 		ClientVersion:   version(),
@@ -74,6 +100,10 @@ func (a *app) login(ctx context.Context, arg string, o *loginOptions) error {
 		Note:            a.log.Note,
 		Open: func(u string) {
 			a.log.URL(fmt.Sprintf("open this URL in a browser to log in to %q", t.Name), u)
+			if o.Paste {
+				a.log.Note("then paste here the URL the browser ends on (http://127.0.0.1:PORT/callback?code=..., a page that fails to load), or the code; waiting up to %s", bound)
+				return
+			}
 			if a.s.ErrTTY && !o.NoBrowser {
 				if err := openBrowser(u, a.getenv); err != nil {
 					a.log.Note("could not open a browser (%v); open the URL above yourself", err)
@@ -110,6 +140,9 @@ func (a *app) login(ctx context.Context, arg string, o *loginOptions) error {
 		facts = append(facts, "refreshable")
 	}
 	msg := fmt.Sprintf("logged in to %q", t.Name)
+	if t.OAuth != nil && t.OAuth.Grant == config.GrantClientCredentials {
+		msg = fmt.Sprintf("obtained a token for %q with the client_credentials grant; other commands obtain and renew it themselves, so login is not needed", t.Name)
+	}
 	if len(facts) > 0 {
 		msg += " (" + strings.Join(facts, "; ") + ")"
 	}
@@ -146,7 +179,23 @@ func openBrowser(u string, getenv func(string) string) error {
 	return nil
 }
 
+// logoutOptions are logout's arguments; validate checks them.
+type logoutOptions struct {
+	Args []string // SRV
+
+	Server string
+}
+
+func (o *logoutOptions) validate() error {
+	if len(o.Args) != 1 {
+		return usagef("logout takes one argument: SRV")
+	}
+	o.Server = o.Args[0]
+	return nil
+}
+
 func (a *app) newLogoutCmd() *cli.Command {
+	o := &logoutOptions{}
 	return &cli.Command{
 		Name:      "logout",
 		Usage:     "remove a server's stored OAuth token, revoking it where the server allows",
@@ -157,16 +206,17 @@ func (a *app) newLogoutCmd() *cli.Command {
 			"EXIT STATUS: 0 logged out (or nothing stored), 2 usage or a stdio server, 4 unknown server, " +
 			"6 the token store cannot be changed, 7 timeout.",
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			if cmd.Args().Len() != 1 {
-				return usagef("logout takes one argument: SRV")
+			o.Args = cmd.Args().Slice()
+			if err := o.validate(); err != nil {
+				return err
 			}
-			return a.logout(ctx, cmd.Args().First())
+			return a.logout(ctx, o)
 		},
 	}
 }
 
-func (a *app) logout(ctx context.Context, arg string) error {
-	t, err := a.target(arg)
+func (a *app) logout(ctx context.Context, o *logoutOptions) error {
+	t, err := a.target(o.Server)
 	if err != nil {
 		return err
 	}

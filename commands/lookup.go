@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
 )
@@ -97,6 +98,57 @@ func nearestName(ctx context.Context, name string, names []string) string {
 	return argNearest(name, best)
 }
 
+// listings are the listings of one connection, each kind listed once and
+// only when the server advertises it; a listing's problems are warnings
+// (through w), and the kinds whose listing failed are remembered.
+type listings struct {
+	ctx    context.Context
+	conn   *client.Conn
+	w      *warner
+	listed map[string][]*client.Item
+	failed map[string]error // kind -> why its listing failed
+}
+
+func newListings(ctx context.Context, conn *client.Conn, w *warner) *listings {
+	return &listings{ctx: ctx, conn: conn, w: w, listed: map[string][]*client.Item{}, failed: map[string]error{}}
+}
+
+// findAcross returns the items of the listings of kinds whose id is id.
+func (l *listings) findAcross(kinds []string, id string) ([]*client.Item, error) {
+	var found []*client.Item
+	for _, k := range kinds {
+		if err := l.list(k); err != nil {
+			return nil, err
+		}
+		for _, it := range l.listed[k] {
+			if it.ID == id {
+				found = append(found, it)
+			}
+		}
+	}
+	return found, nil
+}
+
+func (l *listings) list(k string) error {
+	if _, done := l.listed[k]; done || !l.conn.Advertised(k) {
+		return nil
+	}
+	items, problems, err := l.conn.List(l.ctx, k)
+	if err != nil {
+		return err
+	}
+	for _, p := range problems {
+		if p.Code == "list_failed" {
+			l.failed[k] = p.Err
+		}
+	}
+	for _, p := range problems {
+		l.w.warn(warningOf(l.conn.T.Name, p))
+	}
+	l.listed[k] = items
+	return nil
+}
+
 // contentPolicy is the content policy for a result from conn: binary
 // content spills to the cache directory under the server's name.
 func (a *app) contentPolicy(ctx context.Context, conn *client.Conn) render.Policy {
@@ -132,6 +184,6 @@ func (n *itemNotes) note(format string, args ...any) {
 
 func (n *itemNotes) done() {
 	if n.held > 0 {
-		n.a.log.Note("%d more %s about items not shown; --json has every item's details", n.held, plural(n.held, "note"))
+		n.a.log.Note("%d more %s about items not shown; --json has every item's details", n.held, text.Plural(n.held, "note", "notes"))
 	}
 }

@@ -2,10 +2,8 @@ package commands
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/urfave/cli/v3"
 
@@ -15,7 +13,18 @@ import (
 	"github.com/mcpx-cli/mcpx/render"
 )
 
+// promptOptions are prompt's arguments, as given; validate checks them
+// before anything is started (reading @FILE and stdin), and sets the rest.
+type promptOptions struct {
+	Args []string // SRV NAME [ARG=VALUE ...]
+
+	Server, Name string
+	Pairs        []pair
+	StdinUsed    bool // a value was read from stdin
+}
+
 func (a *app) newPromptCmd() *cli.Command {
+	o := &promptOptions{}
 	return &cli.Command{
 		Name:      "prompt",
 		Usage:     "get a server prompt as one block of text, ready for a pipe",
@@ -36,31 +45,40 @@ func (a *app) newPromptCmd() *cli.Command {
 			"an unreadable @FILE), 3 connection, 4 no such server or prompt, 5 the server has no prompts, 6 authentication, " +
 			"7 timeout, 8 a safety limit, 9 --select matched nothing, 129/130/143 SIGHUP/SIGINT/SIGTERM, 141 stdout closed.",
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			args := cmd.Args().Slice()
-			if len(args) < 2 {
-				return argCountError("prompt", "SRV and NAME (and ARG=VALUE pairs)", args, "mcpx catalog SRV --kind prompt lists the prompts")
-			}
-			stdinUsed := false
-			pairs, err := parsePairs(args[2:], false, a.s.In, &stdinUsed)
-			if err != nil {
+			o.Args = cmd.Args().Slice()
+			if err := o.validate(a.s.In); err != nil {
 				return err
 			}
-			a.listen, a.stdinUsed = true, stdinUsed
-			return a.prompt(ctx, args[0], args[1], pairs, stdinUsed)
+			return a.prompt(ctx, o)
 		},
 	}
 }
 
-func (a *app) prompt(ctx context.Context, srv, name string, pairs []pair, stdinUsed bool) error {
+// validate checks prompt's arguments, reading the values given as @FILE
+// and from stdin.
+func (o *promptOptions) validate(stdin io.Reader) error {
+	if len(o.Args) < 2 {
+		return argCountError("prompt", "SRV and NAME (and ARG=VALUE pairs)", o.Args, "mcpx catalog SRV --kind prompt lists the prompts")
+	}
+	o.Server, o.Name = o.Args[0], o.Args[1]
+	var err error
+	o.Pairs, err = parsePairs(o.Args[2:], false, stdin, &o.StdinUsed)
+	return err
+}
+
+func (a *app) prompt(ctx context.Context, o *promptOptions) error {
+	srv, name, pairs := o.Server, o.Name, o.Pairs
 	t, err := a.target(srv)
 	if err != nil {
 		return err
 	}
-	conn, cctx, done, err := a.dial(ctx, t)
+	co := connectOptions{listen: true, stdinUsed: o.StdinUsed}
+	s, err := a.connect(ctx, t, co)
 	if err != nil {
 		return err
 	}
-	defer func() { done() }() // done changes when the server is reached again
+	defer func() { s.close() }() // s changes when the server is reached again
+	conn, cctx, done := s.conn, s.ctx, s.close
 	if !conn.Caps.Prompts {
 		return &client.UnsupportedError{Server: conn.T.Name, What: "prompts"}
 	}
@@ -81,7 +99,7 @@ func (a *app) prompt(ctx context.Context, srv, name string, pairs []pair, stdinU
 			return err
 		}
 		if len(missing) > 0 {
-			if !a.interactive(stdinUsed) {
+			if !a.interactive(o.StdinUsed) {
 				return missingPromptArgs(name, missing, a.s.Secrets())
 			}
 			// The deadline bounds the server, not a person typing: the
@@ -91,11 +109,12 @@ func (a *app) prompt(ctx context.Context, srv, name string, pairs []pair, stdinU
 			if err := a.askPromptArgs(ctx, name, missing, values); err != nil {
 				return err
 			}
-			c2, cctx2, done2, err := a.dial(ctx, t)
+			s2, err := a.connect(ctx, t, co)
 			if err != nil {
 				return err
 			}
-			conn, cctx, done = c2, cctx2, done2
+			s = s2
+			conn, cctx, done = s.conn, s.ctx, s.close
 			if !conn.Caps.Prompts {
 				return &client.UnsupportedError{Server: conn.T.Name, What: "prompts"}
 			}
@@ -136,85 +155,6 @@ func (a *app) promptNotes(doc *render.PromptDoc) {
 	}
 }
 
-// interactive reports whether mcpx may ask the user for input: stdin and
-// stderr are terminals, --no-input is not set, stdin is not a value, and
-// stderr is not a stream of JSON objects (--json).
-func (a *app) interactive(stdinUsed bool) bool {
-	return a.s.InTTY && a.s.ErrTTY && !a.g.noInput && !stdinUsed && !a.g.json
-}
-
-// askPromptArgs asks on the terminal for each missing required argument,
-// showing its description, until it gets a value (end of input is a usage
-// error; an interrupt ends it at once).
-func (a *app) askPromptArgs(ctx context.Context, prompt string, missing []client.PromptArgument, values map[string]string) error {
-	lines := make(chan string)
-	errc := make(chan error, 1)
-	next := func() { // one line from stdin, read where an interrupt cannot block it
-		go func() {
-			line, err := readLine(a.s.In)
-			if err != nil {
-				errc <- err
-				return
-			}
-			lines <- line
-		}()
-	}
-	for _, m := range missing {
-		name := a.clip(m.Name, 200) // the server's: one line
-		desc := ""
-		if m.Description != nil && *m.Description != "" {
-			desc = " (" + a.line(*m.Description, 200) + ")"
-		}
-		for {
-			fmt.Fprintf(a.s.Err, "prompt %q needs %s%s: ", prompt, name, desc)
-			next()
-			select {
-			case <-ctx.Done():
-				fmt.Fprintln(a.s.Err)
-				return ctx.Err()
-			case err := <-errc:
-				fmt.Fprintln(a.s.Err)
-				if errors.Is(err, io.EOF) {
-					return &UsageError{Msg: fmt.Sprintf("no value given for the required argument %q of prompt %q", m.Name, prompt),
-						Details: map[string]any{"missing": []string{m.Name}}}
-				}
-				return err
-			case line := <-lines:
-				if line != "" {
-					values[m.Name] = line
-					break
-				}
-				fmt.Fprintf(a.s.Err, "%s is required\n", name)
-				continue
-			}
-			break
-		}
-	}
-	return nil
-}
-
-// readLine reads one line (without its line ending) byte by byte, so that
-// nothing after it is consumed. EOF with a partial line returns the line.
-func readLine(r io.Reader) (string, error) {
-	var b strings.Builder
-	var c [1]byte
-	for {
-		n, err := r.Read(c[:])
-		if n == 1 {
-			if c[0] == '\n' {
-				return strings.TrimSuffix(b.String(), "\r"), nil
-			}
-			b.WriteByte(c[0])
-		}
-		if err != nil {
-			if errors.Is(err, io.EOF) && b.Len() > 0 {
-				return b.String(), nil
-			}
-			return "", err
-		}
-	}
-}
-
 // argCountError: too few arguments for a command.
 func argCountError(cmd, takes string, args []string, hint string) error {
 	e := &UsageError{Msg: fmt.Sprintf("%s takes %s, got %s", cmd, takes, count(len(args), "argument"))}
@@ -233,7 +173,7 @@ func (a *app) contentWarnings(server, kind, name string, warnings []string) {
 	for i, w := range warnings {
 		if i == maxWarnings {
 			a.log.Warn(output.Warning{Server: server, Kind: &kind, Item: &name, Code: "warning",
-				Message: fmt.Sprintf("server %q: %s %s: %d more %s like these not shown", server, kind, a.quote(name, 200), len(warnings)-i, plural(len(warnings)-i, "warning"))})
+				Message: fmt.Sprintf("server %q: %s %s: %d more %s like these not shown", server, kind, a.quote(name, 200), len(warnings)-i, text.Plural(len(warnings)-i, "warning", "warnings"))})
 			return
 		}
 		a.log.Warn(output.Warning{Server: server, Kind: &kind, Item: &name, Code: "warning",
@@ -244,7 +184,9 @@ func (a *app) contentWarnings(server, kind, name string, warnings []string) {
 // contentErrorFor names the server and method in a content error.
 func (a *app) contentErrorFor(conn *client.Conn, method string, err error) error {
 	if bc, ok := err.(*render.BadContentError); ok {
-		return &BadContentError{Server: conn.T.Name, Method: method, Err: bc}
+		named := *bc
+		named.Server, named.Method = conn.T.Name, method
+		return &named
 	}
 	return err
 }

@@ -3,7 +3,6 @@ package commands
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,26 +14,33 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/internal/text"
+	"github.com/mcpx-cli/mcpx/internal/uritemplate"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
 )
 
+// readOptions are read's arguments and flags, as given; validate checks
+// them before anything is started, and sets the rest.
 type readOptions struct {
+	Args        []string // SRV URI [VAR=VALUE ...]
+	PatternText string   // --pattern
+	Offset      int      // --offset
+	Max         int      // --max-bytes
+	Raw         bool     // --raw, and -o (validate)
+	Output      string   // -o FILE ("-" is stdout)
+	// Given: which of output, pattern, offset and max-bytes were given.
+	Given map[string]bool
+	// JSON and Select: --json is on, --select is given (both clash with
+	// --raw and -o).
+	JSON, Select bool
+
 	Server  string
-	URI     string // after template expansion
-	Pattern *regexp.Regexp
-	Offset  int
-	Max     int
-	Raw     bool
-	Output  string // -o FILE ("-" is stdout)
+	URI     string         // after template expansion
+	Pattern *regexp.Regexp // --pattern compiled; nil without it
 }
 
 func (a *app) newReadCmd() *cli.Command {
-	var (
-		pattern, out string
-		offset, max  int
-		raw          bool
-	)
+	o := &readOptions{}
 	return &cli.Command{
 		Name:      "read",
 		Usage:     "read a resource through the content policy",
@@ -50,69 +56,80 @@ func (a *app) newReadCmd() *cli.Command {
 			"resources, 6 authentication, 7 timeout, 8 a safety limit (message or decode ceiling, spill directory, binary " +
 			"content for a terminal), 9 --select matched nothing, 129/130/143 SIGHUP/SIGINT/SIGTERM, 141 stdout closed.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "pattern", Usage: "keep lines of text matching the Go regexp `RE`, with 2 lines of context", Destination: &pattern},
-			&cli.IntFlag{Name: "offset", Usage: "start each text item at byte `N` (of the filtered text with --pattern)", Destination: &offset},
-			&cli.IntFlag{Name: "max-bytes", Usage: fmt.Sprintf("print at most `N` bytes of each text item (at most %d; a longer character is printed whole)", render.SliceClamp), Value: render.DefaultPage, Destination: &max},
-			&cli.BoolFlag{Name: "raw", Usage: "write the decoded contents whole, with no paging, filtering or spilling", Destination: &raw},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the decoded contents to `FILE` (implies --raw; - is stdout)", Destination: &out},
+			&cli.StringFlag{Name: "pattern", Usage: "keep lines of text matching the Go regexp `RE`, with 2 lines of context", Destination: &o.PatternText},
+			&cli.IntFlag{Name: "offset", Usage: "start each text item at byte `N` (of the filtered text with --pattern)", Destination: &o.Offset},
+			&cli.IntFlag{Name: "max-bytes", Usage: fmt.Sprintf("print at most `N` bytes of each text item (at most %d; a longer character is printed whole)", render.SliceClamp), Value: render.DefaultPage, Destination: &o.Max},
+			&cli.BoolFlag{Name: "raw", Usage: "write the decoded contents whole, with no paging, filtering or spilling", Destination: &o.Raw},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the decoded contents to `FILE` (implies --raw; - is stdout)", Destination: &o.Output},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			args := cmd.Args().Slice()
-			if len(args) < 2 {
-				return usagef("read takes SRV and URI (and VAR=VALUE pairs for a template), got %s", count(len(args), "argument"))
-			}
-			o := &readOptions{Server: args[0], Offset: offset, Max: max, Raw: raw || cmd.IsSet("output"), Output: out}
-			if cmd.IsSet("output") && out == "" {
-				return usagef("-o needs a file name (or - for stdout)")
-			}
-			if o.Raw {
-				var clash []string
-				if a.g.json {
-					clash = append(clash, "--json")
-				}
-				if a.selectSet {
-					clash = append(clash, "--select")
-				}
-				for _, f := range []string{"pattern", "offset", "max-bytes"} {
-					if cmd.IsSet(f) {
-						clash = append(clash, "--"+f)
-					}
-				}
-				if len(clash) > 0 {
-					what := "--raw"
-					if cmd.IsSet("output") {
-						what = "-o"
-					}
-					return &UsageError{Msg: fmt.Sprintf("%s cannot be combined with %s: it writes the contents whole", what, strings.Join(clash, ", ")),
-						Details: map[string]any{"forbidden": clash}}
-				}
-			}
-			if offset < 0 {
-				return usagef("--offset must be 0 or more, not %d", offset)
-			}
-			if max < 1 {
-				return usagef("--max-bytes must be at least 1, not %d", max)
-			}
-			if max > render.SliceClamp {
-				a.log.Note("--max-bytes %d is over the slice clamp of %s: using %d", max, text.HumanBytes(render.SliceClamp), render.SliceClamp)
-				o.Max = render.SliceClamp
-			}
-			if cmd.IsSet("pattern") {
-				re, err := regexp.Compile(pattern)
-				if err != nil {
-					return &UsageError{Msg: fmt.Sprintf("invalid --pattern: %v", err),
-						Hints: []string{"--pattern takes Go regexp syntax (RE2), see https://pkg.go.dev/regexp/syntax"}}
-				}
-				o.Pattern = re
-			}
-			uri, err := expandURI(args[1], args[2:])
-			if err != nil {
+			o.Args, o.Given = cmd.Args().Slice(), flagsGiven(cmd, "output", "pattern", "offset", "max-bytes")
+			o.JSON, o.Select = a.g.json, a.g.selectSet
+			if err := o.validate(a.log.Note); err != nil {
 				return err
 			}
-			o.URI = uri
 			return a.read(ctx, o)
 		},
 	}
+}
+
+// validate checks read's arguments and flags, and expands the URI; note
+// says what it changed (a --max-bytes over the slice clamp).
+func (o *readOptions) validate(note func(format string, args ...any)) error {
+	if len(o.Args) < 2 {
+		return usagef("read takes SRV and URI (and VAR=VALUE pairs for a template), got %s", count(len(o.Args), "argument"))
+	}
+	o.Server = o.Args[0]
+	o.Raw = o.Raw || o.Given["output"]
+	if o.Given["output"] && o.Output == "" {
+		return usagef("-o needs a file name (or - for stdout)")
+	}
+	if o.Raw {
+		var clash []string
+		if o.JSON {
+			clash = append(clash, "--json")
+		}
+		if o.Select {
+			clash = append(clash, "--select")
+		}
+		for _, f := range []string{"pattern", "offset", "max-bytes"} {
+			if o.Given[f] {
+				clash = append(clash, "--"+f)
+			}
+		}
+		if len(clash) > 0 {
+			what := "--raw"
+			if o.Given["output"] {
+				what = "-o"
+			}
+			return &UsageError{Msg: fmt.Sprintf("%s cannot be combined with %s: it writes the contents whole", what, strings.Join(clash, ", ")),
+				Details: map[string]any{"forbidden": clash}}
+		}
+	}
+	if o.Offset < 0 {
+		return usagef("--offset must be 0 or more, not %d", o.Offset)
+	}
+	if o.Max < 1 {
+		return usagef("--max-bytes must be at least 1, not %d", o.Max)
+	}
+	if o.Max > render.SliceClamp {
+		note("--max-bytes %d is over the slice clamp of %s: using %d", o.Max, text.HumanBytes(render.SliceClamp), render.SliceClamp)
+		o.Max = render.SliceClamp
+	}
+	if o.Given["pattern"] {
+		re, err := regexp.Compile(o.PatternText)
+		if err != nil {
+			return &UsageError{Msg: fmt.Sprintf("invalid --pattern: %v", err),
+				Hints: []string{"--pattern takes Go regexp syntax (RE2), see https://pkg.go.dev/regexp/syntax"}}
+		}
+		o.Pattern = re
+	}
+	uri, err := expandURI(o.Args[1], o.Args[2:])
+	if err != nil {
+		return err
+	}
+	o.URI = uri
+	return nil
 }
 
 // expandURI expands a resource template from VAR=VALUE pairs.
@@ -132,9 +149,9 @@ func expandURI(uri string, pairs []string) (string, error) {
 	if len(vars) == 0 && !strings.ContainsAny(uri, "{}") {
 		return uri, nil
 	}
-	out, err := render.Expand(uri, vars)
+	out, err := uritemplate.Expand(uri, vars)
 	if err != nil {
-		if te, ok := err.(*render.TemplateError); ok {
+		if te, ok := err.(*uritemplate.Error); ok {
 			d := map[string]any{}
 			if te.Variables != nil {
 				d["variables"] = te.Variables
@@ -150,12 +167,16 @@ func expandURI(uri string, pairs []string) (string, error) {
 }
 
 func (a *app) read(ctx context.Context, o *readOptions) error {
-	a.listen = true
-	conn, cctx, done, err := a.open(ctx, o.Server)
+	t, err := a.target(o.Server)
 	if err != nil {
 		return err
 	}
-	defer done()
+	s, err := a.connect(ctx, t, connectOptions{listen: true})
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	conn, cctx, done := s.conn, s.ctx, s.close
 	raw, err := conn.ReadResource(cctx, o.URI)
 	if err != nil {
 		return err
@@ -171,7 +192,7 @@ func (a *app) read(ctx context.Context, o *readOptions) error {
 	p := a.contentPolicy(cctx, conn)
 	p.Pattern, p.Offset, p.Max = o.Pattern, o.Offset, o.Max
 	rendered, omitted, err := render.RenderResourceRead(raw, p)
-	if errors.Is(err, context.DeadlineExceeded) {
+	if timedOut(cctx, err) {
 		return &client.TimeoutError{Server: conn.T.Name, Phase: "rendering", Timeout: conn.T.Timeout}
 	}
 	if err != nil {
@@ -318,20 +339,6 @@ func (a *app) writeRaw(items []render.Content, file string) error {
 // contentError names the server in a content error.
 func (a *app) contentError(conn *client.Conn, err error) error {
 	return a.contentErrorFor(conn, "resources/read", err)
-}
-
-// BadContentError: a server sent an item mcpx cannot render (exit 1).
-type BadContentError struct {
-	Server string
-	Method string
-	Err    *render.BadContentError
-}
-
-func (e *BadContentError) Error() string {
-	if e.Err.Item < 0 {
-		return fmt.Sprintf("server %q: %s: %s", e.Server, e.Method, e.Err.Msg)
-	}
-	return fmt.Sprintf("server %q: %s: %s", e.Server, e.Method, e.Err.Error())
 }
 
 // spiller returns the spill writer, or nil when no cache directory is known.

@@ -1,18 +1,13 @@
-// Package commands is mcpx's command line: one file per subcommand, each
-// parsing its arguments into options, validating them before any side
-// effect, doing one operation through client, rendering through render and
-// printing through output. Errors travel back up as typed values; exit.go
-// maps them to the exit codes of EXIT STATUS in mcpx(1) in one place.
 package commands
 
 import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,11 +17,9 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/output"
-	"github.com/mcpx-cli/mcpx/render"
 )
 
 // Version is set at link time (-ldflags "-X github.com/mcpx-cli/mcpx/commands.Version=...").
@@ -56,6 +49,9 @@ type globals struct {
 	verbose         bool
 	cacheDir        string
 	roots           []string
+
+	// timeoutSet and selectSet: --timeout and --select were given.
+	timeoutSet, selectSet bool
 }
 
 // app is what every command shares: streams, the stderr voice, the
@@ -70,12 +66,6 @@ type app struct {
 	self    string
 	args    []string // the command line, args[0] the program name
 
-	timeoutSet, selectSet bool
-	// listen: the command runs an operation during which a server may send
-	// requests (invoke, read, prompt): an HTTP server's GET stream is opened.
-	listen bool
-	// stdinUsed: stdin gave a value, so nothing can be asked on it.
-	stdinUsed bool
 	// elicitMu: one elicitation at a time; askingNow: one is being asked.
 	elicitMu  sync.Mutex
 	askingNow atomic.Bool
@@ -180,7 +170,7 @@ func (a *app) newRoot() *cli.Command {
 			&cli.StringFlag{Name: "cache-dir", Usage: "root `DIR` of spilled files", Sources: cli.EnvVars("MCPX_CACHE_DIR"), Destination: &g.cacheDir},
 		},
 		Before: func(ctx context.Context, cmd *cli.Command) (context.Context, error) {
-			a.timeoutSet, a.selectSet = cmd.IsSet("timeout"), cmd.IsSet("select")
+			g.timeoutSet, g.selectSet = cmd.IsSet("timeout"), cmd.IsSet("select")
 			return ctx, a.setup()
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -192,6 +182,7 @@ func (a *app) newRoot() *cli.Command {
 		},
 		Commands: []*cli.Command{
 			a.newServersCmd(),
+			a.newImportCmd(),
 			a.newCatalogCmd(),
 			a.newDescribeCmd(),
 			a.newReadCmd(),
@@ -219,6 +210,17 @@ func (a *app) newRoot() *cli.Command {
 	return root
 }
 
+// flagsGiven is the set of the named flags that cmd's command line gives.
+func flagsGiven(cmd *cli.Command, names ...string) map[string]bool {
+	set := map[string]bool{}
+	for _, n := range names {
+		if cmd.IsSet(n) {
+			set[n] = true
+		}
+	}
+	return set
+}
+
 // setup applies the global flags once they are parsed.
 func (a *app) setup() error {
 	a.log.JSON = a.g.json
@@ -228,29 +230,35 @@ func (a *app) setup() error {
 	} else {
 		slog.SetDefault(slog.New(slog.DiscardHandler))
 	}
-	if a.g.jobs < 1 {
-		return usagef("--jobs must be at least 1, not %d", a.g.jobs)
-	}
-	if a.timeoutSet && a.g.timeout <= 0 {
-		return usagef("--timeout must be positive, not %s", a.g.timeout)
-	}
-	if a.selectSet && a.g.selectPath == "" {
-		return usagef("--select needs a gjson path (an empty one matches nothing)")
-	}
-	valid := false
-	for _, v := range client.ProtocolVersions() {
-		valid = valid || v == a.g.protocolVersion
-	}
-	if !valid {
-		return &UsageError{Msg: fmt.Sprintf("unknown protocol version %q", a.g.protocolVersion),
-			Hints: []string{"known versions: " + strings.Join(client.ProtocolVersions(), ", ")}}
+	if err := a.g.validate(); err != nil {
+		return err
 	}
 	for _, h := range a.g.headers {
-		_, v, err := config.ParseHeader(h)
-		if err != nil {
+		_, v, _ := config.ParseHeader(h) // checked by validate
+		a.s.AddSecrets(config.HeaderSecrets(v)...)
+	}
+	return nil
+}
+
+// validate checks the global flags, before any command runs.
+func (g *globals) validate() error {
+	if g.jobs < 1 {
+		return usagef("--jobs must be at least 1, not %d", g.jobs)
+	}
+	if g.timeoutSet && g.timeout <= 0 {
+		return usagef("--timeout must be positive, not %s", g.timeout)
+	}
+	if g.selectSet && g.selectPath == "" {
+		return usagef("--select needs a gjson path (an empty one matches nothing)")
+	}
+	if !slices.Contains(client.ProtocolVersions(), g.protocolVersion) {
+		return &UsageError{Msg: fmt.Sprintf("unknown protocol version %q", g.protocolVersion),
+			Hints: []string{"known versions: " + strings.Join(client.ProtocolVersions(), ", ")}}
+	}
+	for _, h := range g.headers {
+		if _, _, err := config.ParseHeader(h); err != nil {
 			return err
 		}
-		a.s.AddSecrets(config.HeaderSecrets(v)...)
 	}
 	return nil
 }
@@ -280,107 +288,14 @@ func (a *app) config() (*config.Config, error) {
 		for _, n := range a.cfg.Notes {
 			a.log.Note("%s", n)
 		}
+		if a.cfg.Untrusted != "" {
+			a.log.Note("%s", untrustedNote(a.cfg.Untrusted, a.cfg.Skipped, config.UserConfigPath(a.getenv)))
+		}
 		for _, w := range a.cfg.Warns {
 			a.log.Warnf("%s", w)
 		}
 	})
 	return a.cfg, a.cfgErr
-}
-
-// target finds and resolves the server a SRV argument names.
-func (a *app) target(arg string) (*config.Target, error) {
-	if config.IsURL(arg) {
-		// A URL needs no config file (and a broken one does not stop it).
-		if u, err := url.Parse(arg); err == nil {
-			a.s.AddSecrets(config.URLSecrets(u)...)
-		}
-		srv, err := (&config.Config{}).Lookup(arg, a.self)
-		if err != nil {
-			return nil, err
-		}
-		return a.resolve(srv)
-	}
-	cfg, err := a.config()
-	if err != nil {
-		return nil, err
-	}
-	srv, err := cfg.Lookup(arg, a.self)
-	if err != nil {
-		return nil, err
-	}
-	return a.resolve(srv)
-}
-
-func (a *app) resolve(srv *config.Server) (*config.Target, error) {
-	t, err := config.Resolve(srv, config.ResolveOptions{Getenv: a.getenv, Environ: a.environ, Headers: a.g.headers,
-		Timeout: a.g.timeout, TokenDir: auth.TokenDir(a.getenv)})
-	if err != nil {
-		return nil, err
-	}
-	a.s.AddSecrets(t.Secrets...)
-	return t, nil
-}
-
-// dial connects to t under t's own deadline. The returned context carries
-// that deadline; done closes the connection (stopping a stdio server) and
-// releases the deadline.
-func (a *app) dial(ctx context.Context, t *config.Target) (*client.Conn, context.Context, func(), error) {
-	roots, err := a.roots(t)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	parent := ctx
-	clk, cancel := newClock(ctx, t.Timeout)
-	ctx = clk
-	o := client.Options{
-		ProtocolVersion: a.g.protocolVersion,
-		ClientVersion:   version(),
-		MessageCeiling:  render.MessageCeiling,
-		Debug:           a.log.Debug,
-		Note:            a.log.Note,
-		Mask:            a.s.Mask,
-		MaskIn:          a.s.Secrets().MaskIn,
-		AddSecrets:      a.s.AddSecrets,
-		Elicit:          a.elicitor(parent, clk),
-		Roots:           roots,
-		OnLog:           a.onLog,
-		OnProgress:      a.onProgress,
-		Listen:          a.listen,
-	}
-	if a.listen && !a.g.verbose {
-		// Servers often default to errors only: ask for what mcpx shows.
-		o.LogLevel = "warning"
-	}
-	if a.g.verbose {
-		o.LogLevel = "debug"
-		name := t.Name
-		o.OnStderr = func(line string) { a.log.ServerStderr(name, line) }
-		o.Logger = slog.Default()
-	}
-	conn, err := client.Connect(ctx, t, o)
-	if err != nil {
-		cancel()
-		return nil, nil, nil, err
-	}
-	return conn, ctx, func() { a.log.Progress(""); conn.Close(); cancel() }, nil
-}
-
-// open resolves the server a SRV argument names and connects to it.
-func (a *app) open(ctx context.Context, arg string) (*client.Conn, context.Context, func(), error) {
-	t, err := a.target(arg)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return a.dial(ctx, t)
-}
-
-// openServer resolves a configured server and connects to it.
-func (a *app) openServer(ctx context.Context, srv *config.Server) (*client.Conn, context.Context, func(), error) {
-	t, err := a.resolve(srv)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return a.dial(ctx, t)
 }
 
 // asJSON reports whether the result is printed as a JSON document.

@@ -1,8 +1,9 @@
 package commands
 
-// What invoke and completion read of a tool's input schema beyond a
-// property's type: local $refs (resolved by render.SchemaDoc, never
-// fetched) and the values an enum or const allows.
+// What invoke and completion read of a tool's input schema: a property's
+// type (a name, a union, the types its members allow), local $refs
+// (resolved by render.SchemaDoc, never fetched), and the values an enum or
+// const allows.
 
 import (
 	"bytes"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/render"
 )
 
@@ -77,6 +79,158 @@ func intersectTypes(a, b []string) []string {
 		}
 	}
 	return out
+}
+
+// argType is how a KEY=VALUE value is sent: as the string itself, or
+// parsed as JSON of one of kinds.
+type argType struct {
+	str   bool
+	kinds []string // JSON kinds, in schema order: number, integer, boolean, null, array, object
+	label string   // the declared type(s), "integer" or "integer|null"; "" when none
+}
+
+var jsonKinds = []string{"string", "number", "integer", "boolean", "null", "array", "object"}
+
+// schemaType reads a property schema's type: "type" (a name or a union);
+// else the type of what its local $ref names; else the union of its
+// anyOf/oneOf members' types; else the types its allOf members agree on;
+// else the kinds of its enum or const values. A remote $ref, a cycle, and
+// anything untyped take the string.
+func schemaType(doc *render.SchemaDoc, raw json.RawMessage) argType {
+	return typeFromNames(schemaNames(doc, raw, 0))
+}
+
+// schemaNames returns the type names of a schema, and whether some part of
+// it is untyped (which lets a string through).
+func schemaNames(doc *render.SchemaDoc, raw json.RawMessage, depth int) ([]string, bool) {
+	if !doc.Visit(depth, len(raw)) {
+		return nil, true
+	}
+	kw, ok := schemaKeywords(raw)
+	if !ok {
+		return nil, true
+	}
+	switch {
+	case kw.typ != nil:
+		names, ok := typeNames(kw.typ)
+		return names, !ok
+	case kw.ref != nil:
+		type found struct {
+			names   []string
+			untyped bool
+		}
+		f, ok := followRef(doc, "type", kw.ref, found{untyped: true}, func(target json.RawMessage) found {
+			names, untyped := schemaNames(doc, target, depth+1)
+			return found{names, untyped}
+		})
+		if !ok {
+			return nil, true // remote, or naming nothing: never fetched
+		}
+		return f.names, f.untyped
+	case kw.anyOf != nil || kw.oneOf != nil:
+		var names []string
+		sawUnion, untyped := false, false
+		for _, list := range []json.RawMessage{kw.anyOf, kw.oneOf} {
+			var subs []json.RawMessage
+			if list == nil || json.Unmarshal(list, &subs) != nil {
+				continue
+			}
+			for _, s := range subs {
+				sawUnion = true
+				ns, u := schemaNames(doc, s, depth+1)
+				untyped = untyped || u
+				names = append(names, ns...)
+			}
+		}
+		return names, untyped || !sawUnion
+	case kw.allOf != nil:
+		// every member applies: the types they all allow (pydantic
+		// wraps a lone $ref in allOf to give it a description)
+		var subs []json.RawMessage
+		_ = json.Unmarshal(kw.allOf, &subs)
+		var agreed []string
+		typed := false
+		for _, s := range subs {
+			ns, u := schemaNames(doc, s, depth+1)
+			if u {
+				continue
+			}
+			if !typed {
+				agreed, typed = ns, true
+			} else {
+				agreed = intersectTypes(agreed, ns)
+			}
+		}
+		if !typed || len(agreed) == 0 {
+			return nil, true
+		}
+		return agreed, false
+	case kw.enum != nil || kw.cnst != nil:
+		var values []json.RawMessage
+		if kw.enum != nil && json.Unmarshal(kw.enum, &values) != nil {
+			return nil, true
+		}
+		if kw.cnst != nil {
+			values = append(values, kw.cnst)
+		}
+		var names []string
+		for _, v := range values {
+			names = append(names, valueKind(bytes.TrimSpace(v)))
+		}
+		return names, false
+	}
+	return nil, true
+}
+
+// typeNames reads "type": a name or an array of names (other entries ignored).
+func typeNames(raw json.RawMessage) ([]string, bool) {
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		return []string{one}, true
+	}
+	var list []json.RawMessage
+	if json.Unmarshal(raw, &list) != nil {
+		return nil, false
+	}
+	names := []string{}
+	for _, r := range list {
+		if json.Unmarshal(r, &one) == nil {
+			names = append(names, one)
+		}
+	}
+	return names, true
+}
+
+func typeFromNames(names []string, untyped bool) argType {
+	var uniq []string
+	for _, n := range names {
+		if !slices.Contains(uniq, n) {
+			uniq = append(uniq, n)
+		}
+	}
+	t := argType{label: strings.Join(uniq, "|")}
+	if untyped || slices.Contains(uniq, "string") {
+		t.str = true
+		return t
+	}
+	for _, n := range uniq {
+		if slices.Contains(jsonKinds, n) {
+			t.kinds = append(t.kinds, n)
+		}
+	}
+	t.str = len(t.kinds) == 0 // only unknown type names: take the string
+	return t
+}
+
+func (t argType) allows(kind string) bool {
+	return slices.Contains(t.kinds, kind) || (kind == "integer" && slices.Contains(t.kinds, "number"))
+}
+
+func (t argType) expected() string {
+	if len(t.kinds) == 1 {
+		return t.kinds[0]
+	}
+	return "one of " + strings.Join(t.kinds, ", ")
 }
 
 // allowedSet is the finite set of values a schema allows, in schema order.
@@ -251,7 +405,7 @@ func notAllowedError(p pair, set *allowedSet, sec render.Secrets) error {
 			shown = append(shown, fmt.Sprintf("and %d more", len(set.values)-50))
 			break
 		}
-		shown = append(shown, maskedClip(sec, compactRaw(v), 60))
+		shown = append(shown, maskedClip(sec, text.CompactJSON(v), 60))
 	}
 	pairText := func(v string) string { return shellArg(argClip(p.Key, 100) + "=" + maskedClip(sec, v, 100)) }
 	hint := fmt.Sprintf("e.g. %s; %s:=JSON sends any JSON value as is", pairText(lineForm(set.values[0])), p.Key)
@@ -278,15 +432,7 @@ func lineForm(v json.RawMessage) string {
 	if t := bytes.TrimSpace(v); len(t) > 0 && t[0] == '"' && json.Unmarshal(t, &s) == nil {
 		return s
 	}
-	return compactRaw(v)
-}
-
-func compactRaw(v json.RawMessage) string {
-	var b bytes.Buffer
-	if json.Compact(&b, v) != nil {
-		return string(v)
-	}
-	return b.String()
+	return text.CompactJSON(v)
 }
 
 // canonJSON is a canonical text of a JSON value, equal for equal values:

@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -14,7 +15,18 @@ import (
 	"github.com/mcpx-cli/mcpx/client/config"
 )
 
-type serversOptions struct{ Probe bool }
+// serversOptions are servers' arguments and flags; validate checks them.
+type serversOptions struct {
+	Args  []string // none
+	Probe bool
+}
+
+func (o *serversOptions) validate() error {
+	if len(o.Args) > 0 {
+		return usagef("servers takes no arguments")
+	}
+	return nil
+}
 
 // serverEntry is the JSON shape of one server (see servers in COMMANDS,
 // mcpx(1)).
@@ -22,7 +34,9 @@ type serverEntry struct {
 	Name      string `json:"name"`
 	Transport string `json:"transport"`
 	Target    string `json:"target"`
-	Source    string `json:"source"`
+	Source    string `json:"source"` // the file that defines it, or builtin
+	Origin    string `json:"origin"` // mcpx, project, builtin or a host's source name
+	Status    string `json:"status"` // active, shadowed (NAME@SOURCE reaches it) or disabled
 	Probe     *probe `json:"probe"`
 }
 
@@ -60,7 +74,9 @@ func (a *app) newServersCmd() *cli.Command {
 	return &cli.Command{
 		Name:  "servers",
 		Usage: "list the configured servers (and the built-in demo)",
-		Description: "Shows each server's name, transport, target (unexpanded) and source. --probe contacts " +
+		Description: "Shows each server's name, transport, target (unexpanded), source (mcpx, project, builtin, " +
+			"or the host whose config defines it) and status: active, shadowed (an earlier source defines the name; " +
+			"NAME@SOURCE reaches it) or disabled. -v adds the file that defines it. --probe contacts " +
 			"them, --jobs at a time, and adds what each reports at initialize, or its error, and its OAuth state: " +
 			"none (no stored token used), token (with its expiry), expired (it could not be refreshed), required " +
 			"(the server asks for authentication).\n\n" +
@@ -69,8 +85,9 @@ func (a *app) newServersCmd() *cli.Command {
 			&cli.BoolFlag{Name: "probe", Usage: "contact each server and report its name, version, protocol and capabilities", Destination: &o.Probe},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			if cmd.Args().Present() {
-				return usagef("servers takes no arguments")
+			o.Args = cmd.Args().Slice()
+			if err := o.validate(); err != nil {
+				return err
 			}
 			return a.servers(ctx, o)
 		},
@@ -82,41 +99,58 @@ func (a *app) servers(ctx context.Context, o *serversOptions) error {
 	if err != nil {
 		return err
 	}
-	servers := make([]*config.Server, 0, len(cfg.Servers)+1)
-	names := cfg.Names()
+	// Every entry of every source: by name, and a name's entries in the
+	// order of the sources (the first is the one the name resolves to).
+	servers := slices.Clone(cfg.All)
 	if _, ok := cfg.Servers[config.DemoName]; !ok {
-		names = append(names, config.DemoName)
-		sort.Strings(names)
+		servers = append(servers, config.Demo(a.self))
 	}
-	for _, n := range names {
-		if s, ok := cfg.Servers[n]; ok {
-			servers = append(servers, s)
-		} else {
-			servers = append(servers, config.Demo(a.self))
-		}
-	}
+	sort.SliceStable(servers, func(i, j int) bool { return servers[i].Name < servers[j].Name })
 	entries := make([]serverEntry, len(servers))
 	for i, s := range servers {
-		entries[i] = serverEntry{Name: s.Name, Transport: s.Transport, Target: s.Target(), Source: s.Source}
+		entries[i] = serverEntry{Name: s.Name, Transport: s.Transport, Target: s.Target(), Source: s.Source, Origin: s.Origin, Status: "active"}
+		switch {
+		case cfg.Servers[s.Name] != nil && cfg.Shadowed(s):
+			entries[i].Status = "shadowed"
+		case s.Disabled:
+			entries[i].Status = "disabled"
+		}
 		if entries[i].Transport == "" {
 			entries[i].Transport = "-"
 		}
 	}
 	if o.Probe {
-		if err := a.forEach(ctx, len(servers), func(i int) { entries[i].Probe = a.probe(ctx, servers[i]) }); err != nil {
+		if err := a.forEach(ctx, len(servers), func(i int) {
+			if servers[i].Disabled {
+				msg := "disabled: not started"
+				entries[i].Probe = &probe{Error: &msg}
+				return
+			}
+			entries[i].Probe = a.probe(ctx, servers[i])
+		}); err != nil {
 			return err
 		}
 	}
 	if a.asJSON() {
 		return a.writeDoc(map[string]any{"servers": entries})
 	}
-	header := []string{"NAME", "TRANSPORT", "TARGET", "SOURCE"}
+	header := []string{"NAME", "TRANSPORT", "TARGET", "SOURCE", "STATUS"}
+	if a.g.verbose {
+		header = append(header, "FILE")
+	}
 	if o.Probe {
 		header = append(header, "SERVER", "VERSION", "PROTOCOL", "CAPABILITIES", "AUTH", "ERROR")
 	}
 	rows := make([][]string, len(entries))
 	for i, e := range entries {
-		rows[i] = []string{e.Name, e.Transport, e.Target, e.Source}
+		rows[i] = []string{e.Name, e.Transport, e.Target, e.Origin, e.Status}
+		if a.g.verbose {
+			file := e.Source
+			if e.Origin == config.SourceBuiltin {
+				file = "-"
+			}
+			rows[i] = append(rows[i], file)
+		}
 		if p := e.Probe; p != nil {
 			rows[i] = append(rows[i], deref(p.ServerName), deref(p.ServerVersion), deref(p.ProtocolVersion), capList(p.Capabilities), p.Auth.String(), deref(p.Error))
 		}
@@ -140,7 +174,11 @@ func (a *app) probe(ctx context.Context, s *config.Server) *probe {
 		}
 		return p
 	}
-	conn, cctx, done, err := a.openServer(ctx, s)
+	t, err := a.resolve(s)
+	var sess *session
+	if err == nil {
+		sess, err = a.connect(ctx, t, connectOptions{})
+	}
 	var cfgErr *config.Error
 	if errors.As(err, &cfgErr) {
 		a.log.Warnf("%v", err)
@@ -148,10 +186,11 @@ func (a *app) probe(ctx context.Context, s *config.Server) *probe {
 	if err != nil {
 		return fail(err)
 	}
-	defer done()
+	defer sess.close()
+	conn := sess.conn
 	// the protocol a command would get: a server may accept the 2026-07-28
 	// era at server/discover and refuse it for every request after
-	if err := conn.ConfirmEra(cctx); err != nil {
+	if err := conn.ConfirmEra(sess.ctx); err != nil {
 		return fail(err)
 	}
 	pa := &probeAuth{State: conn.Auth.State}

@@ -3,6 +3,7 @@ package commands
 import (
 	"fmt"
 
+	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
 )
@@ -48,7 +49,7 @@ func (w *warner) flush(server string) {
 		k := warnKey{server, code}
 		if left := w.count[k] - maxKindWarnings; left > 0 {
 			w.report(render.Warning{Server: server, Code: "omitted_warnings",
-				Message: fmt.Sprintf("server %q: %d more %s %s not shown (at most %d of one kind a server)", server, left, code, plural(left, "warning"), maxKindWarnings)})
+				Message: fmt.Sprintf("server %q: %d more %s %s not shown (at most %d of one kind a server)", server, left, code, text.Plural(left, "warning", "warnings"), maxKindWarnings)})
 		}
 		delete(w.count, k)
 	}

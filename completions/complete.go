@@ -1,16 +1,3 @@
-// Package completions is mcpx's live, staged shell completion. Complete
-// turns the words of a command line into suggestions, asking a Source (the
-// servers, through commands) only for what the stage needs; Write prints
-// them for the bash, zsh and fish scripts of this package (Script). It never
-// reports an error: a suggestion that cannot be had is no suggestion.
-//
-// Why not urfave/cli's own completion: its protocol prints "value:description"
-// lines (a URI's colon becomes a description), passes the word being
-// completed only when it starts with "-", and its bash script needs the
-// bash-completion package and feeds server-sent names through compgen -W,
-// which expands $(...) in them. Here the scripts hand mcpx the whole line,
-// values are separated from descriptions by a tab, and the text bash inserts
-// is computed and escaped in Go.
 package completions
 
 import (
@@ -208,6 +195,10 @@ type Source interface {
 	Keys(ctx context.Context, srv string) ([]Candidate, error)
 	Complete(ctx context.Context, srv string, ref Ref, arg, value string, context map[string]string) ([]string, error)
 	TemplateVars(tmpl string) []string
+	// ImportSources and ImportNames answer mcpx import: the sources that
+	// have servers here, and the entries of one. They read files only.
+	ImportSources() []Candidate
+	ImportNames(source string) []Candidate
 }
 
 // Result is what a TAB offers.
@@ -263,6 +254,18 @@ func complete(ctx context.Context, l *Line, cur string, src Source) ([]Candidate
 			return src.Servers(), NoPath, nil
 		}
 		return nil, NoPath, nil
+	case "import":
+		// SOURCE, then the names of its entries not typed yet.
+		if len(args) == 0 {
+			return src.ImportSources(), NoPath, nil
+		}
+		var out []Candidate
+		for _, c := range src.ImportNames(args[0]) {
+			if !slices.Contains(args[1:], c.Value) {
+				out = append(out, c)
+			}
+		}
+		return out, NoPath, nil
 	case "login", "logout":
 		// Server names only: completing them contacts no server.
 		if len(args) == 0 {

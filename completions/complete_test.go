@@ -23,6 +23,7 @@ var testSpec = &Spec{
 	},
 	Commands: []Command{
 		{Name: "servers", Usage: "list servers", Flags: []Flag{{Names: []string{"probe"}}}},
+		{Name: "import", Usage: "copy servers", Flags: []Flag{{Names: []string{"force"}}, {Names: []string{"dry-run"}}}},
 		{Name: "catalog", Usage: "list the catalog", Flags: []Flag{
 			{Names: []string{"kind"}, TakesValue: true, Values: []string{"tool", "resource", "resource_template", "prompt"}},
 			{Names: []string{"all"}},
@@ -67,6 +68,21 @@ var testServers = []Candidate{{"alpha", "stdio node a.js"}, {"demo", "built-in d
 func (f *fakeSource) Servers() []Candidate {
 	f.calls = append(f.calls, call{Method: "Servers"})
 	return testServers
+}
+
+var testSources = []Candidate{{"cursor", "2 servers in ~/.cursor/mcp.json"}, {"codex", "1 server in ~/.codex/config.toml"}}
+
+func (f *fakeSource) ImportSources() []Candidate {
+	f.calls = append(f.calls, call{Method: "ImportSources"})
+	return testSources
+}
+
+func (f *fakeSource) ImportNames(source string) []Candidate {
+	f.calls = append(f.calls, call{Method: "ImportNames", Srv: source})
+	if source != "cursor" {
+		return nil
+	}
+	return []Candidate{{"github", "stdio npx -y gh"}, {"linear", "http https://mcp.linear.app/mcp"}}
 }
 
 func (f *fakeSource) Prompts(_ context.Context, srv string) ([]Prompt, error) {
@@ -146,7 +162,7 @@ func prefixKinds(prefix string) []Candidate {
 func TestComplete(t *testing.T) {
 	servers := call{Method: "Servers"}
 	commands := []Candidate{
-		{"servers", "list servers"}, {"catalog", "list the catalog"}, {"describe", "describe an item"},
+		{"servers", "list servers"}, {"import", "copy servers"}, {"catalog", "list the catalog"}, {"describe", "describe an item"},
 		{"read", "read a resource"}, {"prompt", "get a prompt"}, {"invoke", "call a tool"},
 		{"login", "log in"}, {"logout", "log out"}, {"completion", "print a script"},
 	}
@@ -180,6 +196,14 @@ func TestComplete(t *testing.T) {
 		{"completion", []string{"completion"}, "", Result{Cands: []Candidate{{"bash", ""}, {"zsh", ""}, {"fish", ""}}}, nil},
 		{"completion SHELL", []string{"completion", "bash"}, "", Result{}, nil},
 		{"servers takes no argument", []string{"servers"}, "", Result{}, nil},
+		{"import <TAB>: the sources", []string{"import"}, "", Result{Cands: testSources}, []call{{Method: "ImportSources"}}},
+		{"import SOURCE <TAB>: its entries", []string{"import", "--dry-run", "cursor"}, "",
+			Result{Cands: []Candidate{{"github", "stdio npx -y gh"}, {"linear", "http https://mcp.linear.app/mcp"}}},
+			[]call{{Method: "ImportNames", Srv: "cursor"}}},
+		{"import SOURCE NAME <TAB>: the others", []string{"import", "cursor", "github"}, "",
+			Result{Cands: []Candidate{{"linear", "http https://mcp.linear.app/mcp"}}},
+			[]call{{Method: "ImportNames", Srv: "cursor"}}},
+		{"import of an unknown source", []string{"import", "nope"}, "", Result{}, []call{{Method: "ImportNames", Srv: "nope"}}},
 
 		// flag values
 		{"--config <TAB>", []string{"--config"}, "", Result{Path: Files}, nil},

@@ -8,6 +8,8 @@ import (
 	"io"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // NoMatchError is returned when --select matches nothing (exit 9).
@@ -16,6 +18,12 @@ type NoMatchError struct{ Path string }
 func (e *NoMatchError) Error() string {
 	return fmt.Sprintf("--select %q matched nothing", e.Path)
 }
+
+// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
+func (e *NoMatchError) ErrorCode() string { return "no_match" }
+
+// ErrorDetails: none.
+func (e *NoMatchError) ErrorDetails() map[string]any { return nil }
 
 // Marshal encodes v as one compact JSON document without HTML escaping.
 func Marshal(v any) ([]byte, error) {
@@ -78,21 +86,13 @@ func writeSelection(w io.Writer, doc []byte, path string) error {
 			if el.Type == gjson.String {
 				bw.WriteString(el.Str)
 			} else {
-				bw.Write(compact(el.Raw))
+				bw.WriteString(text.CompactJSON(text.BytesView(el.Raw)))
 			}
 			return bw.WriteByte('\n') == nil
 		})
 	default:
-		bw.Write(compact(r.Raw))
+		bw.WriteString(text.CompactJSON(text.BytesView(r.Raw)))
 		bw.WriteByte('\n')
 	}
 	return bw.Flush() // a bufio.Writer keeps its first error
-}
-
-func compact(raw string) []byte {
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, []byte(raw)); err != nil {
-		return []byte(raw)
-	}
-	return buf.Bytes()
 }

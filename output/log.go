@@ -95,29 +95,29 @@ func (l *Log) Askf(format string, args ...any) { l.Ask(fmt.Sprintf(format, args.
 // 80-column terminal (a wrapped line cannot be redrawn in place).
 const progressWidth = 79
 
-// Progress draws text as the progress line on stderr, replacing the one
+// Progress draws line as the progress line on stderr, replacing the one
 // before; "" clears it. It draws only on a terminal and never under --json
-// (nothing in a pipe: see REQUESTS FROM SERVERS in mcpx(1)). text is masked,
+// (nothing in a pipe: see REQUESTS FROM SERVERS in mcpx(1)). line is masked,
 // escaped and cut to one line of progressWidth characters.
-func (l *Log) Progress(text string) {
+func (l *Log) Progress(line string) {
 	if !l.s.ErrTTY || l.JSON {
 		return
 	}
-	if text != "" {
-		text = Sanitize(l.s.masker.Mask(strings.Join(strings.Fields(text), " ")))
+	if line != "" {
+		line = Sanitize(l.s.masker.Mask(text.Squash(line)))
 		// Columns, not characters: a wide character takes two.
-		text = runewidth.Truncate(text, progressWidth, "…")
+		line = runewidth.Truncate(line, progressWidth, "…")
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if text == l.progress {
+	if line == l.progress {
 		return
 	}
 	if l.progress != "" {
 		_, _ = io.WriteString(l.s.errRaw, "\r\x1b[K")
 	}
-	_, _ = io.WriteString(l.s.errRaw, text)
-	l.progress = text
+	_, _ = io.WriteString(l.s.errRaw, line)
+	l.progress = line
 }
 
 // Note tells the user something useful that is not a problem.

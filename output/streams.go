@@ -1,7 +1,3 @@
-// Package output owns everything mcpx writes: the result on stdout and the one
-// voice on stderr (notes, warnings, hints, errors). It computes the terminal
-// facts once, applies terminal safety to any stream that is a terminal, masks
-// secrets everywhere, and knows nothing about MCP.
 package output
 
 import (

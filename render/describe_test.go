@@ -11,20 +11,6 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-func TestTemplateVariables(t *testing.T) {
-	for tpl, want := range map[string][]string{
-		"file:///{path}":                 {"path"},
-		"x://{+path}/{id}{?q,lang}":      {"path", "id", "q", "lang"},
-		"x://{a}/{a}{#frag}{/seg*}{x:3}": {"a", "frag", "seg", "x"},
-		"no variables":                   nil,
-		"x://{unterminated":              nil,
-	} {
-		if got := TemplateVariables(tpl); !reflect.DeepEqual(got, want) {
-			t.Errorf("%q: %q, want %q", tpl, got, want)
-		}
-	}
-}
-
 func TestSchemaType(t *testing.T) {
 	for schema, want := range map[string]string{
 		`{"type":"string"}`:                                "string",

@@ -3,36 +3,46 @@ package render
 import (
 	"fmt"
 
-	"github.com/mcpx-cli/mcpx/internal/text"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 )
 
 // LimitError: a named limit (LIMITS in mcpx(1)) refused the content or the
-// spill directory (exit 8). Msg says what happened; Error names the limit and
-// its value.
-type LimitError struct {
-	Limit string // the named limit, e.g. "decode ceiling"; "spill directory" for directory checks
-	Value int64  // its value in bytes (0 when the limit is not a size)
-	Msg   string
-}
-
-func (e *LimitError) Error() string {
-	if e.Value == 0 {
-		return e.Msg
-	}
-	return fmt.Sprintf("%s: over the %s of %s", e.Msg, e.Limit, text.HumanBytes(e.Value))
-}
+// spill directory (exit 8); the transports' type, for the same meaning.
+type LimitError = limits.Error
 
 // BadContentError: an item of a server's reply cannot be rendered — a
 // resource item with both text and blob or neither, invalid base64 (exit 1,
 // bad_content). Item is the item's index in the reply, -1 for the result as a whole.
+// Server and Method, which the caller fills in, say whose reply it was.
 type BadContentError struct {
-	Item  int
-	URI   string // the item's uri, when it has one
-	Where string // where the item is, when Item alone does not say: "message #2"
-	Msg   string
+	Item   int
+	URI    string // the item's uri, when it has one
+	Where  string // where the item is, when Item alone does not say: "message #2"
+	Msg    string
+	Server string
+	Method string // e.g. "resources/read"
 }
 
 func (e *BadContentError) Error() string {
+	if e.Server != "" {
+		return fmt.Sprintf("server %q: %s: %s", e.Server, e.Method, e.what())
+	}
+	return e.what()
+}
+
+// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
+func (e *BadContentError) ErrorCode() string { return "bad_content" }
+
+// ErrorDetails are the error's fields under --json: the item's index.
+func (e *BadContentError) ErrorDetails() map[string]any {
+	if e.Item < 0 {
+		return nil
+	}
+	return map[string]any{"item": e.Item}
+}
+
+// what is the message without the server and method.
+func (e *BadContentError) what() string {
 	if e.Item < 0 { // the result as a whole
 		return e.Msg
 	}
@@ -45,12 +55,3 @@ func (e *BadContentError) Error() string {
 	}
 	return fmt.Sprintf("%sitem #%d: %s", where, e.Item, e.Msg)
 }
-
-// TemplateError: a URI template cannot be expanded from the pairs given (exit 2).
-type TemplateError struct {
-	Msg        string
-	Expression string   // the offending {expression}, when one is
-	Variables  []string // the variables concerned (missing, unknown, or all of the template's)
-}
-
-func (e *TemplateError) Error() string { return e.Msg }

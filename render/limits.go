@@ -1,7 +1,3 @@
-// Package render is the content policy: it turns what servers send into what
-// mcpx prints — paged text, spilled blobs, flattened prompts, catalog and
-// describe documents — under named limits. It never talks to a server and,
-// apart from the spill writer, performs no IO.
 package render
 
 // The limits of LIMITS in mcpx(1). Every message that applies one names it and

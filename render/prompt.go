@@ -47,30 +47,56 @@ func plainRole(role string) bool { return isToken(role, 32, false, "_-") }
 // decoded or spilled. Texts are decoded in place in raw. Warnings name what
 // was left out (unknown content types, odd roles).
 func RenderPrompt(raw []byte, p Policy) (doc *PromptDoc, warnings []string, err error) {
+	doc, list, base, err := readPrompt(raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	// First every message and block is checked, and the decode ceiling
+	// applied, keeping nothing (a reply can hold millions of blocks); then
+	// the messages are walked again and rendered until the ceiling.
+	total, err := checkPromptBlocks(raw, list, base, p.Secrets)
+	if err != nil {
+		return nil, nil, err
+	}
+	w := &promptWriter{raw: raw, p: p, doc: doc}
+	if err := eachMessage(raw, list, base, p.Secrets, w.message); err != nil && err != errStop {
+		return nil, nil, err
+	}
+	doc.Text = w.out.String()
+	doc.Truncated = w.full
+	doc.Omitted = total - w.shown
+	return doc, w.warnings, nil
+}
+
+// readPrompt reads a prompts/get result's description into a new document,
+// and finds its messages: list, at base in raw (an empty list when the
+// member is absent or null).
+func readPrompt(raw []byte) (doc *PromptDoc, list gjson.Result, base int, err error) {
 	res := gjson.Parse(text.StringView(raw))
 	if !res.IsObject() {
-		return nil, nil, &BadContentError{Item: -1, Msg: "the result is not a JSON object"}
+		return nil, list, 0, &BadContentError{Item: -1, Msg: "the result is not a JSON object"}
 	}
 	doc = &PromptDoc{Messages: []PromptMessage{}}
 	// The members as encoding/json reads them (the last of repeated keys
 	// wins), like those of each message and block.
 	top := scanMembers(raw, res.Index, res.Index+len(res.Raw))
 	doc.Description = orNilString(shortString(raw, top.get("description")))
-	var list gjson.Result // absent or null: no messages
-	base := 0             // where list is in raw
 	switch l := top.get("messages"); {
 	case !l.present(raw):
 	case l.is(raw, '['):
 		list, base = gjson.Parse(text.StringView(raw[l.s:l.e])), l.s
 	default:
-		return nil, nil, &BadContentError{Item: -1, Msg: "the result's \"messages\" is not an array"}
+		return nil, list, 0, &BadContentError{Item: -1, Msg: "the result's \"messages\" is not an array"}
 	}
-	// First every message and block is checked, and the decode ceiling
-	// applied, keeping nothing (a reply can hold millions of blocks); then
-	// the messages are walked again and rendered until the ceiling.
-	total := 0
+	return doc, list, base, nil
+}
+
+// checkPromptBlocks checks every message and block of list (at base in
+// raw) and applies the decode ceiling to them all, keeping nothing; it
+// returns how many blocks there are.
+func checkPromptBlocks(raw []byte, list gjson.Result, base int, sec Secrets) (total int, err error) {
 	var sizes int64
-	if err := eachMessage(raw, list, base, p.Secrets, func(k int, role string, content span) error {
+	err = eachMessage(raw, list, base, sec, func(k int, role string, content span) error {
 		where := fmt.Sprintf("message #%d", k)
 		return eachBlock(raw, content, func(i int, sp span) error {
 			b, err := checkBlock(raw, sp.s, sp.e, i, where)
@@ -80,106 +106,115 @@ func RenderPrompt(raw []byte, p Policy) (doc *PromptDoc, warnings []string, err 
 			total++
 			return b.checkSizes(raw, where, &sizes)
 		})
-	}); err != nil {
-		return nil, nil, err
-	}
-
-	// Render in order, building the block of text under the ceiling. Text
-	// is cut on a character boundary; a label or a placeholder is shown
-	// whole or not at all, and a block with no room left is never decoded.
-	var out bytes.Buffer
-	var decoded int64
-	full, shown := false, 0
-	err = eachMessage(raw, list, base, p.Secrets, func(k int, role string, content span) error {
-		label := "[" + role + "]\n"
-		if k > 0 {
-			label = "\n" + label
-		}
-		if len(label) > ResponseCeiling-out.Len() {
-			full = true
-			return errStop
-		}
-		before := out.Len()
-		out.WriteString(label)
-		after := out.Len()
-		where := fmt.Sprintf("message #%d", k)
-		roleWarning := ""
-		if role != "user" && role != "assistant" {
-			roleWarning = fmt.Sprintf("%s has the role %q, which MCP does not define; it is labelled [%s]", where, role, Clip(role, 200))
-		}
-		nwarn := len(warnings)
-		pm := PromptMessage{Role: role, Content: []any{}}
-		err := eachBlock(raw, content, func(i int, sp span) error {
-			b, err := checkBlock(raw, sp.s, sp.e, i, where)
-			if err != nil {
-				return err
-			}
-			sep := ""
-			if i > 0 {
-				sep = "\n"
-			}
-			left := ResponseCeiling - out.Len() - len(sep)
-			if left <= 0 || b.minLine(raw, p.SpillDir, true) > left {
-				full = true
-				return errStop
-			}
-			r, err := p.renderBlock(raw, &b, where, &decoded)
-			if err != nil {
-				return err
-			}
-			text := r.text
-			if len(text) > left {
-				full = true
-				if !r.isText { // never a cut placeholder
-					return errStop
-				}
-				t := r.item.(*TextItem)
-				cut := cutText(text, left)
-				// a secret the ceiling cuts shows as *** for the part kept
-				t.Text, t.Truncated, t.Bytes = p.maskPage(text, 0, len(cut)), true, len(cut)
-				text = t.Text
-			}
-			if r.warning != "" {
-				warnings = append(warnings, r.warning)
-			}
-			out.WriteString(sep)
-			out.WriteString(text)
-			pm.Content = append(pm.Content, r.item)
-			shown++
-			if full {
-				return errStop
-			}
-			return nil
-		})
-		if full && out.Len() == after {
-			// The ceiling left no room for any of this message: no label
-			// without its content (it would read as an empty message).
-			out.Truncate(before)
-			shown -= len(pm.Content)
-			warnings = warnings[:nwarn]
-			return err
-		}
-		if roleWarning != "" {
-			warnings = append(warnings[:nwarn], append([]string{roleWarning}, warnings[nwarn:]...)...)
-		}
-		doc.Messages = append(doc.Messages, pm)
-		if err != nil {
-			return err
-		}
-		if out.Len() >= ResponseCeiling {
-			full = true
-			return errStop
-		}
-		out.WriteString("\n")
-		return nil
 	})
-	if err != nil && err != errStop {
-		return nil, nil, err
+	return total, err
+}
+
+// promptWriter renders checked messages in order, building the block of
+// text under the ceiling. Text is cut on a character boundary; a label or
+// a placeholder is shown whole or not at all, and a block with no room
+// left is never decoded.
+type promptWriter struct {
+	raw      []byte
+	p        Policy
+	doc      *PromptDoc
+	out      bytes.Buffer
+	decoded  int64    // bytes decoded so far (the decode ceiling)
+	full     bool     // the ceiling was reached
+	shown    int      // blocks rendered
+	warnings []string // in the order of the blocks
+}
+
+// message renders message k: its label, then its blocks. A message whose
+// label fits but none of its blocks is taken back whole.
+func (w *promptWriter) message(k int, role string, content span) error {
+	label := "[" + role + "]\n"
+	if k > 0 {
+		label = "\n" + label
 	}
-	doc.Text = out.String()
-	doc.Truncated = full
-	doc.Omitted = total - shown
-	return doc, warnings, nil
+	if len(label) > ResponseCeiling-w.out.Len() {
+		w.full = true
+		return errStop
+	}
+	before := w.out.Len()
+	w.out.WriteString(label)
+	after := w.out.Len()
+	where := fmt.Sprintf("message #%d", k)
+	roleWarning := ""
+	if role != "user" && role != "assistant" {
+		roleWarning = fmt.Sprintf("%s has the role %q, which MCP does not define; it is labelled [%s]", where, role, text.EscapeClip(role, 200))
+	}
+	nwarn := len(w.warnings)
+	pm := PromptMessage{Role: role, Content: []any{}}
+	err := eachBlock(w.raw, content, func(i int, sp span) error {
+		return w.block(i, sp, where, &pm)
+	})
+	if w.full && w.out.Len() == after {
+		// The ceiling left no room for any of this message: no label
+		// without its content (it would read as an empty message).
+		w.out.Truncate(before)
+		w.shown -= len(pm.Content)
+		w.warnings = w.warnings[:nwarn]
+		return err
+	}
+	if roleWarning != "" {
+		w.warnings = append(w.warnings[:nwarn], append([]string{roleWarning}, w.warnings[nwarn:]...)...)
+	}
+	w.doc.Messages = append(w.doc.Messages, pm)
+	if err != nil {
+		return err
+	}
+	if w.out.Len() >= ResponseCeiling {
+		w.full = true
+		return errStop
+	}
+	w.out.WriteString("\n")
+	return nil
+}
+
+// block renders block i of a message into pm and the text, cutting a text
+// at the ceiling; a placeholder that does not fit whole ends the walk.
+func (w *promptWriter) block(i int, sp span, where string, pm *PromptMessage) error {
+	b, err := checkBlock(w.raw, sp.s, sp.e, i, where)
+	if err != nil {
+		return err
+	}
+	sep := ""
+	if i > 0 {
+		sep = "\n"
+	}
+	left := ResponseCeiling - w.out.Len() - len(sep)
+	if left <= 0 || b.minLine(w.raw, w.p.SpillDir, true) > left {
+		w.full = true
+		return errStop
+	}
+	r, err := w.p.renderBlock(w.raw, &b, where, &w.decoded)
+	if err != nil {
+		return err
+	}
+	shown := r.text
+	if len(shown) > left {
+		w.full = true
+		if !r.isText { // never a cut placeholder
+			return errStop
+		}
+		t := r.item.(*TextItem)
+		cut := cutText(shown, left)
+		// a secret the ceiling cuts shows as *** for the part kept
+		t.Text, t.Truncated, t.Bytes = w.p.maskPage(shown, 0, len(cut)), true, len(cut)
+		shown = t.Text
+	}
+	if r.warning != "" {
+		w.warnings = append(w.warnings, r.warning)
+	}
+	w.out.WriteString(sep)
+	w.out.WriteString(shown)
+	pm.Content = append(pm.Content, r.item)
+	w.shown++
+	if w.full {
+		return errStop
+	}
+	return nil
 }
 
 // errStop ends a walk early.

@@ -4,11 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"regexp"
-	"strconv"
 
 	"github.com/tidwall/gjson"
-
-	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // TextItem is a rendered text item (see read in COMMANDS, mcpx(1)).
@@ -226,38 +223,4 @@ func orNil(s string) *string {
 		return nil
 	}
 	return &s
-}
-
-// Clip shortens s to at most n characters, marking a cut with "...", and
-// shows its line breaks escaped (see text.Escape), for server-originated
-// strings in messages: a uri can be megabytes long, and a mime type can
-// carry a line break that would start a line of its own. A string that may
-// hold a secret is cut with ClipMasked.
-func Clip(s string, n int) string {
-	return ClipHead(s, false, n)
-}
-
-// ClipHead is Clip of head, the start of a longer string when more (then
-// marked cut too).
-func ClipHead(head string, more bool, n int) string {
-	head, cut := text.FirstChars(head, n)
-	if cut || more {
-		return text.Escape(head) + "..."
-	}
-	return text.Escape(head)
-}
-
-// Quote is Clip for a string a message shows in double quotes: s shortened
-// to n characters (then "..."), quoted as Go quotes it (%q), which shows
-// its line breaks and other control characters escaped.
-func Quote(s string, n int) string {
-	return quoteHead(s, false, n)
-}
-
-func quoteHead(head string, more bool, n int) string {
-	head, cut := text.FirstChars(head, n)
-	if cut || more {
-		head += "..."
-	}
-	return strconv.Quote(head)
 }

@@ -97,28 +97,6 @@ func TestRenderContentsSpillError(t *testing.T) {
 	}
 }
 
-func TestClip(t *testing.T) {
-	for _, tc := range []struct {
-		s    string
-		n    int
-		want string
-	}{
-		{"abc", 3, "abc"}, {"abcd", 3, "abc..."}, {"", 0, ""}, {"a", 0, "..."},
-		{"é世😀x", 3, "é世😀..."}, {"é世😀", 3, "é世😀"},
-		// one line: a server's line breaks are shown escaped
-		{"a\nmcpx: x", 20, `a\nmcpx: x`}, {"a\r\u0085\u2028\u2029b", 4, `a\r\u0085\u2028...`},
-	} {
-		if got := Clip(tc.s, tc.n); got != tc.want {
-			t.Errorf("Clip(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
-		}
-	}
-	for s, want := range map[string]string{"abcd": `"abc..."`, "a\nb": `"a\nb"`, "é\u2028": `"é\u2028"`} {
-		if got := Quote(s, 3); got != want {
-			t.Errorf("Quote(%q, 3) = %s, want %s", s, got, want)
-		}
-	}
-}
-
 // RenderResourceRead checks every item before it spills anything, and keeps
 // no more than the response ceiling allows however many items there are.
 func TestRenderResourceRead(t *testing.T) {

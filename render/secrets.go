@@ -1,6 +1,10 @@
 package render
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/mcpx-cli/mcpx/internal/text"
+)
 
 // Secrets masks the secrets in the texts of a response. Output masks every
 // whole secret it prints; what it cannot see is a secret cut in two — by
@@ -110,16 +114,16 @@ func MaskedHead(sec Secrets, s string, n int) (head string, more bool) {
 	return head, more
 }
 
-// ClipMasked is Clip of a server's string whose secrets are masked before
-// it is cut (see MaskedHead).
+// ClipMasked is text.EscapeClip of a server's string whose secrets are
+// masked before it is cut (see MaskedHead).
 func ClipMasked(sec Secrets, s string, n int) string {
 	head, more := MaskedHead(sec, s, n)
-	return ClipHead(head, more, n)
+	return text.EscapeClipHead(head, more, n)
 }
 
-// QuoteMasked is Quote of a server's string whose secrets are masked
-// before it is cut (see MaskedHead).
+// QuoteMasked is text.QuoteClip of a server's string whose secrets are
+// masked before it is cut (see MaskedHead).
 func QuoteMasked(sec Secrets, s string, n int) string {
 	head, more := MaskedHead(sec, s, n)
-	return quoteHead(head, more, n)
+	return text.QuoteClipHead(head, more, n)
 }

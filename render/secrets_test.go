@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // fakeSecrets masks by brute force: every byte of text that an occurrence
@@ -217,8 +219,8 @@ func TestClipMasked(t *testing.T) {
 	if got := ClipMasked(sec, s, 100); got != strings.Repeat("x", 95)+"*** t..." {
 		t.Errorf("ClipMasked = %q", got)
 	}
-	if got := Clip(s, 100); got != strings.Repeat("x", 95)+"hunte..." {
-		t.Errorf("Clip = %q (the cut a message must never show)", got)
+	if got := text.EscapeClip(s, 100); got != strings.Repeat("x", 95)+"hunte..." {
+		t.Errorf("EscapeClip = %q (the cut a message must never show)", got)
 	}
 	if got := QuoteMasked(sec, s, 97); got != `"`+strings.Repeat("x", 95)+`**..."` {
 		t.Errorf("QuoteMasked = %q", got)

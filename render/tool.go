@@ -35,139 +35,190 @@ type ToolDoc struct {
 // blocks. Every block is checked, and the decode ceiling
 // applied, before anything is decoded or spilled. Texts are decoded in place in raw.
 func RenderToolResult(raw []byte, p Policy) (doc *ToolDoc, warnings []string, err error) {
+	doc, f, err := readToolResult(raw, p.Secrets)
+	if err != nil {
+		return nil, nil, err
+	}
+	blocks := toolBlocks{raw: raw}
+	switch c := f.get("content"); {
+	case !c.present(raw):
+	case !c.is(raw, '['):
+		return nil, nil, &BadContentError{Item: -1, Msg: "the result's \"content\" is not an array"}
+	default:
+		blocks.list = c
+	}
+	// Every block is checked, and the decode ceiling applied, keeping
+	// nothing (a reply can hold millions of blocks); then the blocks are
+	// walked again and rendered until the ceiling.
+	total, err := blocks.check()
+	if err != nil {
+		return nil, nil, err
+	}
+	// Printed as text, the structured content mirrors the content items:
+	// with any, it is neither shown nor spilled (an image's mirror is its
+	// base64 again).
+	if sc := f.get("structuredContent"); sc.present(raw) && !(p.Text && total > 0) {
+		if err := p.structuredContent(raw[sc.s:sc.e], doc); err != nil {
+			return nil, nil, err
+		}
+	}
+	w := &toolWriter{raw: raw, p: p, doc: doc, sm: newSeams(p)}
+	if err := blocks.each(w.block); err != nil && err != errStop {
+		return nil, nil, err
+	}
+	doc.Omitted = total - len(doc.Content)
+	return doc, w.warnings, nil
+}
+
+// readToolResult reads a tools/call result's isError into a new document
+// and returns the result's members.
+func readToolResult(raw []byte, sec Secrets) (*ToolDoc, members, error) {
 	res := gjson.Parse(text.StringView(raw))
 	if !res.IsObject() {
-		return nil, nil, &BadContentError{Item: -1, Msg: "the result is not a JSON object"}
+		return nil, members{}, &BadContentError{Item: -1, Msg: "the result is not a JSON object"}
 	}
 	f := scanMembers(raw, res.Index, res.Index+len(res.Raw))
-	isErr := f.get("isError")
-	doc = &ToolDoc{Content: []any{}}
-	if isErr.present(raw) {
+	doc := &ToolDoc{Content: []any{}}
+	if isErr := f.get("isError"); isErr.present(raw) {
 		switch string(raw[isErr.s:isErr.e]) {
 		case "true":
 			doc.IsError = true
 		case "false":
 		default: // "true" as a string may well mean an error: never guess success
-			return nil, nil, &BadContentError{Item: -1, Msg: "its isError is not a boolean: " + ClipMasked(p.Secrets, string(raw[isErr.s:isErr.e]), 40)}
+			return nil, members{}, &BadContentError{Item: -1, Msg: "its isError is not a boolean: " + ClipMasked(sec, string(raw[isErr.s:isErr.e]), 40)}
 		}
 	}
-	c := f.get("content")
-	switch {
-	case !c.present(raw):
-		c = span{}
-	case !c.is(raw, '['):
-		return nil, nil, &BadContentError{Item: -1, Msg: "the result's \"content\" is not an array"}
+	return doc, f, nil
+}
+
+// toolBlocks is a result's content array in raw (none when list is zero).
+type toolBlocks struct {
+	raw  []byte
+	list span
+}
+
+func (c toolBlocks) each(visit func(i int, sp span) error) error {
+	if c.list.e == 0 {
+		return nil
 	}
-	// Every block is checked, and the decode ceiling applied, keeping
-	// nothing (a reply can hold millions of blocks); then the blocks are
-	// walked again and rendered until the ceiling.
-	total := 0
+	return eachBlock(c.raw, c.list, visit)
+}
+
+// check checks every block and applies the decode ceiling to them all,
+// keeping nothing; it returns how many blocks there are.
+func (c toolBlocks) check() (total int, err error) {
 	var sizes int64
-	walk := func(visit func(i int, sp span) error) error {
-		if c.e == 0 {
-			return nil
-		}
-		return eachBlock(raw, c, visit)
-	}
-	if err := walk(func(i int, sp span) error {
-		b, err := checkBlock(raw, sp.s, sp.e, i, "")
+	err = c.each(func(i int, sp span) error {
+		b, err := checkBlock(c.raw, sp.s, sp.e, i, "")
 		if err != nil {
 			return err
 		}
 		total++
-		return b.checkSizes(raw, "", &sizes)
-	}); err != nil {
-		return nil, nil, err
-	}
+		return b.checkSizes(c.raw, "", &sizes)
+	})
+	return total, err
+}
 
-	// The structured content first: it has its own ceiling, and spilling
-	// it can fail (the spill directory) before anything else is written.
-	// Printed as text, it mirrors the content items: with any, it is
-	// neither shown nor spilled (an image's mirror is its base64 again).
-	if sc := f.get("structuredContent"); sc.present(raw) && !(p.Text && total > 0) {
-		var buf bytes.Buffer
-		if err := json.Compact(&buf, raw[sc.s:sc.e]); err != nil {
-			return nil, nil, &BadContentError{Item: -1, Msg: "its structuredContent is not valid JSON"}
-		}
-		if buf.Len() > SliceClamp {
-			s, err := p.Spill(buf.Bytes(), "application/json")
-			if err != nil {
-				return nil, nil, err
-			}
-			doc.StructuredContentTruncated, doc.StructuredContentPath = true, &s.Path
-		} else {
-			doc.StructuredContent = buf.Bytes()
-		}
+// structuredContent puts sc, the result's structured content, into doc,
+// compacted, or spills it when it is over the slice clamp. It comes before
+// the blocks: it has its own ceiling, and spilling it can fail (the spill
+// directory) before anything else is written.
+func (p Policy) structuredContent(sc []byte, doc *ToolDoc) error {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, sc); err != nil {
+		return &BadContentError{Item: -1, Msg: "its structuredContent is not valid JSON"}
 	}
+	if buf.Len() <= SliceClamp {
+		doc.StructuredContent = buf.Bytes()
+		return nil
+	}
+	s, err := p.Spill(buf.Bytes(), "application/json")
+	if err != nil {
+		return err
+	}
+	doc.StructuredContentTruncated, doc.StructuredContentPath = true, &s.Path
+	return nil
+}
 
-	used := 0
-	var decoded int64
-	sm := newSeams(p)
-	err = walk(func(i int, sp span) error {
-		if used >= ResponseCeiling {
-			// the first block left out ends the seams (see renderer.omit)
-			if sm.waiting() {
-				if b, err := checkBlock(raw, sp.s, sp.e, i, ""); err == nil {
-					if t, ok := b.textOf(raw); ok {
-						sm.omitted(t)
-					}
+// toolWriter renders checked blocks in order into doc.Content until the
+// response ceiling: a text is cut at the slice clamp or the room left, a
+// line that must be shown whole (a path, a URI) is left out when it does
+// not fit, and what cannot be shown is never decoded or spilled.
+type toolWriter struct {
+	raw      []byte
+	p        Policy
+	doc      *ToolDoc
+	used     int   // bytes of the response ceiling used
+	decoded  int64 // bytes decoded so far (the decode ceiling)
+	sm       *seams
+	warnings []string
+}
+
+func (w *toolWriter) block(i int, sp span) error {
+	if w.used >= ResponseCeiling {
+		// the first block left out ends the seams (see renderer.omit)
+		if w.sm.waiting() {
+			if b, err := checkBlock(w.raw, sp.s, sp.e, i, ""); err == nil {
+				if t, ok := b.textOf(w.raw); ok {
+					w.sm.omitted(t)
 				}
 			}
-			return errStop
 		}
-		b, err := checkBlock(raw, sp.s, sp.e, i, "")
-		if err != nil {
-			return err
-		}
-		left := ResponseCeiling - used
-		if b.minLine(raw, p.SpillDir, false) > left {
-			// what cannot be shown is not decoded or spilled
-			used = ResponseCeiling
-			return errStop
-		}
-		r, err := p.renderBlock(raw, &b, "", &decoded)
-		if err != nil {
-			return err
-		}
-		if t, ok := r.item.(*TextItem); ok {
-			n := min(SliceClamp, left)
-			if len(t.Text) > n {
-				t.Text, t.Truncated = cutText(t.Text, n), true
-				t.CutByCeiling = n < SliceClamp
-			}
-			t.Bytes = len(t.Text)
-			used += len(t.Text) // and the newline text output adds when it lacks one
-			if !strings.HasSuffix(t.Text, "\n") {
-				used++
-			}
-			if t.Truncated && n == left {
-				// cut at the ceiling, maybe a few bytes short of it (a
-				// character boundary): the blocks after it are omitted
-				used = ResponseCeiling
-			}
-			sm.text(t, r.text, 0, t.Bytes)
-		} else {
-			sm.other()
-			line := len(ItemLine(r.item)) + 1
-			if line > left {
-				// a path or a URI is shown whole or not at all (a
-				// resource link's URI can be megabytes long)
-				used = ResponseCeiling
-				return errStop
-			}
-			used += line
-		}
-		if r.warning != "" {
-			warnings = append(warnings, r.warning)
-		}
-		doc.Content = append(doc.Content, r.item)
-		return nil
-	})
-	if err != nil && err != errStop {
-		return nil, nil, err
+		return errStop
 	}
-	doc.Omitted = total - len(doc.Content)
-	return doc, warnings, nil
+	b, err := checkBlock(w.raw, sp.s, sp.e, i, "")
+	if err != nil {
+		return err
+	}
+	left := ResponseCeiling - w.used
+	if b.minLine(w.raw, w.p.SpillDir, false) > left {
+		// what cannot be shown is not decoded or spilled
+		w.used = ResponseCeiling
+		return errStop
+	}
+	r, err := w.p.renderBlock(w.raw, &b, "", &w.decoded)
+	if err != nil {
+		return err
+	}
+	if t, ok := r.item.(*TextItem); ok {
+		w.text(t, r.text, left)
+	} else {
+		w.sm.other()
+		line := len(ItemLine(r.item)) + 1
+		if line > left {
+			// a path or a URI is shown whole or not at all (a
+			// resource link's URI can be megabytes long)
+			w.used = ResponseCeiling
+			return errStop
+		}
+		w.used += line
+	}
+	if r.warning != "" {
+		w.warnings = append(w.warnings, r.warning)
+	}
+	w.doc.Content = append(w.doc.Content, r.item)
+	return nil
+}
+
+// text cuts t, whose whole text is full, at the slice clamp or at left,
+// the room under the ceiling, and counts what it uses.
+func (w *toolWriter) text(t *TextItem, full string, left int) {
+	n := min(SliceClamp, left)
+	if len(t.Text) > n {
+		t.Text, t.Truncated = cutText(t.Text, n), true
+		t.CutByCeiling = n < SliceClamp
+	}
+	t.Bytes = len(t.Text)
+	w.used += len(t.Text) // and the newline text output adds when it lacks one
+	if !strings.HasSuffix(t.Text, "\n") {
+		w.used++
+	}
+	if t.Truncated && n == left {
+		// cut at the ceiling, maybe a few bytes short of it (a
+		// character boundary): the blocks after it are omitted
+		w.used = ResponseCeiling
+	}
+	w.sm.text(t, full, 0, t.Bytes)
 }
 
 // ItemLine is what text output prints for a rendered tool result item:

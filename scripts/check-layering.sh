@@ -3,33 +3,83 @@
 # -> output); only commands imports client, render, output and completions.
 # Inside client, the connection (client) sits on its config, its OAuth
 # tokens and its transports; the transports import nothing of mcpx's but
-# internal packages, which are leaves. Fails when `go list -deps` shows an
-# edge the table below does not allow.
-set -eu
+# internal packages, which are leaves.
+#
+# Two checks over every package's imports, its tests' imports included:
+#   - forward: each package imports only what the table in allowed() lists
+#     (a package missing from the table fails, so a new one gets a rule);
+#   - reverse: client, client/*, render, output and completions are imported
+#     only by commands, cmd/mcpx, scripts/* and test (and client's own
+#     packages by each other, as the forward table says).
+set -euf # -f: the rules below are case patterns, not file names
 cd "$(dirname "$0")/.."
 mod=$(go list -m)
+
+# allowed PKG: the packages of mcpx that PKG may import, as case patterns;
+# "*" for any, nothing for none; exits 1 when PKG has no rule.
+allowed() {
+	case $1 in
+	cmd/mcpx) echo 'commands output' ;;
+	commands) echo 'client client/* commands/demo completions internal/* output render' ;;
+	commands/demo) echo 'internal/*' ;;
+	completions | output | render) echo 'internal/*' ;;
+	client) echo 'client/auth client/config client/transport internal/*' ;;
+	client/auth) echo 'client/config client/transport internal/*' ;;
+	client/config) echo 'client/transport internal/*' ;;
+	client/transport) echo 'internal/*' ;;
+	internal/text) echo '' ;;
+	internal/*) echo 'internal/*' ;;
+	test/fixture) echo 'internal/*' ;;
+	test | scripts/*) echo '*' ;;
+	*) return 1 ;;
+	esac
+}
+
+# guarded DEP IMPORTER: fails when DEP may be imported only by the top of the
+# tree and IMPORTER is not there.
+guarded() {
+	case $1 in
+	client | client/* | render | output | completions) ;;
+	*) return 1 ;;
+	esac
+	case $2 in
+	commands | cmd/mcpx | scripts/* | test) return 1 ;;
+	client | client/*) case $1 in client | client/*) return 1 ;; esac ;;
+	esac
+	return 0
+}
+
 status=0
-allow() { # PKG ALLOWED... : the packages of mcpx that PKG may import
-	pkg=$1
-	shift
-	for dep in $(go list -deps "./$pkg" | grep "^$mod/" | sed "s#^$mod/##"); do
-		[ "$dep" = "$pkg" ] && continue
+edges=$(go list -f '{{$p := .ImportPath}}{{range .Imports}}{{$p}} imports {{.}}
+{{end}}{{range .TestImports}}{{$p}} test-imports {{.}}
+{{end}}{{range .XTestImports}}{{$p}} test-imports {{.}}
+{{end}}' ./...)
+edges=$(echo "$edges" | grep " $mod/" | sed "s# $mod/# #; s#^$mod/##")
+for pkg in $(go list ./... | sed "s#^$mod/##"); do
+	if ! allowed "$pkg" >/dev/null; then
+		echo "layering: $pkg has no rule in scripts/check-layering.sh" >&2
+		status=1
+	fi
+done
+echo "$edges" | {
+	while read -r pkg kind dep; do
+		[ -n "$pkg" ] && [ "$dep" != "$pkg" ] || continue
+		rule=$(allowed "$pkg") || continue
+		[ "$kind" = imports ] && edge="$pkg imports $dep" || edge="$pkg's tests import $dep"
 		ok=0
-		for a in "$@"; do
-			case $dep in "$a" | "$a"/*) ok=1 ;; esac
+		for a in $rule; do
+			# shellcheck disable=SC2254 # $a is a pattern
+			case $dep in $a) ok=1 ;; esac
 		done
 		if [ $ok = 0 ]; then
-			echo "layering: $pkg imports $dep (it may import only: ${*:-nothing of mcpx's})" >&2
+			echo "layering: $edge (it may import only: ${rule:-nothing of mcpx's})" >&2
+			status=1
+		fi
+		if guarded "$dep" "$pkg"; then
+			echo "layering: $edge (only commands, cmd/mcpx, scripts and test may)" >&2
 			status=1
 		fi
 	done
-}
-allow render internal
-allow output internal
-allow completions internal
-allow client client/auth client/config client/transport internal
-allow client/auth client/config client/transport internal
-allow client/config client/transport internal
-allow client/transport internal
-allow internal/text
+	exit $status
+} || status=1
 exit $status

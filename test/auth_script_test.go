@@ -91,8 +91,9 @@ func cmdScrub(ts *testscript.TestScript, neg bool, args []string) {
 
 // secretValue matches what the OAuth fixture issues and what no output may
 // show: access and refresh tokens (at-N-HEX, rt-N-HEX), the secrets of
-// dynamically registered clients, and those of the pre-registered ones.
-var secretValue = regexp.MustCompile(`\b(at|rt)-[0-9]+-[0-9a-f]{16}\b|dyn-secret-[0-9]+|s3cret-(basic|post)`)
+// dynamically registered clients, and those of the pre-registered ones,
+// JWT client assertions and the lines of a PEM private key.
+var secretValue = regexp.MustCompile(`\b(at|rt)-[0-9]+-[0-9a-f]{16}\b|dyn-secret-[0-9]+|s3cret-(basic|post|cc-basic|cc-post)|eyJ[A-Za-z0-9_-]{8,}\.eyJ|MI[GIJ][A-Za-z0-9+/]{16,}`)
 
 // nosecrets [FILE...]: neither the last command's stdout and stderr nor any
 // FILE holds a token or a client secret of the OAuth fixture.

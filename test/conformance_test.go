@@ -42,6 +42,9 @@ var conformanceScenarios = []string{
 	"auth/metadata-var1",
 	"auth/metadata-var2",
 	"auth/metadata-var3",
+	// The authorization server supports client ID metadata documents: the
+	// adapter configures "oauth": {"clientMetadataUrl"}, the client id.
+	"auth/basic-cimd",
 	"auth/scope-from-www-authenticate",
 	"auth/scope-from-scopes-supported",
 	"auth/scope-omitted-when-undefined",
@@ -59,6 +62,11 @@ var conformanceScenarios = []string{
 	"auth/resource-mismatch", // mcpx login refuses (exit 6): the expected outcome
 	"auth/offline-access-scope",
 	"auth/offline-access-not-supported",
+	// Machine to machine: "grant": "client_credentials" with the context's
+	// private key (private_key_jwt) or secret (client_secret_basic); no
+	// login, the first command obtains the token.
+	"auth/client-credentials-jwt",
+	"auth/client-credentials-basic",
 }
 
 const (
@@ -67,7 +75,7 @@ const (
 	// summary). A passing scenario takes 1-3 s.
 	conformanceScenarioBound = 2 * time.Minute
 	// conformanceBound bounds the whole test (the build, then 2-4 s per
-	// scenario on an idle machine: about 60-80 s for the 22; 270 s was
+	// scenario on an idle machine: about 60-80 s for the 25; 270 s was
 	// measured on a 2-CPU machine busy with other test runs, 5-25 s per
 	// scenario). make test gives go test 15 minutes.
 	conformanceBound = 8 * time.Minute

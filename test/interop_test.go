@@ -184,7 +184,8 @@ func TestInterop(t *testing.T) {
 		}
 	}
 
-	it := &interop{node: node, scripts: scripts, truths: truths}
+	it := &interop{node: node, scripts: scripts, truths: truths, logDir: t.TempDir(), http: map[string]*sharedHTTP{}}
+	t.Cleanup(it.stopHTTP)
 	p := params("testdata/interop")
 	p.Cmds["everything"] = it.cmdEverything
 	p.Cmds["paginated"] = it.cmdPaginated
@@ -499,6 +500,22 @@ type interop struct {
 	node    string
 	scripts map[string]string // VERSION → dist/index.js
 	truths  map[string]*everythingTruth
+
+	logDir string // the shared HTTP servers' output
+	mu     sync.Mutex
+	http   map[string]*sharedHTTP // "VERSION MODE" → its server
+}
+
+// sharedHTTP is a server-everything HTTP server that all scripts naming its
+// version and mode use: the first one starts it, and it runs until the test
+// ends. Sharing is sound because the server keeps no state across
+// sessions (each session gets a server of its own) and every mcpx run is a
+// session of its own; it saves a node start per script.
+type sharedHTTP struct {
+	once sync.Once
+	port int
+	err  error
+	stop func()
 }
 
 // truth returns the truth of the version the script chose with `everything`,
@@ -524,7 +541,9 @@ func (it *interop) truth(ts *testscript.TestScript) *everythingTruth {
 //	sse             likewise, $URL is http://127.0.0.1:PORT/sse, and $MCPX_CONFIG gets
 //	                {"everything": {"url": $URL, "type": "sse"}}
 //
-// A server this starts is killed (its whole process group) when the script ends, pass or fail.
+// The HTTP servers are shared by the scripts (see sharedHTTP) and killed
+// (their whole process group) when the test ends; a stdio server is mcpx's
+// own child, started by each mcpx run.
 func (it *interop) cmdEverything(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: everything VERSION stdio|stdio-tap|streamableHttp|sse")
@@ -543,7 +562,7 @@ func (it *interop) cmdEverything(ts *testscript.TestScript, neg bool, args []str
 	case "stdio-tap":
 		entry = stdioTapEntry(it.node, script, ts.MkAbs("server.pid"), ts.MkAbs("server.in"))
 	case "streamableHttp", "sse":
-		port := it.startHTTP(ts, script, mode)
+		port := it.sharedHTTP(ts, version, script, mode)
 		u := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
 		if mode == "sse" {
 			u = fmt.Sprintf("http://127.0.0.1:%d/sse", port)
@@ -565,24 +584,59 @@ func (it *interop) cmdEverything(ts *testscript.TestScript, neg bool, args []str
 	ts.Check(os.WriteFile(ts.MkAbs(cfg), append(b, '\n'), 0o644))
 }
 
+// sharedHTTP returns the port of the shared server of VERSION in MODE,
+// starting it if no script has yet.
+func (it *interop) sharedHTTP(ts *testscript.TestScript, version, script, mode string) int {
+	it.mu.Lock()
+	sh := it.http[version+" "+mode]
+	if sh == nil {
+		sh = &sharedHTTP{}
+		it.http[version+" "+mode] = sh
+	}
+	it.mu.Unlock()
+	sh.once.Do(func() {
+		logPath := filepath.Join(it.logDir, "everything-"+version+"-"+mode+".log")
+		sh.port, sh.stop, sh.err = startHTTP(it.node, script, mode, logPath)
+	})
+	if sh.err != nil {
+		ts.Fatalf("%v", sh.err)
+	}
+	ts.Logf("server-everything %s %s listening on 127.0.0.1:%d (shared)", version, mode, sh.port)
+	return sh.port
+}
+
+// stopHTTP kills the shared servers.
+func (it *interop) stopHTTP() {
+	it.mu.Lock()
+	defer it.mu.Unlock()
+	for _, sh := range it.http {
+		if sh.stop != nil {
+			sh.stop()
+		}
+	}
+}
+
 // startHTTP runs `node SCRIPT MODE` with PORT set to a free loopback port and
-// waits until it accepts connections; it returns the port. The server's
-// output goes to $WORK/everything-MODE.log.
-func (it *interop) startHTTP(ts *testscript.TestScript, script, mode string) int {
-	logPath := ts.MkAbs("everything-" + mode + ".log")
+// waits until it accepts connections; it returns the port and a function
+// that kills the server's process group. The server's output goes to LOGPATH.
+func startHTTP(node, script, mode, logPath string) (int, func(), error) {
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
 		port, err := freePort()
-		ts.Check(err)
+		if err != nil {
+			return 0, nil, err
+		}
 		logf, err := os.Create(logPath)
-		ts.Check(err)
-		cmd := exec.Command(it.node, script, mode)
+		if err != nil {
+			return 0, nil, err
+		}
+		cmd := exec.Command(node, script, mode)
 		cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
 		cmd.Stdout, cmd.Stderr = logf, logf
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := cmd.Start(); err != nil {
 			logf.Close()
-			ts.Fatalf("starting %s %s: %v", script, mode, err)
+			return 0, nil, fmt.Errorf("starting %s %s: %v", script, mode, err)
 		}
 		exited := make(chan struct{})
 		go func() {
@@ -590,10 +644,10 @@ func (it *interop) startHTTP(ts *testscript.TestScript, script, mode string) int
 			logf.Close()
 			close(exited)
 		}()
-		ts.Defer(func() {
+		stop := func() {
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			<-exited
-		})
+		}
 		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 		deadline := time.Now().Add(15 * time.Second)
 		for {
@@ -611,12 +665,12 @@ func (it *interop) startHTTP(ts *testscript.TestScript, script, mode string) int
 					conn.Close()
 				}
 				if err == nil && bytes.Contains(said, []byte("port "+strconv.Itoa(port))) {
-					ts.Logf("server-everything %s listening on %s (pid %d)", mode, addr, cmd.Process.Pid)
-					return port
+					return port, stop, nil
 				}
 				if time.Now().After(deadline) {
+					stop()
 					out, _ := os.ReadFile(logPath)
-					ts.Fatalf("node %s %s (PORT=%d) did not listen within 15s:\n%s", script, mode, port, out)
+					return 0, nil, fmt.Errorf("node %s %s (PORT=%d) did not listen within 15s:\n%s", script, mode, port, out)
 				}
 				time.Sleep(20 * time.Millisecond)
 				continue
@@ -624,8 +678,7 @@ func (it *interop) startHTTP(ts *testscript.TestScript, script, mode string) int
 			break
 		}
 	}
-	ts.Fatalf("%v", lastErr)
-	return 0
+	return 0, nil, lastErr
 }
 
 // freePort returns a loopback TCP port nothing listens on (at the moment).

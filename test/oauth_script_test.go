@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,7 +47,10 @@ var oauthServers = struct {
 //	open-initialize=on                      ttl=DURATION|none
 //	refresh=rotate|none|reuse               refresh-ttl=DURATION
 //	refresh-delay=DURATION                  revocation=on
-//	bad-state=on  deny=on  bad-issuer=on  no-s256=on
+//	bad-state=on  deny=on  bad-issuer=on  no-s256=on  cimd=on
+//
+// With a clients=jwt, cc-jwt or cc-jwt-rsa client, $VAR_EC_KEY and $VAR_RSA_KEY
+// are the JWT clients' PEM private keys.
 //
 // Without dcr=, registration is offered when there are no clients.
 func cmdFixtureOAuth(ts *testscript.TestScript, neg bool, args []string) {
@@ -81,6 +85,11 @@ func cmdFixtureOAuth(ts *testscript.TestScript, neg bool, args []string) {
 	})
 	ts.Setenv(name, s.URL())
 	ts.Setenv(name+"_AS", s.Issuer())
+	if slices.ContainsFunc(o.Clients, func(c string) bool { return strings.Contains(c, "jwt") }) {
+		k := fixture.FixtureKeys()
+		ts.Setenv(name+"_EC_KEY", k.EC)
+		ts.Setenv(name+"_RSA_KEY", k.RSA)
+	}
 }
 
 // parseOAuthOptions reads fixture-oauth's KEY=VALUE arguments.
@@ -165,6 +174,8 @@ func parseOAuthOptions(args []string) (fixture.OAuthOptions, error) {
 			on(&o.BadIssuer)
 		case "no-s256":
 			on(&o.NoS256)
+		case "cimd":
+			on(&o.CIMD)
 		default:
 			return o, fmt.Errorf("fixture-oauth: unknown key %q", key)
 		}
@@ -229,9 +240,16 @@ var oauthLoginEnv = []string{"XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"
 // command's, for stdout, stderr and cmp. A URL seen just before PROG exits
 // is still followed (the browser gets 5 s after the exit). The whole of it is
 // bounded by 60 s: then PROG is killed and the command fails.
+//
+// -paste=WHAT plays a browser on another machine for mcpx login --paste: it
+// GETs the URL without following the redirect to the loopback callback,
+// and writes to PROG's stdin (then closes it) what WHAT says: url (the
+// redirect's Location), query (its query alone), code (the code alone),
+// wrong-state (the Location with another state), eof (nothing: stdin is
+// closed at once).
 func cmdOAuthLogin(ts *testscript.TestScript, neg bool, args []string) {
-	usage := "usage: oauth-login [-nofollow] [-tamper-state] [-env=NAME,...] N PROG [ARGS...]"
-	follow, tamper := true, false
+	usage := "usage: oauth-login [-nofollow] [-tamper-state] [-paste=url|query|code|wrong-state|eof] [-env=NAME,...] N PROG [ARGS...]"
+	follow, tamper, paste := true, false, ""
 	env := oauthLoginEnv
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		switch flag := args[0]; {
@@ -239,6 +257,8 @@ func cmdOAuthLogin(ts *testscript.TestScript, neg bool, args []string) {
 			follow = false
 		case flag == "-tamper-state":
 			tamper = true
+		case strings.HasPrefix(flag, "-paste="):
+			paste = strings.TrimPrefix(flag, "-paste=")
 		case strings.HasPrefix(flag, "-env="):
 			env = append(env[:len(env):len(env)], list(strings.TrimPrefix(flag, "-env="))...)
 		default:
@@ -260,10 +280,19 @@ func cmdOAuthLogin(ts *testscript.TestScript, neg bool, args []string) {
 	watch := &urlWatcher{found: make(chan string, 1)}
 	cmd.Stdout, cmd.Stderr = &stdout, watch
 	cmd.WaitDelay = 2 * time.Second
+	var stdin io.WriteCloser
+	if paste != "" {
+		var err error
+		stdin, err = cmd.StdinPipe()
+		ts.Check(err)
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), oauthLoginBound)
 	defer cancel()
 	ts.Check(cmd.Start())
+	if paste == "eof" {
+		stdin.Close()
+	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 
@@ -277,6 +306,10 @@ func cmdOAuthLogin(ts *testscript.TestScript, neg bool, args []string) {
 			u = tamperState(u)
 		}
 		browsed = make(chan string, 1)
+		if paste != "" {
+			go func() { browsed <- pasteRedirect(ctx, u, paste, stdin) }()
+			return
+		}
 		go func() { browsed <- openURL(ctx, u) }()
 	}
 	timedOut := false
@@ -364,6 +397,47 @@ func tamperState(u string) string {
 	}
 	p.RawQuery = strings.Join(parts, "&")
 	return p.String()
+}
+
+// pasteRedirect GETs u without following its redirect, and writes to w
+// what the user of login --paste would paste (see oauth-login -paste).
+func pasteRedirect(ctx context.Context, u, what string, w io.WriteCloser) string {
+	defer w.Close()
+	if what == "eof" {
+		return "pasted nothing (stdin closed)"
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return "the browser could not open the URL: " + err.Error()
+	}
+	c := &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Do(req)
+	if err != nil {
+		return "the browser failed"
+	}
+	resp.Body.Close()
+	loc, err := url.Parse(resp.Header.Get("Location"))
+	if err != nil || resp.StatusCode != http.StatusFound {
+		return fmt.Sprintf("the authorization server answered HTTP %d, not a redirect", resp.StatusCode)
+	}
+	var text string
+	switch what {
+	case "url":
+		text = loc.String()
+	case "query":
+		text = "?" + loc.RawQuery
+	case "code":
+		text = loc.Query().Get("code")
+	case "wrong-state":
+		q := loc.Query()
+		q.Set("state", "not-"+q.Get("state"))
+		loc.RawQuery = q.Encode()
+		text = loc.String()
+	default:
+		return "unknown -paste=" + what
+	}
+	_, _ = io.WriteString(w, "\n  "+text+"  \n")
+	return "pasted the " + what
 }
 
 // openURL GETs u like a browser, following redirects, and reports how it went.

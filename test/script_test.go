@@ -95,6 +95,8 @@ func params(dir string) testscript.Params {
 			"perm":      cmdPerm,
 			"scrub":     cmdScrub,
 			"nosecrets": cmdNoSecrets,
+
+			"replace": cmdReplace, // hosts_script_test.go
 		},
 	}
 }

@@ -30,6 +30,10 @@ type SourceOptions struct {
 	Mask       func(string) string  // hides secrets before a message cuts a server's text short
 	Note       func(string, ...any) // notes always shown
 	AddSecrets func(...string)      // registers secrets (stored tokens) to hide from now on
+	// Unusable, when set, is told of a stored token that cannot be used
+	// (its file unreadable, unsafe or broken): the server's name as the
+	// user gives it, and why. The connection goes on without a token.
+	Unusable func(server string, err error)
 }
 
 // Source gives a connection the server's stored token.
@@ -44,6 +48,8 @@ type Source struct {
 	state     string // "none", "token", "expired"
 	why       string // why the last refresh failed
 	refreshed bool   // one refresh per connection at most
+	// grantFailed: the client_credentials grant failed (why says how).
+	grantFailed bool
 }
 
 // NewSource loads the stored token of an http or sse target, refreshing
@@ -75,17 +81,23 @@ func NewSource(ctx context.Context, t *config.Target, o SourceOptions) *Source {
 	a := &Source{t: t, o: o, store: tokenStore{dir: t.TokenDir}, server: server, state: "none"}
 	tok, err := a.store.load(server)
 	if err != nil {
-		if o.Note != nil {
-			o.Note("server %q: %v; run: mcpx login %s", t.Name, err, shellArg(t.Name))
+		if o.Unusable != nil {
+			o.Unusable(t.Name, err)
 		}
-		return a
+		if !machine(t) {
+			return a
+		}
+		tok = nil // the grant replaces it
 	}
 	if tok == nil {
+		if machine(t) && !t.NoRefresh {
+			a.refresh(ctx, "")
+		}
 		return a
 	}
 	o.AddSecrets(tok.Secrets()...)
 	a.tok, a.state = tok, "token"
-	if tok.expired(time.Now()) {
+	if tok.expired(time.Now()) || machine(t) && tok.ClientID != t.OAuth.ClientID {
 		a.refresh(ctx, tok.AccessToken)
 	}
 	return a
@@ -111,7 +123,9 @@ func (a *Source) refresh(ctx context.Context, stale string) bool {
 	a.refreshed = true
 	expire := func(why string) bool {
 		a.why = why
-		if a.tok.expired(time.Now()) {
+		if a.tok == nil {
+			a.state = "none"
+		} else if a.tok.expired(time.Now()) {
 			a.state = "expired"
 		}
 		return false
@@ -125,8 +139,11 @@ func (a *Source) refresh(ctx context.Context, stale string) bool {
 	}
 	defer unlock()
 	cur, err := a.store.load(a.server)
-	if err != nil {
+	if err != nil && !machine(a.t) {
 		return expire(err.Error())
+	}
+	if machine(a.t) {
+		return a.grant(ctx, cur, stale)
 	}
 	if cur == nil { // logged out meanwhile
 		a.tok, a.state = nil, "none"
@@ -170,6 +187,36 @@ func (a *Source) refresh(ctx context.Context, stale string) bool {
 	return true
 }
 
+// grant renews a client_credentials token (the caller holds the lock and
+// a.mu): the one another process stored meanwhile, else a new grant. A
+// failed grant leaves the stale token (if any) and says why.
+func (a *Source) grant(ctx context.Context, cur *StoredToken, stale string) bool {
+	if cur != nil {
+		a.o.AddSecrets(cur.Secrets()...)
+		if cur.ClientID == a.t.OAuth.ClientID && cur.Grant == config.GrantClientCredentials &&
+			cur.AccessToken != stale && !cur.expired(time.Now()) {
+			a.tok, a.state = cur, "token"
+			return true
+		}
+	}
+	nt, err := clientCredentials(ctx, a.t, a.server, cur, grantOptions{mask: a.o.Mask, addSecrets: a.o.AddSecrets, note: a.o.Note})
+	if err != nil {
+		a.grantFailed = true
+		a.why = strings.Replace(bare(err), refusedGrant, "the token endpoint answered ", 1)
+		if a.tok != nil && a.tok.expired(time.Now()) {
+			a.state = "expired"
+		} else if a.tok == nil {
+			a.state = "none"
+		}
+		return false
+	}
+	if err := a.store.save(nt); err != nil && a.o.Note != nil {
+		a.o.Note("server %q: the new token is used but could not be stored: %v", a.t.Name, err)
+	}
+	a.tok, a.state, a.grantFailed, a.why = nt, "token", false, ""
+	return true
+}
+
 // Retry reports whether a refused connection is worth one more attempt: a
 // 401 to a stored token that a refresh has now replaced.
 func (a *Source) Retry(ctx context.Context, ae *Error) bool {
@@ -188,6 +235,10 @@ func (a *Source) Retry(ctx context.Context, ae *Error) bool {
 func (a *Source) Explain(ae *Error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if ae.Status == 401 && a.grantFailed && (a.tok == nil || a.state != "token") {
+		ae.Token, ae.Why = "grant", a.why
+		return
+	}
 	if ae.Status != 401 || a.tok == nil {
 		return
 	}

@@ -198,14 +198,14 @@ func TestClientFor(t *testing.T) {
 		want clientAuth
 	}{
 		{StoredToken{ClientID: "c", ClientSecret: "s", Registered: true, AuthMethod: "client_secret_post"}, &config.OAuthConfig{ClientID: "c", ClientSecret: "cfg"},
-			clientAuth{"c", "s", "client_secret_post"}},
+			clientAuth{ID: "c", Secret: "s", Method: "client_secret_post"}},
 		{StoredToken{ClientID: "c", AuthMethod: "client_secret_basic"}, &config.OAuthConfig{ClientID: "c", ClientSecret: "cfg"},
-			clientAuth{"c", "cfg", "client_secret_basic"}},
+			clientAuth{ID: "c", Secret: "cfg", Method: "client_secret_basic"}},
 		{StoredToken{ClientID: "c", AuthMethod: "client_secret_basic"}, &config.OAuthConfig{ClientID: "other", ClientSecret: "cfg"},
-			clientAuth{"c", "", "client_secret_basic"}},
-		{StoredToken{ClientID: "c", AuthMethod: "none"}, nil, clientAuth{"c", "", "none"}},
+			clientAuth{ID: "c", Secret: "", Method: "client_secret_basic"}},
+		{StoredToken{ClientID: "c", AuthMethod: "none"}, nil, clientAuth{ID: "c", Secret: "", Method: "none"}},
 	} {
-		if got := clientFor(&c.tok, &config.Target{OAuth: c.oc}); got != c.want {
+		if got := clientFor(&c.tok, &config.Target{OAuth: c.oc}); got.ID != c.want.ID || got.Secret != c.want.Secret || got.Method != c.want.Method {
 			t.Errorf("clientFor(%+v, %+v) = %+v, want %+v", c.tok, c.oc, got, c.want)
 		}
 	}
@@ -396,11 +396,11 @@ func TestConnAuthNothingUsable(t *testing.T) {
 		t.Fatal(err)
 	}
 	var notes []string
-	a = NewSource(context.Background(), tg, SourceOptions{Note: func(f string, args ...any) { notes = append(notes, fmt.Sprintf(f, args...)) }})
+	a = NewSource(context.Background(), tg, SourceOptions{Unusable: func(server string, err error) { notes = append(notes, fmt.Sprintf("%s: %v", server, err)) }})
 	if a == nil || a.Bearer() != "" || a.Info() != (Info{State: "none"}) {
 		t.Errorf("damaged: %+v", a)
 	}
-	if want := []string{fmt.Sprintf(`server "srv": token file %s is damaged; run: mcpx login srv`, p)}; !slices.Equal(notes, want) {
+	if want := []string{fmt.Sprintf(`srv: token file %s is damaged`, p)}; !slices.Equal(notes, want) {
 		t.Errorf("notes %q, want %q", notes, want)
 	}
 }
@@ -577,51 +577,37 @@ func TestConnAuthConcurrentRefresh(t *testing.T) {
 // ---- messages ----
 
 func TestAuthErrorMessages(t *testing.T) {
-	loginHints := func(name string) []string {
-		return []string{"log in with: mcpx login " + name,
-			`or pass credentials with -H 'Authorization: Bearer TOKEN', or set "headers" in the server's config entry`}
-	}
 	at := time.Date(2025, 1, 2, 5, 4, 5, 0, time.FixedZone("EET", 2*3600))
 	for _, c := range []struct {
-		name  string
-		e     Error
-		err   string
-		hints []string
+		name string
+		e    Error
+		err  string
 	}{
 		{"401, nothing stored", Error{Server: "srv", Status: 401},
-			`server "srv" requires authentication (HTTP 401)`, loginHints("srv")},
+			`server "srv" requires authentication (HTTP 401)`},
 		{"401 with resource metadata", Error{Server: "srv", Status: 401, ResourceMetadata: "https://rs.example/.well-known/oauth-protected-resource"},
-			`server "srv" requires authentication (HTTP 401); resource metadata: https://rs.example/.well-known/oauth-protected-resource`, loginHints("srv")},
+			`server "srv" requires authentication (HTTP 401); resource metadata: https://rs.example/.well-known/oauth-protected-resource`},
 		{"401, expired, no refresh token", Error{Server: "srv", Status: 401, Token: "expired", ExpiredAt: at},
-			`server "srv" requires authentication (HTTP 401); the stored token expired at 2025-01-02T03:04:05Z and there is no refresh token`, loginHints("srv")},
+			`server "srv" requires authentication (HTTP 401); the stored token expired at 2025-01-02T03:04:05Z and there is no refresh token`},
 		{"401, expired, refresh failed", Error{Server: "srv", Status: 401, Token: "expired", ExpiredAt: at, Why: "invalid_grant (HTTP 400)"},
-			`server "srv" requires authentication (HTTP 401); the stored token expired at 2025-01-02T03:04:05Z and refreshing it failed: invalid_grant (HTTP 400)`, loginHints("srv")},
+			`server "srv" requires authentication (HTTP 401); the stored token expired at 2025-01-02T03:04:05Z and refreshing it failed: invalid_grant (HTTP 400)`},
 		{"401, rejected", Error{Server: "srv", Status: 401, Token: "rejected"},
-			`server "srv" rejected the stored token (HTTP 401)`, loginHints("srv")},
+			`server "srv" rejected the stored token (HTTP 401)`},
 		{"401, rejected, refresh failed", Error{Server: "srv", Status: 401, Token: "rejected", Why: "boom", ResourceMetadata: "https://m"},
-			`server "srv" rejected the stored token (HTTP 401); refreshing it failed: boom; resource metadata: https://m`, loginHints("srv")},
+			`server "srv" rejected the stored token (HTTP 401); refreshing it failed: boom; resource metadata: https://m`},
 		{"403 with scopes", Error{Server: "srv", Status: 403, Scope: "files:read  files:write", Token: "rejected"},
-			`server "srv" refused access (HTTP 403); it requires the scope files:read  files:write`,
-			[]string{"log in again with the scopes it requires: mcpx login srv --scope files:read --scope files:write"}},
+			`server "srv" refused access (HTTP 403); it requires the scope files:read  files:write`},
 		{"403 without scopes", Error{Server: "srv", Status: 403},
-			`server "srv" refused access (HTTP 403)`, loginHints("srv")},
+			`server "srv" refused access (HTTP 403)`},
 		{"a URL server", Error{Server: "https://rs.example/mcp?a=1&b=2", Status: 403, Scope: "x"},
-			`server "https://rs.example/mcp?a=1&b=2" refused access (HTTP 403); it requires the scope x`,
-			[]string{"log in again with the scopes it requires: mcpx login 'https://rs.example/mcp?a=1&b=2' --scope x"}},
-		{"a URL server, 401", Error{Server: "https://rs.example/mcp?a=1&b=2", Status: 401},
-			`server "https://rs.example/mcp?a=1&b=2" requires authentication (HTTP 401)`, loginHints("'https://rs.example/mcp?a=1&b=2'")},
+			`server "https://rs.example/mcp?a=1&b=2" refused access (HTTP 403); it requires the scope x`},
 		{"quotes", Error{Server: `it's "x"`, Status: 403, Scope: "a'b c$d"},
-			`server "it's \"x\"" refused access (HTTP 403); it requires the scope a'b c$d`,
-			[]string{`log in again with the scopes it requires: mcpx login 'it'\''s "x"' --scope 'a'\''b' --scope 'c$d'`}},
+			`server "it's \"x\"" refused access (HTTP 403); it requires the scope a'b c$d`},
 		{"a login failure", Error{Server: "srv", Msg: "the token endpoint refused the authorization code: x", Status: 401},
-			`server "srv": the token endpoint refused the authorization code: x`, nil},
-		{"a login failure with hints", Error{Server: "srv", Msg: "m", hints: []string{"h"}}, `server "srv": m`, []string{"h"}},
+			`server "srv": the token endpoint refused the authorization code: x`},
 	} {
 		if got := c.e.Error(); got != c.err {
 			t.Errorf("%s: Error() =\n %q\nwant\n %q", c.name, got, c.err)
-		}
-		if got := c.e.Hints(); !slices.Equal(got, c.hints) {
-			t.Errorf("%s: Hints() =\n %q\nwant\n %q", c.name, got, c.hints)
 		}
 	}
 	if got := (&Error{Scope: " a\tb  c "}).Scopes(); !slices.Equal(got, []string{"a", "b", "c"}) {
@@ -1029,21 +1015,20 @@ func TestLoginRefused(t *testing.T) {
 		wantMsg  string // %[1]s is the AS's URL
 		noToken  bool   // the token endpoint must not be asked
 		browser  int    // the status the browser gets
-		wantHint []string
+		noClient bool
 	}{
 		{"iss mismatch", func(as *caAS) { as.iss = "https://evil.example" },
-			`the authorization redirect came from issuer "https://evil.example", not "%[1]s" (RFC 9207); nothing was accepted`, true, 400, nil},
+			`the authorization redirect came from issuer "https://evil.example", not "%[1]s" (RFC 9207); nothing was accepted`, true, 400, false},
 		{"refused", func(as *caAS) { as.redirectErr = "access_denied" },
-			"the authorization server refused: access_denied: the user said no", true, 400, nil},
+			"the authorization server refused: access_denied: the user said no", true, 400, false},
 		{"no code", func(as *caAS) { as.noCode = true },
-			"the authorization redirect carried no code", true, 400, nil},
+			"the authorization redirect carried no code", true, 400, false},
 		{"code refused", func(as *caAS) { as.tokenFail = true },
-			"the token endpoint refused the authorization code: invalid_grant: bad code (HTTP 400)", false, 400, nil},
+			"the token endpoint refused the authorization code: invalid_grant: bad code (HTTP 400)", false, 400, false},
 		{"registration refused", func(as *caAS) { as.regFail = true },
-			"dynamic client registration at %[1]s/register failed: invalid_client_metadata (HTTP 400)", true, 0, nil},
+			"dynamic client registration at %[1]s/register failed: invalid_client_metadata (HTTP 400)", true, 0, false},
 		{"no registration, no client", func(as *caAS) { as.noRegister = true },
-			"authorization server %[1]s offers no dynamic client registration, and no client is configured for this server", true, 0,
-			[]string{`register mcpx with the authorization server (redirect URI http://127.0.0.1/callback, any port) and set "oauth": {"clientId": "...", "clientSecret": "${VAR}"} in the server's config entry`}},
+			"authorization server %[1]s offers no dynamic client registration, and no client is configured for this server", true, 0, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			as := newCAAS(t)
@@ -1061,8 +1046,8 @@ func TestLoginRefused(t *testing.T) {
 				t.Errorf("error:\n got %q\nwant %q", msg, want)
 			}
 			var ae *Error
-			if errors.As(err, &ae) && !slices.Equal(ae.Hints(), c.wantHint) {
-				t.Errorf("hints %q", ae.Hints())
+			if errors.As(err, &ae) && ae.NoClient != c.noClient {
+				t.Errorf("NoClient = %v", ae.NoClient)
 			}
 			if c.browser != 0 {
 				b := <-browsed

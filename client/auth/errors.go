@@ -4,14 +4,12 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // Error: the server wants authentication or refused it, or a login
 // failed (exit 6).
 type Error struct {
-	Server           string // the server as the user names it (for the hints)
+	Server           string // the server as the user names it
 	Status           int    // 401 or 403; 0 for a failure of the login flow
 	ResourceMetadata string
 	Scope            string // the scopes a 403 insufficient_scope requires
@@ -22,7 +20,9 @@ type Error struct {
 	ExpiredAt time.Time
 	Why       string // why the refresh failed
 	Msg       string // the whole message, for a failure of the login flow
-	hints     []string
+	// NoClient: the login failed because no OAuth client is configured for
+	// the server and its authorization server registers none.
+	NoClient bool
 }
 
 func (e *Error) Error() string {
@@ -43,6 +43,8 @@ func (e *Error) Error() string {
 		} else {
 			msg += " and there is no refresh token"
 		}
+	case e.Token == "grant":
+		msg += "; the client_credentials grant failed: " + e.Why
 	case e.Token == "rejected":
 		msg = fmt.Sprintf("server %q rejected the stored token (HTTP %d)", e.Server, e.Status)
 		if e.Why != "" {
@@ -58,23 +60,24 @@ func (e *Error) Error() string {
 // Scopes are the scopes a 403 names, one by one.
 func (e *Error) Scopes() []string { return strings.Fields(e.Scope) }
 
-// shellArg quotes a word of a command line that a hint asks the user to
-// paste: anything but plain characters is single-quoted, so a server's
-// word can never expand ($VAR, ${VAR}, $(...), `...`) in the user's shell.
-func shellArg(s string) string { return text.QuoteWord(s, "-_./:=@%+,") }
+// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
+func (e *Error) ErrorCode() string { return "auth" }
 
-// Hints suggests what to do.
-func (e *Error) Hints() []string {
-	if e.Msg != "" {
-		return e.hints
+// ErrorDetails are the error's fields under --json: the resource metadata
+// URL, the HTTP status, the scopes a 403 requires, and what mcpx had.
+func (e *Error) ErrorDetails() map[string]any {
+	d := map[string]any{}
+	if e.ResourceMetadata != "" {
+		d["resource_metadata"] = e.ResourceMetadata
 	}
-	login := "mcpx login " + shellArg(e.Server)
-	if e.Status == 403 && e.Scope != "" {
-		for _, s := range e.Scopes() {
-			login += " --scope " + shellArg(s)
-		}
-		return []string{"log in again with the scopes it requires: " + login}
+	if e.Status != 0 {
+		d["status"] = e.Status
 	}
-	return []string{"log in with: " + login,
-		"or pass credentials with -H 'Authorization: Bearer TOKEN', or set \"headers\" in the server's config entry"}
+	if s := e.Scopes(); len(s) > 0 {
+		d["scopes"] = s
+	}
+	if e.Token != "" {
+		d["token"] = e.Token
+	}
+	return d
 }

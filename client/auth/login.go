@@ -5,6 +5,7 @@
 package auth
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -35,14 +36,97 @@ type LoginOptions struct {
 	Mask            func(string) string          // hides secrets in quoted answers
 	AddSecrets      func(...string)              // registers secrets to hide from now on
 	Listen          func() (net.Listener, error) // the loopback listener (tests); nil: 127.0.0.1:0
+	// Paste, when set, is where the user pastes the URL the browser ended
+	// on (or the code), for a browser on another machine: no listener
+	// answers the redirect (login --paste).
+	Paste io.Reader
 }
 
 // Login runs the OAuth authorization-code flow for an http or sse server and
 // stores the tokens. ctx bounds all of it (the user's wait included).
 func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken, error) {
-	if t.Transport == config.Stdio {
-		return nil, &config.Error{Server: t.Name, Msg: "login is for http and sse servers; a stdio server gets its credentials from its environment"}
+	o.fillDefaults()
+	store := tokenStore{dir: t.TokenDir}
+	server, err := checkLoginTarget(t, store)
+	if err != nil {
+		return nil, err
 	}
+	if machine(t) {
+		// No person: the client_credentials grant, as any command does it.
+		tok, err := clientCredentials(ctx, t, server, nil, grantOptions{scopes: o.Scopes, protocol: o.ProtocolVersion, mask: o.Mask, addSecrets: o.AddSecrets, note: o.Note})
+		if err != nil {
+			return nil, err
+		}
+		if err := saveLocked(ctx, store, tok); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, &Error{Server: t.Name, Msg: err.Error()}
+		}
+		return tok, nil
+	}
+	h := newOAuthHTTP(t.Name, o.Mask)
+	as, challenged, err := h.findAuthServer(ctx, t, server, o)
+	if err != nil {
+		return nil, err
+	}
+	ln, redirect, err := listenForRedirect(t.Name, o.Listen)
+	if err != nil {
+		return nil, err
+	}
+	defer ln.Close()
+	if o.Paste != nil {
+		// The port only makes the redirect URI; nothing listens on it.
+		ln.Close()
+	}
+	ca, registered, err := h.loginClient(ctx, t, as, redirect, o)
+	if err != nil {
+		return nil, err
+	}
+	scopes := selectScopes(o.Scopes, t.OAuth, challenged, as.prmScopes)
+	req, err := h.authorizationRequest(as, ca.ID, redirect, scopes)
+	if err != nil {
+		return nil, err
+	}
+
+	cb := newCallback(req.state, as, o.Note)
+	var code string
+	if o.Paste != nil {
+		cb.outcome = make(chan error, 2) // nobody reads it: no browser waits
+		o.Open(req.url)
+		if code, err = readPasted(ctx, o.Paste, cb); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, &Error{Server: t.Name, Msg: err.Error()}
+		}
+	} else {
+		defer cb.serve(ln)()
+		o.Open(req.url)
+		if code, err = cb.wait(ctx, t.Name); err != nil {
+			return nil, err
+		}
+	}
+	tok, err := h.redeemCode(ctx, as, ca, code, req)
+	if err != nil {
+		cb.done(err)
+		return nil, err
+	}
+	o.AddSecrets(tok.Secrets()...)
+	recordGrant(tok, server, as, ca, registered, scopes)
+	if err := saveLocked(ctx, store, tok); err != nil {
+		cb.done(err)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &Error{Server: t.Name, Msg: err.Error()}
+	}
+	cb.done(nil)
+	return tok, nil
+}
+
+// fillDefaults makes the callbacks a caller left nil do nothing.
+func (o *LoginOptions) fillDefaults() {
 	if o.AddSecrets == nil {
 		o.AddSecrets = func(...string) {}
 	}
@@ -52,22 +136,36 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 	if o.Open == nil {
 		o.Open = func(string) {}
 	}
-	store := tokenStore{dir: t.TokenDir}
+}
+
+// checkLoginTarget refuses what cannot log in (a stdio server, a token
+// store that cannot be made, a server URL a token would cross in clear)
+// and returns the server's canonical URL, the token store's key.
+func checkLoginTarget(t *config.Target, store tokenStore) (string, error) {
+	if t.Transport == config.Stdio {
+		return "", &config.Error{Server: t.Name, Msg: "login is for http and sse servers; a stdio server gets its credentials from its environment"}
+	}
 	if err := store.mkdir(); err != nil {
-		return nil, &Error{Server: t.Name, Msg: err.Error()}
+		return "", &Error{Server: t.Name, Msg: err.Error()}
 	}
 	server, err := transport.CanonicalURL(t.URL)
 	if err != nil {
-		return nil, &config.Error{Server: t.Name, Msg: err.Error()}
+		return "", &config.Error{Server: t.Name, Msg: err.Error()}
 	}
 	if err := checkEndpoint("the server URL", t.URL, true); err != nil {
-		return nil, &Error{Server: t.Name, Msg: err.Error() + " (a token must not travel in clear)"}
+		return "", &Error{Server: t.Name, Msg: err.Error() + " (a token must not travel in clear)"}
 	}
-	h := newOAuthHTTP(t.Name, o.Mask)
+	return server, nil
+}
 
+// findAuthServer finds the server's authorization server: from the 401's
+// challenge and the protected-resource metadata, else (a server of the
+// 2025-03-26 spec, with no such metadata anywhere) by that spec's rules,
+// with a note. It returns the scope the challenge asked for too.
+func (h *oauthHTTP) findAuthServer(ctx context.Context, t *config.Target, server string, o LoginOptions) (*authServer, string, error) {
 	ch, err := h.probeChallenge(ctx, t, o.ProtocolVersion)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	as, err := h.discover(ctx, server, ch)
 	if np := (*noPRMError)(nil); errors.As(err, &np) {
@@ -79,109 +177,129 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 		}
 	}
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
+	return as, ch.scope, nil
+}
 
-	listen := o.Listen
+// listenForRedirect opens the loopback listener the authorization server
+// redirects the browser to, and returns it with the redirect URI.
+func listenForRedirect(name string, listen func() (net.Listener, error)) (net.Listener, string, error) {
 	if listen == nil {
 		listen = func() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }
 	}
 	ln, err := listen()
 	if err != nil {
-		return nil, &Error{Server: t.Name, Msg: fmt.Sprintf("cannot listen on a loopback port for the redirect: %v", err)}
+		return nil, "", &Error{Server: name, Msg: fmt.Sprintf("cannot listen on a loopback port for the redirect: %v", err)}
 	}
-	defer ln.Close()
-	redirect := fmt.Sprintf("http://127.0.0.1:%d/callback", ln.Addr().(*net.TCPAddr).Port)
+	return ln, fmt.Sprintf("http://127.0.0.1:%d/callback", ln.Addr().(*net.TCPAddr).Port), nil
+}
 
-	var ca clientAuth
-	registered := false
+// loginClient decides the client mcpx logs in as: the configured one, else
+// the configured client ID metadata document when the authorization server
+// supports them, else one registered now (RFC 7591; registered is then true
+// and its secret is a secret), else none, which is an error that says how
+// to configure one.
+func (h *oauthHTTP) loginClient(ctx context.Context, t *config.Target, as *authServer, redirect string, o LoginOptions) (ca clientAuth, registered bool, err error) {
 	switch {
+	case t.OAuth != nil && t.OAuth.ClientID != "" && t.OAuth.PrivateKey != "":
+		// A confidential client that authenticates with a JWT assertion.
+		if ca, err = machineClient(t, as.TokenEndpointAuthMethodsSupported, as.Issuer, o.AddSecrets); err != nil {
+			return ca, false, h.fail("%v", err)
+		}
+		return ca, false, nil
 	case t.OAuth != nil && t.OAuth.ClientID != "":
 		ca = clientAuth{ID: t.OAuth.ClientID, Secret: t.OAuth.ClientSecret, Method: t.OAuth.AuthMethod}
 		if ca.Method == "" {
 			ca.Method = chooseMethod(as.TokenEndpointAuthMethodsSupported, ca.Secret != "")
 		}
+		return ca, false, nil
+	case t.OAuth != nil && t.OAuth.ClientMetadataURL != "" && as.ClientIDMetadataDocumentSupported:
+		// A client ID metadata document: its URL is the client id, a
+		// public client (PKCE), and nothing is registered.
+		return clientAuth{ID: t.OAuth.ClientMetadataURL, Method: "none"}, false, nil
 	case as.RegistrationEndpoint != "":
 		if ca, err = h.register(ctx, as, redirect, o.ClientVersion); err != nil {
 			var ae *Error
 			if l := as.legacy; l != nil && l.defaults && errors.As(err, &ae) {
 				// A guessed endpoint: say what the guess rested on.
-				return nil, h.fail("%s nor authorization-server metadata (RFC 8414) at %s, and the 2025-03-26 default endpoints do not work: %s",
+				return ca, false, h.fail("%s nor authorization-server metadata (RFC 8414) at %s, and the 2025-03-26 default endpoints do not work: %s",
 					strings.TrimSuffix(l.noPRM, ", so its authorization server is unknown"), l.metadataURL, ae.Msg)
 			}
-			return nil, err
+			return ca, false, err
 		}
 		o.AddSecrets(ca.Secret)
-		registered = true
-	default:
-		e := h.fail("authorization server %s offers no dynamic client registration, and no client is configured for this server", as.Issuer)
-		e.hints = []string{`register mcpx with the authorization server (redirect URI http://127.0.0.1/callback, any port) and set "oauth": {"clientId": "...", "clientSecret": "${VAR}"} in the server's config entry`}
-		return nil, e
+		return ca, true, nil
 	}
+	e := h.fail("authorization server %s offers no dynamic client registration, and no client is configured for this server", as.Issuer)
+	if t.OAuth != nil && t.OAuth.ClientMetadataURL != "" {
+		e.Msg = fmt.Sprintf("authorization server %s supports neither client ID metadata documents (so %s cannot be the client id) nor dynamic client registration, and no clientId is configured for this server", as.Issuer, t.OAuth.ClientMetadataURL)
+	}
+	e.NoClient = true
+	return ca, false, e
+}
 
-	scopes := selectScopes(o.Scopes, t.OAuth, ch.scope, as.prmScopes)
-	verifier, err := mcpclient.GenerateCodeVerifier()
-	if err != nil {
-		return nil, err
+// authRequest is an authorization request: the URL the user opens, and
+// the secrets that tie its answer to this login.
+type authRequest struct {
+	url      string
+	redirect string
+	verifier string // the PKCE code verifier
+	state    string
+}
+
+// authorizationRequest builds the authorization URL: code flow with PKCE
+// (S256), a fresh state, the RFC 8707 resource, and the scopes if any.
+func (h *oauthHTTP) authorizationRequest(as *authServer, clientID, redirect, scopes string) (authRequest, error) {
+	r := authRequest{redirect: redirect}
+	var err error
+	if r.verifier, err = mcpclient.GenerateCodeVerifier(); err != nil {
+		return r, err
 	}
-	state, err := mcpclient.GenerateState()
-	if err != nil {
-		return nil, err
+	if r.state, err = mcpclient.GenerateState(); err != nil {
+		return r, err
 	}
 	authURL, err := url.Parse(as.AuthorizationEndpoint)
 	if err != nil {
-		return nil, h.fail("bad authorization endpoint: %v", err)
+		return r, h.fail("bad authorization endpoint: %v", err)
 	}
 	q := authURL.Query()
 	q.Set("response_type", "code")
-	q.Set("client_id", ca.ID)
+	q.Set("client_id", clientID)
 	q.Set("redirect_uri", redirect)
-	q.Set("code_challenge", mcpclient.GenerateCodeChallenge(verifier))
+	q.Set("code_challenge", mcpclient.GenerateCodeChallenge(r.verifier))
 	q.Set("code_challenge_method", "S256")
-	q.Set("state", state)
+	q.Set("state", r.state)
 	q.Set("resource", as.resource)
 	if scopes != "" {
 		q.Set("scope", scopes)
 	}
 	authURL.RawQuery = q.Encode()
+	r.url = authURL.String()
+	return r, nil
+}
 
-	cb := &callback{state: state, issuer: as.Issuer, issRequired: as.AuthorizationResponseIssParameter, note: o.Note,
-		results: make(chan callbackResult, 1), outcome: make(chan error, 1)}
-	srv := &http.Server{Handler: cb, ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(io.Discard, "", 0)}
-	go func() { _ = srv.Serve(ln) }()
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(sctx)
-	}()
-
-	o.Open(authURL.String())
-	var res callbackResult
-	select {
-	case res = <-cb.results:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	if res.err != nil {
-		cb.outcome <- res.err
-		return nil, &Error{Server: t.Name, Msg: res.err.Error()}
-	}
+// redeemCode exchanges the authorization code for tokens.
+func (h *oauthHTTP) redeemCode(ctx context.Context, as *authServer, ca clientAuth, code string, req authRequest) (*StoredToken, error) {
 	tok, err := h.token(ctx, as.TokenEndpoint, url.Values{
 		"grant_type":    {"authorization_code"},
-		"code":          {res.code},
-		"redirect_uri":  {redirect},
-		"code_verifier": {verifier},
+		"code":          {code},
+		"redirect_uri":  {req.redirect},
+		"code_verifier": {req.verifier},
 		"resource":      {as.resource},
 	}, ca)
-	if err != nil {
-		var ge *grantError
-		if errors.As(err, &ge) {
-			err = h.fail("the token endpoint refused the authorization code: %s", ge.Msg)
-		}
-		cb.outcome <- err
-		return nil, err
+	var ge *grantError
+	if errors.As(err, &ge) {
+		return nil, h.fail("the token endpoint refused the authorization code: %s", ge.Msg)
 	}
-	o.AddSecrets(tok.Secrets()...)
+	return tok, err
+}
+
+// recordGrant files with the tokens what a refresh or a logout needs: the
+// server, resource and issuer, the endpoints, the client (a registered
+// client's secret too: nothing else knows it), and the scopes asked for
+// when the answer names none.
+func recordGrant(tok *StoredToken, server string, as *authServer, ca clientAuth, registered bool, scopes string) {
 	tok.Server, tok.Resource, tok.Issuer = server, as.resource, as.Issuer
 	tok.TokenEndpoint, tok.RevocationEndpoint = as.TokenEndpoint, as.RevocationEndpoint
 	tok.ClientID, tok.AuthMethod, tok.Registered = ca.ID, ca.Method, registered
@@ -191,15 +309,6 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 	if tok.Scope == "" {
 		tok.Scope = scopes
 	}
-	if err := saveLocked(ctx, store, tok); err != nil {
-		cb.outcome <- err
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, &Error{Server: t.Name, Msg: err.Error()}
-	}
-	cb.outcome <- nil
-	return tok, nil
 }
 
 // saveLocked stores a token under the server's lock, so a login never
@@ -258,6 +367,43 @@ type callbackResult struct {
 	err  error
 }
 
+func newCallback(state string, as *authServer, note func(string, ...any)) *callback {
+	return &callback{state: state, issuer: as.Issuer, issRequired: as.AuthorizationResponseIssParameter, note: note,
+		results: make(chan callbackResult, 1), outcome: make(chan error, 1)}
+}
+
+// serve answers redirects on ln until the returned stop is called; stop
+// gives the browser's page at most 2 seconds to be written.
+func (cb *callback) serve(ln net.Listener) (stop func()) {
+	srv := &http.Server{Handler: cb, ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(io.Discard, "", 0)}
+	go func() { _ = srv.Serve(ln) }()
+	return func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}
+}
+
+// wait returns the code of the first redirect with the right state. A
+// redirect that carries an error ends the login (and the browser is told).
+func (cb *callback) wait(ctx context.Context, name string) (string, error) {
+	var res callbackResult
+	select {
+	case res = <-cb.results:
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	if res.err != nil {
+		cb.done(res.err)
+		return "", &Error{Server: name, Msg: res.err.Error()}
+	}
+	return res.code, nil
+}
+
+// done tells the browser waiting on the redirect how the login ended
+// (nil: logged in).
+func (cb *callback) done(err error) { cb.outcome <- err }
+
 func (cb *callback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != "/callback" {
 		http.NotFound(w, r)
@@ -271,23 +417,7 @@ func (cb *callback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "mcpx: this is not the redirect of the login in progress (wrong state)", http.StatusBadRequest)
 		return
 	}
-	var res callbackResult
-	switch {
-	case q.Get("error") != "":
-		msg := q.Get("error")
-		if d := q.Get("error_description"); d != "" {
-			msg += ": " + d
-		}
-		res.err = fmt.Errorf("the authorization server refused: %s", text.OneLine(msg))
-	case q.Get("iss") != "" && strings.TrimSuffix(q.Get("iss"), "/") != strings.TrimSuffix(cb.issuer, "/"):
-		res.err = fmt.Errorf("the authorization redirect came from issuer %q, not %q (RFC 9207); nothing was accepted", text.OneLine(q.Get("iss")), cb.issuer)
-	case q.Get("iss") == "" && cb.issRequired:
-		res.err = fmt.Errorf("the authorization redirect lacks the iss parameter its server's metadata promises (RFC 9207); nothing was accepted")
-	case q.Get("code") == "":
-		res.err = errors.New("the authorization redirect carried no code")
-	default:
-		res.code = q.Get("code")
-	}
+	res := cb.check(q)
 	if !cb.answered.CompareAndSwap(false, true) { // a second redirect: the first decides
 		http.Error(w, "mcpx: this login has already been answered", http.StatusConflict)
 		return
@@ -309,6 +439,104 @@ func (cb *callback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fmt.Fprint(w, "<!doctype html><title>mcpx login</title><p>mcpx is logged in. You can close this tab.</p>\n")
+}
+
+// check reads a redirect with the right state: its code, or why it
+// carries none (an error from the server, an issuer that is not ours).
+func (cb *callback) check(q url.Values) callbackResult {
+	var res callbackResult
+	switch {
+	case q.Get("error") != "":
+		msg := q.Get("error")
+		if d := q.Get("error_description"); d != "" {
+			msg += ": " + d
+		}
+		res.err = fmt.Errorf("the authorization server refused: %s", text.OneLine(msg))
+	case q.Get("iss") != "" && strings.TrimSuffix(q.Get("iss"), "/") != strings.TrimSuffix(cb.issuer, "/"):
+		res.err = fmt.Errorf("the authorization redirect came from issuer %q, not %q (RFC 9207); nothing was accepted", text.OneLine(q.Get("iss")), cb.issuer)
+	case q.Get("iss") == "" && cb.issRequired:
+		res.err = fmt.Errorf("the authorization redirect lacks the iss parameter its server's metadata promises (RFC 9207); nothing was accepted")
+	case q.Get("code") == "":
+		res.err = errors.New("the authorization redirect carried no code")
+	default:
+		res.code = q.Get("code")
+	}
+	return res
+}
+
+// maxPaste bounds a pasted line.
+const maxPaste = 64 << 10
+
+// readPasted reads what the user pastes (login --paste): the URL the
+// browser ended on (http://127.0.0.1:PORT/callback?code=...&state=...),
+// its query alone, or the bare code. A URL or a query must carry the
+// login's state; a bare code cannot be checked, as the user chose it.
+// Empty lines are skipped; the end of stdin, or ctx, ends the wait.
+func readPasted(ctx context.Context, in io.Reader, cb *callback) (string, error) {
+	type line struct {
+		text string
+		err  error
+	}
+	lines := make(chan line, 1)
+	go func() {
+		sc := bufio.NewScanner(in)
+		sc.Buffer(make([]byte, 4096), maxPaste)
+		for sc.Scan() {
+			if t := strings.TrimSpace(sc.Text()); t != "" {
+				lines <- line{text: t}
+				return
+			}
+		}
+		err := sc.Err()
+		if err == nil {
+			err = io.EOF
+		}
+		lines <- line{err: err}
+	}()
+	var l line
+	select {
+	case l = <-lines:
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	switch {
+	case errors.Is(l.err, io.EOF):
+		return "", errors.New("stdin ended before the redirected URL or the code was pasted; nothing was accepted")
+	case errors.Is(l.err, bufio.ErrTooLong):
+		return "", fmt.Errorf("the pasted line is longer than %d bytes; paste the URL the browser ended on, or the code", maxPaste)
+	case l.err != nil:
+		return "", fmt.Errorf("reading stdin: %v", l.err)
+	}
+	var q url.Values
+	switch t := l.text; {
+	case strings.Contains(t, "://"):
+		u, err := url.Parse(t)
+		if err != nil {
+			return "", errors.New("the pasted text is not a URL; paste the URL the browser ended on, or the code")
+		}
+		q = u.Query()
+	case strings.Contains(t, "="):
+		var err error
+		if q, err = url.ParseQuery(strings.TrimPrefix(t, "?")); err != nil {
+			return "", errors.New("the pasted text is not a URL query; paste the URL the browser ended on, or the code")
+		}
+	default:
+		if !tokenChars(t) {
+			return "", errors.New("the pasted code has characters a code cannot have; paste the URL the browser ended on, or the code")
+		}
+		return t, nil
+	}
+	if !q.Has("state") {
+		return "", errors.New("the pasted URL has no state, so it cannot be checked; paste the whole URL the browser ended on, or the code alone")
+	}
+	if q.Get("state") != cb.state {
+		return "", errors.New("the pasted URL is not the redirect of this login (wrong state); nothing was accepted")
+	}
+	res := cb.check(q)
+	if res.err != nil {
+		return "", res.err
+	}
+	return res.code, nil
 }
 
 // LogoutResult says what logout did.
@@ -382,6 +610,10 @@ func clientFor(tok *StoredToken, t *config.Target) clientAuth {
 	ca := clientAuth{ID: tok.ClientID, Secret: tok.ClientSecret, Method: tok.AuthMethod}
 	if !tok.Registered && t.OAuth != nil && t.OAuth.ClientID == tok.ClientID {
 		ca.Secret = t.OAuth.ClientSecret
+		if ca.Method == config.AuthPrivateKeyJWT && t.OAuth.PrivateKey != "" {
+			ca.Key, _ = config.ParsePrivateKey(t.OAuth.PrivateKey) // checked when the config was read
+			ca.KeyID, ca.Audience = t.OAuth.KeyID, tok.Issuer
+		}
 	}
 	return ca
 }

@@ -25,6 +25,7 @@ package auth
 import (
 	"bytes"
 	"context"
+	"crypto"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -53,6 +54,9 @@ type oauthHTTP struct {
 	hc     *http.Client
 	server string              // the server's name, for messages
 	mask   func(string) string // hides secrets in quoted answers
+	// machine: a client_credentials grant, which needs no authorization
+	// endpoint nor PKCE from the metadata.
+	machine bool
 }
 
 func newOAuthHTTP(server string, mask func(string) string) *oauthHTTP {
@@ -204,6 +208,8 @@ type asDoc struct {
 	CodeChallengeMethodsSupported     []string `json:"code_challenge_methods_supported"`
 	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported"`
 	AuthorizationResponseIssParameter bool     `json:"authorization_response_iss_parameter_supported"`
+	GrantTypesSupported               []string `json:"grant_types_supported"`
+	ClientIDMetadataDocumentSupported bool     `json:"client_id_metadata_document_supported"`
 }
 
 // authServer is what discovery found.
@@ -352,7 +358,7 @@ func (h *oauthHTTP) discover(ctx context.Context, server string, ch challenge) (
 		if strings.TrimSuffix(md.Issuer, "/") != strings.TrimSuffix(issuer, "/") {
 			return nil, h.fail("the metadata at %s is for issuer %q, not %q; refusing to use it", text.OneLine(u), text.OneLine(md.Issuer), text.OneLine(issuer))
 		}
-		if err := md.check(); err != nil {
+		if err := md.check(h.machine); err != nil {
 			return nil, h.fail("authorization server %s: %v", text.OneLine(issuer), err)
 		}
 		as.asDoc = md
@@ -415,7 +421,7 @@ func (h *oauthHTTP) legacyAuthServer(ctx context.Context, server, protocol strin
 		if !onOrigin(md.Issuer, origin) {
 			return nil, fail("the metadata at %s is for issuer %q, not one on the server's origin %s; refusing to use it", l.metadataURL, text.OneLine(md.Issuer), origin)
 		}
-		if err := md.check(); err != nil {
+		if err := md.check(h.machine); err != nil {
 			return nil, fail("authorization server %s: %v", text.OneLine(md.Issuer), err)
 		}
 		as.asDoc = md
@@ -441,9 +447,13 @@ func onOrigin(raw, origin string) bool {
 	return err == nil && u.Scheme+"://"+u.Host == o
 }
 
-// check refuses metadata a secure flow cannot use.
-func (md *asDoc) check() error {
-	if md.AuthorizationEndpoint == "" || md.TokenEndpoint == "" {
+// check refuses metadata a secure flow cannot use. A machine grant
+// (client_credentials) needs the token endpoint alone.
+func (md *asDoc) check(machine bool) error {
+	if machine && md.TokenEndpoint == "" {
+		return errors.New("its metadata lacks token_endpoint")
+	}
+	if !machine && (md.AuthorizationEndpoint == "" || md.TokenEndpoint == "") {
 		return errors.New("its metadata lacks authorization_endpoint or token_endpoint")
 	}
 	for _, e := range []struct{ name, u string }{{"authorization_endpoint", md.AuthorizationEndpoint},
@@ -454,6 +464,9 @@ func (md *asDoc) check() error {
 		if err := checkEndpoint(e.name, e.u, true); err != nil {
 			return err
 		}
+	}
+	if machine {
+		return nil
 	}
 	if len(md.ResponseTypesSupported) > 0 && !slices.Contains(md.ResponseTypesSupported, "code") {
 		return errors.New("it does not support the authorization code flow (response_types_supported)")
@@ -505,6 +518,13 @@ func resourceBinds(resource, server string) bool {
 // clientAuth is how the client authenticates at the token endpoint.
 type clientAuth struct {
 	ID, Secret, Method string
+	// Key signs the client assertions of private_key_jwt (KeyID its kid),
+	// for the audience Audience (the issuer); each assertion is given to
+	// addSecrets.
+	Key        crypto.Signer
+	KeyID      string
+	Audience   string
+	addSecrets func(...string)
 }
 
 // chooseMethod picks the token endpoint auth method for a client with or
@@ -715,6 +735,20 @@ func (h *oauthHTTP) postForm(ctx context.Context, endpoint string, form url.Valu
 	case "client_secret_post":
 		form.Set("client_id", ca.ID)
 		form.Set("client_secret", ca.Secret)
+	case config.AuthPrivateKeyJWT:
+		if ca.Key == nil {
+			return nil, nil, h.fail("the client authenticates with private_key_jwt, but no \"privateKey\" is configured")
+		}
+		jwt, err := signAssertion(ca.Key, ca.KeyID, ca.ID, ca.Audience, time.Now())
+		if err != nil {
+			return nil, nil, h.fail("%v", err)
+		}
+		if ca.addSecrets != nil {
+			ca.addSecrets(jwt)
+		}
+		form.Set("client_id", ca.ID)
+		form.Set("client_assertion_type", assertionType)
+		form.Set("client_assertion", jwt)
 	case "client_secret_basic":
 	default:
 		form.Set("client_id", ca.ID)

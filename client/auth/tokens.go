@@ -34,6 +34,7 @@ type StoredToken struct {
 	ClientSecret       string     `json:"client_secret,omitempty"` // a dynamically registered client's only
 	Registered         bool       `json:"registered"`              // the client came from dynamic registration
 	AuthMethod         string     `json:"token_endpoint_auth_method"`
+	Grant              string     `json:"grant,omitempty"` // client_credentials; "": authorization code
 	AccessToken        string     `json:"access_token"`
 	TokenType          string     `json:"token_type"`
 	RefreshToken       string     `json:"refresh_token,omitempty"`

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -22,9 +24,6 @@ const (
 	HTTP  = "http"
 	SSE   = "sse"
 )
-
-// sourceBuiltin is the source of the built-in demo server.
-const sourceBuiltin = "builtin"
 
 // DemoName is the name of the built-in demo server.
 const DemoName = "demo"
@@ -45,13 +44,19 @@ type Server struct {
 	Roots      []string     // the "roots" entry: directories offered to the server as roots
 	OAuth      *OAuthConfig // the "oauth" entry: a pre-registered client
 	Secrets    []string     // "secrets": env and variable names whose values are secrets
+	Disabled   bool         // "disabled": listed, never started
 	Source     string       // the file that defined it, or "builtin"
+	Origin     string       // the source's name: mcpx, project, builtin, or a host's (see Sources)
 	Dir        string       // directory of that file: relative paths resolve against it
 
 	explicitType bool   // type was given (no SSE fallback for an explicit http)
 	workspace    string // ${workspaceFolder}
 	argv0        string // argv[0] for the child (the demo server re-executes mcpx)
 	err          error  // a problem with the entry itself, reported when it is used
+
+	entry *hostEntry // a host's entry, as mcpx import copies it
+
+	defaultClientMetadata string // the user file's "oauth".clientMetadataUrl
 }
 
 // Target returns the server's target as configured, unexpanded: the command
@@ -79,9 +84,22 @@ func shellQuote(s string) string { return text.QuoteWord(s, "-_./:=@%+,${}") }
 // Config is the merged view of the config files an invocation reads.
 type Config struct {
 	Servers map[string]*Server
-	Notes   []string // e.g. an untrusted project file that was skipped
-	Warns   []string // e.g. a project entry that a user entry shadows
-	Files   []string // the files that were read
+	Notes   []string // things worth saying about the files read
+	// Untrusted is the project directory whose project files (Skipped)
+	// were not read, not being trusted ("" when none was skipped).
+	Untrusted string
+	Skipped   []string
+	Warns     []string // e.g. a project entry that a user entry shadows
+	Files     []string // the files that were read
+
+	// All holds every entry of every source read, in precedence order,
+	// the shadowed ones too (NAME@SOURCE reaches them); Servers holds,
+	// for each name, the first source's entry, disabled or not.
+	All []*Server
+
+	// ClientMetadataURL is the "oauth": {"clientMetadataUrl"} of mcpx's own
+	// file (the user file, or --config): the default of every server.
+	ClientMetadataURL string
 }
 
 // Names returns the configured server names in order.
@@ -97,9 +115,10 @@ func (c *Config) Names() []string {
 // LoadOptions say where config comes from.
 type LoadOptions struct {
 	File    string // --config or $MCPX_CONFIG: read this file alone
-	Project bool   // --project: trust ./.mcp.json
+	Project bool   // --project: trust ./.mcp.json (and the hosts' project files)
 	Cwd     string
 	Getenv  func(string) string
+	GOOS    string // the platform whose host paths are read ("" for this one)
 }
 
 // UserConfigPath is $XDG_CONFIG_HOME/mcpx/config.json, default ~/.config/mcpx/config.json.
@@ -116,8 +135,9 @@ func UserConfigPath(getenv func(string) string) string {
 	return filepath.Join(home, ".config", "mcpx", "config.json")
 }
 
-// Load reads the config files. A file that cannot be read or parsed is an
-// error (exit 2); a broken entry only fails when that server is used.
+// Load reads the config files. A file of mcpx's own that cannot be read or
+// parsed is an error (exit 2); a host's file is a warning; a broken entry
+// only fails when that server is used.
 func Load(o LoadOptions) (*Config, error) {
 	cfg := &Config{Servers: map[string]*Server{}}
 	if o.File != "" {
@@ -126,7 +146,8 @@ func Load(o LoadOptions) (*Config, error) {
 			return nil, err
 		}
 		cfg.Files = append(cfg.Files, f.path)
-		f.addTo(cfg, false)
+		f.addTo(cfg, SourceMCPX)
+		cfg.setClientMetadata(f.clientMetadata)
 		return cfg, nil
 	}
 	user, err := readFile(UserConfigPath(o.Getenv), false)
@@ -135,27 +156,57 @@ func Load(o LoadOptions) (*Config, error) {
 	}
 	if user != nil {
 		cfg.Files = append(cfg.Files, user.path)
-		user.addTo(cfg, false)
+		user.addTo(cfg, SourceMCPX)
 	}
+	trusted := o.Project || user != nil && user.trusts(o.Cwd, o.Getenv)
+	var skipped []string
 	projPath := filepath.Join(o.Cwd, ".mcp.json")
-	if _, err := os.Stat(projPath); err != nil {
-		return cfg, nil
+	if _, err := os.Stat(projPath); err == nil {
+		if !trusted {
+			skipped = append(skipped, projPath)
+		} else {
+			proj, err := readFile(projPath, true)
+			if err != nil {
+				return nil, err
+			}
+			cfg.Files = append(cfg.Files, proj.path)
+			proj.addTo(cfg, SourceProject)
+		}
 	}
-	trusted := o.Project
-	if !trusted && user != nil {
-		trusted = user.trusts(o.Cwd, o.Getenv)
+	var only []string
+	if user != nil && user.imports != nil {
+		only = *user.imports
+		for _, h := range only {
+			if !slices.Contains(Hosts, h) {
+				cfg.Warns = append(cfg.Warns, fmt.Sprintf("\"import\" in %s names %q, which is not a host mcpx reads (%s)", user.path, h, strings.Join(Hosts, ", ")))
+			}
+		}
+		if only == nil {
+			only = []string{} // "import": [] reads no host
+		}
 	}
-	if !trusted {
-		cfg.Notes = append(cfg.Notes, fmt.Sprintf("skipping ./.mcp.json: %s is not a trusted project (pass --project, or add it to \"trustedProjects\" in %s)", o.Cwd, UserConfigPath(o.Getenv)))
-		return cfg, nil
+	skipped = append(skipped, loadHosts(cfg, o.platform(), only, trusted)...)
+	if len(skipped) > 0 {
+		for i, p := range skipped {
+			if rel, err := filepath.Rel(o.Cwd, p); err == nil && !strings.HasPrefix(rel, "..") {
+				skipped[i] = "./" + filepath.ToSlash(rel)
+			}
+		}
+		cfg.Untrusted, cfg.Skipped = o.Cwd, skipped
 	}
-	proj, err := readFile(projPath, true)
-	if err != nil {
-		return nil, err
+	if user != nil {
+		cfg.setClientMetadata(user.clientMetadata)
 	}
-	cfg.Files = append(cfg.Files, proj.path)
-	proj.addTo(cfg, true)
 	return cfg, nil
+}
+
+// setClientMetadata makes the user file's client ID metadata document the
+// default of every server read.
+func (c *Config) setClientMetadata(u string) {
+	c.ClientMetadataURL = u
+	for _, s := range c.All {
+		s.defaultClientMetadata = u
+	}
 }
 
 // Error is a problem with a config file or a server entry (exit 2).
@@ -172,17 +223,41 @@ func (e *Error) Error() string {
 	return e.Msg
 }
 
+// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
+func (e *Error) ErrorCode() string { return "usage" }
+
+// ErrorDetails are the error's fields under --json: the unset variable and
+// the server, when known.
+func (e *Error) ErrorDetails() map[string]any {
+	d := map[string]any{}
+	if e.Var != "" {
+		d["variable"] = e.Var
+	}
+	if e.Server != "" {
+		d["server"] = e.Server
+	}
+	return d
+}
+
 type configFile struct {
 	path            string
 	dir             string
 	servers         []*Server
 	trustedProjects []string
+	imports         *[]string // "import": the hosts to read (nil: all)
+	clientMetadata  string    // "oauth": {"clientMetadataUrl"}: the default for every server
 }
 
 type rawFile struct {
 	MCPServers      map[string]json.RawMessage `json:"mcpServers"`
 	Servers         map[string]json.RawMessage `json:"servers"`
 	TrustedProjects []string                   `json:"trustedProjects"`
+	Import          *[]string                  `json:"import"`
+	// OAuth is the file's default for every http and sse server: only
+	// clientMetadataUrl.
+	OAuth *struct {
+		ClientMetadataURL string `json:"clientMetadataUrl"`
+	} `json:"oauth"`
 }
 
 type rawEntry struct {
@@ -198,6 +273,7 @@ type rawEntry struct {
 	Roots      []string          `json:"roots"`
 	OAuth      *OAuthConfig      `json:"oauth"`
 	Secrets    []string          `json:"secrets"`
+	Disabled   bool              `json:"disabled"`
 }
 
 // OAuthConfig is a server's "oauth" entry: the client registered for mcpx
@@ -211,6 +287,81 @@ type OAuthConfig struct {
 	// server's metadata decide.
 	AuthMethod string   `json:"tokenEndpointAuthMethod"`
 	Scopes     []string `json:"scopes"`
+	// Grant is the OAuth grant: "" or "authorization_code" (mcpx login,
+	// with a person), or "client_credentials" (machine to machine: every
+	// command obtains and renews its token itself).
+	Grant string `json:"grant"`
+	// ClientMetadataURL is the https URL of a client ID metadata document
+	// describing mcpx: the client_id at an authorization server that
+	// supports such documents (client_id_metadata_document_supported).
+	ClientMetadataURL string `json:"clientMetadataUrl"`
+	// PrivateKey is a PEM private key (RSA or EC; "@FILE" reads it from
+	// FILE) for a JWT client assertion (private_key_jwt, RFC 7523), and
+	// KeyID the "kid" of its public key at the authorization server.
+	PrivateKey string `json:"privateKey"`
+	KeyID      string `json:"keyId"`
+}
+
+// Grants and token endpoint auth methods of an "oauth" entry.
+const (
+	GrantCode              = "authorization_code"
+	GrantClientCredentials = "client_credentials"
+	AuthPrivateKeyJWT      = "private_key_jwt"
+)
+
+// checkOAuth refuses an "oauth" entry that cannot work.
+func checkOAuth(o *OAuthConfig) string {
+	switch {
+	case o.ClientID == "" && o.ClientSecret != "":
+		return "\"oauth\" has a clientSecret but no clientId"
+	case o.ClientID == "" && o.PrivateKey != "":
+		return "\"oauth\" has a privateKey but no clientId"
+	case o.ClientSecret != "" && o.PrivateKey != "":
+		return "\"oauth\" has both a clientSecret and a privateKey; give the one the client authenticates with"
+	case o.AuthMethod != "" && o.AuthMethod != "none" && o.AuthMethod != "client_secret_basic" && o.AuthMethod != "client_secret_post" && o.AuthMethod != AuthPrivateKeyJWT:
+		return fmt.Sprintf("\"oauth\".tokenEndpointAuthMethod %q is not one of none, client_secret_basic, client_secret_post, private_key_jwt", o.AuthMethod)
+	case o.AuthMethod == AuthPrivateKeyJWT && o.PrivateKey == "":
+		return "\"oauth\".tokenEndpointAuthMethod private_key_jwt needs a \"privateKey\""
+	case o.PrivateKey != "" && o.AuthMethod != "" && o.AuthMethod != AuthPrivateKeyJWT:
+		return fmt.Sprintf("\"oauth\" has a privateKey, which authenticates with private_key_jwt, not %s", o.AuthMethod)
+	case o.Grant != "" && o.Grant != GrantCode && o.Grant != GrantClientCredentials:
+		return fmt.Sprintf("\"oauth\".grant %q is not one of authorization_code, client_credentials", o.Grant)
+	case o.Grant == GrantClientCredentials && o.ClientID == "":
+		return "\"oauth\".grant client_credentials needs a clientId, and a clientSecret or a privateKey"
+	case o.Grant == GrantClientCredentials && o.ClientSecret == "" && o.PrivateKey == "":
+		return "\"oauth\".grant client_credentials needs a clientSecret or a privateKey (a client without credentials cannot use it)"
+	}
+	if o.ClientMetadataURL != "" && !strings.Contains(o.ClientMetadataURL, "${") { // else checked once expanded
+		if err := CheckClientMetadataURL(o.ClientMetadataURL); err != nil {
+			return "\"oauth\".clientMetadataUrl " + err.Error()
+		}
+	}
+	return ""
+}
+
+// CheckClientMetadataURL accepts the URL of a client ID metadata document:
+// https, a host, a path other than "/", no user information, fragment, or
+// dot segments (the rules of client ID metadata documents).
+func CheckClientMetadataURL(raw string) error {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil || u.Host == "" || u.Opaque != "":
+		return fmt.Errorf("%q is not an absolute URL", raw)
+	case u.Scheme != "https":
+		return fmt.Errorf("%q is not an https URL (the authorization server fetches it; a client ID metadata document is https only)", raw)
+	case u.User != nil:
+		return fmt.Errorf("%q has user information", u.Redacted())
+	case u.Fragment != "" || strings.Contains(raw, "#"):
+		return fmt.Errorf("%q has a fragment", raw)
+	case u.Path == "" || u.Path == "/":
+		return fmt.Errorf("%q has no path (the document's URL names a file, such as /mcpx/client.json)", raw)
+	}
+	for _, seg := range strings.Split(u.Path, "/") {
+		if seg == "." || seg == ".." {
+			return fmt.Errorf("%q has a dot segment in its path", raw)
+		}
+	}
+	return nil
 }
 
 func readFile(path string, mustExist bool) (*configFile, error) {
@@ -234,7 +385,13 @@ func readFile(path string, mustExist bool) (*configFile, error) {
 	} else if _, err := dec.Token(); err != io.EOF {
 		return nil, &Error{Msg: fmt.Sprintf("config file %s: %s", abs, jsonErrorAt(data, fmt.Errorf("text after the JSON object")))}
 	}
-	f := &configFile{path: abs, dir: filepath.Dir(abs), trustedProjects: raw.TrustedProjects}
+	f := &configFile{path: abs, dir: filepath.Dir(abs), trustedProjects: raw.TrustedProjects, imports: raw.Import}
+	if raw.OAuth != nil && raw.OAuth.ClientMetadataURL != "" {
+		if err := CheckClientMetadataURL(raw.OAuth.ClientMetadataURL); err != nil {
+			return nil, &Error{Msg: fmt.Sprintf("config file %s: \"oauth\".clientMetadataUrl %v", abs, err)}
+		}
+		f.clientMetadata = raw.OAuth.ClientMetadataURL
+	}
 	workspace := f.dir
 	if filepath.Base(workspace) == ".vscode" {
 		workspace = filepath.Dir(workspace)
@@ -334,7 +491,7 @@ func parseEntry(name string, data json.RawMessage) *Server {
 	}
 	s.Command, s.Args, s.Env, s.Cwd = str(e.Command), e.Args, e.Env, str(e.Cwd)
 	s.URL, s.Headers, s.InheritEnv, s.OAuth, s.Roots = str(e.URL), e.Headers, e.InheritEnv, e.OAuth, e.Roots
-	s.Secrets = e.Secrets
+	s.Secrets, s.Disabled = e.Secrets, e.Disabled
 	fail := func(format string, args ...any) *Server {
 		s.err = &Error{Server: name, Msg: fmt.Sprintf(format, args...)}
 		return s
@@ -373,10 +530,10 @@ func parseEntry(name string, data json.RawMessage) *Server {
 		switch {
 		case s.Transport == Stdio:
 			return fail("\"oauth\" is for http and sse servers, not stdio")
-		case o.ClientID == "" && o.ClientSecret != "":
-			return fail("\"oauth\" has a clientSecret but no clientId")
-		case o.AuthMethod != "" && o.AuthMethod != "none" && o.AuthMethod != "client_secret_basic" && o.AuthMethod != "client_secret_post":
-			return fail("\"oauth\".tokenEndpointAuthMethod %q is not one of none, client_secret_basic, client_secret_post", o.AuthMethod)
+		default:
+			if msg := checkOAuth(o); msg != "" {
+				return fail("%s", msg)
+			}
 		}
 	}
 	for i, r := range e.Roots {
@@ -398,18 +555,59 @@ func parseEntry(name string, data json.RawMessage) *Server {
 	return s
 }
 
-func (f *configFile) addTo(cfg *Config, project bool) {
+func (f *configFile) addTo(cfg *Config, origin string) {
 	for _, s := range f.servers {
+		s.Origin = origin
 		if old, ok := cfg.Servers[s.Name]; ok {
-			if project && old.Source != f.path {
+			if origin == SourceProject && old.Source != f.path {
 				cfg.Warns = append(cfg.Warns, fmt.Sprintf("server %q in %s is ignored: the user config defines it", s.Name, f.path))
 			} else {
 				cfg.Warns = append(cfg.Warns, fmt.Sprintf("server %q is defined twice in %s; using the first", s.Name, f.path))
 			}
-			continue
 		}
-		cfg.Servers[s.Name] = s
+		cfg.add(s)
 	}
+}
+
+// add appends an entry; its name resolves to it unless an earlier source
+// defines the name.
+func (c *Config) add(s *Server) {
+	if s.Disabled && s.err == nil {
+		s.err = &Error{Server: s.Name, Msg: fmt.Sprintf("is disabled in %s; mcpx does not start disabled servers", s.Source)}
+	}
+	c.All = append(c.All, s)
+	if _, ok := c.Servers[s.Name]; !ok {
+		c.Servers[s.Name] = s
+	}
+}
+
+// Shadowed reports whether another entry of the same name takes its name.
+func (c *Config) Shadowed(s *Server) bool { return c.Servers[s.Name] != s }
+
+// lookupRef finds NAME@SOURCE: the entry NAME of that source. It returns
+// nil, nil when arg is not of that form.
+func (c *Config) lookupRef(arg string) (*Server, error) {
+	i := strings.LastIndexByte(arg, '@')
+	if i <= 0 || !slices.Contains(Sources(), arg[i+1:]) {
+		return nil, nil
+	}
+	name, src := arg[:i], arg[i+1:]
+	var others []string
+	for _, s := range c.All {
+		if s.Name == name {
+			if s.Origin == src {
+				return s, nil
+			}
+			others = append(others, name+"@"+s.Origin)
+		}
+	}
+	e := &NotFoundError{What: "server", Name: arg, Detail: fmt.Sprintf("source %s defines no server %q", src, name)}
+	if len(others) > 0 {
+		e.Hints = []string{"it is defined as " + strings.Join(others, ", ")}
+	} else {
+		e.Hints = []string{"list the servers and their sources with: mcpx servers"}
+	}
+	return nil, e
 }
 
 func (f *configFile) trusts(dir string, getenv func(string) string) bool {

@@ -169,8 +169,8 @@ func TestProjectTrust(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := cfg.Servers["p"]; ok || len(cfg.Notes) != 1 || !strings.Contains(cfg.Notes[0], "not a trusted project") {
-		t.Errorf("untrusted project file was read: %v %v", cfg.Names(), cfg.Notes)
+	if _, ok := cfg.Servers["p"]; ok || len(cfg.Notes) != 0 || cfg.Untrusted != proj {
+		t.Errorf("untrusted project file was read: %v %v %q", cfg.Names(), cfg.Notes, cfg.Untrusted)
 	}
 	cfg, _ = Load(LoadOptions{Cwd: proj, Getenv: ge, Project: true})
 	if _, ok := cfg.Servers["p"]; !ok || cfg.Servers["u"].Command != "good" || len(cfg.Warns) != 1 {
@@ -189,7 +189,7 @@ func TestProjectTrust(t *testing.T) {
 
 func TestLookup(t *testing.T) {
 	cfg := &Config{Servers: map[string]*Server{"x": {Name: "x", Transport: Stdio, Command: "x"}}}
-	if s, err := cfg.Lookup("demo", "/bin/mcpx"); err != nil || s.Source != sourceBuiltin || s.Target() != "mcpx serve-demo" {
+	if s, err := cfg.Lookup("demo", "/bin/mcpx"); err != nil || s.Source != SourceBuiltin || s.Target() != "mcpx serve-demo" {
 		t.Errorf("demo: %+v %v", s, err)
 	}
 	if s, err := cfg.Lookup("https://h.example/mcp", ""); err != nil || s.Transport != HTTP {
@@ -200,7 +200,7 @@ func TestLookup(t *testing.T) {
 		t.Errorf("nope: %v", err)
 	}
 	cfg.Servers["demo"] = &Server{Name: "demo", Transport: HTTP, URL: "http://x"}
-	if s, _ := cfg.Lookup("demo", ""); s.Source == sourceBuiltin {
+	if s, _ := cfg.Lookup("demo", ""); s.Source == SourceBuiltin {
 		t.Error("a configured demo does not override the built-in one")
 	}
 }

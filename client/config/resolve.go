@@ -2,12 +2,13 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -61,7 +62,7 @@ func IsURL(s string) bool {
 // small deterministic MCP server over stdio.
 func Demo(self string) *Server {
 	return &Server{Name: DemoName, Transport: Stdio, Command: self, Args: []string{"serve-demo"},
-		Source: sourceBuiltin, argv0: "mcpx"}
+		Source: SourceBuiltin, Origin: SourceBuiltin, argv0: "mcpx"}
 }
 
 // NotFoundError says a server, tool, prompt, resource or catalog id does not exist (exit 4).
@@ -73,6 +74,10 @@ type NotFoundError struct {
 	Hints  []string
 	// Candidates, where useful, lists what does exist.
 	Candidates []string
+	// Server is the server the item was looked for on ("" for a server).
+	Server string
+	// Known are the configured servers, for an unknown server.
+	Known []string
 }
 
 func (e *NotFoundError) Error() string {
@@ -80,6 +85,22 @@ func (e *NotFoundError) Error() string {
 		return fmt.Sprintf("unknown %s %q: %s", e.What, e.Name, e.Detail)
 	}
 	return fmt.Sprintf("unknown %s %q", e.What, e.Name)
+}
+
+// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
+func (e *NotFoundError) ErrorCode() string { return "not_found" }
+
+// ErrorDetails are the error's fields under --json: the server's error
+// reply and the candidates, when there are.
+func (e *NotFoundError) ErrorDetails() map[string]any {
+	d := map[string]any{}
+	if e.RPC != nil {
+		d["rpc"] = e.RPC
+	}
+	if e.Candidates != nil {
+		d["candidates"] = e.Candidates
+	}
+	return d
 }
 
 // Lookup finds the server a SRV argument names: a URL, a configured server,
@@ -95,16 +116,13 @@ func (c *Config) Lookup(arg, self string) (*Server, error) {
 	if s, ok := c.Servers[arg]; ok {
 		return s, nil
 	}
+	if s, err := c.lookupRef(arg); s != nil || err != nil {
+		return s, err
+	}
 	if arg == DemoName {
 		return Demo(self), nil
 	}
-	e := &NotFoundError{What: "server", Name: arg}
-	if names := c.Names(); len(names) > 0 {
-		e.Hints = append(e.Hints, "configured servers: "+strings.Join(names, ", ")+" (and the built-in demo)")
-	} else {
-		e.Hints = append(e.Hints, "no servers are configured; try the built-in one: mcpx catalog demo")
-	}
-	return nil, e
+	return nil, &NotFoundError{What: "server", Name: arg, Known: c.Names()}
 }
 
 var varName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -182,40 +200,84 @@ func (x *expander) value(field, expr string) (string, string, error) {
 
 // Resolve expands a server's entry into a Target. Only servers that an
 // invocation uses are resolved, so a broken entry fails that server alone.
+// The phases run in the entry's order, so the first broken field is the one
+// reported: the command line and URL, env, headers, then what only a
+// remote or only a stdio server has, the roots, the timeout.
 func Resolve(s *Server, o ResolveOptions) (*Target, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
-	lookup := func(k string) (string, bool) {
-		for i := len(o.Environ) - 1; i >= 0; i-- {
-			if kv := o.Environ[i]; strings.HasPrefix(kv, k+"=") {
+	x := &expander{server: s.Name, lookup: environLookup(o.Environ), workspace: s.workspace, secretVar: s.secretName}
+	t := &Target{Name: s.Name, Transport: s.Transport, Argv0: s.argv0}
+	if err := x.expandLaunch(s, t); err != nil {
+		return nil, err
+	}
+	env, err := x.expandEnv(s)
+	if err != nil {
+		return nil, err
+	}
+	if t.Headers, err = x.expandHeaders(s.Headers); err != nil {
+		return nil, err
+	}
+	if t.Transport != Stdio {
+		if err := x.resolveRemote(s, t, o); err != nil {
+			return nil, err
+		}
+	}
+	if !IsURL(s.Name) { // a URL server keeps its host (set by resolveRemote)
+		t.SpillName = s.Name
+	}
+	if t.Transport == Stdio {
+		resolveLocal(s, t, env, o.Environ)
+	}
+	if t.Roots, err = x.expandRoots(s); err != nil {
+		return nil, err
+	}
+	t.Timeout = chooseTimeout(o.Timeout, s.Timeout)
+	t.Secrets = x.secrets
+	return t, nil
+}
+
+// environLookup looks a variable up in environ (the last entry wins, as
+// in the environment a process gets).
+func environLookup(environ []string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		for i := len(environ) - 1; i >= 0; i-- {
+			if kv := environ[i]; strings.HasPrefix(kv, k+"=") {
 				return kv[len(k)+1:], true
 			}
 		}
 		return "", false
 	}
-	x := &expander{server: s.Name, lookup: lookup, workspace: s.workspace, secretVar: s.secretName}
-	t := &Target{Name: s.Name, Transport: s.Transport, Argv0: s.argv0}
+}
+
+// expandLaunch expands what starts or reaches the server: command, args,
+// cwd and url. An argument's credential-like parts are secrets.
+func (x *expander) expandLaunch(s *Server, t *Target) error {
 	var err error
 	if t.Command, err = x.expand("command", s.Command); err != nil {
-		return nil, err
+		return err
 	}
 	for i, a := range s.Args {
 		v, err := x.expand(fmt.Sprintf("args[%d]", i), a)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		t.Args = append(t.Args, v)
 		x.secrets = append(x.secrets, valueSecrets(v)...)
 	}
 	if t.Dir, err = x.expand("cwd", s.Cwd); err != nil {
-		return nil, err
+		return err
 	}
-	if t.URL, err = x.expand("url", s.URL); err != nil {
-		return nil, err
-	}
+	t.URL, err = x.expand("url", s.URL)
+	return err
+}
+
+// expandEnv expands the entry's env, in name order. The whole value of an
+// entry with a secret name is a secret.
+func (x *expander) expandEnv(s *Server) (map[string]string, error) {
 	env := map[string]string{}
-	for _, k := range sortedKeys(s.Env) {
+	for _, k := range slices.Sorted(maps.Keys(s.Env)) {
 		secret := s.secretName(k)
 		x.all = secret
 		v, err := x.expand("env."+k, s.Env[k])
@@ -229,65 +291,154 @@ func Resolve(s *Server, o ResolveOptions) (*Target, error) {
 		}
 		x.secrets = append(x.secrets, valueSecrets(v)...)
 	}
-	t.Headers = map[string]string{}
-	for _, k := range sortedKeys(s.Headers) {
+	return env, nil
+}
+
+// expandHeaders expands the entry's headers, in name order, keyed by
+// canonical name. Every header value is a secret.
+func (x *expander) expandHeaders(headers map[string]string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, k := range slices.Sorted(maps.Keys(headers)) {
 		x.all = true // a header value is always a secret, and so is what it holds
-		v, err := x.expand("headers."+k, s.Headers[k])
+		v, err := x.expand("headers."+k, headers[k])
 		x.all = false
 		if err != nil {
 			return nil, err
 		}
+		setHeader(out, k, v)
+		x.secrets = append(x.secrets, HeaderSecrets(v)...)
+	}
+	return out, nil
+}
+
+// resolveRemote completes an http or sse target: the -H headers over the
+// entry's, the URL checked (its credentials are secrets), the name spilled
+// files go under, the SSE fallback, the token store and the OAuth client.
+func (x *expander) resolveRemote(s *Server, t *Target, o ResolveOptions) error {
+	for _, h := range o.Headers {
+		k, v, err := ParseHeader(h)
+		if err != nil {
+			return err
+		}
 		setHeader(t.Headers, k, v)
 		x.secrets = append(x.secrets, HeaderSecrets(v)...)
 	}
-	if t.Transport != Stdio {
-		for _, h := range o.Headers {
-			k, v, err := ParseHeader(h)
-			if err != nil {
-				return nil, err
-			}
-			setHeader(t.Headers, k, v)
-			x.secrets = append(x.secrets, HeaderSecrets(v)...)
+	u, perr := url.Parse(t.URL)
+	if perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return &Error{Server: s.Name, Msg: fmt.Sprintf("url %q is not an http(s) URL", s.URL)}
+	}
+	x.secrets = append(x.secrets, URLSecrets(u)...)
+	t.SpillName = u.Hostname()
+	t.Fallback = t.Transport == HTTP && !s.explicitType
+	t.TokenDir = o.TokenDir
+	if s.OAuth != nil {
+		oc, err := x.expandOAuth(s.OAuth, s.Dir)
+		if err != nil {
+			return err
 		}
-		u, perr := url.Parse(t.URL)
-		if perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, &Error{Server: s.Name, Msg: fmt.Sprintf("url %q is not an http(s) URL", s.URL)}
+		t.OAuth = oc
+	}
+	if s.defaultClientMetadata != "" {
+		if t.OAuth == nil {
+			t.OAuth = &OAuthConfig{}
 		}
-		x.secrets = append(x.secrets, URLSecrets(u)...)
-		t.SpillName = u.Hostname()
-		t.Fallback = t.Transport == HTTP && !s.explicitType
-		t.TokenDir = o.TokenDir
-		if s.OAuth != nil {
-			oc := &OAuthConfig{Scopes: s.OAuth.Scopes, AuthMethod: s.OAuth.AuthMethod}
-			n := len(x.secrets)
-			if oc.ClientID, err = x.expand("oauth.clientId", s.OAuth.ClientID); err != nil {
-				return nil, err
-			}
-			x.secrets = x.secrets[:n] // a client id is public: it is in every authorization URL
-			x.all = true
-			oc.ClientSecret, err = x.expand("oauth.clientSecret", s.OAuth.ClientSecret)
-			x.all = false
-			if err != nil {
-				return nil, err
-			}
-			if oc.ClientSecret != "" {
-				x.secrets = append(x.secrets, oc.ClientSecret)
-			}
-			t.OAuth = oc
+		if t.OAuth.ClientMetadataURL == "" {
+			t.OAuth.ClientMetadataURL = s.defaultClientMetadata
 		}
 	}
-	if !IsURL(s.Name) { // a URL server keeps its host (set above)
-		t.SpillName = s.Name
+	return nil
+}
+
+// expandOAuth expands a configured OAuth client. Its secret is a secret;
+// its id is not: it is in every authorization URL.
+func (x *expander) expandOAuth(c *OAuthConfig, dir string) (*OAuthConfig, error) {
+	oc := &OAuthConfig{Scopes: c.Scopes, AuthMethod: c.AuthMethod, Grant: c.Grant, KeyID: c.KeyID}
+	n := len(x.secrets)
+	var err error
+	if oc.ClientID, err = x.expand("oauth.clientId", c.ClientID); err != nil {
+		return nil, err
 	}
-	if t.Transport == Stdio {
-		if strings.Contains(t.Command, "/") && !filepath.IsAbs(t.Command) && s.Dir != "" {
-			t.Command = filepath.Join(s.Dir, t.Command)
-		}
-		if t.Dir != "" && !filepath.IsAbs(t.Dir) && s.Dir != "" {
-			t.Dir = filepath.Join(s.Dir, t.Dir)
-		}
-		t.Env = childEnv(o.Environ, env, s.InheritEnv)
+	if oc.ClientMetadataURL, err = x.expand("oauth.clientMetadataUrl", c.ClientMetadataURL); err != nil {
+		return nil, err
 	}
+	if oc.ClientMetadataURL != "" && oc.ClientMetadataURL != c.ClientMetadataURL {
+		if err := CheckClientMetadataURL(oc.ClientMetadataURL); err != nil {
+			return nil, &Error{Server: x.server, Msg: "\"oauth\".clientMetadataUrl " + err.Error()}
+		}
+	}
+	x.secrets = x.secrets[:n] // a client id is public: it is in every authorization URL
+	x.all = true
+	oc.ClientSecret, err = x.expand("oauth.clientSecret", c.ClientSecret)
+	x.all = false
+	if err != nil {
+		return nil, err
+	}
+	if oc.ClientSecret != "" {
+		x.secrets = append(x.secrets, oc.ClientSecret)
+	}
+	if c.PrivateKey != "" {
+		key, err := x.privateKey(c.PrivateKey, dir)
+		if err != nil {
+			return nil, err
+		}
+		oc.PrivateKey = key
+	}
+	return oc, nil
+}
+
+// privateKey reads "oauth".privateKey: "@FILE" (relative to the config
+// file's directory) or a value with ${VAR}, a PEM RSA or EC private key.
+// The key, and each line of it, are secrets.
+func (x *expander) privateKey(v, dir string) (string, error) {
+	fail := func(format string, args ...any) error {
+		return &Error{Server: x.server, Msg: "\"oauth\".privateKey " + fmt.Sprintf(format, args...)}
+	}
+	var key string
+	if name, ok := strings.CutPrefix(v, "@"); ok {
+		if name == "" {
+			return "", fail("\"@\" names no file")
+		}
+		if !filepath.IsAbs(name) && dir != "" {
+			name = filepath.Join(dir, name)
+		}
+		data, err := readKeyFile(name)
+		if err != nil {
+			return "", fail("%v", err)
+		}
+		key = string(data)
+	} else {
+		x.all = true
+		k, err := x.expand("oauth.privateKey", v)
+		x.all = false
+		if err != nil {
+			return "", err
+		}
+		key = k
+	}
+	x.secrets = append(x.secrets, PrivateKeySecrets(key)...)
+	if _, err := ParsePrivateKey(key); err != nil {
+		return "", fail("%v", err)
+	}
+	return key, nil
+}
+
+// resolveLocal completes a stdio target: a relative command path (one
+// with a "/") and a relative cwd resolve against the directory of the
+// config file, and the child's environment is decided.
+func resolveLocal(s *Server, t *Target, env map[string]string, environ []string) {
+	if strings.Contains(t.Command, "/") && !filepath.IsAbs(t.Command) && s.Dir != "" {
+		t.Command = filepath.Join(s.Dir, t.Command)
+	}
+	if t.Dir != "" && !filepath.IsAbs(t.Dir) && s.Dir != "" {
+		t.Dir = filepath.Join(s.Dir, t.Dir)
+	}
+	t.Env = childEnv(environ, env, s.InheritEnv)
+}
+
+// expandRoots expands the "roots" entry; a relative root resolves against
+// the directory of the config file, and an empty one is an error.
+func (x *expander) expandRoots(s *Server) ([]string, error) {
+	var roots []string
 	for i, r := range s.Roots {
 		field := fmt.Sprintf("roots[%d]", i)
 		v, err := x.expand(field, r)
@@ -300,18 +451,20 @@ func Resolve(s *Server, o ResolveOptions) (*Target, error) {
 		if !filepath.IsAbs(v) && s.Dir != "" {
 			v = filepath.Join(s.Dir, v)
 		}
-		t.Roots = append(t.Roots, v)
+		roots = append(roots, v)
 	}
+	return roots, nil
+}
+
+// chooseTimeout: --timeout, else the server's "timeout", else DefaultTimeout.
+func chooseTimeout(flag, server time.Duration) time.Duration {
 	switch {
-	case o.Timeout > 0:
-		t.Timeout = o.Timeout
-	case s.Timeout > 0:
-		t.Timeout = s.Timeout
-	default:
-		t.Timeout = DefaultTimeout
+	case flag > 0:
+		return flag
+	case server > 0:
+		return server
 	}
-	t.Secrets = x.secrets
-	return t, nil
+	return DefaultTimeout
 }
 
 // secretName reports whether the entry's env entry or variable name marks
@@ -379,19 +532,10 @@ func childEnv(environ []string, extra map[string]string, inherit bool) []string 
 			}
 		}
 	}
-	for _, k := range sortedKeys(extra) {
+	for _, k := range slices.Sorted(maps.Keys(extra)) {
 		env = append(env, k+"="+extra[k])
 	}
 	return env
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // Self returns the path of the running mcpx binary (for the demo server).

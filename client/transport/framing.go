@@ -14,19 +14,13 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
-// LimitError says a safety limit refused what a server sent (exit 8).
-type LimitError struct {
-	Limit string // the named limit, e.g. "message ceiling"
-	Value int64  // its value in bytes
-	Msg   string
-}
-
-func (e *LimitError) Error() string {
-	return fmt.Sprintf("%s: over the %s of %s", e.Msg, e.Limit, text.HumanBytes(e.Value))
-}
+// LimitError says a safety limit refused what a server sent (exit 8); the
+// renderer's type, for the same meaning.
+type LimitError = limits.Error
 
 // Limit records the first limit error of a connection, so that whatever
 // error mcp-go reports afterwards can be classified as exit 8, and the

@@ -18,10 +18,11 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-	"unsafe"
 
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // peer is the server end of a Stdio over two io.Pipes.
@@ -368,13 +369,12 @@ func TestStdioResultInLine(t *testing.T) {
 		t.Fatal(r.err)
 	}
 	res := r.resp.Result
-	start := uintptr(unsafe.Pointer(unsafe.SliceData(line)))
-	at := uintptr(unsafe.Pointer(unsafe.SliceData(res)))
-	if at < start || at+uintptr(len(res)) > start+uintptr(len(line)) {
-		t.Fatalf("the result (at %#x, %d bytes) is not inside the line (at %#x, %d bytes)", at, len(res), start, len(line))
+	at, ok := text.Within(line, text.StringView(res))
+	if !ok {
+		t.Fatalf("the result (%d bytes) is not inside the line (%d bytes)", len(res), len(line))
 	}
-	if at-start != uintptr(len(`{"jsonrpc":"2.0","id":1,"result":`)) || len(res) != len(line)-len(`{"jsonrpc":"2.0","id":1,"result":`)-1 {
-		t.Errorf("result at offset %d, %d bytes", at-start, len(res))
+	if at != len(`{"jsonrpc":"2.0","id":1,"result":`) || len(res) != len(line)-len(`{"jsonrpc":"2.0","id":1,"result":`)-1 {
+		t.Errorf("result at offset %d, %d bytes", at, len(res))
 	}
 	if cap(line) > len(line)+len(line)/8 {
 		t.Errorf("line capacity %d for %d bytes", cap(line), len(line))

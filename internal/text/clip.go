@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -41,6 +42,60 @@ func ClipBytes(s string, n int) string {
 		i--
 	}
 	return s[:i] + "..."
+}
+
+// EscapeClip shortens s to at most n characters, marking a cut with
+// "...", and shows its line breaks escaped (see Escape), for
+// server-originated strings in messages: a uri can be megabytes long, and
+// a mime type can carry a line break that would start a line of its own.
+// A string that may hold a secret is masked first (render.ClipMasked).
+func EscapeClip(s string, n int) string {
+	return EscapeClipHead(s, false, n)
+}
+
+// EscapeClipHead is EscapeClip of head, the start of a longer string when
+// more (then marked cut too).
+func EscapeClipHead(head string, more bool, n int) string {
+	head, cut := FirstChars(head, n)
+	if cut || more {
+		return Escape(head) + "..."
+	}
+	return Escape(head)
+}
+
+// QuoteClip is EscapeClip for a string a message shows in double quotes:
+// s shortened to n characters (then "..."), quoted as Go quotes it (%q),
+// which shows its line breaks and other control characters escaped.
+func QuoteClip(s string, n int) string {
+	return QuoteClipHead(s, false, n)
+}
+
+// QuoteClipHead is QuoteClip of head, the start of a longer string when
+// more (then marked cut too).
+func QuoteClipHead(head string, more bool, n int) string {
+	head, cut := FirstChars(head, n)
+	if cut || more {
+		head += "..."
+	}
+	return strconv.Quote(head)
+}
+
+// FirstBytes returns the longest start of s that has at most n bytes and
+// ends on a character boundary, and whether s had more. A byte that is not
+// UTF-8 counts as one character and is kept as it is (where ClipBytes
+// cuts before a run of stray continuation bytes).
+func FirstBytes(s string, n int) (head string, cut bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	end := 0
+	for {
+		_, size := utf8.DecodeRuneInString(s[end:])
+		if end+size > n {
+			return s[:end], true
+		}
+		end += size
+	}
 }
 
 // Truncate is Clip through a conversion to runes: when s is cut, each byte
@@ -115,6 +170,15 @@ func QuoteWord(s, safe string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Plural is one when n is 1, else many: a message's "1 variable" and
+// "2 variables", "it" and "them".
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // HumanBytes writes a size the way messages name a limit: "50 MiB

@@ -63,6 +63,57 @@ func TestClip(t *testing.T) {
 	}
 }
 
+func TestEscapeClip(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"abc", 3, "abc"}, {"abcd", 3, "abc..."}, {"", 0, ""}, {"a", 0, "..."},
+		{"é世😀x", 3, "é世😀..."}, {"é世😀", 3, "é世😀"},
+		// one line: a server's line breaks are shown escaped
+		{"a\nmcpx: x", 20, `a\nmcpx: x`}, {"a\r\u0085\u2028\u2029b", 4, `a\r\u0085\u2028...`},
+	} {
+		if got := EscapeClip(tc.s, tc.n); got != tc.want {
+			t.Errorf("EscapeClip(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+	for s, want := range map[string]string{"abcd": `"abc..."`, "a\nb": `"a\nb"`, "é\u2028": `"é\u2028"`} {
+		if got := QuoteClip(s, 3); got != want {
+			t.Errorf("QuoteClip(%q, 3) = %s, want %s", s, got, want)
+		}
+	}
+}
+
+func TestFirstBytes(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		head string
+		cut  bool
+	}{
+		{"", 3, "", false},
+		{"abc", 3, "abc", false},
+		{"abcd", 3, "abc", true},
+		{"aé", 2, "a", true},                 // not half of é
+		{"aéb", 3, "aé", true},               // é is two bytes
+		{"a\x80\x80b", 3, "a\x80\x80", true}, // a stray byte is a character of its own
+		{"\xffab", 2, "\xffa", true},
+	} {
+		if head, cut := FirstBytes(tc.in, tc.n); head != tc.head || cut != tc.cut {
+			t.Errorf("FirstBytes(%q, %d) = %q, %v, want %q, %v", tc.in, tc.n, head, cut, tc.head, tc.cut)
+		}
+	}
+}
+
+func TestPlural(t *testing.T) {
+	for n, want := range map[int]string{0: "pairs", 1: "pair", 2: "pairs"} {
+		if got := Plural(n, "pair", "pairs"); got != want {
+			t.Errorf("Plural(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
 func TestSquash(t *testing.T) {
 	if got := Squash("  a\n\tb  c\u2028d "); got != "a b c d" {
 		t.Errorf("Squash = %q", got)

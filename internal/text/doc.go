@@ -1,10 +1,11 @@
 // Package text holds the small string helpers that several packages of
 // mcpx share: quoting a server's string on one line of a message
-// (Escape, FirstLine, Squash), cutting it short (FirstChars, Clip,
-// ClipBytes, Truncate), masking a window of it (MaskWindow), shell words
-// (QuoteWord), sizes (HumanBytes), compact JSON, and the audited
-// zero-copy views between []byte and string (StringView, BytesView,
-// SubSlice).
+// (Escape, OneLine, Squash, EscapeClip, QuoteClip), cutting it short
+// (FirstChars, FirstBytes, Clip, ClipBytes, Truncate), masking a window
+// of it (MaskWindow), shell words (QuoteWord), counts and sizes (Plural,
+// HumanBytes), compact JSON (CompactJSON), and the audited zero-copy
+// views between []byte and string (StringView, BytesView, SubSlice,
+// Within, SliceHeader), the one place mcpx imports unsafe.
 //
 // It imports nothing of mcpx's, and knows nothing of servers, flags or
 // terminals.

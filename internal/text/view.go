@@ -29,9 +29,29 @@ func SubSlice(b []byte, s string) []byte {
 	if len(s) == 0 {
 		return nil
 	}
-	off := int(uintptr(unsafe.Pointer(unsafe.StringData(s))) - uintptr(unsafe.Pointer(unsafe.SliceData(b))))
-	if off < 0 || off+len(s) > len(b) {
+	off, ok := Within(b, s)
+	if !ok {
 		panic("text: SubSlice of a string outside its slice")
 	}
 	return b[off : off+len(s) : off+len(s)]
 }
+
+// Within reports whether s's bytes lie in b's memory (s is a view of part
+// of b, not a copy), and where: s is then b[off:off+len(s)]. An empty s is
+// within any b, at 0. Tests use it to show that a parser did not copy.
+func Within(b []byte, s string) (off int, ok bool) {
+	if len(s) == 0 {
+		return 0, true
+	}
+	// Unsigned: a string before b is a huge difference, not a negative one.
+	d := uintptr(unsafe.Pointer(unsafe.StringData(s))) - uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	if d > uintptr(len(b)) || uintptr(len(s)) > uintptr(len(b))-d {
+		return 0, false
+	}
+	return int(d), true
+}
+
+// SliceHeader is the size of a slice value itself (pointer, length and
+// capacity), what each element of a [][]byte or []json.RawMessage costs
+// beyond the bytes it points to.
+const SliceHeader = int(unsafe.Sizeof([]byte(nil)))

@@ -1,6 +1,7 @@
 package text
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -21,6 +22,33 @@ func TestViews(t *testing.T) {
 	}
 	if v := BytesView(s); &v[0] != &b[0] || len(v) != len(b) {
 		t.Error("BytesView copied")
+	}
+	for _, tc := range []struct {
+		s   string
+		off int
+		ok  bool
+	}{
+		{s, 0, true},
+		{s[i : i+3], i, true},
+		{s[len(s)-1:], len(s) - 1, true},
+		{"", 0, true},
+		{strings.Clone(s), 0, false}, // equal bytes elsewhere
+	} {
+		if off, ok := Within(b, tc.s); off != tc.off || ok != tc.ok {
+			t.Errorf("Within(b, %q) = %d, %v, want %d, %v", tc.s, off, ok, tc.off, tc.ok)
+		}
+	}
+	whole := StringView(b)
+	for name, sub := range map[string]string{
+		"before": whole[:i], "across its start": whole[i-1 : i+1],
+		"just past": whole[i+3 : i+4], "across its end": whole[i+2 : i+4],
+	} {
+		if off, ok := Within(b[i:i+3], sub); ok {
+			t.Errorf("Within of a string %s the slice = %d, true", name, off)
+		}
+	}
+	if SliceHeader != 3*strconv.IntSize/8 {
+		t.Errorf("SliceHeader = %d, not three words", SliceHeader)
 	}
 	defer func() {
 		if recover() == nil {

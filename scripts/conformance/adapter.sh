@@ -134,12 +134,38 @@ auth/*)
 		node -e 'const c = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}"); process.stdout.write(String(c[process.argv[1]] ?? ""))' "$1"
 	}
 	oauth=
+	machine=
 	client_id=$(ctx client_id)
-	if [ -n "$client_id" ]; then
+	case $scenario in
+	auth/client-credentials-*)
+		# Machine to machine: the context gives the client id and its secret
+		# (client_secret_basic) or a PEM private key (private_key_jwt); the
+		# config names them ("grant": "client_credentials") and mcpx obtains
+		# the token itself on the first command: no login.
+		machine=1
 		MCPX_CONFORMANCE_CLIENT_SECRET=$(ctx client_secret)
-		export MCPX_CONFORMANCE_CLIENT_SECRET
-		oauth=", \"oauth\": {\"clientId\": \"$client_id\", \"clientSecret\": \"\${MCPX_CONFORMANCE_CLIENT_SECRET}\"}"
-	fi
+		MCPX_CONFORMANCE_PRIVATE_KEY=$(ctx private_key_pem)
+		export MCPX_CONFORMANCE_CLIENT_SECRET MCPX_CONFORMANCE_PRIVATE_KEY
+		if [ -n "$MCPX_CONFORMANCE_PRIVATE_KEY" ]; then
+			cred='"privateKey": "${MCPX_CONFORMANCE_PRIVATE_KEY}"'
+		else
+			cred='"clientSecret": "${MCPX_CONFORMANCE_CLIENT_SECRET}"'
+		fi
+		oauth=", \"oauth\": {\"grant\": \"client_credentials\", \"clientId\": \"$client_id\", $cred}"
+		;;
+	auth/basic-cimd)
+		# The authorization server supports client ID metadata documents:
+		# the scenario expects this URL as the client id (it does not fetch it).
+		oauth=', "oauth": {"clientMetadataUrl": "https://conformance-test.local/client-metadata.json"}'
+		;;
+	*)
+		if [ -n "$client_id" ]; then
+			MCPX_CONFORMANCE_CLIENT_SECRET=$(ctx client_secret)
+			export MCPX_CONFORMANCE_CLIENT_SECRET
+			oauth=", \"oauth\": {\"clientId\": \"$client_id\", \"clientSecret\": \"\${MCPX_CONFORMANCE_CLIENT_SECRET}\"}"
+		fi
+		;;
+	esac
 	printf '{"mcpServers": {"conformance": {"url": "%s"%s}}}\n' "$url" "$oauth" >"$work/config.json"
 	# login ARGS...: mcpx login conformance --no-browser ARGS, following the
 	# authorization URL it prints on stderr the way a browser would.
@@ -182,10 +208,10 @@ try { const e = JSON.parse(lines[lines.length - 1]).error; process.stdout.write(
 			fi
 		done
 	}
-	login
+	[ -n "$machine" ] || login
 	tries=0
 	until use; do
-		[ $rc -eq 6 ] && [ -n "$scopes" ] || die "$op failed after login (exit $rc)"
+		[ $rc -eq 6 ] && [ -n "$scopes" ] && [ -z "$machine" ] || die "$op failed (exit $rc)"
 		[ $tries -lt 2 ] || die "$op still refused (exit 6) after $tries more logins with the scopes the server named; giving up"
 		tries=$((tries + 1))
 		set --

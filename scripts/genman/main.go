@@ -17,19 +17,16 @@
 // visible command, so prose for a command still being written (completion)
 // appears with it. man/src/README says the same for whoever edits the prose.
 //
-// cli-docs. github.com/urfave/cli-docs/v3's own page (ToManWithSection) is
-// not usable as a whole: it renders through markdown and go-md2man, which
-// gives no date, sorted flags each shown as `--flag="":`, no ArgsUsage, every
-// command as a top-level .SH section, placeholders as \fB\fC...\fR code
-// spans, and unescaped hyphens (so --flag does not copy-paste on groff). What
-// it does well is walking the tree into a documentation model: each visible
-// command's full name, Usage and ArgsUsage, each visible flag's names,
-// whether it takes a value, its type, its default (DefaultText, else the
-// value) and its environment variables. genman takes that model from
-// cli-docs' tabular generator, with the generator's template (the exported
-// MarkdownTabularDocTemplate) swapped for one that prints one quoted record
-// per command and flag, and renders the roff itself. The model lacks only
-// whether a flag repeats, which genman asks the flag (IsMultiValueFlag).
+// The model. genman walks the command tree itself into a documentation
+// model: each visible command's full name, Usage and ArgsUsage, each
+// visible flag's names, whether it takes a value and whether it repeats,
+// its type, its default (DefaultText, else the value) and its environment
+// variables; then it renders the roff. (github.com/urfave/cli-docs/v3's
+// page is not usable: it renders through markdown and go-md2man, which
+// gives no date, sorted flags each shown as `--flag="":`, no ArgsUsage,
+// every command as a top-level .SH section, placeholders as \fB\fC...\fR
+// code spans, and unescaped hyphens, so --flag does not copy-paste on
+// groff.)
 //
 // The output is byte-stable: no date but the one in mcpx.1.in, no version,
 // no map order.
@@ -47,7 +44,6 @@ import (
 	"strings"
 	"unicode"
 
-	docs "github.com/urfave/cli-docs/v3"
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/commands"
@@ -121,15 +117,13 @@ func FirstDifference(old, gen []byte) string {
 
 // Generate renders the page for the command tree root from the roff in src.
 // It changes root (drops the hidden commands, adds --help and --version):
-// give it a fresh tree, such as commands.DocRoot returns. Warnings are about missing prose; errors about prose that no longer fits
-// the definitions (a block for a flag that is gone) or broken sources.
+// give it a fresh tree, such as commands.DocRoot returns. Warnings are
+// about missing prose; errors about prose that no longer fits the
+// definitions (a block for a flag that is gone) or broken sources.
 func Generate(root *cli.Command, src string) ([]byte, []string, error) {
 	pruneHidden(root)
 	addDefaultFlags(root)
-	m, err := model(root)
-	if err != nil {
-		return nil, nil, err
-	}
+	m := model(root)
 	g := &gen{m: m, src: src, visible: map[string]bool{}}
 	for _, c := range m.Commands {
 		g.visible[c.Name] = true
@@ -215,7 +209,7 @@ func addDefaultFlags(root *cli.Command) {
 	}
 }
 
-// The documentation model, as cli-docs computes it.
+// The documentation model: what the page says of each command and flag.
 type (
 	appDoc struct {
 		Name, Usage string
@@ -239,125 +233,78 @@ type (
 	}
 )
 
-// recordTemplate replaces cli-docs' tabular markdown template: one line per
-// command and per flag, every string Go-quoted.
-const recordTemplate = `{{ define "flags" }}{{ range . }}
-flag {{ printf "%q" .Name }} {{ printf "%q" (join .Aliases " ") }} {{ .TakesValue }} {{ printf "%q" .Type }} {{ printf "%q" .Default }} {{ printf "%q" (join .EnvVars " ") }} {{ printf "%q" .Usage }}
-{{ end }}{{ end }}
-{{ define "command" }}
-command {{ printf "%q" .Name }} {{ printf "%q" .Usage }} {{ printf "%q" .ArgsUsage }}
-{{ template "flags" .Flags }}{{ range .SubCommands }}{{ template "command" . }}{{ end }}{{ end }}
-app {{ printf "%q" .Name }} {{ printf "%q" .Usage }}
-{{ template "flags" .GlobalFlags }}{{ range .Commands }}{{ template "command" . }}{{ end }}
-`
-
-func model(root *cli.Command) (*appDoc, error) {
-	saved := docs.MarkdownTabularDocTemplate
-	docs.MarkdownTabularDocTemplate = recordTemplate
-	text, err := docs.ToTabularMarkdown(root, root.Name)
-	docs.MarkdownTabularDocTemplate = saved
-	if err != nil {
-		return nil, fmt.Errorf("cli-docs: %w", err)
-	}
-	m := &appDoc{}
-	var flags *[]flagDoc
-	var cmd *cli.Command
-	for _, ln := range strings.Split(text, "\n") {
-		if strings.TrimSpace(ln) == "" {
-			continue
-		}
-		kind, f, err := fields(ln)
-		if err != nil {
-			return nil, fmt.Errorf("cli-docs record %q: %w", ln, err)
-		}
-		switch {
-		case kind == "app" && len(f) == 2:
-			m.Name, m.Usage = f[0], f[1]
-			flags, cmd = &m.Flags, root
-		case kind == "command" && len(f) == 3:
-			m.Commands = append(m.Commands, cmdDoc{Name: f[0], Usage: f[1], ArgsUsage: f[2]})
-			flags = &m.Commands[len(m.Commands)-1].Flags
-			if cmd = find(root, f[0]); cmd == nil {
-				return nil, fmt.Errorf("cli-docs names a command %q that is not in the tree", f[0])
-			}
-		case kind == "flag" && len(f) == 7 && flags != nil:
-			fd := flagDoc{TakesValue: f[2] == "true", Type: f[3], Default: strings.Trim(f[4], "`"), Usage: f[6]}
-			fd.Names = append([]string{strings.TrimLeft(f[0], "-")}, splitNames(f[1])...)
-			sort.SliceStable(fd.Names, func(i, j int) bool { return len(fd.Names[i]) == 1 && len(fd.Names[j]) > 1 })
-			fd.Env = strings.Fields(f[5])
-			if real := findFlag(cmd, strings.TrimLeft(f[0], "-")); real != nil {
-				if mv, ok := real.(cli.DocGenerationMultiValueFlag); ok {
-					fd.Multi = mv.IsMultiValueFlag()
-				}
-			}
-			*flags = append(*flags, fd)
-		default:
-			return nil, fmt.Errorf("unexpected cli-docs record %q", ln)
+// model walks the tree (hidden commands already pruned) into the
+// documentation model: the visible commands, depth first, and the
+// visible flags of each.
+func model(root *cli.Command) *appDoc {
+	m := &appDoc{Name: root.Name, Usage: oneLine(root.Usage), Flags: flagDocs(root.VisibleFlags())}
+	var walk func(cmds []*cli.Command, parent string)
+	walk = func(cmds []*cli.Command, parent string) {
+		for _, c := range cmds {
+			name := strings.TrimSpace(parent + " " + c.Name)
+			m.Commands = append(m.Commands, cmdDoc{Name: name, Usage: oneLine(c.Usage), ArgsUsage: oneLine(c.ArgsUsage),
+				Flags: flagDocs(c.VisibleFlags())})
+			walk(c.Commands, name)
 		}
 	}
-	if m.Name == "" {
-		return nil, fmt.Errorf("cli-docs gave no app record")
-	}
-	return m, nil
+	walk(root.VisibleCommands(), "")
+	return m
 }
 
-func splitNames(s string) []string {
-	var out []string
-	for _, n := range strings.Fields(s) {
-		out = append(out, strings.TrimLeft(n, "-"))
+// flagDocs describes the flags that document themselves
+// (cli.DocGenerationFlag: all of urfave/cli's).
+func flagDocs(flags []cli.Flag) []flagDoc {
+	var out []flagDoc
+	for _, f := range flags {
+		df, ok := f.(cli.DocGenerationFlag)
+		if !ok {
+			continue
+		}
+		fd := flagDoc{TakesValue: df.TakesValue(), Type: df.TypeName(), Default: defaultOf(df),
+			Env: fieldsOf(df.GetEnvVars()), Usage: oneLine(df.GetUsage())}
+		for _, n := range f.Names() {
+			fd.Names = append(fd.Names, strings.TrimLeft(strings.TrimSpace(n), "-"))
+		}
+		sort.SliceStable(fd.Names, func(i, j int) bool { return len(fd.Names[i]) == 1 && len(fd.Names[j]) > 1 })
+		if mv, ok := f.(cli.DocGenerationMultiValueFlag); ok {
+			fd.Multi = mv.IsMultiValueFlag()
+		}
+		out = append(out, fd)
 	}
 	return out
 }
 
-// fields splits a record line into its kind and its fields (Go-quoted
-// strings, or bare words).
-func fields(ln string) (string, []string, error) {
-	kind, rest, _ := strings.Cut(strings.TrimSpace(ln), " ")
+// defaultOf is the default a flag shows: its DefaultText, else its value
+// (a string's without its quotes; a bool's even when it takes no value).
+func defaultOf(f cli.DocGenerationFlag) string {
+	if t := f.GetDefaultText(); t != "" {
+		return t
+	}
+	if !f.TakesValue() {
+		if b, ok := f.(*cli.BoolFlag); ok {
+			return strconv.FormatBool(b.Value)
+		}
+		return ""
+	}
+	v := f.GetValue()
+	if _, ok := f.(*cli.StringFlag); ok {
+		v = strings.Trim(v, `"`)
+	}
+	return v
+}
+
+// oneLine puts a Usage or ArgsUsage on one line, without a final period.
+func oneLine(s string) string {
+	return strings.TrimRight(strings.TrimSpace(strings.ReplaceAll(s, "\n", " ")), ".\r\n\t")
+}
+
+// fieldsOf is the words of a list's strings (nil for none).
+func fieldsOf(list []string) []string {
 	var out []string
-	for rest = strings.TrimSpace(rest); rest != ""; rest = strings.TrimSpace(rest) {
-		if rest[0] == '"' {
-			q, err := strconv.QuotedPrefix(rest)
-			if err != nil {
-				return "", nil, err
-			}
-			s, _ := strconv.Unquote(q)
-			out = append(out, s)
-			rest = rest[len(q):]
-			continue
-		}
-		word, tail, _ := strings.Cut(rest, " ")
-		out = append(out, word)
-		rest = tail
+	for _, s := range list {
+		out = append(out, strings.Fields(s)...)
 	}
-	return kind, out, nil
-}
-
-func find(root *cli.Command, path string) *cli.Command {
-	c := root
-	for _, name := range strings.Fields(path) {
-		var next *cli.Command
-		for _, sub := range c.Commands {
-			if sub.Name == name {
-				next = sub
-			}
-		}
-		if next == nil {
-			return nil
-		}
-		c = next
-	}
-	return c
-}
-
-func findFlag(c *cli.Command, name string) cli.Flag {
-	for _, f := range c.Flags {
-		for _, n := range f.Names() {
-			if n == name {
-				return f
-			}
-		}
-	}
-	return nil
+	return out
 }
 
 // Sources: fragments of roff with directives in roff comments.

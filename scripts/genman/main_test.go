@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/urfave/cli/v3"
 
@@ -288,5 +290,34 @@ func TestWrap(t *testing.T) {
 		if strings.HasSuffix(ln, `\`) {
 			t.Errorf("line broken inside an escape: %q", ln)
 		}
+	}
+}
+
+// TestModel pins what the walk of the tree reads from the definitions.
+func TestModel(t *testing.T) {
+	root := &cli.Command{Name: "app", Usage: "does\nthings.",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "say less"}},
+		Commands: []*cli.Command{{Name: "parent", Usage: "a parent", ArgsUsage: "SRV",
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "mode", Value: "fast", Usage: "the `MODE`", Sources: cli.EnvVars("APP_MODE", "APP_M")},
+				&cli.DurationFlag{Name: "wait", Value: 3 * time.Second, DefaultText: "three seconds"},
+				&cli.StringSliceFlag{Name: "tag", Aliases: []string{"t"}},
+				&cli.IntFlag{Name: "secret", Hidden: true},
+			},
+			Commands: []*cli.Command{{Name: "child", Usage: "a child."}}}},
+	}
+	got := model(root)
+	want := &appDoc{Name: "app", Usage: "does things",
+		Flags: []flagDoc{{Names: []string{"q", "quiet"}, Type: "bool", Default: "false", Usage: "say less"}},
+		Commands: []cmdDoc{
+			{Name: "parent", Usage: "a parent", ArgsUsage: "SRV", Flags: []flagDoc{
+				{Names: []string{"mode"}, TakesValue: true, Type: "string", Default: "fast", Env: []string{"APP_MODE", "APP_M"}, Usage: "the `MODE`"},
+				{Names: []string{"wait"}, TakesValue: true, Type: "duration", Default: "three seconds"},
+				{Names: []string{"t", "tag"}, TakesValue: true, Type: "string", Multi: true},
+			}},
+			{Name: "parent child", Usage: "a child"},
+		}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("model:\n got %+v\nwant %+v", got, want)
 	}
 }

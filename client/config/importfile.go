@@ -1,0 +1,372 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// mcpx import copies a host's entries into mcpx's user file. The file is
+// edited, not rewritten: new entries are spliced into its "mcpServers"
+// object (replaced entries in place), so every other byte — key order,
+// unknown keys, spacing — stays as it was. It is written through a
+// temporary file and a rename.
+
+// ImportEntry is the entry mcpx import writes for s, in mcpx's format, with
+// relative paths made absolute (the user file lives elsewhere), or why it
+// cannot be imported.
+func (s *Server) ImportEntry() (MCPXEntry, error) {
+	if s.entry == nil {
+		return MCPXEntry{}, fmt.Errorf("not a host's entry")
+	}
+	if s.entry.Problem != "" {
+		return MCPXEntry{}, errors.New(s.entry.Problem)
+	}
+	if s.err != nil && !s.Disabled {
+		var ce *Error
+		if errors.As(s.err, &ce) {
+			return MCPXEntry{}, errors.New(ce.Msg)
+		}
+		return MCPXEntry{}, s.err
+	}
+	m := s.entry.mcpx()
+	if m.Cwd != "" && !filepath.IsAbs(m.Cwd) && !strings.HasPrefix(m.Cwd, "${") {
+		m.Cwd = filepath.Join(s.Dir, m.Cwd)
+	}
+	if strings.Contains(m.Command, "/") && !filepath.IsAbs(m.Command) && !strings.HasPrefix(m.Command, "${") {
+		m.Command = filepath.Join(s.Dir, m.Command)
+	}
+	return m, nil
+}
+
+// ImportSecrets returns the literal values of e that are secrets (see
+// SECRETS in mcpx(1)), so that what mcpx import prints masks them: header
+// values, env values of secret names, and secrets in args and the URL.
+// A ${VAR} reference is not a secret.
+func ImportSecrets(e MCPXEntry) []string {
+	var out []string
+	lit := func(v string) bool { return v != "" && !strings.Contains(v, "${") }
+	for _, v := range e.Headers {
+		if lit(v) {
+			out = append(out, v)
+			out = append(out, HeaderSecrets(v)...)
+		}
+	}
+	for k, v := range e.Env {
+		if IsSecretName(k) && lit(v) {
+			out = append(out, v)
+		}
+		out = append(out, valueSecrets(v)...)
+	}
+	for _, a := range e.Args {
+		out = append(out, valueSecrets(a)...)
+	}
+	return append(out, valueSecrets(e.URL)...)
+}
+
+// ServerNames returns the names the mcpx config file at path defines (none
+// when it does not exist).
+func ServerNames(path string) (map[string]bool, error) {
+	f, err := readFile(path, false)
+	if err != nil || f == nil {
+		return map[string]bool{}, err
+	}
+	names := map[string]bool{}
+	for _, s := range f.servers {
+		names[s.Name] = true
+	}
+	return names, nil
+}
+
+// NamedEntry is one entry to write.
+type NamedEntry struct {
+	Name  string
+	Entry MCPXEntry
+}
+
+// WriteServers adds entries to the mcpx config file at path, replacing
+// those of the same name, and keeping everything else of the file as it
+// is. A missing file (and its directory) is created, mode 0600; an existing
+// one keeps its mode, and a symbolic link keeps pointing at the file.
+func WriteServers(path string, entries []NamedEntry) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return &Error{Msg: fmt.Sprintf("config file %s: %v", path, err)}
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = r
+	}
+	mode := fs.FileMode(0o600)
+	var data []byte
+	if st, err := os.Stat(abs); err == nil {
+		if !st.Mode().IsRegular() {
+			return &Error{Msg: fmt.Sprintf("config file %s is not a regular file", abs)}
+		}
+		mode = st.Mode().Perm()
+		if data, err = readBounded(abs); err != nil {
+			return &Error{Msg: fmt.Sprintf("cannot read config file: %v", err)}
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return &Error{Msg: fmt.Sprintf("cannot read config file: %v", err)}
+	}
+	out, err := spliceServers(data, entries)
+	if err != nil {
+		return &Error{Msg: fmt.Sprintf("config file %s: %v", abs, err)}
+	}
+	if err := writeAtomic(abs, out, mode); err != nil {
+		return &Error{Msg: fmt.Sprintf("cannot write config file: %v", err)}
+	}
+	return nil
+}
+
+func readBounded(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxHostFile+1))
+	if err == nil && len(data) > maxHostFile {
+		err = fmt.Errorf("%s is larger than %d MiB", path, maxHostFile>>20)
+	}
+	return data, err
+}
+
+// writeAtomic writes data to path through a temporary file in the same
+// directory and a rename, so that a reader sees the old file or the new
+// one, never half of one.
+func writeAtomic(path string, data []byte, mode fs.FileMode) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	fail := func(err error) error {
+		tmp.Close()
+		os.Remove(name)
+		return err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		return fail(err)
+	}
+	if _, err := tmp.Write(data); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(name)
+		return err
+	}
+	if err := os.Rename(name, path); err != nil {
+		os.Remove(name)
+		return err
+	}
+	return nil
+}
+
+// span is a JSON value's place in a file.
+type span struct{ start, end int }
+
+// object is the members of a JSON object in a file: each key's value
+// span, in order, and where its braces are.
+type object struct {
+	open, close int // offsets of { and }
+	keys        []string
+	vals        map[string]span
+}
+
+// parseObject reads the object that starts at data[off] (after spaces).
+func parseObject(data []byte, off int) (*object, error) {
+	dec := json.NewDecoder(bytes.NewReader(data[off:]))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, jsonAt(data, off, err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, fmt.Errorf("%s: want a JSON object", position(data, off+int(dec.InputOffset())-1))
+	}
+	o := &object{open: off + int(dec.InputOffset()) - 1, vals: map[string]span{}}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, jsonAt(data, off, err)
+		}
+		key, _ := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, jsonAt(data, off, err)
+		}
+		end := off + int(dec.InputOffset())
+		if _, dup := o.vals[key]; !dup {
+			o.keys = append(o.keys, key)
+			o.vals[key] = span{end - len(raw), end}
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, jsonAt(data, off, err)
+	}
+	o.close = off + int(dec.InputOffset()) - 1
+	return o, nil
+}
+
+// indentAt is the white space that starts the line of offset off.
+func indentAt(data []byte, off int) (string, bool) {
+	i := bytes.LastIndexByte(data[:off], '\n')
+	ws := data[i+1 : off]
+	// a key on the line of the brace (compact JSON) has no indentation of its own
+	if len(bytes.TrimLeft(ws, " \t")) > 0 {
+		return "", false
+	}
+	return string(ws), true
+}
+
+// keyStart finds the offset of the quoted key before a value at off.
+func keyStart(data []byte, off int) int {
+	i := bytes.LastIndexByte(data[:off], ':')
+	for i > 0 && data[i] != '"' {
+		i--
+	}
+	// i is the closing quote; find the opening one (keys have no raw quotes)
+	j := i - 1
+	for j > 0 && !(data[j] == '"' && data[j-1] != '\\') {
+		j--
+	}
+	return j
+}
+
+// spliceServers returns data with entries set in its "mcpServers" object.
+func spliceServers(data []byte, entries []NamedEntry) ([]byte, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		data = []byte("{}\n")
+	}
+	var raw json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, jsonAt(data, 0, err)
+	}
+	top, err := parseObject(data, 0)
+	if err != nil {
+		return nil, err
+	}
+	unit := "  "
+	if len(top.keys) > 0 {
+		if ind, ok := indentAt(data, keyStart(data, top.vals[top.keys[0]].start)); ok && ind != "" {
+			unit = ind
+		}
+	}
+	type edit struct {
+		at, end int
+		text    string
+	}
+	var edits []edit
+	encode := func(e MCPXEntry, prefix string) (string, error) {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent(prefix, unit)
+		if err := enc.Encode(e); err != nil {
+			return "", err
+		}
+		return strings.TrimRight(b.String(), "\n"), nil
+	}
+	quote := func(s string) string { b, _ := marshalEntry(s); return string(b) }
+
+	sp, has := top.vals["mcpServers"]
+	null := has && string(data[sp.start:sp.end]) == "null"
+	if !has || null {
+		// A new "mcpServers" object: the last member of the top-level one.
+		var b strings.Builder
+		b.WriteString("{")
+		for i, e := range entries {
+			text, err := encode(e.Entry, unit+unit)
+			if err != nil {
+				return nil, err
+			}
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString("\n" + unit + unit + quote(e.Name) + ": " + text)
+		}
+		b.WriteString("\n" + unit + "}")
+		if null {
+			edits = append(edits, edit{sp.start, sp.end, b.String()})
+		} else {
+			at, text := top.open+1, "\n"+unit+`"mcpServers": `+b.String()+"\n"
+			if len(top.keys) > 0 {
+				at, text = top.vals[top.keys[len(top.keys)-1]].end, ",\n"+unit+`"mcpServers": `+b.String()
+			}
+			edits = append(edits, edit{at, at, text})
+		}
+	} else {
+		obj, err := parseObject(data, sp.start)
+		if err != nil {
+			return nil, fmt.Errorf("\"mcpServers\": %v", err)
+		}
+		parent, _ := indentAt(data, keyStart(data, sp.start))
+		ind, nl := parent+unit, "\n"
+		if len(obj.keys) > 0 {
+			i, ok := indentAt(data, keyStart(data, obj.vals[obj.keys[0]].start))
+			if ok {
+				ind = i
+			} else {
+				// members on one line: compact entries, on that line
+				ind, nl = "", " "
+				encode = func(e MCPXEntry, _ string) (string, error) {
+					b, err := marshalEntry(e)
+					return string(b), err
+				}
+			}
+		}
+		at := obj.open + 1
+		if len(obj.keys) > 0 {
+			at = obj.vals[obj.keys[len(obj.keys)-1]].end
+		}
+		var add strings.Builder
+		n := len(obj.keys)
+		for _, e := range entries {
+			text, err := encode(e.Entry, ind)
+			if err != nil {
+				return nil, err
+			}
+			if v, ok := obj.vals[e.Name]; ok {
+				edits = append(edits, edit{v.start, v.end, text})
+				continue
+			}
+			if n > 0 {
+				add.WriteString(",")
+			}
+			n++
+			add.WriteString(nl + ind + quote(e.Name) + ": " + text)
+		}
+		if add.Len() > 0 {
+			text := add.String()
+			if len(obj.keys) == 0 {
+				text += "\n" + parent
+			}
+			edits = append(edits, edit{at, at, text})
+		}
+	}
+	// Apply the edits from the end, so earlier offsets stay right.
+	out := bytes.Clone(data)
+	sort.Slice(edits, func(i, j int) bool { return edits[i].at < edits[j].at })
+	for i := len(edits) - 1; i >= 0; i-- {
+		e := edits[i]
+		out = append(out[:e.at:e.at], append([]byte(e.text), out[e.end:]...)...)
+	}
+	if !json.Valid(out) {
+		return nil, fmt.Errorf("the edited file would not be valid JSON; it was left alone")
+	}
+	return out, nil
+}

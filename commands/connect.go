@@ -1,0 +1,214 @@
+package commands
+
+// One connection of a command: the server a SRV argument or a config entry
+// names, resolved; the clock of its --timeout; and what mcpx offers the
+// server and shows of it while it works (see REQUESTS FROM SERVERS in
+// mcpx(1)): roots, log messages and the progress line. Elicitations are
+// answered in ask.go.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/client/auth"
+	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/render"
+)
+
+// target finds and resolves the server a SRV argument names.
+func (a *app) target(arg string) (*config.Target, error) {
+	if config.IsURL(arg) {
+		// A URL needs no config file (and a broken one does not stop it).
+		if u, err := url.Parse(arg); err == nil {
+			a.s.AddSecrets(config.URLSecrets(u)...)
+		}
+		srv, err := (&config.Config{}).Lookup(arg, a.self)
+		if err != nil {
+			return nil, err
+		}
+		return a.resolve(srv)
+	}
+	cfg, err := a.config()
+	if err != nil {
+		return nil, err
+	}
+	srv, err := cfg.Lookup(arg, a.self)
+	if err != nil {
+		return nil, err
+	}
+	return a.resolve(srv)
+}
+
+// resolve makes a configured server a target: its variables expanded,
+// its secrets known.
+func (a *app) resolve(srv *config.Server) (*config.Target, error) {
+	t, err := config.Resolve(srv, config.ResolveOptions{Getenv: a.getenv, Environ: a.environ, Headers: a.g.headers,
+		Timeout: a.g.timeout, TokenDir: auth.TokenDir(a.getenv)})
+	if err != nil {
+		return nil, err
+	}
+	a.s.AddSecrets(t.Secrets...)
+	return t, nil
+}
+
+// connectOptions say what a command's operation needs of its connection.
+type connectOptions struct {
+	// listen: the operation is one during which a server may send requests
+	// (invoke, read, prompt): an HTTP server's GET stream is opened, and
+	// the server is asked for the log messages mcpx shows.
+	listen bool
+	// stdinUsed: stdin gave a value, so no question can be asked on it.
+	stdinUsed bool
+}
+
+// session is one connection of a command, under the clock of its
+// --timeout.
+type session struct {
+	conn *client.Conn
+	// ctx is the operation's context: it ends when the --timeout runs out
+	// (the clock stopped while a person answers the server), at an
+	// interrupt, or at close. It has no deadline: see clock, and timedOut
+	// to tell the --timeout from an interrupt.
+	ctx context.Context
+	a   *app
+	clk *clock
+	end context.CancelFunc
+}
+
+// connect connects to t under t's own --timeout.
+func (a *app) connect(ctx context.Context, t *config.Target, o connectOptions) (*session, error) {
+	roots, err := a.roots(t)
+	if err != nil {
+		return nil, err
+	}
+	clk, end := newClock(ctx, t.Timeout)
+	co := client.Options{
+		ProtocolVersion: a.g.protocolVersion,
+		ClientVersion:   version(),
+		MessageCeiling:  render.MessageCeiling,
+		Debug:           a.log.Debug,
+		Note:            a.log.Note,
+		UnusableToken:   func(server string, err error) { a.log.Note("%s", unusableTokenNote(server, err)) },
+		Mask:            a.s.Mask,
+		MaskIn:          a.s.Secrets().MaskIn,
+		AddSecrets:      a.s.AddSecrets,
+		Elicit:          a.elicitor(ctx, clk, o.stdinUsed),
+		Roots:           roots,
+		OnLog:           a.onLog,
+		OnProgress:      a.onProgress,
+		Listen:          o.listen,
+	}
+	if o.listen && !a.g.verbose {
+		// Servers often default to errors only: ask for what mcpx shows.
+		co.LogLevel = "warning"
+	}
+	if a.g.verbose {
+		co.LogLevel = "debug"
+		name := t.Name
+		co.OnStderr = func(line string) { a.log.ServerStderr(name, line) }
+		co.Logger = slog.Default()
+	}
+	conn, err := client.Connect(clk.ctx, t, co)
+	if err != nil {
+		end()
+		return nil, err
+	}
+	return &session{conn: conn, ctx: clk.ctx, a: a, clk: clk, end: end}, nil
+}
+
+// close closes the connection (stopping a stdio server) and stops the
+// clock. It may be called more than once.
+func (s *session) close() {
+	s.a.log.Progress("")
+	s.conn.Close()
+	s.end()
+}
+
+// expires is when the --timeout runs out, if nobody is asked anything
+// from now on.
+func (s *session) expires() time.Time { return s.clk.expires() }
+
+// roots are the directories offered to t as roots: --root (which replaces
+// the server's list), else the server's "roots", else none: the current
+// directory is never offered unasked (see REQUESTS FROM SERVERS in mcpx(1)).
+func (a *app) roots(t *config.Target) ([]client.Root, error) {
+	if len(a.g.roots) == 0 {
+		var roots []client.Root
+		for i, d := range t.Roots {
+			bad := func(why string) error {
+				return &config.Error{Server: t.Name, Msg: fmt.Sprintf("roots[%d] %s: %s", i, d, why)}
+			}
+			if st, err := os.Stat(d); err != nil || !st.IsDir() {
+				return nil, bad("not a directory")
+			}
+			r, err := client.RootFor(d)
+			if err != nil {
+				return nil, bad(err.Error())
+			}
+			roots = append(roots, r)
+		}
+		return roots, nil
+	}
+	var roots []client.Root
+	for _, d := range a.g.roots {
+		if d == "" { // "$UNSET" names no directory
+			return nil, usagef("--root needs a directory (an empty value names none)")
+		}
+		if !filepath.IsAbs(d) && a.cwd != "" {
+			d = filepath.Join(a.cwd, d)
+		}
+		st, err := os.Stat(d)
+		if err != nil || !st.IsDir() {
+			return nil, usagef("--root %s: not a directory", d)
+		}
+		r, err := client.RootFor(d)
+		if err != nil {
+			return nil, usagef("--root %s: %v", d, err)
+		}
+		roots = append(roots, r)
+	}
+	return roots, nil
+}
+
+// onLog shows a server's log message at warning and above as a note (every
+// level with -v, which also asks the server for debug).
+func (a *app) onLog(m client.LogMessage) {
+	if client.LogSeverity(m.Level) < client.LogSeverity("warning") && !a.g.verbose {
+		return
+	}
+	data := string(m.Data)
+	var s string
+	if json.Unmarshal(m.Data, &s) == nil {
+		data = s
+	}
+	who := ""
+	if m.Logger != "" {
+		who = " " + a.line(m.Logger, 80) + ":"
+	}
+	if data = a.line(data, 500); data != "" {
+		data = " " + data
+	}
+	a.log.Note("server %q logged %s:%s%s", m.Server, a.line(m.Level, 20), who, data)
+}
+
+// onProgress draws the progress line (on a terminal only; see Log.Progress),
+// except while a question is asked.
+func (a *app) onProgress(p client.Progress) {
+	if a.askingNow.Load() {
+		return
+	}
+	frac := fmtNum(p.Progress)
+	if p.Total > 0 {
+		pct := math.Min(100, math.Max(0, 100*p.Progress/p.Total))
+		frac = fmt.Sprintf("%s/%s (%d%%)", fmtNum(p.Progress), fmtNum(p.Total), int(pct))
+	}
+	a.log.Progress(fmt.Sprintf("mcpx: server %q: %s %s", p.Server, frac, p.Message))
+}

@@ -1,0 +1,152 @@
+// What would help, worded for the command line: the hints of the final
+// error (see classify). Every error type below commands returns data (the
+// scopes a server requires, the command that is not installed, ...); the
+// flags, commands and config keys it points at are named here alone.
+
+package commands
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/client/auth"
+	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/text"
+)
+
+// hints says what would help with f.
+func hints(f failure) []string {
+	switch e := f.(type) {
+	case *AmbiguousError:
+		return []string{"name one of them as KIND:ID, or pass --kind"}
+	case *UsageError:
+		return e.Hints
+	case *config.NotFoundError:
+		return append(slices.Clone(e.Hints), notFoundHints(e)...)
+	case *transport.ConnectError:
+		return connectHints(e)
+	case *client.TimeoutError:
+		return timeoutHints(e)
+	case *client.ServerError:
+		return urlElicitations(e.RPC)
+	case *auth.Error:
+		return authHints(e)
+	}
+	return nil
+}
+
+func notFoundHints(e *config.NotFoundError) []string {
+	switch {
+	case e.What == "server" && len(e.Known) > 0:
+		return []string{"configured servers: " + strings.Join(e.Known, ", ") + " (and the built-in demo)"}
+	case e.What == "server":
+		return []string{"no servers are configured; try the built-in one: mcpx catalog demo"}
+	case e.What == "resource" && e.Server != "":
+		return []string{"see what it offers: mcpx catalog " + e.Server + " --kind resource --kind resource_template"}
+	}
+	return nil
+}
+
+func connectHints(e *transport.ConnectError) []string {
+	var h []string
+	if e.Command != "" {
+		h = append(h, fmt.Sprintf("is %q installed and on PATH?", e.Command))
+	}
+	if e.LegacySSE {
+		h = append(h, "it may be a legacy SSE server: set \"type\": \"sse\" in its config entry")
+	}
+	if e.Speaks != "" {
+		h = append(h, "ask for a version it speaks: --protocol-version "+e.Speaks)
+	}
+	return h
+}
+
+func timeoutHints(e *client.TimeoutError) []string {
+	if e.Phase == "login" {
+		return []string{"login waits 5 minutes for the browser unless --timeout says otherwise"}
+	}
+	var h []string
+	if e.Stdout != "" {
+		what := "non-JSON"
+		if e.StdoutJSON {
+			what = "JSON that is not JSON-RPC"
+		}
+		h = append(h, fmt.Sprintf("the server wrote %s on stdout: %q", what, e.Stdout))
+	}
+	return append(h, "raise the bound with --timeout, or \"timeout\" in the server's config entry")
+}
+
+func authHints(e *auth.Error) []string {
+	if e.Msg != "" { // a failure of the login flow
+		if e.NoClient {
+			return []string{`register mcpx with the authorization server (redirect URI http://127.0.0.1/callback, any port) and set "oauth": {"clientId": "...", "clientSecret": "${VAR}"} in the server's config entry`}
+		}
+		return nil
+	}
+	if e.Token == "grant" {
+		return []string{`check the "oauth" client of the server's config entry (clientId, and clientSecret or privateKey) and that its authorization server accepts it`}
+	}
+	login := "mcpx login " + serverWord(e.Server)
+	if e.Status == 403 && e.Scope != "" {
+		for _, s := range e.Scopes() {
+			login += " --scope " + serverWord(s)
+		}
+		return []string{"log in again with the scopes it requires: " + login}
+	}
+	return []string{"log in with: " + login,
+		"or pass credentials with -H 'Authorization: Bearer TOKEN', or set \"headers\" in the server's config entry"}
+}
+
+// serverWord quotes a word a server chose (its name as a URL, a scope) for
+// a command line that a hint asks the user to paste: anything but plain
+// characters is single-quoted, so it can never expand ($VAR, ${VAR},
+// $(...), `...`) in the user's shell.
+func serverWord(s string) string { return text.QuoteWord(s, "-_./:=@%+,") }
+
+// untrustedNote says why the project files of dir were not read.
+func untrustedNote(dir string, skipped []string, userConfig string) string {
+	return fmt.Sprintf("skipping %s: %s is not a trusted project (pass --project, or add it to \"trustedProjects\" in %s)", strings.Join(skipped, ", "), dir, userConfig)
+}
+
+// unusableTokenNote says that a server's stored token cannot be used.
+func unusableTokenNote(server string, err error) string {
+	return fmt.Sprintf("server %q: %v; run: mcpx login %s", server, err, serverWord(server))
+}
+
+// stderrLines are the last lines a server wrote on stderr that explain f.
+func stderrLines(f failure) []string {
+	switch e := f.(type) {
+	case *transport.ConnectError:
+		return e.Stderr
+	case *client.TimeoutError:
+		return e.Stderr
+	}
+	return nil
+}
+
+// urlElicitationRequired is the error a server answers when the user must
+// first visit a URL (URL-mode elicitation, MCP 2025-11-25).
+const urlElicitationRequired = -32042
+
+// urlElicitations returns a hint for each URL a -32042 error asks the user
+// to visit (mcpx opens none itself).
+func urlElicitations(rpc transport.RPCError) []string {
+	if rpc.Code != urlElicitationRequired || len(rpc.Data) == 0 {
+		return nil
+	}
+	var hints []string
+	gjson.GetBytes(rpc.Data, "elicitations").ForEach(func(_, e gjson.Result) bool {
+		// A URL is shown whole or not at all: one cut short is of no use,
+		// and could show part of a secret that masking would not find.
+		if u := text.Squash(e.Get("url").String()); u != "" && len(u) <= 2000 && len(hints) < 5 {
+			hints = append(hints, "open this URL, then run the command again: "+u)
+		}
+		return true
+	})
+	return hints
+}

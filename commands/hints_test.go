@@ -1,0 +1,64 @@
+package commands
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/client/auth"
+	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/client/transport"
+)
+
+// TestHints: the errors below commands carry data, and the hints that
+// name flags, commands and config keys are worded here.
+func TestHints(t *testing.T) {
+	login := func(name string) []string {
+		return []string{"log in with: mcpx login " + name,
+			`or pass credentials with -H 'Authorization: Bearer TOKEN', or set "headers" in the server's config entry`}
+	}
+	raise := `raise the bound with --timeout, or "timeout" in the server's config entry`
+	for _, c := range []struct {
+		name string
+		err  failure
+		want []string
+	}{
+		{"401", &auth.Error{Server: "srv", Status: 401}, login("srv")},
+		{"401 expired", &auth.Error{Server: "srv", Status: 401, Token: "expired"}, login("srv")},
+		{"403 with scopes", &auth.Error{Server: "srv", Status: 403, Scope: "files:read  files:write"},
+			[]string{"log in again with the scopes it requires: mcpx login srv --scope files:read --scope files:write"}},
+		{"403 without scopes", &auth.Error{Server: "srv", Status: 403}, login("srv")},
+		{"a URL server", &auth.Error{Server: "https://rs.example/mcp?a=1&b=2", Status: 403, Scope: "x"},
+			[]string{"log in again with the scopes it requires: mcpx login 'https://rs.example/mcp?a=1&b=2' --scope x"}},
+		{"a URL server, 401", &auth.Error{Server: "https://rs.example/mcp?a=1&b=2", Status: 401}, login("'https://rs.example/mcp?a=1&b=2'")},
+		{"quotes", &auth.Error{Server: `it's "x"`, Status: 403, Scope: "a'b c$d"},
+			[]string{`log in again with the scopes it requires: mcpx login 'it'\''s "x"' --scope 'a'\''b' --scope 'c$d'`}},
+		{"a login failure", &auth.Error{Server: "srv", Msg: "m", Status: 401}, nil},
+		{"no client", &auth.Error{Server: "srv", Msg: "m", NoClient: true},
+			[]string{`register mcpx with the authorization server (redirect URI http://127.0.0.1/callback, any port) and set "oauth": {"clientId": "...", "clientSecret": "${VAR}"} in the server's config entry`}},
+		{"not installed", &transport.ConnectError{Command: "nope"}, []string{`is "nope" installed and on PATH?`}},
+		{"legacy SSE", &transport.ConnectError{LegacySSE: true}, []string{`it may be a legacy SSE server: set "type": "sse" in its config entry`}},
+		{"a version it speaks", &transport.ConnectError{Speaks: "2025-06-18"}, []string{"ask for a version it speaks: --protocol-version 2025-06-18"}},
+		{"timeout", &client.TimeoutError{Phase: "initialize"}, []string{raise}},
+		{"timeout, a banner", &client.TimeoutError{Phase: "initialize", Stdout: "Listening on port 3000"},
+			[]string{`the server wrote non-JSON on stdout: "Listening on port 3000"`, raise}},
+		{"timeout, JSON", &client.TimeoutError{Phase: "initialize", Stdout: `{"a":1}`, StdoutJSON: true},
+			[]string{`the server wrote JSON that is not JSON-RPC on stdout: "{\"a\":1}"`, raise}},
+		{"login timeout", &client.TimeoutError{Phase: "login"}, []string{"login waits 5 minutes for the browser unless --timeout says otherwise"}},
+		{"unknown server", &config.NotFoundError{What: "server", Name: "x", Known: []string{"a", "b"}},
+			[]string{"configured servers: a, b (and the built-in demo)"}},
+		{"no servers", &config.NotFoundError{What: "server", Name: "x", Known: []string{}},
+			[]string{"no servers are configured; try the built-in one: mcpx catalog demo"}},
+		{"unknown resource", &config.NotFoundError{What: "resource", Name: "x://a", Server: "odd"},
+			[]string{"see what it offers: mcpx catalog odd --kind resource --kind resource_template"}},
+		{"unknown tool", &config.NotFoundError{What: "tool", Name: "t", Hints: []string{"h"}}, []string{"h"}},
+	} {
+		if got := hints(c.err); !slices.Equal(got, c.want) {
+			t.Errorf("%s: hints\n %q\nwant\n %q", c.name, got, c.want)
+		}
+	}
+	if got := unusableTokenNote("a b", errors.New("token file f is damaged")); got != `server "a b": token file f is damaged; run: mcpx login 'a b'` {
+		t.Errorf("token note %q", got)
+	}
+}
