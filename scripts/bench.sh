@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/bench.sh [-n N] [-w W] [-t hyperfine|benchrun] [-s catalog|catalogmem|complete|read|all]
+# scripts/bench.sh [-n N] [-w W] [-t hyperfine|benchrun] [-s catalog|catalogmem|complete|read|startup|all]
 #
 # catalog: times a one-shot `mcpx catalog SRV` against a floor
 # (scripts/benchfloor: a minimal program doing the same JSON-RPC exchange with
@@ -38,6 +38,15 @@
 # Aim: a bounded multiple of the ceiling, whatever the number of items
 # (before items were written as rendered: 4.4 GB, 2.0 GB in text).
 #
+# startup: `mcpx --version` against a hello-world Go program built the same
+# way (scripts/benchhello), and the same mcpx built with GOWORK=off, as `go
+# install github.com/mcpx-cli/mcpx/cmd/mcpx@VERSION` builds it: without the
+# patched copy in third_party/jsonschema (see third_party/README.md). Prints
+# the medians and the ratios to hello world, the minor page faults of one run
+# and the bytes allocated by package inits; then the same two builds on a
+# one-shot `mcpx --json invoke demo add a=1 b=2` (two mcpx processes: the
+# client and the demo server). Aim: `mcpx --version` <= 2x hello world.
+#
 # Each command is run N times (default 30) after W warm-up runs (default 3).
 # Timing uses hyperfine when it is installed (each command's runs back to
 # back), else scripts/benchrun (the commands alternated). -t forces one.
@@ -47,7 +56,7 @@
 set -eu
 
 usage() {
-	echo "usage: scripts/bench.sh [-n RUNS] [-w WARMUP] [-t hyperfine|benchrun] [-s catalog|catalogmem|complete|read|all]" >&2
+	echo "usage: scripts/bench.sh [-n RUNS] [-w WARMUP] [-t hyperfine|benchrun] [-s catalog|catalogmem|complete|read|startup|all]" >&2
 	exit 2
 }
 
@@ -64,7 +73,7 @@ while getopts n:w:t:s:h opt; do
 	*) usage ;;
 	esac
 done
-case $section in catalog | catalogmem | complete | read | all) ;; *) usage ;; esac
+case $section in catalog | catalogmem | complete | read | startup | all) ;; *) usage ;; esac
 shift $((OPTIND - 1))
 [ $# -eq 0 ] || usage
 case $runs in '' | *[!0-9]* | 0) usage ;; esac
@@ -431,12 +440,80 @@ bench_complete() (
 	fi
 )
 
+# bench_startup: mcpx --version against hello world, and the build without
+# the patched jsonschema (GOWORK=off), timed in one run.
+bench_startup() {
+	local up=$root/bin/mcpx-upstream hello=$root/bin/benchhello load_before
+	echo "building bin/benchhello, bin/mcpx-upstream (GOWORK=off) ..." >&2
+	CGO_ENABLED=0 "$go" build -trimpath -ldflags "-s -w" -o "$hello" ./scripts/benchhello
+	GOWORK=off CGO_ENABLED=0 "$go" build -trimpath -ldflags "-s -w" -o "$up" ./cmd/mcpx
+	load_before=$(load_note)
+	local inv=(--json invoke demo add a=1 b=2)
+	"$mcpx" "${inv[@]}" >/dev/null
+	echo "startup: timing $runs runs each (+$warmup warm-up) with $tool ..." >&2
+	timing hello "$hello" ::: mcpx "$mcpx" --version ::: upstream "$up" --version
+	cp "$tmp/timing" "$tmp/startup"
+	timing mcpx "$mcpx" "${inv[@]}" ::: upstream "$up" "${inv[@]}"
+	cp "$tmp/timing" "$tmp/invoke"
+
+	# faults ARGV...: minor page faults of one run, or "-" without GNU time.
+	faults() {
+		if [ -x /usr/bin/time ] && /usr/bin/time -f %R true >/dev/null 2>&1; then
+			/usr/bin/time -o "$tmp/faults" -f %R "$@" >/dev/null 2>&1 && tail -n 1 "$tmp/faults" && return
+		fi
+		echo -
+	}
+	# initbytes ARGV...: bytes allocated by package inits (GODEBUG=inittrace=1).
+	initbytes() {
+		GODEBUG=inittrace=1 "$@" 2>&1 >/dev/null | awk '/^init /{ b += $8 } END { printf "%.0f\n", b }'
+	}
+	{
+		echo "hello $(faults "$hello") $(initbytes "$hello") $(wc -c <"$hello")"
+		echo "mcpx $(faults "$mcpx" --version) $(initbytes "$mcpx" --version) $(wc -c <"$mcpx")"
+		echo "upstream $(faults "$up" --version) $(initbytes "$up" --version) $(wc -c <"$up")"
+	} >"$tmp/startup-extra"
+
+	echo
+	echo "start-up: mcpx --version vs hello world (scripts/benchhello), built alike, $runs runs each, timed with $tool"
+	awk -F'\t' '
+		FNR == NR { split($0, f, " "); flt[f[1]] = f[2]; ib[f[1]] = f[3]; sz[f[1]] = f[4]; next }
+		{ med[$1] = $4; sd[$1] = $5 }
+		END {
+			printf "%-34s %10s %8s %8s %8s %10s %9s\n", "", "median", "sd", "ratio", "faults", "init B", "size"
+			n = split("hello mcpx upstream", k, " ")
+			split("hello world|mcpx --version|mcpx --version, GOWORK=off", label, "|")
+			for (i = 1; i <= n; i++) {
+				r = (med["hello"] > 0) ? med[k[i]] / med["hello"] : 0
+				over = (k[i] == "mcpx" && r > 2) ? "  (over 2x)" : ""
+				printf "%-34s %7.1f ms %5.1f ms %7.2fx %8s %10s %6.1f MB%s\n", label[i], med[k[i]], sd[k[i]], r, flt[k[i]], ib[k[i]], sz[k[i]] / 1e6, over
+			}
+		}' "$tmp/startup-extra" "$tmp/startup"
+	awk -F'\t' '
+		{ med[$1] = $4; sd[$1] = $5 }
+		END {
+			printf "%-34s %7.1f ms %5.1f ms\n", "mcpx --json invoke demo add", med["mcpx"], sd["mcpx"]
+			printf "%-34s %7.1f ms %5.1f ms %7.2fx of the above\n", "  the same, GOWORK=off", med["upstream"], sd["upstream"], (med["mcpx"] > 0 ? med["upstream"] / med["mcpx"] : 0)
+		}' "$tmp/invoke"
+	echo
+	echo "ratio = median / hello world median, in one run; aim: mcpx --version <= 2x."
+	echo "GOWORK=off builds as go install github.com/mcpx-cli/mcpx/cmd/mcpx@VERSION does: without"
+	echo "the patched copy of jsonschema in third_party/ (see third_party/README.md)."
+	echo "faults = minor page faults of one run; init B = bytes allocated by package inits."
+	if [ -n "$load_before" ]; then
+		echo "Load average before: $load_before, after: $(load_note) ($(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?') CPUs);"
+		echo "a busy machine widens the spread (sd) and blurs the ratio."
+	fi
+}
+
 case $section in
+startup) bench_startup ;;
 catalog) bench_catalog ;;
 catalogmem) bench_catalogmem ;;
 read) bench_read ;;
 complete) bench_complete ;;
 all)
+	bench_startup
+	echo
 	bench_catalog
 	echo
 	bench_complete
