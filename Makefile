@@ -12,17 +12,29 @@ mandir   ?= $(prefix)/share/man
 datadir  ?= $(prefix)/share
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build test unit race lint shell-deps layering fmt-check vet staticcheck interop-deps conformance-deps conformance bench install uninstall clean
+.PHONY: all build cross test unit race lint shell-deps layering fmt-check vet staticcheck interop-deps conformance-deps conformance bench install uninstall clean
 
 all: build
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/mcpx ./cmd/mcpx
 
+# The platforms mcpx is built and released for.
+PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64 freebsd/amd64
+
+# cross vets every package and builds mcpx for every platform (no other
+# machine needed; the build cache keeps it quick).
+cross:
+	@for p in $(PLATFORMS); do \
+		GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet ./... && \
+		GOOS=$${p%/*} GOARCH=$${p#*/} CGO_ENABLED=0 $(GO) build -trimpath -o /dev/null ./cmd/mcpx || \
+		{ echo "cross: $$p failed" >&2; exit 1; }; \
+	done
+
 # test runs everything: lint, unit tests, end-to-end scripts, the interop
 # tests against real third-party servers and the MCP conformance suite
 # (their npm packages installed first).
-test: lint shell-deps interop-deps conformance-deps
+test: lint cross shell-deps interop-deps conformance-deps
 	$(GO) test -count=1 -timeout 15m ./...
 
 unit:

@@ -1,3 +1,5 @@
+//go:build unix
+
 package test
 
 // TestConformance runs the official MCP conformance suite
