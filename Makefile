@@ -12,7 +12,7 @@ mandir   ?= $(prefix)/share/man
 datadir  ?= $(prefix)/share
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build cross test unit race lint shell-deps layering fmt-check vet staticcheck interop-deps conformance-deps conformance bench install uninstall clean
+.PHONY: all build cross dist dist-check test unit race lint shell-deps layering fmt-check vet staticcheck interop-deps conformance-deps conformance bench install uninstall clean
 
 all: build
 
@@ -30,6 +30,15 @@ cross:
 		GOOS=$${p%/*} GOARCH=$${p#*/} CGO_ENABLED=0 $(GO) build -trimpath -o /dev/null ./cmd/mcpx || \
 		{ echo "cross: $$p failed" >&2; exit 1; }; \
 	done
+
+# dist writes the release archives and SHA256SUMS to $(DISTDIR)
+# (scripts/dist); dist-check builds them twice and compares.
+DISTDIR ?= dist
+dist:
+	$(GO) run ./scripts/dist -version $(VERSION) -out $(DISTDIR) $(PLATFORMS)
+
+dist-check:
+	scripts/dist-check.sh
 
 # test runs everything: lint, unit tests, end-to-end scripts, the interop
 # tests against real third-party servers and the MCP conformance suite
@@ -102,7 +111,7 @@ uninstall:
 	rm -f $(DESTDIR)$(datadir)/bash-completion/completions/mcpx $(DESTDIR)$(datadir)/zsh/site-functions/_mcpx $(DESTDIR)$(datadir)/fish/vendor_completions.d/mcpx.fish
 
 clean:
-	rm -rf bin
+	rm -rf bin dist
 
 # man/mcpx.1 is generated from the command definitions (commands.DocRoot) and
 # the hand-written roff in man/src (scripts/genman).
