@@ -129,9 +129,10 @@ completions: build
 	bin/mcpx completion bash > completions/mcpx.bash
 	bin/mcpx completion zsh > completions/_mcpx
 	bin/mcpx completion fish > completions/mcpx.fish
+	bin/mcpx completion powershell > completions/mcpx.ps1
 
 check-completions: build
-	@for s in bash:mcpx.bash zsh:_mcpx fish:mcpx.fish; do \
+	@for s in bash:mcpx.bash zsh:_mcpx fish:mcpx.fish powershell:mcpx.ps1; do \
 		bin/mcpx completion $${s%%:*} | cmp -s - completions/$${s#*:} || \
 		{ echo "completions/$${s#*:} is stale: run 'make completions' and commit"; exit 1; }; \
 	done
