@@ -5,8 +5,9 @@ set -eu
 cd "$(dirname "$0")/.."
 a=$(mktemp -d) b=$(mktemp -d)
 trap 'rm -rf "$a" "$b"' EXIT
-make -s dist DISTDIR="$a" >/dev/null
-make -s dist DISTDIR="$b" >/dev/null
+v=$(git describe --tags --always --dirty 2>/dev/null || echo dev)
+make -s dist VERSION="$v" DISTDIR="$a" >/dev/null
+make -s dist VERSION="$v" DISTDIR="$b" >/dev/null
 if ! diff -r "$a" "$b"; then
 	echo "dist-check: two builds of the same commit differ" >&2
 	exit 1
