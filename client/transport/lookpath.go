@@ -3,9 +3,7 @@ package transport
 import (
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -24,24 +22,6 @@ func envLookup(env []string, name string, windows bool) string {
 		}
 	}
 	return v
-}
-
-// lookPathUnix finds a command without a slash in the PATH the server
-// itself gets (its "env" may set one), as other MCP hosts do.
-func lookPathUnix(command string, env []string) (string, error) {
-	if strings.Contains(command, "/") {
-		return command, nil
-	}
-	for _, dir := range filepath.SplitList(envLookup(env, "PATH", false)) {
-		if dir == "" {
-			dir = "."
-		}
-		p := filepath.Join(dir, command)
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", &exec.Error{Name: command, Err: exec.ErrNotFound}
 }
 
 // defaultPathExt is what Windows uses when PATHEXT is unset.

@@ -4,7 +4,10 @@ package transport
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -66,4 +69,22 @@ func signalName(sig syscall.Signal) string {
 		return name
 	}
 	return fmt.Sprintf("signal %d", int(sig))
+}
+
+// lookPathUnix finds a command without a slash in the PATH the server
+// itself gets (its "env" may set one), as other MCP hosts do.
+func lookPathUnix(command string, env []string) (string, error) {
+	if strings.Contains(command, "/") {
+		return command, nil
+	}
+	for _, dir := range filepath.SplitList(envLookup(env, "PATH", false)) {
+		if dir == "" {
+			dir = "."
+		}
+		p := filepath.Join(dir, command)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", &exec.Error{Name: command, Err: exec.ErrNotFound}
 }
