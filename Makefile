@@ -12,17 +12,38 @@ mandir   ?= $(prefix)/share/man
 datadir  ?= $(prefix)/share
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build test unit race lint shell-deps layering fmt-check vet staticcheck interop-deps conformance-deps conformance bench install uninstall clean
+.PHONY: all build cross dist dist-check test unit race lint shell-deps layering fmt-check vet staticcheck interop-deps conformance-deps conformance bench install uninstall clean
 
 all: build
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/mcpx ./cmd/mcpx
 
+# The platforms mcpx is built and released for.
+PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64 freebsd/amd64
+
+# cross vets every package and builds mcpx for every platform (no other
+# machine needed; the build cache keeps it quick).
+cross:
+	@for p in $(PLATFORMS); do \
+		GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet ./... && \
+		GOOS=$${p%/*} GOARCH=$${p#*/} CGO_ENABLED=0 $(GO) build -trimpath -o /dev/null ./cmd/mcpx || \
+		{ echo "cross: $$p failed" >&2; exit 1; }; \
+	done
+
+# dist writes the release archives and SHA256SUMS to $(DISTDIR)
+# (scripts/dist); dist-check builds them twice and compares.
+DISTDIR ?= dist
+dist:
+	$(GO) run ./scripts/dist -version $(VERSION) -out $(DISTDIR) $(PLATFORMS)
+
+dist-check:
+	scripts/dist-check.sh
+
 # test runs everything: lint, unit tests, end-to-end scripts, the interop
 # tests against real third-party servers and the MCP conformance suite
 # (their npm packages installed first).
-test: lint shell-deps interop-deps conformance-deps
+test: lint cross shell-deps interop-deps conformance-deps
 	$(GO) test -count=1 -timeout 15m ./...
 
 unit:
@@ -90,7 +111,7 @@ uninstall:
 	rm -f $(DESTDIR)$(datadir)/bash-completion/completions/mcpx $(DESTDIR)$(datadir)/zsh/site-functions/_mcpx $(DESTDIR)$(datadir)/fish/vendor_completions.d/mcpx.fish
 
 clean:
-	rm -rf bin
+	rm -rf bin dist
 
 # man/mcpx.1 is generated from the command definitions (commands.DocRoot) and
 # the hand-written roff in man/src (scripts/genman).
@@ -108,9 +129,10 @@ completions: build
 	bin/mcpx completion bash > completions/mcpx.bash
 	bin/mcpx completion zsh > completions/_mcpx
 	bin/mcpx completion fish > completions/mcpx.fish
+	bin/mcpx completion powershell > completions/mcpx.ps1
 
 check-completions: build
-	@for s in bash:mcpx.bash zsh:_mcpx fish:mcpx.fish; do \
+	@for s in bash:mcpx.bash zsh:_mcpx fish:mcpx.fish powershell:mcpx.ps1; do \
 		bin/mcpx completion $${s%%:*} | cmp -s - completions/$${s#*:} || \
 		{ echo "completions/$${s#*:} is stale: run 'make completions' and commit"; exit 1; }; \
 	done

@@ -32,18 +32,18 @@ const completeCommand = "__complete"
 
 // completionOptions are completion's arguments; validate checks them.
 type completionOptions struct {
-	Args []string // bash, zsh or fish
+	Args []string // bash, zsh, fish or powershell
 
 	Shell string
 }
 
 func (o *completionOptions) validate() error {
 	if len(o.Args) == 0 {
-		return &UsageError{Msg: "completion needs the name of a shell: bash, zsh or fish",
+		return &UsageError{Msg: "completion needs the name of a shell: bash, zsh, fish or powershell",
 			Hints: []string{"e.g. source <(mcpx completion bash) in ~/.bashrc; mcpx completion --help shows the others"}}
 	}
 	if len(o.Args) > 1 {
-		return argCountError("completion", "one shell: bash, zsh or fish", o.Args, "")
+		return argCountError("completion", "one shell: bash, zsh, fish or powershell", o.Args, "")
 	}
 	o.Shell = o.Args[0]
 	return nil
@@ -53,8 +53,8 @@ func (a *app) newCompletionCmd() *cli.Command {
 	o := &completionOptions{}
 	return &cli.Command{
 		Name:      "completion",
-		Usage:     "print the shell completion script for bash, zsh or fish",
-		ArgsUsage: "bash|zsh|fish",
+		Usage:     "print the shell completion script for bash, zsh, fish or powershell",
+		ArgsUsage: "bash|zsh|fish|powershell",
 		Description: "Prints a completion script that completes live, from the servers themselves: server names, then " +
 			"prompt, tool and resource names, then ARG=, KEY= and VAR= for what is not typed yet, then argument values " +
 			"the server suggests (completion/complete). Each TAB has one budget of 2s ($MCPX_COMPLETE_TIMEOUT) for " +
@@ -64,8 +64,9 @@ func (a *app) newCompletionCmd() *cli.Command {
 			"bash (no bash-completion package needed):  source <(mcpx completion bash)   in ~/.bashrc\n" +
 			"zsh (runs compinit if it has not run):      source <(mcpx completion zsh)    in ~/.zshrc\n" +
 			"fish:                                       mkdir -p ~/.config/fish/completions &&\n" +
-			"                                            mcpx completion fish > ~/.config/fish/completions/mcpx.fish\n\n" +
-			"EXIT STATUS: 0, or 2 for a shell other than bash, zsh and fish.",
+			"                                            mcpx completion fish > ~/.config/fish/completions/mcpx.fish\n" +
+			"PowerShell (in $PROFILE):                   mcpx completion powershell | Out-String | Invoke-Expression\n\n" +
+			"EXIT STATUS: 0, or 2 for a shell other than bash, zsh, fish and powershell.",
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			o.Args = cmd.Args().Slice()
 			if err := o.validate(); err != nil {
@@ -86,7 +87,7 @@ func (a *app) newCompleteCmd() *cli.Command {
 		Name:            completeCommand,
 		Hidden:          true,
 		SkipFlagParsing: true,
-		Usage:           "answer a completion script (bash TYPE WORDBREAKS LINE | zsh -- WORDS... CUR | fish -- WORDS... CUR)",
+		Usage:           "answer a completion script (bash TYPE WORDBREAKS LINE | zsh -- WORDS... CUR | fish -- WORDS... CUR | powershell -- .WORDS... .CUR)",
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			a.completeLine(ctx, cmd.Root(), cmd.Args().Slice())
 			return nil // completion never fails out loud
@@ -127,6 +128,21 @@ func (a *app) completeLine(ctx context.Context, root *cli.Command, args []string
 		}
 		if len(args) == 0 {
 			return
+		}
+		words, cur = args[:len(args)-1], args[len(args)-1]
+	case "powershell":
+		// every word comes with a leading '.' (an empty one would be lost)
+		if len(args) > 0 && args[0] == "--" {
+			args = args[1:]
+		}
+		if len(args) == 0 {
+			return
+		}
+		for i, w := range args {
+			if !strings.HasPrefix(w, ".") {
+				return
+			}
+			args[i] = w[1:]
 		}
 		words, cur = args[:len(args)-1], args[len(args)-1]
 	default:

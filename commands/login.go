@@ -150,13 +150,30 @@ func (a *app) login(ctx context.Context, o *loginOptions) error {
 	return nil
 }
 
-// openBrowser starts the user's browser on u without waiting for it:
-// $BROWSER (the first of its colon-separated commands, %s replaced by the
-// URL or the URL appended), else xdg-open, or open on macOS.
+// openBrowser starts the user's browser on u without waiting for it (see
+// browserArgv).
 func openBrowser(u string, getenv func(string) string) error {
-	var argv []string
-	if b := strings.TrimSpace(strings.Split(getenv("BROWSER"), ":")[0]); b != "" {
-		argv = strings.Fields(b)
+	argv := browserArgv(runtime.GOOS, u, getenv("BROWSER"))
+	cmd := exec.Command(argv[0], argv[1:]...)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { _ = cmd.Wait() }()
+	return nil
+}
+
+// browserArgv is the command that opens u: $BROWSER (the first of its
+// commands, separated by ':', or ';' on Windows where ':' is in paths; %s
+// replaced by the URL or the URL appended), else open on macOS, the URL
+// protocol handler on Windows (never cmd.exe's start, which would read
+// '&' in the URL as a command separator), xdg-open elsewhere.
+func browserArgv(goos, u, browser string) []string {
+	sep := ":"
+	if goos == "windows" {
+		sep = ";"
+	}
+	if b := strings.TrimSpace(strings.Split(browser, sep)[0]); b != "" {
+		argv := strings.Fields(b)
 		replaced := false
 		for i, f := range argv {
 			if strings.Contains(f, "%s") {
@@ -166,17 +183,15 @@ func openBrowser(u string, getenv func(string) string) error {
 		if !replaced {
 			argv = append(argv, u)
 		}
-	} else if runtime.GOOS == "darwin" {
-		argv = []string{"open", u}
-	} else {
-		argv = []string{"xdg-open", u}
+		return argv
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	if err := cmd.Start(); err != nil {
-		return err
+	switch goos {
+	case "darwin":
+		return []string{"open", u}
+	case "windows":
+		return []string{"rundll32", "url.dll,FileProtocolHandler", u}
 	}
-	go func() { _ = cmd.Wait() }()
-	return nil
+	return []string{"xdg-open", u}
 }
 
 // logoutOptions are logout's arguments; validate checks them.

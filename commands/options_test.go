@@ -292,8 +292,8 @@ func TestLoginLogoutCompletionValidate(t *testing.T) {
 		{"logout none", (&logoutOptions{}).validate, "logout takes one argument: SRV"},
 		{"completion", (&completionOptions{Args: []string{"bash"}}).validate, ""},
 		{"completion of any name", (&completionOptions{Args: []string{"csh"}}).validate, ""},
-		{"completion none", (&completionOptions{}).validate, "completion needs the name of a shell: bash, zsh or fish"},
-		{"completion two", (&completionOptions{Args: []string{"bash", "zsh"}}).validate, "completion takes one shell: bash, zsh or fish, got 2 arguments"},
+		{"completion none", (&completionOptions{}).validate, "completion needs the name of a shell: bash, zsh, fish or powershell"},
+		{"completion two", (&completionOptions{Args: []string{"bash", "zsh"}}).validate, "completion takes one shell: bash, zsh, fish or powershell, got 2 arguments"},
 	} {
 		wantErr(t, tc.name, tc.validate(), tc.want)
 	}

@@ -246,7 +246,7 @@ func complete(ctx context.Context, l *Line, cur string, src Source) ([]Candidate
 	switch cmd.Name {
 	case "completion":
 		if len(args) == 0 {
-			return []Candidate{{"bash", ""}, {"zsh", ""}, {"fish", ""}}, NoPath, nil
+			return []Candidate{{"bash", ""}, {"zsh", ""}, {"fish", ""}, {"powershell", ""}}, NoPath, nil
 		}
 		return nil, NoPath, nil
 	case "catalog":

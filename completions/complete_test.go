@@ -193,7 +193,7 @@ func TestComplete(t *testing.T) {
 		{"flags of an unknown command are the root's", []string{"frobnicate"}, "--j", Result{Cands: rootFlags}, nil},
 		{"unknown command", []string{"frobnicate"}, "", Result{}, nil},
 		{"unknown command, more words", []string{"frobnicate", "alpha"}, "", Result{}, nil},
-		{"completion", []string{"completion"}, "", Result{Cands: []Candidate{{"bash", ""}, {"zsh", ""}, {"fish", ""}}}, nil},
+		{"completion", []string{"completion"}, "", Result{Cands: []Candidate{{"bash", ""}, {"zsh", ""}, {"fish", ""}, {"powershell", ""}}}, nil},
 		{"completion SHELL", []string{"completion", "bash"}, "", Result{}, nil},
 		{"servers takes no argument", []string{"servers"}, "", Result{}, nil},
 		{"import <TAB>: the sources", []string{"import"}, "", Result{Cands: testSources}, []call{{Method: "ImportSources"}}},

@@ -95,7 +95,7 @@ func directive(r Result, cands []Candidate) string {
 // WriteTabbed writes the answer zsh and fish read: the directive line, then
 // one "VALUE<TAB>DESCRIPTION" line per candidate (the shell matches them
 // against the word itself). No suggestion is no output at all. shell is
-// "zsh" or "fish".
+// "zsh", "fish" or "powershell".
 func WriteTabbed(w io.Writer, r Result, shell string) error {
 	cands := clean(r.Cands)
 	if shell == "fish" {

@@ -11,21 +11,24 @@ import (
 
 func TestScript(t *testing.T) {
 	starts := map[string]string{
-		"bash": "# bash completion for mcpx: load it with\n",
-		"zsh":  "#compdef mcpx\n",
-		"fish": "# fish completion for mcpx: install it with\n",
+		"bash":       "# bash completion for mcpx: load it with\n",
+		"zsh":        "#compdef mcpx\n",
+		"fish":       "# fish completion for mcpx: install it with\n",
+		"powershell": "# PowerShell completion for mcpx: load it with\n",
 	}
 	calls := map[string]string{
-		"bash": `__complete bash "${COMP_TYPE:-9}" "$COMP_WORDBREAKS" "${COMP_LINE:0:COMP_POINT}"`,
-		"zsh":  "__complete zsh -- ",
-		"fish": "__complete fish -- ",
+		"bash":       `__complete bash "${COMP_TYPE:-9}" "$COMP_WORDBREAKS" "${COMP_LINE:0:COMP_POINT}"`,
+		"zsh":        "__complete zsh -- ",
+		"fish":       "__complete fish -- ",
+		"powershell": "& $prog __complete powershell -- @words ('.' + $cur)",
 	}
 	registers := map[string]string{
-		"bash": "\ncomplete -F __mcpx_complete mcpx\n",
-		"zsh":  "\n    compdef _mcpx mcpx\n",
-		"fish": "\ncomplete -c mcpx -f -a '(__mcpx_complete)'\n",
+		"bash":       "\ncomplete -F __mcpx_complete mcpx\n",
+		"zsh":        "\n    compdef _mcpx mcpx\n",
+		"fish":       "\ncomplete -c mcpx -f -a '(__mcpx_complete)'\n",
+		"powershell": "\nRegister-ArgumentCompleter -Native -CommandName 'mcpx', 'mcpx.exe' -ScriptBlock {\n",
 	}
-	if !slices.Equal(Shells, []string{"bash", "zsh", "fish"}) {
+	if !slices.Equal(Shells, []string{"bash", "zsh", "fish", "powershell"}) {
 		t.Errorf("Shells = %q", Shells)
 	}
 	for _, shell := range Shells {
@@ -56,10 +59,10 @@ func TestScript(t *testing.T) {
 			t.Errorf("%s script for mcpx-dev is not the mcpx one renamed", shell)
 		}
 	}
-	for _, shell := range []string{"", "powershell", "Bash", "bash ", "../script.go", "templates/bash", "./bash"} {
+	for _, shell := range []string{"", "pwsh", "Bash", "bash ", "../script.go", "templates/bash", "./bash"} {
 		if s, err := Script(shell, "mcpx"); err == nil || s != "" {
 			t.Errorf("Script(%q) = %d bytes, %v; want an error", shell, len(s), err)
-		} else if !strings.Contains(err.Error(), "bash, zsh and fish") {
+		} else if !strings.Contains(err.Error(), "bash, zsh, fish and powershell") {
 			t.Errorf("Script(%q): error %q does not name the shells", shell, err)
 		}
 	}

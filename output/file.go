@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // WriteFileAtomic writes parts, concatenated, to path the way a careful
@@ -45,7 +44,7 @@ func WriteFileAtomic(path string, parts [][]byte) (err error) {
 	_, _ = rand.Read(rnd[:])
 	// A short name: a long FILE must still fit NAME_MAX with it.
 	tmp := filepath.Join(dir, ".mcpx-"+hex.EncodeToString(rnd[:])+".tmp")
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o666)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o666)
 	if err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
 	}

@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -57,7 +56,7 @@ func TestWriteFileAtomic(t *testing.T) {
 	check(filepath.Join(dir, "made.txt"), "hello world")
 	// a FIFO is written, not replaced
 	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	got := make(chan string)

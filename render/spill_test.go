@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -400,7 +399,7 @@ func TestSpillRefusesForeignOwner(t *testing.T) {
 	} else {
 		// Not root: "/" belongs to someone else, and is checked before anything is made.
 		fi, err := os.Lstat("/")
-		if st, ok := fi.Sys().(*syscall.Stat_t); err != nil || !ok || int(st.Uid) == os.Getuid() {
+		if uid, ok := fileOwner(fi); err != nil || !ok || uid == os.Getuid() {
 			t.Skip("no directory owned by another user")
 		}
 		bad = "/"
@@ -616,7 +615,7 @@ func helperCmd(mode string, env ...string) *exec.Cmd {
 }
 
 func helperUmask() error {
-	syscall.Umask(0o277) // would leave directories r-x and files r--
+	umask(0o277) // would leave directories r-x and files r--
 	root := filepath.Join(os.Getenv("MCPX_SPILL_ROOT"), "cache")
 	got, err := (&Spiller{Root: root}).Spill("srv", []byte{0, 1}, "")
 	if err != nil {

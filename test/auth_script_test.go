@@ -1,3 +1,5 @@
+//go:build unix
+
 package test
 
 // Testscript commands for the auth_*.txtar scripts (mcpx login, logout and

@@ -1,3 +1,5 @@
+//go:build unix
+
 package test
 
 // Interop, part two: `mcpx prompt` and `mcpx invoke` against server-everything.

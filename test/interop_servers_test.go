@@ -1,3 +1,5 @@
+//go:build unix
+
 package test
 
 // Interop, part three: mcpx against more real servers than server-everything,

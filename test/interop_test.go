@@ -1,3 +1,5 @@
+//go:build unix
+
 package test
 
 // Interop tests: mcpx against @modelcontextprotocol/server-everything, the

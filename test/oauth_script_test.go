@@ -1,3 +1,5 @@
+//go:build unix
+
 package test
 
 // Testscript commands for the OAuth fixture (test/fixture/oauth.go):

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package test holds mcpx's end-to-end tests: testscript scripts that drive
 // the real mcpx entry point (the test binary becomes mcpx) against fixture
 // MCP servers started the way users start theirs — stdio children, and

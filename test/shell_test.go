@@ -1,3 +1,5 @@
+//go:build unix
+
 package test
 
 // Custom testscript commands for the completion scripts: real interactive

@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -69,10 +70,21 @@ func (s *StoredToken) Secrets() []string {
 }
 
 // TokenDir is where tokens are stored: $XDG_STATE_HOME/mcpx/tokens, else
-// ~/.local/state/mcpx/tokens ("" when neither is known).
+// ~/.local/state/mcpx/tokens (on Windows %LOCALAPPDATA%\mcpx\tokens; ""
+// when none is known).
 func TokenDir(getenv func(string) string) string {
+	return tokenDirFor(runtime.GOOS, getenv)
+}
+
+func tokenDirFor(goos string, getenv func(string) string) string {
 	if d := getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
 		return filepath.Join(d, "mcpx", "tokens")
+	}
+	if goos == "windows" {
+		if d := getenv("LOCALAPPDATA"); filepath.IsAbs(d) {
+			return filepath.Join(d, "mcpx", "tokens")
+		}
+		return ""
 	}
 	if h := getenv("HOME"); filepath.IsAbs(h) {
 		return filepath.Join(h, ".local", "state", "mcpx", "tokens")

@@ -298,7 +298,7 @@ func TestTokenStoreLoadFIFO(t *testing.T) {
 	const server = "https://example.com/mcp"
 	s := tokenStore{dir: t.TempDir()}
 	p := s.path(server)
-	if err := syscall.Mkfifo(p, 0o600); err != nil {
+	if err := mkfifo(p, 0o600); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
 	type result struct {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -121,10 +122,18 @@ type LoadOptions struct {
 	GOOS    string // the platform whose host paths are read ("" for this one)
 }
 
-// UserConfigPath is $XDG_CONFIG_HOME/mcpx/config.json, default ~/.config/mcpx/config.json.
+// UserConfigPath is $XDG_CONFIG_HOME/mcpx/config.json, default ~/.config/mcpx/config.json
+// (on Windows %APPDATA%\mcpx\config.json).
 func UserConfigPath(getenv func(string) string) string {
+	return userConfigPathFor(runtime.GOOS, getenv)
+}
+
+func userConfigPathFor(goos string, getenv func(string) string) string {
 	if x := getenv("XDG_CONFIG_HOME"); x != "" && filepath.IsAbs(x) {
 		return filepath.Join(x, "mcpx", "config.json")
+	}
+	if d := getenv("APPDATA"); goos == "windows" && filepath.IsAbs(d) {
+		return filepath.Join(d, "mcpx", "config.json")
 	}
 	home := getenv("HOME")
 	if home == "" {

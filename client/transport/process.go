@@ -4,15 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 )
 
@@ -31,6 +28,7 @@ type Process struct {
 	stdout *watchedPipe
 	stderr *watchedPipe
 	tail   *tailBuffer
+	sys    *sysProcess // the platform's handles (Windows: the job object)
 
 	exited     chan struct{} // closed when the leader has been reaped
 	waitErr    error
@@ -151,30 +149,6 @@ func (p *Process) WatchDeath(dead func(status string)) {
 	}
 }
 
-// lookPath finds a command without a slash in the PATH the server itself
-// gets (its "env" may set one), as other MCP hosts do.
-func lookPath(command string, env []string) (string, error) {
-	if strings.Contains(command, "/") {
-		return command, nil
-	}
-	path := ""
-	for _, kv := range env {
-		if strings.HasPrefix(kv, "PATH=") {
-			path = kv[len("PATH="):]
-		}
-	}
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			dir = "."
-		}
-		p := filepath.Join(dir, command)
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", &exec.Error{Name: command, Err: exec.ErrNotFound}
-}
-
 // Command is a stdio server's command line, as its config entry resolved
 // it.
 type Command struct {
@@ -188,25 +162,21 @@ type Command struct {
 // StartProcess starts a stdio server in a session of its own; onStderr,
 // when set, gets each line it writes on stderr.
 func StartProcess(c Command, onStderr func(string)) (*Process, error) {
-	path, err := lookPath(c.Path, c.Env)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(path, c.Args...)
-	cmd.Args[0] = c.Path
+	argv0 := c.Path
 	if c.Argv0 != "" {
-		cmd.Args[0] = c.Argv0
+		argv0 = c.Argv0
 	}
+	cmd := &exec.Cmd{Args: append([]string{argv0}, c.Args...)}
 	cmd.Env = c.Env
 	if cmd.Env == nil {
 		cmd.Env = []string{}
 	}
 	cmd.Dir = c.Dir
-	// A session of its own (so a process group of its own, as SERVER
-	// PROCESSES in mcpx(1) asks): with no controlling terminal the server
-	// cannot open /dev/tty and write to the user's terminal around mcpx's
-	// escaping (nor read it).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	// The command found, and a process group of its own (Unix: a session;
+	// Windows: a new process group in a job object).
+	if err := prepare(cmd, &c); err != nil {
+		return nil, err
+	}
 	// Our own pipes, not cmd.StdoutPipe/StderrPipe: Wait closes those as soon
 	// as the child exits, which can drop the last lines a dying server wrote
 	// (its final answer, or the stderr that explains its death).
@@ -225,7 +195,7 @@ func StartProcess(c Command, onStderr func(string)) (*Process, error) {
 		return nil, err
 	}
 	cmd.Stdout, cmd.Stderr = stdoutW, stderrW
-	err = cmd.Start()
+	sys, err := start(cmd)
 	stdoutW.Close() // the child holds its own copies
 	stderrW.Close()
 	if err != nil {
@@ -233,7 +203,7 @@ func StartProcess(c Command, onStderr func(string)) (*Process, error) {
 		stderr.Close()
 		return nil, err
 	}
-	p := &Process{cmd: cmd, stdin: stdin, stdout: &watchedPipe{f: stdout}, tail: newTailBuffer(64 << 10),
+	p := &Process{cmd: cmd, sys: sys, stdin: stdin, stdout: &watchedPipe{f: stdout}, tail: newTailBuffer(64 << 10),
 		exited: make(chan struct{}), stderrDone: make(chan struct{}), stopped: make(chan struct{})}
 	p.stderr = &watchedPipe{f: stderr}
 	go func() {
@@ -282,8 +252,7 @@ func (p *Process) groupAlive() bool {
 	default:
 		return true
 	}
-	reapGroup(p.cmd.Process.Pid)
-	return syscall.Kill(-p.cmd.Process.Pid, 0) == nil
+	return p.sys.alive(p.cmd.Process.Pid)
 }
 
 func (p *Process) waitGroup(d time.Duration) bool {
@@ -312,14 +281,15 @@ func (p *Process) waitGroup(d time.Duration) bool {
 func (p *Process) Stop() {
 	p.stopOnce.Do(func() {
 		_ = p.stdin.Close()
-		pgid := p.cmd.Process.Pid
+		pid := p.cmd.Process.Pid
 		if !p.waitGroup(stopGrace) {
-			_ = syscall.Kill(-pgid, syscall.SIGTERM)
+			p.sys.terminate(pid)
 			if !p.waitGroup(StopTerm) {
-				_ = syscall.Kill(-pgid, syscall.SIGKILL)
+				p.sys.kill(pid)
 				p.waitGroup(StopTerm)
 			}
 		}
+		p.sys.release()
 		// The stderr pipe closes when the last writer exits; a process that
 		// escaped the group could hold it open, so wait only until what
 		// the group wrote has been read (the pipe is quiet), 500 ms at most.
@@ -355,34 +325,12 @@ func (p *Process) ExitStatus() string {
 	}
 	var ee *exec.ExitError
 	if errors.As(p.waitErr, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			msg := "was killed by " + signalName(ws.Signal())
-			if ws.CoreDump() {
-				msg += " (core dumped)"
-			}
+		if msg := signalStatus(ee); msg != "" {
 			return msg
 		}
-		return fmt.Sprintf("exited with status %d", ee.ExitCode())
+		return exitStatus(ee.ExitCode())
 	}
 	return p.waitErr.Error()
-}
-
-// signalNames are the conventional names of the signals a server is likely
-// to die of; syscall.Signal's String gives a description ("killed").
-var signalNames = map[syscall.Signal]string{
-	syscall.SIGHUP: "SIGHUP", syscall.SIGINT: "SIGINT", syscall.SIGQUIT: "SIGQUIT", syscall.SIGILL: "SIGILL",
-	syscall.SIGTRAP: "SIGTRAP", syscall.SIGABRT: "SIGABRT", syscall.SIGBUS: "SIGBUS", syscall.SIGFPE: "SIGFPE",
-	syscall.SIGKILL: "SIGKILL", syscall.SIGUSR1: "SIGUSR1", syscall.SIGSEGV: "SIGSEGV", syscall.SIGUSR2: "SIGUSR2",
-	syscall.SIGPIPE: "SIGPIPE", syscall.SIGALRM: "SIGALRM", syscall.SIGTERM: "SIGTERM", syscall.SIGXCPU: "SIGXCPU",
-	syscall.SIGXFSZ: "SIGXFSZ", syscall.SIGSYS: "SIGSYS",
-}
-
-// signalName is "SIGKILL" for syscall.SIGKILL, or "signal N".
-func signalName(sig syscall.Signal) string {
-	if name, ok := signalNames[sig]; ok {
-		return name
-	}
-	return fmt.Sprintf("signal %d", int(sig))
 }
 
 // tailBuffer keeps the last max bytes written to it.

@@ -5,7 +5,5 @@ package transport
 // BecomeSubreaper is a no-op where there is no child subreaper.
 func BecomeSubreaper() {}
 
-func reapGroup(int) {}
-
 // StopOrphans is a no-op where there is no child subreaper.
 func StopOrphans() {}

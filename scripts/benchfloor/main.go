@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command benchfloor is the floor of scripts/bench.sh: the least a client
 // can do to produce what mcpx produces from a stdio server.
 //

