@@ -115,6 +115,8 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 			// started still holds its stdout): stop what is left of it.
 			c.proc.Stop()
 			e.Stderr = c.Stderr(10)
+		} else if c.warm {
+			e.Stderr = c.Stderr(10)
 		}
 		return e
 	}
