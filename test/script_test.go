@@ -114,6 +114,8 @@ func params(dir string) testscript.Params {
 			"other-build":     cmdOtherBuild,
 			"concurrent":      cmdConcurrent,
 			"other-user-dial": cmdOtherUserDial,
+			"vanish":          cmdVanish,
+			"waitfile":        cmdWaitFile,
 		},
 	}
 }
@@ -249,6 +251,9 @@ func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if err := os.WriteFile(ts.MkAbs("signal.stdout"), stdout.Bytes(), 0o644); err != nil {
 		ts.Fatalf("%v", err)
+	}
+	if ka := ts.Getenv("MCPX_KEEP_ALIVE"); ka != "" && ka != "0" {
+		return // a warm server stays (WARM CONNECTIONS in mcpx(1))
 	}
 	cmdGone(ts, false, []string{pidfile})
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -252,4 +253,40 @@ func dialMain() {
 	}
 	fmt.Println("refused:", err)
 	os.Exit(1)
+}
+
+// vanish DUR PROG ARGS...: start PROG, SIGKILL it after DUR (a caller that
+// disappears mid-call).
+func cmdVanish(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: vanish DUR PROG [ARGS...]")
+	}
+	d, err := time.ParseDuration(args[0])
+	ts.Check(err)
+	cmd := scriptCmd(ts, args[1], args[2:]...)
+	ts.Check(cmd.Start())
+	time.Sleep(d)
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+}
+
+// waitfile FILE PATTERN: wait (at most 10 s) until FILE has a line
+// matching PATTERN.
+func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: waitfile FILE PATTERN")
+	}
+	re, err := regexp.Compile("(?m)" + args[1])
+	ts.Check(err)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, _ := os.ReadFile(ts.MkAbs(args[0]))
+		if re.Match(b) {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("%s never matched %s: %q", args[0], args[1], b)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
