@@ -610,6 +610,9 @@ func (c *Conn) Close() {
 }
 
 func (c *Conn) close() {
+	if c.warm && c.opts.OnStderr != nil && c.tap != nil {
+		c.flushStderr()
+	}
 	if c.mc != nil {
 		done := make(chan struct{})
 		go func() {

@@ -215,3 +215,11 @@ func ServeDaemon(ctx context.Context, getenv func(string) string, version string
 
 // WarmSupported reports whether warm connections work on this platform.
 const WarmSupported = daemon.Supported
+
+// flushStderr asks the daemon for what the server wrote on stderr during
+// the call, before the connection closes (-v).
+func (c *Conn) flushStderr() {
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	_, _ = c.tap.inner.SendRequest(ctx, mcptransport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: c.tap.nextID(), Method: daemon.MethodFlush})
+}

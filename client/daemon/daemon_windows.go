@@ -40,5 +40,6 @@ func Serve(context.Context, ServeOptions) error { return ErrUnsupported }
 const (
 	MethodStderr = "notifications/mcpx/stderr"
 	MethodLost   = "notifications/mcpx/lost"
+	MethodFlush  = "mcpx/flush"
 	ErrStart     = "start: "
 )

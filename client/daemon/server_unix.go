@@ -29,6 +29,7 @@ import (
 const (
 	MethodStderr = "notifications/mcpx/stderr" // params.line: a line of the server's stderr
 	MethodLost   = "notifications/mcpx/lost"   // params.why: the server died
+	MethodFlush  = "mcpx/flush"                // a caller's request: its server's stderr so far, then {}
 )
 
 // ErrStart is the prefix of a reply's Err when the daemon could not start
@@ -750,6 +751,11 @@ func (c *caller) request(ctx context.Context, req mcptransport.JSONRPCRequest) (
 	s := c.s
 	params, _ := req.Params.(json.RawMessage)
 	switch req.Method {
+	case MethodFlush:
+		// Everything the server wrote on stderr so far reaches the caller
+		// before this answer (the caller's -v, at its end).
+		s.proc.StderrQuiet(10*time.Millisecond, 300*time.Millisecond)
+		return &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: req.ID, Result: json.RawMessage("{}")}, nil
 	case string(mcp.MethodInitialize), "server/discover":
 		s.hsMu.Lock()
 		defer s.hsMu.Unlock()

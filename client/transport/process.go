@@ -373,3 +373,9 @@ func (t *tailBuffer) Lines(n int) []string {
 
 // Pid is the server's process id (its process group's, on Unix).
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// StderrQuiet waits until what the server wrote on stderr so far has been
+// read and handed on (the pipe quiet for d), at most max.
+func (p *Process) StderrQuiet(d, max time.Duration) bool {
+	return p.stderr.quiet(d, max, p.stderrDone)
+}
