@@ -84,7 +84,11 @@ func (c *Conn) openWarm(ctx context.Context, o Options) (mcptransport.Interface,
 	in := &socketReader{r: nc, end: func() { lost.mark("the mcpx daemon closed the connection") }}
 	st := transport.NewStdio(in, nc, transport.StdioOptions{MessageCeiling: o.MessageCeiling, Limit: c.limit,
 		Mask: o.Mask, MaskIn: o.MaskIn, Logger: o.Logger})
-	return &warmTransport{Stdio: st, conn: c, onStderr: o.OnStderr}, nil
+	wt := &warmTransport{Stdio: st, conn: c, onStderr: o.OnStderr, debug: o.Debug}
+	// The daemon's own notifications are taken from the first byte on,
+	// before mcp-go sets its handler.
+	st.SetNotificationHandler(wt.notification)
+	return wt, nil
 }
 
 // identity is what, besides the server entry, makes the connection what it
@@ -124,37 +128,68 @@ type warmTransport struct {
 	*transport.Stdio
 	conn     *Conn
 	onStderr func(string)
+	debug    func(string, ...any)
+
+	hmu sync.RWMutex
+	h   func(mcp.JSONRPCNotification) // mcp-go's
 }
 
 func (w *warmTransport) SetNotificationHandler(h func(mcp.JSONRPCNotification)) {
-	w.Stdio.SetNotificationHandler(func(n mcp.JSONRPCNotification) {
-		switch n.Method {
-		case daemon.MethodStderr:
-			if line, ok := n.Params.AdditionalFields["line"].(string); ok {
-				w.conn.addStderr(line)
-				if w.onStderr != nil {
-					w.onStderr(line)
-				}
-			}
-		case daemon.MethodLost:
-			why, _ := n.Params.AdditionalFields["why"].(string)
-			if tail, ok := n.Params.AdditionalFields["stderr"].([]any); ok {
-				w.conn.mu.Lock()
-				w.conn.warmStderr = w.conn.warmStderr[:0]
-				for _, l := range tail {
-					if s, ok := l.(string); ok {
-						w.conn.warmStderr = append(w.conn.warmStderr, s)
-					}
-				}
-				w.conn.mu.Unlock()
-			}
-			w.conn.lost.mark(why)
-		default:
-			if h != nil {
-				h(n)
-			}
+	w.hmu.Lock()
+	w.h = h
+	w.hmu.Unlock()
+}
+
+func (w *warmTransport) notification(n mcp.JSONRPCNotification) {
+	str := func(k string) string {
+		v, _ := n.Params.AdditionalFields[k].(string)
+		return v
+	}
+	switch n.Method {
+	case daemon.MethodStderr:
+		line := str("line")
+		w.conn.addStderr(line)
+		if w.onStderr != nil {
+			w.onStderr(line)
 		}
-	})
+	case daemon.MethodSkipped:
+		if w.debug != nil {
+			w.debug("server %q: skipped a non-JSON line on stdout: %s", w.conn.T.Name, str("line"))
+		}
+	case daemon.MethodLost:
+		if tail, ok := n.Params.AdditionalFields["stderr"].([]any); ok {
+			w.conn.mu.Lock()
+			w.conn.warmStderr = w.conn.warmStderr[:0]
+			for _, l := range tail {
+				if s, ok := l.(string); ok {
+					w.conn.warmStderr = append(w.conn.warmStderr, s)
+				}
+			}
+			w.conn.mu.Unlock()
+		}
+		// What the daemon's framer met is this connection's, as if its own
+		// framer had met it (exit 8 for a limit, 3 for a violation).
+		if v := str("violation"); v != "" {
+			w.conn.limit.SetViolation(v)
+		}
+		if l, ok := n.Params.AdditionalFields["limit"].(map[string]any); ok {
+			e := &transport.LimitError{}
+			e.Limit, _ = l["limit"].(string)
+			e.Msg, _ = l["msg"].(string)
+			if v, ok := l["value"].(float64); ok {
+				e.Value = int64(v)
+			}
+			w.conn.limit.Set(e)
+		}
+		w.conn.lost.mark(str("why"))
+	default:
+		w.hmu.RLock()
+		h := w.h
+		w.hmu.RUnlock()
+		if h != nil {
+			h(n)
+		}
+	}
 }
 
 // warmStderrLines bounds the server's stderr lines a warm connection keeps

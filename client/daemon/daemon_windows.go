@@ -38,8 +38,9 @@ func Serve(context.Context, ServeOptions) error { return ErrUnsupported }
 
 // Methods of the daemon's own notifications (see the Unix version).
 const (
-	MethodStderr = "notifications/mcpx/stderr"
-	MethodLost   = "notifications/mcpx/lost"
-	MethodFlush  = "mcpx/flush"
-	ErrStart     = "start: "
+	MethodStderr  = "notifications/mcpx/stderr"
+	MethodLost    = "notifications/mcpx/lost"
+	MethodFlush   = "mcpx/flush"
+	MethodSkipped = "notifications/mcpx/skipped"
+	ErrStart      = "start: "
 )

@@ -30,6 +30,8 @@ const (
 	MethodStderr = "notifications/mcpx/stderr" // params.line: a line of the server's stderr
 	MethodLost   = "notifications/mcpx/lost"   // params.why: the server died
 	MethodFlush  = "mcpx/flush"                // a caller's request: its server's stderr so far, then {}
+	// MethodSkipped: params.line, a line on the server's stdout that is not JSON-RPC
+	MethodSkipped = "notifications/mcpx/skipped"
 )
 
 // ErrStart is the prefix of a reply's Err when the daemon could not start
@@ -328,7 +330,12 @@ func (d *daemon) newSession(spec *Spec) (*session, error) {
 	}
 	s.proc = p
 	out := &endReader{r: p.Stdout(), end: func() { s.serverEnded() }}
-	s.tr = transport.NewStdio(out, p.Stdin(), transport.StdioOptions{MessageCeiling: spec.MessageCeiling})
+	s.limit = &transport.Limit{}
+	s.tr = transport.NewStdio(out, p.Stdin(), transport.StdioOptions{MessageCeiling: spec.MessageCeiling, Limit: s.limit,
+		OnSkip: func(line string) {
+			p.Skipped(line)
+			s.toCallers(MethodSkipped, map[string]any{"line": line})
+		}})
 	s.tr.SetNotificationHandler(s.serverNotification)
 	s.tr.SetRequestHandler(s.serverRequest)
 	_ = s.tr.Start(context.Background())
@@ -359,6 +366,7 @@ type session struct {
 	spec  *Spec
 	proc  *transport.Process
 	tr    *transport.Stdio
+	limit *transport.Limit
 	cache *Cache
 	since time.Time
 
@@ -379,6 +387,10 @@ type session struct {
 	hsMu      sync.Mutex                 // one handshake at a time
 	hs        map[string]json.RawMessage // handshake results by method
 	lastInUse *caller                    // the caller whose request started last
+	// early: what the daemon had to say before the first caller was
+	// registered (the server's first stderr and skipped lines)
+	early     []mcp.JSONRPCNotification
+	hadCaller bool
 }
 
 type tokenRoute struct {
@@ -491,8 +503,16 @@ func (s *session) died(why string) {
 			s.d.lost[key] = why
 		}
 		s.d.mu.Unlock()
+		s.proc.StderrQuiet(10*time.Millisecond, 200*time.Millisecond) // its last words, read
+		lost := map[string]any{"why": why, "stderr": s.proc.Stderr(10)}
+		if v := s.limit.Violation(); v != "" {
+			lost["violation"] = v
+		}
+		if e := s.limit.Get(); e != nil {
+			lost["limit"] = map[string]any{"limit": e.Limit, "value": e.Value, "msg": e.Msg}
+		}
 		for _, c := range callers {
-			c.notify(MethodLost, map[string]any{"why": why, "stderr": s.proc.Stderr(10)})
+			c.notify(MethodLost, lost)
 			c.close()
 		}
 		go s.proc.Stop()
@@ -500,14 +520,29 @@ func (s *session) died(why string) {
 }
 
 func (s *session) stderrLine(line string) {
+	s.toCallers(MethodStderr, map[string]any{"line": line})
+}
+
+// toCallers sends one of the daemon's notifications to every caller
+// attached (kept for the first one when none has been yet).
+func (s *session) toCallers(method string, params map[string]any) {
+	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{
+		Method: method, Params: mcp.NotificationParams{AdditionalFields: params}}}
 	s.mu.Lock()
-	var to []*caller
+	if !s.hadCaller {
+		if len(s.early) < 100 {
+			s.early = append(s.early, n)
+		}
+		s.mu.Unlock()
+		return
+	}
+	to := make([]*caller, 0, len(s.callers))
 	for c := range s.callers {
 		to = append(to, c)
 	}
 	s.mu.Unlock()
 	for _, c := range to {
-		c.notify(MethodStderr, map[string]any{"line": line})
+		c.forward(n)
 	}
 }
 
@@ -636,6 +671,11 @@ func (c *caller) serve() {
 		return
 	}
 	s.callers[c] = true
+	early := s.early
+	s.early, s.hadCaller = nil, true
+	for _, n := range early {
+		c.forward(n)
+	}
 	s.mu.Unlock()
 	s.calls.Add(1)
 	s.lastUse.Store(time.Now().UnixNano())
