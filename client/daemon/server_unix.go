@@ -503,20 +503,46 @@ func (s *session) died(why string) {
 			s.d.lost[key] = why
 		}
 		s.d.mu.Unlock()
-		s.proc.StderrQuiet(10*time.Millisecond, 200*time.Millisecond) // its last words, read
-		lost := map[string]any{"why": why, "stderr": s.proc.Stderr(10)}
-		if v := s.limit.Violation(); v != "" {
-			lost["violation"] = v
-		}
-		if e := s.limit.Get(); e != nil {
-			lost["limit"] = map[string]any{"limit": e.Limit, "value": e.Value, "msg": e.Msg}
-		}
+		lost := s.lostParams()
 		for _, c := range callers {
-			c.notify(MethodLost, lost)
-			c.close()
+			c.drop(lost)
 		}
 		go s.proc.Stop()
 	})
+}
+
+// lostParams are the params of MethodLost: why the server died, its last
+// stderr lines, and what the framer met, if anything.
+func (s *session) lostParams() map[string]any {
+	s.mu.Lock()
+	why := s.deadWhy
+	s.mu.Unlock()
+	if why == "" {
+		why = "the server was stopped"
+	}
+	s.proc.StderrQuiet(10*time.Millisecond, 200*time.Millisecond) // its last words, read
+	lost := map[string]any{"why": why, "stderr": s.proc.Stderr(10)}
+	if v := s.limit.Violation(); v != "" {
+		lost["violation"] = v
+	}
+	if e := s.limit.Get(); e != nil {
+		lost["limit"] = map[string]any{"limit": e.Limit, "value": e.Value, "msg": e.Msg}
+	}
+	return lost
+}
+
+// drop tells the caller that the server is gone; the connection ends when
+// the caller closes it (so that what it writes meanwhile does not fail
+// before it has read why), at most 5 s later.
+func (c *caller) drop(lost map[string]any) {
+	c.notify(MethodLost, lost)
+	go func() {
+		select {
+		case <-c.gone.Done():
+		case <-time.After(5 * time.Second):
+		}
+		c.close()
+	}()
 }
 
 func (s *session) stderrLine(line string) {
@@ -664,22 +690,28 @@ func (c *caller) busy() bool {
 func (c *caller) serve() {
 	s := c.s
 	s.mu.Lock()
-	if s.isDead() || s.stopping {
-		s.mu.Unlock()
-		c.notify(MethodLost, map[string]any{"why": "the server stopped"})
-		c.close()
-		return
-	}
-	s.callers[c] = true
-	early := s.early
-	s.early, s.hadCaller = nil, true
-	for _, n := range early {
-		c.forward(n)
+	dead := s.isDead() || s.stopping
+	if !dead {
+		s.callers[c] = true
+		early := s.early
+		s.early, s.hadCaller = nil, true
+		for _, n := range early {
+			c.forward(n)
+		}
 	}
 	s.mu.Unlock()
 	s.calls.Add(1)
 	s.lastUse.Store(time.Now().UnixNano())
 	_ = c.tr.Start(c.gone)
+	if dead {
+		// The server died before this caller was attached: it is told as
+		// one attached would have been.
+		key := s.spec.Key()
+		s.d.mu.Lock()
+		delete(s.d.lost, key)
+		s.d.mu.Unlock()
+		c.drop(s.lostParams())
+	}
 	<-c.gone.Done()
 }
 
