@@ -26,8 +26,8 @@ func TestManPageCoversCommands(t *testing.T) {
 			}
 			return nil
 		}
-		if c != root && !strings.Contains(page, `.SS "`+c.Name) {
-			t.Errorf("man page lacks the command %q", c.Name)
+		if c != root && !strings.Contains(page, `.SS "`+docName(c)) {
+			t.Errorf("man page lacks the command %q", docName(c))
 		}
 		for _, f := range c.VisibleFlags() {
 			for _, name := range f.Names() {
@@ -68,4 +68,16 @@ func TestDocRoot(t *testing.T) {
 			t.Errorf("DocRoot: command %q present %v, hidden %v; want present, hidden %v", name, ok, h, want)
 		}
 	}
+}
+
+// docName is a command's name under the root: "daemon status" for a
+// subcommand.
+func docName(c *cli.Command) string {
+	var names []string
+	for _, l := range c.Lineage() {
+		if l.Root() != l {
+			names = append([]string{l.Name}, names...)
+		}
+	}
+	return strings.Join(names, " ")
 }
