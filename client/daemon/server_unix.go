@@ -38,6 +38,9 @@ const (
 // the server: the caller connects one-shot instead, for the same error.
 const ErrStart = "start: "
 
+// defaultCeiling is the message ceiling of a target that names none.
+const defaultCeiling = 128 << 20
+
 // handshakeWait bounds a handshake request the daemon sends for a caller.
 const handshakeWait = 2 * time.Minute
 
@@ -279,6 +282,9 @@ func (d *daemon) stop(names []string) int {
 }
 
 func (d *daemon) attach(c *net.UnixConn, r *bufio.Reader, h *Hello, rep Reply) {
+	if h.Spec != nil && h.Spec.MessageCeiling <= 0 {
+		h.Spec.MessageCeiling = defaultCeiling
+	}
 	if h.Spec == nil || h.Spec.Transport != "stdio" {
 		rep.OK, rep.Err = false, "attach needs a stdio target"
 		_ = writeLine(c, rep)
@@ -336,10 +342,10 @@ func (d *daemon) newSession(spec *Spec) (*session, error) {
 			p.Skipped(line)
 			s.toCallers(MethodSkipped, map[string]any{"line": line})
 		}})
+	s.cache = NewCache(nil)
 	s.tr.SetNotificationHandler(s.serverNotification)
 	s.tr.SetRequestHandler(s.serverRequest)
 	_ = s.tr.Start(context.Background())
-	s.cache = NewCache(nil)
 	go p.WatchDeath(func(status string) { s.died("the server " + status) })
 	d.log.printf("started %s (pid %d)", spec.Name, p.Pid())
 	return s, nil
