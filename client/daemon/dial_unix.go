@@ -185,7 +185,7 @@ func replace(ctx context.Context, e Env, dir string, rep *Reply) {
 // start starts a daemon unless another caller did meanwhile (the start
 // lock makes starts one at a time), and waits for it to listen.
 func start(ctx context.Context, e Env, dir string) error {
-	unlock, err := lockDir(dir)
+	unlock, err := lockDir(ctx, dir)
 	if err != nil {
 		return err
 	}

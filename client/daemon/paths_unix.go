@@ -3,11 +3,13 @@
 package daemon
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 )
 
 // Supported reports whether warm connections work on this platform.
@@ -84,21 +86,27 @@ func CheckDir(dir string) error {
 }
 
 // lockDir takes the start lock of dir (an flock on dir/daemon.lock),
-// waiting for it. The returned func releases it.
-func lockDir(dir string) (func(), error) {
+// waiting for it until ctx ends. The returned func releases it.
+func lockDir(ctx context.Context, dir string) (func(), error) {
 	f, err := os.OpenFile(filepath.Join(dir, "daemon.lock"), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("cannot lock the daemon directory: %w", err)
 	}
 	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
 			break
 		}
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("cannot lock the daemon directory: %w", err)
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			f.Close()
+			return nil, fmt.Errorf("cannot lock the daemon directory: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
 	}
 	return func() {
 		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
