@@ -58,9 +58,7 @@ var warmSkips = map[string]string{
 	"serverreq_roots":    "asserts the requests the server logs",
 	"serverreq_progress": "asserts the requests the server logs",
 	"serverreq_logging":  "asserts the requests the server logs",
-	// A server that never answers server/discover: the daemon's handshake
-	// goes on after the first caller gave up, and a later caller is answered.
-	"era2026_fallback": "a handshake that outlives its caller answers the next one",
+	"era2026_fallback":   "asserts the requests the server logs",
 }
 
 // TestScriptWarm runs the end-to-end scripts again with keep-alive forced

@@ -328,7 +328,7 @@ func (d *daemon) attach(c *net.UnixConn, r *bufio.Reader, h *Hello, rep Reply) {
 // newSession starts a target's server. Called with d.mu held.
 func (d *daemon) newSession(spec *Spec) (*session, error) {
 	s := &session{d: d, spec: spec, since: time.Now(), callers: map[*caller]bool{}, tokens: map[string]tokenRoute{},
-		hs: map[string]json.RawMessage{}, dead: make(chan struct{})}
+		hs: map[string]json.RawMessage{}, hsMu: map[string]*sync.Mutex{}, dead: make(chan struct{})}
 	s.lastUse.Store(time.Now().UnixNano())
 	p, err := transport.StartProcess(transport.Command{Path: spec.Command, Argv0: spec.Argv0, Args: spec.Args, Env: spec.Env, Dir: spec.Dir, DieWithParent: true}, s.stderrLine)
 	if err != nil {
@@ -390,7 +390,7 @@ type session struct {
 	deadOnce  sync.Once
 	deadWhy   string
 	initSent  bool
-	hsMu      sync.Mutex                 // one handshake at a time
+	hsMu      map[string]*sync.Mutex     // one handshake request of each method at a time
 	hs        map[string]json.RawMessage // handshake results by method
 	lastInUse *caller                    // the caller whose request started last
 	// early: what the daemon had to say before the first caller was
@@ -835,8 +835,17 @@ func (c *caller) request(ctx context.Context, req mcptransport.JSONRPCRequest) (
 		s.proc.StderrQuiet(10*time.Millisecond, 300*time.Millisecond)
 		return &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: req.ID, Result: json.RawMessage("{}")}, nil
 	case string(mcp.MethodInitialize), "server/discover":
-		s.hsMu.Lock()
-		defer s.hsMu.Unlock()
+		s.mu.Lock()
+		lock := s.hsMu[req.Method]
+		if lock == nil {
+			lock = &sync.Mutex{}
+			s.hsMu[req.Method] = lock
+		}
+		s.mu.Unlock()
+		// A server that never answers server/discover must not hold up
+		// the initialize that follows it: one lock per method.
+		lock.Lock()
+		defer lock.Unlock()
 		s.mu.Lock()
 		cached, ok := s.hs[req.Method]
 		s.mu.Unlock()
