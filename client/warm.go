@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -56,8 +57,16 @@ var errOneShot = errors.New("connect one-shot")
 func (c *Conn) openWarm(ctx context.Context, o Options) (mcptransport.Interface, error) {
 	w := o.Warm
 	t := c.T
+	dir := t.Dir
+	if dir == "" {
+		// A one-shot server runs in mcpx's directory: so does a warm one,
+		// and another directory is another target.
+		if wd, err := os.Getwd(); err == nil {
+			dir = wd
+		}
+	}
 	spec := &daemon.Spec{Name: t.Name, Transport: "stdio", Command: t.Command, Argv0: t.Argv0, Args: t.Args,
-		Env: t.Env, Dir: t.Dir, MessageCeiling: o.MessageCeiling, Secrets: t.Secrets,
+		Env: t.Env, Dir: dir, MessageCeiling: o.MessageCeiling, Secrets: t.Secrets,
 		Identity: c.identity(o)}
 	nc, rep, err := daemon.Attach(ctx, daemon.Env{Getenv: w.Getenv, Environ: w.Environ, Version: w.Version},
 		daemon.Hello{Spec: spec, KeepAlive: w.KeepAlive, Refresh: w.Refresh, Verbose: o.OnStderr != nil})

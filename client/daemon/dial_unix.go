@@ -201,7 +201,9 @@ func start(ctx context.Context, e Env, dir string) error {
 			return fmt.Errorf("cannot start the mcpx daemon: %w", err)
 		}
 	}
-	cmd := &exec.Cmd{Path: self, Args: []string{"mcpx", "__daemon"}, Env: daemonEnv(e.Environ),
+	// In "/": the daemon holds no caller's directory (each server runs in
+	// its own, see Spec.Dir).
+	cmd := &exec.Cmd{Path: self, Args: []string{"mcpx", "__daemon"}, Env: daemonEnv(e.Environ), Dir: "/",
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true}}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("cannot start the mcpx daemon: %w", err)
