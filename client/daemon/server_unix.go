@@ -666,6 +666,8 @@ type caller struct {
 	mu       sync.Mutex
 	inflight map[string]*forwarded // by the caller's id
 	once     sync.Once
+	outOnce  sync.Once
+	out      chan func() // see forward
 }
 
 type forwarded struct {
@@ -773,10 +775,52 @@ func (c *caller) notify(method string, params map[string]any) {
 		Method: method, Params: mcp.NotificationParams{AdditionalFields: params}}})
 }
 
+// outQueue bounds the notifications waiting for one caller: a caller that
+// does not read (suspended) loses the surplus, and never holds up the
+// server or the other callers.
+const outQueue = 1024
+
+// forward queues a notification for the caller; its writer sends them in
+// order.
 func (c *caller) forward(n mcp.JSONRPCNotification) {
-	ctx, cancel := context.WithTimeout(c.gone, 5*time.Second)
-	defer cancel()
-	_ = c.tr.SendNotification(ctx, n)
+	c.enqueue(func() {
+		ctx, cancel := context.WithTimeout(c.gone, 5*time.Second)
+		defer cancel()
+		_ = c.tr.SendNotification(ctx, n)
+	})
+}
+
+func (c *caller) enqueue(f func()) {
+	c.outOnce.Do(func() {
+		c.out = make(chan func(), outQueue)
+		go func() {
+			for {
+				select {
+				case f := <-c.out:
+					f()
+				case <-c.gone.Done():
+					return
+				}
+			}
+		}()
+	})
+	select {
+	case c.out <- f:
+	default: // full: dropped
+	}
+}
+
+// drain waits until what was queued for the caller so far is sent (an
+// answer follows the notifications sent before it, as on a pipe), at most
+// until the caller goes.
+func (c *caller) drain() {
+	done := make(chan struct{})
+	c.enqueue(func() { close(done) })
+	select {
+	case <-done:
+	case <-c.gone.Done():
+	case <-time.After(5 * time.Second):
+	}
 }
 
 // notification forwards a caller's notification: notifications/initialized
@@ -833,6 +877,7 @@ func (c *caller) request(ctx context.Context, req mcptransport.JSONRPCRequest) (
 		// Everything the server wrote on stderr so far reaches the caller
 		// before this answer (the caller's -v, at its end).
 		s.proc.StderrQuiet(10*time.Millisecond, 300*time.Millisecond)
+		c.drain()
 		return &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: req.ID, Result: json.RawMessage("{}")}, nil
 	case string(mcp.MethodInitialize), "server/discover":
 		s.mu.Lock()
@@ -938,6 +983,7 @@ func (c *caller) forwardRequest(ctx context.Context, req mcptransport.JSONRPCReq
 		return nil
 	}
 	resp.ID = callerID
+	c.drain() // progress and log notes before the answer
 	return resp
 }
 
