@@ -28,6 +28,7 @@ type invokeOptions struct {
 	Base         []byte // the JSON text of --args; nil without it
 	Pairs        []pair
 	StdinUsed    bool // a value was read from stdin
+	Detach       bool // --detach: start the call as a task and leave it running
 }
 
 func (a *app) newInvokeCmd() *cli.Command {
@@ -59,6 +60,7 @@ func (a *app) newInvokeCmd() *cli.Command {
 			"7 timeout, 8 a safety limit, 9 --select matched nothing, 129/130/143 SIGHUP/SIGINT/SIGTERM, 141 stdout closed.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "args", Usage: "the whole argument object, `JSON|@FILE|-`: inline JSON, a file, or - for stdin (pairs are merged over it)", Destination: &o.ArgsFlag},
+			&cli.BoolFlag{Name: "detach", Usage: "start the call as a task, print its id and leave it running (wait for it with mcpx task wait)", Destination: &o.Detach},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			o.Args, o.ArgsCount = cmd.Args().Slice(), cmd.Count("args")
@@ -100,6 +102,9 @@ func (a *app) invoke(ctx context.Context, o *invokeOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.Detach && !a.tasksOutlive(t) {
+		return detachStdioError(t)
+	}
 	s, err := a.connect(ctx, t, connectOptions{listen: true, stdinUsed: o.StdinUsed})
 	if err != nil {
 		return err
@@ -124,10 +129,17 @@ func (a *app) invoke(ctx context.Context, o *invokeOptions) error {
 	if err != nil {
 		return err
 	}
-	raw, err := conn.CallTool(cctx, tool, args)
-	if err != nil {
+	raw, err := a.callTool(cctx, s, it, tool, args, o.Detach)
+	if err != nil || raw == nil { // raw is nil when the task was detached
 		return err
 	}
+	return a.showToolResult(cctx, conn, tool, raw, done)
+}
+
+// showToolResult renders a tool's result (raw, as the server sent it) on
+// stdout; done is called once nothing more is asked of the server. A
+// result with isError is a *ToolError once printed.
+func (a *app) showToolResult(cctx context.Context, conn *client.Conn, tool string, raw json.RawMessage, done func()) error {
 	p := a.contentPolicy(cctx, conn)
 	p.Text = !a.asJSON()
 	doc, warnings, err := render.RenderToolResult(raw, p)
