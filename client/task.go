@@ -376,7 +376,7 @@ func (c *Conn) WaitTask(ctx context.Context, t *Task, o WaitOptions) (raw json.R
 	defer c.hooks.tasks.stop()
 	defer func() {
 		if err != nil && o.Cancel && ctx.Err() != nil {
-			c.abandonTask(t.ID, context.Cause(ctx))
+			c.abandonTask(t.ID)
 		}
 	}()
 	for {
@@ -465,22 +465,19 @@ func (c *Conn) answerTask(ctx context.Context, t *Task) error {
 // abandonTask tells the server to cancel task id, which mcpx stopped
 // waiting for (interrupted, or out of time), before the connection closes:
 // within taskCancelTimeout, whatever the answer.
-func (c *Conn) abandonTask(id string, why error) {
+func (c *Conn) abandonTask(id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), taskCancelTimeout)
 	defer cancel()
 	_, err := c.plain(declaresTasks(ctx), string(mcp.MethodTasksCancel), mcp.CancelTaskParams{TaskId: id})
-	if c.debug == nil {
+	say := c.opts.Note
+	if say == nil {
 		return
 	}
-	reason := "mcpx was interrupted"
-	if errors.Is(why, context.DeadlineExceeded) {
-		reason = "mcpx timed out"
-	}
 	if err != nil {
-		c.debug("server %q: %s; tasks/cancel for task %s failed: %v", c.T.Name, reason, id, err)
-	} else {
-		c.debug("server %q: %s; sent tasks/cancel for task %s", c.T.Name, reason, id)
+		say("server %q: could not cancel task %s (tasks/cancel: %s); it may still be running", c.T.Name, id, c.shown(err.Error()))
+		return
 	}
+	say("server %q: cancelled task %s (tasks/cancel)", c.T.Name, id)
 }
 
 // Outlives reports whether a task started on this connection outlives it:
