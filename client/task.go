@@ -299,7 +299,7 @@ func (c *Conn) CancelTask(ctx context.Context, id string) (*Task, error) {
 			return nil, gerr
 		}
 		if t.Terminal() {
-			return t, &TaskError{Server: c.T.Name, ID: id, Status: t.Status, Message: "it has ended already; the server said: " + se.Shown()}
+			return t, &TaskError{Server: c.T.Name, ID: id, Status: t.Status, Message: "it cannot be cancelled any more (the server said: " + se.Shown() + ")"}
 		}
 		return nil, err
 	}
