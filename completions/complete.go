@@ -266,6 +266,16 @@ func complete(ctx context.Context, l *Line, cur string, src Source) ([]Candidate
 			}
 		}
 		return out, NoPath, nil
+	case "task":
+		// The subcommand, then server names (task ids are not offered).
+		switch len(args) {
+		case 0:
+			return []Candidate{{"get", "show a task's status"}, {"wait", "wait for a task and print its result"},
+				{"cancel", "cancel a task"}, {"list", "list a server's tasks"}}, NoPath, nil
+		case 1:
+			return src.Servers(), NoPath, nil
+		}
+		return nil, NoPath, nil
 	case "login", "logout":
 		// Server names only: completing them contacts no server.
 		if len(args) == 0 {

@@ -41,6 +41,7 @@ var testSpec = &Spec{
 		{Name: "login", Usage: "log in", Flags: []Flag{{Names: []string{"scope"}, TakesValue: true}, {Names: []string{"no-browser"}}}},
 		{Name: "logout", Usage: "log out"},
 		{Name: "completion", Usage: "print a script"},
+		{Name: "task", Usage: "follow a task"},
 	},
 }
 
@@ -164,7 +165,7 @@ func TestComplete(t *testing.T) {
 	commands := []Candidate{
 		{"servers", "list servers"}, {"import", "copy servers"}, {"catalog", "list the catalog"}, {"describe", "describe an item"},
 		{"read", "read a resource"}, {"prompt", "get a prompt"}, {"invoke", "call a tool"},
-		{"login", "log in"}, {"logout", "log out"}, {"completion", "print a script"},
+		{"login", "log in"}, {"logout", "log out"}, {"completion", "print a script"}, {"task", "follow a task"},
 	}
 	rootFlags := []Candidate{
 		{"--config", "read servers from FILE alone"}, {"--project", ""}, {"--header", "extra HTTP header"},
@@ -238,6 +239,10 @@ func TestComplete(t *testing.T) {
 		{"login SRV <TAB>", []string{"login", "alpha"}, "", Result{}, nil},
 		{"logout <TAB>", []string{"logout"}, "", Result{Cands: testServers}, []call{servers}},
 		{"logout SRV <TAB>", []string{"logout", "alpha"}, "", Result{}, nil},
+		{"task <TAB>", []string{"task"}, "", Result{Cands: []Candidate{{"get", "show a task's status"},
+			{"wait", "wait for a task and print its result"}, {"cancel", "cancel a task"}, {"list", "list a server's tasks"}}}, nil},
+		{"task wait <TAB>", []string{"task", "wait"}, "", Result{Cands: testServers}, []call{servers}},
+		{"task wait SRV <TAB>", []string{"task", "wait", "alpha"}, "", Result{}, nil},
 		{"describe <TAB>", []string{"describe"}, "", Result{Cands: testServers}, []call{servers}},
 		{"read <TAB>", []string{"read"}, "al", Result{Cands: testServers}, []call{servers}},
 		{"prompt <TAB>", []string{"prompt"}, "", Result{Cands: testServers}, []call{servers}},
