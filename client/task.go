@@ -425,6 +425,10 @@ func (c *Conn) taskOutcome(ctx context.Context, t *Task) (json.RawMessage, error
 			rpc.Data = json.RawMessage(d.Raw)
 		}
 		return nil, &TaskError{Server: c.T.Name, ID: t.ID, Status: t.Status, Message: c.shown(rpc.Message), RPC: &rpc}
+	case mcp.IsModernProtocol(c.Protocol):
+		// The tasks extension has no tasks/result: tasks/get carries it.
+		return nil, &BadReplyError{Server: c.T.Name, Method: "tasks/get",
+			Msg: fmt.Sprintf("reported task %s %s without its result or error, which the 2026-07-28 tasks extension puts there", t.ID, t.Status)}
 	}
 	return c.taskResult(ctx, t)
 }
