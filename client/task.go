@@ -57,8 +57,12 @@ const (
 // waiting for (interrupted, or out of time): a request and its answer.
 const taskCancelTimeout = time.Second
 
-// maxTaskPages ends a tasks/list that never ends.
-const maxTaskPages = 1000
+// maxTaskPages ends a tasks/list that never ends, and maxTasks bounds the
+// tasks it gathers (memory: a listing is kept whole, to be printed).
+const (
+	maxTaskPages = 1000
+	maxTasks     = 100000
+)
 
 // Task is a task as the server last reported it.
 type Task struct {
@@ -335,6 +339,9 @@ func (c *Conn) ListTasks(ctx context.Context) (tasks []Task, warnings []string, 
 			return tasks, warnings, &BadReplyError{Server: c.T.Name, Method: "tasks/list", Msg: "answered without a tasks array"}
 		}
 		for i, v := range list.Array() {
+			if len(tasks) >= maxTasks {
+				return tasks, append(warnings, fmt.Sprintf("server %q: tasks/list gave more than %d tasks; the rest is not listed", c.T.Name, maxTasks)), nil
+			}
 			t, ok := parseTask(json.RawMessage(v.Raw))
 			if !ok {
 				warnings = append(warnings, fmt.Sprintf("server %q: tasks/list item #%d has no taskId and status; skipped", c.T.Name, i))
@@ -374,6 +381,7 @@ type WaitOptions struct {
 func (c *Conn) WaitTask(ctx context.Context, t *Task, o WaitOptions) (raw json.RawMessage, err error) {
 	wake := c.hooks.tasks.start(t.ID)
 	defer c.hooks.tasks.stop()
+	answered := 0 // input rounds (tasks/update)
 	defer func() {
 		if err != nil && o.Cancel && ctx.Err() != nil {
 			c.abandonTask(t.ID)
@@ -387,6 +395,10 @@ func (c *Conn) WaitTask(ctx context.Context, t *Task, o WaitOptions) (raw json.R
 		case t.Terminal():
 			return c.taskOutcome(ctx, t)
 		case t.Status == TaskInputRequired && t.inputs != nil:
+			if answered++; answered > maxInputRounds {
+				return nil, &BadReplyError{Server: c.T.Name, Method: "tasks/get",
+					Msg: fmt.Sprintf("asked for input more than %d times for task %s", maxInputRounds, t.ID)}
+			}
 			if err := c.answerTask(ctx, t); err != nil {
 				return nil, err
 			}
@@ -483,12 +495,6 @@ func (c *Conn) abandonTask(id string) {
 	}
 	say("server %q: cancelled task %s (tasks/cancel)", c.T.Name, id)
 }
-
-// Outlives reports whether a task started on this connection outlives it:
-// an HTTP or SSE server keeps running when mcpx exits (whether its tasks
-// survive the session is the server's affair); a one-shot stdio server is
-// stopped with the connection, and its tasks with it.
-func (c *Conn) Outlives() bool { return c.kind != config.Stdio }
 
 // TaskError: a task ended without a result (exit 1): it failed, or was
 // cancelled, or cannot be cancelled any more.
