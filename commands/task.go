@@ -219,6 +219,14 @@ func (a *app) newTaskCmd() *cli.Command {
 			"invoke --detach starts a task and prints its id instead; these commands follow it, from any process, " +
 			"as long as the server keeps it (an http server whose tasks do not belong to the session that started them, " +
 			"or a warm connection).",
+		Action: func(_ context.Context, cmd *cli.Command) error {
+			if cmd.Args().Present() {
+				e := unknownCommand(cmd, cmd.Args().First()).(*UsageError)
+				e.Msg = fmt.Sprintf("unknown task command %q: it is get, wait, cancel or list", cmd.Args().First())
+				return e
+			}
+			return cli.ShowSubcommandHelp(cmd)
+		},
 		Commands: []*cli.Command{
 			sub("get", "show a task's status", "SRV ID",
 				"Prints task_id, status, and what the server sent of status_message, created_at, last_updated_at, ttl_ms "+
