@@ -339,6 +339,7 @@ func (h *serverHooks) notification(n mcp.JSONRPCNotification) {
 		h.mu.Lock()
 		mine := tok != "" && tok == h.token
 		h.mu.Unlock()
+		mine = mine || h.tasks.progressOf(tok) // a task's, while mcpx waits for it
 		if !mine {
 			return
 		}

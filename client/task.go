@@ -80,6 +80,9 @@ type Task struct {
 	result  json.RawMessage
 	failure json.RawMessage
 	inputs  json.RawMessage
+	// token is the progress token of the call that started the task (this
+	// process's), which its progress notifications carry.
+	token string
 }
 
 // Terminal reports whether the task has ended (completed, failed or
@@ -198,24 +201,33 @@ func withTasksExtension(ctx context.Context, params any) any {
 }
 
 // taskWatch wakes the wait for one task when the server sends a status
-// notification for it.
+// notification for it, and keeps the progress token of the call that
+// started it: a task's progress carries that token while it runs.
 type taskWatch struct {
-	mu   sync.Mutex
-	id   string
-	wake chan struct{}
+	mu    sync.Mutex
+	id    string
+	token string
+	wake  chan struct{}
 }
 
-func (w *taskWatch) start(id string) <-chan struct{} {
+func (w *taskWatch) start(id, token string) <-chan struct{} {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.id, w.wake = id, make(chan struct{}, 1)
+	w.id, w.token, w.wake = id, token, make(chan struct{}, 1)
 	return w.wake
 }
 
 func (w *taskWatch) stop() {
 	w.mu.Lock()
-	w.id, w.wake = "", nil
+	w.id, w.token, w.wake = "", "", nil
 	w.mu.Unlock()
+}
+
+// progressOf reports whether a progress token is the task's.
+func (w *taskWatch) progressOf(token string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return token != "" && token == w.token
 }
 
 // notified is a notifications/tasks/status for task id.
@@ -237,8 +249,12 @@ func (c *Conn) StartTask(ctx context.Context, name string, args json.RawMessage)
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
+	var token string
 	raw, err = c.callRaw(declaresTasks(ctx), "tools/call", func(ctx context.Context) (json.RawMessage, error) {
 		meta := c.progressMeta()
+		if meta != nil {
+			token, _ = meta.ProgressToken.(string)
+		}
 		return c.roundTrips(ctx, "tools/call", func(round mcp.MultiRoundTripParams) any {
 			return mcp.CallToolParams{Name: name, Arguments: args, Meta: meta, Task: &mcp.TaskParams{}, MultiRoundTripParams: round}
 		})
@@ -255,6 +271,7 @@ func (c *Conn) StartTask(ctx context.Context, name string, args json.RawMessage)
 		if !ok {
 			return nil, nil, &BadReplyError{Server: c.T.Name, Method: "tools/call", Msg: "answered with a task that has no taskId and status"}
 		}
+		t.token = token
 		return t, nil, nil
 	}
 	return nil, raw, nil
@@ -379,7 +396,7 @@ type WaitOptions struct {
 // in the 2026-07-28 era with tasks/update. A task that failed without a
 // result, or was cancelled, is a *TaskError (or the server's error reply).
 func (c *Conn) WaitTask(ctx context.Context, t *Task, o WaitOptions) (raw json.RawMessage, err error) {
-	wake := c.hooks.tasks.start(t.ID)
+	wake := c.hooks.tasks.start(t.ID, t.token)
 	defer c.hooks.tasks.stop()
 	answered := 0 // input rounds (tasks/update)
 	defer func() {
@@ -420,7 +437,10 @@ func (c *Conn) WaitTask(ctx context.Context, t *Task, o WaitOptions) (raw json.R
 		if err != nil {
 			return nil, err
 		}
-		t = next
+		if next.PollInterval == nil { // said once, at creation (mcp-go)
+			next.PollInterval = t.PollInterval
+		}
+		next.token, t = t.token, next
 	}
 }
 
