@@ -54,8 +54,10 @@ func (a *app) newInvokeCmd() *cli.Command {
 			"when the result has no content items at all (--json always carries it), or written to a .json file when it " +
 			"is over 204800 bytes. A result with isError prints its " +
 			"content and exits 1.\n\n" +
+			"A tool whose execution.taskSupport is \"required\" is called as a task and waited for (Ctrl-C and --timeout " +
+			"cancel it); --detach starts a task and prints its id instead, for mcpx task wait (see TASKS in mcpx(1)).\n\n" +
 			"EXIT STATUS: 0 (notes allowed), 1 the tool reported an error (isError; it wins over --select matching nothing), " +
-			"a server error or a malformed result, 2 usage (a bad value, missing or forbidden keys, an unreadable @FILE, " +
+			"a server error, a failed or cancelled task, or a malformed result, 2 usage (a bad value, missing or forbidden keys, an unreadable @FILE, " +
 			"bad --args), 3 connection, 4 no such server or tool, 5 the server does not know tools/call, 6 authentication, " +
 			"7 timeout, 8 a safety limit, 9 --select matched nothing, 129/130/143 SIGHUP/SIGINT/SIGTERM, 141 stdout closed.",
 		Flags: []cli.Flag{
