@@ -14,14 +14,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // Task statuses.
@@ -516,6 +519,9 @@ func (c *Conn) abandonTask(id string) {
 	say("server %q: cancelled task %s (tasks/cancel)", c.T.Name, id)
 }
 
+// maxShownID bounds a task id a message shows (a server chooses it).
+const maxShownID = 200
+
 // TaskError: a task ended without a result (exit 1): it failed, or was
 // cancelled, or cannot be cancelled any more.
 type TaskError struct {
@@ -527,6 +533,10 @@ type TaskError struct {
 }
 
 func (e *TaskError) Error() string {
+	id := e.ID
+	if len(id) > maxShownID || strings.ContainsFunc(id, unicode.IsControl) {
+		id = text.QuoteClip(id, maxShownID)
+	}
 	what := "failed"
 	switch e.Status {
 	case TaskCancelled:
@@ -534,7 +544,7 @@ func (e *TaskError) Error() string {
 	case TaskCompleted:
 		what = "has completed"
 	}
-	msg := fmt.Sprintf("server %q: task %s %s", e.Server, e.ID, what)
+	msg := fmt.Sprintf("server %q: task %s %s", e.Server, id, what)
 	if e.Message != "" {
 		msg += ": " + e.Message
 	}

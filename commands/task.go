@@ -117,8 +117,11 @@ func (a *app) detached(conn *client.Conn, tool string, t *client.Task) error {
 	} else if _, err := fmt.Fprintln(a.s.Out, t.ID); err != nil {
 		return err
 	}
-	a.log.Note("server %q: task %s is %s; wait for its result with: mcpx task wait %s %s", conn.T.Name, a.quote(t.ID, 200),
-		t.Status, serverWord(conn.T.Name), serverWord(t.ID))
+	how := "mcpx task wait " + serverWord(conn.T.Name) + " ID"
+	if len(t.ID) <= 200 {
+		how = "mcpx task wait " + serverWord(conn.T.Name) + " " + serverWord(t.ID)
+	}
+	a.log.Note("server %q: task %s is %s; wait for its result with: %s", conn.T.Name, a.quote(t.ID, 200), a.line(t.Status, 40), how)
 	return nil
 }
 
