@@ -18,6 +18,10 @@ import (
 	"github.com/mcpx-cli/mcpx/client/config"
 )
 
+// taskMarker starts the catalog's description of a tool that runs only as
+// a task.
+const taskMarker = "[task]"
+
 // tasksOutlive reports whether a task started on t keeps running after
 // this mcpx exits: an http or sse server keeps running; a one-shot stdio
 // server is stopped, and its tasks with it. A warm connection (see WARM
