@@ -417,7 +417,7 @@ func (c *Conn) WaitTask(ctx context.Context, t *Task, o WaitOptions) (raw json.R
 		case t.Status == TaskInputRequired && t.inputs != nil:
 			if answered++; answered > maxInputRounds {
 				return nil, &BadReplyError{Server: c.T.Name, Method: "tasks/get",
-					Msg: fmt.Sprintf("asked for input more than %d times for task %s", maxInputRounds, t.ID)}
+					Msg: fmt.Sprintf("asked for input more than %d times for task %s", maxInputRounds, shownID(t.ID))}
 			}
 			if err := c.answerTask(ctx, t); err != nil {
 				return nil, err
@@ -463,7 +463,7 @@ func (c *Conn) taskOutcome(ctx context.Context, t *Task) (json.RawMessage, error
 	case mcp.IsModernProtocol(c.Protocol):
 		// The tasks extension has no tasks/result: tasks/get carries it.
 		return nil, &BadReplyError{Server: c.T.Name, Method: "tasks/get",
-			Msg: fmt.Sprintf("reported task %s %s without its result or error, which the 2026-07-28 tasks extension puts there", t.ID, t.Status)}
+			Msg: fmt.Sprintf("reported task %s %s without its result or error, which the 2026-07-28 tasks extension puts there", shownID(t.ID), c.shown(t.Status))}
 	}
 	return c.taskResult(ctx, t)
 }
@@ -513,10 +513,10 @@ func (c *Conn) abandonTask(id string) {
 		return
 	}
 	if err != nil {
-		say("server %q: could not cancel task %s (tasks/cancel: %s); it may still be running", c.T.Name, id, c.shown(err.Error()))
+		say("server %q: could not cancel task %s (tasks/cancel: %s); it may still be running", c.T.Name, shownID(id), c.shown(err.Error()))
 		return
 	}
-	say("server %q: cancelled task %s (tasks/cancel)", c.T.Name, id)
+	say("server %q: cancelled task %s (tasks/cancel)", c.T.Name, shownID(id))
 }
 
 // maxShownID bounds a task id a message shows (a server chooses it).
@@ -532,11 +532,17 @@ type TaskError struct {
 	RPC     *transport.RPCError // the server's error, when it sent one
 }
 
-func (e *TaskError) Error() string {
-	id := e.ID
+// shownID is a task id as a message shows it: at most maxShownID
+// characters, quoted when cut or when it holds control characters.
+func shownID(id string) string {
 	if len(id) > maxShownID || strings.ContainsFunc(id, unicode.IsControl) {
-		id = text.QuoteClip(id, maxShownID)
+		return text.QuoteClip(id, maxShownID)
 	}
+	return id
+}
+
+func (e *TaskError) Error() string {
+	id := shownID(e.ID)
 	what := "failed"
 	switch e.Status {
 	case TaskCancelled:
