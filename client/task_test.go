@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -111,5 +112,21 @@ func TestWithTasksExtension(t *testing.T) {
 	got := caps(withTasksExtension(declaresTasks(context.Background()), params))
 	if want := `{"extensions":{"io.modelcontextprotocol/tasks":{}},"elicitation":{"form":{},"url":{}}}`; got != want {
 		t.Errorf("a task request declares %s, want %s", got, want)
+	}
+}
+
+// A server chooses its task ids: a message shows at most maxShownID
+// characters of one, quoted when cut or when it holds control characters.
+func TestTaskErrorShownID(t *testing.T) {
+	long := strings.Repeat("x", 300)
+	for id, want := range map[string]string{
+		"abc":    `server "s": task abc failed: boom`,
+		"a\x1bb": `server "s": task "a\x1bb" failed: boom`,
+		long:     `server "s": task "` + strings.Repeat("x", maxShownID) + `..." failed: boom`,
+	} {
+		e := &TaskError{Server: "s", ID: id, Status: TaskFailed, Message: "boom"}
+		if got := e.Error(); got != want {
+			t.Errorf("Error() = %q, want %q", got, want)
+		}
 	}
 }
