@@ -149,7 +149,10 @@ func (a *app) showToolResult(cctx context.Context, conn *client.Conn, tool strin
 		return a.contentErrorFor(conn, "tools/call", err)
 	}
 	done()
-	doc.Server, doc.Tool = conn.T.Name, tool
+	doc.Server = conn.T.Name
+	if tool != "" { // "": a task's result, whose tool the server does not name
+		doc.Tool = &tool
+	}
 	a.contentWarnings(conn.T.Name, "tool", tool, warnings)
 	if a.asJSON() {
 		a.invokeNotes(doc)
@@ -226,7 +229,11 @@ func (a *app) invokeNotes(doc *render.ToolDoc) {
 		a.log.Note("the structured content is over the slice clamp of %s; it was written to %s", text.HumanBytes(render.SliceClamp), *doc.StructuredContentPath)
 	}
 	if len(doc.Content) == 0 && doc.Omitted == 0 && doc.StructuredContent == nil && doc.StructuredContentPath == nil {
-		a.log.Note("server %q: tool %s returned no content", doc.Server, a.quote(doc.Tool, 200))
+		what := "the task"
+		if doc.Tool != nil {
+			what = "tool " + a.quote(*doc.Tool, 200)
+		}
+		a.log.Note("server %q: %s returned no content", doc.Server, what)
 	}
 }
 
@@ -238,6 +245,9 @@ type ToolError struct {
 }
 
 func (e *ToolError) Error() string {
+	if e.Tool == "" { // a task's result, fetched by its id
+		return fmt.Sprintf("server %q: the task's result reports an error (isError: true)", e.Server)
+	}
 	return fmt.Sprintf("server %q: tool %s reported an error (isError: true)", e.Server, text.QuoteClip(e.Tool, 200))
 }
 
