@@ -109,6 +109,8 @@ type serverHooks struct {
 	seq     int
 	refused int // requests of the server's answered "method not found"
 	waiting int // requests of the server's being answered
+
+	tasks taskWatch // the task being waited for (task.go)
 }
 
 // maxWaiting bounds the server's requests being answered at once (mcp-go's
@@ -337,6 +339,7 @@ func (h *serverHooks) notification(n mcp.JSONRPCNotification) {
 		h.mu.Lock()
 		mine := tok != "" && tok == h.token
 		h.mu.Unlock()
+		mine = mine || h.tasks.progressOf(tok) // a task's, while mcpx waits for it
 		if !mine {
 			return
 		}
@@ -348,6 +351,9 @@ func (h *serverHooks) notification(n mcp.JSONRPCNotification) {
 			p.Total = 0
 		}
 		h.o.OnProgress(p)
+	case string(mcp.MethodNotificationTasksStatus):
+		id, _ := f["taskId"].(string)
+		h.tasks.notified(id)
 	case "notifications/elicitation/complete":
 		id, _ := f["elicitationId"].(string)
 		h.debug("server %q: the URL elicitation %q is complete", name, h.conn.clip(id, 80))

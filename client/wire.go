@@ -92,7 +92,7 @@ func (c *Conn) request(ctx context.Context, method string, params any) (json.Raw
 	modern := mcp.IsModernProtocol(c.Protocol)
 	var header http.Header
 	if modern {
-		params = c.requestMeta(params)
+		params = withTasksExtension(ctx, c.requestMeta(params))
 		header = c.standardHeaders(method, params)
 	}
 	if method == string(mcp.MethodPromptsGet) || method == string(mcp.MethodToolsCall) {

@@ -315,7 +315,11 @@ func (p *catalogPrinter) print(ctx context.Context, parts []serverCatalog) error
 		return doc.Close(output.Member{Key: "warnings", Value: shown})
 	}
 	row := func(it *client.Item) []string {
-		r := []string{it.Kind, it.ID, render.FirstLine(it.Description)}
+		desc := render.FirstLine(it.Description)
+		if it.Kind == client.KindTool && it.TaskSupport() == client.TaskSupportRequired {
+			desc = strings.TrimSpace(taskMarker + " " + desc) // invoke runs it as a task (see TASKS in mcpx(1))
+		}
+		r := []string{it.Kind, it.ID, desc}
 		if p.o.All {
 			r = append([]string{it.Server}, r...)
 		}

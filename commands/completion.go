@@ -597,6 +597,27 @@ func (s *completeSource) Keys(ctx context.Context, srv string) ([]completions.Ca
 	return out, nil
 }
 
+// Tasks are the server's task ids (tasks/list), described by their status.
+func (s *completeSource) Tasks(ctx context.Context, srv string) ([]completions.Candidate, error) {
+	conn, err := s.open(ctx, srv)
+	if err != nil {
+		return nil, err
+	}
+	tasks, _, err := conn.ListTasks(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]completions.Candidate, 0, len(tasks))
+	for _, t := range tasks {
+		desc := t.Status
+		if t.StatusMessage != "" {
+			desc += ": " + t.StatusMessage
+		}
+		out = append(out, completions.Candidate{Value: t.ID, Desc: desc})
+	}
+	return out, nil
+}
+
 func (s *completeSource) Complete(ctx context.Context, srv string, ref completions.Ref, arg, value string, args map[string]string) ([]string, error) {
 	conn, err := s.open(ctx, srv)
 	if err != nil || !conn.Caps.Completions {

@@ -122,7 +122,7 @@ func TestCompletionSpec(t *testing.T) {
 	for _, c := range spec.Commands {
 		names = append(names, c.Name)
 	}
-	if want := []string{"servers", "import", "catalog", "describe", "read", "prompt", "invoke", "login", "logout", "completion", "daemon"}; !slices.Equal(names, want) {
+	if want := []string{"servers", "import", "catalog", "describe", "read", "prompt", "invoke", "task", "login", "logout", "completion", "daemon"}; !slices.Equal(names, want) {
 		t.Errorf("commands = %q, want %q", names, want)
 	}
 	flag := func(flags []completions.Flag, name string) *completions.Flag {

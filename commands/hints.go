@@ -57,6 +57,9 @@ func notFoundHints(e *config.NotFoundError) []string {
 		return []string{"configured servers: " + strings.Join(e.Known, ", ") + " (and the built-in demo)"}
 	case e.What == "server":
 		return []string{"no servers are configured; try the built-in one: mcpx catalog demo"}
+	case e.What == "task":
+		return []string{"a task may belong to the session that started it (each mcpx run is a new session, unless --keep-alive keeps one warm), or have expired",
+			"list the tasks the server keeps with: mcpx task list " + serverWord(e.Server)}
 	case e.What == "resource" && e.Server != "":
 		return []string{"see what it offers: mcpx catalog " + e.Server + " --kind resource --kind resource_template"}
 	}

@@ -28,6 +28,7 @@ type invokeOptions struct {
 	Base         []byte // the JSON text of --args; nil without it
 	Pairs        []pair
 	StdinUsed    bool // a value was read from stdin
+	Detach       bool // --detach: start the call as a task and leave it running
 }
 
 func (a *app) newInvokeCmd() *cli.Command {
@@ -53,12 +54,15 @@ func (a *app) newInvokeCmd() *cli.Command {
 			"when the result has no content items at all (--json always carries it), or written to a .json file when it " +
 			"is over 204800 bytes. A result with isError prints its " +
 			"content and exits 1.\n\n" +
+			"A tool whose execution.taskSupport is \"required\" is called as a task and waited for (Ctrl-C and --timeout " +
+			"cancel it); --detach starts a task and prints its id instead, for mcpx task wait (see TASKS in mcpx(1)).\n\n" +
 			"EXIT STATUS: 0 (notes allowed), 1 the tool reported an error (isError; it wins over --select matching nothing), " +
-			"a server error or a malformed result, 2 usage (a bad value, missing or forbidden keys, an unreadable @FILE, " +
+			"a server error, a failed or cancelled task, or a malformed result, 2 usage (a bad value, missing or forbidden keys, an unreadable @FILE, " +
 			"bad --args), 3 connection, 4 no such server or tool, 5 the server does not know tools/call, 6 authentication, " +
 			"7 timeout, 8 a safety limit, 9 --select matched nothing, 129/130/143 SIGHUP/SIGINT/SIGTERM, 141 stdout closed.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "args", Usage: "the whole argument object, `JSON|@FILE|-`: inline JSON, a file, or - for stdin (pairs are merged over it)", Destination: &o.ArgsFlag},
+			&cli.BoolFlag{Name: "detach", Usage: "start the call as a task, print its id and leave it running (wait for it with mcpx task wait)", Destination: &o.Detach},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			o.Args, o.ArgsCount = cmd.Args().Slice(), cmd.Count("args")
@@ -100,6 +104,9 @@ func (a *app) invoke(ctx context.Context, o *invokeOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.Detach && !a.tasksOutlive(t) {
+		return detachStdioError(t)
+	}
 	s, err := a.connect(ctx, t, connectOptions{listen: true, stdinUsed: o.StdinUsed})
 	if err != nil {
 		return err
@@ -124,10 +131,17 @@ func (a *app) invoke(ctx context.Context, o *invokeOptions) error {
 	if err != nil {
 		return err
 	}
-	raw, err := conn.CallTool(cctx, tool, args)
-	if err != nil {
+	raw, err := a.callTool(cctx, s, it, tool, args, o.Detach)
+	if err != nil || raw == nil { // raw is nil when the task was detached
 		return err
 	}
+	return a.showToolResult(cctx, conn, tool, raw, done)
+}
+
+// showToolResult renders a tool's result (raw, as the server sent it) on
+// stdout; done is called once nothing more is asked of the server. A
+// result with isError is a *ToolError once printed.
+func (a *app) showToolResult(cctx context.Context, conn *client.Conn, tool string, raw json.RawMessage, done func()) error {
 	p := a.contentPolicy(cctx, conn)
 	p.Text = !a.asJSON()
 	doc, warnings, err := render.RenderToolResult(raw, p)
@@ -135,7 +149,10 @@ func (a *app) invoke(ctx context.Context, o *invokeOptions) error {
 		return a.contentErrorFor(conn, "tools/call", err)
 	}
 	done()
-	doc.Server, doc.Tool = conn.T.Name, tool
+	doc.Server = conn.T.Name
+	if tool != "" { // "": a task's result, whose tool the server does not name
+		doc.Tool = &tool
+	}
 	a.contentWarnings(conn.T.Name, "tool", tool, warnings)
 	if a.asJSON() {
 		a.invokeNotes(doc)
@@ -212,7 +229,11 @@ func (a *app) invokeNotes(doc *render.ToolDoc) {
 		a.log.Note("the structured content is over the slice clamp of %s; it was written to %s", text.HumanBytes(render.SliceClamp), *doc.StructuredContentPath)
 	}
 	if len(doc.Content) == 0 && doc.Omitted == 0 && doc.StructuredContent == nil && doc.StructuredContentPath == nil {
-		a.log.Note("server %q: tool %s returned no content", doc.Server, a.quote(doc.Tool, 200))
+		what := "the task"
+		if doc.Tool != nil {
+			what = "tool " + a.quote(*doc.Tool, 200)
+		}
+		a.log.Note("server %q: %s returned no content", doc.Server, what)
 	}
 }
 
@@ -224,6 +245,9 @@ type ToolError struct {
 }
 
 func (e *ToolError) Error() string {
+	if e.Tool == "" { // a task's result, fetched by its id
+		return fmt.Sprintf("server %q: the task's result reports an error (isError: true)", e.Server)
+	}
 	return fmt.Sprintf("server %q: tool %s reported an error (isError: true)", e.Server, text.QuoteClip(e.Tool, 200))
 }
 

@@ -196,6 +196,7 @@ func (a *app) newRoot() *cli.Command {
 			a.newReadCmd(),
 			a.newPromptCmd(),
 			a.newInvokeCmd(),
+			a.newTaskCmd(),
 			a.newLoginCmd(),
 			a.newLogoutCmd(),
 			a.newCompletionCmd(),

@@ -193,6 +193,8 @@ type Source interface {
 	Tools(ctx context.Context, srv string) ([]Tool, error)
 	Resources(ctx context.Context, srv string) ([]Resource, error)
 	Keys(ctx context.Context, srv string) ([]Candidate, error)
+	// Tasks are the ids of the server's tasks (tasks/list), with their status.
+	Tasks(ctx context.Context, srv string) ([]Candidate, error)
 	Complete(ctx context.Context, srv string, ref Ref, arg, value string, context map[string]string) ([]string, error)
 	TemplateVars(tmpl string) []string
 	// ImportSources and ImportNames answer mcpx import: the sources that
@@ -266,6 +268,20 @@ func complete(ctx context.Context, l *Line, cur string, src Source) ([]Candidate
 			}
 		}
 		return out, NoPath, nil
+	case "task":
+		// The subcommand, a server name, then (but for list) the server's
+		// task ids.
+		switch {
+		case len(args) == 0:
+			return []Candidate{{"get", "show a task's status"}, {"wait", "wait for a task and print its result"},
+				{"cancel", "cancel a task"}, {"list", "list a server's tasks"}}, NoPath, nil
+		case len(args) == 1:
+			return src.Servers(), NoPath, nil
+		case len(args) == 2 && args[0] != "list":
+			tasks, err := src.Tasks(ctx, args[1])
+			return tasks, NoPath, err
+		}
+		return nil, NoPath, nil
 	case "login", "logout":
 		// Server names only: completing them contacts no server.
 		if len(args) == 0 {

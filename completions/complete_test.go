@@ -41,6 +41,7 @@ var testSpec = &Spec{
 		{Name: "login", Usage: "log in", Flags: []Flag{{Names: []string{"scope"}, TakesValue: true}, {Names: []string{"no-browser"}}}},
 		{Name: "logout", Usage: "log out"},
 		{Name: "completion", Usage: "print a script"},
+		{Name: "task", Usage: "follow a task"},
 	},
 }
 
@@ -57,6 +58,7 @@ type fakeSource struct {
 	calls     []call
 	err       error // returned by every server method (with the results)
 	prompts   []Prompt
+	tasks     []Candidate
 	tools     []Tool
 	resources []Resource
 	keys      []Candidate
@@ -105,6 +107,11 @@ func (f *fakeSource) Keys(_ context.Context, srv string) ([]Candidate, error) {
 	return f.keys, f.err
 }
 
+func (f *fakeSource) Tasks(_ context.Context, srv string) ([]Candidate, error) {
+	f.calls = append(f.calls, call{Method: "Tasks", Srv: srv})
+	return f.tasks, f.err
+}
+
 func (f *fakeSource) Complete(_ context.Context, srv string, ref Ref, arg, value string, ctx map[string]string) ([]string, error) {
 	f.calls = append(f.calls, call{Method: "Complete", Srv: srv, Ref: ref, Arg: arg, Value: value, Context: ctx})
 	return f.values, f.err
@@ -146,8 +153,11 @@ func newFake() *fakeSource {
 		},
 		keys:   []Candidate{{"tool:add", "add two numbers"}, {"prompt:review", "review code"}},
 		values: []string{"go", "rust:1", "a b"},
+		tasks:  testTasks,
 	}
 }
+
+var testTasks = []Candidate{{"t-1", "working: Gathering sources"}, {"t-2", "completed"}}
 
 var kinds = []Candidate{{"tool", ""}, {"resource", ""}, {"resource_template", ""}, {"prompt", ""}}
 
@@ -164,7 +174,7 @@ func TestComplete(t *testing.T) {
 	commands := []Candidate{
 		{"servers", "list servers"}, {"import", "copy servers"}, {"catalog", "list the catalog"}, {"describe", "describe an item"},
 		{"read", "read a resource"}, {"prompt", "get a prompt"}, {"invoke", "call a tool"},
-		{"login", "log in"}, {"logout", "log out"}, {"completion", "print a script"},
+		{"login", "log in"}, {"logout", "log out"}, {"completion", "print a script"}, {"task", "follow a task"},
 	}
 	rootFlags := []Candidate{
 		{"--config", "read servers from FILE alone"}, {"--project", ""}, {"--header", "extra HTTP header"},
@@ -238,6 +248,12 @@ func TestComplete(t *testing.T) {
 		{"login SRV <TAB>", []string{"login", "alpha"}, "", Result{}, nil},
 		{"logout <TAB>", []string{"logout"}, "", Result{Cands: testServers}, []call{servers}},
 		{"logout SRV <TAB>", []string{"logout", "alpha"}, "", Result{}, nil},
+		{"task <TAB>", []string{"task"}, "", Result{Cands: []Candidate{{"get", "show a task's status"},
+			{"wait", "wait for a task and print its result"}, {"cancel", "cancel a task"}, {"list", "list a server's tasks"}}}, nil},
+		{"task wait <TAB>", []string{"task", "wait"}, "", Result{Cands: testServers}, []call{servers}},
+		{"task wait SRV <TAB>", []string{"task", "wait", "alpha"}, "", Result{Cands: testTasks}, []call{{Method: "Tasks", Srv: "alpha"}}},
+		{"task list SRV <TAB>", []string{"task", "list", "alpha"}, "", Result{}, nil},
+		{"task get SRV ID <TAB>", []string{"task", "get", "alpha", "t-1"}, "", Result{}, nil},
 		{"describe <TAB>", []string{"describe"}, "", Result{Cands: testServers}, []call{servers}},
 		{"read <TAB>", []string{"read"}, "al", Result{Cands: testServers}, []call{servers}},
 		{"prompt <TAB>", []string{"prompt"}, "", Result{Cands: testServers}, []call{servers}},

@@ -53,6 +53,10 @@ func DescribeText(d *Describe) string {
 		if len(d.OutputSchema) > 0 {
 			fmt.Fprintf(&b, "\noutput schema: %s\n", text.CompactJSON(d.OutputSchema))
 		}
+		if ts := gjson.GetBytes(d.Execution, "taskSupport"); ts.Type == gjson.String {
+			// How invoke calls it: as a task when "required" (see TASKS in mcpx(1)).
+			fmt.Fprintf(&b, "\ntask support: %s\n", text.OneLine(ts.String()))
+		}
 	case "prompt":
 		writeDescription(&b, d.Description)
 		if len(d.Arguments) > 0 {

@@ -14,7 +14,7 @@ import (
 // COMMANDS, mcpx(1)).
 type ToolDoc struct {
 	Server                     string          `json:"server"`
-	Tool                       string          `json:"tool"`
+	Tool                       *string         `json:"tool"` // nil: not known (a task's result, fetched by its id)
 	IsError                    bool            `json:"is_error"`
 	Content                    []any           `json:"content"` // *TextItem, *BlobItem, *LinkItem, *UnknownItem
 	StructuredContent          json.RawMessage `json:"structured_content"`

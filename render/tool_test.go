@@ -32,7 +32,8 @@ func TestRenderToolResultJSON(t *testing.T) {
 	if len(warnings) != 1 || warnings[0] != `item #4: content of type "video" is not something mcpx shows; it was left out` {
 		t.Fatalf("warnings %q", warnings)
 	}
-	doc.Server, doc.Tool = "srv", "t"
+	tool := "t"
+	doc.Server, doc.Tool = "srv", &tool
 	path := blkSpillPath(root, png, "png")
 	want := `{"server":"srv","tool":"t","is_error":true,"content":[` +
 		`{"type":"text","uri":null,"mime_type":null,"text":"hello\n","offset":0,"truncated":false,"total_bytes":6,"next_offset":null,"annotations":{"priority":1}},` +
@@ -192,7 +193,7 @@ func TestRenderToolResultStructured(t *testing.T) {
 	}
 	p, root := blkPolicy(t)
 	doc, _, err := RenderToolResult([]byte(`{"content":[],"structuredContent":null}`), p)
-	if err != nil || doc.StructuredContent != nil || blkJSON(t, doc) != `{"server":"","tool":"","is_error":false,"content":[],"structured_content":null,"structured_content_truncated":false,"structured_content_path":null,"omitted":0}` {
+	if err != nil || doc.StructuredContent != nil || blkJSON(t, doc) != `{"server":"","tool":null,"is_error":false,"content":[],"structured_content":null,"structured_content_truncated":false,"structured_content_path":null,"omitted":0}` {
 		t.Fatalf("null: %v %s", err, blkJSON(t, doc))
 	}
 
@@ -220,7 +221,7 @@ func TestRenderToolResultStructured(t *testing.T) {
 	if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, compact) {
 		t.Fatalf("the spilled file has %d bytes, %v", len(got), err)
 	}
-	want := `{"server":"","tool":"","is_error":false,"content":[{"type":"text","uri":null,"mime_type":null,"text":"t","offset":0,"truncated":false,"total_bytes":1,"next_offset":null,"annotations":null}],` +
+	want := `{"server":"","tool":null,"is_error":false,"content":[{"type":"text","uri":null,"mime_type":null,"text":"t","offset":0,"truncated":false,"total_bytes":1,"next_offset":null,"annotations":null}],` +
 		`"structured_content":null,"structured_content_truncated":true,"structured_content_path":` + blkQ(path) + `,"omitted":0}`
 	if got := blkJSON(t, doc); got != want {
 		t.Fatalf("got %s\nwant %s", got, want)

@@ -199,6 +199,7 @@ func TestInterop(t *testing.T) {
 	p.Cmds["raw-matches"] = it.cmdRawMatches
 	p.Cmds["prompt-matches"] = it.cmdPromptMatches
 	p.Cmds["invoke-matches"] = it.cmdInvokeMatches
+	p.Cmds["task-matches"] = it.cmdTaskMatches // interop_tasks_test.go
 	p.Cmds["text-matches"] = cmdTextMatches
 	p.Cmds["sent"] = cmdSent
 	p.Cmds["group-gone"] = cmdGroupGone

@@ -131,6 +131,9 @@ func cmdFixtureHTTP(ts *testscript.TestScript, neg bool, args []string) {
 		// These log what they receive to the script's $MCPX_FIXTURE_LOG
 		// (and take its MCPX_FIXTURE_STEPS, MCPX_FIXTURE_STEP_MS).
 		h, err = fixture.NewAsksHTTP(args[1], fixture.AsksConfigFrom(ts.Getenv))
+	case "tasks", "tasks-session", "tasks-sse":
+		// These log what they receive to the script's $MCPX_FIXTURE_LOG.
+		h, err = fixture.NewTasksHTTP(args[1], fixture.TasksConfig{LogPath: ts.Getenv("MCPX_FIXTURE_LOG")})
 	case "echo-secrets":
 		// the bearer token it requires and echoes: the script's $API_TOKEN
 		h = fixture.NewEchoSecretsHTTP(ts.Getenv(fixture.EchoSecretEnv))
@@ -140,7 +143,7 @@ func cmdFixtureHTTP(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Defer(srv.Close)
 	u := srv.URL + "/mcp"
 	switch args[1] {
-	case "sse", "sse-400":
+	case "sse", "sse-400", "tasks-sse":
 		u = srv.URL + "/sse"
 	case "redirect":
 		u = srv.URL // the script picks the path: /same or /foreign

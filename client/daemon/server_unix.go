@@ -967,11 +967,8 @@ func (c *caller) forwardRequest(ctx context.Context, req mcptransport.JSONRPCReq
 			delete(c.inflight, key)
 		}
 		c.mu.Unlock()
-		if f.tok != "" {
-			s.mu.Lock()
-			delete(s.tokens, f.tok)
-			s.mu.Unlock()
-		}
+		// The token's route stays while the caller does: a task started by
+		// the call reports progress under it after the call has returned.
 	}()
 	req.ID = f.id
 	resp, err := s.tr.SendRequest(rctx, req)

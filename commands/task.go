@@ -1,0 +1,362 @@
+package commands
+
+// Tasks (see TASKS in mcpx(1)): invoke runs a tool whose taskSupport is
+// "required" as a task and waits for it, or starts any task tool with
+// --detach and leaves it running; the task command follows a task by its
+// id (get, wait, cancel, list).
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/tidwall/gjson"
+	"github.com/urfave/cli/v3"
+
+	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/client/config"
+)
+
+// taskMarker starts the catalog's description of a tool that runs only as
+// a task.
+const taskMarker = "[task]"
+
+// tasksOutlive reports whether a task started on t keeps running after
+// this mcpx exits: an http or sse server keeps running; a one-shot stdio
+// server is stopped, and its tasks with it. A warm connection (see WARM
+// CONNECTIONS in mcpx(1)) keeps a stdio server running too.
+func (a *app) tasksOutlive(t *config.Target) bool {
+	if t.Transport != config.Stdio {
+		return true
+	}
+	w, err := a.keepAlive(t, 0)
+	return err == nil && w != nil && client.WarmSupported
+}
+
+// detachStdioError: --detach of a one-shot stdio server (exit 2).
+func detachStdioError(t *config.Target) error {
+	return &UsageError{
+		Msg: fmt.Sprintf("--detach leaves a task running on the server, but server %q is a stdio server that mcpx stops when it exits, and its tasks with it", t.Name),
+		Hints: []string{"keep the server running between calls with --keep-alive (a warm connection)",
+			"or leave out --detach: invoke then waits for the task's result"},
+	}
+}
+
+// taskSupportWord is a tool's execution.taskSupport as a message names it.
+func taskSupportWord(it *client.Item) string {
+	if s := gjson.GetBytes(it.Execution, "taskSupport"); s.Type == gjson.String {
+		return strconv.Quote(s.String())
+	}
+	return "absent"
+}
+
+// callTool calls a tool: as a task when its taskSupport is "required" or
+// --detach asks for one (it == nil: the listing did not say, and the tool
+// is called plainly), else with a plain tools/call. A task is waited for,
+// and its result returned as tools/call would have; a detached task is
+// printed and nil returned.
+func (a *app) callTool(ctx context.Context, s *session, it *client.Item, tool string, args json.RawMessage, detach bool) (json.RawMessage, error) {
+	conn := s.conn
+	support := client.TaskSupportForbidden
+	if it != nil {
+		support = it.TaskSupport()
+	}
+	if detach && it != nil && support == client.TaskSupportForbidden {
+		return nil, &UsageError{
+			Msg:   fmt.Sprintf("server %q: tool %s does not run as a task (its execution.taskSupport is %s), so --detach cannot leave it running", conn.T.Name, a.quote(tool, 200), taskSupportWord(it)),
+			Hints: []string{"leave out --detach to call it and wait for its result"},
+		}
+	}
+	if !detach && support != client.TaskSupportRequired {
+		return conn.CallTool(ctx, tool, args)
+	}
+	task, raw, err := conn.StartTask(ctx, tool, args)
+	if err != nil {
+		return nil, err
+	}
+	if task == nil {
+		if detach {
+			a.log.Note("server %q ran %s at once, without a task: this is its result", conn.T.Name, a.quote(tool, 200))
+		}
+		return raw, nil
+	}
+	a.log.Debug("server %q: tool %s runs as task %s", conn.T.Name, a.quote(tool, 200), a.quote(task.ID, 200))
+	if detach {
+		return nil, a.detached(conn, tool, task)
+	}
+	return conn.WaitTask(ctx, task, client.WaitOptions{OnStatus: a.taskProgress(conn.T.Name), Cancel: true})
+}
+
+// taskProgress draws a task's status on the progress line (a terminal
+// only), except while a question is asked.
+func (a *app) taskProgress(server string) func(client.Task) {
+	return func(t client.Task) {
+		if a.askingNow.Load() {
+			return
+		}
+		line := fmt.Sprintf("mcpx: server %q: task %s", server, t.Status)
+		if t.StatusMessage != "" {
+			line += ": " + t.StatusMessage
+		}
+		a.log.Progress(line)
+	}
+}
+
+// detachedDoc is what invoke --detach prints under --json.
+type detachedDoc struct {
+	Server         string `json:"server"`
+	Tool           string `json:"tool"`
+	TaskID         string `json:"task_id"`
+	Status         string `json:"status"`
+	PollIntervalMS *int64 `json:"poll_interval_ms"`
+	TTLMS          *int64 `json:"ttl_ms"`
+}
+
+// detached prints a task left running: its id alone (text), or
+// detachedDoc; a note says how to follow it.
+func (a *app) detached(conn *client.Conn, tool string, t *client.Task) error {
+	if a.asJSON() {
+		if err := a.writeDoc(detachedDoc{Server: conn.T.Name, Tool: tool, TaskID: t.ID, Status: t.Status,
+			PollIntervalMS: t.PollInterval, TTLMS: t.TTL}); err != nil {
+			return err
+		}
+	} else if _, err := fmt.Fprintln(a.s.Out, t.ID); err != nil {
+		return err
+	}
+	how := "mcpx task wait " + serverWord(conn.T.Name) + " ID"
+	if len(t.ID) <= 200 {
+		how = "mcpx task wait " + serverWord(conn.T.Name) + " " + serverWord(t.ID)
+	}
+	a.log.Note("server %q: task %s is %s; wait for its result with: %s", conn.T.Name, a.quote(t.ID, 200), a.line(t.Status, 40), how)
+	return nil
+}
+
+// taskDoc is one task under --json (task get, cancel, list).
+type taskDoc struct {
+	Server         string  `json:"server"`
+	TaskID         string  `json:"task_id"`
+	Status         string  `json:"status"`
+	StatusMessage  *string `json:"status_message"`
+	CreatedAt      *string `json:"created_at"`
+	LastUpdatedAt  *string `json:"last_updated_at"`
+	TTLMS          *int64  `json:"ttl_ms"`
+	PollIntervalMS *int64  `json:"poll_interval_ms"`
+}
+
+func newTaskDoc(server string, t client.Task) taskDoc {
+	opt := func(s string) *string {
+		if s == "" {
+			return nil
+		}
+		return &s
+	}
+	return taskDoc{Server: server, TaskID: t.ID, Status: t.Status, StatusMessage: opt(t.StatusMessage),
+		CreatedAt: opt(t.CreatedAt), LastUpdatedAt: opt(t.LastUpdatedAt), TTLMS: t.TTL, PollIntervalMS: t.PollInterval}
+}
+
+// writeTask prints one task: taskDoc, or its fields one a line as
+// "name: value" (those the server sent).
+func (a *app) writeTask(d taskDoc) error {
+	if a.asJSON() {
+		return a.writeDoc(d)
+	}
+	lines := [][2]string{{"task_id", d.TaskID}, {"status", d.Status}}
+	add := func(k string, v *string) {
+		if v != nil {
+			lines = append(lines, [2]string{k, *v})
+		}
+	}
+	num := func(k string, v *int64) {
+		if v != nil {
+			lines = append(lines, [2]string{k, strconv.FormatInt(*v, 10)})
+		}
+	}
+	add("status_message", d.StatusMessage)
+	add("created_at", d.CreatedAt)
+	add("last_updated_at", d.LastUpdatedAt)
+	num("ttl_ms", d.TTLMS)
+	num("poll_interval_ms", d.PollIntervalMS)
+	for _, l := range lines {
+		if _, err := fmt.Fprintf(a.s.Out, "%s: %s\n", l[0], a.line(l[1], 2000)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// taskOptions are the task command's arguments.
+type taskOptions struct {
+	Args   []string
+	Server string
+	ID     string
+}
+
+func (o *taskOptions) validate(sub string, withID bool) error {
+	want, what := 1, "SRV"
+	if withID {
+		want, what = 2, "SRV and a task ID"
+	}
+	if len(o.Args) != want {
+		return argCountError("task "+sub, what, o.Args, "mcpx task list SRV lists the server's tasks")
+	}
+	o.Server = o.Args[0]
+	if withID {
+		if o.ID = o.Args[1]; o.ID == "" {
+			return usagef("task %s needs a non-empty task ID", sub)
+		}
+	}
+	return nil
+}
+
+func (a *app) newTaskCmd() *cli.Command {
+	sub := func(name, usage, argsUsage, desc string, withID bool, run func(context.Context, *taskOptions) error) *cli.Command {
+		return &cli.Command{
+			Name: name, Usage: usage, ArgsUsage: argsUsage, Description: desc,
+			Action: func(ctx context.Context, cmd *cli.Command) error {
+				o := &taskOptions{Args: cmd.Args().Slice()}
+				if err := o.validate(name, withID); err != nil {
+					return err
+				}
+				return run(ctx, o)
+			},
+		}
+	}
+	return &cli.Command{
+		Name:  "task",
+		Usage: "follow a task (a long-running tool call) by its id: get, wait, cancel, list",
+		Description: "A tool whose execution.taskSupport is \"required\" runs as a task: invoke waits for it. " +
+			"invoke --detach starts a task and prints its id instead; these commands follow it, from any process, " +
+			"as long as the server keeps it (an http server whose tasks do not belong to the session that started them, " +
+			"or a warm connection).",
+		Action: func(_ context.Context, cmd *cli.Command) error {
+			if cmd.Args().Present() {
+				e := unknownCommand(cmd, cmd.Args().First()).(*UsageError)
+				e.Msg = fmt.Sprintf("unknown task command %q: it is get, wait, cancel or list", cmd.Args().First())
+				return e
+			}
+			return cli.ShowSubcommandHelp(cmd)
+		},
+		Commands: []*cli.Command{
+			sub("get", "show a task's status", "SRV ID",
+				"Prints task_id, status, and what the server sent of status_message, created_at, last_updated_at, ttl_ms "+
+					"and poll_interval_ms, one \"name: value\" a line (--json: one object).\n\n"+
+					"EXIT STATUS: 0, 1 the task failed (its status is printed) or a server error, 3 connection, "+
+					"4 no such task (unknown or expired) or server, 5 the server does not offer tasks, 7 timeout.",
+				true, a.taskGet),
+			sub("wait", "wait for a task and print its result, as invoke does", "SRV ID",
+				"Polls tasks/get at the server's poll interval until the task ends, answering what it asks meanwhile "+
+					"(elicitation), then prints its result exactly as invoke prints a tool's result. Interrupted or out of "+
+					"time, the task is left running (invoke, which started it, cancels it instead).\n\n"+
+					"EXIT STATUS: as invoke's: 0, 1 the tool reported an error, the task failed or was cancelled, 3 connection, "+
+					"4 no such task (unknown or expired) or server, 5 the server does not offer tasks, 7 timeout.",
+				true, a.taskWait),
+			sub("cancel", "cancel a task", "SRV ID",
+				"Sends tasks/cancel and prints the task as get does.\n\n"+
+					"EXIT STATUS: 0, 1 the task has ended already or a server error, 3 connection, 4 no such task or server, "+
+					"5 the server does not offer tasks, 7 timeout.",
+				true, a.taskCancel),
+			sub("list", "list a server's tasks", "SRV",
+				"Lists the tasks the server keeps (tasks/list, every page), one a line: TASK_ID STATUS MESSAGE, aligned "+
+					"with a header on a terminal, tab-separated in a pipe (--json: {\"server\", \"tasks\": [...]}).\n\n"+
+					"EXIT STATUS: 0, 1 a server error, 3 connection, 4 no such server, 5 the server does not list tasks, 7 timeout.",
+				false, a.taskList),
+		},
+	}
+}
+
+// taskSession connects to the server SRV names.
+func (a *app) taskSession(ctx context.Context, o *taskOptions, listen bool) (*session, error) {
+	t, err := a.target(o.Server)
+	if err != nil {
+		return nil, err
+	}
+	return a.connect(ctx, t, connectOptions{listen: listen})
+}
+
+func (a *app) taskGet(ctx context.Context, o *taskOptions) error {
+	s, err := a.taskSession(ctx, o, false)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	t, err := s.conn.GetTask(s.ctx, o.ID)
+	if err != nil {
+		return err
+	}
+	s.close()
+	if err := a.writeTask(newTaskDoc(s.conn.T.Name, *t)); err != nil {
+		return err
+	}
+	if t.Status == client.TaskFailed {
+		return &client.TaskError{Server: s.conn.T.Name, ID: t.ID, Status: t.Status, Message: a.line(t.StatusMessage, 500)}
+	}
+	return nil
+}
+
+func (a *app) taskWait(ctx context.Context, o *taskOptions) error {
+	s, err := a.taskSession(ctx, o, true)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	conn := s.conn
+	t, err := conn.GetTask(s.ctx, o.ID)
+	if err != nil {
+		return err
+	}
+	raw, err := conn.WaitTask(s.ctx, t, client.WaitOptions{OnStatus: a.taskProgress(conn.T.Name)})
+	if err != nil {
+		return err
+	}
+	return a.showToolResult(s.ctx, conn, "", raw, s.close)
+}
+
+func (a *app) taskCancel(ctx context.Context, o *taskOptions) error {
+	s, err := a.taskSession(ctx, o, false)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	t, err := s.conn.CancelTask(s.ctx, o.ID)
+	if t == nil {
+		return err
+	}
+	s.close()
+	if werr := a.writeTask(newTaskDoc(s.conn.T.Name, *t)); werr != nil {
+		return werr
+	}
+	return err
+}
+
+func (a *app) taskList(ctx context.Context, o *taskOptions) error {
+	s, err := a.taskSession(ctx, o, false)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	tasks, warnings, err := s.conn.ListTasks(s.ctx)
+	if err != nil {
+		return err
+	}
+	s.close()
+	for _, w := range warnings {
+		a.log.Warnf("%s", w)
+	}
+	if a.asJSON() {
+		docs := make([]taskDoc, 0, len(tasks))
+		for _, t := range tasks {
+			docs = append(docs, newTaskDoc(s.conn.T.Name, t))
+		}
+		return a.writeDoc(map[string]any{"server": s.conn.T.Name, "tasks": docs})
+	}
+	if len(tasks) == 0 {
+		a.log.Note("server %q keeps no tasks", s.conn.T.Name)
+		return nil
+	}
+	rows := make([][]string, 0, len(tasks))
+	for _, t := range tasks {
+		rows = append(rows, []string{t.ID, t.Status, a.line(t.StatusMessage, 200)})
+	}
+	return a.s.WriteTable([]string{"TASK_ID", "STATUS", "MESSAGE"}, rows)
+}
