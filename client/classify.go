@@ -108,12 +108,14 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 	if le := c.limit.Get(); le != nil {
 		return le
 	}
-	if why, lost := c.isLost(); lost && ctx.Err() == nil {
+	if why, lost := c.isLost(); lost && ctx.Err() == nil && c.limit.Violation() == "" {
 		e := &transport.ConnectError{Server: c.T.Name, Phase: phase, Msg: fmt.Sprintf("%s during %s", c.shown(why), phase), Err: err}
 		if c.proc != nil {
 			// The server died (its leader exited while something it
 			// started still holds its stdout): stop what is left of it.
 			c.proc.Stop()
+			e.Stderr = c.Stderr(10)
+		} else if c.warm {
 			e.Stderr = c.Stderr(10)
 		}
 		return e
@@ -137,6 +139,8 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 	if v := c.limit.Violation(); v != "" {
 		if c.proc != nil {
 			c.proc.Stop()
+			e.Stderr = c.Stderr(10)
+		} else if c.warm {
 			e.Stderr = c.Stderr(10)
 		}
 		e.Msg = fmt.Sprintf("%s (during %s); the connection is closed", v, phase)

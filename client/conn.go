@@ -62,6 +62,9 @@ type Options struct {
 	// for: logging/setLevel (legacy era) or the level every request
 	// declares (2026-07-28 era).
 	LogLevel string
+	// Warm, when set, makes a stdio server's connection a warm one, held
+	// by the mcpx daemon (see warm.go).
+	Warm *Warm
 	// Listen opens the standalone GET stream of a streamable HTTP server
 	// (legacy era) before the operation, for the requests a server sends
 	// there rather than on the POST's own stream.
@@ -117,6 +120,11 @@ type Conn struct {
 	// parameters, for the headers of tools/call (see standardHeaders).
 	logLevel    string
 	headerTools map[string]mcp.Tool
+
+	// warm: the connection goes through the mcpx daemon; warmStderr is
+	// the tail of the server's stderr it sent.
+	warm       bool
+	warmStderr []string
 }
 
 // lostSignal is closed when a connection is known dead. The watchers of a
@@ -278,6 +286,12 @@ func connect(ctx context.Context, t *config.Target, o Options, kind string, toke
 func (c *Conn) openTransport(ctx context.Context, o Options, tokens *auth.Source, listen bool) (mcptransport.Interface, error) {
 	switch c.kind {
 	case config.Stdio:
+		if o.Warm != nil {
+			tr, err := c.openWarm(ctx, o)
+			if err != errOneShot {
+				return tr, err
+			}
+		}
 		return c.startProcess(o)
 	case config.HTTP, config.SSE:
 		ho := transport.HTTPOptions{URL: c.T.URL, MessageCeiling: o.MessageCeiling, Limit: c.limit,
@@ -460,11 +474,11 @@ func (c *Conn) failInitialize(ctx context.Context, err error, s *handshake) erro
 	}
 	if ce, ok := e.(*transport.ConnectError); ok {
 		ce.Msg = "initialize failed: " + ce.Msg
-		if c.proc != nil {
+		if c.proc != nil || c.warm {
 			ce.Stderr = c.Stderr(10)
 		}
 	}
-	if te, ok := e.(*TimeoutError); ok && c.proc != nil {
+	if te, ok := e.(*TimeoutError); ok && (c.proc != nil || c.warm) {
 		te.Stderr = c.Stderr(10)
 	}
 	return e
@@ -596,6 +610,9 @@ func (c *Conn) Close() {
 }
 
 func (c *Conn) close() {
+	if c.warm && c.opts.OnStderr != nil && c.tap != nil {
+		c.flushStderr()
+	}
 	if c.mc != nil {
 		done := make(chan struct{})
 		go func() {
@@ -620,10 +637,17 @@ func (c *Conn) close() {
 // Stderr returns the last lines the server wrote on stderr (stdio only),
 // each masked and clipped as a human message quotes it (see shown).
 func (c *Conn) Stderr(n int) []string {
-	if c.proc == nil {
+	var lines []string
+	switch {
+	case c.proc != nil:
+		lines = c.proc.Stderr(n)
+	case c.warm:
+		c.mu.Lock()
+		lines = append(lines, c.warmStderr[max(len(c.warmStderr)-n, 0):]...)
+		c.mu.Unlock()
+	default:
 		return nil
 	}
-	lines := c.proc.Stderr(n)
 	for i, l := range lines {
 		lines[i] = c.shown(l)
 	}
@@ -736,6 +760,7 @@ func (c *Conn) adopt(n *Conn) {
 	c.Protocol, c.ServerName, c.ServerVersion, c.Caps, c.Instructions = n.Protocol, n.ServerName, n.ServerVersion, n.Caps, n.Instructions
 	c.mc, c.hooks, c.tap, c.kind, c.proc, c.rt, c.limit, c.stop, c.lost = n.mc, n.hooks, n.tap, n.kind, n.proc, n.rt, n.limit, n.stop, n.lost
 	c.logLevel, c.headerTools = n.logLevel, n.headerTools
+	c.warm, c.warmStderr = n.warm, n.warmStderr
 }
 
 // callRawOnce is callRaw without the renegotiation.

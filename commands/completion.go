@@ -405,7 +405,14 @@ func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, er
 		}
 		roots = append(roots, r)
 	}
+	// A TAB keeps the server warm ("completionKeepAlive", default 2m): a
+	// slow server that misses this TAB's budget answers the next one.
+	var warm *client.Warm
+	if cfg, err := s.a.config(); err == nil {
+		warm, _ = s.a.keepAlive(t, cfg.CompletionKeepAlive)
+	}
 	conn, err := client.Connect(ctx, t, client.Options{
+		Warm:            warm,
 		ProtocolVersion: pv,
 		ClientVersion:   version(),
 		MessageCeiling:  render.MessageCeiling,

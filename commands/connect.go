@@ -89,8 +89,13 @@ func (a *app) connect(ctx context.Context, t *config.Target, o connectOptions) (
 	if err != nil {
 		return nil, err
 	}
+	warm, err := a.keepAlive(t, 0)
+	if err != nil {
+		return nil, err
+	}
 	clk, end := newClock(ctx, t.Timeout)
 	co := client.Options{
+		Warm:            warm,
 		ProtocolVersion: a.g.protocolVersion,
 		ClientVersion:   version(),
 		MessageCeiling:  render.MessageCeiling,

@@ -49,6 +49,11 @@ type globals struct {
 	verbose         bool
 	cacheDir        string
 	roots           []string
+	// keepAlive: --keep-alive's value (keepAliveBare when bare, "" when
+	// not given); noKeepAlive, refresh: see WARM CONNECTIONS in mcpx(1).
+	keepAlive   string
+	noKeepAlive bool
+	refresh     bool
 
 	// timeoutSet and selectSet: --timeout and --select were given.
 	timeoutSet, selectSet bool
@@ -109,7 +114,7 @@ func Main(args []string, s *output.Streams) int {
 	// --json decides the error voice even when parsing fails before setup runs.
 	a.log = output.NewLog(s, wantsJSON(args), false)
 	root := a.newRoot()
-	err := root.Run(ctx, args)
+	err := root.Run(ctx, bareKeepAlive(args))
 	transport.StopOrphans()
 	var sig os.Signal
 	if v := caught.Load(); v != nil {
@@ -167,6 +172,9 @@ func (a *app) newRoot() *cli.Command {
 			&cli.BoolFlag{Name: "no-input", Usage: "never prompt interactively", Destination: &g.noInput},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "stream servers' stderr, skipped lines and protocol notes to stderr", Destination: &g.verbose},
 			&cli.StringSliceFlag{Name: "root", Usage: "offer `DIR` to servers as a root (repeatable; replaces a server's \"roots\"; default: none)", Destination: &g.roots},
+			&cli.StringFlag{Name: "keep-alive", Usage: "use a warm connection kept by the mcpx daemon, idle at most `DUR` (bare: the server's \"keepAlive\", else 10m)", Destination: &g.keepAlive},
+			&cli.BoolFlag{Name: "no-keep-alive", Usage: "never use a warm connection (also MCPX_KEEP_ALIVE=0)", Destination: &g.noKeepAlive},
+			&cli.BoolFlag{Name: "refresh", Usage: "ignore the cached listings of a warm connection", Destination: &g.refresh},
 			&cli.StringFlag{Name: "cache-dir", Usage: "root `DIR` of spilled files", Sources: cli.EnvVars("MCPX_CACHE_DIR"), Destination: &g.cacheDir},
 		},
 		Before: func(ctx context.Context, cmd *cli.Command) (context.Context, error) {
@@ -194,6 +202,8 @@ func (a *app) newRoot() *cli.Command {
 			a.newCompletionCmd(),
 			a.newServeDemoCmd(),
 			a.newCompleteCmd(),
+			a.newDaemonCmd(),
+			a.newDaemonServeCmd(),
 			a.newHelpCmd(),
 		},
 		ExitErrHandler: func(context.Context, *cli.Command, error) {},

@@ -25,10 +25,13 @@ const taskMarker = "[task]"
 // tasksOutlive reports whether a task started on t keeps running after
 // this mcpx exits: an http or sse server keeps running; a one-shot stdio
 // server is stopped, and its tasks with it. A warm connection (see WARM
-// CONNECTIONS in mcpx(1)) keeps a stdio server running too: this is the
-// check that says so once invoke can use one.
+// CONNECTIONS in mcpx(1)) keeps a stdio server running too.
 func (a *app) tasksOutlive(t *config.Target) bool {
-	return t.Transport != config.Stdio
+	if t.Transport != config.Stdio {
+		return true
+	}
+	w, err := a.keepAlive(t, 0)
+	return err == nil && w != nil && client.WarmSupported
 }
 
 // detachStdioError: --detach of a one-shot stdio server (exit 2).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/bench.sh [-n N] [-w W] [-t hyperfine|benchrun] [-s catalog|catalogmem|complete|read|startup|all]
+# scripts/bench.sh [-n N] [-w W] [-t hyperfine|benchrun] [-s catalog|catalogmem|complete|read|startup|warm|all]
 #
 # catalog: times a one-shot `mcpx catalog SRV` against a floor
 # (scripts/benchfloor: a minimal program doing the same JSON-RPC exchange with
@@ -47,6 +47,15 @@
 # one-shot `mcpx --json invoke demo add a=1 b=2` (two mcpx processes: the
 # client and the demo server). Aim: `mcpx --version` <= 2x hello world.
 #
+# warm: warm connections (WARM CONNECTIONS in mcpx(1)), timed in one run
+# against `mcpx --version`: a warm `invoke` (the daemon already holds the
+# server) and the one-shot invoke of the same tool, on server-everything
+# (current, else 2025, else demo); a warm `catalog` of a 1000-tool stdio
+# server (scripts/benchserver many-tools) and its one-shot catalog. The
+# daemon is the run's own (XDG_RUNTIME_DIR in the temporary directory) and
+# is stopped at the end. Aims: warm invoke <= 1.3x `mcpx --version` and >= 10x
+# faster than one-shot; warm catalog within the same bound plus its rendering.
+#
 # Each command is run N times (default 30) after W warm-up runs (default 3).
 # Timing uses hyperfine when it is installed (each command's runs back to
 # back), else scripts/benchrun (the commands alternated). -t forces one.
@@ -56,7 +65,7 @@
 set -eu
 
 usage() {
-	echo "usage: scripts/bench.sh [-n RUNS] [-w WARMUP] [-t hyperfine|benchrun] [-s catalog|catalogmem|complete|read|startup|all]" >&2
+	echo "usage: scripts/bench.sh [-n RUNS] [-w WARMUP] [-t hyperfine|benchrun] [-s catalog|catalogmem|complete|read|startup|warm|all]" >&2
 	exit 2
 }
 
@@ -73,7 +82,7 @@ while getopts n:w:t:s:h opt; do
 	*) usage ;;
 	esac
 done
-case $section in catalog | catalogmem | complete | read | startup | all) ;; *) usage ;; esac
+case $section in catalog | catalogmem | complete | read | startup | warm | all) ;; *) usage ;; esac
 shift $((OPTIND - 1))
 [ $# -eq 0 ] || usage
 case $runs in '' | *[!0-9]* | 0) usage ;; esac
@@ -505,7 +514,49 @@ bench_startup() {
 	fi
 }
 
+# bench_warm: warm invoke and catalog against mcpx --version and one-shot.
+bench_warm() {
+	servers
+	local srv=demo call=(add a=1 b=2) load_before
+	case " $targets " in
+	*" everything-current "*) srv=everything-current call=(echo message=hi) ;;
+	*" everything-2025 "*) srv=everything-2025 call=(echo message=hi) ;;
+	esac
+	# the 1000-tool server, next to the others
+	sed -i 's#}}$#,"tools1000":{"command":"'"$root"'/bin/benchserver","args":["many-tools"],"env":{"MCPX_FIXTURE_ITEMS":"1000"}}}}#' "$tmp/config.json"
+	mkdir -p "$tmp/run" "$tmp/state"
+	local env=(env XDG_RUNTIME_DIR="$tmp/run" XDG_STATE_HOME="$tmp/state" MCPX_CONFIG="$tmp/config.json")
+	local warm=("${env[@]}" "$mcpx" --keep-alive=10m) cold=("${env[@]}" "$mcpx" --no-keep-alive)
+	# the daemon and both servers started, and their listings cached
+	"${warm[@]}" invoke "$srv" "${call[@]}" >/dev/null
+	"${warm[@]}" catalog tools1000 >/dev/null
+	load_before=$(load_note)
+	echo "warm: timing $runs runs each (+$warmup warm-up) with $tool ..." >&2
+	timing version "${env[@]}" "$mcpx" --version ::: warm "${warm[@]}" invoke "$srv" "${call[@]}" ::: oneshot "${cold[@]}" invoke "$srv" "${call[@]}" \
+		::: warmcat "${warm[@]}" catalog tools1000 ::: oneshotcat "${cold[@]}" catalog tools1000
+	"${env[@]}" "$mcpx" daemon stop 2>/dev/null || true
+	echo
+	echo "warm connections: $srv and a 1000-tool server, $runs runs each, timed with $tool"
+	awk -F'\t' -v srv="$srv" '
+		{ med[$1] = $4; sd[$1] = $5 }
+		END {
+			v = med["version"]
+			printf "%-40s %10s %8s %12s\n", "", "median", "sd", "x --version"
+			n = split("version warm oneshot warmcat oneshotcat", k, " ")
+			split("mcpx --version|warm invoke " srv "|one-shot invoke " srv "|warm catalog tools1000|one-shot catalog tools1000", label, "|")
+			for (i = 1; i <= n; i++)
+				printf "%-40s %7.1f ms %5.1f ms %11.2fx\n", label[i], med[k[i]], sd[k[i]], (v > 0 ? med[k[i]] / v : 0)
+			printf "\nwarm invoke: %.2fx mcpx --version (aim <= 1.3x), %.1fx faster than one-shot (aim >= 10x)\n", \
+				(v > 0 ? med["warm"] / v : 0), (med["warm"] > 0 ? med["oneshot"] / med["warm"] : 0)
+			printf "warm catalog of 1000 tools: %.2fx mcpx --version (the bound plus rendering 1000 items)\n", (v > 0 ? med["warmcat"] / v : 0)
+		}' "$tmp/timing"
+	if [ -n "$load_before" ]; then
+		echo "Load average before: $load_before, after: $(load_note) ($(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?') CPUs)."
+	fi
+}
+
 case $section in
+warm) bench_warm ;;
 startup) bench_startup ;;
 catalog) bench_catalog ;;
 catalogmem) bench_catalogmem ;;

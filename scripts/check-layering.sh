@@ -23,7 +23,8 @@ allowed() {
 	commands) echo 'client client/* commands/demo completions internal/* output render' ;;
 	commands/demo) echo 'internal/*' ;;
 	completions | output | render) echo 'internal/*' ;;
-	client) echo 'client/auth client/config client/transport internal/*' ;;
+	client) echo 'client/auth client/config client/daemon client/transport internal/*' ;;
+	client/daemon) echo 'client/transport internal/*' ;;
 	client/auth) echo 'client/config client/transport internal/*' ;;
 	client/config) echo 'client/transport internal/*' ;;
 	client/transport) echo 'internal/*' ;;

@@ -37,7 +37,8 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"mcpx": func() { os.Exit(commands.Main(os.Args, output.System())) },
+		"mcpx":      func() { os.Exit(commands.Main(os.Args, output.System())) },
+		"mcpx-dial": dialMain, // warm_test.go
 		// mcpx-fixture MODE: a stdio fixture server (see test/fixture).
 		"mcpx-fixture": func() {
 			if len(os.Args) != 2 {
@@ -61,12 +62,19 @@ func params(dir string) testscript.Params {
 		Dir:                 dir,
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
-		UpdateScripts:       os.Getenv("MCPX_UPDATE_GOLDEN") != "",
+		Condition: func(cond string) (bool, error) {
+			if cond == "root" {
+				return os.Geteuid() == 0, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
+		UpdateScripts: os.Getenv("MCPX_UPDATE_GOLDEN") != "",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("MCPX_CACHE_DIR", filepath.Join(env.WorkDir, "cache"))
 			env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, "xdg"))
 			env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, "state"))
 			env.Setenv("MCPX_FIXTURE_PIDFILE", filepath.Join(env.WorkDir, "fixture.pid"))
+			isolateDaemon(env) // warm_test.go
 			return nil
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
@@ -99,6 +107,15 @@ func params(dir string) testscript.Params {
 			"nosecrets": cmdNoSecrets,
 
 			"replace": cmdReplace, // hosts_script_test.go
+
+			// Warm connections (warm_test.go).
+			"daemon-pid":      cmdDaemonPid,
+			"kill9":           cmdKill9,
+			"other-build":     cmdOtherBuild,
+			"concurrent":      cmdConcurrent,
+			"other-user-dial": cmdOtherUserDial,
+			"vanish":          cmdVanish,
+			"waitfile":        cmdWaitFile,
 		},
 	}
 }
@@ -169,7 +186,8 @@ func scriptCmd(ts *testscript.TestScript, prog string, args ...string) *exec.Cmd
 	cmd := exec.Command(path, args...)
 	cmd.Args[0] = prog
 	cmd.Dir = ts.MkAbs(".")
-	keys := []string{"PATH", "HOME", "WORK", "TMPDIR", "MCPX_CONFIG", "MCPX_CACHE_DIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "MCPX_FIXTURE_PIDFILE"}
+	keys := []string{"PATH", "HOME", "WORK", "TMPDIR", "MCPX_CONFIG", "MCPX_CACHE_DIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "MCPX_FIXTURE_PIDFILE",
+		"XDG_RUNTIME_DIR", "MCPX_KEEP_ALIVE"}
 	env := os.Environ()
 	for _, k := range keys {
 		env = append(env, k+"="+ts.Getenv(k))
@@ -236,6 +254,9 @@ func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if err := os.WriteFile(ts.MkAbs("signal.stdout"), stdout.Bytes(), 0o644); err != nil {
 		ts.Fatalf("%v", err)
+	}
+	if ka := ts.Getenv("MCPX_KEEP_ALIVE"); ka != "" && ka != "0" {
+		return // a warm server stays (WARM CONNECTIONS in mcpx(1))
 	}
 	cmdGone(ts, false, []string{pidfile})
 }

@@ -32,15 +32,18 @@ const DemoName = "demo"
 // Server is one configured server, as written in its file: nothing is
 // expanded yet. Expansion happens in Resolve, only for servers that are used.
 type Server struct {
-	Name       string
-	Transport  string // stdio, http or sse ("" when the entry is broken)
-	Command    string
-	Args       []string
-	Env        map[string]string
-	Cwd        string
-	URL        string
-	Headers    map[string]string
-	Timeout    time.Duration // 0: not set
+	Name      string
+	Transport string // stdio, http or sse ("" when the entry is broken)
+	Command   string
+	Args      []string
+	Env       map[string]string
+	Cwd       string
+	URL       string
+	Headers   map[string]string
+	Timeout   time.Duration // 0: not set
+	// KeepAlive is the entry's "keepAlive": how long a warm connection to
+	// it stays idle (0: one-shot; see WARM CONNECTIONS in mcpx(1)).
+	KeepAlive  time.Duration
 	InheritEnv bool
 	Roots      []string     // the "roots" entry: directories offered to the server as roots
 	OAuth      *OAuthConfig // the "oauth" entry: a pre-registered client
@@ -101,6 +104,10 @@ type Config struct {
 	// ClientMetadataURL is the "oauth": {"clientMetadataUrl"} of mcpx's own
 	// file (the user file, or --config): the default of every server.
 	ClientMetadataURL string
+	// CompletionKeepAlive is the idle time of the warm connection a TAB
+	// starts: the "completionKeepAlive" of mcpx's own file, else
+	// DefaultCompletionKeepAlive (0: off).
+	CompletionKeepAlive time.Duration
 }
 
 // Names returns the configured server names in order.
@@ -148,7 +155,7 @@ func userConfigPathFor(goos string, getenv func(string) string) string {
 // parsed is an error (exit 2); a host's file is a warning; a broken entry
 // only fails when that server is used.
 func Load(o LoadOptions) (*Config, error) {
-	cfg := &Config{Servers: map[string]*Server{}}
+	cfg := &Config{Servers: map[string]*Server{}, CompletionKeepAlive: DefaultCompletionKeepAlive}
 	if o.File != "" {
 		f, err := readFile(o.File, true)
 		if err != nil {
@@ -156,6 +163,9 @@ func Load(o LoadOptions) (*Config, error) {
 		}
 		cfg.Files = append(cfg.Files, f.path)
 		f.addTo(cfg, SourceMCPX)
+		if f.completionKeepAlive != nil {
+			cfg.CompletionKeepAlive = *f.completionKeepAlive
+		}
 		cfg.setClientMetadata(f.clientMetadata)
 		return cfg, nil
 	}
@@ -166,6 +176,9 @@ func Load(o LoadOptions) (*Config, error) {
 	if user != nil {
 		cfg.Files = append(cfg.Files, user.path)
 		user.addTo(cfg, SourceMCPX)
+		if user.completionKeepAlive != nil {
+			cfg.CompletionKeepAlive = *user.completionKeepAlive
+		}
 	}
 	trusted := o.Project || user != nil && user.trusts(o.Cwd, o.Getenv)
 	var skipped []string
@@ -258,6 +271,8 @@ type configFile struct {
 	trustedProjects []string
 	imports         *[]string // "import": the hosts to read (nil: all)
 	clientMetadata  string    // "oauth": {"clientMetadataUrl"}: the default for every server
+	// completionKeepAlive: "completionKeepAlive", when given
+	completionKeepAlive *time.Duration
 }
 
 type rawFile struct {
@@ -265,6 +280,8 @@ type rawFile struct {
 	Servers         map[string]json.RawMessage `json:"servers"`
 	TrustedProjects []string                   `json:"trustedProjects"`
 	Import          *[]string                  `json:"import"`
+	// CompletionKeepAlive: see Config.CompletionKeepAlive.
+	CompletionKeepAlive json.RawMessage `json:"completionKeepAlive"`
 	// OAuth is the file's default for every http and sse server: only
 	// clientMetadataUrl.
 	OAuth *struct {
@@ -281,6 +298,7 @@ type rawEntry struct {
 	URL        *string           `json:"url"`
 	Headers    map[string]string `json:"headers"`
 	Timeout    json.RawMessage   `json:"timeout"`
+	KeepAlive  json.RawMessage   `json:"keepAlive"`
 	InheritEnv bool              `json:"inheritEnv"`
 	Roots      []string          `json:"roots"`
 	OAuth      *OAuthConfig      `json:"oauth"`
@@ -403,6 +421,13 @@ func readFile(path string, mustExist bool) (*configFile, error) {
 			return nil, &Error{Msg: fmt.Sprintf("config file %s: \"oauth\".clientMetadataUrl %v", abs, err)}
 		}
 		f.clientMetadata = raw.OAuth.ClientMetadataURL
+	}
+	if len(raw.CompletionKeepAlive) > 0 && string(raw.CompletionKeepAlive) != "null" {
+		d, err := ParseKeepAlive(raw.CompletionKeepAlive)
+		if err != nil {
+			return nil, &Error{Msg: fmt.Sprintf("config file %s: \"completionKeepAlive\" %v", abs, err)}
+		}
+		f.completionKeepAlive = &d
 	}
 	workspace := f.dir
 	if filepath.Base(workspace) == ".vscode" {
@@ -564,7 +589,43 @@ func parseEntry(name string, data json.RawMessage) *Server {
 		}
 		s.Timeout = d
 	}
+	if len(e.KeepAlive) > 0 && string(e.KeepAlive) != "null" {
+		d, err := ParseKeepAlive(e.KeepAlive)
+		if err != nil {
+			return fail("\"keepAlive\" %v", err)
+		}
+		s.KeepAlive = d
+	}
 	return s
+}
+
+// DefaultKeepAlive is the idle time of a warm connection turned on with
+// "keepAlive": true or a bare --keep-alive.
+const DefaultKeepAlive = 10 * time.Minute
+
+// DefaultCompletionKeepAlive is the idle time of the warm connection a
+// TAB starts ("completionKeepAlive").
+const DefaultCompletionKeepAlive = 2 * time.Minute
+
+// ParseKeepAlive reads a "keepAlive" value: true (DefaultKeepAlive), false
+// (0), or a Go duration string ("0" turns it off).
+func ParseKeepAlive(raw json.RawMessage) (time.Duration, error) {
+	var b bool
+	if json.Unmarshal(raw, &b) == nil {
+		if b {
+			return DefaultKeepAlive, nil
+		}
+		return 0, nil
+	}
+	var ds string
+	if err := json.Unmarshal(raw, &ds); err != nil {
+		return 0, fmt.Errorf("must be true, false or a duration string such as \"10m\", not %s", raw)
+	}
+	d, err := time.ParseDuration(ds)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%q is not a duration such as \"10m\"", ds)
+	}
+	return d, nil
 }
 
 func (f *configFile) addTo(cfg *Config, origin string) {

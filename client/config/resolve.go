@@ -33,9 +33,10 @@ type Target struct {
 	URL       string
 	Headers   map[string]string
 	Timeout   time.Duration
-	Roots     []string // the "roots" entry: absolute directories
-	Fallback  bool     // an http target whose type was inferred: retry over SSE on a 4xx (not 401/403)
-	Secrets   []string // values that must be shown as ***
+	KeepAlive time.Duration // the entry's "keepAlive" (0: none)
+	Roots     []string      // the "roots" entry: absolute directories
+	Fallback  bool          // an http target whose type was inferred: retry over SSE on a 4xx (not 401/403)
+	Secrets   []string      // values that must be shown as ***
 
 	OAuth    *OAuthConfig // the configured client, every ${...} expanded
 	TokenDir string       // the OAuth token store ("" for none)
@@ -238,6 +239,7 @@ func Resolve(s *Server, o ResolveOptions) (*Target, error) {
 		return nil, err
 	}
 	t.Timeout = chooseTimeout(o.Timeout, s.Timeout)
+	t.KeepAlive = s.KeepAlive
 	t.Secrets = x.secrets
 	return t, nil
 }

@@ -39,6 +39,14 @@ func (f *Limit) set(e *LimitError) {
 	}
 }
 
+// Set records e as the connection's limit error, unless one is recorded
+// (a warm connection: the daemon's framer met it).
+func (f *Limit) Set(e *LimitError) { f.set(e) }
+
+// SetViolation records a framing violation, unless one is recorded (a warm
+// connection: the daemon's framer met it).
+func (f *Limit) SetViolation(msg string) { f.setViolation(msg) }
+
 // Get is the first limit error, nil when none.
 func (f *Limit) Get() *LimitError {
 	f.mu.Lock()

@@ -157,6 +157,10 @@ type Command struct {
 	Args  []string // the arguments after argv[0]
 	Env   []string // the child's whole environment
 	Dir   string   // its working directory ("": mcpx's)
+	// DieWithParent asks the kernel to kill the server when the process
+	// that started it dies, even by SIGKILL (Linux: PR_SET_PDEATHSIG; a
+	// no-op elsewhere): the mcpx daemon's servers never outlive it.
+	DieWithParent bool
 }
 
 // StartProcess starts a stdio server in a session of its own; onStderr,
@@ -365,4 +369,13 @@ func (t *tailBuffer) Lines(n int) []string {
 		out = out[len(out)-n:]
 	}
 	return out
+}
+
+// Pid is the server's process id (its process group's, on Unix).
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// StderrQuiet waits until what the server wrote on stderr so far has been
+// read and handed on (the pipe quiet for d), at most max.
+func (p *Process) StderrQuiet(d, max time.Duration) bool {
+	return p.stderr.quiet(d, max, p.stderrDone)
 }

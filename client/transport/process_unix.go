@@ -22,6 +22,9 @@ func prepare(cmd *exec.Cmd, c *Command) error {
 	}
 	cmd.Path = path
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if c.DieWithParent {
+		dieWithParent(cmd.SysProcAttr)
+	}
 	return nil
 }
 

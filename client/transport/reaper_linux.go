@@ -4,6 +4,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -18,6 +19,48 @@ const prSetChildSubreaper = 36
 // server that is already gone.
 func BecomeSubreaper() {
 	_, _, _ = syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0)
+}
+
+// dieWithParent has the kernel SIGKILL the child when mcpx dies.
+func dieWithParent(attr *syscall.SysProcAttr) { attr.Pdeathsig = syscall.SIGKILL }
+
+// spared are the children StopOrphans leaves alone (the mcpx daemon a
+// command started: it outlives the command by design).
+var (
+	sparedMu sync.Mutex
+	spared   = map[int]bool{}
+)
+
+// Spare keeps StopOrphans from stopping child pid.
+func Spare(pid int) {
+	sparedMu.Lock()
+	spared[pid] = true
+	sparedMu.Unlock()
+}
+
+// unspared drops the spared pids from pids.
+func unspared(pids []int) []int {
+	sparedMu.Lock()
+	defer sparedMu.Unlock()
+	out := pids[:0]
+	for _, p := range pids {
+		if !spared[p] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// hasOrphans reaps exited children and reports whether any but the spared
+// ones remain.
+func hasOrphans() bool {
+	if !hasChildren() {
+		return false
+	}
+	sparedMu.Lock()
+	n := len(spared)
+	sparedMu.Unlock()
+	return n == 0 || len(unspared(childrenOf(os.Getpid()))) > 0
 }
 
 // reapGroup reaps the exited members of Process group pgid that are (now)
@@ -56,15 +99,15 @@ func stopOrphans(rounds int, budget time.Duration) {
 	deadline := time.Now().Add(budget)
 	self := os.Getpid()
 	grace := stopGrace
-	for round := 0; round < rounds && hasChildren(); round++ {
-		orphans := childrenOf(self)
+	for round := 0; round < rounds && hasOrphans(); round++ {
+		orphans := unspared(childrenOf(self))
 		for _, pid := range orphans {
 			_ = syscall.Kill(pid, syscall.SIGTERM)
 		}
-		waitChildren(time.Now().Add(grace), deadline, func() bool { return !hasChildren() })
+		waitChildren(time.Now().Add(grace), deadline, func() bool { return !hasOrphans() })
 		// SIGKILL what is left, and wait until it is reaped: its children
 		// are mcpx's only once it is gone.
-		left := childrenOf(self)
+		left := unspared(childrenOf(self))
 		for _, pid := range left {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}

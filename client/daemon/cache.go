@@ -1,0 +1,119 @@
+package daemon
+
+import (
+	"encoding/json"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+// DefaultListTTL is how long a listing is kept when the server offers
+// neither listChanged for its kind nor a ttlMs on it.
+const DefaultListTTL = 60 * time.Second
+
+// listKinds maps the listing methods cached to the capability (and the
+// list_changed notification) of their kind.
+var listKinds = map[string]string{
+	"tools/list":               "tools",
+	"prompts/list":             "prompts",
+	"resources/list":           "resources",
+	"resources/templates/list": "resources",
+}
+
+// Cache holds the listings of one connection: each page by method and
+// cursor. It is dropped per kind on notifications/KIND/list_changed, a page
+// after its ttlMs, every page of a kind whose server offers no listChanged
+// after DefaultListTTL; a --refresh caller bypasses it (and refills it).
+type Cache struct {
+	mu sync.Mutex
+	// listChanged: the kinds whose capability offers listChanged (read
+	// from the initialize result).
+	listChanged map[string]bool
+	pages       map[string]page
+	now         func() time.Time
+}
+
+type page struct {
+	result json.RawMessage
+	until  time.Time // zero: until list_changed
+}
+
+// NewCache makes the cache of a connection whose initialize result is
+// initResult.
+func NewCache(initResult json.RawMessage) *Cache {
+	c := &Cache{listChanged: map[string]bool{}, pages: map[string]page{}, now: time.Now}
+	c.SetInit(initResult)
+	return c
+}
+
+// SetInit reads which kinds offer listChanged from an initialize result.
+func (c *Cache) SetInit(initResult json.RawMessage) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, k := range []string{"tools", "prompts", "resources"} {
+		c.listChanged[k] = gjson.GetBytes(initResult, "capabilities."+k+".listChanged").Bool()
+	}
+}
+
+// Cacheable reports whether method's pages are cached.
+func Cacheable(method string) bool {
+	_, ok := listKinds[method]
+	return ok
+}
+
+func pageKey(method string, params json.RawMessage) string {
+	return method + "\x00" + gjson.GetBytes(params, "cursor").String()
+}
+
+// Get returns the cached result of a listing request, if fresh.
+func (c *Cache) Get(method string, params json.RawMessage) (json.RawMessage, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := pageKey(method, params)
+	p, ok := c.pages[k]
+	if !ok {
+		return nil, false
+	}
+	if !p.until.IsZero() && !c.now().Before(p.until) {
+		delete(c.pages, k)
+		return nil, false
+	}
+	return p.result, true
+}
+
+// Put stores the result of a listing request.
+func (c *Cache) Put(method string, params, result json.RawMessage) {
+	kind, ok := listKinds[method]
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := page{result: result}
+	if ttl := gjson.GetBytes(result, "ttlMs"); ttl.Exists() && ttl.Type == gjson.Number {
+		p.until = c.now().Add(time.Duration(max(ttl.Int(), 0)) * time.Millisecond)
+	} else if !c.listChanged[kind] {
+		p.until = c.now().Add(DefaultListTTL)
+	}
+	c.pages[pageKey(method, params)] = p
+}
+
+// Changed drops the pages a notifications/KIND/list_changed makes stale.
+// It reports whether method was one of those notifications.
+func (c *Cache) Changed(method string) bool {
+	kind, ok := strings.CutSuffix(strings.TrimPrefix(method, "notifications/"), "/list_changed")
+	if !ok || !strings.HasPrefix(method, "notifications/") {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k := range c.pages {
+		m, _, _ := strings.Cut(k, "\x00")
+		if listKinds[m] == kind {
+			delete(c.pages, k)
+		}
+	}
+	return true
+}

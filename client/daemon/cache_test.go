@@ -1,0 +1,68 @@
+package daemon
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+func TestCacheRules(t *testing.T) {
+	now := time.Unix(1000, 0)
+	c := NewCache(json.RawMessage(`{"capabilities":{"tools":{"listChanged":true},"prompts":{}}}`))
+	c.now = func() time.Time { return now }
+	p1 := json.RawMessage(`{}`)
+	p2 := json.RawMessage(`{"cursor":"2"}`)
+	c.Put("tools/list", p1, json.RawMessage(`{"tools":[1]}`))
+	c.Put("tools/list", p2, json.RawMessage(`{"tools":[2]}`))
+	c.Put("prompts/list", p1, json.RawMessage(`{"prompts":[]}`))
+	c.Put("resources/list", p1, json.RawMessage(`{"resources":[],"ttlMs":500}`))
+	if r, ok := c.Get("tools/list", p2); !ok || string(r) != `{"tools":[2]}` {
+		t.Fatalf("page 2: %s %v", r, ok)
+	}
+	now = now.Add(time.Second) // past the ttlMs
+	if _, ok := c.Get("resources/list", p1); ok {
+		t.Fatal("a page past its ttlMs was kept")
+	}
+	now = now.Add(DefaultListTTL) // past 60 s: prompts (no listChanged) go
+	if _, ok := c.Get("prompts/list", p1); ok {
+		t.Fatal("a listing without listChanged nor ttlMs was kept past 60 s")
+	}
+	if _, ok := c.Get("tools/list", p1); !ok {
+		t.Fatal("a listChanged listing was dropped without a notification")
+	}
+	if !c.Changed("notifications/tools/list_changed") {
+		t.Fatal("list_changed not recognised")
+	}
+	if _, ok := c.Get("tools/list", p2); ok {
+		t.Fatal("list_changed kept a page")
+	}
+	if c.Changed("notifications/message") || !Cacheable("resources/templates/list") || Cacheable("tools/call") {
+		t.Fatal("classification")
+	}
+}
+
+func TestSpecKey(t *testing.T) {
+	a := &Spec{Name: "s", Transport: "stdio", Command: "x", Args: []string{"a b"}, Env: []string{"A=1", "B=2"}}
+	b := &Spec{Name: "s", Transport: "stdio", Command: "x", Args: []string{"a", "b"}, Env: []string{"B=2", "A=1"}}
+	if a.Key() == b.Key() {
+		t.Fatal("args split differently hash the same")
+	}
+	c := *a
+	c.Env = []string{"B=2", "A=1"}
+	if a.Key() != c.Key() {
+		t.Fatal("env order changed the key")
+	}
+	for _, change := range []func(s *Spec){
+		func(s *Spec) { s.Env = append(s.Env, "TOKEN=x") },
+		func(s *Spec) { s.Dir = "/tmp" },
+		func(s *Spec) { s.Identity = []string{"protocol 2025-06-18"} },
+		func(s *Spec) { s.Command = "y" },
+	} {
+		d := *a
+		d.Args, d.Env = append([]string(nil), a.Args...), append([]string(nil), a.Env...)
+		change(&d)
+		if d.Key() == a.Key() {
+			t.Fatalf("a change kept the key: %+v", d)
+		}
+	}
+}

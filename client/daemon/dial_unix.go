@@ -1,0 +1,247 @@
+//go:build unix
+
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mcpx-cli/mcpx/client/transport"
+)
+
+// Env says where the caller is: its environment, its build, and the
+// binary that serves as the daemon.
+type Env struct {
+	Getenv  func(string) string
+	Environ []string
+	Version string // the CLI's version (see BuildID)
+	Self    string // the mcpx executable ("": os.Executable)
+}
+
+// startWait bounds the wait for a daemon just started to listen.
+const startWait = 10 * time.Second
+
+// Attach connects to the daemon (starting it when none runs, replacing one
+// of another build) and binds the connection to the target of h. The
+// returned connection carries JSON-RPC from now on.
+func Attach(ctx context.Context, e Env, h Hello) (net.Conn, *Reply, error) {
+	h.Op = OpAttach
+	dir := SocketDir(e.Getenv)
+	if err := PrepareDir(dir); err != nil {
+		return nil, nil, err
+	}
+	for attempt := 0; ; attempt++ {
+		c, rep, err := hello(ctx, e, dir, h)
+		if err == nil {
+			return c, rep, nil
+		}
+		if attempt >= 2 || ctx.Err() != nil {
+			return nil, nil, err
+		}
+		if errors.Is(err, ErrOtherBuild) {
+			replace(ctx, e, dir, rep)
+			continue
+		}
+		if !noDaemon(err) {
+			return nil, nil, err
+		}
+		if err := start(ctx, e, dir); err != nil {
+			return nil, nil, err
+		}
+	}
+}
+
+// Ask sends a status or stop hello to a running daemon. ok is false when
+// no daemon runs (nothing is started).
+func Ask(ctx context.Context, e Env, h Hello) (rep *Reply, ok bool, err error) {
+	dir := SocketDir(e.Getenv)
+	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err := CheckDir(dir); err != nil {
+		return nil, false, err
+	}
+	c, rep, err := hello(ctx, e, dir, h)
+	if err != nil {
+		if noDaemon(err) {
+			return nil, false, nil
+		}
+		if errors.Is(err, ErrOtherBuild) {
+			return rep, true, err
+		}
+		return nil, false, err
+	}
+	c.Close()
+	return rep, true, nil
+}
+
+// noDaemon reports whether a dial error means nobody listens (no socket,
+// or a stale one).
+func noDaemon(err error) bool {
+	return errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED)
+}
+
+// dial connects to the socket in dir and checks who listens: the daemon
+// must be of the caller's own uid.
+func dial(ctx context.Context, dir string) (*net.UnixConn, int, error) {
+	if err := CheckDir(dir); err != nil {
+		return nil, 0, err
+	}
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "unix", SocketPath(dir))
+	if err != nil {
+		return nil, 0, err
+	}
+	c := nc.(*net.UnixConn)
+	uid, pid, err := peer(c)
+	if err != nil || uid != os.Geteuid() {
+		c.Close()
+		if err == nil {
+			err = fmt.Errorf("the process listening on %s is of uid %d, not yours", SocketPath(dir), uid)
+		}
+		return nil, 0, err
+	}
+	return c, pid, nil
+}
+
+// hello dials, sends h and reads the reply. A reply of another build is
+// ErrOtherBuild (with the reply).
+func hello(ctx context.Context, e Env, dir string, h Hello) (net.Conn, *Reply, error) {
+	c, _, err := dial(ctx, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	h.Proto, h.Build = Proto, BuildID(e.Version)
+	stop := context.AfterFunc(ctx, func() { _ = c.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	if err := writeLine(c, h); err != nil {
+		c.Close()
+		return nil, nil, fmt.Errorf("the mcpx daemon: %w", err)
+	}
+	line, err := readLine(c)
+	if err != nil {
+		c.Close()
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		return nil, nil, fmt.Errorf("the mcpx daemon closed the connection: %w", err)
+	}
+	var rep Reply
+	if err := json.Unmarshal(line, &rep); err != nil {
+		c.Close()
+		return nil, &rep, ErrOtherBuild
+	}
+	if rep.Build != h.Build {
+		c.Close()
+		return nil, &rep, ErrOtherBuild
+	}
+	if !rep.OK {
+		c.Close()
+		return nil, &rep, errors.New(rep.Err)
+	}
+	return c, &rep, nil
+}
+
+// replace asks a daemon of another build to exit, and kills it when it
+// does not within a second.
+func replace(ctx context.Context, e Env, dir string, rep *Reply) {
+	pid := 0
+	if c, p, err := dial(ctx, dir); err == nil {
+		pid = p
+		_ = writeLine(c, Hello{Proto: Proto, Build: BuildID(e.Version), Op: OpExit})
+		_ = c.SetReadDeadline(time.Now().Add(time.Second))
+		_, _ = readLine(c)
+		c.Close()
+	}
+	if pid == 0 && rep != nil {
+		pid = rep.Pid
+	}
+	deadline := time.Now().Add(time.Second)
+	for time.Now().Before(deadline) {
+		if pid > 0 && syscall.Kill(pid, 0) != nil {
+			break
+		}
+		if c, _, err := dial(ctx, dir); err != nil {
+			break
+		} else {
+			c.Close()
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if pid > 0 && syscall.Kill(pid, 0) == nil {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	_ = os.Remove(SocketPath(dir))
+}
+
+// start starts a daemon unless another caller did meanwhile (the start
+// lock makes starts one at a time), and waits for it to listen.
+func start(ctx context.Context, e Env, dir string) error {
+	unlock, err := lockDir(ctx, dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if c, _, err := dial(ctx, dir); err == nil {
+		c.Close()
+		return nil
+	}
+	_ = os.Remove(SocketPath(dir)) // stale: nobody listens
+	self := e.Self
+	if self == "" {
+		if self, err = os.Executable(); err != nil {
+			return fmt.Errorf("cannot start the mcpx daemon: %w", err)
+		}
+	}
+	// In "/": the daemon holds no caller's directory (each server runs in
+	// its own, see Spec.Dir).
+	cmd := &exec.Cmd{Path: self, Args: []string{"mcpx", "__daemon"}, Env: daemonEnv(e.Environ), Dir: "/",
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true}}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("cannot start the mcpx daemon: %w", err)
+	}
+	transport.Spare(cmd.Process.Pid)
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	deadline := time.Now().Add(startWait)
+	for {
+		c, _, err := dial(ctx, dir)
+		if err == nil {
+			c.Close()
+			return nil
+		}
+		select {
+		case <-exited:
+			return errors.New("the mcpx daemon exited at start (see its log)")
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(3 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return errors.New("the mcpx daemon did not start listening")
+		}
+	}
+}
+
+// daemonEnv is the daemon's environment: what it needs to find its
+// directories, and nothing of the caller's secrets (a server's
+// environment travels in its Spec).
+func daemonEnv(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "HOME", "USER", "LOGNAME", "PATH", "TMPDIR", "XDG_RUNTIME_DIR", "XDG_STATE_HOME", "LANG", "GOCOVERDIR":
+			out = append(out, kv)
+		}
+	}
+	return out
+}

@@ -1,0 +1,196 @@
+package daemon
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Proto is the version of the private protocol; a hello of another
+// version is answered as another build's.
+const Proto = 1
+
+// Operations of a hello.
+const (
+	OpAttach = "attach" // bind this socket connection to a target, then JSON-RPC
+	OpStatus = "status" // the targets held
+	OpStop   = "stop"   // close targets (all, and exit, when none is named)
+	OpExit   = "exit"   // exit now, whatever the build: the one stable operation
+)
+
+// Hello is the first line a caller writes on a socket connection.
+type Hello struct {
+	Proto int    `json:"proto"`
+	Build string `json:"build"`
+	Op    string `json:"op"`
+	// Attach: the target, how long it stays idle, and whether cached
+	// listings are ignored.
+	Spec      *Spec         `json:"spec,omitempty"`
+	KeepAlive time.Duration `json:"keep_alive,omitempty"`
+	Refresh   bool          `json:"refresh,omitempty"`
+	Verbose   bool          `json:"verbose,omitempty"` // the server's stderr lines are sent
+	// Stop: the server names (none: every target, and the daemon exits).
+	Names []string `json:"names,omitempty"`
+}
+
+// Reply is the daemon's answer to a hello (one line).
+type Reply struct {
+	OK    bool   `json:"ok"`
+	Build string `json:"build"`
+	Pid   int    `json:"pid"`
+	Err   string `json:"err,omitempty"`
+	// Attach: a note for the caller (a warm server that died: its state
+	// was lost), and whether the connection is new.
+	Note   string   `json:"note,omitempty"`
+	Status []Target `json:"status,omitempty"`
+	// Stop: the targets closed.
+	Stopped int `json:"stopped,omitempty"`
+}
+
+// ErrOtherBuild is a daemon of another build (or protocol).
+var ErrOtherBuild = errors.New("the mcpx daemon is of another build")
+
+// Spec is a target: what the daemon needs to start and reach the server,
+// every variable expanded. It carries secrets (env, args): it travels only
+// over the socket and lives only in the daemon's memory.
+type Spec struct {
+	Name           string   `json:"name"`
+	Transport      string   `json:"transport"`
+	Command        string   `json:"command"`
+	Argv0          string   `json:"argv0,omitempty"`
+	Args           []string `json:"args,omitempty"`
+	Env            []string `json:"env,omitempty"`
+	Dir            string   `json:"dir,omitempty"`
+	MessageCeiling int64    `json:"message_ceiling,omitempty"`
+	// Identity is what else makes the connection what it is: the protocol
+	// version asked for, the roots and capabilities offered, the
+	// credential identity.
+	Identity []string `json:"identity,omitempty"`
+	// Secrets are the values the daemon's log masks.
+	Secrets []string `json:"secrets,omitempty"`
+}
+
+// Key is the target's identity: a hash of everything that makes the
+// connection, so that any change makes a new target.
+func (s *Spec) Key() string {
+	h := sha256.New()
+	w := func(parts ...string) {
+		for _, p := range parts {
+			h.Write([]byte(strconv.Itoa(len(p))))
+			h.Write([]byte{':'})
+			h.Write([]byte(p))
+		}
+		h.Write([]byte{'\n'})
+	}
+	w(s.Name, s.Transport, s.Command, s.Argv0, s.Dir, strconv.FormatInt(s.MessageCeiling, 10))
+	w(s.Args...)
+	env := slices.Clone(s.Env)
+	slices.Sort(env)
+	w(env...)
+	w(s.Identity...)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Target is one target in `mcpx daemon status`.
+type Target struct {
+	Server    string    `json:"server"`
+	Transport string    `json:"transport"`
+	Pid       int       `json:"pid,omitempty"`
+	Since     time.Time `json:"since"`
+	LastUse   time.Time `json:"last_use"`
+	Calls     int64     `json:"calls"`
+	Callers   int       `json:"callers"`
+	// IdleLeft is how long the connection stays once idle (it counts
+	// down only when no caller is attached).
+	IdleLeft time.Duration `json:"idle_left_ns"`
+}
+
+// maxLine bounds a hello or reply line.
+const maxLine = 4 << 20
+
+// writeLine writes v as one JSON line.
+func writeLine(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// readLine reads one line byte by byte, so that nothing after it is
+// consumed (the JSON-RPC stream follows on the same connection).
+func readLine(r io.Reader) ([]byte, error) {
+	var buf []byte
+	b := make([]byte, 1)
+	for {
+		n, err := r.Read(b)
+		if n == 1 {
+			if b[0] == '\n' {
+				return buf, nil
+			}
+			if len(buf) >= maxLine {
+				return nil, errors.New("line too long")
+			}
+			buf = append(buf, b[0])
+		}
+		if err != nil {
+			if err == io.EOF && len(buf) == 0 {
+				return nil, io.EOF
+			}
+			if err == io.EOF {
+				return nil, io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+	}
+}
+
+// readHello reads a hello through a buffered reader (the daemon side: a
+// status or stop conversation is one line each way; an attach is followed
+// by JSON-RPC, which the caller sends only after the reply).
+func readJSONLine(r *bufio.Reader, v any) error {
+	line, err := r.ReadSlice('\n')
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(line, v)
+}
+
+var (
+	buildOnce sync.Once
+	buildID   string
+)
+
+// BuildID identifies this build of mcpx: its version and module build
+// settings, and the executable's path, size and modification time (cheap
+// to read, and changed by every install or rebuild).
+func BuildID(version string) string {
+	buildOnce.Do(func() {
+		h := sha256.New()
+		fmt.Fprintf(h, "proto %d\nversion %s\n", Proto, version)
+		if bi, ok := debug.ReadBuildInfo(); ok {
+			fmt.Fprintf(h, "go %s\nmain %s %s %s\n", bi.GoVersion, bi.Main.Path, bi.Main.Version, bi.Main.Sum)
+			for _, s := range bi.Settings {
+				fmt.Fprintf(h, "%s=%s\n", s.Key, s.Value)
+			}
+		}
+		if exe, err := os.Executable(); err == nil {
+			if st, err := os.Stat(exe); err == nil {
+				fmt.Fprintf(h, "exe %s %d %d\n", exe, st.Size(), st.ModTime().UnixNano())
+			}
+		}
+		buildID = version + "+" + hex.EncodeToString(h.Sum(nil))[:16]
+	})
+	return buildID
+}

@@ -1,0 +1,130 @@
+//go:build unix
+
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	mcptransport "github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx-cli/mcpx/client/transport"
+)
+
+// echoServer answers every request with {"n": ID} (sed: the id copied), so
+// that the daemon's id mapping shows in each answer.
+var echoServer = `sed -u 's/.*"id":\([0-9]*\).*/{"jsonrpc":"2.0","id":\1,"result":{"n":\1}}/'`
+
+// TestServeMultiplexes runs the daemon in-process (under -race, its
+// forwarding is checked too) with many callers on one target at once:
+// each gets its own answers under its own ids, the handshake reaches the
+// server once, and stop closes everything.
+func TestServeMultiplexes(t *testing.T) {
+	if _, err := exec.LookPath("sed"); err != nil {
+		t.Skip("needs sed")
+	}
+	run, err := os.MkdirTemp("", "mcpxd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(run)
+	getenv := func(k string) string {
+		switch k {
+		case "XDG_RUNTIME_DIR":
+			return run
+		case "XDG_STATE_HOME":
+			return filepath.Join(run, "state")
+		}
+		return ""
+	}
+	defer func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(filepath.Join(run, "state", "mcpx", "daemon.log"))
+			t.Logf("daemon log:\n%s", b)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	served := make(chan error, 1)
+	go func() { served <- Serve(ctx, ServeOptions{Getenv: getenv, Version: "test"}) }()
+	sock := SocketPath(filepath.Join(run, "mcpx"))
+	for i := 0; ; i++ {
+		if _, err := os.Stat(sock); err == nil {
+			break
+		}
+		if i > 500 {
+			t.Fatal("the daemon never listened")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	env := Env{Getenv: getenv, Version: "test"}
+	spec := &Spec{Name: "echo", Transport: "stdio", Command: "sh", Args: []string{"-c", echoServer}, Env: []string{"PATH=" + os.Getenv("PATH")}}
+	var wg sync.WaitGroup
+	errs := make(chan error, 20)
+	for i := 0; i < 20; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- oneCaller(ctx, env, spec)
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	rep, ok, err := Ask(ctx, env, Hello{Op: OpStatus})
+	if err != nil || !ok || len(rep.Status) != 1 || rep.Status[0].Calls != 20 {
+		t.Fatalf("status: %+v %v %v", rep, ok, err)
+	}
+	if _, _, err := Ask(ctx, env, Hello{Op: OpStop}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-ctx.Done():
+		t.Fatal("the daemon did not exit after stop")
+	}
+}
+
+func oneCaller(ctx context.Context, env Env, spec *Spec) error {
+	nc, _, err := Attach(ctx, env, Hello{Spec: spec, KeepAlive: time.Minute})
+	if err != nil {
+		return err
+	}
+	tr := transport.NewStdio(nc, nc, transport.StdioOptions{MessageCeiling: 1 << 20})
+	defer tr.Close()
+	_ = tr.Start(ctx)
+	for i, method := range []string{"initialize", "tools/list", "tools/call", "tools/call", "tools/list"} {
+		id := int64(100 + i)
+		resp, err := tr.SendRequest(ctx, mcptransport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(id), Method: method,
+			Params: map[string]any{"_meta": map[string]any{"progressToken": fmt.Sprint(id)}}})
+		if err != nil {
+			return fmt.Errorf("%s: %w", method, err)
+		}
+		if resp.ID.String() != mcp.NewRequestId(id).String() {
+			return fmt.Errorf("%s: answered under id %s, not %d", method, resp.ID.String(), id)
+		}
+		var r struct{ N int64 }
+		if err := json.Unmarshal(resp.Result, &r); err != nil || r.N == 0 {
+			return fmt.Errorf("%s: result %s", method, resp.Result)
+		}
+		if method == "initialize" && r.N != 1 {
+			return fmt.Errorf("initialize reached the server again (daemon id %d)", r.N)
+		}
+	}
+	return nil
+}

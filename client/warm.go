@@ -1,0 +1,269 @@
+package client
+
+// Warm connections: a stdio server held by the mcpx daemon (see WARM
+// CONNECTIONS in mcpx(1), and client/daemon). The connection is made as
+// any other, over a transport that is the daemon's socket instead of the
+// server's pipes: the handshake, the operations, the server's requests and
+// every error are handled here exactly as for a one-shot connection.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	mcptransport "github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx-cli/mcpx/client/daemon"
+	"github.com/mcpx-cli/mcpx/client/transport"
+)
+
+// Warm asks for a warm connection (stdio servers only).
+type Warm struct {
+	KeepAlive time.Duration // idle time of the connection once no mcpx uses it
+	Refresh   bool          // ignore cached listings
+	Getenv    func(string) string
+	Environ   []string
+	Version   string
+	// Required: a failure to reach the daemon is an error (--keep-alive),
+	// else the connection is made one-shot (keep-alive from the
+	// environment or the config, where the platform has no daemon).
+	Required bool
+}
+
+// UnsupportedWarmError is keep-alive asked for on the command line where
+// the platform has no daemon (exit 2).
+type UnsupportedWarmError struct{ Err error }
+
+func (e *UnsupportedWarmError) Error() string { return e.Err.Error() }
+
+// Warm reports whether the connection is a warm one: held by the mcpx
+// daemon, it outlives this process (a detached task stays reachable).
+func (c *Conn) Warm() bool { return c.warm }
+
+// oneShotFallback: the daemon could not start the server; the connection
+// is made one-shot instead, for the error a one-shot connection gives.
+var errOneShot = errors.New("connect one-shot")
+
+// openWarm attaches to the daemon's connection to c's target and returns
+// the socket as a transport.
+func (c *Conn) openWarm(ctx context.Context, o Options) (mcptransport.Interface, error) {
+	w := o.Warm
+	t := c.T
+	dir := t.Dir
+	if dir == "" {
+		// A one-shot server runs in mcpx's directory: so does a warm one,
+		// and another directory is another target.
+		if wd, err := os.Getwd(); err == nil {
+			dir = wd
+		}
+	}
+	spec := &daemon.Spec{Name: t.Name, Transport: "stdio", Command: t.Command, Argv0: t.Argv0, Args: t.Args,
+		Env: t.Env, Dir: dir, MessageCeiling: o.MessageCeiling, Secrets: t.Secrets,
+		Identity: c.identity(o)}
+	nc, rep, err := daemon.Attach(ctx, daemon.Env{Getenv: w.Getenv, Environ: w.Environ, Version: w.Version},
+		daemon.Hello{Spec: spec, KeepAlive: w.KeepAlive, Refresh: w.Refresh, Verbose: o.OnStderr != nil})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, c.classify(ctx, "start", ctx.Err())
+		}
+		if strings.HasPrefix(err.Error(), daemon.ErrStart) {
+			return nil, errOneShot
+		}
+		if errors.Is(err, daemon.ErrUnsupported) {
+			if w.Required {
+				return nil, &UnsupportedWarmError{Err: err}
+			}
+			return nil, errOneShot
+		}
+		return nil, &transport.ConnectError{Server: t.Name, Phase: "start", Msg: "cannot reach the mcpx daemon: " + c.shown(err.Error()), Err: err}
+	}
+	if rep.Note != "" && o.Note != nil {
+		o.Note("%s", c.shown(rep.Note))
+	}
+	c.warm = true
+	lost := c.lost
+	in := &socketReader{r: nc, end: func() { lost.mark("the mcpx daemon closed the connection") }}
+	st := transport.NewStdio(in, nc, transport.StdioOptions{MessageCeiling: o.MessageCeiling, Limit: c.limit,
+		Mask: o.Mask, MaskIn: o.MaskIn, Logger: o.Logger})
+	wt := &warmTransport{Stdio: st, conn: c, onStderr: o.OnStderr, debug: o.Debug}
+	// The daemon's own notifications are taken from the first byte on,
+	// before mcp-go sets its handler.
+	st.SetNotificationHandler(wt.notification)
+	return wt, nil
+}
+
+// identity is what, besides the server entry, makes the connection what it
+// is: the protocol version, the roots and the capabilities offered.
+func (c *Conn) identity(o Options) []string {
+	id := []string{"protocol " + o.ProtocolVersion}
+	caps, _ := json.Marshal(c.hooks.capabilities(c.kind))
+	id = append(id, "capabilities "+string(caps))
+	for _, r := range o.Roots {
+		id = append(id, "root "+r.URI)
+	}
+	return id
+}
+
+// socketReader calls end once when the daemon's socket ends.
+type socketReader struct {
+	r    io.Reader
+	once sync.Once
+	end  func()
+}
+
+func (s *socketReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if err != nil {
+		s.once.Do(s.end)
+		if errors.Is(err, net.ErrClosed) {
+			err = io.EOF // closed by Close: the end of the stream
+		}
+	}
+	return n, err
+}
+
+// warmTransport is the daemon's socket as a stdio transport; the daemon's
+// own notifications (the server's stderr lines, its death) are handled
+// here and never reach mcp-go.
+type warmTransport struct {
+	*transport.Stdio
+	conn     *Conn
+	onStderr func(string)
+	debug    func(string, ...any)
+
+	hmu sync.RWMutex
+	h   func(mcp.JSONRPCNotification) // mcp-go's
+}
+
+func (w *warmTransport) SetNotificationHandler(h func(mcp.JSONRPCNotification)) {
+	w.hmu.Lock()
+	w.h = h
+	w.hmu.Unlock()
+}
+
+func (w *warmTransport) notification(n mcp.JSONRPCNotification) {
+	str := func(k string) string {
+		v, _ := n.Params.AdditionalFields[k].(string)
+		return v
+	}
+	switch n.Method {
+	case daemon.MethodStderr:
+		line := str("line")
+		w.conn.addStderr(line)
+		if w.onStderr != nil {
+			w.onStderr(line)
+		}
+	case daemon.MethodSkipped:
+		if w.debug != nil {
+			w.debug("server %q: skipped a non-JSON line on stdout: %s", w.conn.T.Name, str("line"))
+		}
+	case daemon.MethodLost:
+		if tail, ok := n.Params.AdditionalFields["stderr"].([]any); ok {
+			w.conn.mu.Lock()
+			w.conn.warmStderr = w.conn.warmStderr[:0]
+			for _, l := range tail {
+				if s, ok := l.(string); ok {
+					w.conn.warmStderr = append(w.conn.warmStderr, s)
+				}
+			}
+			w.conn.mu.Unlock()
+		}
+		// What the daemon's framer met is this connection's, as if its own
+		// framer had met it (exit 8 for a limit, 3 for a violation).
+		if v := str("violation"); v != "" {
+			w.conn.limit.SetViolation(v)
+		}
+		if l, ok := n.Params.AdditionalFields["limit"].(map[string]any); ok {
+			e := &transport.LimitError{}
+			e.Limit, _ = l["limit"].(string)
+			e.Msg, _ = l["msg"].(string)
+			if v, ok := l["value"].(float64); ok {
+				e.Value = int64(v)
+			}
+			w.conn.limit.Set(e)
+		}
+		w.conn.lost.mark(str("why"))
+	default:
+		w.hmu.RLock()
+		h := w.h
+		w.hmu.RUnlock()
+		if h != nil {
+			h(n)
+		}
+	}
+}
+
+// warmStderrLines bounds the server's stderr lines a warm connection keeps
+// (the tail an error quotes).
+const warmStderrLines = 10
+
+func (c *Conn) addStderr(line string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.warmStderr = append(c.warmStderr, line)
+	if len(c.warmStderr) > warmStderrLines {
+		c.warmStderr = c.warmStderr[len(c.warmStderr)-warmStderrLines:]
+	}
+}
+
+// DaemonStatus and DaemonStop, for `mcpx daemon`.
+
+// DaemonTarget is one target the daemon holds.
+type DaemonTarget = daemon.Target
+
+// DaemonStatus lists the daemon's targets; running is false when no daemon
+// runs.
+func DaemonStatus(ctx context.Context, w Warm) (targets []DaemonTarget, running bool, err error) {
+	rep, ok, err := daemon.Ask(ctx, daemon.Env{Getenv: w.Getenv, Environ: w.Environ, Version: w.Version}, daemon.Hello{Op: daemon.OpStatus})
+	if err != nil {
+		return nil, ok, fmt.Errorf("the mcpx daemon: %w", err)
+	}
+	if !ok {
+		return nil, false, nil
+	}
+	return rep.Status, true, nil
+}
+
+// DaemonStop closes the daemon's connections to the named servers (all, and
+// the daemon exits, when none is named); it returns how many were closed.
+func DaemonStop(ctx context.Context, w Warm, names []string) (int, bool, error) {
+	rep, ok, err := daemon.Ask(ctx, daemon.Env{Getenv: w.Getenv, Environ: w.Environ, Version: w.Version}, daemon.Hello{Op: daemon.OpStop, Names: names})
+	if errors.Is(err, daemon.ErrOtherBuild) && len(names) == 0 {
+		// A daemon of another build: ask it to exit (understood by all).
+		rep, ok, err = daemon.Ask(ctx, daemon.Env{Getenv: w.Getenv, Environ: w.Environ, Version: w.Version}, daemon.Hello{Op: daemon.OpExit})
+		if errors.Is(err, daemon.ErrOtherBuild) {
+			err = nil
+		}
+	}
+	if err != nil {
+		return 0, ok, fmt.Errorf("the mcpx daemon: %w", err)
+	}
+	if !ok {
+		return 0, false, nil
+	}
+	return rep.Stopped, true, nil
+}
+
+// ServeDaemon runs the daemon (the hidden `mcpx __daemon`).
+func ServeDaemon(ctx context.Context, getenv func(string) string, version string) error {
+	return daemon.Serve(ctx, daemon.ServeOptions{Getenv: getenv, Version: version})
+}
+
+// WarmSupported reports whether warm connections work on this platform.
+const WarmSupported = daemon.Supported
+
+// flushStderr asks the daemon for what the server wrote on stderr during
+// the call, before the connection closes (-v).
+func (c *Conn) flushStderr() {
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	_, _ = c.tap.inner.SendRequest(ctx, mcptransport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: c.tap.nextID(), Method: daemon.MethodFlush})
+}
