@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -125,6 +126,7 @@ type Conn struct {
 	// the tail of the server's stderr it sent.
 	warm       bool
 	warmStderr []string
+	warmRetry  atomic.Bool // the daemon's http or sse connection failed its handshake
 }
 
 // lostSignal is closed when a connection is known dead. The watchers of a
@@ -228,6 +230,13 @@ func Connect(ctx context.Context, t *config.Target, o Options) (*Conn, error) {
 // 405, or 400 as the Go SDK's does).
 func connectFallback(ctx context.Context, t *config.Target, o Options, tokens *auth.Source) (*Conn, error) {
 	c, err := connect(ctx, t, o, t.Transport, tokens)
+	if err != nil && c != nil && c.warmRetry.Load() && ctx.Err() == nil {
+		// The daemon's connection failed its handshake: connect one-shot,
+		// for the error (or the fallback, or the authentication) a
+		// one-shot connection has.
+		o.Warm = nil
+		return connectFallback(ctx, t, o, tokens)
+	}
 	if err != nil && t.Fallback && c != nil && c.rt != nil {
 		if st := c.rt.FirstPostStatus(); sseStatus(st) && ctx.Err() == nil {
 			if o.Note != nil {
@@ -267,6 +276,9 @@ func connect(ctx context.Context, t *config.Target, o Options, kind string, toke
 	if err != nil {
 		return nil, err
 	}
+	if c.warm {
+		listen = false // the daemon holds the standalone GET stream
+	}
 	wrapped, life, err := c.startClient(ctx, tr, o, listen)
 	if err != nil {
 		return c, err
@@ -294,6 +306,12 @@ func (c *Conn) openTransport(ctx context.Context, o Options, tokens *auth.Source
 		}
 		return c.startProcess(o)
 	case config.HTTP, config.SSE:
+		if o.Warm != nil && warmHTTP(o, tokens) {
+			tr, err := c.openWarm(ctx, o)
+			if err != errOneShot {
+				return tr, err
+			}
+		}
 		ho := transport.HTTPOptions{URL: c.T.URL, MessageCeiling: o.MessageCeiling, Limit: c.limit,
 			KeepElicitations: o.Elicit != nil && c.kind == config.HTTP, Listen: listen}
 		if tokens != nil {
@@ -379,7 +397,7 @@ func (c *Conn) sse(ctx context.Context, hc *http.Client, o Options) (mcptranspor
 func (c *Conn) startClient(ctx context.Context, tr mcptransport.Interface, o Options, listen bool) (mcptransport.Interface, context.Context, error) {
 	wrapped, tapBase := wrapTap(tr, c.hooks)
 	c.tap = tapBase
-	tapBase.outlive = c.kind == config.SSE
+	tapBase.outlive = c.kind == config.SSE && !c.warm
 	if listen {
 		// The legacy handshake's last step: the server may send its first
 		// requests on the GET stream as soon as it is initialized, so the

@@ -21,11 +21,13 @@ import (
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcpx-cli/mcpx/client/auth"
+	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/daemon"
 	"github.com/mcpx-cli/mcpx/client/transport"
 )
 
-// Warm asks for a warm connection (stdio servers only).
+// Warm asks for a warm connection.
 type Warm struct {
 	KeepAlive time.Duration // idle time of the connection once no mcpx uses it
 	Refresh   bool          // ignore cached listings
@@ -58,7 +60,7 @@ func (c *Conn) openWarm(ctx context.Context, o Options) (mcptransport.Interface,
 	w := o.Warm
 	t := c.T
 	dir := t.Dir
-	if dir == "" {
+	if dir == "" && c.kind == config.Stdio {
 		// A one-shot server runs in mcpx's directory: so does a warm one,
 		// and another directory is another target.
 		if wd, err := os.Getwd(); err == nil {
@@ -68,6 +70,10 @@ func (c *Conn) openWarm(ctx context.Context, o Options) (mcptransport.Interface,
 	spec := &daemon.Spec{Name: t.Name, Transport: "stdio", Command: t.Command, Argv0: t.Argv0, Args: t.Args,
 		Env: t.Env, Dir: dir, MessageCeiling: o.MessageCeiling, Secrets: t.Secrets,
 		Identity: c.identity(o)}
+	if c.kind != config.Stdio {
+		spec = &daemon.Spec{Name: t.Name, Transport: c.kind, URL: t.URL, Headers: t.Headers,
+			MessageCeiling: o.MessageCeiling, Secrets: t.Secrets, Identity: c.identity(o)}
+	}
 	nc, rep, err := daemon.Attach(ctx, daemon.Env{Getenv: w.Getenv, Environ: w.Environ, Version: w.Version},
 		daemon.Hello{Spec: spec, KeepAlive: w.KeepAlive, Refresh: w.Refresh, Verbose: o.OnStderr != nil})
 	if err != nil {
@@ -93,11 +99,24 @@ func (c *Conn) openWarm(ctx context.Context, o Options) (mcptransport.Interface,
 	in := &socketReader{r: nc, end: func() { lost.mark("the mcpx daemon closed the connection") }}
 	st := transport.NewStdio(in, nc, transport.StdioOptions{MessageCeiling: o.MessageCeiling, Limit: c.limit,
 		Mask: o.Mask, MaskIn: o.MaskIn, Logger: o.Logger})
-	wt := &warmTransport{Stdio: st, conn: c, onStderr: o.OnStderr, debug: o.Debug}
+	wt := &warmTransport{Stdio: st, conn: c, onStderr: o.OnStderr, debug: o.Debug, fails: map[string]chan error{}}
+	if c.kind != config.Stdio {
+		// Stands in for the HTTP transport the daemon holds: what it met
+		// (a 401 and its challenge) is recorded here for the errors.
+		c.rt = transport.NewHTTP(transport.HTTPOptions{URL: t.URL, MessageCeiling: o.MessageCeiling, Limit: c.limit})
+	}
 	// The daemon's own notifications are taken from the first byte on,
 	// before mcp-go sets its handler.
 	st.SetNotificationHandler(wt.notification)
 	return wt, nil
+}
+
+// warmHTTP reports whether an http or sse server's connection may be a
+// warm one: not in the 2026-07-28 era (its per-request HTTP headers are
+// made by the caller's transport), and not with a stored OAuth token (its
+// refresh and retry stay with the one-shot path).
+func warmHTTP(o Options, tokens *auth.Source) bool {
+	return !mcp.IsModernProtocol(o.ProtocolVersion) && tokens.Info().State == "none"
 }
 
 // identity is what, besides the server entry, makes the connection what it
@@ -141,6 +160,68 @@ type warmTransport struct {
 
 	hmu sync.RWMutex
 	h   func(mcp.JSONRPCNotification) // mcp-go's
+
+	fmu   sync.Mutex
+	fails map[string]chan error // requests in flight, for MethodFailed
+}
+
+// SendRequest sends req through the daemon; a MethodFailed for it ends it
+// with the error the daemon met.
+func (w *warmTransport) SendRequest(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
+	key := req.ID.String()
+	ch := make(chan error, 1)
+	w.fmu.Lock()
+	w.fails[key] = ch
+	w.fmu.Unlock()
+	defer func() {
+		w.fmu.Lock()
+		delete(w.fails, key)
+		w.fmu.Unlock()
+	}()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type result struct {
+		resp *mcptransport.JSONRPCResponse
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		resp, err := w.Stdio.SendRequest(ctx, req)
+		done <- result{resp, err}
+	}()
+	select {
+	case r := <-done:
+		return r.resp, r.err
+	case err := <-ch:
+		return nil, err
+	}
+}
+
+// failed ends the request a MethodFailed names.
+func (w *warmTransport) failed(n mcp.JSONRPCNotification) {
+	f := n.Params.AdditionalFields
+	raw, _ := json.Marshal(f["id"])
+	var id mcp.RequestId
+	if json.Unmarshal(raw, &id) != nil {
+		return
+	}
+	var err error
+	if how, _ := f["broken"].(string); how != "" {
+		err = &brokenReplyError{How: how}
+	} else {
+		msg, _ := f["message"].(string)
+		err = errors.New(msg)
+	}
+	w.auth(f)
+	w.fmu.Lock()
+	ch := w.fails[id.String()]
+	w.fmu.Unlock()
+	if ch != nil {
+		select {
+		case ch <- err:
+		default:
+		}
+	}
 }
 
 func (w *warmTransport) SetNotificationHandler(h func(mcp.JSONRPCNotification)) {
@@ -165,6 +246,18 @@ func (w *warmTransport) notification(n mcp.JSONRPCNotification) {
 		if w.debug != nil {
 			w.debug("server %q: skipped a non-JSON line on stdout: %s", w.conn.T.Name, str("line"))
 		}
+	case daemon.MethodFailed:
+		w.failed(n)
+	case daemon.MethodOneShot:
+		// The daemon's connection to an http or sse server failed its
+		// handshake: Connect connects again one-shot, unless the server
+		// refused it (401, 403): then the requests fail with that.
+		if w.auth(n.Params.AdditionalFields) {
+			w.failAll(errors.New(str("why")))
+			return
+		}
+		w.conn.warmRetry.Store(true)
+		w.conn.lost.mark(str("why"))
 	case daemon.MethodLost:
 		if tail, ok := n.Params.AdditionalFields["stderr"].([]any); ok {
 			w.conn.mu.Lock()
@@ -266,4 +359,34 @@ func (c *Conn) flushStderr() {
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	_, _ = c.tap.inner.SendRequest(ctx, mcptransport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: c.tap.nextID(), Method: daemon.MethodFlush})
+}
+
+// auth records the 401 or 403 the daemon met, if the params say so.
+func (w *warmTransport) auth(f map[string]any) bool {
+	st, ok := f["auth_status"].(float64)
+	if !ok || w.conn.rt == nil {
+		return false
+	}
+	var challenge []string
+	if l, ok := f["challenge"].([]any); ok {
+		for _, v := range l {
+			if s, ok := v.(string); ok {
+				challenge = append(challenge, s)
+			}
+		}
+	}
+	w.conn.rt.SetAuth(int(st), challenge)
+	return true
+}
+
+// failAll ends every request in flight with err.
+func (w *warmTransport) failAll(err error) {
+	w.fmu.Lock()
+	defer w.fmu.Unlock()
+	for _, ch := range w.fails {
+		select {
+		case ch <- err:
+		default:
+		}
+	}
 }

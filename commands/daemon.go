@@ -40,7 +40,6 @@ func bareKeepAlive(args []string) []string {
 // keepAlive decides whether t's connection is a warm one, and its idle
 // time: --no-keep-alive, then --keep-alive[=DUR], then $MCPX_KEEP_ALIVE,
 // then the entry's "keepAlive"; a zero duration anywhere is one-shot.
-// Only stdio servers are held warm.
 func (a *app) keepAlive(t *config.Target, fallback time.Duration) (*client.Warm, error) {
 	w := &client.Warm{Refresh: a.g.refresh, Getenv: a.getenv, Environ: a.environ, Version: version()}
 	switch {
@@ -72,7 +71,7 @@ func (a *app) keepAlive(t *config.Target, fallback time.Duration) (*client.Warm,
 	default:
 		w.KeepAlive = fallback
 	}
-	if w.KeepAlive <= 0 || t.Transport != config.Stdio {
+	if w.KeepAlive <= 0 {
 		return nil, nil
 	}
 	if !client.WarmSupported && w.Required {
@@ -125,7 +124,7 @@ func (a *app) warmEnv() client.Warm {
 type daemonTargetJSON struct {
 	Server     string `json:"server"`
 	Transport  string `json:"transport"`
-	Pid        int    `json:"pid"`
+	Pid        *int   `json:"pid"` // a stdio server's; null for http and sse
 	Since      string `json:"since"`
 	LastUse    string `json:"last_use"`
 	Calls      int64  `json:"calls"`
@@ -144,7 +143,11 @@ func (a *app) daemonStatus(ctx context.Context) error {
 			Targets []daemonTargetJSON `json:"targets"`
 		}{Running: running, Targets: []daemonTargetJSON{}}
 		for _, t := range targets {
-			out.Targets = append(out.Targets, daemonTargetJSON{Server: t.Server, Transport: t.Transport, Pid: t.Pid,
+			var pid *int
+			if t.Pid != 0 {
+				pid = &t.Pid
+			}
+			out.Targets = append(out.Targets, daemonTargetJSON{Server: t.Server, Transport: t.Transport, Pid: pid,
 				Since: t.Since.UTC().Format(time.RFC3339), LastUse: t.LastUse.UTC().Format(time.RFC3339),
 				Calls: t.Calls, Callers: t.Callers, IdleLeftMs: t.IdleLeft.Milliseconds()})
 		}
@@ -160,7 +163,11 @@ func (a *app) daemonStatus(ctx context.Context) error {
 	}
 	rows := make([][]string, 0, len(targets))
 	for _, t := range targets {
-		rows = append(rows, []string{t.Server, t.Transport, strconv.Itoa(t.Pid), t.Since.Local().Format(time.DateTime),
+		pid := "-"
+		if t.Pid != 0 {
+			pid = strconv.Itoa(t.Pid)
+		}
+		rows = append(rows, []string{t.Server, t.Transport, pid, t.Since.Local().Format(time.DateTime),
 			t.LastUse.Local().Format(time.DateTime), strconv.FormatInt(t.Calls, 10), t.IdleLeft.Round(time.Second).String()})
 	}
 	return a.s.WriteTable([]string{"SERVER", "TRANSPORT", "PID", "SINCE", "LAST USE", "CALLS", "IDLE LEFT"}, rows)

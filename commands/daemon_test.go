@@ -42,7 +42,7 @@ func TestKeepAlivePrecedence(t *testing.T) {
 		{name: "bare flag default", flag: keepAliveBare, target: &config.Target{Transport: config.Stdio}, want: config.DefaultKeepAlive},
 		{name: "flag over env", flag: "5m", env: "0", target: stdio, want: 5 * time.Minute},
 		{name: "no-keep-alive over all", no: true, flag: "5m", env: "1m", target: stdio},
-		{name: "http is one-shot", flag: "5m", target: &config.Target{Transport: config.HTTP}},
+		{name: "http is warm too", flag: "5m", target: &config.Target{Transport: config.HTTP}, want: 5 * time.Minute},
 		{name: "bad flag", flag: "soon", target: stdio, usage: true},
 		{name: "bad env", env: "never", target: stdio, usage: true},
 	}

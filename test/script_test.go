@@ -140,7 +140,12 @@ func cmdFixtureHTTP(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	ts.Check(err)
 	srv := httptest.NewServer(h)
-	ts.Defer(srv.Close)
+	ts.Defer(func() {
+		// A warm connection's streams stay open until the daemon closes
+		// them: cut them, or Close waits for them.
+		srv.CloseClientConnections()
+		srv.Close()
+	})
 	u := srv.URL + "/mcp"
 	switch args[1] {
 	case "sse", "sse-400", "tasks-sse":

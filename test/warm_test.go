@@ -59,6 +59,10 @@ var warmSkips = map[string]string{
 	"serverreq_progress": "asserts the requests the server logs",
 	"serverreq_logging":  "asserts the requests the server logs",
 	"era2026_fallback":   "asserts the requests the server logs",
+	// An HTTP server's log: a warm connection holds the standalone GET
+	// stream and sends the handshake once.
+	"era2026_headers": "asserts the requests the server logs",
+	"auth_discovery":  "asserts the requests the server logs",
 	// Tasks: a warm server keeps its tasks and numbers them on.
 	"tasks_era2026": "asserts task ids that a fresh server process numbers from 1",
 	"tasks_detach":  "asserts that --detach on a one-shot stdio server is refused (warm_tasks covers it warm)",

@@ -72,6 +72,9 @@ type Spec struct {
 	Env            []string `json:"env,omitempty"`
 	Dir            string   `json:"dir,omitempty"`
 	MessageCeiling int64    `json:"message_ceiling,omitempty"`
+	// URL and Headers: an http or sse server's, every variable expanded.
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
 	// Identity is what else makes the connection what it is: the protocol
 	// version asked for, the roots and capabilities offered, the
 	// credential identity.
@@ -98,6 +101,13 @@ func (s *Spec) Key() string {
 	slices.Sort(env)
 	w(env...)
 	w(s.Identity...)
+	w(s.URL)
+	hdr := make([]string, 0, len(s.Headers))
+	for k, v := range s.Headers {
+		hdr = append(hdr, k+"\x00"+v)
+	}
+	slices.Sort(hdr)
+	w(hdr...)
 	return hex.EncodeToString(h.Sum(nil))
 }
 

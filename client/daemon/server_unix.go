@@ -285,8 +285,8 @@ func (d *daemon) attach(c *net.UnixConn, r *bufio.Reader, h *Hello, rep Reply) {
 	if h.Spec != nil && h.Spec.MessageCeiling <= 0 {
 		h.Spec.MessageCeiling = defaultCeiling
 	}
-	if h.Spec == nil || h.Spec.Transport != "stdio" {
-		rep.OK, rep.Err = false, "attach needs a stdio target"
+	if h.Spec == nil || (h.Spec.Transport != "stdio" && h.Spec.Transport != "http" && h.Spec.Transport != "sse") {
+		rep.OK, rep.Err = false, "attach needs a stdio, http or sse target"
 		_ = writeLine(c, rep)
 		c.Close()
 		return
@@ -294,6 +294,14 @@ func (d *daemon) attach(c *net.UnixConn, r *bufio.Reader, h *Hello, rep Reply) {
 	key := h.Spec.Key()
 	d.mu.Lock()
 	s := d.sessions[key]
+	d.mu.Unlock()
+	if s != nil && s.proc == nil {
+		// An HTTP session may have ended on the server's side since its
+		// last use (the server restarted, or expired it): ask first.
+		s.probe()
+	}
+	d.mu.Lock()
+	s = d.sessions[key]
 	if s != nil && s.isDead() {
 		s = nil
 	}
@@ -325,11 +333,15 @@ func (d *daemon) attach(c *net.UnixConn, r *bufio.Reader, h *Hello, rep Reply) {
 	cl.serve()
 }
 
-// newSession starts a target's server. Called with d.mu held.
+// newSession starts a target's server (or sets up the client of an HTTP
+// or SSE server). Called with d.mu held.
 func (d *daemon) newSession(spec *Spec) (*session, error) {
 	s := &session{d: d, spec: spec, since: time.Now(), callers: map[*caller]bool{}, tokens: map[string]tokenRoute{},
 		hs: map[string]json.RawMessage{}, hsMu: map[string]*sync.Mutex{}, dead: make(chan struct{})}
 	s.lastUse.Store(time.Now().UnixNano())
+	if spec.Transport != "stdio" {
+		return s, s.openHTTP()
+	}
 	p, err := transport.StartProcess(transport.Command{Path: spec.Command, Argv0: spec.Argv0, Args: spec.Args, Env: spec.Env, Dir: spec.Dir, DieWithParent: true}, s.stderrLine)
 	if err != nil {
 		return nil, err
@@ -342,9 +354,10 @@ func (d *daemon) newSession(spec *Spec) (*session, error) {
 			p.Skipped(line)
 			s.toCallers(MethodSkipped, map[string]any{"line": line})
 		}})
+	s.bidi = s.tr.(mcptransport.BidirectionalInterface)
 	s.cache = NewCache(nil)
 	s.tr.SetNotificationHandler(s.serverNotification)
-	s.tr.SetRequestHandler(s.serverRequest)
+	s.bidi.SetRequestHandler(s.serverRequest)
 	_ = s.tr.Start(context.Background())
 	go p.WatchDeath(func(status string) { s.died("the server " + status) })
 	d.log.printf("started %s (pid %d)", spec.Name, p.Pid())
@@ -368,13 +381,17 @@ func (e *endReader) Read(p []byte) (int, error) {
 
 // session is one target: its server and the callers attached to it.
 type session struct {
-	d     *daemon
-	spec  *Spec
-	proc  *transport.Process
-	tr    *transport.Stdio
-	limit *transport.Limit
-	cache *Cache
-	since time.Time
+	d    *daemon
+	spec *Spec
+	proc *transport.Process                  // a stdio server's (nil for HTTP and SSE)
+	tr   mcptransport.Interface              // the server's pipes, or its HTTP client
+	bidi mcptransport.BidirectionalInterface // tr, when it carries server requests
+	rt   *transport.HTTP                     // an HTTP or SSE server's round tripper
+	// endWire ends what the server's transport was started with (SSE)
+	endWire func()
+	limit   *transport.Limit
+	cache   *Cache
+	since   time.Time
 
 	lastUse atomic.Int64 // unix ns
 	calls   atomic.Int64
@@ -439,7 +456,11 @@ func (s *session) status(now time.Time) Target {
 	keep := s.keep
 	s.mu.Unlock()
 	left := keep - s.idleFor(now)
-	return Target{Server: s.spec.Name, Transport: s.spec.Transport, Pid: s.proc.Pid(), Since: s.since,
+	pid := 0
+	if s.proc != nil {
+		pid = s.proc.Pid()
+	}
+	return Target{Server: s.spec.Name, Transport: s.spec.Transport, Pid: pid, Since: s.since,
 		LastUse: time.Unix(0, s.lastUse.Load()), Calls: s.calls.Load(), Callers: n, IdleLeft: max(left, 0)}
 }
 
@@ -464,7 +485,11 @@ func (s *session) stop() {
 	for _, c := range callers {
 		c.close()
 	}
-	_ = s.tr.Close()
+	s.closeWire()
+	if s.proc == nil {
+		s.d.log.printf("closed %s", s.spec.Name)
+		return
+	}
 	s.proc.Stop()
 	s.d.log.printf("stopped %s (pid %d)", s.spec.Name, s.proc.Pid())
 }
@@ -513,7 +538,11 @@ func (s *session) died(why string) {
 		for _, c := range callers {
 			c.drop(lost)
 		}
-		go s.proc.Stop()
+		if s.proc != nil {
+			go s.proc.Stop()
+		} else {
+			go s.closeWire()
+		}
 	})
 }
 
@@ -526,8 +555,11 @@ func (s *session) lostParams() map[string]any {
 	if why == "" {
 		why = "the server was stopped"
 	}
-	s.proc.StderrQuiet(10*time.Millisecond, 200*time.Millisecond) // its last words, read
-	lost := map[string]any{"why": why, "stderr": s.proc.Stderr(10)}
+	lost := map[string]any{"why": why, "stderr": []string{}}
+	if s.proc != nil {
+		s.proc.StderrQuiet(10*time.Millisecond, 200*time.Millisecond) // its last words, read
+		lost["stderr"] = s.proc.Stderr(10)
+	}
 	if v := s.limit.Violation(); v != "" {
 		lost["violation"] = v
 	}
@@ -640,6 +672,13 @@ func (s *session) serverRequest(ctx context.Context, req mcptransport.JSONRPCReq
 		return mcptransport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, "no mcpx process is attached to answer", nil), nil
 	}
 	id := req.ID
+	if s.rt != nil && req.Method == string(mcp.MethodElicitationCreate) {
+		// The params as the server wrote them (decoding loses the order
+		// of the schema's fields).
+		if raw := s.rt.TakeElicitation(id); raw != nil {
+			req.Params = raw
+		}
+	}
 	req.ID = mcp.NewRequestId(c.nextOut.Add(1))
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -718,7 +757,19 @@ func (c *caller) serve() {
 		s.d.mu.Lock()
 		delete(s.d.lost, key)
 		s.d.mu.Unlock()
-		c.drop(s.lostParams())
+		if s.proc == nil && !s.initialized() {
+			// An HTTP or SSE connection that failed before its handshake.
+			c.notify(MethodOneShot, map[string]any{"why": s.deadWhyNow(), "first_post": s.rt.FirstPostStatus()})
+			go func() {
+				select {
+				case <-c.gone.Done():
+				case <-time.After(5 * time.Second):
+				}
+				c.close()
+			}()
+		} else {
+			c.drop(s.lostParams())
+		}
 	}
 	<-c.gone.Done()
 }
@@ -837,6 +888,9 @@ func (c *caller) notification(n mcp.JSONRPCNotification) {
 		if sent {
 			return
 		}
+		if s.rt != nil {
+			defer s.rt.OpenGate() // the standalone GET stream follows the handshake
+		}
 	case string(mcp.MethodNotificationCancelled):
 		raw, _ := json.Marshal(n.Params.AdditionalFields["requestId"])
 		var id mcp.RequestId
@@ -876,7 +930,9 @@ func (c *caller) request(ctx context.Context, req mcptransport.JSONRPCRequest) (
 	case MethodFlush:
 		// Everything the server wrote on stderr so far reaches the caller
 		// before this answer (the caller's -v, at its end).
-		s.proc.StderrQuiet(10*time.Millisecond, 300*time.Millisecond)
+		if s.proc != nil {
+			s.proc.StderrQuiet(10*time.Millisecond, 300*time.Millisecond)
+		}
 		c.drain()
 		return &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: req.ID, Result: json.RawMessage("{}")}, nil
 	case string(mcp.MethodInitialize), "server/discover":
@@ -904,6 +960,7 @@ func (c *caller) request(ctx context.Context, req mcptransport.JSONRPCRequest) (
 			s.mu.Unlock()
 			if req.Method == string(mcp.MethodInitialize) {
 				s.cache.SetInit(resp.Result)
+				s.handshakeDone(resp.Result)
 			}
 		}
 		return resp, nil
@@ -973,11 +1030,36 @@ func (c *caller) forwardRequest(ctx context.Context, req mcptransport.JSONRPCReq
 	req.ID = f.id
 	resp, err := s.tr.SendRequest(rctx, req)
 	if err != nil {
+		if s.proc == nil {
+			if rctx.Err() == nil && !s.isDead() {
+				if s.initialized() && !s.sessionGone(err) {
+					// The request failed, not the session: the caller's
+					// request fails as a one-shot one would.
+					c.failed(callerID, s.failure(err))
+				} else {
+					s.httpFailed(err)
+				}
+			}
+			return nil
+		}
 		if rctx.Err() == nil && !s.isDead() && errors.Is(err, mcptransport.ErrTransportClosed) {
 			// The server's stdout ended: died (or will be found dead).
 			s.serverEnded()
 		}
 		return nil
+	}
+	if s.proc == nil && detached && brokenHow(resp) != "" && !s.initialized() {
+		s.handshakeFailed(errors.New("the server's answer to " + req.Method + " has " + brokenHow(resp)))
+		return nil
+	}
+	if s.proc == nil && !detached {
+		if how := brokenHow(resp); how != "" {
+			// Over HTTP nothing framed the answer: the caller's request
+			// fails as a one-shot one would.
+			c.drain()
+			c.failed(callerID, map[string]any{"broken": how})
+			return nil
+		}
 	}
 	resp.ID = callerID
 	c.drain() // progress and log notes before the answer

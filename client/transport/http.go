@@ -198,6 +198,24 @@ func (t *HTTP) AuthChallenge(param string) (int, string) {
 	return t.authStatus, ""
 }
 
+// TakeAuth returns (and forgets) the last 401/403 status and its
+// WWW-Authenticate values.
+func (t *HTTP) TakeAuth() (int, []string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	st, ch := t.authStatus, t.challenge
+	t.authStatus, t.challenge = 0, nil
+	return st, ch
+}
+
+// SetAuth records a 401/403 status and its WWW-Authenticate values met
+// elsewhere (by the mcpx daemon, for a warm connection).
+func (t *HTTP) SetAuth(status int, challenge []string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.authStatus, t.challenge = status, challenge
+}
+
 // ChallengeParam extracts param="value" (or param=value) from a WWW-Authenticate header.
 func ChallengeParam(h, param string) string {
 	for _, part := range splitChallenge(h) {

@@ -1,0 +1,240 @@
+//go:build unix
+
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	mcptransport "github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/tidwall/gjson"
+
+	"github.com/mcpx-cli/mcpx/client/transport"
+)
+
+// MethodOneShot is the daemon's notification to a caller whose HTTP or SSE
+// connection failed its handshake: params.why, and params.first_post, the
+// HTTP status of the first POST (for the SSE fallback). The caller connects
+// again one-shot (or over SSE), for the error and the authentication flow a
+// one-shot connection has.
+const MethodOneShot = "notifications/mcpx/oneshot"
+
+// sseStartWait bounds the wait for an SSE server's endpoint event.
+const sseStartWait = 10 * time.Second
+
+// probeWait bounds the ping that checks an idle HTTP session at attach.
+const probeWait = 5 * time.Second
+
+// openHTTP sets up the client of an HTTP or SSE target, over the same
+// round tripper (message ceiling, origin and redirect policy) and mcp-go
+// transports as a one-shot connection.
+func (s *session) openHTTP() error {
+	spec := s.spec
+	s.limit = &transport.Limit{}
+	streamable := spec.Transport == "http"
+	s.rt = transport.NewHTTP(transport.HTTPOptions{URL: spec.URL, MessageCeiling: spec.MessageCeiling, Limit: s.limit,
+		KeepElicitations: streamable, Listen: streamable})
+	hc := &http.Client{Transport: s.rt, CheckRedirect: transport.SameOrigin}
+	s.cache = NewCache(nil)
+	if streamable {
+		opts := []mcptransport.StreamableHTTPCOption{mcptransport.WithHTTPHeaders(spec.Headers), mcptransport.WithHTTPBasicClient(hc)}
+		//lint:ignore SA1019 the legacy era's standalone GET stream carries the server's requests and list_changed
+		opts = append(opts, mcptransport.WithContinuousListening())
+		tr, err := mcptransport.NewStreamableHTTP(spec.URL, opts...)
+		if err != nil {
+			return err
+		}
+		s.tr, s.bidi = tr, tr
+		tr.SetNotificationHandler(s.serverNotification)
+		tr.SetRequestHandler(s.serverRequest)
+		_ = tr.Start(context.Background())
+		s.d.log.printf("opened %s (http)", spec.Name)
+		return nil
+	}
+	tr, err := mcptransport.NewSSE(spec.URL, mcptransport.WithHeaders(spec.Headers), mcptransport.WithHTTPClient(hc),
+		mcptransport.WithEndpointTimeout(sseStartWait))
+	if err != nil {
+		return err
+	}
+	s.tr = tr
+	tr.SetNotificationHandler(s.serverNotification)
+	tr.SetConnectionLostHandler(func(err error) { s.httpEnded(fmt.Sprintf("the server closed the SSE stream (%v)", err)) })
+	// The Start context owns the stream: it lives until the session ends
+	// (the endpoint wait is bounded by sseStartWait).
+	life, cancel := context.WithCancel(context.Background())
+	s.endWire = cancel
+	if err := tr.Start(life); err != nil {
+		cancel()
+		_ = tr.Close()
+		return err
+	}
+	s.d.log.printf("opened %s (sse)", spec.Name)
+	return nil
+}
+
+// initialized reports whether the handshake has been answered.
+func (s *session) initialized() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.hs[string(mcp.MethodInitialize)]
+	return ok
+}
+
+// handshakeDone: the server answered initialize; an HTTP transport sends
+// the negotiated version from now on, as mcp-go's client tells it to.
+func (s *session) handshakeDone(result json.RawMessage) {
+	if hc, ok := s.tr.(mcptransport.HTTPConnection); ok {
+		if v := gjson.GetBytes(result, "protocolVersion").String(); v != "" {
+			hc.SetProtocolVersion(v)
+		}
+	}
+}
+
+// httpFailed: a request to an HTTP or SSE server failed below JSON-RPC.
+// Before the handshake is answered, the target is dropped and the callers
+// told to connect again without the daemon; after it, the session is dead
+// (the server restarted or ended it, or is unreachable) and the next
+// attach says that its state was lost.
+func (s *session) httpFailed(err error) {
+	if !s.initialized() {
+		s.handshakeFailed(err)
+		return
+	}
+	why := "the server is unreachable (" + err.Error() + ")"
+	if errors.Is(err, mcptransport.ErrSessionTerminated) {
+		why = "the server ended the session"
+	}
+	s.httpEnded(why)
+}
+
+// httpEnded marks an HTTP or SSE session dead.
+func (s *session) httpEnded(why string) {
+	if !s.initialized() {
+		s.handshakeFailed(errors.New(why))
+		return
+	}
+	s.died(why)
+}
+
+// handshakeFailed drops a target whose handshake failed: its callers
+// connect one-shot, and nothing is remembered of it.
+func (s *session) handshakeFailed(err error) {
+	s.deadOnce.Do(func() {
+		s.mu.Lock()
+		s.deadWhy = err.Error()
+		close(s.dead)
+		callers := make([]*caller, 0, len(s.callers))
+		for c := range s.callers {
+			callers = append(callers, c)
+		}
+		s.mu.Unlock()
+		s.d.log.printf("%s: handshake failed, connecting one-shot", s.spec.Name)
+		s.d.mu.Lock()
+		key := s.spec.Key()
+		if s.d.sessions[key] == s {
+			delete(s.d.sessions, key)
+		}
+		s.d.mu.Unlock()
+		params := map[string]any{"why": s.spec.mask(err.Error()), "first_post": s.rt.FirstPostStatus()}
+		if st, challenge := s.rt.TakeAuth(); st != 0 {
+			// Refused (401, 403): the caller's error says so at once; a
+			// second try one-shot would only be refused again.
+			params["auth_status"], params["challenge"] = st, challenge
+		}
+		for _, c := range callers {
+			c.notify(MethodOneShot, params)
+			go func() {
+				select {
+				case <-c.gone.Done():
+				case <-time.After(5 * time.Second):
+				}
+				c.close()
+			}()
+		}
+		go s.closeWire()
+	})
+}
+
+// closeWire closes the connection to the server.
+func (s *session) closeWire() {
+	_ = s.tr.Close()
+	if s.endWire != nil {
+		s.endWire()
+	}
+}
+
+// probe pings an HTTP or SSE session that no caller uses: a session the
+// server no longer knows is found dead before a caller relies on it.
+func (s *session) probe() {
+	s.mu.Lock()
+	busy := len(s.callers) > 0
+	s.mu.Unlock()
+	if busy || s.isDead() || !s.initialized() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), probeWait)
+	defer cancel()
+	_, err := s.tr.SendRequest(ctx, mcptransport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION,
+		ID: mcp.NewRequestId(s.nextID.Add(1)), Method: string(mcp.MethodPing)})
+	if err != nil && ctx.Err() == nil {
+		s.httpFailed(err)
+	}
+}
+
+func (s *session) deadWhyNow() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.spec.mask(s.deadWhy)
+}
+
+// MethodFailed is the daemon's notification to a caller whose request to an
+// HTTP or SSE server failed without ending the session: params.id (the
+// caller's), and params.message (the transport's error), params.broken
+// (an answer that breaks JSON-RPC: how), params.auth_status and
+// params.challenge (a 401 or 403: its WWW-Authenticate values). No answer
+// follows.
+const MethodFailed = "notifications/mcpx/failed"
+
+// sessionGone reports whether a request's failure means the session is
+// over: the server forgot it (404), cannot be reached, or broke a limit
+// (the connection is closed, as a one-shot one is).
+func (s *session) sessionGone(err error) bool {
+	var ue *url.Error
+	return errors.Is(err, mcptransport.ErrSessionTerminated) || errors.Is(err, mcptransport.ErrTransportClosed) ||
+		errors.As(err, &ue) || s.limit.Get() != nil || s.limit.Violation() != ""
+}
+
+// failure is the params of MethodFailed for err.
+func (s *session) failure(err error) map[string]any {
+	p := map[string]any{"message": err.Error()}
+	if st, challenge := s.rt.TakeAuth(); st != 0 {
+		p["auth_status"], p["challenge"] = st, challenge
+	}
+	return p
+}
+
+// brokenHow says how an answer breaks JSON-RPC ("" when it does not), as
+// the caller's framer would over a pipe.
+func brokenHow(resp *mcptransport.JSONRPCResponse) string {
+	switch {
+	case resp == nil:
+		return "neither a result nor an error"
+	case resp.Error != nil && resp.Result != nil && string(resp.Result) != "null":
+		return "both a result and an error"
+	case resp.Error == nil && resp.Result == nil:
+		return "neither a result nor an error"
+	}
+	return ""
+}
+
+// failed tells the caller that its request id failed (see MethodFailed).
+func (c *caller) failed(id mcp.RequestId, params map[string]any) {
+	params["id"] = id
+	c.notify(MethodFailed, params)
+}
