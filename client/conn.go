@@ -127,6 +127,8 @@ type Conn struct {
 	warm       bool
 	warmStderr []string
 	warmRetry  atomic.Bool // the daemon's http or sse connection failed its handshake
+	// warmFirstPost: the HTTP status of its first POST (for the SSE fallback)
+	warmFirstPost atomic.Int64
 }
 
 // lostSignal is closed when a connection is known dead. The watchers of a
@@ -231,9 +233,25 @@ func Connect(ctx context.Context, t *config.Target, o Options) (*Conn, error) {
 func connectFallback(ctx context.Context, t *config.Target, o Options, tokens *auth.Source) (*Conn, error) {
 	c, err := connect(ctx, t, o, t.Transport, tokens)
 	if err != nil && c != nil && c.warmRetry.Load() && ctx.Err() == nil {
-		// The daemon's connection failed its handshake: connect one-shot,
-		// for the error (or the fallback, or the authentication) a
+		// The daemon's connection failed its handshake. A URL without
+		// "type" whose POST got a 4xx falls back to a warm SSE connection;
+		// else connect one-shot, for the error (or the authentication) a
 		// one-shot connection has.
+		if st := int(c.warmFirstPost.Load()); t.Fallback && t.Transport == config.HTTP && sseStatus(st) {
+			if o.Note != nil {
+				o.Note("%s answered HTTP %d to POST; retrying over SSE", t.URL, st)
+			}
+			c, err = connect(ctx, t, o, config.SSE, tokens)
+			if err != nil && c != nil && c.warmRetry.Load() && ctx.Err() == nil {
+				o.Warm = nil
+				c, err = connect(ctx, t, o, config.SSE, tokens)
+			}
+			var ce *transport.ConnectError
+			if errors.As(err, &ce) {
+				ce.Msg = fmt.Sprintf("over SSE (after HTTP %d to POST): %s", st, ce.Msg)
+			}
+			return c, err
+		}
 		o.Warm = nil
 		return connectFallback(ctx, t, o, tokens)
 	}

@@ -256,6 +256,9 @@ func (w *warmTransport) notification(n mcp.JSONRPCNotification) {
 			w.failAll(errors.New(str("why")))
 			return
 		}
+		if st, ok := n.Params.AdditionalFields["first_post"].(float64); ok {
+			w.conn.warmFirstPost.Store(int64(st))
+		}
 		w.conn.warmRetry.Store(true)
 		w.conn.lost.mark(str("why"))
 	case daemon.MethodLost:
