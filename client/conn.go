@@ -324,7 +324,7 @@ func (c *Conn) openTransport(ctx context.Context, o Options, tokens *auth.Source
 		}
 		return c.startProcess(o)
 	case config.HTTP, config.SSE:
-		if o.Warm != nil && warmHTTP(o, tokens) {
+		if o.Warm != nil && warmHTTP(o) {
 			tr, err := c.openWarm(ctx, o)
 			if err != errOneShot {
 				return tr, err

@@ -21,7 +21,6 @@ import (
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/daemon"
 	"github.com/mcpx-cli/mcpx/client/transport"
@@ -74,8 +73,17 @@ func (c *Conn) openWarm(ctx context.Context, o Options) (mcptransport.Interface,
 		spec = &daemon.Spec{Name: t.Name, Transport: c.kind, URL: t.URL, Headers: t.Headers,
 			MessageCeiling: o.MessageCeiling, Secrets: t.Secrets, Identity: c.identity(o)}
 	}
-	nc, rep, err := daemon.Attach(ctx, daemon.Env{Getenv: w.Getenv, Environ: w.Environ, Version: w.Version},
-		daemon.Hello{Spec: spec, KeepAlive: w.KeepAlive, Refresh: w.Refresh, Verbose: o.OnStderr != nil})
+	hello := daemon.Hello{Spec: spec, KeepAlive: w.KeepAlive, Refresh: w.Refresh, Verbose: o.OnStderr != nil}
+	if c.kind != config.Stdio && c.tokens != nil {
+		// The credential identity is the token store's entry (in the
+		// target); the token itself goes with each attach, refreshed here.
+		if b := c.tokens.Bearer(); b != "" {
+			hello.Bearer = b
+			spec.Secrets = append(spec.Secrets, b)
+			spec.Identity = append(spec.Identity, "credential "+t.TokenDir+" "+t.URL)
+		}
+	}
+	nc, rep, err := daemon.Attach(ctx, daemon.Env{Getenv: w.Getenv, Environ: w.Environ, Version: w.Version}, hello)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, c.classify(ctx, "start", ctx.Err())
@@ -113,10 +121,9 @@ func (c *Conn) openWarm(ctx context.Context, o Options) (mcptransport.Interface,
 
 // warmHTTP reports whether an http or sse server's connection may be a
 // warm one: not in the 2026-07-28 era (its per-request HTTP headers are
-// made by the caller's transport), and not with a stored OAuth token (its
-// refresh and retry stay with the one-shot path).
-func warmHTTP(o Options, tokens *auth.Source) bool {
-	return !mcp.IsModernProtocol(o.ProtocolVersion) && tokens.Info().State == "none"
+// made by the caller's transport).
+func warmHTTP(o Options) bool {
+	return !mcp.IsModernProtocol(o.ProtocolVersion)
 }
 
 // identity is what, besides the server entry, makes the connection what it

@@ -63,6 +63,11 @@ var warmSkips = map[string]string{
 	// stream and sends the handshake once.
 	"era2026_headers": "asserts the requests the server logs",
 	"auth_discovery":  "asserts the requests the server logs",
+	"auth_clients":    "asserts the requests the server logs",
+	"auth_login":      "asserts the requests the server logs",
+	"auth_machine":    "asserts the requests the server logs",
+	"auth_refresh":    "asserts the requests the server logs",
+	"auth_scope":      "asserts the requests the server logs",
 	// Tasks: a warm server keeps its tasks and numbers them on.
 	"tasks_era2026": "asserts task ids that a fresh server process numbers from 1",
 	"tasks_detach":  "asserts that --detach on a one-shot stdio server is refused (warm_tasks covers it warm)",

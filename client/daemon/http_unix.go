@@ -39,7 +39,11 @@ func (s *session) openHTTP() error {
 	s.limit = &transport.Limit{}
 	streamable := spec.Transport == "http"
 	s.rt = transport.NewHTTP(transport.HTTPOptions{URL: spec.URL, MessageCeiling: spec.MessageCeiling, Limit: s.limit,
-		KeepElicitations: streamable, Listen: streamable})
+		KeepElicitations: streamable, Listen: streamable, Bearer: func() string {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			return s.bearer
+		}})
 	hc := &http.Client{Transport: s.rt, CheckRedirect: transport.SameOrigin}
 	s.cache = NewCache(nil)
 	if streamable {
@@ -182,7 +186,7 @@ func (s *session) probe() {
 	defer cancel()
 	_, err := s.tr.SendRequest(ctx, mcptransport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION,
 		ID: mcp.NewRequestId(s.nextID.Add(1)), Method: string(mcp.MethodPing)})
-	if err != nil && ctx.Err() == nil {
+	if err != nil && ctx.Err() == nil && s.sessionGone(err) {
 		s.httpFailed(err)
 	}
 }

@@ -39,6 +39,10 @@ type Hello struct {
 	KeepAlive time.Duration `json:"keep_alive,omitempty"`
 	Refresh   bool          `json:"refresh,omitempty"`
 	Verbose   bool          `json:"verbose,omitempty"` // the server's stderr lines are sent
+	// Bearer is the caller's current OAuth token for an http or sse
+	// target (its credential identity is in the spec): the daemon sends
+	// the latest one it was given.
+	Bearer string `json:"bearer,omitempty"`
 	// Stop: the server names (none: every target, and the daemon exits).
 	Names []string `json:"names,omitempty"`
 }

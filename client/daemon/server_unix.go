@@ -295,6 +295,11 @@ func (d *daemon) attach(c *net.UnixConn, r *bufio.Reader, h *Hello, rep Reply) {
 	d.mu.Lock()
 	s := d.sessions[key]
 	d.mu.Unlock()
+	if s != nil && s.proc == nil && h.Bearer != "" {
+		s.mu.Lock()
+		s.bearer = h.Bearer
+		s.mu.Unlock()
+	}
 	if s != nil && s.proc == nil {
 		// An HTTP session may have ended on the server's side since its
 		// last use (the server restarted, or expired it): ask first.
@@ -311,7 +316,7 @@ func (d *daemon) attach(c *net.UnixConn, r *bufio.Reader, h *Hello, rep Reply) {
 			rep.Note = fmt.Sprintf("the warm connection to server %q was lost (%s); its state was lost, starting it again", h.Spec.Name, why)
 		}
 		var err error
-		s, err = d.newSession(h.Spec)
+		s, err = d.newSession(h.Spec, h.Bearer)
 		if err != nil {
 			d.mu.Unlock()
 			d.log.printf("cannot start %s: %s", h.Spec.Name, h.Spec.mask(err.Error()))
@@ -323,6 +328,11 @@ func (d *daemon) attach(c *net.UnixConn, r *bufio.Reader, h *Hello, rep Reply) {
 		d.sessions[key] = s
 	}
 	s.setKeepAlive(h.KeepAlive)
+	if h.Bearer != "" {
+		s.mu.Lock()
+		s.bearer = h.Bearer
+		s.mu.Unlock()
+	}
 	s.lastUse.Store(time.Now().UnixNano())
 	cl := s.newCaller(c, r, h)
 	d.mu.Unlock()
@@ -335,11 +345,12 @@ func (d *daemon) attach(c *net.UnixConn, r *bufio.Reader, h *Hello, rep Reply) {
 
 // newSession starts a target's server (or sets up the client of an HTTP
 // or SSE server). Called with d.mu held.
-func (d *daemon) newSession(spec *Spec) (*session, error) {
+func (d *daemon) newSession(spec *Spec, bearer string) (*session, error) {
 	s := &session{d: d, spec: spec, since: time.Now(), callers: map[*caller]bool{}, tokens: map[string]tokenRoute{},
 		hs: map[string]json.RawMessage{}, hsMu: map[string]*sync.Mutex{}, dead: make(chan struct{})}
 	s.lastUse.Store(time.Now().UnixNano())
 	if spec.Transport != "stdio" {
+		s.bearer = bearer
 		return s, s.openHTTP()
 	}
 	p, err := transport.StartProcess(transport.Command{Path: spec.Command, Argv0: spec.Argv0, Args: spec.Args, Env: spec.Env, Dir: spec.Dir, DieWithParent: true}, s.stderrLine)
@@ -407,6 +418,7 @@ type session struct {
 	deadOnce  sync.Once
 	deadWhy   string
 	initSent  bool
+	bearer    string                     // the latest OAuth token a caller gave (http, sse)
 	hsMu      map[string]*sync.Mutex     // one handshake request of each method at a time
 	hs        map[string]json.RawMessage // handshake results by method
 	lastInUse *caller                    // the caller whose request started last
