@@ -159,6 +159,7 @@ func main() {
 // checker keeps the parsed files across platforms: most files are the same
 // for every platform, and go/types does not modify the syntax trees.
 type checker struct {
+	dir    string // of the module; "" for the current directory
 	fset   *token.FileSet
 	mu     sync.Mutex
 	parsed map[string]*parseResult
@@ -194,6 +195,7 @@ func (c *checker) check(goos, goarch string, patterns []string) ([]string, error
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles |
 			packages.NeedImports | packages.NeedDeps | packages.NeedTypes | packages.NeedTypesSizes |
 			packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule,
+		Dir:       c.dir,
 		Tests:     true,
 		Env:       append(os.Environ(), "GOOS="+goos, "GOARCH="+goarch, "CGO_ENABLED=0"),
 		Fset:      c.fset,
@@ -211,14 +213,18 @@ func (c *checker) check(goos, goarch string, patterns []string) ([]string, error
 			problems = append(problems, msg)
 		}
 	}
+	// broken: the packages with errors, or importing one; the analyzers
+	// skip them (as go vet does).
+	broken := map[*packages.Package]bool{}
 	packages.Visit(roots, nil, func(p *packages.Package) {
 		for _, e := range p.Errors {
 			add(e.Error())
 		}
+		broken[p] = len(p.Errors) > 0
+		for _, imp := range p.Imports {
+			broken[p] = broken[p] || broken[imp]
+		}
 	})
-	if len(problems) > 0 {
-		return problems, nil
-	}
 	// Vet what `go vet` would: each package with its in-package tests,
 	// the external test packages, not the generated test mains.
 	var targets []*packages.Package
@@ -232,6 +238,7 @@ func (c *checker) check(goos, goarch string, patterns []string) ([]string, error
 		switch {
 		case p.ID == p.PkgPath && strings.HasSuffix(p.PkgPath, ".test"): // generated test main
 		case p.ID == p.PkgPath && hasTestVariant[p.PkgPath]:
+		case broken[p]:
 		default:
 			targets = append(targets, p)
 		}
