@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -142,7 +143,7 @@ func (f *field) check(in string) (json.RawMessage, string) {
 		if err != nil || math.IsInf(x, 0) || math.IsNaN(x) {
 			return nil, "a number"
 		}
-		if f.Kind == "integer" && wholeDigits.MatchString(in) {
+		if f.Kind == "integer" && wholeDigits().MatchString(in) {
 			// The digits as typed: a float would lose those past 2^53.
 			if f.Min != nil && x < *f.Min {
 				return nil, fmt.Sprintf("at least %s", fmtNum(*f.Min))
@@ -220,7 +221,7 @@ func (f *field) pick(in string) (string, bool) {
 }
 
 // wholeDigits is an integer as JSON writes it (a sign allowed, no leading zero).
-var wholeDigits = regexp.MustCompile(`^[-+]?(0|[1-9][0-9]*)$`)
+var wholeDigits = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[-+]?(0|[1-9][0-9]*)$`) })
 
 func fmtNum(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 

@@ -78,6 +78,10 @@ type app struct {
 	cfgOnce sync.Once
 	cfg     *config.Config
 	cfgErr  error
+
+	// catchSignals installs the SIGINT, SIGTERM, SIGHUP and SIGPIPE
+	// handler (once; nil in tests that build an app without Main).
+	catchSignals func()
 }
 
 // Main runs mcpx with args (args[0] is the program name) and returns the exit code.
@@ -86,31 +90,37 @@ func Main(args []string, s *output.Streams) int {
 	defer cancel()
 	var caught atomic.Value // the signal that interrupted us
 	sigc := make(chan os.Signal, 4)
-	// SIGPIPE is caught so that a write to a closed stdout returns EPIPE
-	// (mapped to 141 after the servers are stopped) instead of killing mcpx.
-	signal.Notify(sigc, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
 	defer signal.Stop(sigc)
-	go func() {
-		for sig := range sigc {
-			if sig == syscall.SIGPIPE {
-				continue
+	// The handler is installed by the root's Before, once the command line
+	// is parsed and a command is about to run, not here: signal.Notify
+	// starts a thread, a measurable part of the start-up of --version and
+	// --help, which have nothing to stop.
+	catchSignals := sync.OnceFunc(func() {
+		// SIGPIPE is caught so that a write to a closed stdout returns EPIPE
+		// (mapped to 141 after the servers are stopped) instead of killing mcpx.
+		signal.Notify(sigc, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
+		go func() {
+			for sig := range sigc {
+				if sig == syscall.SIGPIPE {
+					continue
+				}
+				if first := caught.Load(); first != nil {
+					// A second signal: the user insists, even if mcpx is
+					// blocked where the first could not reach (reading a
+					// config file that is a terminal or a FIFO). Servers are
+					// still stopped first.
+					transport.StopOrphans()
+					os.Exit(classify(nil, first.(os.Signal)).ExitCode)
+				}
+				caught.Store(sig)
+				cancel()
 			}
-			if first := caught.Load(); first != nil {
-				// A second signal: the user insists, even if mcpx is
-				// blocked where the first could not reach (reading a
-				// config file that is a terminal or a FIFO). Servers are
-				// still stopped first.
-				transport.StopOrphans()
-				os.Exit(classify(nil, first.(os.Signal)).ExitCode)
-			}
-			caught.Store(sig)
-			cancel()
-		}
-	}()
+		}()
+	})
 
 	transport.BecomeSubreaper()
 	cwd, _ := os.Getwd()
-	a := &app{s: s, getenv: os.Getenv, environ: os.Environ(), cwd: cwd, self: config.Self(), args: args}
+	a := &app{s: s, getenv: os.Getenv, environ: os.Environ(), cwd: cwd, self: config.Self(), args: args, catchSignals: catchSignals}
 	// --json decides the error voice even when parsing fails before setup runs.
 	a.log = output.NewLog(s, wantsJSON(args), false)
 	root := a.newRoot()
@@ -178,6 +188,9 @@ func (a *app) newRoot() *cli.Command {
 			&cli.StringFlag{Name: "cache-dir", Usage: "root `DIR` of spilled files", Sources: cli.EnvVars("MCPX_CACHE_DIR"), Destination: &g.cacheDir},
 		},
 		Before: func(ctx context.Context, cmd *cli.Command) (context.Context, error) {
+			if a.catchSignals != nil {
+				a.catchSignals()
+			}
 			g.timeoutSet, g.selectSet = cmd.IsSet("timeout"), cmd.IsSet("select")
 			return ctx, a.setup()
 		},

@@ -267,7 +267,8 @@ func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // closedstdout N PROG ARGS...: run PROG with a stdout whose reader is
-// already closed, and require exit status N and an empty stderr.
+// already closed, and require exit status N (128+S for a death by signal
+// S, as a shell reports it) and an empty stderr.
 func cmdClosedStdout(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 {
 		ts.Fatalf("usage: closedstdout N PROG [ARGS...]")
@@ -285,6 +286,9 @@ func cmdClosedStdout(ts *testscript.TestScript, neg bool, args []string) {
 	got := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		got = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			got = 128 + int(ws.Signal())
+		}
 	}
 	if got != want {
 		ts.Fatalf("%s exited with status %d with stdout closed, want %d; stderr:\n%s", args[1], got, want, stderr.String())

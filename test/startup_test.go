@@ -1,10 +1,16 @@
 package test
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -28,5 +34,53 @@ func TestStartupInitIsLazy(t *testing.T) {
 	bytes, _ := strconv.Atoi(string(m[1]))
 	if bytes > 100_000 {
 		t.Errorf("the init of github.com/santhosh-tekuri/jsonschema/v6 allocates %d bytes (%s allocs); want <= 100000: is the patched copy in third_party/jsonschema used (see go.work)?", bytes, m[2])
+	}
+}
+
+// TestNoRegexpCompiledAtInit checks that no package linked into mcpx
+// compiles a regular expression in a package-level variable: every
+// command, `mcpx --version` included, would pay for it at start-up. Such
+// expressions are compiled on first use instead (sync.OnceValue).
+func TestNoRegexpCompiledAtInit(t *testing.T) {
+	fset := token.NewFileSet()
+	var found []string
+	for _, dir := range []string{"client", "commands", "completions", "internal", "output", "render", "cmd"} {
+		err := filepath.WalkDir(filepath.Join("..", dir), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				return err
+			}
+			for _, decl := range f.Decls {
+				gd, ok := decl.(*ast.GenDecl)
+				if !ok || gd.Tok != token.VAR {
+					continue
+				}
+				for _, spec := range gd.Specs {
+					for _, v := range spec.(*ast.ValueSpec).Values {
+						ast.Inspect(v, func(n ast.Node) bool {
+							switch n := n.(type) {
+							case *ast.FuncLit:
+								return false // runs when called, not at init
+							case *ast.SelectorExpr:
+								if x, ok := n.X.(*ast.Ident); ok && x.Name == "regexp" && strings.HasPrefix(n.Sel.Name, "MustCompile") {
+									found = append(found, fset.Position(n.Pos()).String())
+								}
+							}
+							return true
+						})
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, pos := range found {
+		t.Errorf("%s: a regexp compiled at init; compile it on first use (sync.OnceValue)", pos)
 	}
 }

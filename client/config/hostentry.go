@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -101,12 +102,17 @@ func hostType(t string) (string, bool) {
 	return "", false
 }
 
-// Variable syntaxes of the hosts, translated to mcpx's ${VAR}.
+// Variable syntaxes of the hosts, translated to mcpx's ${VAR}; compiled
+// on first use, not at start-up.
 var (
-	reBraced   = regexp.MustCompile(`\$\{([^}]*)\}`)
-	reGemini   = regexp.MustCompile(`\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([^}]*)\})`)
-	reOpenCode = regexp.MustCompile(`\{(env|file):([^}]*)\}`)
+	reBraced   = lazyRegexp(`\$\{([^}]*)\}`)
+	reGemini   = lazyRegexp(`\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([^}]*)\})`)
+	reOpenCode = lazyRegexp(`\{(env|file):([^}]*)\}`)
 )
+
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // vars translates a string of a host's file to mcpx's variable syntax. A
 // reference mcpx cannot express is a problem (the file's content, in
@@ -120,7 +126,7 @@ type vars struct {
 func (v *vars) tr(field, s string) string {
 	switch v.dialect {
 	case "vscode", "vscode-settings", "cursor", "windsurf":
-		return reBraced.ReplaceAllStringFunc(s, func(m string) string {
+		return reBraced().ReplaceAllStringFunc(s, func(m string) string {
 			expr := m[2 : len(m)-1]
 			switch {
 			case strings.HasPrefix(expr, "env:"):
@@ -140,15 +146,15 @@ func (v *vars) tr(field, s string) string {
 			return m
 		})
 	case "gemini":
-		return reGemini.ReplaceAllStringFunc(s, func(m string) string {
+		return reGemini().ReplaceAllStringFunc(s, func(m string) string {
 			if strings.HasPrefix(m, "${") {
 				return m
 			}
 			return "${" + m[1:] + "}"
 		})
 	case "opencode":
-		return reOpenCode.ReplaceAllStringFunc(s, func(m string) string {
-			sub := reOpenCode.FindStringSubmatch(m)
+		return reOpenCode().ReplaceAllStringFunc(s, func(m string) string {
+			sub := reOpenCode().FindStringSubmatch(m)
 			if sub[1] == "file" {
 				v.fail(field, m)
 				return m

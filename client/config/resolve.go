@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -130,7 +129,7 @@ func (c *Config) Lookup(arg, self string) (*Server, error) {
 	return nil, &NotFoundError{What: "server", Name: arg, Known: c.Names()}
 }
 
-var varName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var varName = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // expander expands ${VAR}, ${VAR:-default}, ${env:VAR} and ${workspaceFolder},
 // and remembers the values that are secrets (see SECRETS in mcpx(1)): those
@@ -190,7 +189,7 @@ func (x *expander) value(field, expr string) (string, string, error) {
 	if k := strings.Index(expr, ":-"); k >= 0 {
 		name, def, hasDef = expr[:k], expr[k+2:], true
 	}
-	if !varName.MatchString(name) {
+	if !varName().MatchString(name) {
 		return "", "", &Error{Server: x.server, Msg: fmt.Sprintf("%s: ${%s} is not a variable reference (want ${VAR} or ${VAR:-default})", field, expr)}
 	}
 	v, ok := x.lookup(name)
