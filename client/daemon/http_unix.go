@@ -18,13 +18,6 @@ import (
 	"github.com/mcpx-cli/mcpx/client/transport"
 )
 
-// MethodOneShot is the daemon's notification to a caller whose HTTP or SSE
-// connection failed its handshake: params.why, and params.first_post, the
-// HTTP status of the first POST (for the SSE fallback). The caller connects
-// again one-shot (or over SSE), for the error and the authentication flow a
-// one-shot connection has.
-const MethodOneShot = "notifications/mcpx/oneshot"
-
 // sseStartWait bounds the wait for an SSE server's endpoint event.
 const sseStartWait = 10 * time.Second
 
@@ -196,14 +189,6 @@ func (s *session) deadWhyNow() string {
 	defer s.mu.Unlock()
 	return s.spec.mask(s.deadWhy)
 }
-
-// MethodFailed is the daemon's notification to a caller whose request to an
-// HTTP or SSE server failed without ending the session: params.id (the
-// caller's), and params.message (the transport's error), params.broken
-// (an answer that breaks JSON-RPC: how), params.auth_status and
-// params.challenge (a 401 or 403: its WWW-Authenticate values). No answer
-// follows.
-const MethodFailed = "notifications/mcpx/failed"
 
 // sessionGone reports whether a request's failure means the session is
 // over: the server forgot it (404), cannot be reached, or broke a limit

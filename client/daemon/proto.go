@@ -208,3 +208,18 @@ func BuildID(version string) string {
 	})
 	return buildID
 }
+
+// MethodOneShot is the daemon's notification to a caller whose HTTP or SSE
+// connection failed its handshake: params.why, and params.first_post, the
+// HTTP status of the first POST (for the SSE fallback). The caller connects
+// again one-shot (or over SSE), for the error and the authentication flow a
+// one-shot connection has.
+const MethodOneShot = "notifications/mcpx/oneshot"
+
+// MethodFailed is the daemon's notification to a caller whose request to an
+// HTTP or SSE server failed without ending the session: params.id (the
+// caller's), and params.message (the transport's error), params.broken
+// (an answer that breaks JSON-RPC: how), params.auth_status and
+// params.challenge (a 401 or 403: its WWW-Authenticate values). No answer
+// follows.
+const MethodFailed = "notifications/mcpx/failed"
