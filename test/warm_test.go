@@ -107,9 +107,9 @@ func isolateDaemon(env *testscript.Env) {
 	env.Defer(func() { stopDaemon(run) })
 }
 
-// stopDaemon asks the daemon under run to exit (any build understands it)
-// and waits until it is gone.
-func stopDaemon(run string) {
+// askDaemon sends op to the daemon whose socket is under run
+// ($XDG_RUNTIME_DIR), if one is listening.
+func askDaemon(run, op string) (*daemon.Reply, bool) {
 	getenv := func(k string) string {
 		if k == "XDG_RUNTIME_DIR" {
 			return run
@@ -118,7 +118,14 @@ func stopDaemon(run string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	rep, ok, _ := daemon.Ask(ctx, daemon.Env{Getenv: getenv}, daemon.Hello{Op: daemon.OpExit})
+	rep, ok, _ := daemon.Ask(ctx, daemon.Env{Getenv: getenv}, daemon.Hello{Op: op})
+	return rep, ok
+}
+
+// stopDaemon asks the daemon under run to exit (any build understands it)
+// and waits until it is gone.
+func stopDaemon(run string) {
+	rep, ok := askDaemon(run, daemon.OpExit)
 	if !ok || rep == nil || rep.Pid == 0 {
 		return
 	}
@@ -137,16 +144,7 @@ func cmdDaemonPid(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: daemon-pid VAR")
 	}
-	run := ts.Getenv("XDG_RUNTIME_DIR")
-	getenv := func(k string) string {
-		if k == "XDG_RUNTIME_DIR" {
-			return run
-		}
-		return ""
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	rep, ok, _ := daemon.Ask(ctx, daemon.Env{Getenv: getenv}, daemon.Hello{Op: daemon.OpStatus})
+	rep, ok := askDaemon(ts.Getenv("XDG_RUNTIME_DIR"), daemon.OpStatus)
 	if !ok || rep == nil {
 		ts.Fatalf("no daemon is running")
 	}
