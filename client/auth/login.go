@@ -101,8 +101,10 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 			return nil, &Error{Server: t.Name, Msg: err.Error()}
 		}
 	} else {
-		defer cb.serve(ln)()
+		// The listener already queues connections: serving after Open
+		// keeps the callback's notes after the instructions Open prints.
 		o.Open(req.url)
+		defer cb.serve(ln)()
 		if code, err = cb.wait(ctx, t.Name); err != nil {
 			return nil, err
 		}
