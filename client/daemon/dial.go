@@ -39,7 +39,7 @@ func Attach(ctx context.Context, e Env, h Hello) (net.Conn, *Reply, error) {
 		if err == nil {
 			return c, rep, nil
 		}
-		if attempt >= 2 || ctx.Err() != nil {
+		if attempt >= 2 || ctx.Err() != nil || errors.Is(err, ErrUnsupported) {
 			return nil, nil, err
 		}
 		if errors.Is(err, ErrOtherBuild) {
@@ -67,7 +67,7 @@ func Ask(ctx context.Context, e Env, h Hello) (rep *Reply, ok bool, err error) {
 	}
 	c, rep, err := hello(ctx, e, dir, h)
 	if err != nil {
-		if noDaemon(err, SocketPath(dir)) {
+		if noDaemon(err, SocketPath(dir)) || errors.Is(err, ErrUnsupported) {
 			return nil, false, nil
 		}
 		if errors.Is(err, ErrOtherBuild) {
@@ -88,6 +88,9 @@ func dial(ctx context.Context, dir string) (*net.UnixConn, int, error) {
 	var d net.Dialer
 	nc, err := d.DialContext(ctx, "unix", SocketPath(dir))
 	if err != nil {
+		if noSockets(err) {
+			return nil, 0, fmt.Errorf("%w (%v)", ErrUnsupported, err)
+		}
 		return nil, 0, err
 	}
 	c := nc.(*net.UnixConn)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -86,14 +87,27 @@ func mkdirPrivate(dir string) error {
 }
 
 // openNoFollow opens path itself, never what a reparse point (a link or
-// junction) names.
+// junction) names: one found by Lstat is refused first, and the handle is
+// opened on the reparse point itself, whose attributes the caller checks.
 func openNoFollow(path string, access, disposition, flags uint32) (windows.Handle, error) {
+	if fi, err := os.Lstat(path); err == nil && isReparse(fi) {
+		return windows.InvalidHandle, errReparse
+	}
 	p, err := windows.UTF16PtrFromString(path)
 	if err != nil {
 		return windows.InvalidHandle, err
 	}
 	return windows.CreateFile(p, access, windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE,
 		nil, disposition, flags|windows.FILE_FLAG_OPEN_REPARSE_POINT, 0)
+}
+
+// errReparse: a path is a reparse point.
+var errReparse = errors.New("is a reparse point (a link or junction)")
+
+// isReparse reports whether fi (from Lstat) is a reparse point.
+func isReparse(fi os.FileInfo) bool {
+	d, ok := fi.Sys().(*syscall.Win32FileAttributeData)
+	return fi.Mode()&os.ModeSymlink != 0 || ok && d.FileAttributes&fileAttrReparse != 0
 }
 
 // describe reads what winDirRefusal decides on, from an open handle.
@@ -138,6 +152,9 @@ func describe(h windows.Handle) (winDir, error) {
 func checkPrivate(dir string) (string, error) {
 	h, err := openNoFollow(dir, windows.READ_CONTROL|windows.FILE_READ_ATTRIBUTES, windows.OPEN_EXISTING,
 		windows.FILE_FLAG_BACKUP_SEMANTICS)
+	if err == errReparse {
+		return errReparse.Error(), nil
+	}
 	if err != nil {
 		return "", err
 	}

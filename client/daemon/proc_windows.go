@@ -22,6 +22,14 @@ func noDaemon(err error, sock string) bool {
 	return errors.Is(serr, os.ErrNotExist)
 }
 
+// noSockets reports whether a dial error means that the system has no
+// AF_UNIX sockets (Windows before 10 version 1803, Wine): warm
+// connections are then unsupported, as before.
+func noSockets(err error) bool {
+	return errors.Is(err, windows.WSAEAFNOSUPPORT) || errors.Is(err, windows.WSAEPROTONOSUPPORT) ||
+		errors.Is(err, windows.WSAESOCKTNOSUPPORT)
+}
+
 // secureSocket: the socket inherits the daemon directory's owner-only
 // entries.
 func secureSocket(string) {}
