@@ -185,10 +185,14 @@ func TestLogAppends(t *testing.T) {
 func TestSocketDir(t *testing.T) {
 	env := map[string]string{"LOCALAPPDATA": `C:\Users\u\AppData\Local`}
 	getenv := func(k string) string { return env[k] }
-	if d := SocketDir(getenv); d != `C:\Users\u\AppData\Local\mcpx\daemon` {
+	name := "daemon"
+	if windows.GetCurrentProcessToken().IsElevated() {
+		name = "daemon-elevated"
+	}
+	if d := SocketDir(getenv); d != `C:\Users\u\AppData\Local\mcpx\`+name {
 		t.Fatalf("%s", d)
 	}
-	if p := LogPath(getenv); p != `C:\Users\u\AppData\Local\mcpx\daemon\daemon.log` {
+	if p := LogPath(getenv); p != `C:\Users\u\AppData\Local\mcpx\`+name+`\daemon.log` {
 		t.Fatalf("%s", p)
 	}
 	delete(env, "LOCALAPPDATA")

@@ -21,9 +21,10 @@ import (
 const Supported = true
 
 // SocketDir is the daemon's private directory: %LOCALAPPDATA%\mcpx\daemon,
-// else %USERPROFILE%\AppData\Local\mcpx\daemon ("" when neither is known).
+// else %USERPROFILE%\AppData\Local\mcpx\daemon ("" when neither is known);
+// daemon-elevated for an elevated process (see winSocketDir).
 func SocketDir(getenv func(string) string) string {
-	if d := winSocketDir(getenv); d != "" {
+	if d := winSocketDir(getenv, windows.GetCurrentProcessToken().IsElevated()); d != "" {
 		return filepath.Clean(d)
 	}
 	return ""

@@ -35,8 +35,9 @@ func peerPID(c *net.UnixConn) (int, error) {
 	return int(pid), nil
 }
 
-// processSID returns the SID of the user of process pid (from its token).
-func processSID(pid int) (string, error) {
+// processUser names the user of process pid (from its token) as winUser
+// does.
+func processUser(pid int) (string, error) {
 	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
 	if err != nil {
 		return "", fmt.Errorf("cannot open process %d: %w", pid, err)
@@ -51,22 +52,22 @@ func processSID(pid int) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("cannot read the user of process %d: %w", pid, err)
 	}
-	return tu.User.Sid.String(), nil
+	return winUser(tu.User.Sid.String(), tok.IsElevated()), nil
 }
 
-// peerUser names the user of the process at the other end of c ("user
-// SID": its pid from the socket, then the user of that process's token),
-// and its pid.
+// peerUser names the user of the process at the other end of c (its pid
+// from the socket, then the user and elevation of that process's token,
+// see winUser), and its pid.
 func peerUser(c *net.UnixConn) (who string, pid int, err error) {
 	pid, err = peerPID(c)
 	if err != nil {
 		return "", 0, err
 	}
-	sid, err := processSID(pid)
+	who, err = processUser(pid)
 	if err != nil {
 		return "", pid, err
 	}
-	return "user " + sid, pid, nil
+	return who, pid, nil
 }
 
 // myUser names this process's user as peerUser does.
@@ -75,5 +76,5 @@ func myUser() string {
 	if err != nil {
 		return ""
 	}
-	return "user " + sid
+	return winUser(sid, windows.GetCurrentProcessToken().IsElevated())
 }

@@ -59,9 +59,27 @@ func TestWinSocketDir(t *testing.T) {
 		{map[string]string{"USERPROFILE": `/home/u`, "HOME": `C:\h`}, ``},
 		{map[string]string{}, ``},
 	} {
-		if got := winSocketDir(func(k string) string { return tc.env[k] }); got != tc.want {
+		if got := winSocketDir(func(k string) string { return tc.env[k] }, false); got != tc.want {
 			t.Errorf("%v: %q, want %q", tc.env, got, tc.want)
 		}
+	}
+	if got, want := winSocketDir(func(string) string { return `C:\L` }, true), `C:\L\mcpx\daemon-elevated`; got != want {
+		t.Errorf("elevated: %q, want %q", got, want)
+	}
+}
+
+// An elevated process is not served by a daemon that is not, nor the
+// other way round.
+func TestWinUser(t *testing.T) {
+	const sid = "S-1-5-21-1-2-3-1001"
+	if got, want := winUser(sid, false), "user "+sid; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+	if got, want := winUser(sid, true), "user "+sid+" (elevated)"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+	if peerRefusal(winUser(sid, true), winUser(sid, false), nil) == nil || peerRefusal(winUser(sid, false), winUser(sid, true), nil) == nil {
+		t.Error("an elevated peer and one that is not were taken for one another")
 	}
 }
 

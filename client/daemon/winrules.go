@@ -11,15 +11,31 @@ import (
 
 // winSocketDir is the daemon's directory on Windows:
 // %LOCALAPPDATA%\mcpx\daemon, else %USERPROFILE%\AppData\Local\mcpx\daemon
-// ("" when neither variable is an absolute path).
-func winSocketDir(getenv func(string) string) string {
+// ("" when neither variable is an absolute path); daemon-elevated for an
+// elevated (administrator) process, which has a daemon of its own.
+func winSocketDir(getenv func(string) string, elevated bool) string {
+	name := "daemon"
+	if elevated {
+		name = "daemon-elevated"
+	}
 	if d := getenv("LOCALAPPDATA"); winAbs(d) {
-		return winJoin(d, "mcpx", "daemon")
+		return winJoin(d, "mcpx", name)
 	}
 	if h := getenv("USERPROFILE"); winAbs(h) {
-		return winJoin(h, "AppData", "Local", "mcpx", "daemon")
+		return winJoin(h, "AppData", "Local", "mcpx", name)
 	}
 	return ""
+}
+
+// winUser names a Windows user as the peer check compares them: its SID,
+// and whether its token is elevated. An elevated process and one that is
+// not are different users here: a daemon started elevated would run
+// servers elevated for any process of the user.
+func winUser(sid string, elevated bool) string {
+	if elevated {
+		return "user " + sid + " (elevated)"
+	}
+	return "user " + sid
 }
 
 // winAbs reports whether p is an absolute Windows path: a drive letter
