@@ -61,9 +61,10 @@ func serveInProcess(t *testing.T) (Env, string) {
 }
 
 // legacyHTTP is a streamable HTTP server of the legacy era that refuses
-// server/discover with an HTTP error that is not JSON-RPC; it records the
-// headers of each POST, by method.
+// server/discover, with an HTTP error that is not JSON-RPC or (rpc) with
+// "method not found"; it records the headers of each POST, by method.
 type legacyHTTP struct {
+	rpc  bool
 	mu   sync.Mutex
 	seen []string // "METHOD Mcp-Protocol-Version=... Mcp-Method=... Mcp-Session-Id=..."
 }
@@ -97,6 +98,11 @@ func (l *legacyHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch m.Method {
 	case "server/discover":
+		if l.rpc {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}`, m.ID)
+			return
+		}
 		http.Error(w, "no such method", http.StatusBadRequest)
 	case "initialize":
 		w.Header().Set("Mcp-Session-Id", "s1")
@@ -123,7 +129,35 @@ func (l *legacyHTTP) log() []string {
 // (MethodHeaders) under the target's own (the session, the negotiated
 // version), which the daemon's log never shows.
 func TestServeHTTPHeadersAndFailedDiscover(t *testing.T) {
-	srv := &legacyHTTP{}
+	serveLegacyHTTP(t, false, []string{
+		"server/discover Mcp-Protocol-Version=2026-07-28 Mcp-Method=server/discover Mcp-Session-Id=-",
+		"initialize Mcp-Protocol-Version=- Mcp-Method=- Mcp-Session-Id=-",
+		"notifications/initialized Mcp-Protocol-Version=2025-11-25 Mcp-Method=- Mcp-Session-Id=s1",
+		"tools/list Mcp-Protocol-Version=2025-11-25 Mcp-Method=tools/list Mcp-Session-Id=s1",
+		// the second caller's: its HTTP error was no answer to replay;
+		// at the session's version
+		"server/discover Mcp-Protocol-Version=2025-11-25 Mcp-Method=server/discover Mcp-Session-Id=s1",
+	})
+}
+
+// A server/discover answered with an error: once the legacy handshake has
+// succeeded, a later caller's is answered by the daemon with that error.
+func TestServeHTTPDiscoverRefusedReplayed(t *testing.T) {
+	serveLegacyHTTP(t, true, []string{
+		"server/discover Mcp-Protocol-Version=2026-07-28 Mcp-Method=server/discover Mcp-Session-Id=-",
+		"initialize Mcp-Protocol-Version=- Mcp-Method=- Mcp-Session-Id=-",
+		"notifications/initialized Mcp-Protocol-Version=2025-11-25 Mcp-Method=- Mcp-Session-Id=s1",
+		"tools/list Mcp-Protocol-Version=2025-11-25 Mcp-Method=tools/list Mcp-Session-Id=s1",
+	})
+}
+
+// serveLegacyHTTP runs two callers, one after the other, through the
+// handshake of the 2026-07-28 era (server/discover, refused; initialize)
+// and a tools/list on a legacyHTTP server, and checks what the server got
+// (the second tools/list comes from the daemon's cache).
+func serveLegacyHTTP(t *testing.T, rpc bool, want []string) {
+	t.Helper()
+	srv := &legacyHTTP{rpc: rpc}
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close) // after the daemon's stop (cleanups run last first)
 	env, logPath := serveInProcess(t)
@@ -178,8 +212,11 @@ func TestServeHTTPHeadersAndFailedDiscover(t *testing.T) {
 				return nil, msg
 			}
 		}
-		_, why := send("server/discover", http.Header{"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"server/discover"}})
-		if !strings.Contains(why, "400") || strings.HasPrefix(why, "one-shot") {
+		resp, why := send("server/discover", http.Header{"Mcp-Protocol-Version": {"2026-07-28"}, "Mcp-Method": {"server/discover"}})
+		switch {
+		case rpc && (resp == nil || resp.Error == nil || resp.Error.Code != mcp.METHOD_NOT_FOUND):
+			t.Fatalf("round %d: server/discover: %+v %q, want method not found", round, resp, why)
+		case !rpc && (!strings.Contains(why, "400") || strings.HasPrefix(why, "one-shot")):
 			t.Fatalf("round %d: server/discover: %q, want the request failed with the HTTP status", round, why)
 		}
 		if resp, why := send("initialize", nil); resp == nil || resp.Error != nil {
@@ -196,16 +233,6 @@ func TestServeHTTPHeadersAndFailedDiscover(t *testing.T) {
 		}
 		tr.Close()
 		nc.Close()
-	}
-	// --refresh-less callers: the second tools/list comes from the cache;
-	// the second caller's server/discover goes to the server again (its
-	// HTTP error was not an answer to replay), at the session's version.
-	want := []string{
-		"server/discover Mcp-Protocol-Version=2026-07-28 Mcp-Method=server/discover Mcp-Session-Id=-",
-		"initialize Mcp-Protocol-Version=- Mcp-Method=- Mcp-Session-Id=-",
-		"notifications/initialized Mcp-Protocol-Version=2025-11-25 Mcp-Method=- Mcp-Session-Id=s1",
-		"tools/list Mcp-Protocol-Version=2025-11-25 Mcp-Method=tools/list Mcp-Session-Id=s1",
-		"server/discover Mcp-Protocol-Version=2025-11-25 Mcp-Method=server/discover Mcp-Session-Id=s1",
 	}
 	if got := srv.log(); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("the server got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
