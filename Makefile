@@ -6,6 +6,11 @@ GO       ?= go
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -s -w -X github.com/mcpx-cli/mcpx/commands.Version=$(VERSION)
 # A static, stripped binary starts measurably faster (see scripts/bench.sh).
+# urfave_cli_no_template: the CLI library prints help without text/template,
+# whose reflective method lookup keeps every exported method of every type in
+# the binary: 16% smaller and faster to start, the same help text
+# (TestHelpWithoutTemplates). Builds without the tag (go install) work the same.
+TAGS     := urfave_cli_no_template
 prefix   ?= /usr/local
 bindir   ?= $(prefix)/bin
 mandir   ?= $(prefix)/share/man
@@ -17,7 +22,7 @@ STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 all: build
 
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/mcpx ./cmd/mcpx
+	CGO_ENABLED=0 $(GO) build -tags $(TAGS) -trimpath -ldflags "$(LDFLAGS)" -o bin/mcpx ./cmd/mcpx
 
 # The platforms mcpx is built and released for.
 PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64 freebsd/amd64
@@ -28,8 +33,8 @@ PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 win
 # reuses the packages vet compiled and only links.
 cross:
 	@for p in $(PLATFORMS); do \
-		GOOS=$${p%/*} GOARCH=$${p#*/} CGO_ENABLED=0 $(GO) vet -trimpath ./... && \
-		GOOS=$${p%/*} GOARCH=$${p#*/} CGO_ENABLED=0 $(GO) build -trimpath -o /dev/null ./cmd/mcpx || \
+		GOOS=$${p%/*} GOARCH=$${p#*/} CGO_ENABLED=0 $(GO) vet -tags $(TAGS) -trimpath ./... && \
+		GOOS=$${p%/*} GOARCH=$${p#*/} CGO_ENABLED=0 $(GO) build -tags $(TAGS) -trimpath -o /dev/null ./cmd/mcpx || \
 		{ echo "cross: $$p failed" >&2; exit 1; }; \
 	done
 
@@ -45,7 +50,7 @@ crosscheck:
 # (scripts/dist); dist-check builds them twice and compares.
 DISTDIR ?= dist
 dist:
-	$(GO) run ./scripts/dist -version $(VERSION) -out $(DISTDIR) $(PLATFORMS)
+	$(GO) run ./scripts/dist -tags $(TAGS) -version $(VERSION) -out $(DISTDIR) $(PLATFORMS)
 
 dist-check:
 	scripts/dist-check.sh
@@ -56,15 +61,15 @@ dist-check:
 # platforms; make cross compiles for them too (slower: it compiles
 # everything once per platform).
 test: lint crosscheck shell-deps interop-deps conformance-deps
-	$(GO) test -count=1 -timeout 15m ./...
+	$(GO) test -tags $(TAGS) -count=1 -timeout 15m ./...
 
 unit:
-	$(GO) test -count=1 ./output/... ./client/... ./render/... ./commands/... ./internal/...
+	$(GO) test -tags $(TAGS) -count=1 ./output/... ./client/... ./render/... ./commands/... ./internal/...
 
 # race runs the unit tests and the end-to-end scripts under the race detector (slower).
 race: interop-deps
-	$(GO) test -race -count=1 ./output/... ./client/... ./render/... ./commands/... ./internal/...
-	$(GO) test -race -count=1 -run TestScript ./test/
+	$(GO) test -tags $(TAGS) -race -count=1 ./output/... ./client/... ./render/... ./commands/... ./internal/...
+	$(GO) test -tags $(TAGS) -race -count=1 -run TestScript ./test/
 
 lint: fmt-check vet staticcheck layering check-generated
 
@@ -78,7 +83,7 @@ fmt-check:
 	if [ -n "$$out" ]; then echo "gofmt would change: $$out (run gofmt -w)"; exit 1; fi
 
 vet:
-	$(GO) vet ./...
+	$(GO) vet -tags $(TAGS) ./...
 
 staticcheck:
 	$(STATICCHECK) ./...

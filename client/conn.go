@@ -324,7 +324,7 @@ func (c *Conn) openTransport(ctx context.Context, o Options, tokens *auth.Source
 		}
 		return c.startProcess(o)
 	case config.HTTP, config.SSE:
-		if o.Warm != nil && warmHTTP(o) {
+		if o.Warm != nil {
 			tr, err := c.openWarm(ctx, o)
 			if err != errOneShot {
 				return tr, err
@@ -837,9 +837,10 @@ const cancelTimeout = 250 * time.Millisecond
 // cancelled tells the server to stop working on request id, which mcpx
 // abandoned (interrupted, or out of time), before the server is stopped or the
 // session closed (see REQUESTS FROM SERVERS in mcpx(1)). Over HTTP in the
-// 2026-07-28 era the aborted POST is the cancellation, and nothing is sent.
+// 2026-07-28 era the aborted POST is the cancellation, and nothing is sent
+// (a warm connection tells the daemon, which aborts its POST).
 func (c *Conn) cancelled(id mcp.RequestId, method string, why error) {
-	if c.tap == nil || (c.kind != config.Stdio && mcp.IsModernProtocol(c.Protocol)) {
+	if c.tap == nil || (c.kind != config.Stdio && mcp.IsModernProtocol(c.Protocol) && !c.warm) {
 		return
 	}
 	reason := "mcpx was interrupted"

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"strings"
 	"sync"
@@ -114,22 +115,35 @@ func (c *Conn) openWarm(ctx context.Context, o Options) (mcptransport.Interface,
 	st := transport.NewStdio(in, nc, transport.StdioOptions{MessageCeiling: o.MessageCeiling, Limit: c.limit,
 		Mask: o.Mask, MaskIn: o.MaskIn, Logger: o.Logger})
 	wt := &warmTransport{Stdio: st, conn: c, onStderr: o.OnStderr, debug: o.Debug, fails: map[string]chan error{}}
+	// The daemon's own notifications are taken from the first byte on,
+	// before mcp-go sets its handler.
+	st.SetNotificationHandler(wt.notification)
 	if c.kind != config.Stdio {
 		// Stands in for the HTTP transport the daemon holds: what it met
 		// (a 401 and its challenge) is recorded here for the errors.
 		c.rt = transport.NewHTTP(transport.HTTPOptions{URL: t.URL, MessageCeiling: o.MessageCeiling, Limit: c.limit})
+		wt.headers = true
+		return &warmHTTPTransport{warmTransport: wt}, nil
 	}
-	// The daemon's own notifications are taken from the first byte on,
-	// before mcp-go sets its handler.
-	st.SetNotificationHandler(wt.notification)
 	return wt, nil
 }
 
-// warmHTTP reports whether an http or sse server's connection may be a
-// warm one: not in the 2026-07-28 era (its per-request HTTP headers are
-// made by the caller's transport).
-func warmHTTP(o Options) bool {
-	return !mcp.IsModernProtocol(o.ProtocolVersion)
+// warmHTTPTransport is the daemon's socket standing in for an HTTP or SSE
+// transport: it takes the protocol version mcp-go's client negotiates, and
+// each request's HTTP headers go to the daemon with it (see
+// warmTransport.SendRequest).
+type warmHTTPTransport struct {
+	*warmTransport
+}
+
+var _ mcptransport.HTTPConnection = (*warmHTTPTransport)(nil)
+
+// SetProtocolVersion records the version an HTTP transport would send in
+// its Mcp-Protocol-Version header.
+func (w *warmHTTPTransport) SetProtocolVersion(v string) {
+	w.vmu.Lock()
+	w.version = v
+	w.vmu.Unlock()
 }
 
 // identity is what, besides the server entry, makes the connection what it
@@ -176,6 +190,34 @@ type warmTransport struct {
 
 	fmu   sync.Mutex
 	fails map[string]chan error // requests in flight, for MethodFailed
+
+	// headers: each request's HTTP headers, and the protocol version,
+	// go to the daemon before it (an HTTP or SSE server's).
+	headers bool
+	vmu     sync.Mutex
+	version string
+}
+
+// sendHeaders announces req's HTTP headers to the daemon (MethodHeaders):
+// those the caller made (the 2026-07-28 era's Mcp-Method, Mcp-Name and
+// Mcp-Param-*), and Mcp-Protocol-Version, which an HTTP transport sets
+// itself. The daemon's transport adds the target's own.
+func (w *warmTransport) sendHeaders(ctx context.Context, req mcptransport.JSONRPCRequest) error {
+	w.vmu.Lock()
+	version := w.version
+	w.vmu.Unlock()
+	h := req.Header.Clone()
+	if version != "" {
+		if h == nil {
+			h = http.Header{}
+		}
+		h.Set(mcptransport.HeaderKeyProtocolVersion, version)
+	}
+	if len(h) == 0 {
+		return nil
+	}
+	return w.Stdio.SendNotification(ctx, mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{
+		Method: daemon.MethodHeaders, Params: mcp.NotificationParams{AdditionalFields: map[string]any{"id": req.ID, "headers": h}}}})
 }
 
 // SendRequest sends req through the daemon; a MethodFailed for it ends it
@@ -193,6 +235,11 @@ func (w *warmTransport) SendRequest(ctx context.Context, req mcptransport.JSONRP
 	}()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if w.headers && req.Method != daemon.MethodFlush {
+		if err := w.sendHeaders(ctx, req); err != nil {
+			return nil, err
+		}
+	}
 	type result struct {
 		resp *mcptransport.JSONRPCResponse
 		err  error

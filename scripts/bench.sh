@@ -97,8 +97,8 @@ root=$(pwd -P)
 go=${GO:-go}
 
 echo "building bin/mcpx, bin/benchfloor, bin/benchrun ..." >&2
-# Built as `make build` builds it: static and stripped.
-CGO_ENABLED=0 "$go" build -trimpath -ldflags "-s -w" -o bin/mcpx ./cmd/mcpx
+# Built as `make build` builds it: static, stripped, with its build tags.
+CGO_ENABLED=0 "$go" build -tags urfave_cli_no_template -trimpath -ldflags "-s -w" -o bin/mcpx ./cmd/mcpx
 CGO_ENABLED=0 "$go" build -trimpath -ldflags "-s -w" -o bin/benchfloor ./scripts/benchfloor
 "$go" build -o bin/benchrun ./scripts/benchrun
 CGO_ENABLED=0 "$go" build -trimpath -ldflags "-s -w" -o bin/benchserver ./scripts/benchserver

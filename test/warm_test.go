@@ -60,8 +60,10 @@ var warmSkips = map[string]string{
 	"serverreq_logging":  "asserts the requests the server logs",
 	"era2026_fallback":   "asserts the requests the server logs",
 	// An HTTP server's log: a warm connection holds the standalone GET
-	// stream and sends the handshake once.
+	// stream and sends the handshake (initialize, or server/discover in the
+	// 2026-07-28 era) once.
 	"era2026_headers": "asserts the requests the server logs",
+	"era2026_refs":    "asserts the requests the server logs",
 	"auth_discovery":  "asserts the requests the server logs",
 	"auth_clients":    "asserts the requests the server logs",
 	"auth_login":      "asserts the requests the server logs",

@@ -73,12 +73,24 @@ func (s *session) openHTTP() error {
 	return nil
 }
 
-// initialized reports whether the handshake has been answered.
+// initialized reports whether the handshake has been answered: initialize,
+// or server/discover in the 2026-07-28 era.
 func (s *session) initialized() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, ok := s.hs[string(mcp.MethodInitialize)]
-	return ok
+	return ok || s.modern
+}
+
+// handshakeVersion: a handshake request goes out at the protocol version
+// its caller's transport would have sent it with (server/discover at the
+// version asked for, initialize at none), as mcp-go's client sets it on a
+// one-shot transport before the request; the transport then knows its era
+// (no session, no standalone GET stream in the 2026-07-28 era).
+func (s *session) handshakeVersion(h http.Header) {
+	if hc, ok := s.tr.(mcptransport.HTTPConnection); ok {
+		hc.SetProtocolVersion(h.Get(mcptransport.HeaderKeyProtocolVersion))
+	}
 }
 
 // handshakeDone: the server answered initialize; an HTTP transport sends
@@ -168,7 +180,7 @@ func (s *session) closeWire() {
 // server no longer knows is found dead before a caller relies on it.
 func (s *session) probe() {
 	s.mu.Lock()
-	busy := len(s.callers) > 0
+	busy := len(s.callers) > 0 || s.modern // the 2026-07-28 era has no session to forget
 	s.mu.Unlock()
 	if busy || s.isDead() || !s.initialized() {
 		return

@@ -17,8 +17,9 @@ import (
 )
 
 // Proto is the version of the private protocol; a hello of another
-// version is answered as another build's.
-const Proto = 1
+// version is answered as another build's. 2: a request to an HTTP server
+// may be preceded by its headers (MethodHeaders).
+const Proto = 2
 
 // Operations of a hello.
 const (
@@ -223,3 +224,12 @@ const MethodOneShot = "notifications/mcpx/oneshot"
 // params.challenge (a 401 or 403: its WWW-Authenticate values). No answer
 // follows.
 const MethodFailed = "notifications/mcpx/failed"
+
+// MethodHeaders is a caller's notification to the daemon, just before a
+// request to an HTTP or SSE server: params.id (the request's id) and
+// params.headers (name → values), the HTTP headers the caller's transport
+// would have sent with it (in the 2026-07-28 era: Mcp-Method, Mcp-Name,
+// Mcp-Param-*, Mcp-Protocol-Version). The daemon sends the request with
+// them, under the target's own headers; it never forwards the
+// notification, and never logs them.
+const MethodHeaders = "notifications/mcpx/headers"

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"sort"
 	"strconv"
@@ -424,6 +425,13 @@ type session struct {
 	// registered (the server's first stderr and skipped lines)
 	early     []mcp.JSONRPCNotification
 	hadCaller bool
+
+	// discoverRefused: the server's error answer to server/discover,
+	// replayed to later callers once the legacy handshake has succeeded
+	discoverRefused *mcptransport.JSONRPCResponse
+	// modern: the server answered server/discover (the 2026-07-28 era: no
+	// session, and over HTTP an aborted POST is the cancellation)
+	modern bool
 }
 
 type tokenRoute struct {
@@ -713,7 +721,8 @@ type caller struct {
 	goneFn   context.CancelFunc
 	nextOut  atomic.Int64 // ids of the requests sent to the caller
 	mu       sync.Mutex
-	inflight map[string]*forwarded // by the caller's id
+	inflight map[string]*forwarded  // by the caller's id
+	headers  map[string]http.Header // a request's HTTP headers, by the caller's id (MethodHeaders)
 	once     sync.Once
 	outOnce  sync.Once
 	out      chan func() // see forward
@@ -728,7 +737,7 @@ type forwarded struct {
 // newCaller makes the caller of an attach; it is registered (and sent
 // anything) only once the reply is written (serve).
 func (s *session) newCaller(conn *net.UnixConn, r *bufio.Reader, h *Hello) *caller {
-	c := &caller{s: s, conn: conn, verbose: h.Verbose, refresh: h.Refresh, inflight: map[string]*forwarded{}}
+	c := &caller{s: s, conn: conn, verbose: h.Verbose, refresh: h.Refresh, inflight: map[string]*forwarded{}, headers: map[string]http.Header{}}
 	c.gone, c.goneFn = context.WithCancel(context.Background())
 	in := &endReader{r: r, end: c.detach}
 	c.tr = transport.NewStdio(in, conn, transport.StdioOptions{MessageCeiling: s.spec.MessageCeiling})
@@ -800,7 +809,9 @@ func (c *caller) detach() {
 		c.inflight = map[string]*forwarded{}
 		c.mu.Unlock()
 		for _, f := range pending {
-			s.cancelOnServer(f.id, "the mcpx process went away")
+			if !s.postCancels() {
+				s.cancelOnServer(f.id, "the mcpx process went away")
+			}
 			f.cancel()
 		}
 		s.mu.Lock()
@@ -901,6 +912,9 @@ func (c *caller) notification(n mcp.JSONRPCNotification) {
 		if s.rt != nil {
 			defer s.rt.OpenGate() // the standalone GET stream follows the handshake
 		}
+	case MethodHeaders:
+		c.setHeaders(n.Params.AdditionalFields)
+		return
 	case string(mcp.MethodNotificationCancelled):
 		raw, _ := json.Marshal(n.Params.AdditionalFields["requestId"])
 		var id mcp.RequestId
@@ -920,10 +934,12 @@ func (c *caller) notification(n mcp.JSONRPCNotification) {
 		}
 		fields["requestId"] = f.id
 		n.Params.AdditionalFields = fields
-		ctx, cancel := context.WithTimeout(context.Background(), 250*time.Millisecond)
-		_ = s.tr.SendNotification(ctx, n)
-		cancel()
-		f.cancel()
+		if !s.postCancels() {
+			ctx, cancel := context.WithTimeout(context.Background(), 250*time.Millisecond)
+			_ = s.tr.SendNotification(ctx, n)
+			cancel()
+		}
+		f.cancel() // over HTTP, aborts the POST
 		return
 	}
 	ctx, cancel := context.WithTimeout(c.gone, 5*time.Second)
@@ -936,6 +952,7 @@ func (c *caller) notification(n mcp.JSONRPCNotification) {
 func (c *caller) request(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
 	s := c.s
 	params, _ := req.Params.(json.RawMessage)
+	req.Header = c.takeHeaders(req.ID)
 	switch req.Method {
 	case MethodFlush:
 		// Everything the server wrote on stderr so far reaches the caller
@@ -959,19 +976,46 @@ func (c *caller) request(ctx context.Context, req mcptransport.JSONRPCRequest) (
 		defer lock.Unlock()
 		s.mu.Lock()
 		cached, ok := s.hs[req.Method]
+		_, legacy := s.hs[string(mcp.MethodInitialize)]
+		refused := s.discoverRefused
 		s.mu.Unlock()
 		if ok {
 			return &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: req.ID, Result: cached}, nil
+		}
+		discover := req.Method == string(mcp.MethodServerDiscover)
+		if discover && legacy {
+			// The server settled on the legacy handshake: a later caller's
+			// probe gets the answer the first one got, and the session's
+			// protocol version stays.
+			if refused != nil {
+				return &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: req.ID, Error: refused.Error}, nil
+			}
+		} else {
+			s.handshakeVersion(req.Header)
 		}
 		resp := c.forwardRequest(ctx, req, params, true)
 		if resp != nil && resp.Error == nil && len(resp.Result) > 0 && string(resp.Result) != "null" && gjson.ValidBytes(resp.Result) {
 			s.mu.Lock()
 			s.hs[req.Method] = append(json.RawMessage(nil), resp.Result...)
+			_, legacy = s.hs[string(mcp.MethodInitialize)]
+			if discover && !legacy {
+				s.modern = true
+			}
 			s.mu.Unlock()
-			if req.Method == string(mcp.MethodInitialize) {
+			switch {
+			case !discover:
 				s.cache.SetInit(resp.Result)
 				s.handshakeDone(resp.Result)
+			case !legacy:
+				// No stream carries list_changed between requests in the
+				// 2026-07-28 era: a listing is kept for its ttlMs, else
+				// DefaultListTTL, whatever the capabilities say.
+				s.cache.SetInit(nil)
 			}
+		} else if discover && resp != nil && resp.Error != nil {
+			s.mu.Lock()
+			s.discoverRefused = resp
+			s.mu.Unlock()
 		}
 		return resp, nil
 	}
@@ -1042,9 +1086,11 @@ func (c *caller) forwardRequest(ctx context.Context, req mcptransport.JSONRPCReq
 	if err != nil {
 		if s.proc == nil {
 			if rctx.Err() == nil && !s.isDead() {
-				if s.initialized() && !s.sessionGone(err) {
+				probe := req.Method == string(mcp.MethodServerDiscover)
+				if (s.initialized() || probe) && !s.sessionGone(err) {
 					// The request failed, not the session: the caller's
-					// request fails as a one-shot one would.
+					// request fails as a one-shot one would (a failed
+					// server/discover: the caller initializes instead).
 					c.failed(callerID, s.failure(err))
 				} else {
 					s.httpFailed(err)
@@ -1104,4 +1150,45 @@ func (s *Spec) mask(line string) string {
 		}
 	}
 	return line
+}
+
+// maxHeld bounds the requests' headers a caller may announce ahead of them.
+const maxHeld = 1024
+
+// setHeaders keeps the headers a MethodHeaders notification announces for
+// the caller's next request of that id.
+func (c *caller) setHeaders(f map[string]any) {
+	raw, _ := json.Marshal(f["id"])
+	var id mcp.RequestId
+	if json.Unmarshal(raw, &id) != nil || id.IsNil() {
+		return
+	}
+	raw, _ = json.Marshal(f["headers"])
+	var h http.Header
+	if json.Unmarshal(raw, &h) != nil || len(h) == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.headers) < maxHeld {
+		c.headers[id.String()] = h
+	}
+}
+
+// takeHeaders returns (and forgets) the headers announced for request id.
+func (c *caller) takeHeaders(id mcp.RequestId) http.Header {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h := c.headers[id.String()]
+	delete(c.headers, id.String())
+	return h
+}
+
+// postCancels reports whether the request's aborted POST is its
+// cancellation: an HTTP server in the 2026-07-28 era, to which nothing
+// else is sent (as a one-shot connection sends nothing).
+func (s *session) postCancels() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.proc == nil && s.modern
 }

@@ -49,6 +49,7 @@ var extras = [][2]string{
 func main() {
 	version := flag.String("version", "dev", "the version stamped into the binaries and the archive names")
 	out := flag.String("out", "dist", "the directory to write the archives to")
+	flag.StringVar(&tags, "tags", "", "the build tags (comma-separated), as make build gives them")
 	flag.Parse()
 	if err := run(*version, *out, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "dist:", err)
@@ -134,6 +135,9 @@ func sourceDate() (time.Time, error) {
 	return time.Unix(n, 0).UTC(), nil
 }
 
+// tags are the build tags of every binary (-tags).
+var tags string
+
 // build compiles cmd/mcpx for a platform, reproducibly, and returns it.
 func build(version, goos, goarch string) ([]byte, error) {
 	tmp, err := os.CreateTemp("", "mcpx-dist-*")
@@ -142,7 +146,7 @@ func build(version, goos, goarch string) ([]byte, error) {
 	}
 	tmp.Close()
 	defer os.Remove(tmp.Name())
-	cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false",
+	cmd := exec.Command("go", "build", "-tags="+tags, "-trimpath", "-buildvcs=false",
 		"-ldflags", "-s -w -buildid= -X github.com/mcpx-cli/mcpx/commands.Version="+version,
 		"-o", tmp.Name(), "./cmd/mcpx")
 	cmd.Env = append(os.Environ(), "GOOS="+goos, "GOARCH="+goarch, "CGO_ENABLED=0", "GOFLAGS=")
