@@ -46,6 +46,12 @@ type UnsupportedWarmError struct{ Err error }
 
 func (e *UnsupportedWarmError) Error() string { return e.Err.Error() }
 
+// ErrorCode: a usage error, as --keep-alive is where warm connections are
+// not supported at all.
+func (e *UnsupportedWarmError) ErrorCode() string { return "usage" }
+
+func (e *UnsupportedWarmError) ErrorDetails() map[string]any { return nil }
+
 // Warm reports whether the connection is a warm one: held by the mcpx
 // daemon, it outlives this process (a detached task stays reachable).
 func (c *Conn) Warm() bool { return c.warm }

@@ -25,6 +25,7 @@ func TestClassify(t *testing.T) {
 		{&UsageError{Msg: "x"}, 0, 2, "usage"},
 		{&config.Error{Msg: "x"}, 0, 2, "usage"},
 		{&AmbiguousError{ID: "x", Candidates: []string{"tool:x", "prompt:x"}}, 0, 2, "usage"},
+		{&client.UnsupportedWarmError{Err: errors.New("x")}, 0, 2, "usage"},
 		{&transport.ConnectError{Msg: "x"}, 0, 3, "connection"},
 		{fmt.Errorf("wrapped: %w", &config.NotFoundError{What: "server"}), 0, 4, "not_found"},
 		{&client.UnsupportedError{What: "prompts"}, 0, 5, "unsupported"},

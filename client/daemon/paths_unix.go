@@ -28,9 +28,6 @@ func SocketDir(getenv func(string) string) string {
 	return filepath.Join(tmp, fmt.Sprintf("mcpx-%d", os.Geteuid()))
 }
 
-// SocketPath is the daemon's socket in dir.
-func SocketPath(dir string) string { return filepath.Join(dir, "daemon.sock") }
-
 // LogPath is the daemon's log: $XDG_STATE_HOME/mcpx/daemon.log, else
 // ~/.local/state/mcpx/daemon.log ("" when neither is known).
 func LogPath(getenv func(string) string) string {
@@ -137,7 +134,3 @@ func CheckStateDir(dir string) error {
 func openLogFile(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 }
-
-// ErrUnsupported is keep-alive asked for where there is no daemon (never
-// on Unix).
-var ErrUnsupported = errors.New("warm connections are not supported on this platform")

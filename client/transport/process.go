@@ -158,8 +158,10 @@ type Command struct {
 	Env   []string // the child's whole environment
 	Dir   string   // its working directory ("": mcpx's)
 	// DieWithParent asks the kernel to kill the server when the process
-	// that started it dies, even by SIGKILL (Linux: PR_SET_PDEATHSIG; a
-	// no-op elsewhere): the mcpx daemon's servers never outlive it.
+	// that started it dies, even by SIGKILL (Linux: PR_SET_PDEATHSIG;
+	// FreeBSD: PROC_PDEATHSIG_CTL; on Windows every server's job object
+	// does it; a no-op elsewhere): the mcpx daemon's servers never
+	// outlive it.
 	DieWithParent bool
 }
 

@@ -21,9 +21,6 @@ func BecomeSubreaper() {
 	_, _, _ = syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0)
 }
 
-// dieWithParent has the kernel SIGKILL the child when mcpx dies.
-func dieWithParent(attr *syscall.SysProcAttr) { attr.Pdeathsig = syscall.SIGKILL }
-
 // spared are the children StopOrphans leaves alone (the mcpx daemon a
 // command started: it outlives the command by design).
 var (

@@ -1,14 +1,15 @@
-//go:build unix
-
 package daemon
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sync"
 	"testing"
 	"time"
@@ -19,26 +20,59 @@ import (
 	"github.com/mcpx-cli/mcpx/client/transport"
 )
 
-// echoServer answers every request with {"n": ID} (sed: the id copied), so
-// that the daemon's id mapping shows in each answer.
-var echoServer = `sed -u 's/.*"id":\([0-9]*\).*/{"jsonrpc":"2.0","id":\1,"result":{"n":\1}}/'`
+// echoEnv makes the test binary the echo server (see TestMain).
+const echoEnv = "MCPX_DAEMON_TEST_ECHO"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(echoEnv) == "1" {
+		echo(os.Stdin, os.Stdout)
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// echoID finds a message's id.
+var echoID = regexp.MustCompile(`"id":([0-9]*)`)
+
+// echo answers every request with {"n": ID} (the id copied), so that the
+// daemon's id mapping shows in each answer; a line without an id is
+// written back as is.
+func echo(r io.Reader, w io.Writer) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if m := echoID.FindStringSubmatch(line); m != nil {
+			line = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"n":%s}}`, m[1], m[1])
+		}
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return
+		}
+	}
+}
 
 // TestServeMultiplexes runs the daemon in-process (under -race, its
 // forwarding is checked too) with many callers on one target at once:
 // each gets its own answers under its own ids, the handshake reaches the
 // server once, and stop closes everything.
 func TestServeMultiplexes(t *testing.T) {
-	if _, err := exec.LookPath("sed"); err != nil {
-		t.Skip("needs sed")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
 	run, err := os.MkdirTemp("", "mcpxd")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(run)
+	if ln, err := net.Listen("unix", filepath.Join(run, "probe")); err != nil {
+		t.Skipf("no Unix sockets here: %v", err)
+	} else {
+		ln.Close()
+	}
 	getenv := func(k string) string {
 		switch k {
-		case "XDG_RUNTIME_DIR":
+		case "XDG_RUNTIME_DIR", "LOCALAPPDATA":
 			return run
 		case "XDG_STATE_HOME":
 			return filepath.Join(run, "state")
@@ -47,7 +81,7 @@ func TestServeMultiplexes(t *testing.T) {
 	}
 	defer func() {
 		if t.Failed() {
-			b, _ := os.ReadFile(filepath.Join(run, "state", "mcpx", "daemon.log"))
+			b, _ := os.ReadFile(LogPath(getenv))
 			t.Logf("daemon log:\n%s", b)
 		}
 	}()
@@ -55,7 +89,7 @@ func TestServeMultiplexes(t *testing.T) {
 	defer cancel()
 	served := make(chan error, 1)
 	go func() { served <- Serve(ctx, ServeOptions{Getenv: getenv, Version: "test"}) }()
-	sock := SocketPath(filepath.Join(run, "mcpx"))
+	sock := SocketPath(SocketDir(getenv))
 	for i := 0; ; i++ {
 		if _, err := os.Stat(sock); err == nil {
 			break
@@ -66,7 +100,7 @@ func TestServeMultiplexes(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	env := Env{Getenv: getenv, Version: "test"}
-	spec := &Spec{Name: "echo", Transport: "stdio", Command: "sh", Args: []string{"-c", echoServer}, Env: []string{"PATH=" + os.Getenv("PATH")}}
+	spec := &Spec{Name: "echo", Transport: "stdio", Command: self, Env: append(os.Environ(), echoEnv+"=1")}
 	var wg sync.WaitGroup
 	errs := make(chan error, 20)
 	for i := 0; i < 20; i++ {

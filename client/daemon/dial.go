@@ -1,5 +1,3 @@
-//go:build unix
-
 package daemon
 
 import (
@@ -9,9 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/mcpx-cli/mcpx/client/transport"
@@ -43,14 +39,14 @@ func Attach(ctx context.Context, e Env, h Hello) (net.Conn, *Reply, error) {
 		if err == nil {
 			return c, rep, nil
 		}
-		if attempt >= 2 || ctx.Err() != nil {
+		if attempt >= 2 || ctx.Err() != nil || errors.Is(err, ErrUnsupported) {
 			return nil, nil, err
 		}
 		if errors.Is(err, ErrOtherBuild) {
 			replace(ctx, e, dir, rep)
 			continue
 		}
-		if !noDaemon(err) {
+		if !noDaemon(err, SocketPath(dir)) {
 			return nil, nil, err
 		}
 		if err := start(ctx, e, dir); err != nil {
@@ -71,7 +67,7 @@ func Ask(ctx context.Context, e Env, h Hello) (rep *Reply, ok bool, err error) {
 	}
 	c, rep, err := hello(ctx, e, dir, h)
 	if err != nil {
-		if noDaemon(err) {
+		if noDaemon(err, SocketPath(dir)) || errors.Is(err, ErrUnsupported) {
 			return nil, false, nil
 		}
 		if errors.Is(err, ErrOtherBuild) {
@@ -83,12 +79,6 @@ func Ask(ctx context.Context, e Env, h Hello) (rep *Reply, ok bool, err error) {
 	return rep, true, nil
 }
 
-// noDaemon reports whether a dial error means nobody listens (no socket,
-// or a stale one).
-func noDaemon(err error) bool {
-	return errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED)
-}
-
 // dial connects to the socket in dir and checks who listens: the daemon
 // must be of the caller's own uid.
 func dial(ctx context.Context, dir string) (*net.UnixConn, int, error) {
@@ -98,16 +88,20 @@ func dial(ctx context.Context, dir string) (*net.UnixConn, int, error) {
 	var d net.Dialer
 	nc, err := d.DialContext(ctx, "unix", SocketPath(dir))
 	if err != nil {
+		if noSockets(err) {
+			return nil, 0, fmt.Errorf("%w (%v)", ErrUnsupported, err)
+		}
 		return nil, 0, err
 	}
 	c := nc.(*net.UnixConn)
-	uid, pid, err := peer(c)
-	if err != nil || uid != os.Geteuid() {
+	who, pid, err := peerUser(c)
+	if err != nil {
 		c.Close()
-		if err == nil {
-			err = fmt.Errorf("the process listening on %s is of uid %d, not yours", SocketPath(dir), uid)
-		}
 		return nil, 0, err
+	}
+	if peerRefusal(myUser(), who, nil) != nil {
+		c.Close()
+		return nil, 0, fmt.Errorf("the process listening on %s is of %s, not yours", SocketPath(dir), who)
 	}
 	return c, pid, nil
 }
@@ -166,7 +160,7 @@ func replace(ctx context.Context, e Env, dir string, rep *Reply) {
 	}
 	deadline := time.Now().Add(time.Second)
 	for time.Now().Before(deadline) {
-		if pid > 0 && syscall.Kill(pid, 0) != nil {
+		if pid > 0 && !processAlive(pid) {
 			break
 		}
 		if c, _, err := dial(ctx, dir); err != nil {
@@ -176,8 +170,8 @@ func replace(ctx context.Context, e Env, dir string, rep *Reply) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if pid > 0 && syscall.Kill(pid, 0) == nil {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
+	if pid > 0 && processAlive(pid) {
+		killProcess(pid)
 	}
 	_ = os.Remove(SocketPath(dir))
 }
@@ -201,10 +195,7 @@ func start(ctx context.Context, e Env, dir string) error {
 			return fmt.Errorf("cannot start the mcpx daemon: %w", err)
 		}
 	}
-	// In "/": the daemon holds no caller's directory (each server runs in
-	// its own, see Spec.Dir).
-	cmd := &exec.Cmd{Path: self, Args: []string{"mcpx", "__daemon"}, Env: daemonEnv(e.Environ), Dir: "/",
-		SysProcAttr: &syscall.SysProcAttr{Setsid: true}}
+	cmd := daemonCommand(self, daemonEnv(e.Environ))
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("cannot start the mcpx daemon: %w", err)
 	}
@@ -234,13 +225,19 @@ func start(ctx context.Context, e Env, dir string) error {
 // daemonEnv is the daemon's environment: what it needs to find its
 // directories, and nothing of the caller's secrets (a server's
 // environment travels in its Spec).
-func daemonEnv(environ []string) []string {
+func daemonEnv(environ []string) []string { return filterEnv(environ, daemonEnvKeys, envFold) }
+
+// filterEnv keeps the variables of environ named in keys (compared without
+// case when fold is set, as Windows names them).
+func filterEnv(environ, keys []string, fold bool) []string {
 	var out []string
 	for _, kv := range environ {
 		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "HOME", "USER", "LOGNAME", "PATH", "TMPDIR", "XDG_RUNTIME_DIR", "XDG_STATE_HOME", "LANG", "GOCOVERDIR":
-			out = append(out, kv)
+		for _, want := range keys {
+			if k == want || fold && strings.EqualFold(k, want) {
+				out = append(out, kv)
+				break
+			}
 		}
 	}
 	return out

@@ -1,9 +1,8 @@
-//go:build unix
-
 package daemon
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -38,10 +37,17 @@ func openLog(path string) *logger {
 		return l
 	}
 	if st, err := f.Stat(); err == nil && st.Size() > maxLog {
-		_ = f.Truncate(0)
+		restart(f)
 	}
 	l.f = f
 	return l
+}
+
+// restart empties the log; what follows is written at its start (a log
+// not opened for appending, as on Windows, has its offset moved too).
+func restart(f *os.File) {
+	_ = f.Truncate(0)
+	_, _ = f.Seek(0, io.SeekStart)
 }
 
 func (l *logger) printf(format string, args ...any) {
@@ -51,7 +57,7 @@ func (l *logger) printf(format string, args ...any) {
 		return
 	}
 	if st, err := l.f.Stat(); err == nil && st.Size() > maxLog {
-		_ = l.f.Truncate(0)
+		restart(l.f)
 	}
 	fmt.Fprintf(l.f, "%s %s\n", time.Now().UTC().Format(time.RFC3339), fmt.Sprintf(format, args...))
 }

@@ -1,5 +1,3 @@
-//go:build unix
-
 package daemon
 
 import (
@@ -88,7 +86,7 @@ func Serve(ctx context.Context, o ServeOptions) error {
 		return fmt.Errorf("the mcpx daemon cannot listen on %s: %w", sock, err)
 	}
 	ln.SetUnlinkOnClose(false)
-	_ = os.Chmod(sock, 0o600)
+	secureSocket(sock)
 	d := &daemon{o: o, build: BuildID(o.Version), ln: ln, log: openLog(LogPath(o.Getenv)),
 		sessions: map[string]*session{}, lost: map[string]string{}, idleFrom: time.Now(), quit: make(chan struct{})}
 	d.log.printf("daemon %d started (build %s)", os.Getpid(), d.build)
@@ -177,9 +175,9 @@ func (d *daemon) stopAll() {
 }
 
 func (d *daemon) handle(c *net.UnixConn) {
-	uid, pid, err := peer(c)
-	if err != nil || uid != os.Geteuid() {
-		d.log.printf("refused a connection from uid %d pid %d (%v)", uid, pid, err)
+	who, pid, err := peerUser(c)
+	if err := peerRefusal(myUser(), who, err); err != nil {
+		d.log.printf("refused a connection from %s pid %d (%v)", who, pid, err)
 		c.Close()
 		return
 	}

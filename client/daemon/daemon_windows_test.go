@@ -1,0 +1,205 @@
+//go:build windows
+
+package daemon
+
+import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/windows"
+)
+
+// The kernel reports the peer of an AF_UNIX socket (its pid, then the
+// user of that process): here the test itself, on both ends.
+func TestPeerCredentials(t *testing.T) {
+	sock := filepath.Join(tempDir(t), "s")
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
+	if err != nil {
+		t.Skipf("no AF_UNIX sockets here: %v", err)
+	}
+	defer ln.Close()
+	dialed := make(chan *net.UnixConn, 1)
+	go func() {
+		c, err := net.Dial("unix", sock)
+		if err != nil {
+			dialed <- nil
+			return
+		}
+		dialed <- c.(*net.UnixConn)
+	}()
+	c, err := ln.AcceptUnix()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	d := <-dialed
+	if d == nil {
+		t.Fatal("dial failed")
+	}
+	defer d.Close()
+	for _, end := range []*net.UnixConn{c, d} {
+		who, pid, err := peerUser(end)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := peerRefusal(myUser(), who, nil); err != nil || !strings.HasPrefix(who, "user S-1-") {
+			t.Fatalf("peer %q: %v", who, err)
+		}
+		if pid != os.Getpid() {
+			t.Fatalf("peer pid %d, want %d", pid, os.Getpid())
+		}
+	}
+}
+
+// tempDir is a temporary directory removed at the end of the test, if it
+// can be (Wine cannot remove some files as Go asks).
+func tempDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "mcpxd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	return dir
+}
+
+// mkdirSDDL creates dir with the security descriptor sddl.
+func mkdirSDDL(t *testing.T, dir, sddl string) {
+	t.Helper()
+	sd, err := windows.SecurityDescriptorFromString(sddl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sa := windows.SecurityAttributes{SecurityDescriptor: sd}
+	sa.Length = uint32(unsafe.Sizeof(sa))
+	p, _ := windows.UTF16PtrFromString(dir)
+	if err := windows.CreateDirectory(p, &sa); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCheckDir(t *testing.T) {
+	base := tempDir(t)
+	good := filepath.Join(base, "a", "good")
+	if err := PrepareDir(good); err != nil {
+		t.Fatal(err)
+	}
+	h, err := openNoFollow(good, windows.READ_CONTROL|windows.FILE_READ_ATTRIBUTES, windows.OPEN_EXISTING, windows.FILE_FLAG_BACKUP_SEMANTICS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := describe(h)
+	windows.CloseHandle(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sid, _ := mySID()
+	if d.Owner != sid || len(d.DACL) != 2 || !slices.Contains(d.DACL, winACE{aceAllowed, sid}) || !slices.Contains(d.DACL, winACE{aceAllowed, sidSystem}) {
+		t.Fatalf("the new directory: %+v", d)
+	}
+	if err := PrepareDir(good); err != nil {
+		t.Fatalf("again: %v", err)
+	}
+	open := filepath.Join(base, "open")
+	mkdirSDDL(t, open, "D:P(A;OICI;FA;;;"+sid+")(A;OICI;FA;;;WD)")
+	if err := CheckDir(open); err == nil || !strings.Contains(err.Error(), "grants access to S-1-1-0") {
+		t.Fatalf("a directory open to everyone: %v", err)
+	}
+	if err := PrepareDir(open); err == nil {
+		t.Fatal("PrepareDir accepted a directory open to everyone")
+	}
+	file := filepath.Join(base, "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckDir(file); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Fatalf("a file: %v", err)
+	}
+	link := filepath.Join(base, "link")
+	if err := os.Symlink(good, link); err != nil {
+		t.Skipf("no symbolic link (%v): the reparse point check is not exercised", err)
+	}
+	if fi, err := os.Lstat(link); err != nil || !isReparse(fi) {
+		t.Skipf("a symbolic link here is no reparse point (Wine): the reparse point check is not exercised (%v)", err)
+	}
+	if err := CheckDir(link); err == nil || !strings.Contains(err.Error(), "is a reparse point") {
+		t.Fatalf("a link: %v", err)
+	}
+	if _, err := openLogFile(filepath.Join(link, "x")); err != nil {
+		t.Logf("through a link: %v", err)
+	}
+	flink := filepath.Join(base, "flink")
+	if err := os.Symlink(file, flink); err == nil {
+		if f, err := openLogFile(flink); err == nil {
+			f.Close()
+			t.Fatal("the log was opened through a link")
+		}
+	}
+}
+
+func TestLockDir(t *testing.T) {
+	dir := tempDir(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	unlock, err := lockDir(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, cancel2 := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel2()
+	if _, err := lockDir(short, dir); err != context.DeadlineExceeded {
+		t.Fatalf("a second lock: %v", err)
+	}
+	unlock()
+	again, err := lockDir(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again()
+}
+
+func TestLogAppends(t *testing.T) {
+	p := filepath.Join(tempDir(t), "daemon.log")
+	for _, line := range []string{"one\n", "two\n"} {
+		f, err := openLogFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString(line); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	if b, _ := os.ReadFile(p); string(b) != "one\ntwo\n" {
+		t.Fatalf("log %q", b)
+	}
+}
+
+func TestSocketDir(t *testing.T) {
+	env := map[string]string{"LOCALAPPDATA": `C:\Users\u\AppData\Local`}
+	getenv := func(k string) string { return env[k] }
+	name := "daemon"
+	if windows.GetCurrentProcessToken().IsElevated() {
+		name = "daemon-elevated"
+	}
+	if d := SocketDir(getenv); d != `C:\Users\u\AppData\Local\mcpx\`+name {
+		t.Fatalf("%s", d)
+	}
+	if p := LogPath(getenv); p != `C:\Users\u\AppData\Local\mcpx\`+name+`\daemon.log` {
+		t.Fatalf("%s", p)
+	}
+	delete(env, "LOCALAPPDATA")
+	if d := SocketDir(getenv); d != "" {
+		t.Fatalf("none: %s", d)
+	}
+	if err := PrepareDir(""); err != errNoDir {
+		t.Fatalf("none: %v", err)
+	}
+}

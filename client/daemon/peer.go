@@ -1,0 +1,29 @@
+package daemon
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+)
+
+// ErrUnsupported is keep-alive asked for where there is no daemon.
+var ErrUnsupported = errors.New("warm connections are not supported on this platform")
+
+// SocketPath is the daemon's socket in dir.
+func SocketPath(dir string) string { return filepath.Join(dir, "daemon.sock") }
+
+// peerRefusal decides on the process at the other end of a socket
+// connection, whose user the kernel named (who, as peerUser gives it; err
+// when it could not): only the user's own processes are served, and only
+// a daemon of the user's own is trusted. It is nil for those.
+func peerRefusal(me, who string, err error) error {
+	switch {
+	case err != nil:
+		return err
+	case who == "" || me == "":
+		return errors.New("the user of the process is not known")
+	case who != me:
+		return fmt.Errorf("the process is of %s, not of %s", who, me)
+	}
+	return nil
+}

@@ -1,0 +1,55 @@
+//go:build unix
+
+package daemon
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"syscall"
+)
+
+// noDaemon reports whether a dial error means nobody listens (no socket,
+// or a stale one).
+func noDaemon(err error, _ string) bool {
+	return errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED)
+}
+
+// noSockets reports whether a dial error means that the system has no
+// Unix sockets (never on Unix).
+func noSockets(error) bool { return false }
+
+// peerUser names the user of the process at the other end of c, as the
+// kernel recorded it ("uid N"), and its pid when known (else 0).
+func peerUser(c *net.UnixConn) (who string, pid int, err error) {
+	uid, pid, err := peer(c)
+	return fmt.Sprintf("uid %d", uid), pid, err
+}
+
+// myUser names this process's user as peerUser does.
+func myUser() string { return fmt.Sprintf("uid %d", os.Geteuid()) }
+
+// secureSocket makes the socket the user's alone (the directory already
+// is).
+func secureSocket(sock string) { _ = os.Chmod(sock, 0o600) }
+
+func processAlive(pid int) bool { return syscall.Kill(pid, 0) == nil }
+
+func killProcess(pid int) { _ = syscall.Kill(pid, syscall.SIGKILL) }
+
+// daemonCommand is the daemon's process: in a session of its own (no
+// controlling terminal, not in the caller's process group), in "/" (it
+// holds no caller's directory: each server runs in its own, see
+// Spec.Dir), with stdin, stdout and stderr on /dev/null.
+func daemonCommand(self string, env []string) *exec.Cmd {
+	return &exec.Cmd{Path: self, Args: []string{"mcpx", "__daemon"}, Env: env, Dir: "/",
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true}}
+}
+
+// daemonEnvKeys name the variables the daemon is given (see daemonEnv).
+var daemonEnvKeys = []string{"HOME", "USER", "LOGNAME", "PATH", "TMPDIR", "XDG_RUNTIME_DIR", "XDG_STATE_HOME", "LANG", "GOCOVERDIR"}
+
+// envFold: Unix variable names are case-sensitive.
+const envFold = false
