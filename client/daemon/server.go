@@ -722,7 +722,8 @@ type caller struct {
 	nextOut  atomic.Int64 // ids of the requests sent to the caller
 	mu       sync.Mutex
 	inflight map[string]*forwarded  // by the caller's id
-	headers  map[string]http.Header // a request's HTTP headers, by the caller's id (MethodHeaders)
+	headers  map[string]heldHeaders // a request's HTTP headers, by the caller's id (MethodHeaders)
+	heldSeq  uint64                 // the order of the headers announced
 	once     sync.Once
 	outOnce  sync.Once
 	out      chan func() // see forward
@@ -737,7 +738,7 @@ type forwarded struct {
 // newCaller makes the caller of an attach; it is registered (and sent
 // anything) only once the reply is written (serve).
 func (s *session) newCaller(conn *net.UnixConn, r *bufio.Reader, h *Hello) *caller {
-	c := &caller{s: s, conn: conn, verbose: h.Verbose, refresh: h.Refresh, inflight: map[string]*forwarded{}, headers: map[string]http.Header{}}
+	c := &caller{s: s, conn: conn, verbose: h.Verbose, refresh: h.Refresh, inflight: map[string]*forwarded{}, headers: map[string]heldHeaders{}}
 	c.gone, c.goneFn = context.WithCancel(context.Background())
 	in := &endReader{r: r, end: c.detach}
 	c.tr = transport.NewStdio(in, conn, transport.StdioOptions{MessageCeiling: s.spec.MessageCeiling})
@@ -924,6 +925,7 @@ func (c *caller) notification(n mcp.JSONRPCNotification) {
 		c.mu.Lock()
 		f := c.inflight[id.String()]
 		delete(c.inflight, id.String())
+		delete(c.headers, id.String()) // a request abandoned before it was sent
 		c.mu.Unlock()
 		if f == nil {
 			return
@@ -1155,8 +1157,17 @@ func (s *Spec) mask(line string) string {
 // maxHeld bounds the requests' headers a caller may announce ahead of them.
 const maxHeld = 1024
 
+// heldHeaders are the headers announced for a request not received yet,
+// and when (in the caller's order of announcements).
+type heldHeaders struct {
+	h   http.Header
+	seq uint64
+}
+
 // setHeaders keeps the headers a MethodHeaders notification announces for
-// the caller's next request of that id.
+// the caller's next request of that id. Past maxHeld, the oldest are
+// forgotten: those of requests the caller abandoned before sending them,
+// as the newest belong to the request that follows.
 func (c *caller) setHeaders(f map[string]any) {
 	raw, _ := json.Marshal(f["id"])
 	var id mcp.RequestId
@@ -1170,18 +1181,27 @@ func (c *caller) setHeaders(f map[string]any) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.headers) < maxHeld {
-		c.headers[id.String()] = h
+	key := id.String()
+	if _, ok := c.headers[key]; !ok && len(c.headers) >= maxHeld {
+		oldest, first := "", true
+		for k, held := range c.headers {
+			if first || held.seq < c.headers[oldest].seq {
+				oldest, first = k, false
+			}
+		}
+		delete(c.headers, oldest)
 	}
+	c.heldSeq++
+	c.headers[key] = heldHeaders{h: h, seq: c.heldSeq}
 }
 
 // takeHeaders returns (and forgets) the headers announced for request id.
 func (c *caller) takeHeaders(id mcp.RequestId) http.Header {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	h := c.headers[id.String()]
+	held := c.headers[id.String()]
 	delete(c.headers, id.String())
-	return h
+	return held.h
 }
 
 // postCancels reports whether the request's aborted POST is its
