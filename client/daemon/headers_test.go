@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
 
@@ -40,5 +41,24 @@ func TestHeldHeadersBounded(t *testing.T) {
 	}
 	if got := c.takeHeaders(mcp.NewRequestId(int64(101))); got.Get("Mcp-Method") != "tools/call" {
 		t.Fatalf("request 101's headers: %v", got)
+	}
+}
+
+// A caller announces the headers a request's own may be; the target's own
+// (its Authorization, its session) are never the caller's to replace.
+func TestHeldHeadersOnlyTheRequests(t *testing.T) {
+	c := &caller{inflight: map[string]*forwarded{}, headers: map[string]heldHeaders{}}
+	c.setHeaders(announce(7, http.Header{
+		"Mcp-Method": {"tools/call"}, "mcp-name": {"echo"}, "Mcp-Param-Region": {"eu"}, "Mcp-Protocol-Version": {"2026-07-28"},
+		"Authorization": {"Bearer other"}, "Mcp-Session-Id": {"s2"}, "Cookie": {"a=b"}, "Host": {"elsewhere"},
+	}))
+	got := c.takeHeaders(mcp.NewRequestId(int64(7)))
+	want := http.Header{"Mcp-Method": {"tools/call"}, "Mcp-Name": {"echo"}, "Mcp-Param-Region": {"eu"}, "Mcp-Protocol-Version": {"2026-07-28"}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("held %v, want %v", got, want)
+	}
+	c.setHeaders(announce(8, http.Header{"Authorization": {"Bearer other"}}))
+	if len(c.headers) != 0 {
+		t.Fatalf("held %v for headers none of which is a request's", c.headers)
 	}
 }

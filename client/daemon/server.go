@@ -1175,8 +1175,12 @@ func (c *caller) setHeaders(f map[string]any) {
 		return
 	}
 	raw, _ = json.Marshal(f["headers"])
-	var h http.Header
-	if json.Unmarshal(raw, &h) != nil || len(h) == 0 {
+	var announced http.Header
+	if json.Unmarshal(raw, &announced) != nil {
+		return
+	}
+	h := requestHeaders(announced)
+	if len(h) == 0 {
 		return
 	}
 	c.mu.Lock()
@@ -1193,6 +1197,21 @@ func (c *caller) setHeaders(f map[string]any) {
 	}
 	c.heldSeq++
 	c.headers[key] = heldHeaders{h: h, seq: c.heldSeq}
+}
+
+// requestHeaders keeps of a caller's announced headers those a request's
+// own may be (Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Param-*):
+// the target's own, such as its Authorization or its session's
+// Mcp-Session-Id, are the daemon's to send, never a caller's to replace.
+func requestHeaders(announced http.Header) http.Header {
+	h := http.Header{}
+	for k, v := range announced {
+		k = http.CanonicalHeaderKey(k)
+		if strings.HasPrefix(k, "Mcp-") && k != mcptransport.HeaderKeySessionID && len(v) > 0 {
+			h[k] = v
+		}
+	}
+	return h
 }
 
 // takeHeaders returns (and forgets) the headers announced for request id.
