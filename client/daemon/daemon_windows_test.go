@@ -203,3 +203,20 @@ func TestSocketDir(t *testing.T) {
 		t.Fatalf("none: %v", err)
 	}
 }
+
+// The elevation of a token is read, or the reading fails: a token opened
+// without TOKEN_QUERY is not taken for one that is not elevated.
+func TestTokenElevated(t *testing.T) {
+	want := windows.GetCurrentProcessToken().IsElevated()
+	if got, err := tokenElevated(windows.GetCurrentProcessToken()); err != nil || got != want {
+		t.Fatalf("this process: %v %v, want %v", got, err, want)
+	}
+	var tok windows.Token
+	if err := windows.OpenProcessToken(windows.CurrentProcess(), windows.TOKEN_DUPLICATE, &tok); err != nil {
+		t.Skip(err)
+	}
+	defer tok.Close()
+	if got, err := tokenElevated(tok); err == nil {
+		t.Fatalf("a token without TOKEN_QUERY: %v, want an error", got)
+	}
+}

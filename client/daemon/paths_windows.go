@@ -24,7 +24,10 @@ const Supported = true
 // else %USERPROFILE%\AppData\Local\mcpx\daemon ("" when neither is known);
 // daemon-elevated for an elevated process (see winSocketDir).
 func SocketDir(getenv func(string) string) string {
-	if d := winSocketDir(getenv, windows.GetCurrentProcessToken().IsElevated()); d != "" {
+	// A process whose elevation cannot be read keeps away from the
+	// non-elevated daemon (and its peer check refuses any daemon).
+	elevated, err := myElevation()
+	if d := winSocketDir(getenv, elevated || err != nil); d != "" {
 		return filepath.Clean(d)
 	}
 	return ""
@@ -49,6 +52,21 @@ var mySID = sync.OnceValues(func() (string, error) {
 	}
 	return tu.User.Sid.String(), nil
 })
+
+// myElevation reports whether this process's token is elevated.
+var myElevation = sync.OnceValues(func() (bool, error) { return tokenElevated(windows.GetCurrentProcessToken()) })
+
+// tokenElevated reports whether token t is elevated (TokenElevation).
+// Unlike Token.IsElevated, it fails when the token cannot be read, rather
+// than answering "not elevated".
+func tokenElevated(t windows.Token) (bool, error) {
+	var elevated, n uint32
+	if err := windows.GetTokenInformation(t, windows.TokenElevation, (*byte)(unsafe.Pointer(&elevated)),
+		uint32(unsafe.Sizeof(elevated)), &n); err != nil {
+		return false, fmt.Errorf("cannot read the token's elevation: %w", err)
+	}
+	return elevated != 0, nil
+}
 
 // PrepareDir creates dir when it does not exist, owned by the user with a
 // protected DACL granting only the user and the system access, and checks
