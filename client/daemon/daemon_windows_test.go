@@ -220,3 +220,23 @@ func TestTokenElevated(t *testing.T) {
 		t.Fatalf("a token without TOKEN_QUERY: %v, want an error", got)
 	}
 }
+
+// A log that is a hard link to a file elsewhere is not written.
+func TestLogRefusesHardLink(t *testing.T) {
+	dir := tempDir(t)
+	other := filepath.Join(dir, "other")
+	if err := os.WriteFile(other, []byte("keep\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "daemon.log")
+	if err := os.Link(other, p); err != nil {
+		t.Skipf("no hard link here: %v", err)
+	}
+	if f, err := openLogFile(p); err == nil {
+		f.Close()
+		t.Fatal("the log was opened through a hard link")
+	}
+	if b, _ := os.ReadFile(other); string(b) != "keep\n" {
+		t.Fatalf("the linked file: %q", b)
+	}
+}

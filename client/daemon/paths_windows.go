@@ -220,7 +220,7 @@ func CheckStateDir(dir string) error {
 }
 
 // openRegular opens path with CreateFile, never through a reparse point:
-// one is refused, as is anything but a file.
+// one is refused, as is anything but a file, and a file with other names.
 func openRegular(path string, access, disposition uint32) (*os.File, error) {
 	h, err := openNoFollow(path, access, disposition, windows.FILE_ATTRIBUTE_NORMAL)
 	if err != nil {
@@ -234,6 +234,12 @@ func openRegular(path string, access, disposition uint32) (*os.File, error) {
 	if info.FileAttributes&(fileAttrReparse|fileAttrDirectory) != 0 {
 		windows.CloseHandle(h)
 		return nil, &os.PathError{Op: "open", Path: path, Err: errors.New("is a reparse point or a directory")}
+	}
+	if info.NumberOfLinks > 1 {
+		// A hard link to a file elsewhere: the log would be written (and
+		// emptied) there.
+		windows.CloseHandle(h)
+		return nil, &os.PathError{Op: "open", Path: path, Err: errors.New("has other names (hard links)")}
 	}
 	return os.NewFile(uintptr(h), path), nil
 }
