@@ -990,7 +990,7 @@ func (c *caller) request(ctx context.Context, req mcptransport.JSONRPCRequest) (
 			// probe gets the answer the first one got, and the session's
 			// protocol version stays.
 			if refused != nil {
-				return &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: req.ID, Error: refused.Error}, nil
+				return legacyProbe(req.ID, refused), nil
 			}
 		} else {
 			s.handshakeVersion(req.Header)
@@ -998,10 +998,22 @@ func (c *caller) request(ctx context.Context, req mcptransport.JSONRPCRequest) (
 		resp := c.forwardRequest(ctx, req, params, true)
 		if resp != nil && resp.Error == nil && len(resp.Result) > 0 && string(resp.Result) != "null" && gjson.ValidBytes(resp.Result) {
 			s.mu.Lock()
-			s.hs[req.Method] = append(json.RawMessage(nil), resp.Result...)
 			_, legacy = s.hs[string(mcp.MethodInitialize)]
-			if discover && !legacy {
-				s.modern = true
+			if discover && legacy {
+				// The legacy handshake succeeded first (this probe outlasted
+				// its caller's, which initialized instead): the target
+				// stays in that era, and the probe is refused, so that its
+				// caller initializes too.
+				refused := s.discoverRefused
+				s.mu.Unlock()
+				return legacyProbe(req.ID, refused), nil
+			}
+			s.hs[req.Method] = append(json.RawMessage(nil), resp.Result...)
+			// Initialize answered after a probe was: its caller gave up on
+			// the probe, and the target is in the legacy era from now on.
+			s.modern = discover
+			if !discover {
+				delete(s.hs, string(mcp.MethodServerDiscover))
 			}
 			s.mu.Unlock()
 			switch {
@@ -1032,6 +1044,17 @@ func (c *caller) request(ctx context.Context, req mcptransport.JSONRPCRequest) (
 		s.cache.Put(req.Method, params, append(json.RawMessage(nil), resp.Result...))
 	}
 	return resp, nil
+}
+
+// legacyProbe answers a server/discover of a target settled on the legacy
+// handshake: the server's refusal, else "method not found" (its caller
+// then initializes, as after any refusal but an unsupported version).
+func legacyProbe(id mcp.RequestId, refused *mcptransport.JSONRPCResponse) *mcptransport.JSONRPCResponse {
+	if refused != nil && refused.Error != nil {
+		return &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Error: refused.Error}
+	}
+	return mcptransport.NewJSONRPCErrorResponse(id, mcp.METHOD_NOT_FOUND,
+		"server/discover: the warm connection to this server uses the initialize handshake", nil)
 }
 
 // forwardRequest sends a caller's request to the server under an id of the
