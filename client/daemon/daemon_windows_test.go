@@ -203,3 +203,40 @@ func TestSocketDir(t *testing.T) {
 		t.Fatalf("none: %v", err)
 	}
 }
+
+// The elevation of a token is read, or the reading fails: a token opened
+// without TOKEN_QUERY is not taken for one that is not elevated.
+func TestTokenElevated(t *testing.T) {
+	want := windows.GetCurrentProcessToken().IsElevated()
+	if got, err := tokenElevated(windows.GetCurrentProcessToken()); err != nil || got != want {
+		t.Fatalf("this process: %v %v, want %v", got, err, want)
+	}
+	var tok windows.Token
+	if err := windows.OpenProcessToken(windows.CurrentProcess(), windows.TOKEN_DUPLICATE, &tok); err != nil {
+		t.Skip(err)
+	}
+	defer tok.Close()
+	if got, err := tokenElevated(tok); err == nil {
+		t.Fatalf("a token without TOKEN_QUERY: %v, want an error", got)
+	}
+}
+
+// A log that is a hard link to a file elsewhere is not written.
+func TestLogRefusesHardLink(t *testing.T) {
+	dir := tempDir(t)
+	other := filepath.Join(dir, "other")
+	if err := os.WriteFile(other, []byte("keep\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "daemon.log")
+	if err := os.Link(other, p); err != nil {
+		t.Skipf("no hard link here: %v", err)
+	}
+	if f, err := openLogFile(p); err == nil {
+		f.Close()
+		t.Fatal("the log was opened through a hard link")
+	}
+	if b, _ := os.ReadFile(other); string(b) != "keep\n" {
+		t.Fatalf("the linked file: %q", b)
+	}
+}

@@ -24,7 +24,10 @@ const Supported = true
 // else %USERPROFILE%\AppData\Local\mcpx\daemon ("" when neither is known);
 // daemon-elevated for an elevated process (see winSocketDir).
 func SocketDir(getenv func(string) string) string {
-	if d := winSocketDir(getenv, windows.GetCurrentProcessToken().IsElevated()); d != "" {
+	// A process whose elevation cannot be read keeps away from the
+	// non-elevated daemon (and its peer check refuses any daemon).
+	elevated, err := myElevation()
+	if d := winSocketDir(getenv, elevated || err != nil); d != "" {
 		return filepath.Clean(d)
 	}
 	return ""
@@ -49,6 +52,21 @@ var mySID = sync.OnceValues(func() (string, error) {
 	}
 	return tu.User.Sid.String(), nil
 })
+
+// myElevation reports whether this process's token is elevated.
+var myElevation = sync.OnceValues(func() (bool, error) { return tokenElevated(windows.GetCurrentProcessToken()) })
+
+// tokenElevated reports whether token t is elevated (TokenElevation).
+// Unlike Token.IsElevated, it fails when the token cannot be read, rather
+// than answering "not elevated".
+func tokenElevated(t windows.Token) (bool, error) {
+	var elevated, n uint32
+	if err := windows.GetTokenInformation(t, windows.TokenElevation, (*byte)(unsafe.Pointer(&elevated)),
+		uint32(unsafe.Sizeof(elevated)), &n); err != nil {
+		return false, fmt.Errorf("cannot read the token's elevation: %w", err)
+	}
+	return elevated != 0, nil
+}
 
 // PrepareDir creates dir when it does not exist, owned by the user with a
 // protected DACL granting only the user and the system access, and checks
@@ -202,7 +220,7 @@ func CheckStateDir(dir string) error {
 }
 
 // openRegular opens path with CreateFile, never through a reparse point:
-// one is refused, as is anything but a file.
+// one is refused, as is anything but a file, and a file with other names.
 func openRegular(path string, access, disposition uint32) (*os.File, error) {
 	h, err := openNoFollow(path, access, disposition, windows.FILE_ATTRIBUTE_NORMAL)
 	if err != nil {
@@ -216,6 +234,12 @@ func openRegular(path string, access, disposition uint32) (*os.File, error) {
 	if info.FileAttributes&(fileAttrReparse|fileAttrDirectory) != 0 {
 		windows.CloseHandle(h)
 		return nil, &os.PathError{Op: "open", Path: path, Err: errors.New("is a reparse point or a directory")}
+	}
+	if info.NumberOfLinks > 1 {
+		// A hard link to a file elsewhere: the log would be written (and
+		// emptied) there.
+		windows.CloseHandle(h)
+		return nil, &os.PathError{Op: "open", Path: path, Err: errors.New("has other names (hard links)")}
 	}
 	return os.NewFile(uintptr(h), path), nil
 }

@@ -52,7 +52,11 @@ func processUser(pid int) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("cannot read the user of process %d: %w", pid, err)
 	}
-	return winUser(tu.User.Sid.String(), tok.IsElevated()), nil
+	elevated, err := tokenElevated(tok)
+	if err != nil {
+		return "", fmt.Errorf("cannot read the elevation of process %d: %w", pid, err)
+	}
+	return winUser(tu.User.Sid.String(), elevated), nil
 }
 
 // peerUser names the user of the process at the other end of c (its pid
@@ -76,5 +80,9 @@ func myUser() string {
 	if err != nil {
 		return ""
 	}
-	return winUser(sid, windows.GetCurrentProcessToken().IsElevated())
+	elevated, err := myElevation()
+	if err != nil {
+		return "" // refuses every peer
+	}
+	return winUser(sid, elevated)
 }

@@ -230,6 +230,6 @@ const MethodFailed = "notifications/mcpx/failed"
 // params.headers (name → values), the HTTP headers the caller's transport
 // would have sent with it (in the 2026-07-28 era: Mcp-Method, Mcp-Name,
 // Mcp-Param-*, Mcp-Protocol-Version). The daemon sends the request with
-// them, under the target's own headers; it never forwards the
-// notification, and never logs them.
+// them (those named Mcp-*, but Mcp-Session-Id), under the target's own
+// headers; it never forwards the notification, and never logs them.
 const MethodHeaders = "notifications/mcpx/headers"

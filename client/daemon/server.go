@@ -722,7 +722,8 @@ type caller struct {
 	nextOut  atomic.Int64 // ids of the requests sent to the caller
 	mu       sync.Mutex
 	inflight map[string]*forwarded  // by the caller's id
-	headers  map[string]http.Header // a request's HTTP headers, by the caller's id (MethodHeaders)
+	headers  map[string]heldHeaders // a request's HTTP headers, by the caller's id (MethodHeaders)
+	heldSeq  uint64                 // the order of the headers announced
 	once     sync.Once
 	outOnce  sync.Once
 	out      chan func() // see forward
@@ -737,7 +738,7 @@ type forwarded struct {
 // newCaller makes the caller of an attach; it is registered (and sent
 // anything) only once the reply is written (serve).
 func (s *session) newCaller(conn *net.UnixConn, r *bufio.Reader, h *Hello) *caller {
-	c := &caller{s: s, conn: conn, verbose: h.Verbose, refresh: h.Refresh, inflight: map[string]*forwarded{}, headers: map[string]http.Header{}}
+	c := &caller{s: s, conn: conn, verbose: h.Verbose, refresh: h.Refresh, inflight: map[string]*forwarded{}, headers: map[string]heldHeaders{}}
 	c.gone, c.goneFn = context.WithCancel(context.Background())
 	in := &endReader{r: r, end: c.detach}
 	c.tr = transport.NewStdio(in, conn, transport.StdioOptions{MessageCeiling: s.spec.MessageCeiling})
@@ -924,6 +925,7 @@ func (c *caller) notification(n mcp.JSONRPCNotification) {
 		c.mu.Lock()
 		f := c.inflight[id.String()]
 		delete(c.inflight, id.String())
+		delete(c.headers, id.String()) // a request abandoned before it was sent
 		c.mu.Unlock()
 		if f == nil {
 			return
@@ -988,7 +990,7 @@ func (c *caller) request(ctx context.Context, req mcptransport.JSONRPCRequest) (
 			// probe gets the answer the first one got, and the session's
 			// protocol version stays.
 			if refused != nil {
-				return &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: req.ID, Error: refused.Error}, nil
+				return legacyProbe(req.ID, refused), nil
 			}
 		} else {
 			s.handshakeVersion(req.Header)
@@ -996,10 +998,22 @@ func (c *caller) request(ctx context.Context, req mcptransport.JSONRPCRequest) (
 		resp := c.forwardRequest(ctx, req, params, true)
 		if resp != nil && resp.Error == nil && len(resp.Result) > 0 && string(resp.Result) != "null" && gjson.ValidBytes(resp.Result) {
 			s.mu.Lock()
-			s.hs[req.Method] = append(json.RawMessage(nil), resp.Result...)
 			_, legacy = s.hs[string(mcp.MethodInitialize)]
-			if discover && !legacy {
-				s.modern = true
+			if discover && legacy {
+				// The legacy handshake succeeded first (this probe outlasted
+				// its caller's, which initialized instead): the target
+				// stays in that era, and the probe is refused, so that its
+				// caller initializes too.
+				refused := s.discoverRefused
+				s.mu.Unlock()
+				return legacyProbe(req.ID, refused), nil
+			}
+			s.hs[req.Method] = append(json.RawMessage(nil), resp.Result...)
+			// Initialize answered after a probe was: its caller gave up on
+			// the probe, and the target is in the legacy era from now on.
+			s.modern = discover
+			if !discover {
+				delete(s.hs, string(mcp.MethodServerDiscover))
 			}
 			s.mu.Unlock()
 			switch {
@@ -1030,6 +1044,17 @@ func (c *caller) request(ctx context.Context, req mcptransport.JSONRPCRequest) (
 		s.cache.Put(req.Method, params, append(json.RawMessage(nil), resp.Result...))
 	}
 	return resp, nil
+}
+
+// legacyProbe answers a server/discover of a target settled on the legacy
+// handshake: the server's refusal, else "method not found" (its caller
+// then initializes, as after any refusal but an unsupported version).
+func legacyProbe(id mcp.RequestId, refused *mcptransport.JSONRPCResponse) *mcptransport.JSONRPCResponse {
+	if refused != nil && refused.Error != nil {
+		return &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Error: refused.Error}
+	}
+	return mcptransport.NewJSONRPCErrorResponse(id, mcp.METHOD_NOT_FOUND,
+		"server/discover: the warm connection to this server uses the initialize handshake", nil)
 }
 
 // forwardRequest sends a caller's request to the server under an id of the
@@ -1155,8 +1180,17 @@ func (s *Spec) mask(line string) string {
 // maxHeld bounds the requests' headers a caller may announce ahead of them.
 const maxHeld = 1024
 
+// heldHeaders are the headers announced for a request not received yet,
+// and when (in the caller's order of announcements).
+type heldHeaders struct {
+	h   http.Header
+	seq uint64
+}
+
 // setHeaders keeps the headers a MethodHeaders notification announces for
-// the caller's next request of that id.
+// the caller's next request of that id. Past maxHeld, the oldest are
+// forgotten: those of requests the caller abandoned before sending them,
+// as the newest belong to the request that follows.
 func (c *caller) setHeaders(f map[string]any) {
 	raw, _ := json.Marshal(f["id"])
 	var id mcp.RequestId
@@ -1164,24 +1198,52 @@ func (c *caller) setHeaders(f map[string]any) {
 		return
 	}
 	raw, _ = json.Marshal(f["headers"])
-	var h http.Header
-	if json.Unmarshal(raw, &h) != nil || len(h) == 0 {
+	var announced http.Header
+	if json.Unmarshal(raw, &announced) != nil {
+		return
+	}
+	h := requestHeaders(announced)
+	if len(h) == 0 {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.headers) < maxHeld {
-		c.headers[id.String()] = h
+	key := id.String()
+	if _, ok := c.headers[key]; !ok && len(c.headers) >= maxHeld {
+		oldest, first := "", true
+		for k, held := range c.headers {
+			if first || held.seq < c.headers[oldest].seq {
+				oldest, first = k, false
+			}
+		}
+		delete(c.headers, oldest)
 	}
+	c.heldSeq++
+	c.headers[key] = heldHeaders{h: h, seq: c.heldSeq}
+}
+
+// requestHeaders keeps of a caller's announced headers those a request's
+// own may be (Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Param-*):
+// the target's own, such as its Authorization or its session's
+// Mcp-Session-Id, are the daemon's to send, never a caller's to replace.
+func requestHeaders(announced http.Header) http.Header {
+	h := http.Header{}
+	for k, v := range announced {
+		k = http.CanonicalHeaderKey(k)
+		if strings.HasPrefix(k, "Mcp-") && k != mcptransport.HeaderKeySessionID && len(v) > 0 {
+			h[k] = v
+		}
+	}
+	return h
 }
 
 // takeHeaders returns (and forgets) the headers announced for request id.
 func (c *caller) takeHeaders(id mcp.RequestId) http.Header {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	h := c.headers[id.String()]
+	held := c.headers[id.String()]
 	delete(c.headers, id.String())
-	return h
+	return held.h
 }
 
 // postCancels reports whether the request's aborted POST is its
