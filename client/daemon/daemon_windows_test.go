@@ -4,6 +4,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"net"
 	"os"
 	"path/filepath"
@@ -185,10 +186,7 @@ func TestLogAppends(t *testing.T) {
 func TestSocketDir(t *testing.T) {
 	env := map[string]string{"LOCALAPPDATA": `C:\Users\u\AppData\Local`}
 	getenv := func(k string) string { return env[k] }
-	name := "daemon"
-	if windows.GetCurrentProcessToken().IsElevated() {
-		name = "daemon-elevated"
-	}
+	const name = "daemon"
 	if d := SocketDir(getenv); d != `C:\Users\u\AppData\Local\mcpx\`+name {
 		t.Fatalf("%s", d)
 	}
@@ -238,5 +236,22 @@ func TestLogRefusesHardLink(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(other); string(b) != "keep\n" {
 		t.Fatalf("the linked file: %q", b)
+	}
+}
+
+// An elevated process gets no daemon; one that is not elevated does.
+func TestPlatformRefusal(t *testing.T) {
+	err := platformRefusal()
+	if windows.GetCurrentProcessToken().IsElevated() {
+		if !errors.Is(err, ErrUnsupported) {
+			t.Fatalf("elevated: %v, want ErrUnsupported", err)
+		}
+		if _, _, aerr := Attach(context.Background(), Env{Getenv: os.Getenv}, Hello{}); !errors.Is(aerr, ErrUnsupported) {
+			t.Fatalf("elevated Attach: %v, want ErrUnsupported", aerr)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("not elevated: %v", err)
 	}
 }

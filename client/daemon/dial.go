@@ -30,6 +30,9 @@ const startWait = 10 * time.Second
 // returned connection carries JSON-RPC from now on.
 func Attach(ctx context.Context, e Env, h Hello) (net.Conn, *Reply, error) {
 	h.Op = OpAttach
+	if err := platformRefusal(); err != nil {
+		return nil, nil, err
+	}
 	dir := SocketDir(e.Getenv)
 	if err := PrepareDir(dir); err != nil {
 		return nil, nil, err
@@ -58,6 +61,9 @@ func Attach(ctx context.Context, e Env, h Hello) (net.Conn, *Reply, error) {
 // Ask sends a status or stop hello to a running daemon. ok is false when
 // no daemon runs (nothing is started).
 func Ask(ctx context.Context, e Env, h Hello) (rep *Reply, ok bool, err error) {
+	if platformRefusal() != nil {
+		return nil, false, nil
+	}
 	dir := SocketDir(e.Getenv)
 	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
 		return nil, false, nil

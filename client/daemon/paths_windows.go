@@ -21,17 +21,32 @@ import (
 const Supported = true
 
 // SocketDir is the daemon's private directory: %LOCALAPPDATA%\mcpx\daemon,
-// else %USERPROFILE%\AppData\Local\mcpx\daemon ("" when neither is known);
-// daemon-elevated for an elevated process (see winSocketDir).
+// else %USERPROFILE%\AppData\Local\mcpx\daemon ("" when neither is known).
 func SocketDir(getenv func(string) string) string {
-	// A process whose elevation cannot be read keeps away from the
-	// non-elevated daemon (and its peer check refuses any daemon).
-	elevated, err := myElevation()
-	if d := winSocketDir(getenv, elevated || err != nil); d != "" {
+	if d := winSocketDir(getenv); d != "" {
 		return filepath.Clean(d)
 	}
 	return ""
 }
+
+// platformRefusal: an elevated (administrator) process gets no warm
+// connections, nor one whose elevation cannot be read. Its daemon's
+// directory would be under the user's profile, where the same user's
+// processes that are not elevated can swap it for a junction between a
+// check and a use, and have an elevated daemon write where they choose.
+func platformRefusal() error {
+	elevated, err := myElevation()
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	if elevated {
+		return errElevated
+	}
+	return nil
+}
+
+// errElevated: warm connections are refused to an elevated process.
+var errElevated = fmt.Errorf("%w for an elevated (administrator) process", ErrUnsupported)
 
 // LogPath is the daemon's log, in its private directory.
 func LogPath(getenv func(string) string) string {

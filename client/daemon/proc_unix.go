@@ -17,6 +17,9 @@ func noDaemon(err error, _ string) bool {
 	return errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED)
 }
 
+// platformRefusal: nothing keeps a Unix process from warm connections.
+func platformRefusal() error { return nil }
+
 // noSockets reports whether a dial error means that the system has no
 // Unix sockets (never on Unix).
 func noSockets(error) bool { return false }

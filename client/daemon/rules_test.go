@@ -59,12 +59,9 @@ func TestWinSocketDir(t *testing.T) {
 		{map[string]string{"USERPROFILE": `/home/u`, "HOME": `C:\h`}, ``},
 		{map[string]string{}, ``},
 	} {
-		if got := winSocketDir(func(k string) string { return tc.env[k] }, false); got != tc.want {
+		if got := winSocketDir(func(k string) string { return tc.env[k] }); got != tc.want {
 			t.Errorf("%v: %q, want %q", tc.env, got, tc.want)
 		}
-	}
-	if got, want := winSocketDir(func(string) string { return `C:\L` }, true), `C:\L\mcpx\daemon-elevated`; got != want {
-		t.Errorf("elevated: %q, want %q", got, want)
 	}
 }
 

@@ -71,6 +71,9 @@ type daemon struct {
 // Serve runs the daemon until it holds nothing, is told to stop, or ctx
 // ends. It returns at once when another daemon already listens.
 func Serve(ctx context.Context, o ServeOptions) error {
+	if err := platformRefusal(); err != nil {
+		return err
+	}
 	dir := SocketDir(o.Getenv)
 	if err := PrepareDir(dir); err != nil {
 		return err

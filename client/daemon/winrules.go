@@ -11,13 +11,10 @@ import (
 
 // winSocketDir is the daemon's directory on Windows:
 // %LOCALAPPDATA%\mcpx\daemon, else %USERPROFILE%\AppData\Local\mcpx\daemon
-// ("" when neither variable is an absolute path); daemon-elevated for an
-// elevated (administrator) process, which has a daemon of its own.
-func winSocketDir(getenv func(string) string, elevated bool) string {
-	name := "daemon"
-	if elevated {
-		name = "daemon-elevated"
-	}
+// ("" when neither variable is an absolute path). An elevated process has
+// none: see platformRefusal.
+func winSocketDir(getenv func(string) string) string {
+	const name = "daemon"
 	if d := getenv("LOCALAPPDATA"); winAbs(d) {
 		return winJoin(d, "mcpx", name)
 	}
@@ -30,7 +27,8 @@ func winSocketDir(getenv func(string) string, elevated bool) string {
 // winUser names a Windows user as the peer check compares them: its SID,
 // and whether its token is elevated. An elevated process and one that is
 // not are different users here: a daemon started elevated would run
-// servers elevated for any process of the user.
+// servers elevated for any process of the user (elevated processes get no
+// daemon at all, see platformRefusal; this check stands behind that).
 func winUser(sid string, elevated bool) string {
 	if elevated {
 		return "user " + sid + " (elevated)"
