@@ -77,6 +77,7 @@ var warmSkips = map[string]string{
 // on (MCPX_KEEP_ALIVE=1m): the same outputs and exit codes through the
 // daemon (see WARM CONNECTIONS in mcpx(1)).
 func TestScriptWarm(t *testing.T) {
+	t.Parallel() // see TestScript
 	if testing.Short() {
 		t.Skip("the warm run of the scripts is long")
 	}
