@@ -84,6 +84,7 @@ const (
 )
 
 func TestConformance(t *testing.T) {
+	t.Parallel() // see TestScript
 	_, file, _, ok := runtime.Caller(0)
 	if !ok {
 		t.Fatal("conformance: cannot locate conformance_test.go")

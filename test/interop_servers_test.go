@@ -92,6 +92,7 @@ var realServerScripts = map[string]string{
 var tsSDKs = []string{"@modelcontextprotocol/sdk", "sdk-1.31"}
 
 func TestInteropServers(t *testing.T) {
+	t.Parallel() // see TestScript
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Fatalf("interop: node is not on PATH (%v): install Node.js 20 or newer, then run make interop-deps", err)

@@ -130,6 +130,7 @@ func (truthAnswers) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListR
 }
 
 func TestInterop(t *testing.T) {
+	t.Parallel() // see TestScript
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Fatalf("interop: node is not on PATH (%v): install Node.js 20 or newer, then run make interop-deps", err)

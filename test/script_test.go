@@ -53,7 +53,13 @@ func TestMain(m *testing.M) {
 	})
 }
 
+// The long tests of this package (TestScript, TestScriptWarm, TestInterop,
+// TestInteropServers, TestConformance) run in parallel with each other:
+// their scripts then share go test's -parallel slots (GOMAXPROCS), so that
+// the CPUs do not idle while one test's last, longest scripts run alone
+// before the next test may start.
 func TestScript(t *testing.T) {
+	t.Parallel()
 	testscript.Run(t, params("testdata/script"))
 }
 

@@ -22,9 +22,11 @@ import (
 const ttyWait = 15 * time.Second
 
 // ttyEnv are the variables a tty session gets from the script (those that
-// are set), besides TERM=screen, LANG=C.UTF-8 and TTYBUF.
+// are set), besides TERM=screen, LANG=C.UTF-8 and TTYBUF. XDG_RUNTIME_DIR
+// and XDG_STATE_HOME put the daemon a TAB starts (a TAB keeps its server
+// warm) in the script's own directory, where the script's end stops it.
 var ttyEnv = []string{"PATH", "HOME", "WORK", "TMPDIR", "MCPX_CONFIG", "MCPX_CACHE_DIR", "XDG_CONFIG_HOME",
-	"XDG_DATA_HOME", "MCPX_FIXTURE_PIDFILE", "MCPX_FIXTURE_LOG", "MCPX_COMPLETE_TIMEOUT"}
+	"XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR", "MCPX_FIXTURE_PIDFILE", "MCPX_FIXTURE_LOG", "MCPX_COMPLETE_TIMEOUT"}
 
 // tty drives interactive shells in a tmux server private to the script
 // (socket $TTYSOCK, normally $WORK/tmux.sock; the server is killed when the

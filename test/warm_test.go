@@ -79,6 +79,7 @@ var warmSkips = map[string]string{
 // on (MCPX_KEEP_ALIVE=1m): the same outputs and exit codes through the
 // daemon (see WARM CONNECTIONS in mcpx(1)).
 func TestScriptWarm(t *testing.T) {
+	t.Parallel() // see TestScript
 	if testing.Short() {
 		t.Skip("the warm run of the scripts is long")
 	}
@@ -102,43 +103,73 @@ func TestScriptWarm(t *testing.T) {
 }
 
 // isolateDaemon gives a script a daemon of its own (its socket under
-// $WORK/run) and stops it when the script ends, with its servers.
+// $WORK/run) and stops it when the script ends, with its servers. A daemon
+// found where an mcpx run without the script's XDG_RUNTIME_DIR would have
+// put it ($TMPDIR/mcpx-UID, TMPDIR being the script's) is stopped too, and
+// fails the script: it would have outlived the test.
 func isolateDaemon(env *testscript.Env) {
 	run := filepath.Join(env.WorkDir, "run")
 	env.Setenv("XDG_RUNTIME_DIR", run)
-	env.Defer(func() { stopDaemon(run) })
+	tmp := env.Getenv("TMPDIR")
+	env.Defer(func() {
+		stopDaemon(runtimeDir(run))
+		if pid := stopDaemon(tmpDir(tmp)); pid != 0 {
+			msg := fmt.Sprintf("an mcpx daemon (pid %d) ran in %s, not under the script's $XDG_RUNTIME_DIR: a command ran mcpx without the script's environment", pid, daemon.SocketDir(tmpDir(tmp)))
+			if t, ok := env.T().(interface{ Errorf(string, ...any) }); ok {
+				t.Errorf("%s", msg)
+			} else {
+				env.T().Fatal(msg)
+			}
+		}
+	})
 }
 
-// askDaemon sends op to the daemon whose socket is under run
-// ($XDG_RUNTIME_DIR), if one is listening.
-func askDaemon(run, op string) (*daemon.Reply, bool) {
-	getenv := func(k string) string {
+// runtimeDir is an environment whose daemon is under run ($XDG_RUNTIME_DIR).
+func runtimeDir(run string) func(string) string {
+	return func(k string) string {
 		if k == "XDG_RUNTIME_DIR" {
 			return run
 		}
 		return ""
 	}
+}
+
+// tmpDir is an environment with no $XDG_RUNTIME_DIR and $TMPDIR tmp.
+func tmpDir(tmp string) func(string) string {
+	return func(k string) string {
+		if k == "TMPDIR" {
+			return tmp
+		}
+		return ""
+	}
+}
+
+// askDaemon sends op to the daemon of the environment getenv, if one is
+// listening.
+func askDaemon(getenv func(string) string, op string) (*daemon.Reply, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	rep, ok, _ := daemon.Ask(ctx, daemon.Env{Getenv: getenv}, daemon.Hello{Op: op})
 	return rep, ok
 }
 
-// stopDaemon asks the daemon under run to exit (any build understands it)
-// and waits until it is gone.
-func stopDaemon(run string) {
-	rep, ok := askDaemon(run, daemon.OpExit)
+// stopDaemon asks the daemon of the environment getenv to exit (any build
+// understands it) and waits until it is gone. It returns the daemon's pid
+// (0: none was running).
+func stopDaemon(getenv func(string) string) int {
+	rep, ok := askDaemon(getenv, daemon.OpExit)
 	if !ok || rep == nil || rep.Pid == 0 {
-		return
+		return 0
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
 		if syscall.Kill(rep.Pid, 0) != nil || zombieOrGone(rep.Pid) {
-			return
+			return rep.Pid
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	_ = syscall.Kill(rep.Pid, syscall.SIGKILL)
+	return rep.Pid
 }
 
 // daemon-pid VAR: VAR gets the pid of the script's daemon.
@@ -146,7 +177,7 @@ func cmdDaemonPid(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: daemon-pid VAR")
 	}
-	rep, ok := askDaemon(ts.Getenv("XDG_RUNTIME_DIR"), daemon.OpStatus)
+	rep, ok := askDaemon(runtimeDir(ts.Getenv("XDG_RUNTIME_DIR")), daemon.OpStatus)
 	if !ok || rep == nil {
 		ts.Fatalf("no daemon is running")
 	}

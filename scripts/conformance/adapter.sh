@@ -37,11 +37,14 @@ command -v "$MCPX" >/dev/null 2>&1 || die "mcpx binary '$MCPX' not found (set MC
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/mcpx-conformance.XXXXXX") || die "mktemp failed"
 trap 'rm -rf "$work"' EXIT HUP INT TERM
-# Hermetic: no user config, stored token or cache of the caller is used.
+# Hermetic: no user config, stored token, cache or daemon of the caller is
+# used, and no warm connection outlives the adapter (keep-alive off).
 XDG_CONFIG_HOME=$work/config
 XDG_STATE_HOME=$work/state
+XDG_RUNTIME_DIR=$work/run
 MCPX_CACHE_DIR=$work/cache
-export XDG_CONFIG_HOME XDG_STATE_HOME MCPX_CACHE_DIR
+MCPX_KEEP_ALIVE=0
+export XDG_CONFIG_HOME XDG_STATE_HOME XDG_RUNTIME_DIR MCPX_CACHE_DIR MCPX_KEEP_ALIVE
 unset MCPX_CONFIG
 
 # mcpx_run ARGS...: runs mcpx (with --no-input and the timeout), its stdout in
