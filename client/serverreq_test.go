@@ -897,6 +897,53 @@ func TestConnCancelled(t *testing.T) {
 	s.nothing(50 * time.Millisecond)
 }
 
+// TestConnInterruptWins: an answer that arrives after the call was
+// interrupted (Ctrl-C at a question: mcpx answers it "cancel" and the
+// server answers the call at once) is dropped: the call fails with the
+// interrupt and the request is cancelled, whichever came first. A
+// deadline or a lost connection does not drop an answer already there.
+func TestConnInterruptWins(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		end     func(c *Conn, cancel context.CancelCauseFunc)
+		dropped bool
+	}{
+		{"interrupted", func(_ *Conn, cancel context.CancelCauseFunc) { cancel(nil) }, true},
+		{"out of time", func(_ *Conn, cancel context.CancelCauseFunc) { cancel(context.DeadlineExceeded) }, false},
+		{"connection lost", func(c *Conn, _ context.CancelCauseFunc) { c.lost.mark("gone") }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &Conn{T: &config.Target{Name: "s"}, kind: config.Stdio, Protocol: "2025-11-25", lost: newLost(), limit: &transport.Limit{}}
+			c.hooks = &serverHooks{conn: c}
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			inner := &srInner{reply: func(req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
+				tc.end(c, cancel)                 // the call ends while its answer is on the way
+				time.Sleep(10 * time.Millisecond) // the guard has seen a lost connection
+				return &mcptransport.JSONRPCResponse{JSONRPC: "2.0", ID: req.ID, Result: json.RawMessage(`{"content":[]}`)}, nil
+			}}
+			_, c.tap = wrapTap(inner, c.hooks)
+			raw, err := c.CallTool(ctx, "t", nil)
+			if !tc.dropped {
+				if err != nil || string(raw) != `{"content":[]}` {
+					t.Fatalf("got %s, %v; want the answer", raw, err)
+				}
+				if got := inner.notifications(); len(got) != 0 {
+					t.Errorf("sent %q, want nothing", got)
+				}
+				return
+			}
+			if err == nil || !errors.Is(err, context.Canceled) {
+				t.Fatalf("got %s, %v; want the interrupt", raw, err)
+			}
+			want := []string{`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":"mcpx was interrupted","requestId":1}}`}
+			if got := inner.notifications(); !reflect.DeepEqual(got, want) {
+				t.Errorf("sent %q, want %q", got, want)
+			}
+		})
+	}
+}
+
 // TestConnServerRequests: over a real Conn, the server's requests during a
 // call are answered by the hooks (the schema in the order sent), progress
 // for the call in flight and log messages reach their handlers, and the

@@ -103,10 +103,28 @@ func (c *Conn) request(ctx context.Context, method string, params any) (json.Raw
 	}
 	req := mcptransport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: c.tap.nextID(), Method: method, Params: params, Header: header}
 	resp, err := c.tap.send(ctx, req)
+	if err == nil && c.interrupted(ctx) {
+		// The answer came, but mcpx was interrupted while it was on the
+		// way (Ctrl-C at a question, whose "cancel" the server answered at
+		// once): the interrupt wins, whichever came first, and the answer
+		// is dropped as a later one would be.
+		err = context.Cause(ctx)
+	}
 	if err != nil {
 		return nil, &unansweredError{ID: req.ID, Err: mcptransport.NewError(err)}
 	}
 	return replyResult(resp)
+}
+
+// interrupted reports whether ctx was cancelled (the user interrupted
+// mcpx, or the call was given up), not ended by a deadline or by the loss
+// of the connection, whose answers already received still count.
+func (c *Conn) interrupted(ctx context.Context) bool {
+	if !errors.Is(context.Cause(ctx), context.Canceled) {
+		return false
+	}
+	_, lost := c.isLost()
+	return !lost
 }
 
 // replyResult is the result of a response, or why there is none.
