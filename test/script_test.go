@@ -49,9 +49,14 @@ func TestMain(m *testing.M) {
 				fmt.Fprintln(os.Stderr, "mcpx-fixture:", err)
 				os.Exit(1)
 			}
+			exitServed()
 		},
 	})
 }
+
+// exitServed ends a stdio fixture whose server returned (its stdin ended)
+// with status 0 (see race_test.go).
+var exitServed = func() { os.Exit(0) }
 
 func TestScript(t *testing.T) {
 	testscript.Run(t, params("testdata/script"))
