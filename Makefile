@@ -69,7 +69,7 @@ unit:
 # race runs the unit tests and the end-to-end scripts under the race detector (slower).
 race: interop-deps
 	$(GO) test -tags $(TAGS) -race -count=1 ./output/... ./client/... ./render/... ./commands/... ./internal/...
-	$(GO) test -tags $(TAGS) -race -count=1 -run TestScript ./test/
+	$(GO) test -tags $(TAGS) -race -count=1 -timeout 90m -run TestScript ./test/
 
 lint: fmt-check vet staticcheck layering check-generated
 

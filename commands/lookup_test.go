@@ -67,20 +67,26 @@ func TestLookupServer(t *testing.T) {
 	}
 }
 
-func lookupConn(t *testing.T, mode string) (*app, *client.Conn, context.Context) {
+// lookupConn connects to the lookup server; each call of the function it
+// returns gives one operation its own deadline, as each mcpx command has
+// (a listing takes seconds under the race detector).
+func lookupConn(t *testing.T, mode string) (*app, *client.Conn, func() context.Context) {
 	t.Helper()
 	s, _, _ := output.ForTest(false)
 	a := &app{s: s, log: output.NewLog(s, false, false)}
 	tgt := &config.Target{Name: "big", SpillName: "big", Transport: config.Stdio, Command: os.Args[0],
 		Args: []string{"-test.run=^TestLookupServer$"}, Env: append(os.Environ(), "MCPX_LOOKUP_SERVER="+mode), Timeout: 60 * time.Second}
-	ctx, cancel := context.WithTimeout(context.Background(), tgt.Timeout)
-	conn, err := client.Connect(ctx, tgt, client.Options{MessageCeiling: render.MessageCeiling})
+	opCtx := func() context.Context {
+		ctx, cancel := context.WithTimeout(context.Background(), tgt.Timeout)
+		t.Cleanup(cancel)
+		return ctx
+	}
+	conn, err := client.Connect(opCtx(), tgt, client.Options{MessageCeiling: render.MessageCeiling})
 	if err != nil {
-		cancel()
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { conn.Close(); cancel() })
-	return a, conn, ctx
+	t.Cleanup(conn.Close)
+	return a, conn, opCtx
 }
 
 // TestLookupBigListing: lookup finds a tool or a prompt in a big listing
@@ -88,10 +94,10 @@ func lookupConn(t *testing.T, mode string) (*app, *client.Conn, context.Context)
 // close match when there is none, and goes on without the declaration
 // when an item has no name (the listing is incomplete).
 func TestLookupBigListing(t *testing.T) {
-	a, conn, ctx := lookupConn(t, "good")
+	a, conn, opCtx := lookupConn(t, "good")
 	for _, kind := range []string{client.KindTool, client.KindPrompt} {
 		start := time.Now()
-		it, incomplete, err := a.lookup(ctx, conn, "big", kind, fmt.Sprintf("x%d", bigListing-1))
+		it, incomplete, err := a.lookup(opCtx(), conn, "big", kind, fmt.Sprintf("x%d", bigListing-1))
 		if err != nil || it == nil || incomplete != "" || it.Description == nil || *it.Description != fmt.Sprintf("d%d", bigListing-1) {
 			t.Fatalf("%s: %+v %q %v", kind, it, incomplete, err)
 		}
@@ -103,26 +109,26 @@ func TestLookupBigListing(t *testing.T) {
 		}
 		t.Logf("%s found among %d in %v", kind, bigListing, time.Since(start))
 	}
-	it, _, err := a.lookup(ctx, conn, "big", client.KindTool, "x7")
+	it, _, err := a.lookup(opCtx(), conn, "big", client.KindTool, "x7")
 	if err != nil || it == nil || *it.Description != "d7" {
 		t.Errorf("duplicate ids keep the first: %+v %v", it, err)
 	}
-	_, _, err = a.lookup(ctx, conn, "big", client.KindTool, "X12")
+	_, _, err = a.lookup(opCtx(), conn, "big", client.KindTool, "X12")
 	var nf *config.NotFoundError
 	if !errors.As(err, &nf) || len(nf.Hints) != 2 || nf.Hints[0] != `did you mean "x12"?` {
 		t.Errorf("a close match: %v %+v", err, nf)
 	}
-	_, _, err = a.lookup(ctx, conn, "big", client.KindPrompt, "nothing-like-it")
+	_, _, err = a.lookup(opCtx(), conn, "big", client.KindPrompt, "nothing-like-it")
 	if !errors.As(err, &nf) || len(nf.Hints) != 1 || !strings.Contains(nf.Hints[0], "mcpx catalog big --kind prompt") {
 		t.Errorf("no close match: %v %+v", err, nf)
 	}
 
-	a, conn, ctx = lookupConn(t, "bad")
-	it, incomplete, err := a.lookup(ctx, conn, "big", client.KindTool, "x1")
+	a, conn, opCtx = lookupConn(t, "bad")
+	it, incomplete, err := a.lookup(opCtx(), conn, "big", client.KindTool, "x1")
 	if err != nil || it == nil || incomplete != "" {
 		t.Errorf("found before the bad item: %+v %q %v", it, incomplete, err)
 	}
-	it, incomplete, err = a.lookup(ctx, conn, "big", client.KindTool, "zz")
+	it, incomplete, err = a.lookup(opCtx(), conn, "big", client.KindTool, "zz")
 	if err != nil || it != nil || incomplete != "did not complete" {
 		t.Errorf("a nameless item makes the listing incomplete: %+v %q %v", it, incomplete, err)
 	}

@@ -49,9 +49,17 @@ func TestMain(m *testing.M) {
 				fmt.Fprintln(os.Stderr, "mcpx-fixture:", err)
 				os.Exit(1)
 			}
+			exitServed()
 		},
 	})
 }
+
+// scriptGORACE, when set, is the scripts' $GORACE (see race_test.go).
+var scriptGORACE string
+
+// exitServed ends a stdio fixture whose server returned (its stdin ended)
+// with status 0 (see race_test.go).
+var exitServed = func() { os.Exit(0) }
 
 // The long tests of this package (TestScript, TestScriptWarm, TestInterop,
 // TestInteropServers, TestConformance) run in parallel with each other:
@@ -81,6 +89,9 @@ func params(dir string) testscript.Params {
 			env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, "state"))
 			env.Setenv("MCPX_FIXTURE_PIDFILE", filepath.Join(env.WorkDir, "fixture.pid"))
 			isolateDaemon(env) // warm_test.go
+			if scriptGORACE != "" {
+				env.Setenv("GORACE", scriptGORACE)
+			}
 			return nil
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
