@@ -93,3 +93,6 @@ func TestSocketDir(t *testing.T) {
 		t.Fatalf("XDG_RUNTIME_DIR: %s", d)
 	}
 }
+
+// tempDir is a directory of the test's own.
+func tempDir(t *testing.T) string { return t.TempDir() }

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
@@ -143,27 +142,6 @@ func TestCheckDir(t *testing.T) {
 			t.Fatal("the log was opened through a link")
 		}
 	}
-}
-
-func TestLockDir(t *testing.T) {
-	dir := tempDir(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	unlock, err := lockDir(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	short, cancel2 := context.WithTimeout(ctx, 50*time.Millisecond)
-	defer cancel2()
-	if _, err := lockDir(short, dir); err != context.DeadlineExceeded {
-		t.Fatalf("a second lock: %v", err)
-	}
-	unlock()
-	again, err := lockDir(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	again()
 }
 
 func TestLogAppends(t *testing.T) {

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
-	"time"
 )
 
 // Supported reports whether warm connections work on this platform.
@@ -89,21 +88,13 @@ func lockDir(ctx context.Context, dir string) (func(), error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot lock the daemon directory: %w", err)
 	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
-			f.Close()
-			return nil, fmt.Errorf("cannot lock the daemon directory: %w", err)
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, ctx.Err()
-		case <-time.After(5 * time.Millisecond):
-		}
+	err = pollLock(ctx, func() (bool, error) {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		return errors.Is(err, syscall.EWOULDBLOCK) || errors.Is(err, syscall.EINTR), err
+	})
+	if err != nil {
+		f.Close()
+		return nil, err
 	}
 	return func() {
 		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
-	"time"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
@@ -281,22 +280,13 @@ func lockDir(ctx context.Context, dir string) (func(), error) {
 		return nil, fmt.Errorf("cannot lock the daemon directory: %w", err)
 	}
 	h := windows.Handle(f.Fd())
-	for {
-		ol := new(windows.Overlapped)
-		err = windows.LockFileEx(h, windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, ol)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, windows.ERROR_LOCK_VIOLATION) {
-			f.Close()
-			return nil, fmt.Errorf("cannot lock the daemon directory: %w", err)
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, ctx.Err()
-		case <-time.After(5 * time.Millisecond):
-		}
+	err = pollLock(ctx, func() (bool, error) {
+		err := windows.LockFileEx(h, windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, new(windows.Overlapped))
+		return errors.Is(err, windows.ERROR_LOCK_VIOLATION), err
+	})
+	if err != nil {
+		f.Close()
+		return nil, err
 	}
 	return func() {
 		_ = windows.UnlockFileEx(h, 0, 1, 0, new(windows.Overlapped))

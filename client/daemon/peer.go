@@ -1,9 +1,11 @@
 package daemon
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"time"
 )
 
 // ErrUnsupported is keep-alive asked for where there is no daemon.
@@ -26,4 +28,24 @@ func peerRefusal(me, who string, err error) error {
 		return fmt.Errorf("the process is of %s, not of %s", who, me)
 	}
 	return nil
+}
+
+// pollLock takes a lock by calling try every 5 ms until it succeeds (nil),
+// fails for another reason than the lock being held (busy false), or ctx
+// ends.
+func pollLock(ctx context.Context, try func() (busy bool, err error)) error {
+	for {
+		busy, err := try()
+		if err == nil {
+			return nil
+		}
+		if !busy {
+			return fmt.Errorf("cannot lock the daemon directory: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
 }
