@@ -66,3 +66,18 @@ func TestSpecKey(t *testing.T) {
 		}
 	}
 }
+
+// A forwarded message gets its own fields: the original keeps its value.
+func TestWithField(t *testing.T) {
+	orig := map[string]any{"progressToken": 7, "progress": 1}
+	got := withField(orig, "progressToken", "d-1")
+	if got["progressToken"] != "d-1" || got["progress"] != 1 || len(got) != 2 {
+		t.Errorf("withField = %v", got)
+	}
+	if orig["progressToken"] != 7 {
+		t.Errorf("the original changed: %v", orig)
+	}
+	if got := withField(nil, "requestId", 3); len(got) != 1 || got["requestId"] != 3 {
+		t.Errorf("withField(nil) = %v", got)
+	}
+}

@@ -74,12 +74,7 @@ func (l *legacyHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusMethodNotAllowed)
 		return
 	}
-	body, _ := io.ReadAll(r.Body)
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	_ = json.Unmarshal(body, &m)
+	m := readRPC(r)
 	get := func(k string) string {
 		if v := r.Header.Get(k); v != "" {
 			return v
@@ -241,4 +236,18 @@ func serveLegacyHTTP(t *testing.T, rpc bool, want []string) {
 	if strings.Contains(string(b), "Mcp-") {
 		t.Fatalf("the daemon's log shows headers:\n%s", b)
 	}
+}
+
+// rpc is the id and method of a JSON-RPC message a test server reads.
+type rpc struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+}
+
+// readRPC reads the id and method of the message in r's body.
+func readRPC(r *http.Request) rpc {
+	body, _ := io.ReadAll(r.Body)
+	var m rpc
+	_ = json.Unmarshal(body, &m)
+	return m
 }

@@ -644,12 +644,7 @@ func (s *session) serverNotification(n mcp.JSONRPCNotification) {
 		if !ok {
 			return
 		}
-		fields := make(map[string]any, len(n.Params.AdditionalFields))
-		for k, v := range n.Params.AdditionalFields {
-			fields[k] = v
-		}
-		fields["progressToken"] = r.tok
-		n.Params.AdditionalFields = fields
+		n.Params.AdditionalFields = withField(n.Params.AdditionalFields, "progressToken", r.tok)
 		r.c.forward(n)
 		return
 	}
@@ -933,12 +928,7 @@ func (c *caller) notification(n mcp.JSONRPCNotification) {
 		if f == nil {
 			return
 		}
-		fields := make(map[string]any, len(n.Params.AdditionalFields))
-		for k, v := range n.Params.AdditionalFields {
-			fields[k] = v
-		}
-		fields["requestId"] = f.id
-		n.Params.AdditionalFields = fields
+		n.Params.AdditionalFields = withField(n.Params.AdditionalFields, "requestId", f.id)
 		if !s.postCancels() {
 			ctx, cancel := context.WithTimeout(context.Background(), 250*time.Millisecond)
 			_ = s.tr.SendNotification(ctx, n)
@@ -1256,4 +1246,15 @@ func (s *session) postCancels() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.proc == nil && s.modern
+}
+
+// withField is a copy of fields with k set to v: the forwarded message's
+// own, as the original may still be read elsewhere.
+func withField(fields map[string]any, k string, v any) map[string]any {
+	out := make(map[string]any, len(fields)+1)
+	for key, val := range fields {
+		out[key] = val
+	}
+	out[k] = v
+	return out
 }
