@@ -41,7 +41,7 @@
 # startup: `mcpx --version` against a hello-world Go program built the same
 # way (scripts/benchhello), and the same mcpx built with GOWORK=off, as `go
 # install github.com/mcpx-cli/mcpx/cmd/mcpx@VERSION` builds it: without the
-# patched copy in third_party/jsonschema (see third_party/README.md). Prints
+# patched copies in third_party/ (see third_party/README.md). Prints
 # the medians and the ratios to hello world, the minor page faults of one run
 # and the bytes allocated by package inits; then the same two builds on a
 # one-shot `mcpx --json invoke demo add a=1 b=2` (two mcpx processes: the
@@ -506,7 +506,7 @@ bench_startup() {
 	echo
 	echo "ratio = median / hello world median, in one run; aim: mcpx --version <= 2x."
 	echo "GOWORK=off builds as go install github.com/mcpx-cli/mcpx/cmd/mcpx@VERSION does: without"
-	echo "the patched copy of jsonschema in third_party/ (see third_party/README.md)."
+	echo "the patched copies in third_party/ (see third_party/README.md)."
 	echo "faults = minor page faults of one run; init B = bytes allocated by package inits."
 	if [ -n "$load_before" ]; then
 		echo "Load average before: $load_before, after: $(load_note) ($(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?') CPUs);"
