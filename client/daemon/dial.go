@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -126,7 +127,10 @@ func hello(ctx context.Context, e Env, dir string, h Hello) (net.Conn, *Reply, e
 		c.Close()
 		return nil, nil, fmt.Errorf("the mcpx daemon: %w", err)
 	}
-	line, err := readLine(c)
+	// The reply is read ahead, not byte by byte: what the daemon sends
+	// after it stays in br, which the returned connection reads first.
+	br := bufio.NewReader(c)
+	line, err := readLine(br)
 	if err != nil {
 		c.Close()
 		if ctx.Err() != nil {
@@ -147,7 +151,7 @@ func hello(ctx context.Context, e Env, dir string, h Hello) (net.Conn, *Reply, e
 		c.Close()
 		return nil, &rep, errors.New(rep.Err)
 	}
-	return c, &rep, nil
+	return &bufferedConn{Conn: c, r: br}, &rep, nil
 }
 
 // replace asks a daemon of another build to exit, and kills it when it
@@ -158,7 +162,7 @@ func replace(ctx context.Context, e Env, dir string, rep *Reply) {
 		pid = p
 		_ = writeLine(c, Hello{Proto: Proto, Build: BuildID(e.Version), Op: OpExit})
 		_ = c.SetReadDeadline(time.Now().Add(time.Second))
-		_, _ = readLine(c)
+		_, _ = readLine(bufio.NewReader(c))
 		c.Close()
 	}
 	if pid == 0 && rep != nil {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -143,33 +144,42 @@ func writeLine(w io.Writer, v any) error {
 	return err
 }
 
-// readLine reads one line byte by byte, so that nothing after it is
-// consumed (the JSON-RPC stream follows on the same connection).
-func readLine(r io.Reader) ([]byte, error) {
+// readLine reads one line, of at most maxLine bytes, without its newline.
+// What follows it stays in r (on an attached connection, the JSON-RPC
+// stream: see bufferedConn).
+func readLine(r *bufio.Reader) ([]byte, error) {
 	var buf []byte
-	b := make([]byte, 1)
 	for {
-		n, err := r.Read(b)
-		if n == 1 {
-			if b[0] == '\n' {
-				return buf, nil
-			}
-			if len(buf) >= maxLine {
-				return nil, errors.New("line too long")
-			}
-			buf = append(buf, b[0])
+		part, err := r.ReadSlice('\n')
+		if len(buf)+len(part) > maxLine+1 {
+			return nil, errors.New("line too long")
 		}
-		if err != nil {
-			if err == io.EOF && len(buf) == 0 {
-				return nil, io.EOF
-			}
-			if err == io.EOF {
-				return nil, io.ErrUnexpectedEOF
-			}
-			return nil, err
+		if err == nil {
+			// a copy: part is r's buffer, which the next read reuses
+			return append(buf, part[:len(part)-1]...), nil
 		}
+		buf = append(buf, part...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err == io.EOF && len(buf) == 0 {
+			return nil, io.EOF
+		}
+		if err == io.EOF {
+			return nil, io.ErrUnexpectedEOF
+		}
+		return nil, err
 	}
 }
+
+// bufferedConn is a connection whose first bytes were read ahead into r:
+// reads drain r before they reach the socket.
+type bufferedConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (c *bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 
 // readHello reads a hello through a buffered reader (the daemon side: a
 // status or stop conversation is one line each way; an attach is followed
