@@ -12,6 +12,7 @@ func init() {
 	// Under the race detector mcpx (this test binary) starts and runs
 	// several times slower: within scales its bounds.
 	withinScale = 4
+	raceDetector = true
 
 	// A binary built with -race sleeps for GORACE's atexit_sleep_ms (1 s
 	// by default) before it exits with status 0, so a stdio fixture would

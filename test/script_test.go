@@ -57,6 +57,10 @@ func TestMain(m *testing.M) {
 // scriptGORACE, when set, is the scripts' $GORACE (see race_test.go).
 var scriptGORACE string
 
+// raceDetector: the test binary, and so the mcpx the scripts run, is built
+// with the race detector (the scripts' [race] condition).
+var raceDetector bool
+
 // exitServed ends a stdio fixture whose server returned (its stdin ended)
 // with status 0 (see race_test.go).
 var exitServed = func() { os.Exit(0) }
@@ -77,8 +81,11 @@ func params(dir string) testscript.Params {
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		Condition: func(cond string) (bool, error) {
-			if cond == "root" {
+			switch cond {
+			case "root":
 				return os.Geteuid() == 0, nil
+			case "race": // built with the race detector (race_test.go)
+				return raceDetector, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
