@@ -20,12 +20,20 @@ import (
 	"github.com/mcpx-cli/mcpx/client/transport"
 )
 
-// echoEnv makes the test binary the echo server (see TestMain).
-const echoEnv = "MCPX_DAEMON_TEST_ECHO"
+// echoEnv makes the test binary the echo server, forwardEnv the server of
+// the forwarding test (see TestMain).
+const (
+	echoEnv    = "MCPX_DAEMON_TEST_ECHO"
+	forwardEnv = "MCPX_DAEMON_TEST_FORWARD"
+)
 
 func TestMain(m *testing.M) {
 	if os.Getenv(echoEnv) == "1" {
 		echo(os.Stdin, os.Stdout)
+		return
+	}
+	if os.Getenv(forwardEnv) == "1" {
+		forwardServer(os.Stdin, os.Stdout)
 		return
 	}
 	os.Exit(m.Run())
@@ -56,51 +64,9 @@ func echo(r io.Reader, w io.Writer) {
 // each gets its own answers under its own ids, the handshake reaches the
 // server once, and stop closes everything.
 func TestServeMultiplexes(t *testing.T) {
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := os.MkdirTemp("", "mcpxd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(run)
-	if ln, err := net.Listen("unix", filepath.Join(run, "probe")); err != nil {
-		t.Skipf("no Unix sockets here: %v", err)
-	} else {
-		ln.Close()
-	}
-	getenv := func(k string) string {
-		switch k {
-		case "XDG_RUNTIME_DIR", "LOCALAPPDATA":
-			return run
-		case "XDG_STATE_HOME":
-			return filepath.Join(run, "state")
-		}
-		return ""
-	}
-	defer func() {
-		if t.Failed() {
-			b, _ := os.ReadFile(LogPath(getenv))
-			t.Logf("daemon log:\n%s", b)
-		}
-	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	served := make(chan error, 1)
-	go func() { served <- Serve(ctx, ServeOptions{Getenv: getenv, Version: "test"}) }()
-	sock := SocketPath(SocketDir(getenv))
-	for i := 0; ; i++ {
-		if _, err := os.Stat(sock); err == nil {
-			break
-		}
-		if i > 500 {
-			t.Fatal("the daemon never listened")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	env := Env{Getenv: getenv, Version: "test"}
-	spec := &Spec{Name: "echo", Transport: "stdio", Command: self, Env: append(os.Environ(), echoEnv+"=1")}
+	d := startDaemon(t)
+	ctx, env := d.ctx, d.env
+	spec := &Spec{Name: "echo", Transport: "stdio", Command: d.self, Env: append(os.Environ(), echoEnv+"=1")}
 	var wg sync.WaitGroup
 	errs := make(chan error, 20)
 	for i := 0; i < 20; i++ {
@@ -121,15 +87,81 @@ func TestServeMultiplexes(t *testing.T) {
 	if err != nil || !ok || len(rep.Status) != 1 || rep.Status[0].Calls != 20 {
 		t.Fatalf("status: %+v %v %v", rep, ok, err)
 	}
-	if _, _, err := Ask(ctx, env, Hello{Op: OpStop}); err != nil {
+	d.stop(t)
+}
+
+// inProcess is a daemon served by the test itself, in a run directory of
+// its own.
+type inProcess struct {
+	ctx    context.Context // the test's: every wait is bounded by it
+	env    Env
+	self   string     // the test binary, which a fixture server runs
+	served chan error // Serve's return
+}
+
+// startDaemon starts the daemon in-process and waits until it listens.
+// The test's context ends, and the daemon's log is shown if the test
+// failed, when the test ends.
+func startDaemon(t *testing.T) *inProcess {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := os.MkdirTemp("", "mcpxd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(run) })
+	if ln, err := net.Listen("unix", filepath.Join(run, "probe")); err != nil {
+		t.Skipf("no Unix sockets here: %v", err)
+	} else {
+		ln.Close()
+	}
+	getenv := func(k string) string {
+		switch k {
+		case "XDG_RUNTIME_DIR", "LOCALAPPDATA":
+			return run
+		case "XDG_STATE_HOME":
+			return filepath.Join(run, "state")
+		}
+		return ""
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			b, _ := os.ReadFile(LogPath(getenv))
+			t.Logf("daemon log:\n%s", b)
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	d := &inProcess{ctx: ctx, env: Env{Getenv: getenv, Version: "test"}, self: self, served: make(chan error, 1)}
+	go func() { d.served <- Serve(ctx, ServeOptions{Getenv: getenv, Version: "test"}) }()
+	sock := SocketPath(SocketDir(getenv))
+	for i := 0; ; i++ {
+		if _, err := os.Stat(sock); err == nil {
+			break
+		}
+		if i > 500 {
+			t.Fatal("the daemon never listened")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return d
+}
+
+// stop tells the daemon to stop and waits until it has.
+func (d *inProcess) stop(t *testing.T) {
+	t.Helper()
+	if _, _, err := Ask(d.ctx, d.env, Hello{Op: OpStop}); err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case err := <-served:
+	case err := <-d.served:
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-ctx.Done():
+	case <-d.ctx.Done():
 		t.Fatal("the daemon did not exit after stop")
 	}
 }

@@ -1,0 +1,304 @@
+package daemon
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"testing"
+	"time"
+
+	mcptransport "github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx-cli/mcpx/client/transport"
+)
+
+// Methods and tool names of forwardServer.
+const (
+	methodCancelledSoFar = "test/cancelled" // params.want: answered once that many were cancelled
+	toolHang             = "hang"           // a tools/call never answered
+)
+
+// forwardServer is a stdio server that shows what the daemon forwards. It
+// answers every request with {"n": ID} (the id it saw), as echo does; a
+// tools/call carrying _meta.progressToken is first given a
+// notifications/progress under that token whose progress is the id it saw;
+// a tools/call of the tool toolHang is never answered. It records the requestId of
+// every notifications/cancelled, and answers methodCancelledSoFar with
+// {"cancelled": [requestId, ...]} (in the order received) once it has
+// recorded at least params.want of them.
+func forwardServer(r io.Reader, w io.Writer) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 1<<20)
+	send := func(v any) bool {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return false
+		}
+		_, err = fmt.Fprintf(w, "%s\n", b)
+		return err == nil
+	}
+	answer := func(id json.RawMessage, result any) bool {
+		return send(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
+	}
+	cancelled := []json.RawMessage{}
+	var query json.RawMessage // the id of a methodCancelledSoFar waiting
+	want := 0
+	for sc.Scan() {
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Name string `json:"name"`
+				Meta struct {
+					ProgressToken json.RawMessage `json:"progressToken"`
+				} `json:"_meta"`
+				RequestID json.RawMessage `json:"requestId"`
+				Want      int             `json:"want"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(sc.Bytes(), &msg) != nil {
+			continue
+		}
+		ok := true
+		switch {
+		case msg.Method == string(mcp.MethodNotificationCancelled):
+			cancelled = append(cancelled, msg.Params.RequestID)
+		case msg.ID == nil || msg.Method == "":
+			// a notification, or an answer: nothing to say
+		case msg.Method == methodCancelledSoFar:
+			query, want = msg.ID, msg.Params.Want
+		case msg.Method == string(mcp.MethodToolsCall):
+			if tok := msg.Params.Meta.ProgressToken; tok != nil {
+				ok = send(map[string]any{"jsonrpc": "2.0", "method": string(mcp.MethodNotificationProgress),
+					"params": map[string]any{"progressToken": tok, "progress": msg.ID}})
+			}
+			if ok && msg.Params.Name != toolHang {
+				ok = answer(msg.ID, map[string]any{"n": msg.ID})
+			}
+		default:
+			ok = answer(msg.ID, map[string]any{"n": msg.ID})
+		}
+		if ok && query != nil && len(cancelled) >= want {
+			ok = answer(query, map[string]any{"cancelled": cancelled})
+			query = nil
+		}
+		if !ok {
+			return
+		}
+	}
+}
+
+// testCaller is an mcpx process of the test, attached to the daemon: its
+// transport over the attached connection, and the params of the progress
+// notifications it was sent.
+type testCaller struct {
+	name     string
+	tr       *transport.Stdio
+	progress chan map[string]any
+}
+
+func attachCaller(t *testing.T, d *inProcess, spec *Spec, name string) *testCaller {
+	t.Helper()
+	nc, _, err := Attach(d.ctx, d.env, Hello{Spec: spec, KeepAlive: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &testCaller{name: name, tr: transport.NewStdio(nc, nc, transport.StdioOptions{MessageCeiling: 1 << 20}),
+		progress: make(chan map[string]any, 64)}
+	c.tr.SetNotificationHandler(func(n mcp.JSONRPCNotification) {
+		if n.Method == string(mcp.MethodNotificationProgress) {
+			select {
+			case c.progress <- n.Params.AdditionalFields:
+			default: // far more than the test makes: the count is wrong anyway
+			}
+		}
+	})
+	_ = c.tr.Start(d.ctx)
+	t.Cleanup(func() { _ = c.tr.Close() })
+	return c
+}
+
+func (c *testCaller) request(ctx context.Context, id int64, method string, params map[string]any) (json.RawMessage, error) {
+	resp, err := c.tr.SendRequest(ctx, mcptransport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(id),
+		Method: method, Params: params})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", c.name, method, err)
+	}
+	if resp.ID.String() != mcp.NewRequestId(id).String() {
+		return nil, fmt.Errorf("%s: %s answered under id %s, not %d", c.name, method, resp.ID.String(), id)
+	}
+	if resp.Error != nil {
+		return nil, fmt.Errorf("%s: %s: error %+v", c.name, method, resp.Error)
+	}
+	return resp.Result, nil
+}
+
+// nextProgress waits for the caller's next progress notification.
+func (c *testCaller) nextProgress(ctx context.Context) (map[string]any, error) {
+	select {
+	case p := <-c.progress:
+		return p, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%s: no progress notification: %w", c.name, ctx.Err())
+	}
+}
+
+// progressSoFar returns the progress notifications the caller has been
+// sent so far: the daemon answers mcpx/flush after what it has queued for
+// the caller, and the answer to a call after the call's progress.
+func (c *testCaller) progressSoFar(ctx context.Context, flushID int64) ([]map[string]any, error) {
+	if _, err := c.request(ctx, flushID, MethodFlush, nil); err != nil {
+		return nil, err
+	}
+	var got []map[string]any
+	for {
+		select {
+		case p := <-c.progress:
+			got = append(got, p)
+		default:
+			return got, nil
+		}
+	}
+}
+
+// TestServeForwardsProgressAndCancellation: two callers attached to one
+// target at once use the same request ids and the same progress tokens.
+// Each gets the progress of its own call only, under its own token; a
+// caller's notifications/cancelled cancels on the server that caller's
+// request, under the id the server saw for it.
+func TestServeForwardsProgressAndCancellation(t *testing.T) {
+	d := startDaemon(t)
+	ctx := d.ctx
+	spec := &Spec{Name: "forward", Transport: "stdio", Command: d.self, Env: append(os.Environ(), forwardEnv+"=1")}
+	callers := []*testCaller{attachCaller(t, d, spec, "caller A"), attachCaller(t, d, spec, "caller B")}
+
+	// The caller's ids are far from the daemon's (1, 2, ...): an id the
+	// daemon failed to map would not pass for a mapped one.
+	const callID, hangID, flushID, queryID = 1001, 1002, 1003, 1004
+
+	// Progress: both calls at once, under the same id and token.
+	type called struct {
+		n   any // the id the server saw
+		err error
+	}
+	results := make([]chan called, len(callers))
+	for i, c := range callers {
+		results[i] = make(chan called, 1)
+		go func() {
+			res, err := c.request(ctx, callID, string(mcp.MethodToolsCall),
+				map[string]any{"name": "work", "_meta": map[string]any{"progressToken": "tok"}})
+			var r struct{ N any }
+			if err == nil && (json.Unmarshal(res, &r) != nil || r.N == nil) {
+				err = fmt.Errorf("%s: tools/call result %s", c.name, res)
+			}
+			results[i] <- called{r.N, err}
+		}()
+	}
+	seen := make([]any, len(callers))
+	for i, c := range callers {
+		var r called
+		select {
+		case r = <-results[i]:
+		case <-ctx.Done():
+			t.Fatalf("%s: tools/call not answered: %v", c.name, ctx.Err())
+		}
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		seen[i] = r.n
+	}
+	if reflect.DeepEqual(seen[0], seen[1]) {
+		t.Fatalf("the server saw both calls under id %v", seen[0])
+	}
+	// Both answers are in: the daemon has routed both calls' progress.
+	for i, c := range callers {
+		got, err := c.progressSoFar(ctx, flushID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []map[string]any{{"progressToken": "tok", "progress": seen[i]}}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: progress notifications %v, want %v (its own call's, under its own token)", c.name, got, want)
+		}
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+
+	// Cancellation: both callers have a call in flight under the same id
+	// (and token); each cancels its own in turn.
+	hung := make([]any, len(callers)) // the ids the server saw
+	abandon := make([]context.CancelFunc, len(callers))
+	abandoned := make([]chan error, len(callers))
+	for i, c := range callers {
+		var hctx context.Context
+		hctx, abandon[i] = context.WithCancel(ctx)
+		defer abandon[i]()
+		abandoned[i] = make(chan error, 1)
+		go func() {
+			_, err := c.request(hctx, hangID, string(mcp.MethodToolsCall),
+				map[string]any{"name": toolHang, "_meta": map[string]any{"progressToken": 7}})
+			abandoned[i] <- err
+		}()
+		// The server has the call once its progress arrives.
+		p, err := c.nextProgress(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(p["progressToken"], float64(7)) {
+			t.Fatalf("%s: progress %v, want token 7", c.name, p)
+		}
+		hung[i] = p["progress"]
+	}
+	if hung[0] == nil || reflect.DeepEqual(hung[0], hung[1]) {
+		t.Fatalf("the server saw the calls in flight under ids %v", hung)
+	}
+	for i, c := range callers {
+		// As an mcpx process does: it gives up on the call, and says so.
+		abandon[i]()
+		select {
+		case err := <-abandoned[i]:
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("%s: the call in flight ended with %v", c.name, err)
+			}
+		case <-ctx.Done():
+			t.Fatalf("%s: the call in flight was not given up: %v", c.name, ctx.Err())
+		}
+		err := c.tr.SendNotification(ctx, mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{
+			Method: string(mcp.MethodNotificationCancelled),
+			Params: mcp.NotificationParams{AdditionalFields: map[string]any{"requestId": hangID, "reason": "test"}}}})
+		if err != nil {
+			t.Fatalf("%s: cancel: %v", c.name, err)
+		}
+		// Sent after the cancellation on the same connection, this
+		// reaches the server after it; it waits for the cancellation
+		// anyway, and shows every one the server was sent so far.
+		res, err := c.request(ctx, queryID, methodCancelledSoFar, map[string]any{"want": i + 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct{ Cancelled []any }
+		if err := json.Unmarshal(res, &got); err != nil {
+			t.Fatalf("%s: %s result %s", c.name, methodCancelledSoFar, res)
+		}
+		if want := hung[:i+1]; !reflect.DeepEqual(got.Cancelled, want) {
+			t.Fatalf("after %s cancelled request %d, the server saw cancelled %v; want %v (the ids it saw for the calls cancelled)",
+				c.name, hangID, got.Cancelled, want)
+		}
+	}
+	// Each call in flight had its progress go to its own caller only.
+	for _, c := range callers {
+		if got, err := c.progressSoFar(ctx, flushID); err != nil {
+			t.Fatal(err)
+		} else if len(got) != 0 {
+			t.Errorf("%s: progress notifications %v, want none but its own calls'", c.name, got)
+		}
+	}
+	d.stop(t)
+}
