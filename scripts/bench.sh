@@ -55,6 +55,8 @@
 # daemon is the run's own (XDG_RUNTIME_DIR in the temporary directory) and
 # is stopped at the end. Aims: warm invoke <= 1.3x `mcpx --version` and >= 10x
 # faster than one-shot; warm catalog within the same bound plus its rendering.
+# `mcpx daemon status` is timed too: start-up, the socket checks, one hello
+# and its reply, and no MCP at all, the least any warm call costs.
 #
 # Each command is run N times (default 30) after W warm-up runs (default 3).
 # Timing uses hyperfine when it is installed (each command's runs back to
@@ -532,7 +534,7 @@ bench_warm() {
 	"${warm[@]}" catalog tools1000 >/dev/null
 	load_before=$(load_note)
 	echo "warm: timing $runs runs each (+$warmup warm-up) with $tool ..." >&2
-	timing version "${env[@]}" "$mcpx" --version ::: warm "${warm[@]}" invoke "$srv" "${call[@]}" ::: oneshot "${cold[@]}" invoke "$srv" "${call[@]}" \
+	timing version "${env[@]}" "$mcpx" --version ::: status "${env[@]}" "$mcpx" daemon status ::: warm "${warm[@]}" invoke "$srv" "${call[@]}" ::: oneshot "${cold[@]}" invoke "$srv" "${call[@]}" \
 		::: warmcat "${warm[@]}" catalog tools1000 ::: oneshotcat "${cold[@]}" catalog tools1000
 	"${env[@]}" "$mcpx" daemon stop 2>/dev/null || true
 	echo
@@ -542,13 +544,14 @@ bench_warm() {
 		END {
 			v = med["version"]
 			printf "%-40s %10s %8s %12s\n", "", "median", "sd", "x --version"
-			n = split("version warm oneshot warmcat oneshotcat", k, " ")
-			split("mcpx --version|warm invoke " srv "|one-shot invoke " srv "|warm catalog tools1000|one-shot catalog tools1000", label, "|")
+			n = split("version status warm oneshot warmcat oneshotcat", k, " ")
+			split("mcpx --version|mcpx daemon status|warm invoke " srv "|one-shot invoke " srv "|warm catalog tools1000|one-shot catalog tools1000", label, "|")
 			for (i = 1; i <= n; i++)
 				printf "%-40s %7.1f ms %5.1f ms %11.2fx\n", label[i], med[k[i]], sd[k[i]], (v > 0 ? med[k[i]] / v : 0)
 			printf "\nwarm invoke: %.2fx mcpx --version (aim <= 1.3x), %.1fx faster than one-shot (aim >= 10x)\n", \
 				(v > 0 ? med["warm"] / v : 0), (med["warm"] > 0 ? med["oneshot"] / med["warm"] : 0)
 			printf "warm catalog of 1000 tools: %.2fx mcpx --version (the bound plus rendering 1000 items)\n", (v > 0 ? med["warmcat"] / v : 0)
+			printf "daemon status (start-up and one daemon round trip, no MCP): %.2fx mcpx --version\n", (v > 0 ? med["status"] / v : 0)
 		}' "$tmp/timing"
 	if [ -n "$load_before" ]; then
 		echo "Load average before: $load_before, after: $(load_note) ($(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?') CPUs)."
