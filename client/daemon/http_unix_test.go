@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -22,42 +21,12 @@ import (
 	"github.com/mcpx-cli/mcpx/client/transport"
 )
 
-// serveInProcess runs the daemon in-process for a test, with its socket
-// and log in a directory of the test's, and stops it at the end.
+// serveInProcess runs the daemon in-process for a test (startDaemon), and
+// says where its log is.
 func serveInProcess(t *testing.T) (Env, string) {
 	t.Helper()
-	run, err := os.MkdirTemp("", "mcpxd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(run) })
-	getenv := func(k string) string {
-		switch k {
-		case "XDG_RUNTIME_DIR":
-			return run
-		case "XDG_STATE_HOME":
-			return filepath.Join(run, "state")
-		}
-		return ""
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- Serve(ctx, ServeOptions{Getenv: getenv, Version: "test"}) }()
-	t.Cleanup(func() {
-		cancel()
-		<-served
-	})
-	sock := SocketPath(filepath.Join(run, "mcpx"))
-	for i := 0; ; i++ {
-		if _, err := os.Stat(sock); err == nil {
-			break
-		}
-		if i > 500 {
-			t.Fatal("the daemon never listened")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return Env{Getenv: getenv, Version: "test"}, filepath.Join(run, "state", "mcpx", "daemon.log")
+	d := startDaemon(t)
+	return d.env, LogPath(d.env.Getenv)
 }
 
 // legacyHTTP is a streamable HTTP server of the legacy era that refuses

@@ -93,15 +93,16 @@ func TestServeMultiplexes(t *testing.T) {
 // inProcess is a daemon served by the test itself, in a run directory of
 // its own.
 type inProcess struct {
-	ctx    context.Context // the test's: every wait is bounded by it
-	env    Env
-	self   string     // the test binary, which a fixture server runs
-	served chan error // Serve's return
+	ctx  context.Context // the test's: every wait is bounded by it
+	env  Env
+	self string        // the test binary, which a fixture server runs
+	done chan struct{} // closed when Serve returns
+	err  error         // what Serve returned
 }
 
 // startDaemon starts the daemon in-process and waits until it listens.
-// The test's context ends, and the daemon's log is shown if the test
-// failed, when the test ends.
+// When the test ends, the test's context ends, the daemon with it (waited
+// for), and its log is shown if the test failed.
 func startDaemon(t *testing.T) *inProcess {
 	t.Helper()
 	self, err := os.Executable()
@@ -135,8 +136,15 @@ func startDaemon(t *testing.T) *inProcess {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
-	d := &inProcess{ctx: ctx, env: Env{Getenv: getenv, Version: "test"}, self: self, served: make(chan error, 1)}
-	go func() { d.served <- Serve(ctx, ServeOptions{Getenv: getenv, Version: "test"}) }()
+	d := &inProcess{ctx: ctx, env: Env{Getenv: getenv, Version: "test"}, self: self, done: make(chan struct{})}
+	go func() {
+		d.err = Serve(ctx, ServeOptions{Getenv: getenv, Version: "test"})
+		close(d.done)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-d.done
+	})
 	sock := SocketPath(SocketDir(getenv))
 	for i := 0; ; i++ {
 		if _, err := os.Stat(sock); err == nil {
@@ -157,9 +165,9 @@ func (d *inProcess) stop(t *testing.T) {
 		t.Fatal(err)
 	}
 	select {
-	case err := <-d.served:
-		if err != nil {
-			t.Fatal(err)
+	case <-d.done:
+		if d.err != nil {
+			t.Fatal(d.err)
 		}
 	case <-d.ctx.Done():
 		t.Fatal("the daemon did not exit after stop")
