@@ -3,10 +3,14 @@ package daemon
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A reply line is read ahead, in whole reads; what follows it (the
@@ -50,5 +54,52 @@ func TestReadLineBounds(t *testing.T) {
 	_, err = readLine(bufio.NewReader(strings.NewReader(strings.Repeat("x", maxLine+1) + "\n")))
 	if err == nil || err.Error() != "line too long" {
 		t.Fatalf("a line over maxLine: %v", err)
+	}
+}
+
+// The connection hello returns to an attach delivers what the daemon sent
+// right after its reply, even when both came in one read: the JSON-RPC
+// stream starts there.
+func TestHelloKeepsWhatFollowsTheReply(t *testing.T) {
+	run, err := os.MkdirTemp("", "mcpxd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(run)
+	dir := filepath.Join(run, "mcpx")
+	if err := PrepareDir(dir); err != nil {
+		t.Skipf("no daemon directory here: %v", err)
+	}
+	ln, err := net.Listen("unix", SocketPath(dir))
+	if err != nil {
+		t.Skipf("no Unix sockets here: %v", err)
+	}
+	defer ln.Close()
+	const next = `{"jsonrpc":"2.0","method":"notifications/message"}` + "\n"
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		var h Hello
+		if readJSONLine(bufio.NewReader(c), &h) != nil {
+			return
+		}
+		var buf bytes.Buffer
+		_ = writeLine(&buf, Reply{OK: true, Build: h.Build})
+		buf.WriteString(next)
+		_, _ = c.Write(buf.Bytes()) // the reply and what follows, in one write
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, rep, err := hello(ctx, Env{Version: "test"}, dir, Hello{Op: OpAttach})
+	if err != nil || !rep.OK {
+		t.Fatalf("hello: %+v, %v", rep, err)
+	}
+	defer c.Close()
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if got, err := bufio.NewReader(c).ReadString('\n'); got != next {
+		t.Fatalf("after the reply: %q, %v; want %q", got, err, next)
 	}
 }
