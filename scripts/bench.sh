@@ -524,8 +524,13 @@ bench_warm() {
 	*" everything-current "*) srv=everything-current call=(echo message=hi) ;;
 	*" everything-2025 "*) srv=everything-2025 call=(echo message=hi) ;;
 	esac
-	# the 1000-tool server, next to the others
-	sed -i 's#}}$#,"tools1000":{"command":"'"$root"'/bin/benchserver","args":["many-tools"],"env":{"MCPX_FIXTURE_ITEMS":"1000"}}}}#' "$tmp/config.json"
+	# the 1000-tool server, next to the others (the first entry when no
+	# server-everything is installed)
+	local tools1000='"tools1000":{"command":"'"$root"'/bin/benchserver","args":["many-tools"],"env":{"MCPX_FIXTURE_ITEMS":"1000"}}'
+	case $targets in
+	demo) sed -i 's#}}$#'"$tools1000"'}}#' "$tmp/config.json" ;;
+	*) sed -i 's#}}$#,'"$tools1000"'}}#' "$tmp/config.json" ;;
+	esac
 	mkdir -p "$tmp/run" "$tmp/state"
 	local env=(env XDG_RUNTIME_DIR="$tmp/run" XDG_STATE_HOME="$tmp/state" MCPX_CONFIG="$tmp/config.json")
 	local warm=("${env[@]}" "$mcpx" --keep-alive=10m) cold=("${env[@]}" "$mcpx" --no-keep-alive)
