@@ -302,3 +302,46 @@ func TestServeForwardsProgressAndCancellation(t *testing.T) {
 	}
 	d.stop(t)
 }
+
+// TestServeSetLevelOnce: logging/setLevel reaches the server when the level
+// changes, and is answered by the daemon when the server's level is
+// already the one asked for, whichever caller asks. forwardServer answers
+// {"n": ID}: an answer under an id the server saw before is the daemon's.
+func TestServeSetLevelOnce(t *testing.T) {
+	d := startDaemon(t)
+	ctx := d.ctx
+	spec := &Spec{Name: "forward", Transport: "stdio", Command: d.self, Env: append(os.Environ(), forwardEnv+"=1")}
+	a, b := attachCaller(t, d, spec, "caller A"), attachCaller(t, d, spec, "caller B")
+	setLevel := func(c *testCaller, id int64, level string) any {
+		t.Helper()
+		res, err := c.request(ctx, id, string(mcp.MethodSetLogLevel), map[string]any{"level": level})
+		var r struct{ N any }
+		if err == nil && (json.Unmarshal(res, &r) != nil || r.N == nil) {
+			err = fmt.Errorf("%s: logging/setLevel result %s", c.name, res)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.N
+	}
+	warning := setLevel(a, 1, "warning")
+	if got := setLevel(b, 1, "warning"); got != warning {
+		t.Errorf("a second setLevel warning reached the server (id %v, the first %v)", got, warning)
+	}
+	if _, err := b.request(ctx, 2, string(mcp.MethodToolsCall), map[string]any{"name": "work"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := setLevel(a, 3, "warning"); got != warning {
+		t.Errorf("setLevel warning after a call reached the server (id %v, the first %v)", got, warning)
+	}
+	debug := setLevel(b, 4, "debug")
+	if debug == warning {
+		t.Fatalf("setLevel debug was answered for warning (id %v)", debug)
+	}
+	if got := setLevel(a, 5, "debug"); got != debug {
+		t.Errorf("a second setLevel debug reached the server (id %v, the first %v)", got, debug)
+	}
+	if again := setLevel(a, 6, "warning"); again == warning || again == debug {
+		t.Errorf("setLevel warning after debug was not sent to the server (answered as id %v)", again)
+	}
+}

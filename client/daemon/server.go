@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -435,6 +436,14 @@ type session struct {
 	// modern: the server answered server/discover (the 2026-07-28 era: no
 	// session, and over HTTP an aborted POST is the cancellation)
 	modern bool
+
+	// The server's log level, the connection's state (see setLevel): the
+	// params and result of the last logging/setLevel that the server
+	// answered with no other in flight, levelSeq counting those sent.
+	levelParams  json.RawMessage
+	levelResult  json.RawMessage
+	levelSeq     int64
+	levelPending int
 }
 
 type tokenRoute struct {
@@ -1026,6 +1035,9 @@ func (c *caller) request(ctx context.Context, req mcptransport.JSONRPCRequest) (
 		}
 		return resp, nil
 	}
+	if req.Method == string(mcp.MethodSetLogLevel) {
+		return c.setLevel(ctx, req, params), nil
+	}
 	if Cacheable(req.Method) && !c.refresh {
 		if r, ok := s.cache.Get(req.Method, params); ok {
 			return &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: req.ID, Result: r}, nil
@@ -1037,6 +1049,38 @@ func (c *caller) request(ctx context.Context, req mcptransport.JSONRPCRequest) (
 		s.cache.Put(req.Method, params, append(json.RawMessage(nil), resp.Result...))
 	}
 	return resp, nil
+}
+
+// setLevel forwards a logging/setLevel, unless the server's level is
+// already the one asked for. The level is the connection's, not a
+// caller's (the server has one), and every call of the same kind asks for
+// the same one: answering it here saves a round trip to the server on
+// each warm call. The level is known only from a request the server
+// answered with none other in flight; one cancelled, failed or refused
+// leaves it unknown, and the next is forwarded.
+func (c *caller) setLevel(ctx context.Context, req mcptransport.JSONRPCRequest, params json.RawMessage) *mcptransport.JSONRPCResponse {
+	s := c.s
+	s.mu.Lock()
+	if s.levelParams != nil && s.levelPending == 0 && bytes.Equal(s.levelParams, params) {
+		r := s.levelResult
+		s.mu.Unlock()
+		return &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: req.ID, Result: r}
+	}
+	s.levelSeq++
+	seq := s.levelSeq
+	s.levelPending++
+	s.levelParams, s.levelResult = nil, nil
+	s.mu.Unlock()
+	resp := c.forwardRequest(ctx, req, params, false)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.levelPending--
+	if resp != nil && resp.Error == nil && s.levelSeq == seq && s.levelPending == 0 && params != nil &&
+		gjson.ValidBytes(resp.Result) && gjson.ParseBytes(resp.Result).IsObject() {
+		s.levelParams = append(json.RawMessage(nil), params...)
+		s.levelResult = append(json.RawMessage(nil), resp.Result...)
+	}
+	return resp
 }
 
 // legacyProbe answers a server/discover of a target settled on the legacy
