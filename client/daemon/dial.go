@@ -35,6 +35,9 @@ func Attach(ctx context.Context, e Env, h Hello) (net.Conn, *Reply, error) {
 		return nil, nil, err
 	}
 	dir := SocketDir(e.Getenv)
+	if err := checkSocketPath(dir); err != nil {
+		return nil, nil, err
+	}
 	if err := PrepareDir(dir); err != nil {
 		return nil, nil, err
 	}
@@ -66,6 +69,9 @@ func Ask(ctx context.Context, e Env, h Hello) (rep *Reply, ok bool, err error) {
 		return nil, false, nil
 	}
 	dir := SocketDir(e.Getenv)
+	if err := checkSocketPath(dir); err != nil {
+		return nil, false, err
+	}
 	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
 		return nil, false, nil
 	}

@@ -14,6 +14,10 @@ import (
 // Supported reports whether warm connections work on this platform.
 const Supported = true
 
+// socketDirVars: where SocketDir comes from, for the error of a socket path
+// too long.
+const socketDirVars = "XDG_RUNTIME_DIR (or TMPDIR)"
+
 // SocketDir is the daemon's private directory: $XDG_RUNTIME_DIR/mcpx, else
 // $TMPDIR/mcpx-UID (TMPDIR default /tmp).
 func SocketDir(getenv func(string) string) string {

@@ -19,6 +19,10 @@ import (
 // Supported reports whether warm connections work on this platform.
 const Supported = true
 
+// socketDirVars: where SocketDir comes from, for the error of a socket path
+// too long.
+const socketDirVars = "LOCALAPPDATA"
+
 // SocketDir is the daemon's private directory: %LOCALAPPDATA%\mcpx\daemon,
 // else %USERPROFILE%\AppData\Local\mcpx\daemon ("" when neither is known).
 func SocketDir(getenv func(string) string) string {

@@ -76,6 +76,9 @@ func Serve(ctx context.Context, o ServeOptions) error {
 		return err
 	}
 	dir := SocketDir(o.Getenv)
+	if err := checkSocketPath(dir); err != nil {
+		return err
+	}
 	if err := PrepareDir(dir); err != nil {
 		return err
 	}
