@@ -220,3 +220,128 @@ func readRPC(r *http.Request) rpc {
 	_ = json.Unmarshal(body, &m)
 	return m
 }
+
+// rootsAtInit is a streamable HTTP server of the legacy era that, like the
+// TypeScript SDK's, asks for the roots (roots/list) on the standalone GET
+// stream as soon as it is initialized, and drops the request when no such
+// stream is open yet.
+type rootsAtInit struct {
+	mu     sync.Mutex
+	seen   []string
+	stream chan string // the open GET stream's events
+	done   chan struct{}
+	once   sync.Once
+}
+
+func (s *rootsAtInit) note(line string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seen = append(s.seen, line)
+	if strings.HasPrefix(line, "answer") || strings.HasPrefix(line, "dropped") {
+		s.once.Do(func() { close(s.done) })
+	}
+}
+
+func (s *rootsAtInit) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet {
+		s.mu.Lock()
+		s.stream = make(chan string, 1)
+		ch := s.stream
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		s.note("GET")
+		for {
+			select {
+			case ev := <-ch:
+				fmt.Fprintf(w, "event: message\ndata: %s\n\n", ev)
+				w.(http.Flusher).Flush()
+			case <-r.Context().Done():
+				return
+			}
+		}
+	}
+	if r.Method != http.MethodPost {
+		w.WriteHeader(http.StatusAccepted) // the session's DELETE at the end
+		return
+	}
+	body, _ := io.ReadAll(r.Body)
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Result json.RawMessage `json:"result"`
+	}
+	_ = json.Unmarshal(body, &m)
+	switch m.Method {
+	case "initialize":
+		s.note("initialize")
+		w.Header().Set("Mcp-Session-Id", "s1")
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"roots","version":"1"}}}`, m.ID)
+	case "notifications/initialized":
+		s.note("notifications/initialized")
+		s.mu.Lock()
+		ch := s.stream
+		s.mu.Unlock()
+		if ch == nil {
+			s.note("dropped roots/list: no GET stream")
+		} else {
+			ch <- `{"jsonrpc":"2.0","id":"r1","method":"roots/list"}`
+		}
+		w.WriteHeader(http.StatusAccepted)
+	case "":
+		s.note("answer " + string(m.Result))
+		w.WriteHeader(http.StatusAccepted)
+	default:
+		w.WriteHeader(http.StatusAccepted)
+	}
+}
+
+// A server that asks for the roots on the standalone GET stream as soon as
+// it is initialized gets them from a warm connection as from a one-shot
+// one: the daemon opens the stream, and waits for its answer, before it
+// forwards notifications/initialized.
+func TestServeHTTPRootsAtInitialized(t *testing.T) {
+	srv := &rootsAtInit{done: make(chan struct{})}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close) // after the daemon's stop (cleanups run last first)
+	env, _ := serveInProcess(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	spec := &Spec{Name: "web", Transport: "http", URL: hs.URL}
+	nc, _, err := Attach(ctx, env, Hello{Spec: spec, KeepAlive: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	tr := transport.NewStdio(nc, nc, transport.StdioOptions{MessageCeiling: 1 << 20})
+	tr.SetRequestHandler(func(_ context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
+		if req.Method != string(mcp.MethodListRoots) {
+			return mcptransport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, req.Method, nil), nil
+		}
+		return &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: req.ID, Result: json.RawMessage(`{"roots":[{"uri":"file:///proj"}]}`)}, nil
+	})
+	_ = tr.Start(ctx)
+	defer tr.Close()
+	resp, err := tr.SendRequest(ctx, mcptransport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(int64(1)), Method: "initialize"})
+	if err != nil || resp.Error != nil {
+		t.Fatalf("initialize: %+v %v", resp, err)
+	}
+	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{Method: string(mcp.MethodNotificationInitialized)}}
+	if err := tr.SendNotification(ctx, n); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-srv.done:
+	case <-ctx.Done():
+		t.Fatal("the server never saw notifications/initialized")
+	}
+	want := []string{"initialize", "GET", "notifications/initialized", `answer {"roots":[{"uri":"file:///proj"}]}`}
+	srv.mu.Lock()
+	got := append([]string(nil), srv.seen...)
+	srv.mu.Unlock()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("the server got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

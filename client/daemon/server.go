@@ -921,7 +921,13 @@ func (c *caller) notification(n mcp.JSONRPCNotification) {
 			return
 		}
 		if s.rt != nil {
-			defer s.rt.OpenGate() // the standalone GET stream follows the handshake
+			// The legacy handshake's last step: a server may send its
+			// first requests (roots/list) on the standalone GET stream as
+			// soon as it is initialized, and drop them when no stream is
+			// open, so the stream is opened and answered first (at most
+			// listenWait), as a one-shot connection does.
+			s.rt.OpenGate()
+			s.awaitListen(c.gone)
 		}
 	case MethodHeaders:
 		c.setHeaders(n.Params.AdditionalFields)
