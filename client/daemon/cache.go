@@ -32,7 +32,10 @@ type Cache struct {
 	// from the initialize result).
 	listChanged map[string]bool
 	pages       map[string]page
-	now         func() time.Time
+	// gens counts the list_changed of each kind: a listing answered after
+	// one arrived, while the listing was in flight, may be the old one.
+	gens map[string]uint64
+	now  func() time.Time
 }
 
 type page struct {
@@ -43,7 +46,7 @@ type page struct {
 // NewCache makes the cache of a connection whose initialize result is
 // initResult.
 func NewCache(initResult json.RawMessage) *Cache {
-	c := &Cache{listChanged: map[string]bool{}, pages: map[string]page{}, now: time.Now}
+	c := &Cache{listChanged: map[string]bool{}, pages: map[string]page{}, gens: map[string]uint64{}, now: time.Now}
 	c.SetInit(initResult)
 	return c
 }
@@ -83,14 +86,27 @@ func (c *Cache) Get(method string, params json.RawMessage) (json.RawMessage, boo
 	return p.result, true
 }
 
-// Put stores the result of a listing request.
-func (c *Cache) Put(method string, params, result json.RawMessage) {
+// Gen is the generation of method's kind, taken before a listing is sent
+// to the server and given to Put with its answer.
+func (c *Cache) Gen(method string) uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.gens[listKinds[method]]
+}
+
+// Put stores the result of a listing request sent at generation gen
+// (Gen), unless a list_changed of its kind has arrived since: the server
+// may have listed what it had before the change.
+func (c *Cache) Put(method string, params, result json.RawMessage, gen uint64) {
 	kind, ok := listKinds[method]
 	if !ok {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.gens[kind] != gen {
+		return
+	}
 	p := page{result: result}
 	if ttl := gjson.GetBytes(result, "ttlMs"); ttl.Exists() && ttl.Type == gjson.Number {
 		p.until = c.now().Add(time.Duration(max(ttl.Int(), 0)) * time.Millisecond)
@@ -109,6 +125,9 @@ func (c *Cache) Changed(method string) bool {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if kind == "tools" || kind == "prompts" || kind == "resources" {
+		c.gens[kind]++ // a kind of the server's own is not kept
+	}
 	for k := range c.pages {
 		m, _, _ := strings.Cut(k, "\x00")
 		if listKinds[m] == kind {

@@ -12,10 +12,10 @@ func TestCacheRules(t *testing.T) {
 	c.now = func() time.Time { return now }
 	p1 := json.RawMessage(`{}`)
 	p2 := json.RawMessage(`{"cursor":"2"}`)
-	c.Put("tools/list", p1, json.RawMessage(`{"tools":[1]}`))
-	c.Put("tools/list", p2, json.RawMessage(`{"tools":[2]}`))
-	c.Put("prompts/list", p1, json.RawMessage(`{"prompts":[]}`))
-	c.Put("resources/list", p1, json.RawMessage(`{"resources":[],"ttlMs":500}`))
+	c.Put("tools/list", p1, json.RawMessage(`{"tools":[1]}`), c.Gen("tools/list"))
+	c.Put("tools/list", p2, json.RawMessage(`{"tools":[2]}`), c.Gen("tools/list"))
+	c.Put("prompts/list", p1, json.RawMessage(`{"prompts":[]}`), c.Gen("prompts/list"))
+	c.Put("resources/list", p1, json.RawMessage(`{"resources":[],"ttlMs":500}`), c.Gen("resources/list"))
 	if r, ok := c.Get("tools/list", p2); !ok || string(r) != `{"tools":[2]}` {
 		t.Fatalf("page 2: %s %v", r, ok)
 	}
@@ -35,6 +35,18 @@ func TestCacheRules(t *testing.T) {
 	}
 	if _, ok := c.Get("tools/list", p2); ok {
 		t.Fatal("list_changed kept a page")
+	}
+	// A listing sent before a list_changed and answered after it may be
+	// the old one: it is not kept.
+	gen := c.Gen("tools/list")
+	c.Changed("notifications/tools/list_changed")
+	c.Put("tools/list", p1, json.RawMessage(`{"tools":[1]}`), gen)
+	if _, ok := c.Get("tools/list", p1); ok {
+		t.Fatal("a listing in flight across a list_changed was kept")
+	}
+	c.Put("tools/list", p1, json.RawMessage(`{"tools":[2]}`), c.Gen("tools/list"))
+	if r, ok := c.Get("tools/list", p1); !ok || string(r) != `{"tools":[2]}` {
+		t.Fatalf("a listing sent after the list_changed: %s %v", r, ok)
 	}
 	if c.Changed("notifications/message") || !Cacheable("resources/templates/list") || Cacheable("tools/call") {
 		t.Fatal("classification")

@@ -28,7 +28,9 @@ const (
 // answers every request with {"n": ID} (the id it saw), as echo does; a
 // tools/call carrying _meta.progressToken is first given a
 // notifications/progress under that token whose progress is the id it saw;
-// a tools/call of the tool toolHang is never answered. It records the requestId of
+// a tools/call of the tool toolHang is never answered; a prompts/list is
+// answered after a notifications/prompts/list_changed (the prompts changed
+// while the server listed them). It records the requestId of
 // every notifications/cancelled, and answers methodCancelledSoFar with
 // {"cancelled": [requestId, ...]} (in the order received) once it has
 // recorded at least params.want of them.
@@ -73,6 +75,9 @@ func forwardServer(r io.Reader, w io.Writer) {
 			// a notification, or an answer: nothing to say
 		case msg.Method == methodCancelledSoFar:
 			query, want = msg.ID, msg.Params.Want
+		case msg.Method == string(mcp.MethodPromptsList):
+			ok = send(map[string]any{"jsonrpc": "2.0", "method": string(mcp.MethodNotificationPromptsListChanged)}) &&
+				answer(msg.ID, map[string]any{"prompts": []any{}, "n": msg.ID})
 		case msg.Method == string(mcp.MethodToolsCall):
 			if tok := msg.Params.Meta.ProgressToken; tok != nil {
 				ok = send(map[string]any{"jsonrpc": "2.0", "method": string(mcp.MethodNotificationProgress),
@@ -344,4 +349,37 @@ func TestServeSetLevelOnce(t *testing.T) {
 	if again := setLevel(a, 6, "warning"); again == warning || again == debug {
 		t.Errorf("setLevel warning after debug was not sent to the server (answered as id %v)", again)
 	}
+}
+
+// TestServeListChangedDuringListing: a listing the server changed while it
+// was in flight (its list_changed arrived before the answer was cached) is
+// not cached: the next caller's listing reaches the server. forwardServer
+// answers a prompts/list after a prompts list_changed, a tools/list with
+// {"n": ID} and no notification.
+func TestServeListChangedDuringListing(t *testing.T) {
+	d := startDaemon(t)
+	ctx := d.ctx
+	spec := &Spec{Name: "forward", Transport: "stdio", Command: d.self, Env: append(os.Environ(), forwardEnv+"=1")}
+	a, b := attachCaller(t, d, spec, "caller A"), attachCaller(t, d, spec, "caller B")
+	list := func(c *testCaller, id int64, method string) any {
+		t.Helper()
+		res, err := c.request(ctx, id, method, map[string]any{})
+		var r struct{ N any }
+		if err == nil && (json.Unmarshal(res, &r) != nil || r.N == nil) {
+			err = fmt.Errorf("%s: %s result %s", c.name, method, res)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.N
+	}
+	tools := list(a, 1, string(mcp.MethodToolsList))
+	if got := list(b, 1, string(mcp.MethodToolsList)); got != tools {
+		t.Fatalf("tools/list was not cached: answered as id %v, then %v", tools, got)
+	}
+	prompts := list(a, 2, string(mcp.MethodPromptsList))
+	if got := list(b, 2, string(mcp.MethodPromptsList)); got == prompts {
+		t.Errorf("prompts/list changed while in flight was cached: answered as id %v again", got)
+	}
+	d.stop(t)
 }

@@ -1052,10 +1052,11 @@ func (c *caller) request(ctx context.Context, req mcptransport.JSONRPCRequest) (
 			return &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: req.ID, Result: r}, nil
 		}
 	}
+	gen := s.cache.Gen(req.Method)
 	resp := c.forwardRequest(ctx, req, params, false)
 	if resp != nil && Cacheable(req.Method) && resp.Error == nil && len(resp.Result) > 0 && gjson.ValidBytes(resp.Result) &&
 		gjson.ParseBytes(resp.Result).IsObject() {
-		s.cache.Put(req.Method, params, append(json.RawMessage(nil), resp.Result...))
+		s.cache.Put(req.Method, params, append(json.RawMessage(nil), resp.Result...), gen)
 	}
 	return resp, nil
 }
