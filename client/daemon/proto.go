@@ -181,11 +181,13 @@ type bufferedConn struct {
 
 func (c *bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 
-// readHello reads a hello through a buffered reader (the daemon side: a
+// readJSONLine reads a hello through a buffered reader (the daemon side: a
 // status or stop conversation is one line each way; an attach is followed
-// by JSON-RPC, which the caller sends only after the reply).
+// by JSON-RPC, which the caller sends only after the reply). A hello may
+// be longer than the reader's buffer (a target's environment and
+// arguments), up to maxLine.
 func readJSONLine(r *bufio.Reader, v any) error {
-	line, err := r.ReadSlice('\n')
+	line, err := readLine(r)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -201,4 +202,17 @@ func oneCaller(ctx context.Context, env Env, spec *Spec) error {
 		}
 	}
 	return nil
+}
+
+// TestServeLongHello: a target whose hello is longer than the daemon's
+// read buffer (64 KiB: a long environment variable here, as a config may
+// give) is attached like any other.
+func TestServeLongHello(t *testing.T) {
+	d := startDaemon(t)
+	env := append(os.Environ(), echoEnv+"=1", "MCPX_DAEMON_TEST_LONG="+strings.Repeat("x", 100<<10))
+	spec := &Spec{Name: "echo", Transport: "stdio", Command: d.self, Env: env}
+	if err := oneCaller(d.ctx, d.env, spec); err != nil {
+		t.Fatal(err)
+	}
+	d.stop(t)
 }
