@@ -22,6 +22,8 @@ import (
 const (
 	methodCancelledSoFar = "test/cancelled" // params.want: answered once that many were cancelled
 	toolHang             = "hang"           // a tools/call never answered
+	toolAsk              = "ask"            // a tools/call answered after an elicitation (see methodAsk)
+	methodAsk            = "test/ask"       // a notification: the server asks, for the toolAsk call in flight
 )
 
 // forwardServer is a stdio server that shows what the daemon forwards. It
@@ -30,7 +32,10 @@ const (
 // notifications/progress under that token whose progress is the id it saw;
 // a tools/call of the tool toolHang is never answered; a prompts/list is
 // answered after a notifications/prompts/list_changed (the prompts changed
-// while the server listed them). It records the requestId of
+// while the server listed them). A tools/call of the tool toolAsk is
+// answered once the server has asked an elicitation/create, which it does
+// on the notification methodAsk, and been answered: its result is
+// {"answer": the answer's result}. It records the requestId of
 // every notifications/cancelled, and answers methodCancelledSoFar with
 // {"cancelled": [requestId, ...]} (in the order received) once it has
 // recorded at least params.want of them.
@@ -50,11 +55,13 @@ func forwardServer(r io.Reader, w io.Writer) {
 	}
 	cancelled := []json.RawMessage{}
 	var query json.RawMessage // the id of a methodCancelledSoFar waiting
+	var ask json.RawMessage   // the id of a toolAsk call waiting
 	want := 0
 	for sc.Scan() {
 		var msg struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
+			Result json.RawMessage `json:"result"`
 			Params struct {
 				Name string `json:"name"`
 				Meta struct {
@@ -71,6 +78,12 @@ func forwardServer(r io.Reader, w io.Writer) {
 		switch {
 		case msg.Method == string(mcp.MethodNotificationCancelled):
 			cancelled = append(cancelled, msg.Params.RequestID)
+		case msg.Method == methodAsk:
+			ok = send(map[string]any{"jsonrpc": "2.0", "id": "q", "method": string(mcp.MethodElicitationCreate),
+				"params": map[string]any{"message": "?", "requestedSchema": map[string]any{"type": "object", "properties": map[string]any{}}}})
+		case msg.Method == "" && string(msg.ID) == `"q"` && ask != nil:
+			ok = answer(ask, map[string]any{"answer": msg.Result})
+			ask = nil
 		case msg.ID == nil || msg.Method == "":
 			// a notification, or an answer: nothing to say
 		case msg.Method == methodCancelledSoFar:
@@ -83,7 +96,9 @@ func forwardServer(r io.Reader, w io.Writer) {
 				ok = send(map[string]any{"jsonrpc": "2.0", "method": string(mcp.MethodNotificationProgress),
 					"params": map[string]any{"progressToken": tok, "progress": msg.ID}})
 			}
-			if ok && msg.Params.Name != toolHang {
+			if msg.Params.Name == toolAsk {
+				ask = msg.ID
+			} else if ok && msg.Params.Name != toolHang {
 				ok = answer(msg.ID, map[string]any{"n": msg.ID})
 			}
 		default:
@@ -116,6 +131,11 @@ func attachCaller(t *testing.T, d *inProcess, spec *Spec, name string) *testCall
 	}
 	c := &testCaller{name: name, tr: transport.NewStdio(nc, nc, transport.StdioOptions{MessageCeiling: 1 << 20}),
 		progress: make(chan map[string]any, 64)}
+	// A request of the server's is answered {"who": the caller's name}.
+	c.tr.SetRequestHandler(func(_ context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
+		who, _ := json.Marshal(map[string]string{"who": name})
+		return &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: req.ID, Result: who}, nil
+	})
 	c.tr.SetNotificationHandler(func(n mcp.JSONRPCNotification) {
 		if n.Method == string(mcp.MethodNotificationProgress) {
 			select {
@@ -380,6 +400,45 @@ func TestServeListChangedDuringListing(t *testing.T) {
 	prompts := list(a, 2, string(mcp.MethodPromptsList))
 	if got := list(b, 2, string(mcp.MethodPromptsList)); got == prompts {
 		t.Errorf("prompts/list changed while in flight was cached: answered as id %v again", got)
+	}
+	d.stop(t)
+}
+
+// TestServeAsksTheCallerInFlight: a server's request during a call goes to
+// the caller with a request in flight, not to one attached whose request
+// started later but has been answered.
+func TestServeAsksTheCallerInFlight(t *testing.T) {
+	d := startDaemon(t)
+	ctx := d.ctx
+	spec := &Spec{Name: "forward", Transport: "stdio", Command: d.self, Env: append(os.Environ(), forwardEnv+"=1")}
+	a, b := attachCaller(t, d, spec, "caller A"), attachCaller(t, d, spec, "caller B")
+	asked := make(chan json.RawMessage, 1)
+	go func() {
+		res, err := a.request(ctx, 1, string(mcp.MethodToolsCall),
+			map[string]any{"name": toolAsk, "_meta": map[string]any{"progressToken": "t"}})
+		if err != nil {
+			t.Error(err)
+		}
+		asked <- res
+	}()
+	// The server has A's call once its progress arrives.
+	if _, err := a.nextProgress(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.request(ctx, 1, string(mcp.MethodToolsCall), map[string]any{"name": "work"}); err != nil {
+		t.Fatal(err)
+	}
+	err := b.tr.SendNotification(ctx, mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{Method: methodAsk}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case res := <-asked:
+		if want := `{"answer":{"who":"caller A"}}`; string(res) != want {
+			t.Errorf("the call asked during was answered %s, want %s", res, want)
+		}
+	case <-ctx.Done():
+		t.Fatal("the call that asked was not answered")
 	}
 	d.stop(t)
 }

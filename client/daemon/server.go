@@ -680,18 +680,25 @@ func (s *session) serverNotification(n mcp.JSONRPCNotification) {
 }
 
 // serverRequest forwards a request of the server's (an elicitation,
-// roots/list) to the caller whose request started last, and answers ping.
+// roots/list) to the caller whose request started last, unless that one's
+// requests are all answered and another caller has one in flight (the
+// server asks during a call), and answers ping.
 func (s *session) serverRequest(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
 	if req.Method == string(mcp.MethodPing) {
 		return &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: req.ID, Result: json.RawMessage("{}")}, nil
 	}
 	s.mu.Lock()
 	c := s.lastInUse
-	if c == nil || !s.callers[c] {
+	if c != nil && !s.callers[c] {
 		c = nil
+	}
+	if c == nil || !c.busy() {
 		for cc := range s.callers {
 			if c == nil || cc.busy() {
 				c = cc
+				if cc.busy() {
+					break
+				}
 			}
 		}
 	}
