@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,13 +25,16 @@ const (
 	toolHang             = "hang"           // a tools/call never answered
 	toolAsk              = "ask"            // a tools/call answered after an elicitation (see methodAsk)
 	methodAsk            = "test/ask"       // a notification: the server asks, for the toolAsk call in flight
+	toolFlood            = "flood"          // a tools/call answered after floodNotes log messages
+	floodNotes           = 20000            // more than a caller's queue and its socket's buffer hold
 )
 
 // forwardServer is a stdio server that shows what the daemon forwards. It
 // answers every request with {"n": ID} (the id it saw), as echo does; a
 // tools/call carrying _meta.progressToken is first given a
 // notifications/progress under that token whose progress is the id it saw;
-// a tools/call of the tool toolHang is never answered; a prompts/list is
+// a tools/call of the tool toolHang is never answered, one of toolFlood
+// after floodNotes notifications/message; a prompts/list is
 // answered after a notifications/prompts/list_changed (the prompts changed
 // while the server listed them). A tools/call of the tool toolAsk is
 // answered once the server has asked an elicitation/create, which it does
@@ -95,6 +99,11 @@ func forwardServer(r io.Reader, w io.Writer) {
 			if tok := msg.Params.Meta.ProgressToken; tok != nil {
 				ok = send(map[string]any{"jsonrpc": "2.0", "method": string(mcp.MethodNotificationProgress),
 					"params": map[string]any{"progressToken": tok, "progress": msg.ID}})
+			}
+			if msg.Params.Name == toolFlood {
+				for i := 0; ok && i < floodNotes; i++ {
+					ok = send(map[string]any{"jsonrpc": "2.0", "method": "notifications/message", "params": map[string]any{"level": "info", "data": i}})
+				}
 			}
 			if msg.Params.Name == toolAsk {
 				ask = msg.ID
@@ -439,6 +448,48 @@ func TestServeAsksTheCallerInFlight(t *testing.T) {
 		}
 	case <-ctx.Done():
 		t.Fatal("the call that asked was not answered")
+	}
+	d.stop(t)
+}
+
+// TestServeAnswersAfterAFullQueue: a caller that reads late, while the
+// server floods it with log messages, gets its answer once it has read what
+// was queued before it, not after the bound a suspended caller is given
+// (5 s): the answer waits for room in the full queue.
+func TestServeAnswersAfterAFullQueue(t *testing.T) {
+	d := startDaemon(t)
+	spec := &Spec{Name: "forward", Transport: "stdio", Command: d.self, Env: append(os.Environ(), forwardEnv+"=1")}
+	nc, _, err := Attach(d.ctx, d.env, Hello{Spec: spec, KeepAlive: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	start := time.Now()
+	if _, err := fmt.Fprintf(nc, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":%q}}`+"\n", toolFlood); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond) // the caller reads late: its queue fills up
+	sc := bufio.NewScanner(nc)
+	sc.Buffer(nil, 1<<20)
+	_ = nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	notes := 0
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), `"method":"notifications/message"`) {
+			notes++
+			continue
+		}
+		if took := time.Since(start); sc.Text() != `{"jsonrpc":"2.0","id":1,"result":{"n":1}}` || took > 3*time.Second {
+			t.Fatalf("after %d log messages, %s: %s; want the answer within 3 s", notes, took, sc.Text())
+		}
+		break
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("no answer after %d log messages: %v", notes, err)
+	}
+	// Nothing queued before the answer follows it.
+	_ = nc.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	if sc.Scan() {
+		t.Fatalf("after the answer: %.200s", sc.Text())
 	}
 	d.stop(t)
 }

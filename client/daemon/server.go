@@ -881,6 +881,15 @@ func (c *caller) forward(n mcp.JSONRPCNotification) {
 }
 
 func (c *caller) enqueue(f func()) {
+	c.startWriter()
+	select {
+	case c.out <- f:
+	default: // full: dropped
+	}
+}
+
+// startWriter starts the caller's writer, once.
+func (c *caller) startWriter() {
 	c.outOnce.Do(func() {
 		c.out = make(chan func(), outQueue)
 		go func() {
@@ -894,22 +903,29 @@ func (c *caller) enqueue(f func()) {
 			}
 		}()
 	})
-	select {
-	case c.out <- f:
-	default: // full: dropped
-	}
 }
 
 // drain waits until what was queued for the caller so far is sent (an
 // answer follows the notifications sent before it, as on a pipe), at most
-// until the caller goes.
+// until the caller goes, or 5 s (a caller that does not read). Its mark
+// waits for room in a full queue: dropped, the answer would wait the 5 s
+// however fast the caller reads.
 func (c *caller) drain() {
+	c.startWriter()
 	done := make(chan struct{})
-	c.enqueue(func() { close(done) })
+	limit := time.NewTimer(5 * time.Second)
+	defer limit.Stop()
+	select {
+	case c.out <- func() { close(done) }:
+	case <-c.gone.Done():
+		return
+	case <-limit.C:
+		return
+	}
 	select {
 	case <-done:
 	case <-c.gone.Done():
-	case <-time.After(5 * time.Second):
+	case <-limit.C:
 	}
 }
 
