@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -453,9 +455,9 @@ func TestServeAsksTheCallerInFlight(t *testing.T) {
 }
 
 // TestServeAnswersAfterAFullQueue: a caller that reads late, while the
-// server floods it with log messages, gets its answer once it has read what
-// was queued before it, not after the bound a suspended caller is given
-// (5 s): the answer waits for room in the full queue.
+// server floods it with log messages, gets every message, and its answer
+// once it has read what was queued before it, not after the bound a
+// suspended caller is given (5 s): a full queue is waited on.
 func TestServeAnswersAfterAFullQueue(t *testing.T) {
 	d := startDaemon(t)
 	spec := &Spec{Name: "forward", Transport: "stdio", Command: d.self, Env: append(os.Environ(), forwardEnv+"=1")}
@@ -468,7 +470,18 @@ func TestServeAnswersAfterAFullQueue(t *testing.T) {
 	if _, err := fmt.Fprintf(nc, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":%q}}`+"\n", toolFlood); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond) // the caller reads late: its queue fills up
+	time.Sleep(500 * time.Millisecond) // the caller reads late (less than stallWait): its queue fills up
+	readFlood(t, nc, start)
+	d.stop(t)
+}
+
+// floodAnswer is the answer to a toolFlood call of id 1.
+var floodAnswer = regexp.MustCompile(`^\{"jsonrpc":"2\.0","id":1,"result":\{"n":[0-9]+\}\}$`)
+
+// readFlood reads a toolFlood call's log messages and answer (id 1) from
+// nc: every message, then the answer within 3 s of start, then nothing.
+func readFlood(t *testing.T, nc net.Conn, start time.Time) {
+	t.Helper()
 	sc := bufio.NewScanner(nc)
 	sc.Buffer(nil, 1<<20)
 	_ = nc.SetReadDeadline(time.Now().Add(10 * time.Second))
@@ -478,7 +491,7 @@ func TestServeAnswersAfterAFullQueue(t *testing.T) {
 			notes++
 			continue
 		}
-		if took := time.Since(start); sc.Text() != `{"jsonrpc":"2.0","id":1,"result":{"n":1}}` || took > 3*time.Second {
+		if took := time.Since(start); !floodAnswer.MatchString(sc.Text()) || took > 3*time.Second {
 			t.Fatalf("after %d log messages, %s: %s; want the answer within 3 s", notes, took, sc.Text())
 		}
 		break
@@ -486,10 +499,39 @@ func TestServeAnswersAfterAFullQueue(t *testing.T) {
 	if err := sc.Err(); err != nil {
 		t.Fatalf("no answer after %d log messages: %v", notes, err)
 	}
+	if notes != floodNotes {
+		t.Errorf("%d log messages before the answer, want %d", notes, floodNotes)
+	}
 	// Nothing queued before the answer follows it.
 	_ = nc.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
 	if sc.Scan() {
 		t.Fatalf("after the answer: %.200s", sc.Text())
 	}
-	d.stop(t)
+}
+
+// TestServeStalledCallerHoldsUpOnce: a caller with a call in flight that
+// does not read (suspended) holds up a flood of log messages for the other
+// callers once (stallWait), not once a message, and they lose none of it.
+func TestServeStalledCallerHoldsUpOnce(t *testing.T) {
+	d := startDaemon(t)
+	spec := &Spec{Name: "forward", Transport: "stdio", Command: d.self, Env: append(os.Environ(), forwardEnv+"=1")}
+	attach := func() net.Conn {
+		nc, _, err := Attach(d.ctx, d.env, Hello{Spec: spec, KeepAlive: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { nc.Close() })
+		return nc
+	}
+	stalled, reader := attach(), attach()
+	// Log messages go to the callers with a request in flight: both.
+	if _, err := fmt.Fprintf(stalled, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":%q}}`+"\n", toolHang); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // the hanging call reaches the server first
+	start := time.Now()
+	if _, err := fmt.Fprintf(reader, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":%q}}`+"\n", toolFlood); err != nil {
+		t.Fatal(err)
+	}
+	readFlood(t, reader, start)
 }

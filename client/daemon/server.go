@@ -744,6 +744,7 @@ type caller struct {
 	once     sync.Once
 	outOnce  sync.Once
 	out      chan func() // see forward
+	stalled  atomic.Bool // see enqueue
 }
 
 type forwarded struct {
@@ -865,10 +866,12 @@ func (c *caller) notify(method string, params map[string]any) {
 		Method: method, Params: mcp.NotificationParams{AdditionalFields: params}}})
 }
 
-// outQueue bounds the notifications waiting for one caller: a caller that
-// does not read (suspended) loses the surplus, and never holds up the
-// server or the other callers.
+// outQueue bounds the notifications waiting for one caller (see enqueue).
 const outQueue = 1024
+
+// stallWait is how long a notification waits for room in a caller's full
+// queue before the caller counts as not reading.
+const stallWait = time.Second
 
 // forward queues a notification for the caller; its writer sends them in
 // order.
@@ -880,11 +883,32 @@ func (c *caller) forward(n mcp.JSONRPCNotification) {
 	})
 }
 
+// enqueue queues f for the caller's writer. A full queue is waited on, as
+// a one-shot mcpx's pipe makes its server wait: a caller that reads loses
+// nothing of a burst of log messages, however long. A caller that has not
+// made room within stallWait (suspended) is stalled: what is queued for it
+// is dropped until it has read half its queue, so that it holds up the
+// server and its other callers for stallWait once, not once a message.
 func (c *caller) enqueue(f func()) {
 	c.startWriter()
+	if c.stalled.Load() {
+		if len(c.out) > outQueue/2 {
+			return
+		}
+		c.stalled.Store(false)
+	}
 	select {
 	case c.out <- f:
-	default: // full: dropped
+		return
+	default:
+	}
+	t := time.NewTimer(stallWait)
+	defer t.Stop()
+	select {
+	case c.out <- f:
+	case <-c.gone.Done():
+	case <-t.C:
+		c.stalled.Store(true)
 	}
 }
 
