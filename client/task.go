@@ -306,7 +306,17 @@ func (c *Conn) GetTask(ctx context.Context, id string) (*Task, error) {
 	if !ok {
 		return nil, &BadReplyError{Server: c.T.Name, Method: "tasks/get", Msg: "answered with no taskId and status"}
 	}
+	if t.ID != id {
+		return nil, c.otherTask("tasks/get", id, t.ID)
+	}
 	return t, nil
+}
+
+// otherTask: the server answered a request about task id with another
+// task, whose status (and result) is not id's.
+func (c *Conn) otherTask(method, id, other string) error {
+	return &BadReplyError{Server: c.T.Name, Method: method,
+		Msg: fmt.Sprintf("answered about task %s when asked about task %s", shownID(other), shownID(id))}
 }
 
 // CancelTask asks the server to cancel task id (tasks/cancel) and returns
@@ -331,6 +341,9 @@ func (c *Conn) CancelTask(ctx context.Context, id string) (*Task, error) {
 		return nil, err
 	}
 	if t, ok := parseTask(raw); ok {
+		if t.ID != id {
+			return nil, c.otherTask("tasks/cancel", id, t.ID)
+		}
 		return t, nil
 	}
 	return c.GetTask(ctx, id)
