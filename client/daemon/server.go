@@ -645,8 +645,9 @@ func (s *session) toCallers(method string, params map[string]any) {
 
 // serverNotification routes a notification of the server's: progress to
 // the caller whose token it names, list_changed drops the cache (and goes
-// to every caller), the rest to the callers with a request in flight
-// (every caller when none has one).
+// to every caller), a task's status to every caller (the one waiting for
+// that task has no request in flight between two tasks/get), the rest to
+// the callers with a request in flight (every caller when none has one).
 func (s *session) serverNotification(n mcp.JSONRPCNotification) {
 	if n.Method == string(mcp.MethodNotificationProgress) {
 		tok, _ := json.Marshal(n.Params.AdditionalFields["progressToken"])
@@ -671,7 +672,7 @@ func (s *session) serverNotification(n mcp.JSONRPCNotification) {
 	}
 	s.mu.Unlock()
 	to := busy
-	if changed || len(busy) == 0 {
+	if changed || len(busy) == 0 || n.Method == string(mcp.MethodNotificationTasksStatus) {
 		to = all
 	}
 	for _, c := range to {
