@@ -410,7 +410,9 @@ type WaitOptions struct {
 // connection's hooks (elicitation): in the 2025-11-25 era by asking for
 // its result (tasks/result), during which the server sends its requests;
 // in the 2026-07-28 era with tasks/update. A task that failed without a
-// result, or was cancelled, is a *TaskError (or the server's error reply).
+// result, or was cancelled, is a *TaskError (or the server's error reply);
+// one that failed with a result that does not report an error returns the
+// result and a *TaskError (see taskOutcome).
 func (c *Conn) WaitTask(ctx context.Context, t *Task, o WaitOptions) (raw json.RawMessage, err error) {
 	wake := c.hooks.tasks.start(t.ID, t.token)
 	defer c.hooks.tasks.stop()
@@ -460,8 +462,19 @@ func (c *Conn) WaitTask(ctx context.Context, t *Task, o WaitOptions) (raw json.R
 	}
 }
 
-// taskOutcome is the result of a task that has ended.
+// taskOutcome is the result of a task that has ended. A task that failed
+// and yet has a result that does not report an error (isError) returns
+// both: the result, to be shown, and a *TaskError (a failed task exits 1).
 func (c *Conn) taskOutcome(ctx context.Context, t *Task) (json.RawMessage, error) {
+	raw, err := c.taskEnd(ctx, t)
+	if err == nil && t.Status == TaskFailed && !gjson.GetBytes(raw, "isError").Bool() {
+		return raw, &TaskError{Server: c.T.Name, ID: t.ID, Status: t.Status, Message: c.shown(t.StatusMessage)}
+	}
+	return raw, err
+}
+
+// taskEnd is the result of a task that has ended, or why it has none.
+func (c *Conn) taskEnd(ctx context.Context, t *Task) (json.RawMessage, error) {
 	switch {
 	case t.result != nil:
 		return t.result, nil

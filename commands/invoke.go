@@ -132,10 +132,7 @@ func (a *app) invoke(ctx context.Context, o *invokeOptions) error {
 		return err
 	}
 	raw, err := a.callTool(cctx, s, it, tool, args, o.Detach)
-	if err != nil || raw == nil { // raw is nil when the task was detached
-		return err
-	}
-	return a.showToolResult(cctx, conn, tool, raw, done)
+	return a.showTaskResult(cctx, conn, tool, raw, err, done)
 }
 
 // showToolResult renders a tool's result (raw, as the server sent it) on

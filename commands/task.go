@@ -8,6 +8,7 @@ package commands
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -306,10 +307,22 @@ func (a *app) taskWait(ctx context.Context, o *taskOptions) error {
 		return err
 	}
 	raw, err := conn.WaitTask(s.ctx, t, client.WaitOptions{OnStatus: a.taskProgress(conn.T.Name)})
-	if err != nil {
+	return a.showTaskResult(s.ctx, conn, "", raw, err, s.close)
+}
+
+// showTaskResult shows the result of a call or a task (raw; nil when
+// there is none, or the task was detached) and returns err: a task that
+// failed with a result that does not report an error has the result shown,
+// then its *client.TaskError returned (exit 1).
+func (a *app) showTaskResult(ctx context.Context, conn *client.Conn, tool string, raw json.RawMessage, err error, done func()) error {
+	var te *client.TaskError
+	if raw == nil || (err != nil && !errors.As(err, &te)) {
 		return err
 	}
-	return a.showToolResult(s.ctx, conn, "", raw, s.close)
+	if serr := a.showToolResult(ctx, conn, tool, raw, done); serr != nil {
+		return serr
+	}
+	return err
 }
 
 func (a *app) taskCancel(ctx context.Context, o *taskOptions) error {
