@@ -350,13 +350,15 @@ func (c *Conn) CancelTask(ctx context.Context, id string) (*Task, error) {
 }
 
 // ListTasks lists the server's tasks (tasks/list, every page). A cursor
-// that repeats ends the listing; warnings say so.
-func (c *Conn) ListTasks(ctx context.Context) (tasks []Task, warnings []string, err error) {
+// that repeats ends the listing; warnings say so, and name the tasks it
+// skipped (coded as a listing's problems are).
+func (c *Conn) ListTasks(ctx context.Context) (tasks []Task, warnings []Problem, err error) {
 	seen := map[string]bool{}
 	cursor := ""
 	for page := 0; ; page++ {
 		if page >= maxTaskPages {
-			return tasks, append(warnings, fmt.Sprintf("server %q: tasks/list gave %d pages; the rest is not listed", c.T.Name, maxTaskPages)), nil
+			return tasks, append(warnings, Problem{Code: "too_many_pages",
+				Message: fmt.Sprintf("server %q: tasks/list gave %d pages; the rest is not listed", c.T.Name, maxTaskPages)}), nil
 		}
 		var p mcp.PaginatedParams
 		p.Cursor = mcp.Cursor(cursor)
@@ -373,11 +375,13 @@ func (c *Conn) ListTasks(ctx context.Context) (tasks []Task, warnings []string, 
 		}
 		for i, v := range list.Array() {
 			if len(tasks) >= maxTasks {
-				return tasks, append(warnings, fmt.Sprintf("server %q: tasks/list gave more than %d tasks; the rest is not listed", c.T.Name, maxTasks)), nil
+				return tasks, append(warnings, Problem{Code: "too_large",
+					Message: fmt.Sprintf("server %q: tasks/list gave more than %d tasks; the rest is not listed", c.T.Name, maxTasks)}), nil
 			}
 			t, ok := parseTask(json.RawMessage(v.Raw))
 			if !ok {
-				warnings = append(warnings, fmt.Sprintf("server %q: tasks/list item #%d has no taskId and status; skipped", c.T.Name, i))
+				warnings = append(warnings, Problem{Item: fmt.Sprintf("#%d", i), Code: "bad_item",
+					Message: fmt.Sprintf("server %q: tasks/list item #%d has no taskId and status; skipped", c.T.Name, i)})
 				continue
 			}
 			tasks = append(tasks, *t)
@@ -387,7 +391,8 @@ func (c *Conn) ListTasks(ctx context.Context) (tasks []Task, warnings []string, 
 			return tasks, warnings, nil
 		}
 		if seen[next.String()] {
-			return tasks, append(warnings, fmt.Sprintf("server %q: tasks/list repeated a cursor; the listing ends there", c.T.Name)), nil
+			return tasks, append(warnings, Problem{Code: "repeated_cursor",
+				Message: fmt.Sprintf("server %q: tasks/list repeated a cursor; the listing ends there", c.T.Name)}), nil
 		}
 		seen[next.String()] = true
 		cursor = next.String()

@@ -353,9 +353,13 @@ func (a *app) taskList(ctx context.Context, o *taskOptions) error {
 		return err
 	}
 	s.close()
-	for _, w := range warnings {
-		a.log.Warnf("%s", w)
+	// At most maxKindWarnings of one code: a page may hold thousands of
+	// tasks that cannot be read.
+	w := &warner{a: a}
+	for _, p := range warnings {
+		w.warn(warningOf(s.conn.T.Name, p))
 	}
+	w.flush(s.conn.T.Name)
 	if a.asJSON() {
 		docs := make([]taskDoc, 0, len(tasks))
 		for _, t := range tasks {
