@@ -331,7 +331,7 @@ func (c *Conn) openTransport(ctx context.Context, o Options, tokens *auth.Source
 			}
 		}
 		ho := transport.HTTPOptions{URL: c.T.URL, MessageCeiling: o.MessageCeiling, Limit: c.limit,
-			KeepElicitations: o.Elicit != nil && c.kind == config.HTTP, Listen: listen}
+			KeepElicitations: o.Elicit != nil && c.kind == config.HTTP, Listen: listen, Answers: c.kind == config.HTTP}
 		if tokens != nil {
 			ho.Bearer = tokens.Bearer
 		}

@@ -30,7 +30,7 @@ func (s *session) openHTTP() error {
 	s.limit = &transport.Limit{}
 	streamable := spec.Transport == "http"
 	s.rt = transport.NewHTTP(transport.HTTPOptions{URL: spec.URL, MessageCeiling: spec.MessageCeiling, Limit: s.limit,
-		KeepElicitations: streamable, Listen: streamable, Bearer: func() string {
+		KeepElicitations: streamable, Listen: streamable, Answers: streamable, Bearer: func() string {
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			return s.bearer

@@ -12,8 +12,10 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
@@ -45,6 +47,7 @@ type HTTP struct {
 	reqs     *rawRequests // elicitations seen on event streams (nil: not kept)
 	getGate  chan struct{}
 	gateOnce sync.Once
+	owed     *owedAnswers // the server's requests not yet answered (nil: not counted)
 
 	mu         sync.Mutex
 	initStatus int      // status of the first POST (initialize), for the SSE fallback
@@ -65,6 +68,10 @@ type HTTPOptions struct {
 	// Listen holds the standalone GET stream until OpenGate, and makes
 	// Listening report when it was answered.
 	Listen bool
+	// Answers: the server's requests on event streams are answered
+	// (streamable HTTP), each by a POST. A stream is read no further while
+	// maxOwedAnswers answers are owed.
+	Answers bool
 	// Inner is the round tripper underneath (nil: a clone of
 	// http.DefaultTransport).
 	Inner http.RoundTripper
@@ -84,6 +91,9 @@ func NewHTTP(o HTTPOptions) *HTTP {
 	}
 	if o.Listen {
 		t.getSeen, t.getGate = make(chan struct{}), make(chan struct{})
+	}
+	if o.Answers {
+		t.owed = &owedAnswers{changed: make(chan struct{})}
 	}
 	return t
 }
@@ -119,6 +129,11 @@ func (t *HTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, req.Context().Err()
 		}
 	}
+	if t.owed != nil && req.Method == http.MethodPost && t.owed.any() {
+		if id := answerID(req); id != "" {
+			defer t.owed.paid(id)
+		}
+	}
 	resp, err := t.inner.RoundTrip(req)
 	if req.Method == http.MethodGet && t.getSeen != nil {
 		t.getOnce.Do(func() { close(t.getSeen) })
@@ -141,7 +156,7 @@ func (t *HTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 	events := strings.HasPrefix(strings.ToLower(resp.Header.Get("Content-Type")), "text/event-stream")
 	lb := &limitBody{rc: resp.Body, max: t.max, events: events, limit: t.limit}
 	if events {
-		lb.reqs = t.reqs
+		lb.reqs, lb.owed, lb.ctx = t.reqs, t.owed, req.Context()
 	}
 	body := io.ReadCloser(lb)
 	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusAccepted {
@@ -273,12 +288,22 @@ type limitBody struct {
 	line []byte
 	data []byte
 	over bool
+
+	// owed, when set, counts the server's requests the stream carries; ctx
+	// is the request's, which ends a wait for them to be answered.
+	owed *owedAnswers
+	ctx  context.Context
 }
 
 func (b *limitBody) Read(p []byte) (int, error) {
+	if b.owed != nil {
+		if err := b.owed.wait(b.ctx); err != nil {
+			return 0, err
+		}
+	}
 	n, err := b.rc.Read(p)
 	for _, c := range p[:n] {
-		if b.reqs != nil {
+		if b.reqs != nil || b.owed != nil {
 			b.scan(c)
 		}
 		b.n++
@@ -318,7 +343,14 @@ func (b *limitBody) scan(c byte) {
 	switch {
 	case len(l) == 0:
 		if !b.over && len(b.data) > 0 {
-			b.reqs.note(b.data)
+			if b.reqs != nil {
+				b.reqs.note(b.data)
+			}
+			if b.owed != nil {
+				if id := requestID(b.data); id != "" {
+					b.owed.add(id)
+				}
+			}
 		}
 		b.data, b.over = b.data[:0], false
 	case bytes.HasPrefix(l, []byte("data:")):
@@ -333,6 +365,128 @@ func (b *limitBody) scan(c byte) {
 		}
 	}
 	b.line = b.line[:0]
+}
+
+// maxOwedAnswers bounds the server's requests seen on event streams and not
+// yet answered: past it, streams are read no further until answers go out.
+// mcp-go answers each request from a goroutine of its own, by a POST of its
+// own, with no bound; mcpx refuses at once the requests past the 16 it
+// answers at a time, but each refusal is a POST too. One read of a stream
+// (mcp-go's 4 KiB buffer) may still carry some more.
+const maxOwedAnswers = 64
+
+// owedFor is how long a request counts as owed an answer at most: mcp-go
+// gives its handler 30 s. A request it never answers (one that came after
+// the response its stream was read for) is forgotten then.
+const owedFor = 35 * time.Second
+
+// owedAnswers keeps the server's requests not yet answered, by id, with
+// when each was seen.
+type owedAnswers struct {
+	mu      sync.Mutex
+	m       map[string]time.Time
+	changed chan struct{} // closed (and replaced) when one is answered
+}
+
+func (o *owedAnswers) add(id string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.m == nil {
+		o.m = map[string]time.Time{}
+	}
+	o.m[id] = time.Now()
+}
+
+// any reports whether an answer is owed (a POST that is not one needs no
+// look at its body).
+func (o *owedAnswers) any() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.m) > 0
+}
+
+// paid notes the answer to the request id sent (or given up).
+func (o *owedAnswers) paid(id string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if _, ok := o.m[id]; ok {
+		delete(o.m, id)
+		close(o.changed)
+		o.changed = make(chan struct{})
+	}
+}
+
+// wait returns once fewer than maxOwedAnswers answers are owed, or when
+// ctx ends.
+func (o *owedAnswers) wait(ctx context.Context) error {
+	for {
+		o.mu.Lock()
+		if len(o.m) >= maxOwedAnswers {
+			for id, seen := range o.m {
+				if time.Since(seen) > owedFor {
+					delete(o.m, id)
+				}
+			}
+		}
+		n, ch := len(o.m), o.changed
+		o.mu.Unlock()
+		if n < maxOwedAnswers {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-time.After(time.Second): // to forget the expired
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// messageID names a JSON-RPC id as mcp-go reads it (a string or an
+// integer): "" for any other.
+func messageID(id gjson.Result) string {
+	switch {
+	case id.Type == gjson.String:
+		return "s:" + id.String()
+	case id.Type == gjson.Number && !strings.ContainsAny(id.Raw, ".eE") && id.Raw == strconv.FormatInt(id.Int(), 10):
+		return "n:" + id.Raw
+	}
+	return ""
+}
+
+// requestID is the id of an event's JSON-RPC request ("" when it is not
+// one that mcp-go answers).
+func requestID(event []byte) string {
+	if !bytes.Contains(event, []byte(`"method"`)) || !gjson.ValidBytes(event) {
+		return ""
+	}
+	msg := gjson.ParseBytes(event)
+	if msg.Get("method").Type != gjson.String {
+		return ""
+	}
+	return messageID(msg.Get("id"))
+}
+
+// answerID is the id of the JSON-RPC response that req POSTs (mcpx's
+// answer to one of the server's requests), "" when it posts no response.
+func answerID(req *http.Request) string {
+	if req.GetBody == nil {
+		return ""
+	}
+	rc, err := req.GetBody()
+	if err != nil {
+		return ""
+	}
+	defer rc.Close()
+	body, err := io.ReadAll(io.LimitReader(rc, maxRawRequest))
+	if err != nil || !gjson.ValidBytes(body) {
+		return ""
+	}
+	msg := gjson.ParseBytes(body)
+	if msg.Get("method").Exists() || !(msg.Get("result").Exists() || msg.Get("error").Exists()) {
+		return ""
+	}
+	return messageID(msg.Get("id"))
 }
 
 // rawRequests keeps the raw params of elicitation/create requests read from
