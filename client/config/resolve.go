@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -328,6 +329,11 @@ func (x *expander) resolveRemote(s *Server, t *Target, o ResolveOptions) error {
 		setHeader(t.Headers, k, v)
 		x.secrets = append(x.secrets, HeaderSecrets(v)...)
 	}
+	for _, k := range slices.Sorted(maps.Keys(t.Headers)) {
+		if msg := badHeader(k, t.Headers[k]); msg != "" {
+			return &Error{Server: s.Name, Msg: msg}
+		}
+	}
 	u, perr := url.Parse(t.URL)
 	if perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return &Error{Server: s.Name, Msg: fmt.Sprintf("url %q is not an http(s) URL", s.URL)}
@@ -497,6 +503,28 @@ func setHeader(h map[string]string, k, v string) {
 		}
 	}
 	h[ck] = v
+}
+
+// badHeader says why HTTP cannot carry the header k: v (a name that is
+// not a token, a value with a control character other than tab, such as
+// the CR of a token copied from a file), "" when it can. The value, a
+// secret, is not quoted.
+func badHeader(k, v string) string {
+	for _, c := range []byte(k) {
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return fmt.Sprintf("header name %q is not a valid HTTP header name", k)
+		}
+	}
+	for _, c := range []byte(v) {
+		if (c < ' ' && c != '\t') || c == 0x7f {
+			msg := fmt.Sprintf("the value of header %s holds the control character %s, which HTTP does not allow", k, strconv.QuoteToASCII(string(c)))
+			if c == '\r' || c == '\n' {
+				msg += " (a line ending copied with a token?)"
+			}
+			return msg
+		}
+	}
+	return ""
 }
 
 // ParseHeader parses -H 'K: V'.
