@@ -148,7 +148,12 @@ func (t *HTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		t.mu.Unlock()
 	}
-	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+	// A 401 or 403 is the connection's, to explain the failure of what
+	// it sends next, except on the standalone GET stream (streamable
+	// HTTP): that stream is optional, mcp-go only retries it, and a server
+	// may refuse it and serve the rest.
+	standalone := req.Method == http.MethodGet && t.getGate != nil
+	if (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) && !standalone {
 		t.mu.Lock()
 		t.authStatus, t.challenge = resp.StatusCode, resp.Header.Values("WWW-Authenticate")
 		t.mu.Unlock()
