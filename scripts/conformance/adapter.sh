@@ -174,6 +174,10 @@ auth/*)
 	# authorization URL it prints on stderr the way a browser would.
 	login() {
 		printf '+ mcpx login conformance --no-browser %s (config: %s)\n' "$*" "$(cat "$work/config.json")" >&2
+		# Emptied here, not by the background command's redirection: that
+		# happens in the child, and the loop below could read the last
+		# login's URL before it does.
+		: >"$work/login.err"
 		"$MCPX" --config "$work/config.json" --timeout "$TIMEOUT" login conformance --no-browser "$@" 2>"$work/login.err" &
 		login=$!
 		authurl='' i=0
