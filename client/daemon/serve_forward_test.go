@@ -175,6 +175,26 @@ func (c *testCaller) request(ctx context.Context, id int64, method string, param
 	return resp.Result, nil
 }
 
+// forwardSpec is the target of forwardServer, run by the test binary.
+func forwardSpec(d *inProcess) *Spec {
+	return &Spec{Name: "forward", Transport: "stdio", Command: d.self, Env: append(os.Environ(), forwardEnv+"=1")}
+}
+
+// seen sends a request that forwardServer answers {"n": ID} and returns the
+// id the server saw for it (an id seen before: the daemon answered).
+func (c *testCaller) seen(t *testing.T, ctx context.Context, id int64, method string, params map[string]any) any {
+	t.Helper()
+	res, err := c.request(ctx, id, method, params)
+	var r struct{ N any }
+	if err == nil && (json.Unmarshal(res, &r) != nil || r.N == nil) {
+		err = fmt.Errorf("%s: %s result %s", c.name, method, res)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.N
+}
+
 // nextProgress waits for the caller's next progress notification.
 func (c *testCaller) nextProgress(ctx context.Context) (map[string]any, error) {
 	select {
@@ -211,7 +231,7 @@ func (c *testCaller) progressSoFar(ctx context.Context, flushID int64) ([]map[st
 func TestServeForwardsProgressAndCancellation(t *testing.T) {
 	d := startDaemon(t)
 	ctx := d.ctx
-	spec := &Spec{Name: "forward", Transport: "stdio", Command: d.self, Env: append(os.Environ(), forwardEnv+"=1")}
+	spec := forwardSpec(d)
 	callers := []*testCaller{attachCaller(t, d, spec, "caller A"), attachCaller(t, d, spec, "caller B")}
 
 	// The caller's ids are far from the daemon's (1, 2, ...): an id the
@@ -346,19 +366,11 @@ func TestServeForwardsProgressAndCancellation(t *testing.T) {
 func TestServeSetLevelOnce(t *testing.T) {
 	d := startDaemon(t)
 	ctx := d.ctx
-	spec := &Spec{Name: "forward", Transport: "stdio", Command: d.self, Env: append(os.Environ(), forwardEnv+"=1")}
+	spec := forwardSpec(d)
 	a, b := attachCaller(t, d, spec, "caller A"), attachCaller(t, d, spec, "caller B")
 	setLevel := func(c *testCaller, id int64, level string) any {
 		t.Helper()
-		res, err := c.request(ctx, id, string(mcp.MethodSetLogLevel), map[string]any{"level": level})
-		var r struct{ N any }
-		if err == nil && (json.Unmarshal(res, &r) != nil || r.N == nil) {
-			err = fmt.Errorf("%s: logging/setLevel result %s", c.name, res)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r.N
+		return c.seen(t, ctx, id, string(mcp.MethodSetLogLevel), map[string]any{"level": level})
 	}
 	warning := setLevel(a, 1, "warning")
 	if got := setLevel(b, 1, "warning"); got != warning {
@@ -390,19 +402,11 @@ func TestServeSetLevelOnce(t *testing.T) {
 func TestServeListChangedDuringListing(t *testing.T) {
 	d := startDaemon(t)
 	ctx := d.ctx
-	spec := &Spec{Name: "forward", Transport: "stdio", Command: d.self, Env: append(os.Environ(), forwardEnv+"=1")}
+	spec := forwardSpec(d)
 	a, b := attachCaller(t, d, spec, "caller A"), attachCaller(t, d, spec, "caller B")
 	list := func(c *testCaller, id int64, method string) any {
 		t.Helper()
-		res, err := c.request(ctx, id, method, map[string]any{})
-		var r struct{ N any }
-		if err == nil && (json.Unmarshal(res, &r) != nil || r.N == nil) {
-			err = fmt.Errorf("%s: %s result %s", c.name, method, res)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r.N
+		return c.seen(t, ctx, id, method, map[string]any{})
 	}
 	tools := list(a, 1, string(mcp.MethodToolsList))
 	if got := list(b, 1, string(mcp.MethodToolsList)); got != tools {
@@ -421,7 +425,7 @@ func TestServeListChangedDuringListing(t *testing.T) {
 func TestServeAsksTheCallerInFlight(t *testing.T) {
 	d := startDaemon(t)
 	ctx := d.ctx
-	spec := &Spec{Name: "forward", Transport: "stdio", Command: d.self, Env: append(os.Environ(), forwardEnv+"=1")}
+	spec := forwardSpec(d)
 	a, b := attachCaller(t, d, spec, "caller A"), attachCaller(t, d, spec, "caller B")
 	asked := make(chan json.RawMessage, 1)
 	go func() {
@@ -460,7 +464,7 @@ func TestServeAsksTheCallerInFlight(t *testing.T) {
 // suspended caller is given (5 s): a full queue is waited on.
 func TestServeAnswersAfterAFullQueue(t *testing.T) {
 	d := startDaemon(t)
-	spec := &Spec{Name: "forward", Transport: "stdio", Command: d.self, Env: append(os.Environ(), forwardEnv+"=1")}
+	spec := forwardSpec(d)
 	nc, _, err := Attach(d.ctx, d.env, Hello{Spec: spec, KeepAlive: time.Minute})
 	if err != nil {
 		t.Fatal(err)
@@ -514,7 +518,7 @@ func readFlood(t *testing.T, nc net.Conn, start time.Time) {
 // callers once (stallWait), not once a message, and they lose none of it.
 func TestServeStalledCallerHoldsUpOnce(t *testing.T) {
 	d := startDaemon(t)
-	spec := &Spec{Name: "forward", Transport: "stdio", Command: d.self, Env: append(os.Environ(), forwardEnv+"=1")}
+	spec := forwardSpec(d)
 	attach := func() net.Conn {
 		nc, _, err := Attach(d.ctx, d.env, Hello{Spec: spec, KeepAlive: time.Minute})
 		if err != nil {
