@@ -419,7 +419,7 @@ func (c *Conn) startClient(ctx context.Context, tr mcptransport.Interface, o Opt
 	if listen {
 		// The legacy handshake's last step: the server may send its first
 		// requests on the GET stream as soon as it is initialized, so the
-		// stream is opened and answered first (at most listenWait).
+		// stream is opened and answered first (at most transport.ListenWait).
 		tapBase.beforeInitialized = func() {
 			c.rt.OpenGate()
 			c.awaitListen(ctx)
@@ -863,25 +863,12 @@ func (c *Conn) cancelled(id mcp.RequestId, method string, why error) {
 	}
 }
 
-// listenWait bounds the wait for the standalone GET stream to be answered.
-const listenWait = time.Second
-
 // awaitListen waits until the server has answered the standalone GET
-// stream (accepted or refused), so that a request it sends there during
-// the operation is not sent before the stream exists.
+// stream, so that a request it sends there during the operation is not
+// sent before the stream exists (see transport.HTTP.AwaitListening).
 func (c *Conn) awaitListen(ctx context.Context) {
-	if c.rt == nil || c.rt.Listening() == nil {
-		return
-	}
-	t := time.NewTimer(listenWait)
-	defer t.Stop()
-	select {
-	case <-c.rt.Listening():
-	case <-t.C:
-		if c.debug != nil {
-			c.debug("server %q: no answer to the GET stream within %s; going on without waiting", c.T.Name, listenWait)
-		}
-	case <-ctx.Done():
+	if c.rt != nil && !c.rt.AwaitListening(ctx) && c.debug != nil {
+		c.debug("server %q: no answer to the GET stream within %s; going on without waiting", c.T.Name, transport.ListenWait)
 	}
 }
 

@@ -73,24 +73,12 @@ func (s *session) openHTTP() error {
 	return nil
 }
 
-// listenWait bounds the wait for the standalone GET stream to be answered.
-const listenWait = time.Second
-
 // awaitListen waits until the server has answered the standalone GET
-// stream (accepted or refused), at most listenWait, so that a request it
-// sends there once initialized is not sent before the stream exists.
+// stream, so that a request it sends there once initialized is not sent
+// before the stream exists (see transport.HTTP.AwaitListening).
 func (s *session) awaitListen(ctx context.Context) {
-	ch := s.rt.Listening()
-	if ch == nil {
-		return
-	}
-	t := time.NewTimer(listenWait)
-	defer t.Stop()
-	select {
-	case <-ch:
-	case <-t.C:
-		s.d.log.printf("%s: no answer to the GET stream within %s; going on without waiting", s.spec.Name, listenWait)
-	case <-ctx.Done():
+	if !s.rt.AwaitListening(ctx) {
+		s.d.log.printf("%s: no answer to the GET stream within %s; going on without waiting", s.spec.Name, transport.ListenWait)
 	}
 }
 

@@ -973,7 +973,7 @@ func (c *caller) notification(n mcp.JSONRPCNotification) {
 			// first requests (roots/list) on the standalone GET stream as
 			// soon as it is initialized, and drop them when no stream is
 			// open, so the stream is opened and answered first (at most
-			// listenWait), as a one-shot connection does.
+			// transport.ListenWait), as a one-shot connection does.
 			s.rt.OpenGate()
 			s.awaitListen(c.gone)
 		}

@@ -105,6 +105,28 @@ func (t *HTTP) MessageCeiling() int64 { return t.max }
 // nil when the stream is not held (see HTTPOptions.Listen).
 func (t *HTTP) Listening() <-chan struct{} { return t.getSeen }
 
+// ListenWait bounds the wait for the standalone GET stream to be answered.
+const ListenWait = time.Second
+
+// AwaitListening waits until the server has answered the standalone GET
+// stream (accepted or refused), at most ListenWait or until ctx ends, so
+// that a request the server sends there is not sent before the stream
+// exists. It is false when ListenWait passed first.
+func (t *HTTP) AwaitListening(ctx context.Context) bool {
+	if t.getSeen == nil {
+		return true
+	}
+	tm := time.NewTimer(ListenWait)
+	defer tm.Stop()
+	select {
+	case <-t.getSeen:
+	case <-tm.C:
+		return false
+	case <-ctx.Done():
+	}
+	return true
+}
+
 // TakeElicitation returns (and forgets) the raw params of the elicitation
 // request with id as an event stream carried it, nil when none was kept.
 func (t *HTTP) TakeElicitation(id mcp.RequestId) json.RawMessage { return t.reqs.take(id) }
