@@ -107,9 +107,13 @@ conformance-deps: test/conformance/node_modules/.package-lock.json
 test/conformance/node_modules/.package-lock.json: test/conformance/package.json test/conformance/package-lock.json
 	cd test/conformance && npm ci --no-audit --no-fund --loglevel=error
 
-# conformance runs every client scenario against the baseline (scripts/conformance/BASELINE.md).
+# conformance runs every client scenario against the baselines (docs/conformance-2026.md):
+# the newest release at each scenario's own protocol version and the 2026-07-28
+# requirement set at the 2026-07-28 wire, then 0.1.16 (scripts/conformance/BASELINE.md).
 conformance: build conformance-deps
 	MCPX=$(CURDIR)/bin/mcpx scripts/conformance/run.sh -b all
+	MCPX=$(CURDIR)/bin/mcpx scripts/conformance/run.sh -b -R 2026-07-28
+	MCPX=$(CURDIR)/bin/mcpx scripts/conformance/run.sh -r 0.1 -b all
 
 bench: build interop-deps
 	scripts/bench.sh
