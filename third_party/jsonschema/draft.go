@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
+	"sync" // mcpx: Draft.load
 )
 
 // A Draft represents json-schema specification.
@@ -17,7 +17,7 @@ type Draft struct {
 	vocabPrefix   string             // prefix used for vocabulary
 	allVocabs     map[string]*Schema // names of supported vocabs with its schemas
 	defaultVocabs []string           // names of default vocabs
-	loadOnce      sync.Once          // compiles sch and allVocabs, see load
+	loadOnce      sync.Once          // mcpx: compiles sch and allVocabs, see load
 }
 
 // String returns the specification url.
@@ -126,7 +126,7 @@ var (
 	draftLatest = Draft2020
 )
 
-// load compiles the draft's metaschema and the schemas of its vocabularies,
+// mcpx: load compiles the draft's metaschema and the schemas of its vocabularies,
 // once, on first use. They used to be compiled for every draft in init,
 // which cost every program importing the package milliseconds and 1.7 MB of
 // allocations at start-up, whether it compiled a schema or not.
@@ -143,7 +143,7 @@ func (d *Draft) load() {
 		for name := range d.allVocabs {
 			d.allVocabs[name] = c.MustCompile(strings.TrimSuffix(d.url, "schema") + "meta/" + name)
 		}
-	})
+	}) // mcpx: end of d.loadOnce.Do
 }
 
 func draftFromURL(url string) *Draft {
@@ -206,7 +206,7 @@ func (d *Draft) getVocabs(url url, doc any, vocabularies map[string]*Vocabulary)
 		return nil, nil
 	}
 
-	d.load() // d.allVocabs is written while it loads
+	d.load() // mcpx: d.allVocabs is written while it loads
 	var vocabs []string
 	for vocab, reqd := range obj {
 		if reqd, ok := reqd.(bool); !ok || !reqd {
@@ -276,7 +276,7 @@ func (d *dialect) activeVocabs(assertVocabs bool, vocabularies map[string]*Vocab
 }
 
 func (d *dialect) getSchema(assertVocabs bool, vocabularies map[string]*Vocabulary) *Schema {
-	d.draft.load()
+	d.draft.load() // mcpx: d.draft.sch is read below
 	vocabs := d.activeVocabs(assertVocabs, vocabularies)
 	if vocabs == nil {
 		return d.draft.sch

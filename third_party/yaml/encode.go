@@ -24,7 +24,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
+	"sync" // mcpx: base60float is compiled on first use
 	"time"
 	"unicode/utf8"
 )
@@ -300,7 +300,7 @@ func isBase60Float(s string) (result bool) {
 		return false
 	}
 	// Do the full match.
-	return base60float().MatchString(s)
+	return base60float().MatchString(s) // mcpx: a function now
 }
 
 // From http://yaml.org/type/float.html, except the regular expression there

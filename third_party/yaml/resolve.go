@@ -21,7 +21,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
+	"sync" // mcpx: the tables below are built on first use
 	"time"
 )
 
@@ -39,12 +39,13 @@ var (
 	resolveMap   map[string]resolveMapItem
 )
 
+// mcpx: resolveTables runs what upstream ran in init, initResolve, once.
 func resolveTables() ([]byte, map[string]resolveMapItem) {
 	resolveOnce.Do(initResolve)
 	return resolveTable, resolveMap
 }
 
-func initResolve() {
+func initResolve() { // mcpx: was init
 	resolveTable = make([]byte, 256)
 	resolveMap = make(map[string]resolveMapItem)
 	t := resolveTable
@@ -95,22 +96,24 @@ const (
 	mergeTag     = "!!merge"
 )
 
+// mcpx: built on first use, by tagMaps.
 var (
 	tagsOnce  sync.Once
 	longTags  map[string]string
 	shortTags map[string]string
 )
 
+// mcpx: tagMaps runs what upstream ran in init, initTags, once.
 func tagMaps() (map[string]string, map[string]string) {
 	tagsOnce.Do(initTags)
 	return longTags, shortTags
 }
 
-func initTags() {
+func initTags() { // mcpx: was init
 	longTags = make(map[string]string)
 	shortTags = make(map[string]string)
 	for _, stag := range []string{nullTag, boolTag, strTag, intTag, floatTag, timestampTag, seqTag, mapTag, binaryTag, mergeTag} {
-		ltag := longTagPrefix + stag[2:]
+		ltag := longTagPrefix + stag[2:] // mcpx: not longTag(stag), which calls tagMaps
 		longTags[stag] = ltag
 		shortTags[ltag] = stag
 	}
@@ -120,7 +123,7 @@ const longTagPrefix = "tag:yaml.org,2002:"
 
 func shortTag(tag string) string {
 	if strings.HasPrefix(tag, longTagPrefix) {
-		_, shortTags := tagMaps()
+		_, shortTags := tagMaps() // mcpx: built on first use
 		if stag, ok := shortTags[tag]; ok {
 			return stag
 		}
@@ -131,7 +134,7 @@ func shortTag(tag string) string {
 
 func longTag(tag string) string {
 	if strings.HasPrefix(tag, "!!") {
-		longTags, _ := tagMaps()
+		longTags, _ := tagMaps() // mcpx: built on first use
 		if ltag, ok := longTags[tag]; ok {
 			return ltag
 		}
@@ -148,12 +151,13 @@ func resolvableTag(tag string) bool {
 	return false
 }
 
+// mcpx: compiled on first use, by yamlStyleFloat.
 var (
 	yamlStyleFloatOnce sync.Once
 	yamlStyleFloatRE   *regexp.Regexp
 )
 
-func yamlStyleFloat() *regexp.Regexp {
+func yamlStyleFloat() *regexp.Regexp { // mcpx: was a variable
 	yamlStyleFloatOnce.Do(func() {
 		yamlStyleFloatRE = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
 	})
@@ -189,7 +193,7 @@ func resolve(tag string, in string) (rtag string, out interface{}) {
 
 	// Any data is accepted as a !!str or !!binary.
 	// Otherwise, the prefix is enough of a hint about what it might be.
-	resolveTable, resolveMap := resolveTables()
+	resolveTable, resolveMap := resolveTables() // mcpx: built on first use
 	hint := byte('N')
 	if in != "" {
 		hint = resolveTable[in[0]]
@@ -239,7 +243,7 @@ func resolve(tag string, in string) (rtag string, out interface{}) {
 			if err == nil {
 				return intTag, uintv
 			}
-			if yamlStyleFloat().MatchString(plain) {
+			if yamlStyleFloat().MatchString(plain) { // mcpx: a function now
 				floatv, err := strconv.ParseFloat(plain, 64)
 				if err == nil {
 					return floatTag, floatv

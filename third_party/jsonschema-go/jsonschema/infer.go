@@ -16,7 +16,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
-	"sync"
+	"sync" // mcpx: the tables below are built on first use
 	"time"
 )
 
@@ -84,7 +84,7 @@ func For[T any](opts *ForOptions) (*Schema, error) {
 	if opts == nil {
 		opts = &ForOptions{}
 	}
-	schemas := maps.Clone(initialSchemaMap())
+	schemas := maps.Clone(initialSchemaMap()) // mcpx: a sync.OnceValue now
 	// Add types from the options. They override the default ones.
 	maps.Copy(schemas, opts.TypeSchemas)
 	s, err := forType(reflect.TypeFor[T](), map[reflect.Type]bool{}, opts.IgnoreInvalidTypes, schemas)
@@ -100,7 +100,7 @@ func ForType(t reflect.Type, opts *ForOptions) (*Schema, error) {
 	if opts == nil {
 		opts = &ForOptions{}
 	}
-	schemas := maps.Clone(initialSchemaMap())
+	schemas := maps.Clone(initialSchemaMap()) // mcpx: a sync.OnceValue now
 	// Add types from the options. They override the default ones.
 	maps.Copy(schemas, opts.TypeSchemas)
 	s, err := forType(t, map[reflect.Type]bool{}, opts.IgnoreInvalidTypes, schemas)
@@ -266,7 +266,7 @@ func forType(t reflect.Type, seen map[reflect.Type]bool, ignore bool, schemas ma
 					}
 					// Check that all keywords relevant for objects are absent, except properties.
 					ov := reflect.ValueOf(override).Elem()
-					for _, sfi := range schemaFieldInfos() {
+					for _, sfi := range schemaFieldInfos() { // mcpx: a function now
 						if sfi.sf.Name == "Type" || sfi.sf.Name == "Properties" {
 							continue
 						}
@@ -332,7 +332,7 @@ func forType(t reflect.Type, seen map[reflect.Type]bool, ignore bool, schemas ma
 				if tag == "" {
 					return nil, fmt.Errorf("empty jsonschema tag on struct field %s.%s", t, field.Name)
 				}
-				if disallowedPrefixRegexp().MatchString(tag) {
+				if disallowedPrefixRegexp().MatchString(tag) { // mcpx: a sync.OnceValue now
 					return nil, fmt.Errorf("tag must not begin with 'WORD=': %q", tag)
 				}
 				fs.Description = tag
@@ -384,18 +384,18 @@ func forType(t reflect.Type, seen map[reflect.Type]bool, ignore bool, schemas ma
 // initialSchemaMap holds types from the standard library that have MarshalJSON methods.
 // mcpx: built on first use instead of in init (see third_party/README.md).
 var initialSchemaMap = sync.OnceValue(func() map[reflect.Type]*Schema {
-	m := make(map[reflect.Type]*Schema)
+	initialSchemaMap := make(map[reflect.Type]*Schema)
 	ss := &Schema{Type: "string"}
-	m[reflect.TypeFor[time.Time]()] = ss
-	m[reflect.TypeFor[slog.Level]()] = ss
+	initialSchemaMap[reflect.TypeFor[time.Time]()] = ss
+	initialSchemaMap[reflect.TypeFor[slog.Level]()] = ss
 	if os.Getenv(debugEnv) == "typeschemasnull=1" {
-		m[reflect.TypeFor[big.Int]()] = &Schema{Types: []string{"null", "string"}}
+		initialSchemaMap[reflect.TypeFor[big.Int]()] = &Schema{Types: []string{"null", "string"}}
 	} else {
-		m[reflect.TypeFor[big.Int]()] = ss
+		initialSchemaMap[reflect.TypeFor[big.Int]()] = ss
 	}
-	m[reflect.TypeFor[big.Rat]()] = ss
-	m[reflect.TypeFor[big.Float]()] = ss
-	return m
+	initialSchemaMap[reflect.TypeFor[big.Rat]()] = ss
+	initialSchemaMap[reflect.TypeFor[big.Float]()] = ss
+	return initialSchemaMap // mcpx: end of the sync.OnceValue
 })
 
 // Disallow jsonschema tag values beginning "WORD=", for future expansion.

@@ -26,7 +26,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
+	"sync" // mcpx: the replacers below are built on first use
 )
 
 var (
@@ -36,11 +36,11 @@ var (
 )
 
 func escapeJSONPointerSegment(s string) string {
-	return jsonPointerEscaper().Replace(s)
+	return jsonPointerEscaper().Replace(s) // mcpx: a sync.OnceValue now
 }
 
 func unescapeJSONPointerSegment(s string) string {
-	return jsonPointerUnescaper().Replace(s)
+	return jsonPointerUnescaper().Replace(s) // mcpx: a sync.OnceValue now
 }
 
 // parseJSONPointer splits a JSON Pointer into a sequence of segments. It doesn't
@@ -155,7 +155,7 @@ func lookupSchemaField(v reflect.Value, name string) reflect.Value {
 		// for pointer dereference. So we use FieldByName to get the DependencySchemas map.
 		return v.FieldByName("DependencySchemas")
 	}
-	if sf, ok := schemaFieldMap()[name]; ok {
+	if sf, ok := schemaFieldMap()[name]; ok { // mcpx: a function now
 		return v.FieldByIndex(sf.Index)
 	}
 	return reflect.Value{}

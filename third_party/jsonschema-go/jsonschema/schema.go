@@ -15,7 +15,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
-	"sync"
+	"sync" // mcpx: the field tables are built on first use
 )
 
 // A Schema is a JSON schema object.
@@ -176,7 +176,7 @@ func (s *Schema) CloneSchemas() *Schema {
 	}
 	s2 := *s
 	v := reflect.ValueOf(&s2)
-	for _, info := range schemaFieldInfos() {
+	for _, info := range schemaFieldInfos() { // mcpx: a function now
 		fv := v.Elem().FieldByIndex(info.sf.Index)
 		switch info.sf.Type {
 		case schemaType:
@@ -551,7 +551,7 @@ func (s *Schema) every(f func(*Schema) bool) bool {
 // everyChild reports whether f is true for every immediate child schema of s.
 func (s *Schema) everyChild(f func(*Schema) bool) bool {
 	v := reflect.ValueOf(s)
-	for _, info := range schemaFieldInfos() {
+	for _, info := range schemaFieldInfos() { // mcpx: a function now
 		fv := v.Elem().FieldByIndex(info.sf.Index)
 		switch info.sf.Type {
 		case schemaType:
@@ -608,11 +608,12 @@ type structFieldInfo struct {
 // third_party/README.md).
 var (
 	// the visible fields of Schema that have a JSON name, sorted by that name
-	schemaFieldInfos = func() []structFieldInfo { return schemaFields().infos }
+	schemaFieldInfos = func() []structFieldInfo { return schemaFields().infos } // mcpx: a function now
 	// map from JSON name to field
-	schemaFieldMap = func() map[string]reflect.StructField { return schemaFields().byName }
+	schemaFieldMap = func() map[string]reflect.StructField { return schemaFields().byName } // mcpx: a function now
 )
 
+// mcpx: schemaFields builds, once, the two tables upstream built in init.
 type schemaFieldTables struct {
 	infos  []structFieldInfo
 	byName map[string]reflect.StructField
@@ -649,5 +650,5 @@ var schemaFields = sync.OnceValue(func() schemaFieldTables {
 	for _, info := range schemaFieldInfos {
 		schemaFieldMap[info.jsonName] = info.sf
 	}
-	return schemaFieldTables{schemaFieldInfos, schemaFieldMap}
+	return schemaFieldTables{schemaFieldInfos, schemaFieldMap} // mcpx: end of the sync.OnceValue
 })
