@@ -17,7 +17,7 @@ mandir   ?= $(prefix)/share/man
 datadir  ?= $(prefix)/share
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-.PHONY: all build cross crosscheck dist dist-check test unit race lint shell-deps layering fmt-check vet staticcheck interop-deps conformance-deps conformance bench install uninstall clean
+.PHONY: all build cross crosscheck dist dist-check test unit race lint shell-deps layering check-third-party fmt-check vet staticcheck interop-deps conformance-deps conformance bench install uninstall clean
 
 all: build
 
@@ -71,7 +71,14 @@ race: interop-deps
 	$(GO) test -tags $(TAGS) -race -count=1 ./output/... ./client/... ./render/... ./commands/... ./internal/...
 	$(GO) test -tags $(TAGS) -race -count=1 -timeout 90m -run TestScript ./test/
 
-lint: fmt-check vet staticcheck layering check-generated
+lint: fmt-check vet staticcheck layering check-generated check-third-party
+
+# check-third-party: each patched module copy in third_party/ is its module
+# as the module cache holds it (downloaded first), but for the files
+# third_party/copies.txt lists and changes marked "// mcpx:", and go.work
+# and go.mod name its version (scripts/checkfork, third_party/README.md).
+check-third-party:
+	$(GO) run ./scripts/checkfork
 
 # layering: only commands imports client, render and output; the packages
 # under client import only the ones below them (scripts/check-layering.sh).
