@@ -1,7 +1,7 @@
 package client
 
 // Warm connections: a stdio server held by the mcpx daemon (see WARM
-// CONNECTIONS in mcpx(1), and client/daemon). The connection is made as
+// CONNECTIONS in mcpx(1), and internal/daemon). The connection is made as
 // any other, over a transport that is the daemon's socket instead of the
 // server's pipes: the handshake, the operations, the server's requests and
 // every error are handled here exactly as for a one-shot connection.
@@ -23,8 +23,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpx-cli/mcpx/client/config"
-	"github.com/mcpx-cli/mcpx/client/daemon"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/daemon"
 )
 
 // Warm asks for a warm connection.

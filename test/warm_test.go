@@ -19,7 +19,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/mcpx-cli/mcpx/client/daemon"
+	"github.com/mcpx-cli/mcpx/internal/daemon"
 )
 
 // warmSkips are the scripts TestScriptWarm does not run, and why: they are
