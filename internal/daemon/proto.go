@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -245,3 +246,26 @@ const MethodFailed = "notifications/mcpx/failed"
 // them (those named Mcp-*, but Mcp-Session-Id), under the target's own
 // headers; it never forwards the notification, and never logs them.
 const MethodHeaders = "notifications/mcpx/headers"
+
+// Methods of the daemon's own notifications to a caller.
+const (
+	MethodStderr = "notifications/mcpx/stderr" // params.line: a line of the server's stderr
+	MethodLost   = "notifications/mcpx/lost"   // params.why: the server died
+	MethodFlush  = "mcpx/flush"                // a caller's request: its server's stderr so far, then {}
+	// MethodSkipped: params.line, a line on the server's stdout that is not JSON-RPC
+	MethodSkipped = "notifications/mcpx/skipped"
+)
+
+// ErrStart is the prefix of a reply's Err when the daemon could not start
+// the server: the caller connects one-shot instead, for the same error.
+const ErrStart = "start: "
+
+// mask hides the target's secrets in a log line.
+func (s *Spec) mask(line string) string {
+	for _, v := range s.Secrets {
+		if len(v) >= 3 {
+			line = strings.ReplaceAll(line, v, "***")
+		}
+	}
+	return line
+}
