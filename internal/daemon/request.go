@@ -21,105 +21,161 @@ import (
 // handshakeWait bounds a handshake request the daemon sends for a caller.
 const handshakeWait = 2 * time.Minute
 
+// requestHandler answers one method of a caller's requests (params: the
+// request's, raw); nil when there is no answer to give (see
+// forwardRequest).
+type requestHandler func(c *caller, ctx context.Context, req mcptransport.JSONRPCRequest, params json.RawMessage) *mcptransport.JSONRPCResponse
+
+// requestHandlers are the methods the daemon answers otherwise than by
+// forwarding them as they are (relay).
+var requestHandlers = func() map[string]requestHandler {
+	m := map[string]requestHandler{
+		MethodFlush:                      (*caller).flush,
+		string(mcp.MethodInitialize):     (*caller).handshake,
+		string(mcp.MethodServerDiscover): (*caller).handshake,
+		string(mcp.MethodSetLogLevel):    (*caller).setLevel,
+	}
+	for method := range listKinds {
+		m[method] = (*caller).listing
+	}
+	return m
+}()
+
 // request answers a caller's request: the handshake from the server's
 // first answer, a listing from the cache, anything else forwarded.
 func (c *caller) request(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
-	s := c.s
 	params, _ := req.Params.(json.RawMessage)
 	req.Header = c.takeHeaders(req.ID)
-	switch req.Method {
-	case MethodFlush:
-		// Everything the server wrote on stderr so far reaches the caller
-		// before this answer (the caller's -v, at its end).
-		if s.proc != nil {
-			s.proc.StderrQuiet(10*time.Millisecond, 300*time.Millisecond)
-		}
-		c.drain()
-		return &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: req.ID, Result: json.RawMessage("{}")}, nil
-	case string(mcp.MethodInitialize), "server/discover":
-		s.mu.Lock()
-		lock := s.hsMu[req.Method]
-		if lock == nil {
-			lock = &sync.Mutex{}
-			s.hsMu[req.Method] = lock
-		}
-		s.mu.Unlock()
-		// A server that never answers server/discover must not hold up
-		// the initialize that follows it: one lock per method.
-		lock.Lock()
-		defer lock.Unlock()
-		s.mu.Lock()
-		cached, ok := s.hs[req.Method]
-		_, legacy := s.hs[string(mcp.MethodInitialize)]
-		refused := s.discoverRefused
-		s.mu.Unlock()
-		if ok {
-			return &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: req.ID, Result: cached}, nil
-		}
-		discover := req.Method == string(mcp.MethodServerDiscover)
-		if discover && legacy {
-			// The server settled on the legacy handshake: a later caller's
-			// probe gets the answer the first one got, and the session's
-			// protocol version stays.
-			if refused != nil {
-				return legacyProbe(req.ID, refused), nil
-			}
-		} else {
-			s.handshakeVersion(req.Header)
-		}
-		resp := c.forwardRequest(ctx, req, params, true)
-		if resp != nil && resp.Error == nil && len(resp.Result) > 0 && string(resp.Result) != "null" && gjson.ValidBytes(resp.Result) {
-			s.mu.Lock()
-			_, legacy = s.hs[string(mcp.MethodInitialize)]
-			if discover && legacy {
-				// The legacy handshake succeeded first (this probe outlasted
-				// its caller's, which initialized instead): the target
-				// stays in that era, and the probe is refused, so that its
-				// caller initializes too.
-				refused := s.discoverRefused
-				s.mu.Unlock()
-				return legacyProbe(req.ID, refused), nil
-			}
-			s.hs[req.Method] = append(json.RawMessage(nil), resp.Result...)
-			// Initialize answered after a probe was: its caller gave up on
-			// the probe, and the target is in the legacy era from now on.
-			s.modern = discover
-			if !discover {
-				delete(s.hs, string(mcp.MethodServerDiscover))
-			}
-			s.mu.Unlock()
-			switch {
-			case !discover:
-				s.cache.SetInit(resp.Result)
-				s.handshakeDone(resp.Result)
-			case !legacy:
-				// No stream carries list_changed between requests in the
-				// 2026-07-28 era: a listing is kept for its ttlMs, else
-				// DefaultListTTL, whatever the capabilities say.
-				s.cache.SetInit(nil)
-			}
-		} else if discover && resp != nil && resp.Error != nil {
-			s.mu.Lock()
-			s.discoverRefused = resp
-			s.mu.Unlock()
-		}
-		return resp, nil
+	h := requestHandlers[req.Method]
+	if h == nil {
+		h = (*caller).relay
 	}
-	if req.Method == string(mcp.MethodSetLogLevel) {
-		return c.setLevel(ctx, req, params), nil
+	return h(c, ctx, req, params), nil
+}
+
+// result is the daemon's own answer to req.
+func result(req mcptransport.JSONRPCRequest, r json.RawMessage) *mcptransport.JSONRPCResponse {
+	return &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: req.ID, Result: r}
+}
+
+// flush (MethodFlush) is answered once everything the server wrote on
+// stderr so far has reached the caller (the caller's -v, at its end).
+func (c *caller) flush(_ context.Context, req mcptransport.JSONRPCRequest, _ json.RawMessage) *mcptransport.JSONRPCResponse {
+	if c.s.proc != nil {
+		c.s.proc.StderrQuiet(10*time.Millisecond, 300*time.Millisecond)
 	}
-	if Cacheable(req.Method) && !c.refresh {
+	c.drain()
+	return result(req, json.RawMessage("{}"))
+}
+
+// relay forwards a request as it is.
+func (c *caller) relay(ctx context.Context, req mcptransport.JSONRPCRequest, params json.RawMessage) *mcptransport.JSONRPCResponse {
+	return c.forwardRequest(ctx, req, params, false)
+}
+
+// listing answers a listing from the cache (unless the caller refreshes),
+// else forwards it and keeps its answer, unless a list_changed of its kind
+// arrived meanwhile (see Cache.Put).
+func (c *caller) listing(ctx context.Context, req mcptransport.JSONRPCRequest, params json.RawMessage) *mcptransport.JSONRPCResponse {
+	s := c.s
+	if !c.refresh {
 		if r, ok := s.cache.Get(req.Method, params); ok {
-			return &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: req.ID, Result: r}, nil
+			return result(req, r)
 		}
 	}
 	gen := s.cache.Gen(req.Method)
 	resp := c.forwardRequest(ctx, req, params, false)
-	if resp != nil && Cacheable(req.Method) && resp.Error == nil && len(resp.Result) > 0 && gjson.ValidBytes(resp.Result) &&
+	if resp != nil && resp.Error == nil && len(resp.Result) > 0 && gjson.ValidBytes(resp.Result) &&
 		gjson.ParseBytes(resp.Result).IsObject() {
 		s.cache.Put(req.Method, params, append(json.RawMessage(nil), resp.Result...), gen)
 	}
-	return resp, nil
+	return resp
+}
+
+// handshake answers initialize and server/discover: the server's first
+// answer is replayed to every later caller. A server that never answers
+// server/discover must not hold up the initialize that follows it: one
+// request of each method at a time.
+func (c *caller) handshake(ctx context.Context, req mcptransport.JSONRPCRequest, params json.RawMessage) *mcptransport.JSONRPCResponse {
+	s := c.s
+	lock := s.handshakeLock(req.Method)
+	lock.Lock()
+	defer lock.Unlock()
+	s.mu.Lock()
+	cached, ok := s.hs[req.Method]
+	_, legacy := s.hs[string(mcp.MethodInitialize)]
+	refused := s.discoverRefused
+	s.mu.Unlock()
+	if ok {
+		return result(req, cached)
+	}
+	discover := req.Method == string(mcp.MethodServerDiscover)
+	if discover && legacy {
+		// The server settled on the legacy handshake: a later caller's
+		// probe gets the answer the first one got, and the session's
+		// protocol version stays.
+		if refused != nil {
+			return legacyProbe(req.ID, refused)
+		}
+	} else {
+		s.handshakeVersion(req.Header)
+	}
+	resp := c.forwardRequest(ctx, req, params, true)
+	switch {
+	case resp != nil && resp.Error == nil && len(resp.Result) > 0 && string(resp.Result) != "null" && gjson.ValidBytes(resp.Result):
+		return s.keepHandshake(req, resp)
+	case discover && resp != nil && resp.Error != nil:
+		s.mu.Lock()
+		s.discoverRefused = resp
+		s.mu.Unlock()
+	}
+	return resp
+}
+
+// handshakeLock is the lock of method's handshake requests.
+func (s *session) handshakeLock(method string) *sync.Mutex {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	lock := s.hsMu[method]
+	if lock == nil {
+		lock = &sync.Mutex{}
+		s.hsMu[method] = lock
+	}
+	return lock
+}
+
+// keepHandshake records the server's answer to a handshake request, the
+// answer later callers get, and settles the target's era.
+func (s *session) keepHandshake(req mcptransport.JSONRPCRequest, resp *mcptransport.JSONRPCResponse) *mcptransport.JSONRPCResponse {
+	discover := req.Method == string(mcp.MethodServerDiscover)
+	s.mu.Lock()
+	if _, legacy := s.hs[string(mcp.MethodInitialize)]; discover && legacy {
+		// The legacy handshake succeeded first (this probe outlasted its
+		// caller's, which initialized instead): the target stays in that
+		// era, and the probe is refused, so that its caller initializes
+		// too.
+		refused := s.discoverRefused
+		s.mu.Unlock()
+		return legacyProbe(req.ID, refused)
+	}
+	s.hs[req.Method] = append(json.RawMessage(nil), resp.Result...)
+	// Initialize answered after a probe was: its caller gave up on the
+	// probe, and the target is in the legacy era from now on.
+	s.modern = discover
+	if !discover {
+		delete(s.hs, string(mcp.MethodServerDiscover))
+	}
+	s.mu.Unlock()
+	if discover {
+		// No stream carries list_changed between requests in the
+		// 2026-07-28 era: a listing is kept for its ttlMs, else
+		// DefaultListTTL, whatever the capabilities say.
+		s.cache.SetInit(nil)
+	} else {
+		s.cache.SetInit(resp.Result)
+		s.handshakeDone(resp.Result)
+	}
+	return resp
 }
 
 // setLevel forwards a logging/setLevel, unless the server's level is
@@ -135,7 +191,7 @@ func (c *caller) setLevel(ctx context.Context, req mcptransport.JSONRPCRequest, 
 	if s.levelParams != nil && s.levelPending == 0 && bytes.Equal(s.levelParams, params) {
 		r := s.levelResult
 		s.mu.Unlock()
-		return &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: req.ID, Result: r}
+		return result(req, r)
 	}
 	s.levelSeq++
 	seq := s.levelSeq
