@@ -238,18 +238,7 @@ func (c *caller) forwardRequest(ctx context.Context, req mcptransport.JSONRPCReq
 	rctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	f := &forwarded{id: mcp.NewRequestId(s.nextID.Add(1)), cancel: cancel}
-	if tok := gjson.GetBytes(params, "_meta.progressToken"); tok.Exists() {
-		f.tok = strconv.Quote("mcpx-" + strconv.FormatInt(s.nextTok.Add(1), 10))
-		if p, ok := withToken(params, f.tok); ok {
-			params = p
-			s.mu.Lock()
-			s.tokens[f.tok] = tokenRoute{c: c, tok: json.RawMessage(tok.Raw)}
-			s.mu.Unlock()
-		} else {
-			f.tok = ""
-		}
-	}
-	if params != nil {
+	if params = c.daemonToken(f, params); params != nil {
 		req.Params = params
 	}
 	key := callerID.String()
@@ -273,42 +262,74 @@ func (c *caller) forwardRequest(ctx context.Context, req mcptransport.JSONRPCReq
 	req.ID = f.id
 	resp, err := s.tr.SendRequest(rctx, req)
 	if err != nil {
-		if s.proc == nil {
-			if rctx.Err() == nil && !s.isDead() {
-				probe := req.Method == string(mcp.MethodServerDiscover)
-				if (s.initialized() || probe) && !s.sessionGone(err) {
-					// The request failed, not the session: the caller's
-					// request fails as a one-shot one would (a failed
-					// server/discover: the caller initializes instead).
-					c.failed(callerID, s.failure(err))
-				} else {
-					s.httpFailed(err)
-				}
-			}
-			return nil
-		}
-		if rctx.Err() == nil && !s.isDead() && errors.Is(err, mcptransport.ErrTransportClosed) {
-			// The server's stdout ended: died (or will be found dead).
-			s.serverEnded()
+		if rctx.Err() == nil && !s.isDead() {
+			c.sendFailed(req, callerID, err)
 		}
 		return nil
 	}
-	if s.proc == nil && detached && brokenHow(resp) != "" && !s.initialized() {
-		s.handshakeFailed(errors.New("the server's answer to " + req.Method + " has " + brokenHow(resp)))
+	if how := brokenHow(resp); s.proc == nil && how != "" && (!detached || !s.initialized()) {
+		c.brokenAnswer(req, callerID, how, detached)
 		return nil
-	}
-	if s.proc == nil && !detached {
-		if how := brokenHow(resp); how != "" {
-			// Over HTTP nothing framed the answer: the caller's request
-			// fails as a one-shot one would.
-			c.drain()
-			c.failed(callerID, map[string]any{"broken": how})
-			return nil
-		}
 	}
 	resp.ID = callerID
 	c.drain() // progress and log notes before the answer
 	return resp
+}
+
+// daemonToken gives f a progress token of the daemon's in place of the
+// one params carry, if any, routed back to the caller's (see
+// serverNotification); it returns the params to send.
+func (c *caller) daemonToken(f *forwarded, params json.RawMessage) json.RawMessage {
+	s := c.s
+	tok := gjson.GetBytes(params, "_meta.progressToken")
+	if !tok.Exists() {
+		return params
+	}
+	daemonTok := strconv.Quote("mcpx-" + strconv.FormatInt(s.nextTok.Add(1), 10))
+	p, ok := withToken(params, daemonTok)
+	if !ok {
+		return params
+	}
+	f.tok = daemonTok
+	s.mu.Lock()
+	s.tokens[daemonTok] = tokenRoute{c: c, tok: json.RawMessage(tok.Raw)}
+	s.mu.Unlock()
+	return p
+}
+
+// sendFailed: req (under the daemon's id), sent for callerID, failed with
+// err while the caller waited and the server lived.
+func (c *caller) sendFailed(req mcptransport.JSONRPCRequest, callerID mcp.RequestId, err error) {
+	s := c.s
+	if s.proc != nil {
+		if errors.Is(err, mcptransport.ErrTransportClosed) {
+			// The server's stdout ended: died (or will be found dead).
+			s.serverEnded()
+		}
+		return
+	}
+	probe := req.Method == string(mcp.MethodServerDiscover)
+	if (s.initialized() || probe) && !s.sessionGone(err) {
+		// The request failed, not the session: the caller's request
+		// fails as a one-shot one would (a failed server/discover: the
+		// caller initializes instead).
+		c.failed(callerID, s.failure(err))
+		return
+	}
+	s.httpFailed(err)
+}
+
+// brokenAnswer: an HTTP or SSE server's answer to req breaks JSON-RPC
+// (how). Over HTTP nothing framed the answer: the caller's request fails
+// as a one-shot one would; a handshake request's (detached), before the
+// target is initialized, fails the target's handshake.
+func (c *caller) brokenAnswer(req mcptransport.JSONRPCRequest, callerID mcp.RequestId, how string, detached bool) {
+	if detached {
+		c.s.handshakeFailed(errors.New("the server's answer to " + req.Method + " has " + how))
+		return
+	}
+	c.drain()
+	c.failed(callerID, map[string]any{"broken": how})
 }
 
 // withToken replaces params' _meta.progressToken by tok (JSON).
