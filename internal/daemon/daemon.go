@@ -18,13 +18,21 @@ import (
 // defaultCeiling is the message ceiling of a target that names none.
 const defaultCeiling = 128 << 20
 
-// exitGrace is how long the daemon stays with nothing to hold.
-const exitGrace = time.Second
+// defaultExitGrace is how long the daemon stays with nothing to hold.
+const defaultExitGrace = time.Second
 
 // ServeOptions configure the daemon.
 type ServeOptions struct {
 	Getenv  func(string) string
 	Version string
+	// ExitGrace is how long the daemon stays with nothing to hold (no
+	// target, no connection): 0 is 1 s; a negative one keeps it until it
+	// is told to stop or its context ends (a daemon served by a test,
+	// which decides when it is done).
+	ExitGrace time.Duration
+	// Listening, if set, is called once the daemon accepts connections
+	// (a test waits for it).
+	Listening func()
 }
 
 type daemon struct {
@@ -72,6 +80,9 @@ func Serve(ctx context.Context, o ServeOptions) error {
 		sessions: map[string]*session{}, lost: map[string]string{}, idleFrom: time.Now(), quit: make(chan struct{})}
 	d.log.printf("daemon %d started (build %s)", os.Getpid(), d.build)
 	st, _ := os.Lstat(sock)
+	if o.Listening != nil {
+		o.Listening()
+	}
 	go d.reap(ctx)
 	go func() {
 		for {
@@ -101,8 +112,12 @@ func Serve(ctx context.Context, o ServeOptions) error {
 func (d *daemon) exit() { d.quitOnce.Do(func() { close(d.quit) }) }
 
 // reap closes the targets idle past their keep-alive, and ends the daemon
-// when it has held nothing for exitGrace.
+// when it has held nothing for its exit grace (ServeOptions.ExitGrace).
 func (d *daemon) reap(ctx context.Context) {
+	grace := d.o.ExitGrace
+	if grace == 0 {
+		grace = defaultExitGrace
+	}
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
 	for {
@@ -126,7 +141,7 @@ func (d *daemon) reap(ctx context.Context) {
 		if !empty {
 			d.idleFrom = now
 		}
-		quit := empty && now.Sub(d.idleFrom) >= exitGrace
+		quit := empty && grace >= 0 && now.Sub(d.idleFrom) >= grace
 		d.mu.Unlock()
 		for _, s := range idle {
 			d.log.printf("closing %s: idle for %s", s.spec.Name, s.keepAlive())

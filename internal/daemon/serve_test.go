@@ -102,9 +102,17 @@ type inProcess struct {
 }
 
 // startDaemon starts the daemon in-process and waits until it listens.
-// When the test ends, the test's context ends, the daemon with it (waited
-// for), and its log is shown if the test failed.
+// It exits when the test stops it (stop) or ends: the test's context
+// ends, the daemon with it (waited for), and its log is shown if the test
+// failed.
 func startDaemon(t *testing.T) *inProcess {
+	t.Helper()
+	return startDaemonGrace(t, -1)
+}
+
+// startDaemonGrace is startDaemon with the daemon's exit grace (see
+// ServeOptions.ExitGrace).
+func startDaemonGrace(t *testing.T, grace time.Duration) *inProcess {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
@@ -137,24 +145,30 @@ func startDaemon(t *testing.T) *inProcess {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
-	d := &inProcess{ctx: ctx, env: Env{Getenv: getenv, Version: "test"}, self: self, done: make(chan struct{})}
+	// The test's daemon is the only one: no Attach of the test starts
+	// another (the test binary is no daemon: Self names nothing). With a
+	// negative grace it stays until the test stops it (or ends), however
+	// long it holds nothing meanwhile (a loaded machine).
+	env := Env{Getenv: getenv, Version: "test", Self: filepath.Join(run, "no-daemon-here")}
+	d := &inProcess{ctx: ctx, env: env, self: self, done: make(chan struct{})}
+	listening := make(chan struct{})
 	go func() {
-		d.err = Serve(ctx, ServeOptions{Getenv: getenv, Version: "test"})
+		d.err = Serve(ctx, ServeOptions{Getenv: getenv, Version: "test", ExitGrace: grace,
+			Listening: func() { close(listening) }})
 		close(d.done)
 	}()
 	t.Cleanup(func() {
 		cancel()
 		<-d.done
 	})
-	sock := SocketPath(SocketDir(getenv))
-	for i := 0; ; i++ {
-		if _, err := os.Stat(sock); err == nil {
-			break
+	select {
+	case <-listening:
+	case <-d.done:
+		select {
+		case <-listening: // it listened, held nothing, and exited
+		default:
+			t.Fatalf("the daemon exited at start: %v", d.err)
 		}
-		if i > 500 {
-			t.Fatal("the daemon never listened")
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 	return d
 }
@@ -215,4 +229,18 @@ func TestServeLongHello(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.stop(t)
+}
+
+// TestServeExitsWhenIdle: the daemon exits once it has held nothing (no
+// target, no connection) for its exit grace.
+func TestServeExitsWhenIdle(t *testing.T) {
+	d := startDaemonGrace(t, time.Millisecond)
+	select {
+	case <-d.done:
+		if d.err != nil {
+			t.Fatal(d.err)
+		}
+	case <-d.ctx.Done():
+		t.Fatal("the daemon did not exit once it held nothing")
+	}
 }
