@@ -15,7 +15,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -95,7 +94,7 @@ func (c *Conn) openWarm(ctx context.Context, o Options) (mcptransport.Interface,
 		if ctx.Err() != nil {
 			return nil, c.classify(ctx, "start", ctx.Err())
 		}
-		if strings.HasPrefix(err.Error(), daemon.ErrStart) {
+		if errors.Is(err, daemon.ErrStart) {
 			return nil, errOneShot
 		}
 		if errors.Is(err, daemon.ErrUnsupported) {

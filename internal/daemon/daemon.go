@@ -315,7 +315,7 @@ func (d *daemon) attach(c *net.UnixConn, r *bufio.Reader, h *Hello, rep Reply) {
 		if err != nil {
 			d.mu.Unlock()
 			d.log.printf("cannot start %s: %s", h.Spec.Name, h.Spec.mask(err.Error()))
-			rep.OK, rep.Err = false, ErrStart+err.Error()
+			rep.OK, rep.Err = false, startPrefix+err.Error()
 			_ = writeLine(c, rep)
 			c.Close()
 			return

@@ -120,7 +120,8 @@ func dial(ctx context.Context, dir string) (*net.UnixConn, int, error) {
 }
 
 // hello dials, sends h and reads the reply. A reply of another build is
-// ErrOtherBuild (with the reply).
+// ErrOtherBuild (with the reply); a refused attach whose server did not
+// start, ErrStart.
 func hello(ctx context.Context, e Env, dir string, h Hello) (net.Conn, *Reply, error) {
 	c, _, err := dial(ctx, dir)
 	if err != nil {
@@ -155,6 +156,9 @@ func hello(ctx context.Context, e Env, dir string, h Hello) (net.Conn, *Reply, e
 	}
 	if !rep.OK {
 		c.Close()
+		if msg, ok := strings.CutPrefix(rep.Err, startPrefix); ok {
+			return nil, &rep, fmt.Errorf("%w: %s", ErrStart, msg)
+		}
 		return nil, &rep, errors.New(rep.Err)
 	}
 	return &bufferedConn{Conn: c, r: br}, &rep, nil

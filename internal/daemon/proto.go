@@ -256,9 +256,14 @@ const (
 	MethodSkipped = "notifications/mcpx/skipped"
 )
 
-// ErrStart is the prefix of a reply's Err when the daemon could not start
-// the server: the caller connects one-shot instead, for the same error.
-const ErrStart = "start: "
+// ErrStart is the daemon's refusal of an attach whose server it could not
+// start (Attach wraps it with the daemon's message): the caller connects
+// one-shot instead, for the error that connection gives.
+var ErrStart = errors.New("the mcpx daemon could not start the server")
+
+// startPrefix begins a reply's Err when the daemon could not start the
+// server (ErrStart, on the wire).
+const startPrefix = "start: "
 
 // mask hides the target's secrets in a log line.
 func (s *Spec) mask(line string) string {

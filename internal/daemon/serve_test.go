@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -243,4 +244,24 @@ func TestServeExitsWhenIdle(t *testing.T) {
 	case <-d.ctx.Done():
 		t.Fatal("the daemon did not exit once it held nothing")
 	}
+}
+
+// TestServeStartFails: an attach whose server cannot be started is
+// refused with ErrStart (the caller then connects one-shot, for the error
+// that connection gives), and the daemon holds nothing of it.
+func TestServeStartFails(t *testing.T) {
+	d := startDaemon(t)
+	spec := &Spec{Name: "absent", Transport: "stdio", Command: filepath.Join(t.TempDir(), "no-such-server")}
+	nc, _, err := Attach(d.ctx, d.env, Hello{Spec: spec, KeepAlive: time.Minute})
+	if err == nil {
+		nc.Close()
+		t.Fatal("an attach to a server that cannot start was accepted")
+	}
+	if !errors.Is(err, ErrStart) || !strings.Contains(err.Error(), "no-such-server") {
+		t.Fatalf("the attach failed with %q, want ErrStart with the daemon's message", err)
+	}
+	if rep, ok, err := Ask(d.ctx, d.env, Hello{Op: OpStatus}); err != nil || !ok || len(rep.Status) != 0 {
+		t.Fatalf("status after the failed start: %+v %v %v", rep, ok, err)
+	}
+	d.stop(t)
 }
