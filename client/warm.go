@@ -10,7 +10,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -368,52 +367,6 @@ func (c *Conn) addStderr(line string) {
 		c.warmStderr = c.warmStderr[len(c.warmStderr)-warmStderrLines:]
 	}
 }
-
-// DaemonStatus and DaemonStop, for `mcpx daemon`.
-
-// DaemonTarget is one target the daemon holds.
-type DaemonTarget = daemon.Target
-
-// DaemonStatus lists the daemon's targets; running is false when no daemon
-// runs.
-func DaemonStatus(ctx context.Context, w Warm) (targets []DaemonTarget, running bool, err error) {
-	rep, ok, err := daemon.Ask(ctx, daemon.Env{Getenv: w.Getenv, Environ: w.Environ, Version: w.Version}, daemon.Hello{Op: daemon.OpStatus})
-	if err != nil {
-		return nil, ok, fmt.Errorf("the mcpx daemon: %w", err)
-	}
-	if !ok {
-		return nil, false, nil
-	}
-	return rep.Status, true, nil
-}
-
-// DaemonStop closes the daemon's connections to the named servers (all, and
-// the daemon exits, when none is named); it returns how many were closed.
-func DaemonStop(ctx context.Context, w Warm, names []string) (int, bool, error) {
-	rep, ok, err := daemon.Ask(ctx, daemon.Env{Getenv: w.Getenv, Environ: w.Environ, Version: w.Version}, daemon.Hello{Op: daemon.OpStop, Names: names})
-	if errors.Is(err, daemon.ErrOtherBuild) && len(names) == 0 {
-		// A daemon of another build: ask it to exit (understood by all).
-		rep, ok, err = daemon.Ask(ctx, daemon.Env{Getenv: w.Getenv, Environ: w.Environ, Version: w.Version}, daemon.Hello{Op: daemon.OpExit})
-		if errors.Is(err, daemon.ErrOtherBuild) {
-			err = nil
-		}
-	}
-	if err != nil {
-		return 0, ok, fmt.Errorf("the mcpx daemon: %w", err)
-	}
-	if !ok {
-		return 0, false, nil
-	}
-	return rep.Stopped, true, nil
-}
-
-// ServeDaemon runs the daemon (the hidden `mcpx __daemon`).
-func ServeDaemon(ctx context.Context, getenv func(string) string, version string) error {
-	return daemon.Serve(ctx, daemon.ServeOptions{Getenv: getenv, Version: version})
-}
-
-// WarmSupported reports whether warm connections work on this platform.
-const WarmSupported = daemon.Supported
 
 // flushStderr asks the daemon for what the server wrote on stderr during
 // the call, before the connection closes (-v).

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/daemon"
 )
 
 // keepAliveBare is the value a bare --keep-alive is given (see
@@ -74,7 +75,7 @@ func (a *app) keepAlive(t *config.Target, fallback time.Duration) (*client.Warm,
 	if w.KeepAlive <= 0 {
 		return nil, nil
 	}
-	if !client.WarmSupported && w.Required {
+	if !daemon.Supported && w.Required {
 		return nil, usagef("--keep-alive: warm connections are not supported on this platform yet")
 	}
 	return w, nil
@@ -116,8 +117,9 @@ func (a *app) newDaemonCmd() *cli.Command {
 	}
 }
 
-func (a *app) warmEnv() client.Warm {
-	return client.Warm{Getenv: a.getenv, Environ: a.environ, Version: version()}
+// daemonEnv is where this mcpx finds the daemon.
+func (a *app) daemonEnv() daemon.Env {
+	return daemon.Env{Getenv: a.getenv, Environ: a.environ, Version: version()}
 }
 
 // daemonTargetJSON is one target of `daemon status --json`.
@@ -133,7 +135,7 @@ type daemonTargetJSON struct {
 }
 
 func (a *app) daemonStatus(ctx context.Context) error {
-	targets, running, err := client.DaemonStatus(ctx, a.warmEnv())
+	targets, running, err := daemon.Status(ctx, a.daemonEnv())
 	if err != nil {
 		return err
 	}
@@ -174,7 +176,7 @@ func (a *app) daemonStatus(ctx context.Context) error {
 }
 
 func (a *app) daemonStop(ctx context.Context, names []string) error {
-	n, running, err := client.DaemonStop(ctx, a.warmEnv(), names)
+	n, running, err := daemon.Stop(ctx, a.daemonEnv(), names)
 	if err != nil {
 		return err
 	}
@@ -196,7 +198,7 @@ func (a *app) newDaemonServeCmd() *cli.Command {
 		Name:   "__daemon",
 		Hidden: true,
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			if err := client.ServeDaemon(ctx, a.getenv, version()); err != nil {
+			if err := daemon.Serve(ctx, daemon.ServeOptions{Getenv: a.getenv, Version: version()}); err != nil {
 				return fmt.Errorf("mcpx daemon: %w", err)
 			}
 			return nil

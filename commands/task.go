@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/daemon"
 )
 
 // taskMarker starts the catalog's description of a tool that runs only as
@@ -32,7 +33,7 @@ func (a *app) tasksOutlive(t *config.Target) bool {
 		return true
 	}
 	w, err := a.keepAlive(t, 0)
-	return err == nil && w != nil && client.WarmSupported
+	return err == nil && w != nil && daemon.Supported
 }
 
 // detachStdioError: --detach of a one-shot stdio server (exit 2).

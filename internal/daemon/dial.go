@@ -92,6 +92,40 @@ func Ask(ctx context.Context, e Env, h Hello) (rep *Reply, ok bool, err error) {
 	return rep, true, nil
 }
 
+// Status lists the daemon's targets (`mcpx daemon status`); running is
+// false when no daemon runs.
+func Status(ctx context.Context, e Env) (targets []Target, running bool, err error) {
+	rep, ok, err := Ask(ctx, e, Hello{Op: OpStatus})
+	if err != nil {
+		return nil, ok, fmt.Errorf("the mcpx daemon: %w", err)
+	}
+	if !ok {
+		return nil, false, nil
+	}
+	return rep.Status, true, nil
+}
+
+// Stop closes the daemon's connections to the named servers (all, and the
+// daemon exits, when none is named: `mcpx daemon stop`); it returns how
+// many were closed, and running false when no daemon runs.
+func Stop(ctx context.Context, e Env, names []string) (stopped int, running bool, err error) {
+	rep, ok, err := Ask(ctx, e, Hello{Op: OpStop, Names: names})
+	if errors.Is(err, ErrOtherBuild) && len(names) == 0 {
+		// A daemon of another build: ask it to exit (understood by all).
+		rep, ok, err = Ask(ctx, e, Hello{Op: OpExit})
+		if errors.Is(err, ErrOtherBuild) {
+			err = nil
+		}
+	}
+	if err != nil {
+		return 0, ok, fmt.Errorf("the mcpx daemon: %w", err)
+	}
+	if !ok {
+		return 0, false, nil
+	}
+	return rep.Stopped, true, nil
+}
+
 // dial connects to the socket in dir and checks who listens: the daemon
 // must be of the caller's own uid.
 func dial(ctx context.Context, dir string) (*net.UnixConn, int, error) {
