@@ -182,6 +182,26 @@ type bufferedConn struct {
 
 func (c *bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 
+// endReader calls end once when its reader ends: a server's stdout, or
+// either end of an attached socket. A connection closed by its own Close
+// ends as at EOF.
+type endReader struct {
+	r    io.Reader
+	once sync.Once
+	end  func()
+}
+
+func (e *endReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil {
+		e.once.Do(e.end)
+		if errors.Is(err, net.ErrClosed) {
+			err = io.EOF // closed by Close: the end of the stream
+		}
+	}
+	return n, err
+}
+
 // readJSONLine reads a hello through a buffered reader (the daemon side: a
 // status or stop conversation is one line each way; an attach is followed
 // by JSON-RPC, which the caller sends only after the reply). A hello may

@@ -6,7 +6,6 @@ package daemon
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -299,19 +298,4 @@ func (s *session) postCancels() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.proc == nil && s.modern
-}
-
-// endReader calls end once when its reader ends.
-type endReader struct {
-	r    io.Reader
-	once sync.Once
-	end  func()
-}
-
-func (e *endReader) Read(p []byte) (int, error) {
-	n, err := e.r.Read(p)
-	if err != nil {
-		e.once.Do(e.end)
-	}
-	return n, err
 }
