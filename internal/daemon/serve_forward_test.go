@@ -539,3 +539,50 @@ func TestServeStalledCallerHoldsUpOnce(t *testing.T) {
 	}
 	readFlood(t, reader, start)
 }
+
+// TestServeCancelsTheRequestsOfACallerGone: a caller that goes away (its
+// socket ends) has its requests in flight cancelled on the server, under
+// the ids the server saw for them; a cancellation of a request the daemon
+// never sent (not in flight) is not the server's to see.
+func TestServeCancelsTheRequestsOfACallerGone(t *testing.T) {
+	d := startDaemon(t)
+	ctx := d.ctx
+	spec := forwardSpec(d)
+	gone, stays := attachCaller(t, d, spec, "caller A"), attachCaller(t, d, spec, "caller B")
+	const hangID, neverSentID, queryID = 1001, 1002, 1003
+	go func() {
+		_, _ = gone.request(ctx, hangID, string(mcp.MethodToolsCall),
+			map[string]any{"name": toolHang, "_meta": map[string]any{"progressToken": "t"}})
+	}()
+	// The server has the call once its progress arrives.
+	p, err := gone.nextProgress(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hung := p["progress"] // the id the server saw
+	if hung == nil || hung == float64(hangID) {
+		t.Fatalf("the server saw the call in flight under id %v", hung)
+	}
+	err = gone.tr.SendNotification(ctx, mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{
+		Method: string(mcp.MethodNotificationCancelled),
+		Params: mcp.NotificationParams{AdditionalFields: map[string]any{"requestId": neverSentID, "reason": "test"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The mcpx process goes away: its socket ends, after the cancellation.
+	if err := gone.tr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := stays.request(ctx, queryID, methodCancelledSoFar, map[string]any{"want": 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct{ Cancelled []any }
+	if err := json.Unmarshal(res, &got); err != nil {
+		t.Fatalf("%s result %s", methodCancelledSoFar, res)
+	}
+	if want := []any{hung}; !reflect.DeepEqual(got.Cancelled, want) {
+		t.Fatalf("after caller A went away, the server saw cancelled %v; want %v (the id it saw for A's call in flight)", got.Cancelled, want)
+	}
+	d.stop(t)
+}
