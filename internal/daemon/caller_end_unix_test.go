@@ -1,0 +1,110 @@
+//go:build unix
+
+package daemon
+
+import (
+	"errors"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx-cli/mcpx/client/transport"
+)
+
+// events records what Open reports: each line of the server's, "stderr
+// LINE" or "skipped LINE", in lines.
+type events struct {
+	lines  chan string
+	lost   chan Lost
+	closed chan struct{}
+	once   sync.Once
+}
+
+func (e *events) Stderr(line string)  { e.lines <- "stderr " + line }
+func (e *events) Skipped(line string) { e.lines <- "skipped " + line }
+
+func (e *events) Auth(int, []string)           {}
+func (e *events) BrokenReply(how string) error { return errors.New(how) }
+func (e *events) OneShot(why string, _ int)    { e.lost <- Lost{Why: "one-shot: " + why} }
+func (e *events) Lost(l Lost)                  { e.lost <- l }
+func (e *events) Closed()                      { e.once.Do(func() { close(e.closed) }) }
+
+// TestOpenReportsTheDaemonsNotes: the caller's end of an attach reports
+// the daemon's own notifications to its Events, never to the handler of
+// the server's messages: the server's stderr line and its line on stdout
+// that is not JSON-RPC, then its death, with its last stderr lines; and
+// the socket's end.
+func TestOpenReportsTheDaemonsNotes(t *testing.T) {
+	d := startDaemon(t)
+	ctx := d.ctx
+	// The server writes a line on stderr and one on stdout, and exits 3
+	// once it reads a line.
+	spec := &Spec{Name: "sh", Transport: "stdio", Command: "/bin/sh",
+		Args: []string{"-c", "echo started >&2; echo not-json; read line; echo bye >&2; exit 3"}}
+	ev := &events{lines: make(chan string, 16), lost: make(chan Lost, 1), closed: make(chan struct{})}
+	tr, _, err := Open(ctx, CallerOptions{Env: d.env, Hello: Hello{Spec: spec, KeepAlive: time.Minute},
+		Stdio: transport.StdioOptions{MessageCeiling: 1 << 20}, Events: ev})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := tr.(interface{ SetProtocolVersion(string) }); ok {
+		t.Error("a stdio target's transport stands in for an HTTP one")
+	}
+	var theirs []string
+	var mu sync.Mutex
+	tr.SetNotificationHandler(func(n mcp.JSONRPCNotification) {
+		mu.Lock()
+		defer mu.Unlock()
+		theirs = append(theirs, n.Method)
+	})
+	if err := tr.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for len(lines) < 2 {
+		select {
+		case l := <-ev.lines:
+			lines = append(lines, l)
+		case <-ctx.Done():
+			t.Fatalf("the server's lines reported: %q, want its stderr line and its line on stdout", lines)
+		}
+	}
+	slices.Sort(lines) // from two pipes: in no order
+	if want := []string{"skipped not-json", "stderr started"}; !reflect.DeepEqual(lines, want) {
+		t.Errorf("the server's lines reported: %q, want %q", lines, want)
+	}
+	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{Method: "notifications/initialized"}}
+	if err := tr.SendNotification(ctx, n); err != nil {
+		t.Fatal(err)
+	}
+	var lost Lost
+	select {
+	case lost = <-ev.lost:
+	case <-ctx.Done():
+		t.Fatal("the server's death was not reported")
+	}
+	// Its exit status, or that it closed its stdout (when its exit is
+	// seen late), and its stderr lines: "bye" too when read in time.
+	if !strings.HasPrefix(lost.Why, "the server ") || !slices.Contains(lost.Stderr, "started") ||
+		lost.Violation != "" || lost.Limit != nil {
+		t.Errorf("lost %+v, want why the server is gone and its stderr lines", lost)
+	}
+	if err := tr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ev.closed:
+	case <-ctx.Done():
+		t.Fatal("the socket's end was not reported")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(theirs) != 0 {
+		t.Errorf("the server's handler was given %s", strings.Join(theirs, ", "))
+	}
+}
