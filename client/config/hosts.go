@@ -56,7 +56,7 @@ type platform struct {
 	home   string // "" when unknown: no file under it is read
 	cwd    string
 	getenv func(string) string
-	memo   map[string]*claudeDoc // ~/.claude.json decoded once for both of its sources
+	memo   *hostMemo // what was read once for several sources (nil: nothing kept)
 }
 
 // homeDir is the user's home directory as the hosts find it: $HOME, and on
@@ -281,6 +281,37 @@ func readHost(f hostFile, p platform) (r hostRead) {
 		return r
 	}
 	defer fh.Close()
+	defer func() {
+		// The parsers are well kept, but a file is data from anywhere: a
+		// parser's panic is this file's problem, not mcpx's.
+		if v := recover(); v != nil {
+			r.entries, r.problem = nil, fmt.Sprintf("cannot parse it (%v)", v)
+		}
+	}()
+	if k := skimKeep(f.Dialect); k != nil {
+		// A JSON file is skimmed for the members its reader looks at; a
+		// file skim cannot reduce, or whose reduced members do not parse,
+		// is read whole below, so that the problem is worded with its
+		// line and column in the file.
+		reduced, err := p.memo.skim(f, fh, k)
+		switch {
+		case err == nil:
+			if entries, err := parseHost(f, reduced, p); err == nil {
+				r.entries = entries
+				return r
+			}
+		case errors.Is(err, errTooLarge):
+			r.problem = fmt.Sprintf("it is larger than %d MiB", f.Max>>20)
+			return r
+		case !errors.Is(err, errSkim):
+			r.problem = fmt.Sprintf("cannot read it: %v", unwrapPath(err))
+			return r
+		}
+		if _, err := fh.Seek(0, io.SeekStart); err != nil {
+			r.problem = fmt.Sprintf("cannot read it: %v", unwrapPath(err))
+			return r
+		}
+	}
 	data, err := io.ReadAll(io.LimitReader(fh, f.Max+1))
 	if err != nil {
 		r.problem = fmt.Sprintf("cannot read it: %v", unwrapPath(err))
@@ -290,13 +321,6 @@ func readHost(f hostFile, p platform) (r hostRead) {
 		r.problem = fmt.Sprintf("it is larger than %d MiB", f.Max>>20)
 		return r
 	}
-	defer func() {
-		// The parsers are well kept, but a file is data from anywhere: a
-		// parser's panic is this file's problem, not mcpx's.
-		if v := recover(); v != nil {
-			r.entries, r.problem = nil, fmt.Sprintf("cannot parse it (%v)", v)
-		}
-	}()
 	entries, err := parseHost(f, data, p)
 	if err != nil {
 		r.problem = err.Error()
@@ -333,7 +357,7 @@ func parseHost(f hostFile, data []byte, p platform) ([]hostEntry, error) {
 // Project-level files are read only when trusted; the untrusted ones that
 // define servers are named in untrusted.
 func loadHosts(cfg *Config, p platform, only []string, trusted bool) (untrusted []string) {
-	p.memo = map[string]*claudeDoc{}
+	p.memo = newHostMemo()
 	want := map[string]bool{}
 	for _, h := range only {
 		want[h] = true

@@ -202,15 +202,13 @@ type claudeDoc struct {
 // pass into what mcpx needs, once for both scopes; a file that does not
 // decode so is read again by the general reader, which words the problem.
 func parseClaudeCode(f hostFile, data []byte, p platform) ([]hostEntry, error) {
-	doc, ok := p.memo[f.Path]
+	doc, ok := p.memo.claudeDoc(f.Path)
 	if !ok {
 		doc = &claudeDoc{}
 		if json.Unmarshal(data, doc) != nil {
 			doc = nil
 		}
-		if p.memo != nil {
-			p.memo[f.Path] = doc
-		}
+		p.memo.setClaudeDoc(f.Path, doc)
 	}
 	if doc == nil {
 		return parseJSONHost(f, data, p)
