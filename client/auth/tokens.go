@@ -20,6 +20,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/mcpx-cli/mcpx/internal/userfile"
 )
 
 // StoredToken is one token file: the tokens, and what refreshing and
@@ -116,18 +118,7 @@ type storeDir struct{ what, path string }
 // untrusted says why a directory is not the user's own to trust ("" when
 // it is, or does not exist): a symbolic link, another owner, or one of the
 // permission bits in deny.
-func untrusted(path string, deny os.FileMode) string {
-	fi, err := os.Lstat(path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return ""
-	case err != nil:
-		return fmt.Sprintf("cannot be read (%v)", err)
-	case fi.Mode()&os.ModeSymlink != 0:
-		return "is a symbolic link"
-	}
-	return private(fi, deny)
-}
+func untrusted(path string, deny os.FileMode) string { return userfile.Untrusted(path, deny) }
 
 // load returns the stored token for a canonical server URL, nil when there
 // is none. Nothing is read from a state or token directory that another
@@ -139,7 +130,7 @@ func (s tokenStore) load(server string) (*StoredToken, error) {
 		}
 	}
 	p := s.path(server)
-	f, err := openTokenFile(p)
+	f, err := userfile.OpenNoFollow(p)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -154,7 +145,7 @@ func (s tokenStore) load(server string) (*StoredToken, error) {
 	if err != nil || !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("token file %s is not a regular file", p)
 	}
-	if why := private(fi, 0o077); why != "" {
+	if why := userfile.Private(fi, 0o077); why != "" {
 		return nil, fmt.Errorf("token file %s %s; mcpx does not use it", p, why)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxTokenFile+1))
@@ -265,24 +256,9 @@ func (s tokenStore) lock(ctx context.Context, server string) (func(), error) {
 		return nil, err
 	}
 	p := strings.TrimSuffix(s.path(server), ".json") + ".lock"
-	f, err := openLockFile(p)
-	if err != nil {
-		return nil, fmt.Errorf("cannot open the token lock: %w", err)
+	unlock, err := userfile.Lock(ctx, p)
+	if err != nil && ctx.Err() == nil {
+		return nil, fmt.Errorf("cannot lock the token file: %w", err)
 	}
-	for {
-		ok, err := tryLock(f)
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("cannot lock the token file: %w", err)
-		}
-		if ok {
-			return func() { unlock(f); f.Close() }, nil
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	return unlock, err
 }
