@@ -46,9 +46,11 @@ func (a *app) newImportCmd() *cli.Command {
 			"-project ones) into the user config file (the --config file when one is given), translated to mcpx's " +
 			"format: ${VAR} references are kept, never expanded. NAME limits it to those entries. An entry the file " +
 			"already has is skipped unless --force replaces it; everything else of the file is kept as it is. " +
-			"The file is written through a temporary file and a rename. --dry-run shows what would be done.\n\n" +
-			"EXIT STATUS: 0 done (skipped entries included), 2 usage, an unknown SOURCE, a broken file or an " +
-			"untrusted project, 4 SOURCE has no config file here, or does not define NAME.",
+			"The file is written through a temporary file and a rename, under a lock (a concurrent mcpx waits for it), and an edit " +
+			"another program made meanwhile is kept, not overwritten. --dry-run shows what would be done.\n\n" +
+			"EXIT STATUS: 0 done (skipped entries included), 1 the config file stayed locked or kept changing (nothing " +
+			"written), 2 usage, an unknown SOURCE, a broken file or an untrusted project, 4 SOURCE has no config file here, " +
+			"or does not define NAME.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "force", Usage: "replace entries the config file already has", Destination: &o.Force},
 			&cli.BoolFlag{Name: "dry-run", Usage: "show what would be imported; write nothing", Destination: &o.DryRun},
@@ -110,38 +112,44 @@ func (a *app) importServers(o *importOptions) error {
 	if target == "" {
 		target = config.UserConfigPath(a.getenv)
 	}
-	existing, err := config.ServerNames(target)
-	if err != nil {
-		return err
-	}
 	res := importResult{Source: o.Source, Files: files, Target: target, DryRun: o.DryRun, Servers: []importedItem{}}
+	// decide says what becomes of each entry, given the names the file
+	// has: under the file's lock, and again if the file changed meanwhile.
 	var write []config.NamedEntry
-	for _, n := range order {
-		s := byName[n]
-		it := importedItem{Name: n}
-		entry, err := s.ImportEntry()
-		switch {
-		case err != nil:
-			it.Action, it.Reason = "skipped", ptr("cannot be imported: "+err.Error())
-		case existing[n] && !o.Force:
-			it.Action, it.Reason = "skipped", ptr("the config file has it (--force replaces it)")
-		default:
-			it.Action, it.Entry = "added", &entry
-			if existing[n] {
-				it.Action = "replaced"
+	decide := func(existing map[string]bool) ([]config.NamedEntry, error) {
+		res.Servers, write = res.Servers[:0], nil
+		for _, n := range order {
+			s := byName[n]
+			it := importedItem{Name: n}
+			entry, err := s.ImportEntry()
+			switch {
+			case err != nil:
+				it.Action, it.Reason = "skipped", ptr("cannot be imported: "+err.Error())
+			case existing[n] && !o.Force:
+				it.Action, it.Reason = "skipped", ptr("the config file has it (--force replaces it)")
+			default:
+				it.Action, it.Entry = "added", &entry
+				if existing[n] {
+					it.Action = "replaced"
+				}
+				if entry.Disabled {
+					it.Reason = ptr("disabled in " + o.Source + ": imported as disabled")
+				}
+				a.s.AddSecrets(config.ImportSecrets(entry)...)
+				write = append(write, config.NamedEntry{Name: n, Entry: entry})
 			}
-			if entry.Disabled {
-				it.Reason = ptr("disabled in " + o.Source + ": imported as disabled")
-			}
-			a.s.AddSecrets(config.ImportSecrets(entry)...)
-			write = append(write, config.NamedEntry{Name: n, Entry: entry})
+			res.Servers = append(res.Servers, it)
 		}
-		res.Servers = append(res.Servers, it)
+		return write, nil
 	}
-	if len(write) > 0 && !o.DryRun {
-		if err := config.WriteServers(target, write); err != nil {
+	if o.DryRun {
+		existing, err := config.ServerNames(target)
+		if err != nil {
 			return err
 		}
+		_, _ = decide(existing)
+	} else if err := config.EditServers(target, decide); err != nil {
+		return err
 	}
 	switch {
 	case len(order) == 0:

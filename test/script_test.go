@@ -130,7 +130,8 @@ func params(dir string) testscript.Params {
 			"scrub":     cmdScrub,
 			"nosecrets": cmdNoSecrets,
 
-			"replace": cmdReplace, // hosts_script_test.go
+			"replace":  cmdReplace,  // hosts_script_test.go
+			"parallel": cmdParallel, // hosts_script_test.go
 
 			// Warm connections (warm_test.go).
 			"daemon-pid":      cmdDaemonPid,

@@ -406,6 +406,11 @@ func readFile(path string, mustExist bool) (*configFile, error) {
 		}
 		return nil, &Error{Msg: fmt.Sprintf("cannot read config file: %v", err)}
 	}
+	return parseFile(abs, data)
+}
+
+// parseFile parses the mcpx config file at abs that holds data.
+func parseFile(abs string, data []byte) (*configFile, error) {
 	var raw rawFile
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if len(bytes.TrimSpace(data)) == 0 {
@@ -463,6 +468,8 @@ func jsonErrorAt(data []byte, err error) string {
 			return fmt.Sprintf("%q must be %s, not %s", te.Field, jsonWord(te.Type), te.Value)
 		}
 		return fmt.Sprintf("the file must hold a JSON object, not %s", te.Value)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return position(data, len(data)) + ": unexpected end of the file"
 	}
 	if off < 0 {
 		return err.Error()

@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,13 +12,16 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
+
+	"github.com/mcpx-cli/mcpx/internal/userfile"
 )
 
 // mcpx import copies a host's entries into mcpx's user file. The file is
 // edited, not rewritten: new entries are spliced into its "mcpServers"
 // object (replaced entries in place), so every other byte — key order,
 // unknown keys, spacing — stays as it was. It is written through a
-// temporary file and a rename.
+// temporary file and a rename, under the file's lock (EditServers).
 
 // ImportEntry is the entry mcpx import writes for s, in mcpx's format, with
 // relative paths made absolute (the user file lives elsewhere), or why it
@@ -91,11 +95,52 @@ type NamedEntry struct {
 	Entry MCPXEntry
 }
 
-// WriteServers adds entries to the mcpx config file at path, replacing
-// those of the same name, and keeping everything else of the file as it
-// is. A missing file (and its directory) is created, mode 0600; an existing
-// one keeps its mode, and a symbolic link keeps pointing at the file.
-func WriteServers(path string, entries []NamedEntry) error {
+// The one writer of mcpx's own config file (see CONFIGURATION in mcpx(1)):
+// every change to it — mcpx import, and any later command that adds a
+// server — goes through EditServers, which holds the file's lock across
+// its read, its edit and its rename, so that two mcpx processes never
+// lose each other's entries. The lock is a lock file beside the config
+// file (".config.json.lock"), never removed. A program that edits the file
+// without the lock is caught too: just before the rename, the file is read
+// again, and when it is no longer what the edit started from, the edit
+// starts over from the new content (plan decides again what to write),
+// so that change is kept, not overwritten. A file that keeps changing is
+// refused: a ConflictError, and nothing written.
+
+// editAttempts bounds how often EditServers starts over because the file
+// changed under it.
+const editAttempts = 5
+
+// lockWait bounds how long EditServers waits for another writer's lock.
+const lockWait = 10 * time.Second
+
+// beforeReplace, when set (tests), runs after an edit is ready and before
+// the file is checked and replaced.
+var beforeReplace func(path string)
+
+// ConflictError: the config file could not be written because another
+// process held it locked, or kept changing it (exit 1).
+type ConflictError struct{ Path, Msg string }
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("config file %s %s; nothing was written", e.Path, e.Msg)
+}
+
+// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
+func (e *ConflictError) ErrorCode() string { return "conflict" }
+
+// ErrorDetails: the file.
+func (e *ConflictError) ErrorDetails() map[string]any { return map[string]any{"file": e.Path} }
+
+// EditServers changes the mcpx config file at path under its lock: plan is
+// given the names the file defines and returns the entries to set (a name
+// the file has is replaced in place); everything else of the file is kept
+// as it is. plan may be called more than once (when the file changed under
+// the edit), each time with what the file then holds; no entries is no
+// write. A missing file (and its directory) is created, mode 0600; an
+// existing one keeps its mode, and a symbolic link keeps pointing at the
+// file.
+func EditServers(path string, plan func(have map[string]bool) ([]NamedEntry, error)) error {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return &Error{Msg: fmt.Sprintf("config file %s: %v", path, err)}
@@ -103,27 +148,79 @@ func WriteServers(path string, entries []NamedEntry) error {
 	if r, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = r
 	}
-	mode := fs.FileMode(0o600)
-	var data []byte
-	if st, err := os.Stat(abs); err == nil {
-		if !st.Mode().IsRegular() {
-			return &Error{Msg: fmt.Sprintf("config file %s is not a regular file", abs)}
-		}
-		mode = st.Mode().Perm()
-		if data, err = readBounded(abs); err != nil {
-			return &Error{Msg: fmt.Sprintf("cannot read config file: %v", err)}
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return &Error{Msg: fmt.Sprintf("cannot read config file: %v", err)}
-	}
-	out, err := spliceServers(data, entries)
-	if err != nil {
-		return &Error{Msg: fmt.Sprintf("config file %s: %v", abs, err)}
-	}
-	if err := writeAtomic(abs, out, mode); err != nil {
+	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
 		return &Error{Msg: fmt.Sprintf("cannot write config file: %v", err)}
 	}
-	return nil
+	ctx, cancel := context.WithTimeout(context.Background(), lockWait)
+	defer cancel()
+	lock := filepath.Join(filepath.Dir(abs), "."+filepath.Base(abs)+".lock")
+	unlock, err := userfile.Lock(ctx, lock)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &ConflictError{Path: abs, Msg: fmt.Sprintf("is locked by another process (%s) for more than %s", lock, lockWait)}
+	}
+	if err != nil {
+		return &Error{Msg: fmt.Sprintf("cannot lock config file %s: %v", abs, err)}
+	}
+	defer unlock()
+	for range editAttempts {
+		data, mode, err := readConfig(abs)
+		if err != nil {
+			return err
+		}
+		have := map[string]bool{}
+		if len(data) > 0 {
+			f, err := parseFile(abs, data)
+			if err != nil {
+				return err
+			}
+			for _, s := range f.servers {
+				have[s.Name] = true
+			}
+		}
+		entries, err := plan(have)
+		if err != nil || len(entries) == 0 {
+			return err
+		}
+		out, err := spliceServers(data, entries)
+		if err != nil {
+			return &Error{Msg: fmt.Sprintf("config file %s: %v", abs, err)}
+		}
+		if beforeReplace != nil {
+			beforeReplace(abs)
+		}
+		now, _, err := readConfig(abs)
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(now, data) {
+			continue // another program changed it: start over from what it wrote
+		}
+		if err := writeAtomic(abs, out, mode); err != nil {
+			return &Error{Msg: fmt.Sprintf("cannot write config file: %v", err)}
+		}
+		return nil
+	}
+	return &ConflictError{Path: abs, Msg: fmt.Sprintf("changed under mcpx %d times while it was being written", editAttempts)}
+}
+
+// readConfig reads the config file to edit and its mode (nothing, 0600
+// when it does not exist).
+func readConfig(path string) ([]byte, fs.FileMode, error) {
+	st, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0o600, nil
+	}
+	if err != nil {
+		return nil, 0, &Error{Msg: fmt.Sprintf("cannot read config file: %v", err)}
+	}
+	if !st.Mode().IsRegular() {
+		return nil, 0, &Error{Msg: fmt.Sprintf("config file %s is not a regular file", path)}
+	}
+	data, err := readBounded(path)
+	if err != nil {
+		return nil, 0, &Error{Msg: fmt.Sprintf("cannot read config file: %v", err)}
+	}
+	return data, st.Mode().Perm(), nil
 }
 
 func readBounded(path string) ([]byte, error) {

@@ -1,9 +1,12 @@
 package config
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -70,14 +73,14 @@ func TestSpliceServers(t *testing.T) {
 	}
 }
 
-// WriteServers writes through a temporary file and a rename: a new file
+// EditServers writes through a temporary file and a rename: a new file
 // is 0600 in a new directory, an existing one keeps its mode, and a link
 // keeps pointing at the file it names.
-func TestWriteServersFiles(t *testing.T) {
+func TestEditServersFiles(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "new", "mcpx", "config.json")
 	e := []NamedEntry{{Name: "a", Entry: MCPXEntry{Command: "a"}}}
-	if err := WriteServers(path, e); err != nil {
+	if err := writeServers(path, e); err != nil {
 		t.Fatal(err)
 	}
 	st, err := os.Stat(path)
@@ -94,7 +97,7 @@ func TestWriteServersFiles(t *testing.T) {
 	if err := os.Symlink(path, link); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteServers(link, []NamedEntry{{Name: "b", Entry: MCPXEntry{Command: "b"}}}); err != nil {
+	if err := writeServers(link, []NamedEntry{{Name: "b", Entry: MCPXEntry{Command: "b"}}}); err != nil {
 		t.Fatal(err)
 	}
 	if st, _ := os.Lstat(link); st.Mode()&os.ModeSymlink == 0 {
@@ -113,10 +116,98 @@ func TestWriteServersFiles(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"mcpServers": `), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteServers(path, e); err == nil || !strings.Contains(err.Error(), "line 1") {
+	if err := writeServers(path, e); err == nil || !strings.Contains(err.Error(), "line 1") {
 		t.Errorf("broken file: %v", err)
 	}
 	if data, _ := os.ReadFile(path); string(data) != `{"mcpServers": ` {
 		t.Errorf("broken file changed: %s", data)
+	}
+}
+
+// writeServers sets entries, whatever the file has.
+func writeServers(path string, entries []NamedEntry) error {
+	return EditServers(path, func(map[string]bool) ([]NamedEntry, error) { return entries, nil })
+}
+
+// An edit another program makes between EditServers' read and its write
+// is not overwritten: the edit starts over from it, and plan decides again.
+func TestEditServersExternalEdit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(path, []byte(`{"mcpServers": {"a": {"command": "a"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	edits := 0
+	beforeReplace = func(p string) {
+		if edits++; edits == 1 {
+			if err := os.WriteFile(p, []byte(`{"mcpServers": {"a": {"command": "a"}, "ext": {"command": "ext"}}, "x": 1}`), 0o600); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	defer func() { beforeReplace = nil }()
+	var seen []map[string]bool
+	err := EditServers(path, func(have map[string]bool) ([]NamedEntry, error) {
+		seen = append(seen, have)
+		return []NamedEntry{{Name: "b", Entry: MCPXEntry{Command: "b"}}}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 2 || seen[0]["ext"] || !seen[1]["ext"] {
+		t.Errorf("plan saw %v; want the file before and after the other program's edit", seen)
+	}
+	data, _ := os.ReadFile(path)
+	if want := `{"mcpServers": {"a": {"command": "a"}, "ext": {"command": "ext"}, "b": {"command":"b"}}, "x": 1}`; string(data) != want {
+		t.Errorf("file:\n%s\nwant:\n%s", data, want)
+	}
+
+	// A file that keeps changing is refused, and left as the other program wrote it.
+	n := 0
+	beforeReplace = func(p string) {
+		n++
+		if err := os.WriteFile(p, []byte(fmt.Sprintf(`{"mcpServers": {}, "n": %d}`, n)), 0o600); err != nil {
+			t.Error(err)
+		}
+	}
+	err = EditServers(path, func(map[string]bool) ([]NamedEntry, error) {
+		return []NamedEntry{{Name: "c", Entry: MCPXEntry{Command: "c"}}}, nil
+	})
+	var ce *ConflictError
+	if !errors.As(err, &ce) || ce.ErrorCode() != "conflict" || !strings.Contains(err.Error(), "changed under mcpx 5 times") {
+		t.Fatalf("a file that keeps changing: %v", err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != fmt.Sprintf(`{"mcpServers": {}, "n": %d}`, n) {
+		t.Errorf("file after the refusal: %s", data)
+	}
+}
+
+// Writers of one file wait for each other's lock: none loses another's
+// entry. (test/testdata/script/hosts_import_concurrent.txtar runs mcpx
+// processes.)
+func TestEditServersLocked(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "mcpx", "config.json")
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- writeServers(path, []NamedEntry{{Name: fmt.Sprintf("s%02d", i), Entry: MCPXEntry{Command: "x"}}})
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	names, err := ServerNames(path)
+	if err != nil || len(names) != 16 {
+		t.Errorf("the file has %d servers (%v), want 16", len(names), err)
+	}
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "*"))
+	if len(left) != 2 || filepath.Base(left[0]) != ".config.json.lock" {
+		t.Errorf("files beside the config: %v", left)
 	}
 }
