@@ -78,6 +78,9 @@ type app struct {
 	cfgOnce sync.Once
 	cfg     *config.Config
 	cfgErr  error
+	// everyWarning: show every warning about the hosts' files, not only
+	// those not shown since the file last changed (mcpx servers).
+	everyWarning bool
 
 	// catchSignals installs the SIGINT, SIGTERM, SIGHUP and SIGPIPE
 	// handler (once; nil in tests that build an app without Main).
@@ -316,6 +319,9 @@ func (a *app) config() (*config.Config, error) {
 			a.log.Note("%s", untrustedNote(a.cfg.Untrusted, a.cfg.Skipped, config.UserConfigPath(a.getenv)))
 		}
 		for _, w := range a.cfg.Warns {
+			a.log.Warnf("%s", w)
+		}
+		for _, w := range a.cfg.HostWarnings(a.everyWarning || a.g.verbose) {
 			a.log.Warnf("%s", w)
 		}
 	})

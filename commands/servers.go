@@ -76,7 +76,8 @@ func (a *app) newServersCmd() *cli.Command {
 		Usage: "list the configured servers (and the built-in demo)",
 		Description: "Shows each server's name, transport, target (unexpanded), source (mcpx, project, builtin, " +
 			"or the host whose config defines it) and status: active, shadowed (an earlier source defines the name; " +
-			"NAME@SOURCE reaches it) or disabled. -v adds the file that defines it. --probe contacts " +
+			"NAME@SOURCE reaches it) or disabled. -v adds the file that defines it. A host's file that cannot be used is a " +
+			"warning here every time (other commands warn once per change of the file). --probe contacts " +
 			"them, --jobs at a time, and adds what each reports at initialize, or its error, and its OAuth state: " +
 			"none (no stored token used), token (with its expiry), expired (it could not be refreshed), required " +
 			"(the server asks for authentication).\n\n" +
@@ -95,6 +96,7 @@ func (a *app) newServersCmd() *cli.Command {
 }
 
 func (a *app) servers(ctx context.Context, o *serversOptions) error {
+	a.everyWarning = true // the listing is where a broken file is looked into
 	cfg, err := a.config()
 	if err != nil {
 		return err

@@ -94,7 +94,11 @@ type Config struct {
 	Untrusted string
 	Skipped   []string
 	Warns     []string // e.g. a project entry that a user entry shadows
-	Files     []string // the files that were read
+	// HostWarns are the hosts' files that could not be used; HostWarnings
+	// says which to show.
+	HostWarns []HostWarning
+	state     hostState // where shown HostWarns are remembered
+	Files     []string  // the files that were read
 
 	// All holds every entry of every source read, in precedence order,
 	// the shadowed ones too (NAME@SOURCE reaches them); Servers holds,

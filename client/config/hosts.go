@@ -57,6 +57,7 @@ type platform struct {
 	cwd    string
 	getenv func(string) string
 	memo   *hostMemo // what was read once for several sources (nil: nothing kept)
+	state  hostState // what is remembered of host files
 }
 
 // homeDir is the user's home directory as the hosts find it: $HOME, and on
@@ -246,6 +247,7 @@ func IsHostSource(name string) bool {
 // hostRead is what reading one host file gave.
 type hostRead struct {
 	file    hostFile
+	info    os.FileInfo // of the file read (nil when missing or not read)
 	entries []hostEntry
 	missing bool   // the file does not exist
 	problem string // why it could not be used (a warning)
@@ -267,6 +269,7 @@ func readHost(f hostFile, p platform) (r hostRead) {
 		r.problem = fmt.Sprintf("cannot read it: %v", unwrapPath(err))
 		return r
 	}
+	r.info = st
 	if st.IsDir() || !st.Mode().IsRegular() {
 		r.problem = "it is not a regular file"
 		return r
@@ -293,7 +296,12 @@ func readHost(f hostFile, p platform) (r hostRead) {
 		// file skim cannot reduce, or whose reduced members do not parse,
 		// is read whole below, so that the problem is worded with its
 		// line and column in the file.
-		reduced, err := p.memo.skim(f, fh, k)
+		fi, err := fh.Stat()
+		if err != nil {
+			r.problem = fmt.Sprintf("cannot read it: %v", unwrapPath(err))
+			return r
+		}
+		reduced, err := p.memo.skim(f, fh, fi, k, p.state)
 		switch {
 		case err == nil:
 			if entries, err := parseHost(f, reduced, p); err == nil {
@@ -358,6 +366,7 @@ func parseHost(f hostFile, data []byte, p platform) ([]hostEntry, error) {
 // define servers are named in untrusted.
 func loadHosts(cfg *Config, p platform, only []string, trusted bool) (untrusted []string) {
 	p.memo = newHostMemo()
+	cfg.state = p.state
 	want := map[string]bool{}
 	for _, h := range only {
 		want[h] = true
@@ -377,7 +386,11 @@ func loadHosts(cfg *Config, p platform, only []string, trusted bool) (untrusted 
 			continue
 		}
 		if r.problem != "" {
-			cfg.Warns = append(cfg.Warns, fmt.Sprintf("%s config %s: %s; its servers are not used", f.Host, f.Path, r.problem))
+			w := HostWarning{Msg: fmt.Sprintf("%s config %s: %s; its servers are not used", f.Host, f.Path, r.problem), path: f.Path, kind: "warned-" + f.Source}
+			if r.info != nil {
+				w.id = fileID(r.info)
+			}
+			cfg.HostWarns = append(cfg.HostWarns, w)
 			continue
 		}
 		cfg.Files = append(cfg.Files, f.Path)
@@ -386,6 +399,34 @@ func loadHosts(cfg *Config, p platform, only []string, trusted bool) (untrusted 
 		}
 	}
 	return untrusted
+}
+
+// HostWarning is a warning about a host's file that cannot be used (see
+// HostWarnings).
+type HostWarning struct {
+	Msg            string
+	path, kind, id string // the file, the source's state kind, and the version of the file
+}
+
+// HostWarnings returns the warnings about the hosts' files that cannot be
+// used: all of them when all is set (mcpx servers, -v), else those not
+// shown before for this version of the file, which are remembered in the
+// state directory as shown (see FILES in mcpx(1)): a broken host file is
+// worth a warning once per change, not on every command.
+func (c *Config) HostWarnings(all bool) []string {
+	var out []string
+	for _, w := range c.HostWarns {
+		if all || w.id == "" {
+			out = append(out, w.Msg)
+			continue
+		}
+		if _, seen := c.state.read(w.path, w.kind, w.id); seen {
+			continue
+		}
+		out = append(out, w.Msg)
+		c.state.write(w.path, w.kind, w.id, nil)
+	}
+	return out
 }
 
 // ReadSource reads the entries of one host source (mcpx import): every
@@ -442,7 +483,8 @@ func (o LoadOptions) platform() platform {
 	if goos == "" {
 		goos = runtime.GOOS
 	}
-	return platform{goos: goos, home: homeDir(goos, o.Getenv), cwd: o.Cwd, getenv: o.Getenv}
+	return platform{goos: goos, home: homeDir(goos, o.Getenv), cwd: o.Cwd, getenv: o.Getenv,
+		state: hostState{stateDirFor(goos, o.Getenv)}}
 }
 
 // Enabled returns the names --all covers, in order: every name whose entry

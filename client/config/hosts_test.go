@@ -169,7 +169,7 @@ func TestLoadHostsEveryPlatform(t *testing.T) {
 			if got := listing(cfg); got != want {
 				t.Errorf("entries:\n%s\nwant:\n%s", got, want)
 			}
-			if len(cfg.Warns) > 0 || len(cfg.Notes) > 0 {
+			if len(cfg.Warns)+len(cfg.HostWarns) > 0 || len(cfg.Notes) > 0 {
 				t.Errorf("warnings %q, notes %q", cfg.Warns, cfg.Notes)
 			}
 		})
@@ -502,8 +502,8 @@ func TestHostHostileFiles(t *testing.T) {
 	check := func(name, want string) {
 		t.Helper()
 		cfg := load()
-		if len(cfg.Warns) != 1 || !strings.Contains(cfg.Warns[0], want) {
-			t.Errorf("%s: warnings %q, want one containing %q", name, cfg.Warns, want)
+		if ws := cfg.HostWarnings(true); len(ws) != 1 || len(cfg.Warns) != 0 || !strings.Contains(ws[0], want) {
+			t.Errorf("%s: warnings %q %q, want one containing %q", name, cfg.Warns, ws, want)
 		}
 	}
 	writeFile(t, cursor, "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\",,}\n  }\n}\n")
@@ -537,11 +537,11 @@ func TestHostHostileFiles(t *testing.T) {
 	if err := os.Symlink(target, cursor); err != nil {
 		t.Fatal(err)
 	}
-	if cfg := load(); cfg.Servers["linked"] == nil || len(cfg.Warns) != 0 {
+	if cfg := load(); cfg.Servers["linked"] == nil || len(cfg.Warns)+len(cfg.HostWarns) != 0 {
 		t.Errorf("symlink: %v %q", cfg.Names(), cfg.Warns)
 	}
 	os.Remove(target)
-	if cfg := load(); len(cfg.Warns) != 0 {
+	if cfg := load(); len(cfg.Warns)+len(cfg.HostWarns) != 0 {
 		t.Errorf("dangling symlink: %q", cfg.Warns) // a link to nothing is no file
 	}
 	os.Remove(cursor)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"strings"
 )
 
@@ -32,8 +33,9 @@ var errSkim = errors.New("skim: read the whole file")
 // keep says which members of an object a reduced document keeps: raw ones
 // whole, sub ones as objects reduced in turn ("*": every member).
 type keep struct {
-	raw map[string]bool
-	sub map[string]*keep
+	name string // of a document's keep: what state files call it
+	raw  map[string]bool
+	sub  map[string]*keep
 	// fold matches keys as encoding/json matches them to a struct's
 	// fields: by Unicode case folding (the claude-code reader decodes
 	// into structs; the other readers look keys up exactly).
@@ -609,6 +611,17 @@ var errTooLarge = errors.New("too large")
 // skimKeep is what a JSON dialect's reader looks at (nil: not a JSON
 // dialect): parseJSONHost and parseClaudeCode read nothing else.
 func skimKeep(dialect string) *keep {
+	k := dialectKeep(dialect)
+	if k != nil {
+		k.name = dialect
+		if dialect == "claude-code-local" {
+			k.name = "claude-code" // the same document
+		}
+	}
+	return k
+}
+
+func dialectKeep(dialect string) *keep {
 	raw := func(keys ...string) *keep {
 		k := &keep{raw: map[string]bool{}}
 		for _, key := range keys {
@@ -653,12 +666,22 @@ func newHostMemo() *hostMemo {
 	return &hostMemo{skims: map[string]skimmed{}, claude: map[string]*claudeDoc{}}
 }
 
-// skim reduces the host file f, open as fh, to what k keeps, once per
-// path. The file is read up to its host's bound.
-func (m *hostMemo) skim(f hostFile, fh io.Reader, k *keep) ([]byte, error) {
+// skim reduces the host file f, open as fh (fi: its Stat), to what k
+// keeps, once per path. The file is read up to its host's bound. A large
+// file's reduced document is remembered in the state directory for the
+// version of the file it was read from.
+func (m *hostMemo) skim(f hostFile, fh io.Reader, fi os.FileInfo, k *keep, state hostState) ([]byte, error) {
 	if m != nil {
 		if s, ok := m.skims[f.Path]; ok {
 			return s.reduced, s.err
+		}
+	}
+	kind, id := "skim-"+k.name, ""
+	if fi.Size() >= cacheMin {
+		id = version(fi)
+		if reduced, ok := state.read(f.Path, kind, id); ok {
+			m.set(f.Path, skimmed{reduced: reduced})
+			return reduced, nil
 		}
 	}
 	lr := &io.LimitedReader{R: fh, N: f.Max + 1}
@@ -666,10 +689,17 @@ func (m *hostMemo) skim(f hostFile, fh io.Reader, k *keep) ([]byte, error) {
 	if lr.N == 0 {
 		reduced, err = nil, errTooLarge
 	}
-	if m != nil {
-		m.skims[f.Path] = skimmed{reduced, err}
+	if err == nil {
+		state.write(f.Path, kind, id, reduced)
 	}
+	m.set(f.Path, skimmed{reduced, err})
 	return reduced, err
+}
+
+func (m *hostMemo) set(path string, s skimmed) {
+	if m != nil {
+		m.skims[path] = s
+	}
 }
 
 func (m *hostMemo) claudeDoc(path string) (*claudeDoc, bool) {
