@@ -112,6 +112,10 @@ func (a *app) importServers(o *importOptions) error {
 	if target == "" {
 		target = config.UserConfigPath(a.getenv)
 	}
+	if target == "" {
+		return &UsageError{Msg: "import has no user config file to write: no home directory is known",
+			Hints: []string{"set HOME (or XDG_CONFIG_HOME), or give --config FILE"}}
+	}
 	res := importResult{Source: o.Source, Files: files, Target: target, DryRun: o.DryRun, Servers: []importedItem{}}
 	// decide says what becomes of each entry, given the names the file
 	// has: under the file's lock, and again if the file changed meanwhile.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/internal/uritemplate"
 	"github.com/mcpx-cli/mcpx/output"
@@ -345,8 +345,8 @@ func (a *app) contentError(conn *client.Conn, err error) error {
 func (a *app) spiller() *render.Spiller {
 	root := a.g.cacheDir
 	if root == "" {
-		dir, err := os.UserCacheDir()
-		if err != nil {
+		dir := config.UserCacheDir(a.getenv)
+		if dir == "" {
 			return nil
 		}
 		root = filepath.Join(dir, "mcpx")

@@ -31,12 +31,15 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/mcpx-cli/mcpx/commands"
+	"github.com/mcpx-cli/mcpx/internal/hermetic"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/test/fixture"
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	// hermetic: the tests that run mcpx (or node, or go) outside a
+	// script never see the machine's own config, state or daemon.
+	testscript.Main(hermetic.M(m), map[string]func(){
 		"mcpx":      func() { os.Exit(commands.Main(os.Args, output.System())) },
 		"mcpx-dial": dialMain, // warm_test.go
 		// mcpx-fixture MODE: a stdio fixture server (see test/fixture).

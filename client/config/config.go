@@ -134,7 +134,9 @@ type LoadOptions struct {
 }
 
 // UserConfigPath is $XDG_CONFIG_HOME/mcpx/config.json, default ~/.config/mcpx/config.json
-// (on Windows %APPDATA%\mcpx\config.json).
+// (on Windows %APPDATA%\mcpx\config.json); "" when no home directory is
+// known (HOME, or on Windows USERPROFILE): then there is no user file,
+// never a guess.
 func UserConfigPath(getenv func(string) string) string {
 	return userConfigPathFor(runtime.GOOS, getenv)
 }
@@ -146,13 +148,10 @@ func userConfigPathFor(goos string, getenv func(string) string) string {
 	if d := getenv("APPDATA"); goos == "windows" && filepath.IsAbs(d) {
 		return filepath.Join(d, "mcpx", "config.json")
 	}
-	home := getenv("HOME")
-	if home == "" {
-		if h, err := os.UserHomeDir(); err == nil {
-			home = h
-		}
+	if home := homeDir(goos, getenv); filepath.IsAbs(home) {
+		return filepath.Join(home, ".config", "mcpx", "config.json")
 	}
-	return filepath.Join(home, ".config", "mcpx", "config.json")
+	return ""
 }
 
 // Load reads the config files. A file of mcpx's own that cannot be read or
@@ -173,7 +172,7 @@ func Load(o LoadOptions) (*Config, error) {
 		cfg.setClientMetadata(f.clientMetadata)
 		return cfg, nil
 	}
-	user, err := readFile(UserConfigPath(o.Getenv), false)
+	user, err := readUserFile(o)
 	if err != nil {
 		return nil, err
 	}
@@ -224,6 +223,48 @@ func Load(o LoadOptions) (*Config, error) {
 		cfg.setClientMetadata(user.clientMetadata)
 	}
 	return cfg, nil
+}
+
+// UserCacheDir is where mcpx's cache goes by default, as os.UserCacheDir
+// finds it but from getenv: %LOCALAPPDATA% on Windows, ~/Library/Caches on
+// macOS, else $XDG_CACHE_HOME, default ~/.cache ("" when none is known).
+func UserCacheDir(getenv func(string) string) string {
+	return userCacheDirFor(runtime.GOOS, getenv)
+}
+
+func userCacheDirFor(goos string, getenv func(string) string) string {
+	abs := func(p string) string {
+		if filepath.IsAbs(p) {
+			return p
+		}
+		return ""
+	}
+	switch goos {
+	case "windows":
+		return abs(getenv("LOCALAPPDATA"))
+	case "darwin", "ios":
+		if h := abs(getenv("HOME")); h != "" {
+			return filepath.Join(h, "Library", "Caches")
+		}
+		return ""
+	}
+	if d := abs(getenv("XDG_CACHE_HOME")); d != "" {
+		return d
+	}
+	if h := abs(getenv("HOME")); h != "" {
+		return filepath.Join(h, ".cache")
+	}
+	return ""
+}
+
+// readUserFile reads the user file of o's platform (nil when there is
+// none).
+func readUserFile(o LoadOptions) (*configFile, error) {
+	path := userConfigPathFor(o.platform().goos, o.Getenv)
+	if path == "" {
+		return nil, nil
+	}
+	return readFile(path, false)
 }
 
 // setClientMetadata makes the user file's client ID metadata document the

@@ -445,12 +445,12 @@ func ReadSource(source string, o LoadOptions) ([]*Server, []string, error) {
 		return nil, nil, &Error{Msg: fmt.Sprintf("unknown source %q (sources: %s)", source, strings.Join(Sources()[2:], ", "))}
 	}
 	if files[0].Project && !o.Project {
-		user, err := readFile(UserConfigPath(o.Getenv), false)
+		user, err := readUserFile(o)
 		if err != nil {
 			return nil, nil, err
 		}
 		if user == nil || !user.trusts(o.Cwd, o.Getenv) {
-			return nil, nil, &Error{Msg: fmt.Sprintf("%s is a project file and %s is not a trusted project", source, o.Cwd), TrustIn: UserConfigPath(o.Getenv)}
+			return nil, nil, &Error{Msg: fmt.Sprintf("%s is a project file and %s is not a trusted project", source, o.Cwd), TrustIn: userConfigPathFor(p.goos, o.Getenv)}
 		}
 	}
 	var servers []*Server

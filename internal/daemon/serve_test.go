@@ -20,6 +20,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/hermetic"
 )
 
 // echoEnv makes the test binary the echo server, forwardEnv the server of
@@ -38,7 +39,8 @@ func TestMain(m *testing.M) {
 		forwardServer(os.Stdin, os.Stdout)
 		return
 	}
-	os.Exit(m.Run())
+	os.Exit(hermetic.M(m).Run()) // never the machine's own daemon
+
 }
 
 // echoID finds a message's id.
