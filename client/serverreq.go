@@ -51,6 +51,12 @@ type Elicitation struct {
 type Answer struct {
 	Action  string
 	Content json.RawMessage
+	// Interrupted: the answer is an interrupt's (Ctrl-C at the question):
+	// in the 2026-07-28 era, the request that asked is not sent again
+	// with it. The interrupt has ended the request's context too, but a
+	// moment later, maybe, than the one the question watched (a context's
+	// children are cancelled after its own Done is closed).
+	Interrupted bool
 }
 
 // Root is one root mcpx offers (a file:// URI and its name).

@@ -1055,6 +1055,29 @@ func TestConnMultiRoundTrip(t *testing.T) {
 	}
 }
 
+// TestConnMultiRoundTripInterrupted: a question ended by an interrupt
+// (Ctrl-C) ends the call where it is: the request is not sent again with
+// the cancel, even while the call's own context has not ended yet (it ends
+// a moment after the question's, whose Done closes first).
+func TestConnMultiRoundTripInterrupted(t *testing.T) {
+	e := &srElicitor{a: Answer{Action: "cancel", Interrupted: true}}
+	c, s := srConn(t, Options{Elicit: e.elicit}, "2025-11-25")
+	call := srCallTool(c, context.Background(), `{}`)
+	s.next()
+	s.send(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{` +
+		`"who":{"method":"elicitation/create","params":{"message":"Who?","requestedSchema":{"type":"object"}}}}}}`)
+	if r := srWait(t, call); !errors.Is(r.err, context.Canceled) {
+		t.Errorf("interrupted at the question: %s, %v", r.raw, r.err)
+	}
+	// What mcpx sends next is the next call, not the first one again.
+	call = srCallTool(c, context.Background(), `{"n":2}`)
+	if got := s.next(); !strings.Contains(got, `"arguments":{"n":2}`) || strings.Contains(got, "inputResponses") {
+		t.Errorf("after the interrupt mcpx sent %s", got)
+	}
+	s.send(`{"jsonrpc":"2.0","id":2,"result":{"content":[]}}`)
+	srWait(t, call)
+}
+
 // TestRefusedMethodNotFound: "method not found" for a call is the server's
 // method missing (exit 5), unless mcpx refused a request of the server's
 // during that call: then it is the tool's failure (exit 1).

@@ -372,7 +372,13 @@ func (h *serverHooks) answerInputs(ctx context.Context, raw json.RawMessage, req
 		r := requests[id]
 		switch r.Method {
 		case mcp.MethodElicitationCreate:
-			responses[id] = mcp.NewElicitationInputResponse(h.answerInputElicit(ctx, id, raw, r))
+			res, interrupted := h.answerInputElicit(ctx, id, raw, r)
+			if interrupted {
+				// Nothing more is sent: the request ends here, as one
+				// whose context ended before it was sent.
+				return nil, mcptransport.NewError(context.Canceled)
+			}
+			responses[id] = mcp.NewElicitationInputResponse(res)
 		case mcp.MethodListRoots:
 			roots := make([]mcp.Root, len(h.o.Roots))
 			for i, rt := range h.o.Roots {
@@ -408,10 +414,12 @@ func inputOrder(raw json.RawMessage, requests mcp.InputRequests) []string {
 }
 
 // answerInputElicit answers the elicitation input request id of raw. Out of
-// time or interrupted, nothing more is asked: it is cancelled.
-func (h *serverHooks) answerInputElicit(ctx context.Context, id string, raw json.RawMessage, r mcp.InputRequest) mcp.ElicitationResult {
+// time or interrupted, nothing more is asked: it is cancelled (interrupted:
+// the interrupt was the answer).
+func (h *serverHooks) answerInputElicit(ctx context.Context, id string, raw json.RawMessage, r mcp.InputRequest) (mcp.ElicitationResult, bool) {
 	if ctx.Err() != nil {
-		return mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionCancel}}
+		// (the request is not sent again: its context has ended)
+		return mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionCancel}}, false
 	}
 	params := json.RawMessage(gjson.GetBytes(raw, "inputRequests."+gjson.Escape(id)+".params").Raw)
 	if !gjson.ValidBytes(params) || !gjson.ParseBytes(params).IsObject() {
@@ -420,12 +428,12 @@ func (h *serverHooks) answerInputElicit(ctx context.Context, id string, raw json
 	e, bad := parseElicitation(h.conn.T.Name, params)
 	if bad != "" {
 		h.note("server %q sent an elicitation mcpx cannot use (%s); declined", h.conn.T.Name, bad)
-		return mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionDecline}}
+		return mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionDecline}}, false
 	}
 	a := h.elicit(ctx, e)
 	res := mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseAction(a.Action)}}
 	if a.Content != nil {
 		res.Content = a.Content
 	}
-	return res
+	return res, a.Interrupted
 }

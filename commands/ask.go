@@ -29,7 +29,7 @@ func (a *app) elicitor(ctx context.Context, clk *clock, stdinUsed bool) func(con
 		a.elicitMu.Lock()
 		defer a.elicitMu.Unlock()
 		if ctx.Err() != nil { // interrupted: the questions still queued are not asked
-			return client.Answer{Action: "cancel"}
+			return client.Answer{Action: "cancel", Interrupted: true}
 		}
 		msg := a.line(e.Message, 500)
 		if e.Mode == "url" {
@@ -43,10 +43,16 @@ func (a *app) elicitor(ctx context.Context, clk *clock, stdinUsed bool) func(con
 		ans, err := a.askForm(ctx, e.Server, msg, fields)
 		if err != nil {
 			a.log.Note("server %q: elicitation cancelled (%s)", e.Server, askErr(err))
-			return client.Answer{Action: "cancel"}
+			return client.Answer{Action: "cancel", Interrupted: interrupt(err)}
 		}
 		return ans
 	}
+}
+
+// interrupt reports whether a question ended by an interrupt (its
+// context's end), not by its input.
+func interrupt(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 func askErr(err error) string {
@@ -130,7 +136,7 @@ func (a *app) elicitURL(ctx context.Context, clk *clock, e client.Elicitation, m
 		line, err := a.askLine(ctx, "open it yourself, then answer: [y]es, I will / [n]o, decline / [c]ancel: ")
 		if err != nil {
 			a.log.Note("server %q: URL request cancelled (%s)", e.Server, askErr(err))
-			return client.Answer{Action: "cancel"}
+			return client.Answer{Action: "cancel", Interrupted: interrupt(err)}
 		}
 		switch strings.ToLower(strings.TrimSpace(line)) {
 		case "y", "yes":
