@@ -36,7 +36,7 @@ type serverEntry struct {
 	Target    string `json:"target"`
 	Source    string `json:"source"` // the file that defines it, or builtin
 	Origin    string `json:"origin"` // mcpx, project, builtin or a host's source name
-	Status    string `json:"status"` // active, shadowed (NAME@SOURCE reaches it) or disabled
+	Status    string `json:"status"` // active, shadowed (NAME@SOURCE reaches it), disabled or invalid
 	Probe     *probe `json:"probe"`
 }
 
@@ -76,7 +76,8 @@ func (a *app) newServersCmd() *cli.Command {
 		Usage: "list the configured servers (and the built-in demo)",
 		Description: "Shows each server's name, transport, target (unexpanded), source (mcpx, project, builtin, " +
 			"or the host whose config defines it) and status: active, shadowed (an earlier source defines the name; " +
-			"NAME@SOURCE reaches it) or disabled. -v adds the file that defines it. A host's file that cannot be used is a " +
+			"NAME@SOURCE reaches it), disabled, or invalid (the entry cannot be used as written: an unknown type, no command " +
+			"or url, ...; a warning says why). -v adds the file that defines it. A host's file that cannot be used is a " +
 			"warning here every time (other commands warn once per change of the file). --probe contacts " +
 			"them, --jobs at a time, and adds what each reports at initialize, or its error, and its OAuth state: " +
 			"none (no stored token used), token (with its expiry), expired (it could not be refreshed), required " +
@@ -116,6 +117,16 @@ func (a *app) servers(ctx context.Context, o *serversOptions) error {
 			entries[i].Status = "shadowed"
 		case s.Disabled:
 			entries[i].Status = "disabled"
+		case s.Problem() != nil:
+			entries[i].Status = "invalid"
+		}
+		if err := s.Problem(); err != nil {
+			msg := err.Error()
+			var ce *config.Error
+			if errors.As(err, &ce) {
+				msg = ce.Msg
+			}
+			a.log.Warnf("server %q in %s cannot be used: %s", s.Name, s.Source, msg)
 		}
 		if entries[i].Transport == "" {
 			entries[i].Transport = "-"

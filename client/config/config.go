@@ -54,6 +54,7 @@ type Server struct {
 	Dir        string       // directory of that file: relative paths resolve against it
 
 	explicitType bool   // type was given (no SSE fallback for an explicit http)
+	disabledErr  bool   // err only says that the entry is disabled
 	workspace    string // ${workspaceFolder}
 	argv0        string // argv[0] for the child (the demo server re-executes mcpx)
 	err          error  // a problem with the entry itself, reported when it is used
@@ -61,6 +62,17 @@ type Server struct {
 	entry *hostEntry // a host's entry, as mcpx import copies it
 
 	defaultClientMetadata string // the user file's "oauth".clientMetadataUrl
+}
+
+// Problem is what is wrong with the entry itself, which using it reports
+// (exit 2): an unknown type, a missing command or url, a value of the
+// wrong kind. It is nil for an entry that can be used, or is disabled and
+// nothing else; unset variables are found only when the entry is used.
+func (s *Server) Problem() error {
+	if s.err == nil || s.disabledErr {
+		return nil
+	}
+	return s.err
 }
 
 // Target returns the server's target as configured, unexpanded: the command
@@ -318,6 +330,7 @@ type configFile struct {
 	clientMetadata  string    // "oauth": {"clientMetadataUrl"}: the default for every server
 	// completionKeepAlive: "completionKeepAlive", when given
 	completionKeepAlive *time.Duration
+	warns               []string // near misses of known keys
 }
 
 type rawFile struct {
@@ -483,6 +496,7 @@ func parseFile(abs string, data []byte) (*configFile, error) {
 	if filepath.Base(workspace) == ".vscode" {
 		workspace = filepath.Dir(workspace)
 	}
+	f.warns = nearMisses(abs, "", data, fileKeys)
 	add := func(entries map[string]json.RawMessage) {
 		names := make([]string, 0, len(entries))
 		for n := range entries {
@@ -490,6 +504,7 @@ func parseFile(abs string, data []byte) (*configFile, error) {
 		}
 		sort.Strings(names)
 		for _, name := range names {
+			f.warns = append(f.warns, nearMisses(abs, name, entries[name], entryKeys)...)
 			s := parseEntry(name, entries[name])
 			s.Source, s.Dir, s.workspace = abs, f.dir, workspace
 			f.servers = append(f.servers, s)
@@ -681,6 +696,7 @@ func ParseKeepAlive(raw json.RawMessage) (time.Duration, error) {
 }
 
 func (f *configFile) addTo(cfg *Config, origin string) {
+	cfg.Warns = append(cfg.Warns, f.warns...)
 	for _, s := range f.servers {
 		s.Origin = origin
 		if old, ok := cfg.Servers[s.Name]; ok {
@@ -699,6 +715,7 @@ func (f *configFile) addTo(cfg *Config, origin string) {
 func (c *Config) add(s *Server) {
 	if s.Disabled && s.err == nil {
 		s.err = &Error{Server: s.Name, Msg: fmt.Sprintf("is disabled in %s; mcpx does not start disabled servers", s.Source)}
+		s.disabledErr = true
 	}
 	c.All = append(c.All, s)
 	if _, ok := c.Servers[s.Name]; !ok {
