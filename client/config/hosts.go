@@ -220,6 +220,23 @@ func hostFiles(p platform) []hostFile {
 	return out
 }
 
+// hostTitles are the hosts' names as their makers write them.
+var hostTitles = map[string]string{"claude-desktop": "Claude Desktop", "claude-code": "Claude Code", "cursor": "Cursor",
+	"vscode": "VS Code", "windsurf": "Windsurf", "codex": "Codex", "gemini": "Gemini CLI", "zed": "Zed",
+	"opencode": "OpenCode", "goose": "Goose", "cline": "Cline"}
+
+// hostTitle names a host (its project files: "Cursor project").
+func hostTitle(host string, project bool) string {
+	t := hostTitles[host]
+	if t == "" {
+		t = host
+	}
+	if project {
+		t += " project"
+	}
+	return t
+}
+
 // Sources returns every source name, in precedence order: mcpx's own
 // files, then each host's.
 func Sources() []string {
@@ -473,7 +490,8 @@ func ReadSource(source string, o LoadOptions) ([]*Server, []string, error) {
 		for i, f := range files {
 			where[i] = f.Path
 		}
-		return nil, nil, &NotFoundError{What: "source", Name: source, Detail: "no config file at " + strings.Join(where, " or ")}
+		return nil, nil, &NotFoundError{What: "source", Name: source, Source: source,
+			Msg: fmt.Sprintf("no %s config at %s", hostTitle(files[0].Host, files[0].Project), strings.Join(where, " or "))}
 	}
 	return servers, paths, nil
 }

@@ -83,9 +83,14 @@ type NotFoundError struct {
 	// the NAME@SOURCE forms that do define the name.
 	Source    string
 	Elsewhere []string
+	// Msg, when set, is the whole message.
+	Msg string
 }
 
 func (e *NotFoundError) Error() string {
+	if e.Msg != "" {
+		return e.Msg
+	}
 	if e.Detail != "" {
 		return fmt.Sprintf("unknown %s %q: %s", e.What, e.Name, e.Detail)
 	}
