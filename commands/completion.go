@@ -152,7 +152,7 @@ func (a *app) completeLine(ctx context.Context, root *cli.Command, args []string
 	line := completions.Parse(spec, words)
 	ctx, cancel := context.WithTimeout(ctx, completeTimeout(a.getenv("MCPX_COMPLETE_TIMEOUT")))
 	defer cancel()
-	src := &completeSource{a: a, line: line}
+	src := &completeSource{a: a, line: line, ctx: ctx}
 	defer src.close()
 	for _, h := range line.Flag("header") {
 		if _, v, err := config.ParseHeader(h); err == nil {
@@ -278,6 +278,7 @@ func specFlags(c *cli.Command) []completions.Flag {
 type completeSource struct {
 	a    *app
 	line *completions.Line
+	ctx  context.Context // the TAB's: its budget bounds reading the config too
 
 	cfg    *config.Config
 	cfgErr error
@@ -292,9 +293,53 @@ type completeSource struct {
 func (s *completeSource) config() (*config.Config, error) {
 	if !s.loaded {
 		s.loaded = true
-		s.cfg, s.cfgErr = s.load()
+		var cfg *config.Config
+		var err error
+		if !s.within(func() { cfg, err = s.load() }) {
+			cfg, err = nil, context.DeadlineExceeded
+		}
+		s.cfg, s.cfgErr = cfg, err
 	}
 	return s.cfg, s.cfgErr
+}
+
+// keepAliveConfig is the config whose "completionKeepAlive" a TAB's warm
+// connection takes: mcpx's own, as the command line before __complete
+// gives it (--config, $MCPX_CONFIG). That is the config the TAB reads
+// unless the line being completed names another (read once, either way).
+func (s *completeSource) keepAliveConfig() (*config.Config, error) {
+	if len(s.line.Flag("config")) == 0 && s.a.g.config == s.a.getenv("MCPX_CONFIG") {
+		return s.config()
+	}
+	var cfg *config.Config
+	var err error
+	if !s.within(func() { cfg, err = s.a.config() }) {
+		return nil, context.DeadlineExceeded
+	}
+	return cfg, err
+}
+
+// within runs f unless the TAB's budget ends first: the files it reads
+// are the user's and the hosts' (a config file on a slow disk, a host's
+// file of tens of thousands of servers), and the TAB answers within its
+// budget whatever they hold. f reads files and nothing else; out of time
+// it is left to finish on its own, its results dropped (its writes must go
+// to variables of its own), and the TAB answers nothing.
+func (s *completeSource) within(f func()) bool {
+	if s.ctx.Err() != nil {
+		return false
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+		return true
+	case <-s.ctx.Done():
+		return false
+	}
 }
 
 // maxCompleteConfig bounds a config file completion reads.
@@ -408,7 +453,7 @@ func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, er
 	// A TAB keeps the server warm ("completionKeepAlive", default 2m): a
 	// slow server that misses this TAB's budget answers the next one.
 	var warm *client.Warm
-	if cfg, err := s.a.config(); err == nil {
+	if cfg, err := s.keepAliveConfig(); err == nil {
 		warm, _ = s.a.keepAlive(t, cfg.CompletionKeepAlive)
 	}
 	conn, err := client.Connect(ctx, t, client.Options{
@@ -434,12 +479,16 @@ func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, er
 // anywhere else (completion never passes --project on).
 func (s *completeSource) ImportSources() []completions.Candidate {
 	var out []completions.Candidate
-	for _, src := range config.Sources()[2:] {
-		servers, _, err := config.ReadSource(src, s.importOptions())
-		if err != nil || len(servers) == 0 {
-			continue
+	if !s.within(func() {
+		for _, src := range config.Sources()[2:] {
+			servers, _, err := config.ReadSource(src, s.importOptions())
+			if err != nil || len(servers) == 0 {
+				continue
+			}
+			out = append(out, completions.Candidate{Value: src, Desc: count(len(servers), "server")})
 		}
-		out = append(out, completions.Candidate{Value: src, Desc: count(len(servers), "server")})
+	}) {
+		return nil
 	}
 	return out
 }
@@ -449,8 +498,9 @@ func (s *completeSource) ImportNames(source string) []completions.Candidate {
 	if !config.IsHostSource(source) {
 		return nil
 	}
-	servers, _, err := config.ReadSource(source, s.importOptions())
-	if err != nil {
+	var servers []*config.Server
+	var err error
+	if !s.within(func() { servers, _, err = config.ReadSource(source, s.importOptions()) }) || err != nil {
 		return nil
 	}
 	var out []completions.Candidate
