@@ -689,7 +689,8 @@ func (m *hostMemo) skim(f hostFile, fh io.Reader, fi os.FileInfo, k *keep, state
 	if lr.N == 0 {
 		reduced, err = nil, errTooLarge
 	}
-	if err == nil {
+	if err == nil && int64(len(reduced)) <= fi.Size()/2 {
+		// (a file that is mostly servers costs its servers either way)
 		state.write(f.Path, kind, id, reduced)
 	}
 	m.set(f.Path, skimmed{reduced, err})
