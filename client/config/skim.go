@@ -368,12 +368,31 @@ func (s *skimmer) str() error {
 		return errors.Join(err, errSkim)
 	}
 	for {
-		i, buf := s.pos, s.buf[:s.end]
-		for i+8 <= len(buf) && plain8(binary.LittleEndian.Uint64(buf[i:])) {
-			i += 8
-		}
-		for i < len(buf) && plain[buf[i]] {
-			i++
+		buf, i := s.buf[:s.end], s.pos
+		for {
+			for i+8 <= len(buf) && plain8(binary.LittleEndian.Uint64(buf[i:])) {
+				i += 8
+			}
+			for i < len(buf) && plain[buf[i]] {
+				i++
+			}
+			if i+6 >= len(buf) {
+				break // near the end of the buffer: byte by byte below
+			}
+			switch buf[i] {
+			case '"':
+				s.pos = i + 1
+				return nil
+			case '\\':
+				if e := buf[i+1]; escaped[e] {
+					i += 2
+					continue
+				} else if e == 'u' && hex4(buf[i+2:i+6]) {
+					i += 6
+					continue
+				}
+			}
+			return errSkim // a control character, or a bad escape
 		}
 		s.pos = i
 		if i == len(buf) {
@@ -387,20 +406,26 @@ func (s *skimmer) str() error {
 		case '"':
 			return nil
 		case '\\':
-			if i+6 < len(buf) && buf[i+1] != 'u' {
-				if !escaped[buf[i+1]] {
-					return errSkim
-				}
-				s.pos++
-				continue
-			}
 			if err := s.escape(); err != nil {
 				return err
 			}
-		default: // a control character
-			return errSkim
+		default:
+			if plain[buf[i]] {
+				continue
+			}
+			return errSkim // a control character
 		}
 	}
+}
+
+// hex4 reports whether b is four hexadecimal digits.
+func hex4(b []byte) bool {
+	for _, h := range b {
+		if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // plain8 reports whether none of the eight bytes of w is a quote, a
@@ -427,14 +452,16 @@ func (s *skimmer) escape() error {
 	if c != 'u' {
 		return errSkim
 	}
-	for k := 0; k < 4; k++ {
-		h, err := s.next()
+	var h [4]byte
+	for k := range h {
+		c, err := s.next()
 		if err != nil {
 			return err
 		}
-		if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F') {
-			return errSkim
-		}
+		h[k] = c
+	}
+	if !hex4(h[:]) {
+		return errSkim
 	}
 	return nil
 }
