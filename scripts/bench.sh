@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/bench.sh [-n N] [-w W] [-t hyperfine|benchrun] [-s catalog|catalogmem|complete|read|startup|warm|all]
+# scripts/bench.sh [-n N] [-w W] [-t hyperfine|benchrun] [-s catalog|catalogmem|complete|hosts|read|startup|warm|all]
 #
 # catalog: times a one-shot `mcpx catalog SRV` against a floor
 # (scripts/benchfloor: a minimal program doing the same JSON-RPC exchange with
@@ -58,6 +58,16 @@
 # `mcpx daemon status` is timed too: start-up, the socket checks, one hello
 # and its reply, and no MCP at all, the least any warm call costs.
 #
+# hosts: what the hosts' files cost (CONFIGURATION in mcpx(1)): `mcpx
+# servers` with a 50 MiB ~/.claude.json (Claude Code's history, 200
+# projects, two servers) against the same with a small one, timed in the
+# same run: the file skimmed on every run (no state directory), and read
+# back from the state directory (the file unchanged since the last run); a
+# TAB (`mcpx __complete zsh -- invoke ''`) with each, and with an 8 MiB
+# ~/.cursor/mcp.json of 30000 servers, against its 2 s budget. Peak RSS of
+# one run each (GNU time). Aims: the 50 MiB file adds at most 50 ms and
+# 20 MiB to a command; every TAB within its budget.
+#
 # Each command is run N times (default 30) after W warm-up runs (default 3).
 # Timing uses hyperfine when it is installed (each command's runs back to
 # back), else scripts/benchrun (the commands alternated). -t forces one.
@@ -67,7 +77,7 @@
 set -eu
 
 usage() {
-	echo "usage: scripts/bench.sh [-n RUNS] [-w WARMUP] [-t hyperfine|benchrun] [-s catalog|catalogmem|complete|read|startup|warm|all]" >&2
+	echo "usage: scripts/bench.sh [-n RUNS] [-w WARMUP] [-t hyperfine|benchrun] [-s catalog|catalogmem|complete|hosts|read|startup|warm|all]" >&2
 	exit 2
 }
 
@@ -84,7 +94,7 @@ while getopts n:w:t:s:h opt; do
 	*) usage ;;
 	esac
 done
-case $section in catalog | catalogmem | complete | read | startup | warm | all) ;; *) usage ;; esac
+case $section in catalog | catalogmem | complete | hosts | read | startup | warm | all) ;; *) usage ;; esac
 shift $((OPTIND - 1))
 [ $# -eq 0 ] || usage
 case $runs in '' | *[!0-9]* | 0) usage ;; esac
@@ -180,8 +190,6 @@ timing() {
 	"$root/bin/benchrun" -hyperfine "$tmp/hf.json" >"$tmp/timing"
 }
 
-bench_catalog() {
-servers
 # peak_rss ARGV...: peak RSS in KiB of one run (the largest of the command and
 # the children it waited for), or "-" without GNU time.
 peak_rss() {
@@ -191,6 +199,8 @@ peak_rss() {
 	echo -
 }
 
+bench_catalog() {
+servers
 load_before=$(load_note)
 
 results=$tmp/results # TARGET mcpx-median floor-median mcpx-sd floor-sd mcpx-rss floor-rss
@@ -563,6 +573,84 @@ bench_warm() {
 	fi
 }
 
+# bench_hosts: mcpx servers and a TAB with large host files, against the
+# same with small ones, in one run (see the top of this file).
+bench_hosts() {
+	local d=$tmp/hosts load_before
+	mkdir -p "$d/small/work" "$d/big/work" "$d/many/.cursor" "$d/many/work"
+	local servers='"mcpServers": {"sentry": {"type": "http", "url": "https://mcp.sentry.dev/mcp"}, "local": {"command": "npx", "args": ["-y", "server"]}}'
+	printf '{"numStartups": 3, "projects": {"/p": {"history": []}}, %s}\n' "$servers" >"$d/small/.claude.json"
+	# 200 projects of 100 history entries of 2.5 KB, quotes, backslashes and
+	# line breaks in them as in a conversation: 50 MiB
+	awk -v servers="$servers" 'BEGIN {
+		line = "a line of a conversation, code and its output: fmt.Println(\\\"hello, world\\\") prints it\\n"
+		text = ""
+		for (i = 0; i < 29; i++) text = text line
+		printf "{\"numStartups\": 3, \"projects\": {"
+		for (p = 0; p < 200; p++) {
+			printf "%s\"/home/u/project%d\": {\"allowedTools\": [], \"history\": [", (p ? ", " : ""), p
+			for (h = 0; h < 100; h++) printf "%s{\"display\": \"%s\", \"pastedContents\": {}}", (h ? ", " : ""), text
+			printf "], \"mcpServers\": {}}"
+		}
+		printf "}, %s}\n", servers
+	}' >"$d/big/.claude.json"
+	awk 'BEGIN {
+		printf "{\"mcpServers\": {"
+		for (i = 0; i < 30000; i++)
+			printf "%s\n  \"srv%05d\": {\"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-github\"], \"env\": {\"GITHUB_TOKEN\": \"${env:GITHUB_TOKEN}\"}}", (i ? "," : ""), i
+		printf "\n}}\n"
+	}' >"$d/many/.cursor/mcp.json"
+	# unchanged for a while, as the state directory wants before it remembers
+	touch -d '1 hour ago' "$d/big/.claude.json" "$d/many/.cursor/mcp.json"
+	local size
+	size=$(wc -c <"$d/big/.claude.json")
+	at() { # at HOME STATE ARGV...: mcpx with HOME, no config of its own
+		local home=$1 state=$2
+		shift 2
+		printf '%s\n' env -u MCPX_CONFIG HOME="$home" XDG_CONFIG_HOME="$home/.config" XDG_STATE_HOME="$state" MCPX_COMPLETE_TIMEOUT=60s MCPX_KEEP_ALIVE=0 "$mcpx" "$@"
+	}
+	local small big skim tsmall tbig tmany
+	mapfile -t small < <(at "$d/small" "$d/small/state" servers)
+	mapfile -t skim < <(at "$d/big" /dev/null servers)
+	mapfile -t big < <(at "$d/big" "$d/big/state" servers)
+	mapfile -t tsmall < <(at "$d/small" "$d/small/state" __complete zsh -- invoke '')
+	mapfile -t tbig < <(at "$d/big" "$d/big/state" __complete zsh -- invoke '')
+	mapfile -t tmany < <(at "$d/many" "$d/many/state" __complete zsh -- invoke '')
+	(cd "$d/big/work" && "${big[@]}" >/dev/null) # the state directory gets the skim
+	[ -n "$(ls "$d/big/state/mcpx/hosts" 2>/dev/null)" ] || echo "warning: hosts: nothing was remembered in the state directory" >&2
+	load_before=$(load_note)
+	echo "hosts: $((size / 1048576)) MiB ~/.claude.json; timing $runs runs each (+$warmup warm-up) with $tool ..." >&2
+	cd "$d/big/work"
+	timing small "${small[@]}" ::: skim "${skim[@]}" ::: big "${big[@]}" ::: tsmall "${tsmall[@]}" ::: tbig "${tbig[@]}" ::: tmany "${tmany[@]}"
+	: >"$tmp/hostrss"
+	for k in small skim big tsmall tbig tmany; do
+		local -n argv=$k
+		printf '%s %s\n' "$k" "$(peak_rss "${argv[@]}")" >>"$tmp/hostrss"
+	done
+	cd "$root"
+	echo
+	echo "host files: mcpx servers and one TAB, $runs runs each, timed with $tool"
+	awk -F'\t' -v rssfile="$tmp/hostrss" '
+		BEGIN { while ((getline l < rssfile) > 0) { split(l, f, " "); rss[f[1]] = f[2] } }
+		{ med[$1] = $4; sd[$1] = $5 }
+		END {
+			n = split("small skim big tsmall tbig tmany", k, " ")
+			split("servers, small ~/.claude.json|servers, 50 MiB, skimmed|servers, 50 MiB, remembered|TAB, small ~/.claude.json|TAB, 50 MiB, remembered|TAB, 30000 servers in cursor", label, "|")
+			printf "%-32s %10s %8s %9s %10s %11s\n", "", "median", "sd", "x small", "added", "peak RSS"
+			for (i = 1; i <= n; i++) {
+				base = (k[i] ~ /^t/) ? med["tsmall"] : med["small"]
+				brss = (k[i] ~ /^t/) ? rss["tsmall"] : rss["small"]
+				printf "%-32s %7.1f ms %5.1f ms %8.2fx %+7.1f ms %7.1f MiB (%+.1f)\n", label[i], med[k[i]], sd[k[i]], (base > 0 ? med[k[i]] / base : 0), med[k[i]] - base, rss[k[i]] / 1024, (rss[k[i]] - brss) / 1024
+			}
+			printf "\naims: a 50 MiB ~/.claude.json adds at most 50 ms and 20 MiB (skimmed: %+.1f ms, %+.1f MiB; remembered: %+.1f ms, %+.1f MiB);\n", \
+				med["skim"] - med["small"], (rss["skim"] - rss["small"]) / 1024, med["big"] - med["small"], (rss["big"] - rss["small"]) / 1024
+			printf "every TAB within its 2 s budget (the slowest here: %.0f ms)\n", (med["tmany"] > med["tbig"] ? med["tmany"] : med["tbig"])
+		}' "$tmp/timing"
+	if [ -n "$load_before" ]; then
+		echo "Load average before: $load_before, after: $(load_note) ($(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?') CPUs)."
+	fi
+}
+
 case $section in
 warm) bench_warm ;;
 startup) bench_startup ;;
@@ -570,6 +658,7 @@ catalog) bench_catalog ;;
 catalogmem) bench_catalogmem ;;
 read) bench_read ;;
 complete) bench_complete ;;
+hosts) bench_hosts ;;
 all)
 	bench_startup
 	echo
@@ -580,5 +669,7 @@ all)
 	bench_read
 	echo
 	bench_catalogmem
+	echo
+	bench_hosts
 	;;
 esac
