@@ -96,11 +96,11 @@ staticcheck:
 	$(STATICCHECK) ./...
 
 # The completion tests drive real shells: without zsh, fish and tmux they
-# would skip, so make test installs them (Debian, as root) or stops.
+# would skip, so make test installs the missing ones (Debian, as root:
+# nothing recommended, nothing the machine has upgraded, apt's output in a
+# log shown on failure; scripts/apt-get-missing.sh) or stops.
 shell-deps:
-	@command -v zsh >/dev/null && command -v fish >/dev/null && command -v tmux >/dev/null || \
-	{ [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null && apt-get update -qq && apt-get install -y -qq --no-install-recommends zsh fish tmux; } || \
-	{ echo "the completion tests need zsh, fish and tmux: install them (apt-get install zsh fish tmux)" >&2; exit 1; }
+	@scripts/apt-get-missing.sh zsh fish tmux
 
 # The npm packages of test/interop (pinned by its package-lock.json).
 interop-deps: test/interop/node_modules/.package-lock.json
