@@ -428,7 +428,7 @@ type HostWarning struct {
 // HostWarnings returns the warnings about the hosts' files that cannot be
 // used: all of them when all is set (mcpx servers, -v), else those not
 // shown before for this version of the file, which are remembered in the
-// state directory as shown (see FILES in mcpx(1)): a broken host file is
+// state directory as shown (see XDG_STATE_HOME in ENVIRONMENT, mcpx(1)): a broken host file is
 // worth a warning once per change, not on every command.
 func (c *Config) HostWarnings(all bool) []string {
 	var out []string

@@ -15,7 +15,7 @@ import (
 )
 
 // What mcpx remembers of the hosts' files, in the state directory
-// ($XDG_STATE_HOME/mcpx/hosts; see FILES in mcpx(1)): one file per host
+// ($XDG_STATE_HOME/mcpx/hosts; see XDG_STATE_HOME in ENVIRONMENT, mcpx(1)): one file per host
 // file and kind, named by a hash of the host file's path, holding a header
 // line that names the path and the version of the file it describes (its
 // identity, size and modification time) and what is remembered of that
