@@ -42,16 +42,16 @@ func promptArgs(prompt string, pairs []pair, declared []client.PromptArgument) (
 		}
 	}
 	if len(unknown) > 0 {
-		return nil, nil, undeclaredError("prompt", prompt, "has no", "unknown", unknown, names, missingNames)
+		return nil, nil, undeclaredError("prompt", prompt, "has no", "unknown", unknown, names, names, missingNames)
 	}
 	return values, missing, nil
 }
 
 // undeclaredError: arguments a prompt or tool does not declare (exit 2),
-// with the declared names, close matches, and the missing ones too (a typo
-// usually explains both). Details: detailKey (the extra names), "declared",
-// and "missing" when some are.
-func undeclaredError(kind, name, verb, detailKey string, extra, declared, missing []string) error {
+// with the declared names, close matches among suggest, and the missing
+// ones too (a typo usually explains both). Details: detailKey (the extra
+// names), "declared", and "missing" when some are.
+func undeclaredError(kind, name, verb, detailKey string, extra, declared, suggest, missing []string) error {
 	var msg string
 	if len(declared) == 0 {
 		msg = fmt.Sprintf("%s %q takes no arguments, got %s", kind, name, quoteList(extra))
@@ -64,7 +64,7 @@ func undeclaredError(kind, name, verb, detailKey string, extra, declared, missin
 	}
 	var hints []string
 	for _, x := range extra {
-		if n := argNearest(x, declared); n != "" {
+		if n := argNearest(x, suggest); n != "" {
 			hints = append(hints, fmt.Sprintf("did you mean %q instead of %q?", n, x))
 		}
 	}
@@ -108,29 +108,71 @@ func quoteList(names []string) string {
 	return strings.Join(q, ", ")
 }
 
-// argNearest returns the declared name closest to name (same letters in
-// another case, or at most two edits away), or "".
+// argNearest returns the declared name closest to name (the same name but
+// for case and the spelling of '-' and '_', or at most two edits away, a
+// transposition counting as one), or "".
 func argNearest(name string, names []string) string {
 	best, bestD := "", 3
 	if len(name) > 64 {
 		return "" // names come from servers: no quadratic work on long ones
 	}
+	key := nameKey(name)
 	for _, n := range names {
 		if len(n) > 64 {
 			continue
 		}
-		if strings.EqualFold(n, name) {
+		if nameKey(n) == key {
 			return n
 		}
-		if d := editDistance(strings.ToLower(name), strings.ToLower(n)); d < bestD && d < utf8.RuneCountInString(name) {
+		if d := editDistance(key, nameKey(n)); d < bestD && d < utf8.RuneCountInString(name) {
 			best, bestD = n, d
 		}
 	}
 	return best
 }
 
+// nearMiss returns the name of names that key is a likely misspelling of,
+// or "": the same name but for case and the spelling of '-' and '_', else
+// at most one edit away (a transposition counting as one) when either
+// name has at most 4 characters, two when both are longer, and fewer
+// edits than key has characters. Of equally near names the first wins.
+func nearMiss(key string, names []string) string {
+	if len(key) > 64 {
+		return ""
+	}
+	k, kn := nameKey(key), utf8.RuneCountInString(key)
+	best, bestD := "", 3
+	for _, n := range names {
+		if len(n) > 64 {
+			continue
+		}
+		nk := nameKey(n)
+		if nk == k {
+			return n
+		}
+		limit := 2
+		if min(kn, utf8.RuneCountInString(n)) <= 4 {
+			limit = 1
+		}
+		if d := editDistance(k, nk); d <= limit && d < kn && d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+// nameKey is a name compared without regard to case or to the spelling of
+// '-' and '_' (get-sum, get_sum and Get_Sum are one name).
+func nameKey(s string) string {
+	return strings.ToLower(strings.ReplaceAll(s, "-", "_"))
+}
+
+// editDistance is the optimal string alignment distance of a and b: the
+// insertions, deletions, substitutions and transpositions of adjacent
+// characters that turn one into the other ("haed" is one from "head").
 func editDistance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
+	prev2 := make([]int, len(rb)+1)
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)
 	for j := range prev {
@@ -144,8 +186,11 @@ func editDistance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(rb)]
 }

@@ -128,10 +128,33 @@ func TestMissingPromptArgs(t *testing.T) {
 	}
 }
 
+func TestArgsNearestSpellings(t *testing.T) {
+	names := []string{"get-sum", "print_long_env_name"}
+	for in, want := range map[string]string{
+		"get_sum": "get-sum", "GET_SUM": "get-sum", "print-long-env-name": "print_long_env_name", "Print-Long-Env-Name": "print_long_env_name",
+	} {
+		if got := argNearest(in, names); got != want {
+			t.Errorf("argNearest(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		d    int
+	}{{"head", "haed", 1}, {"", "abc", 3}, {"abc", "", 3}, {"ca", "abc", 3}, {"kitten", "sitting", 3}, {"ab", "ba", 1}, {"héad", "haéd", 1}, {"hxad", "haéd", 2}, {"x", "x", 0}} {
+		if got := editDistance(tc.a, tc.b); got != tc.d {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.d)
+		}
+	}
+}
+
 func TestArgsNearest(t *testing.T) {
 	names := []string{"path", "limit", "Mode"}
 	for in, want := range map[string]string{
 		"pth": "path", "PATH": "path", "mode": "Mode", "limt": "limit", "lim": "limit", "li": "", "x": "", "": "", "zzzz": "",
+		"ptah": "path", "limti": "limit",
 	} {
 		if got := argNearest(in, names); got != want {
 			t.Errorf("argNearest(%q) = %q, want %q", in, got, want)

@@ -29,6 +29,7 @@ type invokeOptions struct {
 	Pairs        []pair
 	StdinUsed    bool // a value was read from stdin
 	Detach       bool // --detach: start the call as a task and leave it running
+	Strict       bool // --strict: refuse keys the tool's schema does not declare
 }
 
 func (a *app) newInvokeCmd() *cli.Command {
@@ -44,7 +45,9 @@ func (a *app) newInvokeCmd() *cli.Command {
 			"or stdin). KEY=@FILE and KEY=@- read a string, verbatim, from FILE or stdin (for a property that is not a " +
 			"string that is a bad value: use KEY:=@FILE), KEY=@@x is the literal @x. --args gives the whole argument object as JSON (inline, @FILE or -); " +
 			"pairs are merged over it. Missing required keys and keys the schema forbids are refused before anything is " +
-			"sent, and so is a tool the server's complete listing lacks. When no schema is known (the listing failed, or " +
+			"sent, and so is a key the schema does not declare that is a near miss of a declared one (haed for head: " +
+			"\"did you mean\"); any other undeclared key is sent, with a warning (--strict refuses it). A tool the " +
+			"server's complete listing lacks is refused too. When no schema is known (the listing failed, or " +
 			"the tool has none) values are sent as strings, unchecked, with a note. The tool is called even when the server " +
 			"did not advertise tools; \"method not found\" then exits 5.\n\n" +
 			"The result goes through the content policy: text is printed as it is unless it is over 204800 bytes " +
@@ -62,6 +65,7 @@ func (a *app) newInvokeCmd() *cli.Command {
 			"7 timeout, 8 a safety limit, 9 --select matched nothing, 129/130/143 SIGHUP/SIGINT/SIGTERM, 141 stdout closed.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "args", Usage: "the whole argument object, `JSON|@FILE|-`: inline JSON, a file, or - for stdin (pairs are merged over it)", Destination: &o.ArgsFlag},
+			&cli.BoolFlag{Name: "strict", Usage: "refuse arguments the tool's input schema does not declare (else they are sent, with a warning)", Destination: &o.Strict},
 			&cli.BoolFlag{Name: "detach", Usage: "start the call as a task, print its id and leave it running (wait for it with mcpx task wait)", Destination: &o.Detach},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -127,9 +131,18 @@ func (a *app) invoke(ctx context.Context, o *invokeOptions) error {
 	default:
 		schema = it.InputSchema
 	}
-	args, err := toolArgs(tool, o.Base, o.Pairs, schema, a.s.Secrets())
+	args, undeclared, err := toolArgs(tool, o.Base, o.Pairs, schema, a.s.Secrets())
 	if err != nil {
 		return err
+	}
+	if len(undeclared) > 0 {
+		if o.Strict {
+			return undeclaredError("tool", tool, "does not declare", "unknown", undeclared, declaredKeys(schema), nil, nil)
+		}
+		a.log.Warn(output.Warning{Server: conn.T.Name, Kind: ptr(client.KindTool), Item: &tool, Code: "undeclared_argument",
+			Message: fmt.Sprintf("server %q: tool %s does not declare %s %s; sent as given (--strict refuses %s)",
+				conn.T.Name, a.quote(tool, 200), text.Plural(len(undeclared), "argument", "arguments"), a.clip(quoteList(undeclared), 500),
+				text.Plural(len(undeclared), "it", "them"))})
 	}
 	raw, err := a.callTool(cctx, s, it, tool, args, o.Detach)
 	return a.showTaskResult(cctx, conn, tool, raw, err, done)

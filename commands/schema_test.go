@@ -61,13 +61,13 @@ func TestSchemaReadingBounded(t *testing.T) {
 		{"b=true", `{"b":true}`},
 	} {
 		pairs, _ := parsePairs([]string{tc.args}, true, nil, nil)
-		got, err := toolArgs("t", nil, pairs, schema, nil)
+		got, _, err := toolArgs("t", nil, pairs, schema, nil)
 		if err != nil || string(got) != tc.want {
 			t.Errorf("%s: %s %v, want %s", tc.args, got, err, tc.want)
 		}
 	}
 	pairs, _ := parsePairs([]string{"bomb=3"}, true, nil, nil)
-	if _, err := toolArgs("t", nil, pairs, schema, nil); err == nil || !strings.Contains(err.Error(), "allowed values: 1, 2") {
+	if _, _, err := toolArgs("t", nil, pairs, schema, nil); err == nil || !strings.Contains(err.Error(), "allowed values: 1, 2") {
 		t.Errorf("bomb=3: %v", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -24,9 +25,12 @@ const valueClip = 200
 // toolArgs builds the tools/call arguments object: base (from --args: nil, or the
 // JSON text given inline, from @FILE or stdin) overlaid by pairs, each value typed
 // by schema (the tool's inputSchema, nil when none could be had: then every
-// value is a string and no checks run). It returns compact JSON object bytes.
-// Messages mask sec's secrets in what they quote of the schema.
-func toolArgs(tool string, base []byte, pairs []pair, schema json.RawMessage, sec render.Secrets) (json.RawMessage, error) {
+// value is a string and no checks run). It returns compact JSON object bytes,
+// and the keys the schema does not declare (sent all the same: the caller
+// warns, or refuses them under --strict). A key that is a near miss of a
+// declared one not given (see nearMiss) is refused. Messages mask sec's
+// secrets in what they quote of the schema.
+func toolArgs(tool string, base []byte, pairs []pair, schema json.RawMessage, sec render.Secrets) (json.RawMessage, []string, error) {
 	sc := parseToolSchema(schema)
 	if sc != nil {
 		sc.secrets = sec
@@ -42,12 +46,12 @@ func toolArgs(tool string, base []byte, pairs []pair, schema json.RawMessage, se
 	if base != nil {
 		members, err := argsObject(base)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, m := range members {
 			var b bytes.Buffer
 			if err := json.Compact(&b, m.raw); err != nil {
-				return nil, &UsageError{Msg: fmt.Sprintf("--args must be a JSON object: %v", err)}
+				return nil, nil, &UsageError{Msg: fmt.Sprintf("--args must be a JSON object: %v", err)}
 			}
 			set(m.key, b.Bytes())
 		}
@@ -55,13 +59,15 @@ func toolArgs(tool string, base []byte, pairs []pair, schema json.RawMessage, se
 	for _, p := range pairs {
 		v, err := typePair(p, sc)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		set(p.Key, v)
 	}
+	var undeclared []string
 	if sc != nil {
-		if err := sc.check(tool, keys); err != nil {
-			return nil, err
+		var err error
+		if undeclared, err = sc.check(tool, keys); err != nil {
+			return nil, nil, err
 		}
 	}
 	var out bytes.Buffer
@@ -75,7 +81,7 @@ func toolArgs(tool string, base []byte, pairs []pair, schema json.RawMessage, se
 		out.Write(vals[k])
 	}
 	out.WriteByte('}')
-	return out.Bytes(), nil
+	return out.Bytes(), undeclared, nil
 }
 
 // argsObject parses --args: a JSON object, its members in order (a key given
@@ -136,8 +142,10 @@ type toolSchema struct {
 	props    []argMember // properties, in schema order
 	propsOK  bool        // properties absent or an object (typing and the forbidden check apply)
 	required []string
-	closed   bool            // additionalProperties: false
-	extra    json.RawMessage // additionalProperties when it is a schema object
+	closed   bool             // additionalProperties: false
+	open     bool             // additionalProperties: true, or a schema: any key is welcome
+	extra    json.RawMessage  // additionalProperties when it is a schema object
+	patterns []*regexp.Regexp // the keys of patternProperties (those Go's regexp reads)
 	doc      *render.SchemaDoc
 	secrets  render.Secrets // masked in what messages quote of the schema (nil: none)
 }
@@ -169,11 +177,27 @@ func parseToolSchema(s json.RawMessage) *toolSchema {
 				}
 			}
 		case "additionalProperties":
-			sc.closed, sc.extra = false, nil
-			if string(bytes.TrimSpace(m.raw)) == "false" {
+			sc.closed, sc.open, sc.extra = false, false, nil
+			switch v := string(bytes.TrimSpace(m.raw)); {
+			case v == "false":
 				sc.closed = true
-			} else if _, ok := jsonObjectMembers(m.raw); ok {
-				sc.extra = m.raw
+			case v == "true":
+				sc.open = true
+			default:
+				if _, ok := jsonObjectMembers(m.raw); ok {
+					sc.extra, sc.open = m.raw, true
+				}
+			}
+		case "patternProperties":
+			sc.patterns = nil
+			pats, _ := jsonObjectMembers(m.raw)
+			for _, p := range pats {
+				if len(sc.patterns) == 100 {
+					break // a server's schema: no unbounded work
+				}
+				if re, err := regexp.Compile(p.key); err == nil {
+					sc.patterns = append(sc.patterns, re)
+				}
 			}
 		}
 	}
@@ -210,30 +234,46 @@ func (sc *toolSchema) typeOf(key string) argType {
 	return argType{str: true}
 }
 
-// check applies required and additionalProperties: false to the merged keys.
-func (sc *toolSchema) check(tool string, keys []string) error {
+// check applies required and additionalProperties: false to the merged
+// keys, and refuses a key that is a near miss of a declared one not given
+// (haed for head). It returns the other keys the schema does not declare
+// (nor allow through additionalProperties or patternProperties).
+func (sc *toolSchema) check(tool string, keys []string) ([]string, error) {
 	var missing []string
 	for _, r := range sc.required {
 		if !slices.Contains(keys, r) {
 			missing = append(missing, r)
 		}
 	}
-	declared := make([]string, 0, len(sc.props))
-	for _, m := range sc.props {
-		if !slices.Contains(declared, m.key) {
-			declared = append(declared, m.key)
-		}
-	}
-	if sc.closed && sc.propsOK {
-		var forbidden []string
+	declared := sc.declared()
+	var undeclared []string
+	if sc.propsOK {
 		for _, k := range keys {
 			if !slices.Contains(declared, k) {
-				forbidden = append(forbidden, k)
+				undeclared = append(undeclared, k)
 			}
 		}
-		if len(forbidden) > 0 {
-			return undeclaredError("tool", tool, "does not accept", "forbidden", forbidden, declared, missing)
+	}
+	if sc.closed && len(undeclared) > 0 {
+		return nil, undeclaredError("tool", tool, "does not accept", "forbidden", undeclared, declared, declared, missing)
+	}
+	var notGiven []string
+	for _, d := range declared {
+		if !slices.Contains(keys, d) {
+			notGiven = append(notGiven, d)
 		}
+	}
+	var near, other []string
+	for _, k := range undeclared {
+		switch {
+		case nearMiss(k, notGiven) != "":
+			near = append(near, k)
+		case !sc.open && !sc.patterned(k):
+			other = append(other, k)
+		}
+	}
+	if len(near) > 0 {
+		return nil, undeclaredError("tool", tool, "does not declare", "unknown", near, declared, notGiven, missing)
 	}
 	if len(missing) > 0 {
 		items := make([]string, 0, len(missing))
@@ -255,13 +295,42 @@ func (sc *toolSchema) check(tool string, keys []string) error {
 			items = append(items, item)
 			pairs = append(pairs, shellArg(maskedClip(sc.secrets, name, 100)+"=VALUE")) // a server's name, pasted into a shell
 		}
-		return &UsageError{
+		return nil, &UsageError{
 			Msg:     fmt.Sprintf("tool %q is missing required %s: %s", tool, text.Plural(len(missing), "argument", "arguments"), strings.Join(items, ", ")),
 			Hints:   []string{"add " + strings.Join(pairs, " ") + ", or put them in --args"},
 			Details: map[string]any{"missing": missing},
 		}
 	}
-	return nil
+	return other, nil
+}
+
+// declared are the names of the properties, in schema order, each once.
+func (sc *toolSchema) declared() []string {
+	declared := make([]string, 0, len(sc.props))
+	for _, m := range sc.props {
+		if !slices.Contains(declared, m.key) {
+			declared = append(declared, m.key)
+		}
+	}
+	return declared
+}
+
+// declaredKeys are the properties a tool's input schema declares.
+func declaredKeys(schema json.RawMessage) []string {
+	if sc := parseToolSchema(schema); sc != nil {
+		return sc.declared()
+	}
+	return []string{}
+}
+
+// patterned reports whether a key matches one of the patternProperties.
+func (sc *toolSchema) patterned(key string) bool {
+	for _, re := range sc.patterns {
+		if re.MatchString(key) {
+			return true
+		}
+	}
+	return false
 }
 
 // description is a property's description (its first 80 characters, on

@@ -139,7 +139,7 @@ func TestToolArgs(t *testing.T) {
 		{"raw no schema", "", "", []string{"x:=true"}, "", `{"x":true}`},
 
 		// keys
-		{"colon in key", typedSchema, "", []string{"a:b=1"}, "", `{"a:b":"1"}`},
+		{"colon in key", typedSchema, "", []string{"host:port=1"}, "", `{"host:port":"1"}`},
 		{"raw key a", typedSchema, "", []string{"a:=1"}, "", `{"a":1}`},
 		{"key escaped", typedSchema, "", []string{`k"<>=v`}, "", `{"k\"<>":"v"}`},
 		{"order is command-line order", typedSchema, "", []string{"s=x", "o={}", "n=1", "extra=e"}, "", `{"s":"x","o":{},"n":1,"extra":"e"}`},
@@ -192,7 +192,7 @@ func TestToolArgs(t *testing.T) {
 			if tc.schema != "" {
 				schema = json.RawMessage(tc.schema)
 			}
-			got, err := toolArgs("t", base, pairs, schema, nil)
+			got, _, err := toolArgs("t", base, pairs, schema, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -368,7 +368,7 @@ func TestToolArgsErrors(t *testing.T) {
 			if tc.base != "" {
 				base = []byte(tc.base)
 			}
-			out, err := toolArgs("t", base, pairs, json.RawMessage(tc.schema), nil)
+			out, _, err := toolArgs("t", base, pairs, json.RawMessage(tc.schema), nil)
 			if err == nil {
 				t.Fatalf("no error; got %s", out)
 			}
@@ -390,9 +390,64 @@ func TestToolArgsErrors(t *testing.T) {
 	}
 }
 
+// TestToolArgsUndeclared: a key the schema does not declare is sent and
+// returned (the caller warns), unless it is a near miss of a declared key
+// not given, which is refused; a schema that allows other keys
+// (additionalProperties, patternProperties) declares them all.
+func TestToolArgsUndeclared(t *testing.T) {
+	const schema = `{"properties": {"path": {"type": "string"}, "head": {"type": "integer"}, "tail": {"type": "integer"},
+	  "a": {"type": "number"}, "b": {"type": "number"}, "dry_run": {"type": "boolean"}}}`
+	for _, tc := range []struct {
+		name, schema string
+		args         []string
+		undeclared   []string // sent, with a warning
+		refused      string   // the near miss refused ("" for none)
+		hint         string
+	}{
+		{"transposed", schema, []string{"path=/x", "haed=2"}, nil, "haed", `did you mean "head" instead of "haed"?`},
+		{"doubled", schema, []string{"a=1", "bb=2"}, nil, "bb", `did you mean "b" instead of "bb"?`},
+		{"dash for underscore", schema, []string{"dry-run=true"}, nil, "dry-run", `did you mean "dry_run" instead of "dry-run"?`},
+		{"case", schema, []string{"PATH=/x"}, nil, "PATH", `did you mean "path" instead of "PATH"?`},
+		{"near a key given already", schema, []string{"head=1", "heads=2"}, []string{"heads"}, "", ""},
+		{"far from every key", schema, []string{"path=/x", "encoding=utf8"}, []string{"encoding"}, "", ""},
+		{"two edits, short", schema, []string{"hxyd=1"}, []string{"hxyd"}, "", ""},
+		{"two edits, long", `{"properties": {"encoding": {}}}`, []string{"encodnig_=1"}, nil, "encodnig_", `did you mean "encoding"`},
+		{"one letter", schema, []string{"c=1"}, []string{"c"}, "", ""},
+		{"no properties", `{"type": "object"}`, []string{"x=1"}, []string{"x"}, "", ""},
+		{"additionalProperties true", `{"properties": {"a": {}}, "additionalProperties": true}`, []string{"x=1"}, nil, "", ""},
+		{"additionalProperties schema", `{"properties": {"a": {}}, "additionalProperties": {"type": "string"}}`, []string{"x=1"}, nil, "", ""},
+		{"patternProperties", `{"properties": {"a": {}}, "patternProperties": {"^x_": {}}}`, []string{"x_1=1", "y=2"}, []string{"y"}, "", ""},
+		{"near miss wins over additionalProperties", `{"properties": {"head": {}}, "additionalProperties": true}`, []string{"haed=1"}, nil, "haed", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pairs, err := parsePairs(tc.args, true, strings.NewReader(""), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, undeclared, err := toolArgs("t", nil, pairs, json.RawMessage(tc.schema), nil)
+			if tc.refused != "" {
+				u := usageOf(t, err)
+				if got := u.Details["unknown"]; !reflect.DeepEqual(got, []string{tc.refused}) {
+					t.Errorf("unknown = %v, want %q (%s)", got, tc.refused, u.Msg)
+				}
+				if !strings.Contains(strings.Join(u.Hints, "\n"), tc.hint) {
+					t.Errorf("hints %q lack %q", u.Hints, tc.hint)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(undeclared, tc.undeclared) {
+				t.Errorf("undeclared = %q, want %q", undeclared, tc.undeclared)
+			}
+		})
+	}
+}
+
 func TestToolArgsBaseWithEmptyBytes(t *testing.T) {
 	// an empty --args (an empty file) is not "no --args"
-	_, err := toolArgs("t", []byte{}, nil, nil, nil)
+	_, _, err := toolArgs("t", []byte{}, nil, nil, nil)
 	if u := usageOf(t, err); u.Msg != "--args must be a JSON object: unexpected end of JSON input" {
 		t.Errorf("message %q", u.Msg)
 	}
@@ -400,14 +455,14 @@ func TestToolArgsBaseWithEmptyBytes(t *testing.T) {
 
 func TestToolArgsPairsWithoutParse(t *testing.T) {
 	// pairs built by hand: invalid UTF-8 and bad raw JSON are still refused
-	_, err := toolArgs("t", nil, []pair{{Key: "k", Value: "\xff"}}, nil, nil)
+	_, _, err := toolArgs("t", nil, []pair{{Key: "k", Value: "\xff"}}, nil, nil)
 	if u := usageOf(t, err); u.Msg != `argument "k": the value is not valid UTF-8` {
 		t.Errorf("message %q", u.Msg)
 	}
-	_, err = toolArgs("t", nil, []pair{{Key: "k", Value: "{", Raw: true}}, nil, nil)
+	_, _, err = toolArgs("t", nil, []pair{{Key: "k", Value: "{", Raw: true}}, nil, nil)
 	usageOf(t, err)
 	// the same key twice: the last wins, in the first place
-	got, err := toolArgs("t", nil, []pair{{Key: "a", Value: "1"}, {Key: "b", Value: "2"}, {Key: "a", Value: "3"}}, nil, nil)
+	got, _, err := toolArgs("t", nil, []pair{{Key: "a", Value: "1"}, {Key: "b", Value: "2"}, {Key: "a", Value: "3"}}, nil, nil)
 	if err != nil || string(got) != `{"a":"3","b":"2"}` {
 		t.Errorf("got %s, %v", got, err)
 	}
@@ -502,7 +557,7 @@ func TestToolArgsRefs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := toolArgs("t", nil, pairs, json.RawMessage(refSchema), nil)
+			got, _, err := toolArgs("t", nil, pairs, json.RawMessage(refSchema), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -512,7 +567,7 @@ func TestToolArgsRefs(t *testing.T) {
 		})
 	}
 	// --args values are sent as given
-	got, err := toolArgs("t", []byte(`{"color":"purple","priority":"x"}`), nil, json.RawMessage(refSchema), nil)
+	got, _, err := toolArgs("t", []byte(`{"color":"purple","priority":"x"}`), nil, json.RawMessage(refSchema), nil)
 	if err != nil || string(got) != `{"color":"purple","priority":"x"}` {
 		t.Errorf("--args: %s, %v", got, err)
 	}
@@ -573,7 +628,7 @@ func TestToolArgsEnumErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, err := toolArgs("t", nil, pairs, json.RawMessage(refSchema), nil)
+			out, _, err := toolArgs("t", nil, pairs, json.RawMessage(refSchema), nil)
 			if err == nil {
 				t.Fatalf("no error; got %s", out)
 			}
@@ -593,7 +648,7 @@ func TestToolArgsEnumErrors(t *testing.T) {
 	}
 	// a value of another type from a file: the type error, with its hint
 	pairs, _ := parsePairs([]string{"priority=@count.txt"}, true, nil, nil)
-	_, err := toolArgs("t", nil, pairs, json.RawMessage(refSchema), nil)
+	_, _, err := toolArgs("t", nil, pairs, json.RawMessage(refSchema), nil)
 	if u := usageOf(t, err); !strings.Contains(u.Msg, "is a string (KEY=@FILE reads text, verbatim)") {
 		t.Errorf("file into an integer enum: %s", u.Msg)
 	}
@@ -604,7 +659,7 @@ func TestToolArgsEnumErrors(t *testing.T) {
 	}
 	schema := `{"properties":{"n":{"enum":[` + strings.Join(many, ",") + `]}}}`
 	pairs, _ = parsePairs([]string{"n=99"}, true, nil, nil)
-	_, err = toolArgs("t", nil, pairs, json.RawMessage(schema), nil)
+	_, _, err = toolArgs("t", nil, pairs, json.RawMessage(schema), nil)
 	u := usageOf(t, err)
 	if !strings.HasSuffix(u.Msg, ", 48, 49, and 10 more") || len(u.Details["allowed"].([]json.RawMessage)) != 60 {
 		t.Errorf("long enum: %s", u.Msg)
@@ -615,7 +670,7 @@ func TestToolArgsRefsMissing(t *testing.T) {
 	pairs, _ := parsePairs(nil, true, nil, nil)
 	schema := `{"$defs":{"M":{"type":"object","description":"A model.\nMore."}},"properties":{"m":{"$ref":"#/$defs/M"},` +
 		`"c":{"allOf":[{"$ref":"#/$defs/M"}],"description":"Own words"}},"required":["m","c"]}`
-	_, err := toolArgs("t", nil, pairs, json.RawMessage(schema), nil)
+	_, _, err := toolArgs("t", nil, pairs, json.RawMessage(schema), nil)
 	if u := usageOf(t, err); u.Msg != `tool "t" is missing required arguments: m (object, A model. More.), c (object, Own words)` {
 		t.Errorf("message %s", u.Msg)
 	}
