@@ -210,13 +210,13 @@ func (a *app) read(ctx context.Context, o *readOptions) error {
 		a.readNotes(&doc, o)
 		return a.writeDoc(doc)
 	}
-	for _, r := range doc.Contents {
+	for i, r := range doc.Contents {
 		var err error
 		switch it := r.(type) {
 		case *render.TextItem:
 			if it.Text != "" {
 				_, err = fmt.Fprint(a.s.Out, it.Text)
-				if err == nil && !strings.HasSuffix(it.Text, "\n") {
+				if err == nil && !strings.HasSuffix(it.Text, "\n") && a.pageBreak(i+1 < len(doc.Contents)) {
 					_, err = fmt.Fprintln(a.s.Out)
 				}
 			}
@@ -230,6 +230,14 @@ func (a *app) read(ctx context.Context, o *readOptions) error {
 	a.readNotes(&doc, o)
 	return nil
 }
+
+// pageBreak reports whether a newline follows a page of text that lacks
+// one: always on a terminal (the next line, or the prompt, starts on a
+// line of its own); to a pipe or a file only when another item follows,
+// so that items never run together and the pages of a text, joined in
+// offset order, are that text byte for byte (see read in COMMANDS,
+// mcpx(1)).
+func (a *app) pageBreak(more bool) bool { return a.s.OutTTY || more }
 
 // maxItemNotes is how many notes about single items read prints.
 const maxItemNotes = 20
