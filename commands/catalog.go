@@ -121,8 +121,10 @@ func (a *app) catalog(ctx context.Context, o *catalogOptions) error {
 		if err != nil {
 			return err
 		}
+		// The server is stopped (the deferred close) once the catalog is
+		// printed, not before (see SERVER PROCESSES in mcpx(1)).
 		defer s.close()
-		conn, done := s.conn, s.close
+		conn := s.conn
 		listing, err := conn.ListCatalog(s.ctx, o.Kinds)
 		if err != nil {
 			return err
@@ -131,7 +133,6 @@ func (a *app) catalog(ctx context.Context, o *catalogOptions) error {
 		if !conn.Caps.Tools && !conn.Caps.Resources && !conn.Caps.Prompts {
 			a.log.Note("server %q advertises no tools, resources or prompts", conn.T.Name)
 		}
-		done() // the server is not needed any more; its deadline runs on
 	}
 	// With one server, the --timeout that covers connecting and listing
 	// covers building and printing the document too. Under --all each
@@ -189,7 +190,7 @@ func (a *app) serverCatalogOf(ctx context.Context, srv *config.Server, kinds []s
 	if err != nil {
 		return fail(err)
 	}
-	defer s.close()
+	defer s.closeLater()
 	listing, err := s.conn.ListCatalog(s.ctx, kinds)
 	if err != nil {
 		return fail(err)

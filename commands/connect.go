@@ -137,6 +137,17 @@ func (s *session) close() {
 	s.end()
 }
 
+// closeLater closes the connection in the background, once a command
+// that contacts many servers (--all, --probe) has what it needs of it: the
+// others, and the document, do not wait for its stop sequence. mcpx waits
+// for every such close before it exits (app.waitStops).
+func (s *session) closeLater() {
+	s.a.stops.Go(s.close)
+}
+
+// waitStops waits for the connections closed by closeLater.
+func (a *app) waitStops() { a.stops.Wait() }
+
 // expires is when the --timeout runs out, if nobody is asked anything
 // from now on.
 func (s *session) expires() time.Time { return s.clk.expires() }

@@ -149,16 +149,18 @@ func (a *app) invoke(ctx context.Context, o *invokeOptions) error {
 }
 
 // showToolResult renders a tool's result (raw, as the server sent it) on
-// stdout; done is called once nothing more is asked of the server. A
+// stdout; done (which stops the server) is called once it is printed, not
+// before: a person sees the result as soon as the server has answered,
+// not a stop's grace period later (see SERVER PROCESSES in mcpx(1)). A
 // result with isError is a *ToolError once printed.
 func (a *app) showToolResult(cctx context.Context, conn *client.Conn, tool string, raw json.RawMessage, done func()) error {
+	defer done()
 	p := a.contentPolicy(cctx, conn)
 	p.Text = !a.asJSON()
 	doc, warnings, err := render.RenderToolResult(raw, p)
 	if err != nil {
 		return a.contentErrorFor(conn, "tools/call", err)
 	}
-	done()
 	doc.Server = conn.T.Name
 	if tool != "" { // "": a task's result, whose tool the server does not name
 		doc.Tool = &tool

@@ -114,7 +114,7 @@ func (a *app) prompt(ctx context.Context, o *promptOptions) error {
 				return err
 			}
 			s = s2
-			conn, cctx, done = s.conn, s.ctx, s.close
+			conn, cctx = s.conn, s.ctx
 			if !conn.Caps.Prompts {
 				return &client.UnsupportedError{Server: conn.T.Name, What: "prompts"}
 			}
@@ -128,7 +128,8 @@ func (a *app) prompt(ctx context.Context, o *promptOptions) error {
 	if err != nil {
 		return a.contentErrorFor(conn, "prompts/get", err)
 	}
-	done()
+	// The server is stopped (the deferred close) once the prompt is
+	// printed, not before (see SERVER PROCESSES in mcpx(1)).
 	doc.Server, doc.Prompt = conn.T.Name, name
 	a.contentWarnings(conn.T.Name, "prompt", name, warnings)
 	if len(doc.Messages) == 0 {

@@ -176,7 +176,9 @@ func (a *app) read(ctx context.Context, o *readOptions) error {
 		return err
 	}
 	defer s.close()
-	conn, cctx, done := s.conn, s.ctx, s.close
+	// The server is stopped (the deferred close) once the result is
+	// written, not before (see SERVER PROCESSES in mcpx(1)).
+	conn, cctx := s.conn, s.ctx
 	raw, err := conn.ReadResource(cctx, o.URI)
 	if err != nil {
 		return err
@@ -186,7 +188,6 @@ func (a *app) read(ctx context.Context, o *readOptions) error {
 		if err != nil {
 			return a.contentError(conn, err)
 		}
-		done() // the server is not needed any more
 		return a.writeRaw(items, o.Output)
 	}
 	p := a.contentPolicy(cctx, conn)
@@ -201,7 +202,6 @@ func (a *app) read(ctx context.Context, o *readOptions) error {
 	if len(rendered)+omitted == 0 {
 		a.log.Note("server %q returned no contents for %s", conn.T.Name, a.clip(o.URI, 200))
 	}
-	done()
 	doc := render.ReadDoc{Server: conn.T.Name, URI: o.URI, Contents: rendered, Omitted: omitted}
 	if doc.Contents == nil {
 		doc.Contents = []any{}

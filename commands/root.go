@@ -71,6 +71,9 @@ type app struct {
 	self    string
 	args    []string // the command line, args[0] the program name
 
+	// stops: the connections being closed in the background (closeLater).
+	stops sync.WaitGroup
+
 	// elicitMu: one elicitation at a time; askingNow: one is being asked.
 	elicitMu  sync.Mutex
 	askingNow atomic.Bool
@@ -128,6 +131,7 @@ func Main(args []string, s *output.Streams) int {
 	a.log = output.NewLog(s, wantsJSON(args), false)
 	root := a.newRoot()
 	err := root.Run(ctx, bareKeepAlive(args))
+	a.waitStops()
 	transport.StopOrphans()
 	var sig os.Signal
 	if v := caught.Load(); v != nil {

@@ -199,7 +199,7 @@ func (a *app) probe(ctx context.Context, s *config.Server) *probe {
 	if err != nil {
 		return fail(err)
 	}
-	defer sess.close()
+	defer sess.closeLater()
 	conn := sess.conn
 	// the protocol a command would get: a server may accept the 2026-07-28
 	// era at server/discover and refuse it for every request after

@@ -267,7 +267,9 @@ func (a *app) newTaskCmd() *cli.Command {
 	}
 }
 
-// taskSession connects to the server SRV names.
+// taskSession connects to the server SRV names. The callers stop it (a
+// deferred close) once their result is printed, not before (see SERVER
+// PROCESSES in mcpx(1)).
 func (a *app) taskSession(ctx context.Context, o *taskOptions, listen bool) (*session, error) {
 	t, err := a.target(o.Server)
 	if err != nil {
@@ -286,7 +288,6 @@ func (a *app) taskGet(ctx context.Context, o *taskOptions) error {
 	if err != nil {
 		return err
 	}
-	s.close()
 	if err := a.writeTask(newTaskDoc(s.conn.T.Name, *t)); err != nil {
 		return err
 	}
@@ -336,7 +337,6 @@ func (a *app) taskCancel(ctx context.Context, o *taskOptions) error {
 	if t == nil {
 		return err
 	}
-	s.close()
 	if werr := a.writeTask(newTaskDoc(s.conn.T.Name, *t)); werr != nil {
 		return werr
 	}
@@ -353,7 +353,6 @@ func (a *app) taskList(ctx context.Context, o *taskOptions) error {
 	if err != nil {
 		return err
 	}
-	s.close()
 	// At most maxKindWarnings of one code: a page may hold thousands of
 	// tasks that cannot be read.
 	w := &warner{a: a}
