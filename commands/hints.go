@@ -6,6 +6,7 @@
 package commands
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -68,7 +69,19 @@ func notFoundHints(e *config.NotFoundError) []string {
 
 func connectHints(e *transport.ConnectError) []string {
 	var h []string
-	if e.Command != "" {
+	var rel *transport.RelativeOnlyError
+	switch {
+	case errors.As(e, &rel):
+		where := "only in the current directory"
+		if rel.Elem != "" && rel.Elem != "." {
+			where = fmt.Sprintf("only through the relative PATH element %q", rel.Elem)
+		}
+		use := "give its path in the server's \"command\""
+		if rel.Abs != "" {
+			use = fmt.Sprintf("give its path: \"command\": %s", jsonString(rel.Abs))
+		}
+		h = append(h, fmt.Sprintf("found %s %s, which mcpx never searches for a server's program; %s", rel.Found, where, use))
+	case e.Command != "":
 		h = append(h, fmt.Sprintf("is %q installed and on PATH?", e.Command))
 	}
 	if e.LegacySSE {

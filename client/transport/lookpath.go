@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -27,11 +28,65 @@ func envLookup(env []string, name string, windows bool) string {
 // defaultPathExt is what Windows uses when PATHEXT is unset.
 const defaultPathExt = ".COM;.EXE;.BAT;.CMD"
 
+// RelativeOnlyError: a command that no absolute element of PATH finds, and
+// an empty or relative one would find in (or under) the current directory,
+// which mcpx never searches (see SERVER PROCESSES in mcpx(1)). It is
+// exec.ErrNotFound (errors.Is), and names where the program is, so that a
+// hint can say to give its path.
+type RelativeOnlyError struct {
+	Found string // the program as that element finds it: ./npxlike, bin/npxlike
+	Elem  string // the PATH element ("" for an empty one, or the current directory on Windows)
+	Abs   string // Found made absolute, when it could be
+}
+
+func (e *RelativeOnlyError) Error() string { return exec.ErrNotFound.Error() }
+
+// Is makes a RelativeOnlyError exec.ErrNotFound.
+func (e *RelativeOnlyError) Is(target error) bool { return target == exec.ErrNotFound }
+
+// withAbs fills in Abs of the RelativeOnlyError in err, if any.
+func withAbs(err error) error {
+	var rel *RelativeOnlyError
+	if errors.As(err, &rel) && rel.Abs == "" {
+		if abs, aerr := filepath.Abs(rel.Found); aerr == nil {
+			rel.Abs = abs
+		}
+	}
+	return err
+}
+
+// relFound is the command as the relative PATH element dir finds it,
+// written as a path a shell takes for one: "./npxlike" for an empty element
+// or ".", "bin/npxlike" for "bin" (sep: the platform's separator).
+func relFound(dir, command, sep string) string {
+	if dir == "" || dir == "." {
+		return "." + sep + command
+	}
+	if strings.HasSuffix(dir, sep) || strings.HasSuffix(dir, "/") {
+		return dir + command
+	}
+	return dir + sep + command
+}
+
+// windowsAbs reports whether p is an absolute Windows path: a drive and a
+// root (C:\x, C:/x) or a UNC path (\\server\share); \x and C:x name a
+// place relative to the current drive or directory, as os/exec takes them.
+func windowsAbs(p string) bool {
+	if len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/') {
+		c := p[0] | 0x20
+		return c >= 'a' && c <= 'z'
+	}
+	return len(p) >= 2 && (p[0] == '\\' || p[0] == '/') && (p[1] == '\\' || p[1] == '/')
+}
+
 // lookPathWindows finds a command as Windows hosts do: a name without a
-// directory is searched in the server's PATH (never the current
-// directory, as os/exec does), and a name without one of the PATHEXT
-// extensions is tried with each of them in order, so "npx" finds
-// "npx.cmd". isFile reports whether a path names a regular file.
+// directory is searched in the absolute elements of the server's PATH
+// (never the current directory, which cmd.exe would search first, nor
+// through a relative element, as os/exec does), and a name without one of
+// the PATHEXT extensions is tried with each of them in order, so "npx"
+// finds "npx.cmd". isFile reports whether a path names a regular file. A
+// program found only in the current directory, or through a relative
+// element, is named in the error (see RelativeOnlyError).
 func lookPathWindows(command string, env []string, isFile func(string) bool) (string, error) {
 	exts := pathExts(envLookup(env, "PATHEXT", true))
 	try := func(base string) (string, bool) {
@@ -51,9 +106,16 @@ func lookPathWindows(command string, env []string, isFile func(string) bool) (st
 		}
 		return "", &exec.Error{Name: command, Err: exec.ErrNotFound}
 	}
+	var rel *RelativeOnlyError
 	for _, dir := range strings.Split(envLookup(env, "PATH", true), ";") {
 		dir = strings.Trim(dir, `"`)
 		if dir == "" {
+			continue
+		}
+		if !windowsAbs(dir) {
+			if p, ok := try(relFound(dir, command, `\`)); ok && rel == nil {
+				rel = &RelativeOnlyError{Found: p, Elem: dir}
+			}
 			continue
 		}
 		if !strings.HasSuffix(dir, `\`) && !strings.HasSuffix(dir, "/") {
@@ -62,6 +124,14 @@ func lookPathWindows(command string, env []string, isFile func(string) bool) (st
 		if p, ok := try(dir + command); ok {
 			return p, nil
 		}
+	}
+	if rel == nil { // cmd.exe would look in the current directory first
+		if p, ok := try(`.\` + command); ok {
+			rel = &RelativeOnlyError{Found: p}
+		}
+	}
+	if rel != nil {
+		return "", &exec.Error{Name: command, Err: rel}
 	}
 	return "", &exec.Error{Name: command, Err: exec.ErrNotFound}
 }

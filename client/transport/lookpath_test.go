@@ -113,3 +113,43 @@ func TestExitStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestLookPathWindowsRelative: a relative PATH element, and the current
+// directory that cmd.exe would search first, never find a program; one
+// found only there is named in the error.
+func TestLookPathWindowsRelative(t *testing.T) {
+	files := map[string]bool{`.\here.exe`: true, `tools\rel.cmd`: true, `C:\abs\both.exe`: true, `.\both.exe`: true, `\rooted\r.exe`: true, `C:x\d.exe`: true}
+	isFile := func(p string) bool { return files[p] }
+	for _, tc := range []struct {
+		cmd, path, want string
+		found, elem     string // the RelativeOnlyError, when want is ""
+	}{
+		{"both", `.;tools;C:\abs`, `C:\abs\both.exe`, "", ""},
+		{"here", `C:\abs`, "", `.\here.exe`, ""},
+		{"here", `.;C:\abs`, "", `.\here.exe`, "."},
+		{"rel", `tools;C:\abs`, "", `tools\rel.cmd`, "tools"},
+		{"r", `\rooted;C:\abs`, "", `\rooted\r.exe`, `\rooted`},
+		{"d", `C:x;C:\abs`, "", `C:x\d.exe`, "C:x"},
+		{"none", `.;tools;C:\abs`, "", "", ""},
+	} {
+		got, err := lookPathWindows(tc.cmd, []string{"PATH=" + tc.path}, isFile)
+		var rel *RelativeOnlyError
+		switch {
+		case tc.want != "":
+			if err != nil || got != tc.want {
+				t.Errorf("lookPathWindows(%q) in %s = %q, %v; want %q", tc.cmd, tc.path, got, err, tc.want)
+			}
+		case !errors.Is(err, exec.ErrNotFound):
+			t.Errorf("lookPathWindows(%q) in %s = %q, %v; want not found", tc.cmd, tc.path, got, err)
+		case tc.found == "" && errors.As(err, &rel):
+			t.Errorf("lookPathWindows(%q) in %s: %+v, want no RelativeOnlyError", tc.cmd, tc.path, rel)
+		case tc.found != "" && (!errors.As(err, &rel) || rel.Found != tc.found || rel.Elem != tc.elem):
+			t.Errorf("lookPathWindows(%q) in %s: err %v (%+v), want found %q through %q", tc.cmd, tc.path, err, rel, tc.found, tc.elem)
+		}
+	}
+	for p, abs := range map[string]bool{`C:\x`: true, `c:/x`: true, `\\srv\share`: true, `//srv/share`: true, `\x`: false, `C:x`: false, `x`: false, `.`: false, `1:\x`: false} {
+		if windowsAbs(p) != abs {
+			t.Errorf("windowsAbs(%q) = %v", p, !abs)
+		}
+	}
+}

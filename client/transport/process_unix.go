@@ -18,7 +18,7 @@ import (
 func prepare(cmd *exec.Cmd, c *Command) error {
 	path, err := lookPathUnix(c.Path, c.Env)
 	if err != nil {
-		return err
+		return withAbs(err)
 	}
 	cmd.Path = path
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -75,19 +75,35 @@ func signalName(sig syscall.Signal) string {
 }
 
 // lookPathUnix finds a command without a slash in the PATH the server
-// itself gets (its "env" may set one), as other MCP hosts do.
+// itself gets (its "env" may set one), as other MCP hosts do, and as
+// os/exec.LookPath does: an empty or relative element of PATH never finds
+// it in the current directory (a directory the user merely cd'd into must
+// not supply the server's program). A program found only so is named in
+// the error (see RelativeOnlyError).
 func lookPathUnix(command string, env []string) (string, error) {
 	if strings.Contains(command, "/") {
 		return command, nil
 	}
+	var rel *RelativeOnlyError
 	for _, dir := range filepath.SplitList(envLookup(env, "PATH", false)) {
-		if dir == "" {
-			dir = "."
-		}
 		p := filepath.Join(dir, command)
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
-			return p, nil
+		st, err := os.Stat(p)
+		if err != nil || !st.Mode().IsRegular() || st.Mode()&0o111 == 0 {
+			continue
 		}
+		if !filepath.IsAbs(dir) {
+			if rel == nil {
+				rel = &RelativeOnlyError{Found: relFound(dir, command, "/"), Elem: dir}
+			}
+			continue
+		}
+		return p, nil
+	}
+	if st, err := os.Stat(command); rel == nil && err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+		rel = &RelativeOnlyError{Found: "./" + command} // where a user may have expected it
+	}
+	if rel != nil {
+		return "", &exec.Error{Name: command, Err: rel}
 	}
 	return "", &exec.Error{Name: command, Err: exec.ErrNotFound}
 }

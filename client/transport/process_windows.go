@@ -19,7 +19,7 @@ import (
 func prepare(cmd *exec.Cmd, c *Command) error {
 	path, err := lookPathWindows(c.Path, c.Env, isFile)
 	if err != nil {
-		return err
+		return withAbs(err)
 	}
 	attr := &syscall.SysProcAttr{CreationFlags: windows.CREATE_NEW_PROCESS_GROUP | windows.CREATE_SUSPENDED}
 	cmd.Path = path
