@@ -105,8 +105,10 @@ func (a *app) describe(ctx context.Context, o *describeOptions) error {
 }
 
 // describedItem finds the one item o names: by its key KIND:ID when it has
-// one, else (or when the key names nothing) by its whole ID across the
-// kinds o allows.
+// one (then, when the key names nothing, by its whole ID in that kind: a
+// URI such as resource://x looks like a key), else by its whole ID across
+// the kinds o allows. A key lists its kind alone: a listing of another
+// kind that fails does not stand in the way.
 func describedItem(l *listings, o *describeOptions) (*client.Item, error) {
 	kinds := client.Kinds
 	if o.Kind != "" {
@@ -115,7 +117,8 @@ func describedItem(l *listings, o *describeOptions) (*client.Item, error) {
 	var found []*client.Item
 	var err error
 	if o.KeyKind != "" {
-		if found, err = l.findAcross([]string{o.KeyKind}, o.KeyID); err != nil {
+		kinds = []string{o.KeyKind}
+		if found, err = l.findAcross(kinds, o.KeyID); err != nil {
 			return nil, err
 		}
 	}
@@ -137,18 +140,13 @@ func describedItem(l *listings, o *describeOptions) (*client.Item, error) {
 	return nil, &AmbiguousError{ID: o.ID, Candidates: keys}
 }
 
-// notDescribed is the error when no listing of kinds (nor of o's key kind)
-// holds the item o names: the listing's own error when one failed, as the
-// item may be in it.
+// notDescribed is the error when no listing of kinds holds the item o
+// names: the listing's own error when one failed, as the item may be in it.
 func notDescribed(l *listings, o *describeOptions, kinds []string) error {
-	searched := kinds
-	if o.KeyKind != "" {
-		searched = append([]string{o.KeyKind}, kinds...)
-		if !l.conn.Advertised(o.KeyKind) {
-			return &client.UnsupportedError{Server: l.conn.T.Name, What: capabilityOf[o.KeyKind]}
-		}
+	if o.KeyKind != "" && !l.conn.Advertised(o.KeyKind) {
+		return &client.UnsupportedError{Server: l.conn.T.Name, What: capabilityOf[o.KeyKind]}
 	}
-	for _, k := range searched {
+	for _, k := range kinds {
 		if err := l.failed[k]; err != nil {
 			return err // not found in a listing that failed is not "not found"
 		}
@@ -159,8 +157,47 @@ func notDescribed(l *listings, o *describeOptions, kinds []string) error {
 	} else if o.KeyKind != "" {
 		what, name = strings.ReplaceAll(o.KeyKind, "_", " "), o.KeyID
 	}
-	return &config.NotFoundError{What: what, Name: name,
+	e := &config.NotFoundError{What: what, Name: name,
 		Hints: []string{fmt.Sprintf("list what there is with: mcpx catalog %s", shellArg(o.Server))}}
+	if near := nearItem(l, o, kinds); near != "" {
+		e.Hints = append([]string{fmt.Sprintf("did you mean %q?", near)}, e.Hints...)
+	}
+	return e
+}
+
+// nearItem is what describe could have been asked for instead of o's ID,
+// as invoke and prompt suggest a name (see argNearest): the closest id of
+// the key's kind, as a key, for a key; else the closest id of kinds, as a
+// key when items of several kinds have it; "" when none is close.
+func nearItem(l *listings, o *describeOptions, kinds []string) string {
+	name, asKey := o.ID, false
+	if o.KeyKind != "" {
+		name, asKey = o.KeyID, true
+	}
+	var ids []string
+	for _, k := range kinds {
+		for _, it := range l.listed[k] {
+			if nearCandidate(name, it.ID) {
+				ids = append(ids, it.ID)
+			}
+		}
+	}
+	near := nearestName(l.ctx, name, ids)
+	if near == "" {
+		return ""
+	}
+	var keys []string
+	for _, k := range kinds {
+		for _, it := range l.listed[k] {
+			if it.ID == near {
+				keys = append(keys, it.Key())
+			}
+		}
+	}
+	if asKey || len(keys) > 1 {
+		return keys[0]
+	}
+	return near
 }
 
 // describeDoc is the document describe prints for it.
