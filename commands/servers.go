@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -17,13 +18,18 @@ import (
 
 // serversOptions are servers' arguments and flags; validate checks them.
 type serversOptions struct {
-	Args  []string // none
-	Probe bool
+	Args   []string // none
+	Probe  bool
+	Strict bool // --strict: a failed probe is exit 1
 }
 
 func (o *serversOptions) validate() error {
 	if len(o.Args) > 0 {
 		return usagef("servers takes no arguments")
+	}
+	if o.Strict && !o.Probe {
+		return &UsageError{Msg: "--strict fails when a probed server fails, and needs --probe",
+			Hints: []string{"a health check: mcpx servers --probe --strict"}}
 	}
 	return nil
 }
@@ -82,9 +88,10 @@ func (a *app) newServersCmd() *cli.Command {
 			"them, --jobs at a time, and adds what each reports at initialize, or its error, and its OAuth state: " +
 			"none (no stored token used), token (with its expiry), expired (it could not be refreshed), required " +
 			"(the server asks for authentication).\n\n" +
-			"EXIT STATUS: 0 (a failed probe is reported, not fatal), 2 usage or a broken config file.",
+			"EXIT STATUS: 0 (a failed probe is reported, not fatal), 1 with --strict a probe failed, 2 usage or a broken config file.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "probe", Usage: "contact each server and report its name, version, protocol and capabilities", Destination: &o.Probe},
+			&cli.BoolFlag{Name: "strict", Usage: "with --probe, exit 1 when any probed server failed (stdout still carries the result)", Destination: &o.Strict},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			o.Args = cmd.Args().Slice()
@@ -144,6 +151,36 @@ func (a *app) servers(ctx context.Context, o *serversOptions) error {
 			return err
 		}
 	}
+	var failed []string
+	for i, e := range entries {
+		if e.Probe != nil && e.Probe.Error != nil && !servers[i].Disabled {
+			failed = append(failed, e.Name)
+		}
+	}
+	if err := a.writeServers(entries, o); err != nil {
+		return err
+	}
+	if o.Strict && len(failed) > 0 {
+		return &ProbeError{Failed: failed}
+	}
+	return nil
+}
+
+// ProbeError: --strict, and a probed server failed (exit 1, strict).
+type ProbeError struct{ Failed []string }
+
+func (e *ProbeError) Error() string {
+	return fmt.Sprintf("--strict: %s failed: %s", count(len(e.Failed), "probed server"), strings.Join(e.Failed, ", "))
+}
+
+// ErrorCode is error.code under --json.
+func (e *ProbeError) ErrorCode() string { return "strict" }
+
+// ErrorDetails: the servers that failed.
+func (e *ProbeError) ErrorDetails() map[string]any { return map[string]any{"failed": e.Failed} }
+
+// writeServers prints the servers document, or its table.
+func (a *app) writeServers(entries []serverEntry, o *serversOptions) error {
 	if a.asJSON() {
 		return a.writeDoc(map[string]any{"servers": entries})
 	}
