@@ -235,10 +235,16 @@ func completeTimeout(v string) time.Duration {
 func completionSpec(root *cli.Command) *completions.Spec {
 	spec := &completions.Spec{Flags: specFlags(root)}
 	for _, c := range root.Commands {
-		if c.Hidden {
+		if c.Hidden && c.Name != "help" {
 			continue
 		}
-		spec.Commands = append(spec.Commands, completions.Command{Name: c.Name, Usage: c.Usage, Flags: specFlags(c)})
+		sc := completions.Command{Name: c.Name, Usage: c.Usage, Flags: specFlags(c), Hidden: c.Hidden}
+		for _, s := range c.Commands {
+			if !s.Hidden {
+				sc.Commands = append(sc.Commands, completions.Command{Name: s.Name, Usage: s.Usage})
+			}
+		}
+		spec.Commands = append(spec.Commands, sc)
 	}
 	return spec
 }
@@ -252,7 +258,7 @@ func specFlags(c *cli.Command) []completions.Flag {
 		}
 		sf := completions.Flag{Names: names}
 		if d, ok := f.(cli.DocGenerationFlag); ok {
-			sf.TakesValue, sf.Usage = d.TakesValue(), d.GetUsage()
+			sf.TakesValue, sf.Usage = d.TakesValue(), flagUsage(d.GetUsage())
 		}
 		switch names[0] {
 		case "config", "output":
@@ -267,6 +273,18 @@ func specFlags(c *cli.Command) []completions.Flag {
 		out = append(out, sf)
 	}
 	return out
+}
+
+// flagUsage is a flag's usage as help shows it: the command line library
+// takes the first `NAME` in backticks for the placeholder of the value and
+// prints it without them.
+func flagUsage(usage string) string {
+	if i := strings.IndexByte(usage, '`'); i >= 0 {
+		if j := strings.IndexByte(usage[i+1:], '`'); j >= 0 {
+			return usage[:i] + usage[i+1:i+1+j] + usage[i+2+j:]
+		}
+	}
+	return usage
 }
 
 // completeSource answers completion from the config and the servers. It

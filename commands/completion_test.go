@@ -115,15 +115,36 @@ func testApp() (*app, *bytes.Buffer) {
 	return a, out
 }
 
+func TestFlagUsage(t *testing.T) {
+	for in, want := range map[string]string{
+		"root `DIR` of spilled files": "root DIR of spilled files",
+		"a `N` and a `M`":             "a N and a `M`", // only the first pair names the placeholder
+		"no placeholder":              "no placeholder",
+		"one ` tick":                  "one ` tick",
+		"":                            "",
+	} {
+		if got := flagUsage(in); got != want {
+			t.Errorf("flagUsage(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestCompletionSpec(t *testing.T) {
 	a, _ := testApp()
 	spec := completionSpec(a.newRoot())
-	var names []string
+	var names, hidden []string
 	for _, c := range spec.Commands {
-		names = append(names, c.Name)
+		if c.Hidden {
+			hidden = append(hidden, c.Name)
+		} else {
+			names = append(names, c.Name)
+		}
 	}
 	if want := []string{"servers", "import", "catalog", "describe", "read", "prompt", "invoke", "task", "login", "logout", "completion", "daemon"}; !slices.Equal(names, want) {
 		t.Errorf("commands = %q, want %q", names, want)
+	}
+	if want := []string{"help"}; !slices.Equal(hidden, want) {
+		t.Errorf("hidden commands = %q, want %q (completed after, never offered)", hidden, want)
 	}
 	flag := func(flags []completions.Flag, name string) *completions.Flag {
 		for i := range flags {

@@ -10,28 +10,36 @@ import (
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
-// newHelpCmd is "mcpx help [COMMAND]", which people type out of habit: it
-// prints what --help prints. It is hidden, like --help is in the command
-// list.
+// newHelpCmd is "mcpx help [COMMAND...]", which people type out of habit:
+// it prints what --help prints, for a command path too (help task get is
+// task get --help). It is hidden, like --help is in the command list.
 func (a *app) newHelpCmd() *cli.Command {
 	return &cli.Command{
 		Name:      "help",
 		Hidden:    true,
 		Usage:     "show mcpx's help, or a command's",
-		ArgsUsage: "[COMMAND]",
+		ArgsUsage: "[COMMAND [SUBCOMMAND]]",
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			root := cmd.Root()
 			args := cmd.Args().Slice()
-			switch {
-			case len(args) == 0:
+			if len(args) == 0 {
 				return cli.ShowRootCommandHelp(root)
-			case len(args) > 1:
-				return usagef("help takes at most one command, got %s", count(len(args), "argument"))
 			}
-			if c := root.Command(args[0]); c == nil || c.Hidden {
-				return unknownCommand(root, args[0])
+			parent := root
+			for i, name := range args {
+				c := parent.Command(name)
+				if c == nil || c.Hidden {
+					if parent == root {
+						return unknownCommand(root, name)
+					}
+					return unknownSubcommand(parent, strings.Join(args[:i+1], " "), name)
+				}
+				if i == len(args)-1 {
+					return cli.ShowCommandHelp(ctx, parent, name)
+				}
+				parent = c
 			}
-			return cli.ShowCommandHelp(ctx, root, args[0])
+			return nil
 		},
 	}
 }
@@ -39,16 +47,34 @@ func (a *app) newHelpCmd() *cli.Command {
 // unknownCommand is the usage error for a command mcpx does not have.
 func unknownCommand(root *cli.Command, name string) error {
 	e := &UsageError{Msg: fmt.Sprintf("unknown command %q (see mcpx --help)", name)}
+	if near := nearest(name, visibleNames(root)); near != "" {
+		e.Hints = []string{fmt.Sprintf("did you mean %q?", near)}
+	}
+	return e
+}
+
+// unknownSubcommand: help for a path whose last word names no command of
+// parent (help task frob, help invoke x).
+func unknownSubcommand(parent *cli.Command, path, name string) error {
+	e := &UsageError{Msg: fmt.Sprintf("unknown command %q (see %s --help)", path, parent.FullName())}
+	names := visibleNames(parent)
+	if near := nearest(name, names); near != "" {
+		e.Hints = []string{fmt.Sprintf("did you mean %q?", parent.Name+" "+near)}
+	} else if len(names) == 0 {
+		e.Hints = []string{fmt.Sprintf("%s has no subcommands; its help: mcpx help %s", parent.FullName(), strings.TrimPrefix(parent.FullName(), "mcpx "))}
+	}
+	return e
+}
+
+// visibleNames are the names of cmd's commands that help lists.
+func visibleNames(cmd *cli.Command) []string {
 	var names []string
-	for _, c := range root.Commands {
+	for _, c := range cmd.Commands {
 		if !c.Hidden {
 			names = append(names, c.Name)
 		}
 	}
-	if near := nearest(name, names); near != "" {
-		e.Hints = []string{fmt.Sprintf("did you mean %q?", near)}
-	}
-	return e
+	return names
 }
 
 // usageError words the flag errors of the command line parser: an unknown

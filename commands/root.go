@@ -229,6 +229,9 @@ func (a *app) newRoot() *cli.Command {
 		ExitErrHandler: func(context.Context, *cli.Command, error) {},
 	}
 	_ = root.Walk(func(c *cli.Command) error {
+		for _, f := range c.Flags {
+			repeatable(f)
+		}
 		c.DisableSliceFlagSeparator = true
 		c.OnUsageError = func(_ context.Context, c *cli.Command, err error, _ bool) error {
 			return a.usageError(c, err)
@@ -239,6 +242,25 @@ func (a *app) newRoot() *cli.Command {
 		return nil
 	})
 	return root
+}
+
+// repeatable makes help show a flag that may be given more than once with
+// its names once and "...": the command line library writes them twice
+// ("--root DIR [ --root DIR ]"), which reads like two flags.
+func repeatable(f cli.Flag) {
+	m, ok := f.(cli.DocGenerationMultiValueFlag)
+	s, ok2 := f.(cli.StringerSetter)
+	if !ok || !ok2 || !m.IsMultiValueFlag() {
+		return
+	}
+	s.SetStringer(func(f cli.Flag) string {
+		line := cli.FlagStringer(f)
+		names, rest, _ := strings.Cut(line, "\t")
+		if i := strings.Index(names, " [ "); i >= 0 && strings.HasSuffix(names, " ]") {
+			names = names[:i] + " ..."
+		}
+		return names + "\t" + rest
+	})
 }
 
 // flagsGiven is the set of the named flags that cmd's command line gives.

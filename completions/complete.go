@@ -38,10 +38,14 @@ type Command struct {
 	Name  string
 	Usage string
 	Flags []Flag
+	// Commands are its visible subcommands (their flags left out).
+	Commands []Command
+	// Hidden: not offered as a command (help), yet completed after.
+	Hidden bool
 }
 
 // Spec is the command tree: the root's flags (every command takes them) and
-// the visible commands.
+// the commands (hidden ones marked).
 type Spec struct {
 	Flags    []Flag
 	Commands []Command
@@ -235,17 +239,24 @@ func complete(ctx context.Context, l *Line, cur string, src Source) ([]Candidate
 		return flagNames(spec.flags(cmd)), NoPath, nil
 	}
 	if l.Command == "" {
-		var out []Candidate
-		for _, c := range spec.Commands {
-			out = append(out, Candidate{c.Name, c.Usage})
-		}
-		return out, NoPath, nil
+		return commandNames(spec.Commands), NoPath, nil
 	}
 	if cmd == nil {
 		return nil, NoPath, nil
 	}
 	args := l.Args
 	switch cmd.Name {
+	case "help":
+		// A command path: a command, then one of its subcommands.
+		cmds := spec.Commands
+		for _, a := range args {
+			c := commandIn(cmds, a)
+			if c == nil {
+				return nil, NoPath, nil
+			}
+			cmds = c.Commands
+		}
+		return commandNames(cmds), NoPath, nil
 	case "completion":
 		if len(args) == 0 {
 			return []Candidate{{"bash", ""}, {"zsh", ""}, {"fish", ""}, {"powershell", ""}}, NoPath, nil
@@ -310,6 +321,26 @@ func complete(ctx context.Context, l *Line, cur string, src Source) ([]Candidate
 		return readStage(ctx, src, srv, args[1:], cur)
 	}
 	return nil, NoPath, nil
+}
+
+// commandNames are the candidates of the commands that are not hidden.
+func commandNames(cmds []Command) []Candidate {
+	var out []Candidate
+	for _, c := range cmds {
+		if !c.Hidden {
+			out = append(out, Candidate{c.Name, c.Usage})
+		}
+	}
+	return out
+}
+
+func commandIn(cmds []Command, name string) *Command {
+	for i := range cmds {
+		if cmds[i].Name == name && !cmds[i].Hidden {
+			return &cmds[i]
+		}
+	}
+	return nil
 }
 
 func flagNames(flags []Flag) []Candidate {
