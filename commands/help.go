@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -92,9 +93,27 @@ func (a *app) usageError(cmd *cli.Command, err error) error {
 	}
 	if before, rest, ok := strings.Cut(msg, " for flag -"); ok && strings.HasPrefix(msg, "invalid value ") {
 		name, why, _ := strings.Cut(rest, ": ")
+		if isDurationFlag(cmd, name) {
+			// time.ParseDuration's own words ("missing unit in duration")
+			// show no example
+			return &UsageError{Msg: fmt.Sprintf("%s takes a duration such as 30s or 2m, not %s", a.typedFlag(name), strings.TrimPrefix(before, "invalid value "))}
+		}
 		return &UsageError{Msg: fmt.Sprintf("%s for flag %s: %s", before, a.typedFlag(name), why)}
 	}
 	return &UsageError{Msg: msg}
+}
+
+// isDurationFlag reports whether the flag name of cmd (or of a command
+// above it) takes a Go duration.
+func isDurationFlag(cmd *cli.Command, name string) bool {
+	for _, c := range cmd.Lineage() {
+		for _, f := range c.Flags {
+			if _, ok := f.(*cli.DurationFlag); ok && slices.Contains(f.Names(), name) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // typedFlag is flag name as the command line spells it: "--name" or
