@@ -18,6 +18,7 @@ import (
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/text"
+	"github.com/mcpx-cli/mcpx/output"
 )
 
 // hints says what would help with f.
@@ -41,8 +42,83 @@ func hints(f failure) []string {
 		return urlElicitations(e.RPC)
 	case *auth.Error:
 		return authHints(e)
+	case *output.NoMatchError:
+		if g, ok := jqPath(e.Path); ok {
+			return []string{fmt.Sprintf("--select takes a gjson path, not jq's syntax: try --select %s", shellArg(g))}
+		}
 	}
 	return nil
+}
+
+// jqPath reads a --select path that looks like jq's syntax (a leading
+// '.', an index [N], [] or ["key"], or a pipe between filters) and returns
+// its gjson spelling: .items[0].id is items.0.id, .items[].id is
+// items.#.id, .a | .b is a.b. ok is false when path does not look like jq,
+// or is not a plain path of those parts.
+func jqPath(path string) (string, bool) {
+	p := strings.TrimSpace(path)
+	if !strings.HasPrefix(p, ".") && !strings.Contains(p, "[") && !strings.Contains(p, " | ") {
+		return "", false
+	}
+	var parts []string
+	for _, filter := range strings.Split(p, "|") {
+		f := strings.TrimSpace(filter)
+		if f == "" {
+			return "", false
+		}
+		f = strings.TrimPrefix(f, ".")
+		for f != "" {
+			var part string
+			switch {
+			case strings.HasPrefix(f, "["):
+				end := strings.IndexByte(f, ']')
+				if end < 0 {
+					return "", false
+				}
+				in := f[1:end]
+				switch {
+				case in == "":
+					part = "#"
+				case strings.Trim(in, "0123456789") == "":
+					part = in
+				case len(in) >= 2 && in[0] == '"' && in[len(in)-1] == '"' && !strings.ContainsAny(in[1:len(in)-1], `"\`):
+					part = gjsonKey(in[1 : len(in)-1])
+				default:
+					return "", false
+				}
+				f = strings.TrimPrefix(f[end+1:], ".")
+			default:
+				end := strings.IndexAny(f, ".[")
+				if end < 0 {
+					end = len(f)
+				}
+				part = f[:end]
+				if part == "" || strings.ContainsAny(part, " ()|,$") {
+					return "", false
+				}
+				f = strings.TrimPrefix(f[end:], ".")
+			}
+			parts = append(parts, part)
+		}
+	}
+	g := strings.Join(parts, ".")
+	if g == "" || g == path {
+		return "", false
+	}
+	return g, true
+}
+
+// gjsonKey escapes a key for a gjson path: its '.', '*', '?' and '|' are
+// taken for syntax unless escaped.
+func gjsonKey(k string) string {
+	var b strings.Builder
+	for _, r := range k {
+		if strings.ContainsRune(`.*?|#@\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 func notFoundHints(e *config.NotFoundError) []string {

@@ -62,3 +62,29 @@ func TestHints(t *testing.T) {
 		t.Errorf("token note %q", got)
 	}
 }
+
+func TestJQPath(t *testing.T) {
+	for in, want := range map[string]string{
+		".items[0].id":        "items.0.id",
+		".items[].id":         "items.#.id",
+		".items[] | .id":      "items.#.id",
+		".a | .b":             "a.b",
+		`.a["x.y"]`:           `a.x\.y`,
+		`.servers[3].probe`:   "servers.3.probe",
+		".content":            "content",
+		"items[0]":            "items.0",
+		"items.0.id":          "", // gjson already
+		"content.0.text":      "",
+		"a|b":                 "", // a gjson pipe
+		".":                   "",
+		".a[":                 "",
+		".a[x]":               "",
+		".a | select(.x)":     "",
+		`.items[] | "\(.id)"`: "",
+	} {
+		got, ok := jqPath(in)
+		if ok != (want != "") || got != want {
+			t.Errorf("jqPath(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+}
