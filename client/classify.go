@@ -197,15 +197,14 @@ const maxSkipShown = 120
 // timed out after writing something other than JSON-RPC on stdout (a
 // banner such as "Listening on port 3000": a server started for another
 // transport, or waiting for an option) is explained by its first such
-// line, masked, on one line, clipped.
+// lines, each masked, on one line, clipped.
 func (c *Conn) timeoutError(phase string) *TimeoutError {
 	e := &TimeoutError{Server: c.T.Name, Phase: phase, Timeout: c.T.Timeout}
 	if c.proc == nil {
 		return e
 	}
-	if line := c.proc.FirstSkipped(); line != "" {
-		e.Stdout = text.Clip(c.shown(line), maxSkipShown)
-		e.StdoutJSON = line[0] == '{' || line[0] == '['
+	for _, line := range c.proc.SkippedLines() {
+		e.Stdout = append(e.Stdout, SkippedLine{Text: text.Clip(c.shown(line), maxSkipShown), JSON: line[0] == '{' || line[0] == '['})
 	}
 	return e
 }

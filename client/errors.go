@@ -13,15 +13,21 @@ type TimeoutError struct {
 	Server  string
 	Phase   string
 	Timeout time.Duration
-	// Stdout is the first line a stdio server wrote on stdout that is not
-	// JSON-RPC (masked, on one line, clipped), which may explain it: a
-	// banner such as "Listening on port 3000". StdoutJSON: it is JSON.
-	Stdout     string
-	StdoutJSON bool
+	// Stdout are the first lines a stdio server wrote on stdout that are
+	// not JSON-RPC (at most transport.KeepSkipped), which may explain it: a
+	// banner such as "Listening on port 3000".
+	Stdout []SkippedLine
 	// Stderr is the last lines a stdio server wrote on stderr when it
 	// did not initialize in time (a proxy that cannot reach its upstream
 	// says why only there).
 	Stderr []string
+}
+
+// SkippedLine is a line a stdio server wrote on stdout that is not a
+// JSON-RPC message, as a message quotes it: masked, on one line, clipped.
+type SkippedLine struct {
+	Text string
+	JSON bool // it is JSON (a log line), not plain text
 }
 
 func (e *TimeoutError) Error() string {

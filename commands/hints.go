@@ -173,15 +173,20 @@ func timeoutHints(e *client.TimeoutError) []string {
 	if e.Phase == "login" {
 		return []string{"login waits 5 minutes for the browser unless --timeout says otherwise"}
 	}
-	var h []string
-	if e.Stdout != "" {
-		what := "non-JSON"
-		if e.StdoutJSON {
-			what = "JSON that is not JSON-RPC"
-		}
-		h = append(h, fmt.Sprintf("the server wrote %s on stdout: %q", what, e.Stdout))
+	if len(e.Stdout) == 0 {
+		return []string{"raise the bound with --timeout, or \"timeout\" in the server's config entry"}
 	}
-	return append(h, "raise the bound with --timeout, or \"timeout\" in the server's config entry")
+	// It spoke, but not JSON-RPC: more time will not help. Its lines, as
+	// -v shows them.
+	var h []string
+	for _, l := range e.Stdout {
+		what := "a non-JSON line"
+		if l.JSON {
+			what = "a JSON line that is not JSON-RPC"
+		}
+		h = append(h, fmt.Sprintf("it wrote %s on stdout, which mcpx skipped: %s", what, l.Text))
+	}
+	return append(h, "such a server was likely started for another transport (HTTP), or waits for an option: check its command and args (-v shows every line it writes)")
 }
 
 func authHints(e *auth.Error) []string {

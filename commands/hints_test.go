@@ -19,6 +19,7 @@ func TestHints(t *testing.T) {
 			`or pass credentials with -H 'Authorization: Bearer TOKEN', or set "headers" in the server's config entry`}
 	}
 	raise := `raise the bound with --timeout, or "timeout" in the server's config entry`
+	otherTransport := "such a server was likely started for another transport (HTTP), or waits for an option: check its command and args (-v shows every line it writes)"
 	for _, c := range []struct {
 		name string
 		err  failure
@@ -41,10 +42,11 @@ func TestHints(t *testing.T) {
 		{"legacy SSE", &transport.ConnectError{LegacySSE: true}, []string{`it may be a legacy SSE server: set "type": "sse" in its config entry`}},
 		{"a version it speaks", &transport.ConnectError{Speaks: "2025-06-18"}, []string{"ask for a version it speaks: --protocol-version 2025-06-18"}},
 		{"timeout", &client.TimeoutError{Phase: "initialize"}, []string{raise}},
-		{"timeout, a banner", &client.TimeoutError{Phase: "initialize", Stdout: "Listening on port 3000"},
-			[]string{`the server wrote non-JSON on stdout: "Listening on port 3000"`, raise}},
-		{"timeout, JSON", &client.TimeoutError{Phase: "initialize", Stdout: `{"a":1}`, StdoutJSON: true},
-			[]string{`the server wrote JSON that is not JSON-RPC on stdout: "{\"a\":1}"`, raise}},
+		{"timeout, a banner", &client.TimeoutError{Phase: "initialize", Stdout: []client.SkippedLine{{Text: "Listening on port 3000"}, {Text: "ready"}}},
+			[]string{"it wrote a non-JSON line on stdout, which mcpx skipped: Listening on port 3000",
+				"it wrote a non-JSON line on stdout, which mcpx skipped: ready", otherTransport}},
+		{"timeout, JSON", &client.TimeoutError{Phase: "initialize", Stdout: []client.SkippedLine{{Text: `{"a":1}`, JSON: true}}},
+			[]string{`it wrote a JSON line that is not JSON-RPC on stdout, which mcpx skipped: {"a":1}`, otherTransport}},
 		{"login timeout", &client.TimeoutError{Phase: "login"}, []string{"login waits 5 minutes for the browser unless --timeout says otherwise"}},
 		{"unknown server", &config.NotFoundError{What: "server", Name: "x", Known: []string{"a", "b"}},
 			[]string{"configured servers: a, b (and the built-in demo)"}},

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -36,25 +37,29 @@ type Process struct {
 	stopOnce   sync.Once
 	stopped    chan struct{} // closed when stop has run
 
-	skipMu    sync.Mutex
-	firstSkip string // the first line on stdout that was not a JSON-RPC message
+	skipMu  sync.Mutex
+	skipped []string // the first lines on stdout that were not JSON-RPC messages (KeepSkipped)
 }
 
+// KeepSkipped is how many of the lines skipped on stdout a Process keeps.
+const KeepSkipped = 2
+
 // Skipped records a line on stdout that was not a JSON-RPC message; the
-// first one is kept, for the hint of a server that then never answers.
+// first KeepSkipped are kept, for the hint of a server that then never
+// answers.
 func (p *Process) Skipped(line string) {
 	p.skipMu.Lock()
 	defer p.skipMu.Unlock()
-	if p.firstSkip == "" {
-		p.firstSkip = line
+	if len(p.skipped) < KeepSkipped {
+		p.skipped = append(p.skipped, line)
 	}
 }
 
-// FirstSkipped is the first line skipped on stdout ("" when none).
-func (p *Process) FirstSkipped() string {
+// SkippedLines are the first lines skipped on stdout (none: nil).
+func (p *Process) SkippedLines() []string {
 	p.skipMu.Lock()
 	defer p.skipMu.Unlock()
-	return p.firstSkip
+	return slices.Clone(p.skipped)
 }
 
 // watchedPipe is one of the server's output pipes as mcpx reads it, with
