@@ -9,12 +9,17 @@ package commands
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpx-cli/mcpx/client"
@@ -41,10 +46,77 @@ func (a *app) target(arg string) (*config.Target, error) {
 		return nil, err
 	}
 	srv, err := cfg.Lookup(arg, a.self)
+	var nf *config.NotFoundError
+	if errors.As(err, &nf) && nf.What == "server" {
+		nf.Hints = append(unknownServerHints(cfg, arg), nf.Hints...)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return a.resolve(srv)
+}
+
+// hostPort is the start of a URL without its scheme: a host (a name, an
+// IPv4 address or a bracketed IPv6 one), a port or a path after it.
+var hostPort = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(localhost|[0-9]{1,3}(\.[0-9]{1,3}){3}|\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+)(:[0-9]{1,5})?([/?].*)?$`)
+})
+
+// unknownServerHints say what a SRV argument that names no server may
+// have meant: a URL without its scheme (127.0.0.1:3917/mcp), or, for
+// NAME@SOURCE, the sources that do define NAME, a source name misspelled,
+// or a source that has no servers here.
+func unknownServerHints(cfg *config.Config, arg string) []string {
+	if m := hostPort().FindStringSubmatch(arg); m != nil && (m[4] != "" || m[5] != "") {
+		scheme := "https://"
+		if h := m[1]; h == "localhost" || strings.HasPrefix(h, "127.") || h == "[::1]" || h == "0.0.0.0" {
+			scheme = "http://"
+		}
+		return []string{fmt.Sprintf("a URL needs its scheme: did you mean %s?", shellArg(scheme+arg))}
+	}
+	i := strings.LastIndexByte(arg, '@')
+	if i <= 0 || i == len(arg)-1 {
+		return nil
+	}
+	name, src := arg[:i], arg[i+1:]
+	var defined []string
+	origins := map[string]bool{}
+	for _, s := range cfg.All {
+		origins[s.Origin] = true
+		if s.Name == name {
+			defined = append(defined, shellArg(name+"@"+s.Origin))
+		}
+	}
+	sources := config.Sources()
+	switch {
+	case !slices.Contains(sources, src):
+		h := fmt.Sprintf("%q is not a source", src)
+		var like []string
+		for _, s := range sources {
+			if strings.HasPrefix(s, src) || nearest(src, []string{s}) != "" {
+				like = append(like, shellArg(name+"@"+s))
+			}
+		}
+		if n := len(like); n > 0 {
+			alt := like[n-1]
+			if n > 1 {
+				alt = strings.Join(like[:n-1], ", ") + " or " + alt
+			}
+			h += "; did you mean " + alt + "?"
+		} else {
+			h += " (the sources: " + strings.Join(sources, ", ") + ")"
+		}
+		hints := []string{h}
+		if len(defined) > 0 {
+			hints = append(hints, fmt.Sprintf("%q is defined as %s", name, strings.Join(defined, ", ")))
+		} else if _, ok := cfg.Servers[name]; !ok {
+			hints = append(hints, fmt.Sprintf("no source read here defines %q", name))
+		}
+		return hints
+	case len(defined) == 0 && !origins[src]:
+		return []string{fmt.Sprintf("source %s has no servers here: its file is missing or empty, not trusted (a project's), or left out by \"import\" in the user file", src)}
+	}
+	return nil
 }
 
 // resolve makes a configured server a target: its variables expanded,
