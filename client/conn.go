@@ -70,7 +70,21 @@ type Options struct {
 	// (legacy era) before the operation, for the requests a server sends
 	// there rather than on the POST's own stream.
 	Listen bool
+	// Transports remembers the URLs without a "type" that answered as
+	// legacy SSE servers, so that they are reached over SSE at once (the
+	// zero value remembers nothing).
+	Transports auth.Transports
+
+	// remembered: this SSE connection is made because Transports said so,
+	// and waits at most rememberedSSEWait for the endpoint event.
+	remembered bool
 }
+
+// rememberedSSEWait bounds the wait for the endpoint event of a URL
+// reached over SSE because it answered so before: an SSE server sends it
+// at once, and a server that now speaks streamable HTTP at that URL may
+// hold the GET open without ever sending one. After it, HTTP is tried.
+const rememberedSSEWait = 3 * time.Second
 
 // Capabilities are what the server advertised at initialize.
 type Capabilities struct {
@@ -231,6 +245,29 @@ func Connect(ctx context.Context, t *config.Target, o Options) (*Conn, error) {
 // specification's backwards compatibility rule: an SSE server answers 404,
 // 405, or 400 as the Go SDK's does).
 func connectFallback(ctx context.Context, t *config.Target, o Options, tokens *auth.Source) (*Conn, error) {
+	inferred := t.Fallback && t.Transport == config.HTTP
+	if inferred && o.Transports.IsSSE(t.URL) {
+		// It answered as an SSE server before: SSE at once, with no note.
+		// Should SSE fail, it is forgotten, and HTTP is tried first again.
+		or := o
+		or.remembered = true
+		c, err := connect(ctx, t, or, config.SSE, tokens)
+		if err != nil && c != nil && c.warmRetry.Load() && ctx.Err() == nil {
+			or.Warm = nil
+			c, err = connect(ctx, t, or, config.SSE, tokens)
+		}
+		var ae *auth.Error
+		if err == nil || errors.As(err, &ae) {
+			return c, err // an SSE server, asking for authentication or not
+		}
+		o.Transports.Forget(t.URL)
+		if ctx.Err() != nil {
+			return c, err
+		}
+		if o.Debug != nil {
+			o.Debug("%s failed over SSE, which it answered before (%v); trying streamable HTTP first", t.URL, err)
+		}
+	}
 	c, err := connect(ctx, t, o, t.Transport, tokens)
 	if err != nil && c != nil && c.warmRetry.Load() && ctx.Err() == nil {
 		// The daemon's connection failed its handshake. A URL without
@@ -250,6 +287,7 @@ func connectFallback(ctx context.Context, t *config.Target, o Options, tokens *a
 			if errors.As(err, &ce) {
 				ce.Msg = fmt.Sprintf("over SSE (after HTTP %d to POST): %s", st, ce.Msg)
 			}
+			rememberSSE(t, o, err)
 			return c, err
 		}
 		o.Warm = nil
@@ -265,9 +303,22 @@ func connectFallback(ctx context.Context, t *config.Target, o Options, tokens *a
 			if errors.As(err, &ce) {
 				ce.Msg = fmt.Sprintf("over SSE (after HTTP %d to POST): %s", st, ce.Msg)
 			}
+			rememberSSE(t, o, err)
 		}
 	}
 	return c, err
+}
+
+// rememberSSE remembers that t's URL answered over SSE, when it did (or
+// asked for authentication there: it is an SSE server all the same).
+func rememberSSE(t *config.Target, o Options, err error) {
+	var ae *auth.Error
+	if err != nil && !errors.As(err, &ae) {
+		return
+	}
+	if serr := o.Transports.SetSSE(t.URL); serr != nil && o.Debug != nil {
+		o.Debug("cannot remember that %s answered over SSE: %v", t.URL, serr)
+	}
 }
 
 // sseStatus reports whether an HTTP status to the first POST says the
@@ -395,6 +446,9 @@ func (c *Conn) sse(ctx context.Context, hc *http.Client, o Options) (mcptranspor
 	wait := c.T.Timeout
 	if dl, ok := ctx.Deadline(); ok {
 		wait = time.Until(dl)
+	}
+	if o.remembered {
+		wait = min(wait, rememberedSSEWait)
 	}
 	sse, err := mcptransport.NewSSE(c.T.URL, mcptransport.WithHeaders(c.T.Headers), mcptransport.WithHTTPClient(hc),
 		mcptransport.WithResponseTimeout(c.T.Timeout+time.Second), mcptransport.WithEndpointTimeout(max(wait, time.Millisecond)),

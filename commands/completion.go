@@ -484,6 +484,7 @@ func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, er
 		Mask:            s.a.s.Mask,
 		MaskIn:          s.a.s.Secrets().MaskIn,
 		AddSecrets:      s.a.s.AddSecrets,
+		Transports:      auth.TransportsDir(s.a.getenv),
 	})
 	if err != nil {
 		return nil, err

@@ -182,6 +182,7 @@ func (a *app) connect(ctx context.Context, t *config.Target, o connectOptions) (
 		OnLog:           a.onLog,
 		OnProgress:      a.onProgress,
 		Listen:          o.listen,
+		Transports:      auth.TransportsDir(a.getenv),
 	}
 	if o.listen && !a.g.verbose {
 		// Servers often default to errors only: ask for what mcpx shows.

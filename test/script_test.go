@@ -136,6 +136,8 @@ func params(dir string) testscript.Params {
 			"replace":  cmdReplace,  // hosts_script_test.go
 			"parallel": cmdParallel, // hosts_script_test.go
 
+			"remember-sse": cmdRememberSSE, // transports_script_test.go
+
 			// Warm connections (warm_test.go).
 			"daemon-pid":      cmdDaemonPid,
 			"kill9":           cmdKill9,
