@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/internal/uritemplate"
 	"github.com/mcpx-cli/mcpx/render"
 )
@@ -212,8 +213,13 @@ func describeDoc(it *client.Item) *render.Describe {
 	return d
 }
 
-// shellArg quotes s for a hint the user may paste into a shell.
+// shellArg quotes s for a hint the user may paste into a shell: as it
+// is when nothing in it is special to a shell, ANSI-C quoted when it holds
+// a control character (see text.ANSIQuote), else single-quoted.
 func shellArg(s string) string {
+	if q, ok := text.ANSIQuote(s); ok {
+		return q
+	}
 	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
 		return s
 	}

@@ -138,7 +138,7 @@ func notFoundHints(e *config.NotFoundError) []string {
 		return []string{"a task may belong to the session that started it (each mcpx run is a new session, unless --keep-alive keeps one warm), or have expired",
 			"list the tasks the server keeps with: mcpx task list " + serverWord(e.Server)}
 	case e.What == "resource" && e.Server != "":
-		return []string{"see what it offers: mcpx catalog " + e.Server + " --kind resource --kind resource_template"}
+		return []string{"see what it offers: mcpx catalog " + serverWord(e.Server) + " --kind resource --kind resource_template"}
 	}
 	return nil
 }

@@ -162,14 +162,71 @@ func MaskWindow(s string, w int, mask func(string) string, maskIn func(before, t
 }
 
 // QuoteWord single-quotes s, a word of a shell command line, unless it
-// consists of ASCII letters, digits and the characters of safe.
+// consists of ASCII letters, digits and the characters of safe. A word
+// that holds what a terminal or a line would take for something else (see
+// ANSIQuote) is ANSI-C quoted instead.
 func QuoteWord(s, safe string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(safe, r))
 	}) < 0 {
 		return s
 	}
+	if q, ok := ANSIQuote(s); ok {
+		return q
+	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// ANSIQuote writes s, a word of a shell command line, in ANSI-C quoting
+// ($'...', as bash's printf %q does) when it holds a control character (C0,
+// DEL, C1), a bidi control, a line or paragraph separator or a byte that is
+// not UTF-8 (each such byte as \xHH, whatever the shell's locale): pasted
+// into bash, zsh or ksh it gives s byte for byte, and the
+// hint that shows it holds none of them (a terminal would act on them, and
+// a message shows them escaped: pasted, \x1b is four characters). ok is
+// false, and s returned, when s holds none.
+func ANSIQuote(s string) (string, bool) {
+	if strings.IndexFunc(s, needsANSI) < 0 && utf8.ValidString(s) {
+		return s, false
+	}
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\'' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case needsANSI(r):
+			// its UTF-8 bytes: \u depends on the shell's locale
+			for _, c := range []byte(s[i : i+size]) {
+				fmt.Fprintf(&b, `\x%02x`, c)
+			}
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	b.WriteByte('\'')
+	return b.String(), true
+}
+
+// needsANSI reports whether r cannot stand in a word a hint shows as it
+// is: a control character, a bidi control, or a line break.
+func needsANSI(r rune) bool {
+	return r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f ||
+		r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f || r == 0x061c ||
+		r == 0x2028 || r == 0x2029
 }
 
 // Plural is one when n is 1, else many: a message's "1 variable" and

@@ -190,3 +190,24 @@ func TestCompactJSON(t *testing.T) {
 		t.Errorf("CompactJSON of bad JSON = %q", got)
 	}
 }
+
+func TestANSIQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain":                         "plain",
+		"a b":                           "a b", // no control character: not ANSI-quoted
+		"t1\x1b[31m":                    `$'t1\x1b[31m'`,
+		"a\nb\tc\rd":                    `$'a\nb\tc\rd'`,
+		"it's \\ \x00":                  `$'it\'s \\ \x00'`,
+		"del\x7f":                       `$'del\x7f'`,
+		"c1\u0085 bidi\u202e sep\u2028": `$'c1\xc2\x85 bidi\xe2\x80\xae sep\xe2\x80\xa8'`,
+		"bad\xff utf8 é":                `$'bad\xff utf8 é'`,
+	} {
+		got, ok := ANSIQuote(in)
+		if got != want || ok != (got != in) {
+			t.Errorf("ANSIQuote(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+	if got := QuoteWord("id-\x1b", "-"); got != `$'id-\x1b'` {
+		t.Errorf("QuoteWord with a control character = %q", got)
+	}
+}
