@@ -123,7 +123,7 @@ func (c *Conn) listRaw(ctx context.Context, kind string, ceiling int64) ([]json.
 			return nil, problems, c.classify(ctx, spec.method, err)
 		}
 		raw, err := c.callRaw(ctx, spec.method, func(ctx context.Context) (json.RawMessage, error) {
-			return c.plain(ctx, spec.method, spec.params(cursor))
+			return c.request(ctx, spec.method, spec.params(cursor))
 		})
 		if err != nil {
 			switch err.(type) {
@@ -139,51 +139,61 @@ func (c *Conn) listRaw(ctx context.Context, kind string, ceiling int64) ([]json.
 		// tool whose x-mcp-header annotations break SEP-2243.
 		headers := kind == KindTool && c.kind == config.HTTP && mcp.IsModernProtocol(c.Protocol)
 		arr, next, ok := pageMembers(raw, spec.key)
+		if inputRequired(raw) {
+			// Only calls take part in input_required rounds: such a page
+			// counts as an empty last one, as it did when mcp-go decoded it.
+			arr, next, ok = []byte("[]"), nil, true
+		}
 		if !ok {
 			return items, problems, &listError{Kind: kind, Err: &BadReplyError{Server: c.T.Name, Method: spec.method, Msg: "returned a result that is not a JSON object"}}
 		}
-		if arr != nil && string(arr) != "null" {
-			if arr[0] != '[' {
-				return items, problems, &listError{Kind: kind, Err: &BadReplyError{Server: c.T.Name, Method: spec.method, Msg: fmt.Sprintf("returned %q that is not an array", spec.key)}}
+		// The array is required: a result without it (or with null) is
+		// malformed, as the TypeScript SDK holds it, not an empty page.
+		switch {
+		case arr == nil:
+			return items, problems, &listError{Kind: kind, Err: &BadReplyError{Server: c.T.Name, Method: spec.method, Msg: fmt.Sprintf("returned a result with no %q array", spec.key)}}
+		case string(arr) == "null":
+			return items, problems, &listError{Kind: kind, Err: &BadReplyError{Server: c.T.Name, Method: spec.method, Msg: fmt.Sprintf("returned %q: null, not an array", spec.key)}}
+		case arr[0] != '[':
+			return items, problems, &listError{Kind: kind, Err: &BadReplyError{Server: c.T.Name, Method: spec.method, Msg: fmt.Sprintf("returned %q that is not an array", spec.key)}}
+		}
+		full, n := false, 0
+		first, kept := len(items), 0
+		elements(arr, func(el []byte) bool {
+			if n++; n%checkEvery == 0 && ctx.Err() != nil {
+				return false
 			}
-			full, n := false, 0
-			first, kept := len(items), 0
-			elements(arr, func(el []byte) bool {
-				if n++; n%checkEvery == 0 && ctx.Err() != nil {
-					return false
-				}
-				if size += int64(len(el)) + itemSlot; size > ceiling {
-					full = true
-					return false
-				}
-				if len(items) == cap(items) {
-					// Doubled, not grown by a quarter as append does past a
-					// few hundred: less to copy and collect, and the
-					// capacity not yet used is never touched.
-					grown := make([]json.RawMessage, len(items), max(2*cap(items), 256))
-					copy(grown, items)
-					items = grown
-				}
-				if headers && bytes.Contains(el, []byte("x-mcp-header")) {
-					if p, bad := c.badHeaderTool(el); bad {
-						problems = append(problems, p)
-						return true
-					}
-				}
-				items = append(items, el)
-				kept += len(el)
-				return true
-			})
-			if err := ctx.Err(); err != nil {
-				return nil, problems, c.classify(ctx, spec.method, err)
+			if size += int64(len(el)) + itemSlot; size > ceiling {
+				full = true
+				return false
 			}
-			compactPage(raw, items[first:], kept)
-			if full {
-				problems = append(problems, Problem{Kind: kind, Code: "too_large",
-					Message: fmt.Sprintf("server %q: %s listed more %s than the message ceiling of %s holds; the listing stops at page %d, after %d %s",
-						c.T.Name, spec.method, pluralKind(kind), text.HumanBytes(ceiling), page, len(items), pluralKind(kind))})
-				return items, problems, nil
+			if len(items) == cap(items) {
+				// Doubled, not grown by a quarter as append does past a
+				// few hundred: less to copy and collect, and the
+				// capacity not yet used is never touched.
+				grown := make([]json.RawMessage, len(items), max(2*cap(items), 256))
+				copy(grown, items)
+				items = grown
 			}
+			if headers && bytes.Contains(el, []byte("x-mcp-header")) {
+				if p, bad := c.badHeaderTool(el); bad {
+					problems = append(problems, p)
+					return true
+				}
+			}
+			items = append(items, el)
+			kept += len(el)
+			return true
+		})
+		if err := ctx.Err(); err != nil {
+			return nil, problems, c.classify(ctx, spec.method, err)
+		}
+		compactPage(raw, items[first:], kept)
+		if full {
+			problems = append(problems, Problem{Kind: kind, Code: "too_large",
+				Message: fmt.Sprintf("server %q: %s listed more %s than the message ceiling of %s holds; the listing stops at page %d, after %d %s",
+					c.T.Name, spec.method, pluralKind(kind), text.HumanBytes(ceiling), page, len(items), pluralKind(kind))})
+			return items, problems, nil
 		}
 		if next == nil || string(next) == "null" {
 			return items, problems, nil

@@ -487,3 +487,26 @@ func TestListInputRequired(t *testing.T) {
 		t.Errorf("%d items, %v, %v, %d calls", len(raws), problems, err, fs.calls.Load())
 	}
 }
+
+// TestListMalformed: a page without its array, or with null there, is a
+// listing that failed (a *listError), as the TypeScript SDK holds it, not
+// an empty page; the items of the pages before it are kept.
+func TestListMalformed(t *testing.T) {
+	for page, want := range map[string]string{
+		`{"templates":[{"name":"a"}]}`: `returned a result with no "tools" array`,
+		`{"tools":null}`:               `returned "tools": null, not an array`,
+		`{"tools":{}}`:                 `returned "tools" that is not an array`,
+	} {
+		c, _ := fakeConn(t, 1<<20, func(fs *fakeServer, id, method, cursor string) string {
+			if cursor == "" {
+				return `{"tools":[{"name":"first"}],"nextCursor":"2"}`
+			}
+			return page
+		})
+		raws, _, err := c.listAll(context.Background(), KindTool)
+		var le *listError
+		if !errors.As(err, &le) || !strings.Contains(err.Error(), want) || len(raws) != 1 {
+			t.Errorf("page %s: %d items, err %v; want a listError %q after 1 item", page, len(raws), err, want)
+		}
+	}
+}
