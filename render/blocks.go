@@ -63,7 +63,7 @@ type resourceRef struct {
 
 // memberKeys are the members of results, messages and blocks mcpx reads.
 var memberKeys = [...]string{"type", "text", "data", "mimeType", "resource", "uri", "name", "title",
-	"description", "size", "annotations", "role", "content", "messages", "isError", "structuredContent"}
+	"description", "size", "annotations", "role", "content", "messages", "isError", "structuredContent", "toolResult"}
 
 // members holds the span of each of memberKeys in one object (a fixed
 // array, not a map: a reply can hold millions of blocks).

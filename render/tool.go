@@ -32,7 +32,8 @@ type ToolDoc struct {
 // counted in Omitted, never decoded. Structured content is passed through
 // compacted (its digits untouched), or spilled as a .json file when that is
 // over the slice clamp; with p.Text, only when there are no content
-// blocks. Every block is checked, and the decode ceiling
+// blocks. A result in the shape of protocol 2024-10-07 ("toolResult" and
+// no "content") has its toolResult taken for structured content. Every block is checked, and the decode ceiling
 // applied, before anything is decoded or spilled. Texts are decoded in place in raw.
 func RenderToolResult(raw []byte, p Policy) (doc *ToolDoc, warnings []string, err error) {
 	doc, f, err := readToolResult(raw, p.Secrets)
@@ -58,7 +59,15 @@ func RenderToolResult(raw []byte, p Policy) (doc *ToolDoc, warnings []string, er
 	// with any, it is neither shown nor spilled (an image's mirror is its
 	// base64 again).
 	if sc := f.get("structuredContent"); sc.present(raw) && !(p.Text && total > 0) {
-		if err := p.structuredContent(raw[sc.s:sc.e], doc); err != nil {
+		if err := p.structuredContent(raw[sc.s:sc.e], doc, "structuredContent"); err != nil {
+			return nil, nil, err
+		}
+	} else if tr := f.get("toolResult"); tr.present(raw) && !f.get("content").present(raw) && !sc.present(raw) {
+		// The result of protocol 2024-10-07, which the TypeScript SDK
+		// still accepts (and some servers still send): "toolResult", any
+		// JSON value, and no content. It is shown as structured content
+		// is (see invoke in COMMANDS, mcpx(1)).
+		if err := p.structuredContent(raw[tr.s:tr.e], doc, "toolResult"); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -123,10 +132,10 @@ func (c toolBlocks) check() (total int, err error) {
 // compacted, or spills it when it is over the slice clamp. It comes before
 // the blocks: it has its own ceiling, and spilling it can fail (the spill
 // directory) before anything else is written.
-func (p Policy) structuredContent(sc []byte, doc *ToolDoc) error {
+func (p Policy) structuredContent(sc []byte, doc *ToolDoc, member string) error {
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, sc); err != nil {
-		return &BadContentError{Item: -1, Msg: "its structuredContent is not valid JSON"}
+		return &BadContentError{Item: -1, Msg: "its " + member + " is not valid JSON"}
 	}
 	if buf.Len() <= SliceClamp {
 		doc.StructuredContent = buf.Bytes()

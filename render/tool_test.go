@@ -439,3 +439,28 @@ func TestRenderToolResultNoRoomForImage(t *testing.T) {
 		t.Fatalf("%v: a text over the slice clamp is cut by it, not by the ceiling", err)
 	}
 }
+
+// TestRenderToolResultLegacy: a result of protocol 2024-10-07 ("toolResult",
+// no "content") has its toolResult taken for structured content, in text
+// and JSON alike; next to content or structuredContent it is ignored.
+func TestRenderToolResultLegacy(t *testing.T) {
+	for _, c := range []struct {
+		in, want string
+		items    int
+	}{
+		{`{"toolResult": {"n": 9007199254740993}}`, `{"n":9007199254740993}`, 0},
+		{`{"toolResult": "plain"}`, `"plain"`, 0},
+		{`{"toolResult": {"a": 1}, "structuredContent": {"b": 2}}`, `{"b":2}`, 0},
+		{`{"toolResult": {"a": 1}, "content": []}`, ``, 0},
+		{`{"toolResult": {"a": 1}, "content": [{"type": "text", "text": "t"}]}`, ``, 1},
+	} {
+		for _, text := range []bool{false, true} {
+			p, _ := blkPolicy(t)
+			p.Text = text
+			doc, _, err := RenderToolResult([]byte(c.in), p)
+			if err != nil || string(doc.StructuredContent) != c.want || len(doc.Content) != c.items {
+				t.Errorf("%s (text %v): %v, structured %s, %d items", c.in, text, err, doc.StructuredContent, len(doc.Content))
+			}
+		}
+	}
+}
