@@ -216,7 +216,7 @@ func (a *app) read(ctx context.Context, o *readOptions) error {
 		case *render.TextItem:
 			if it.Text != "" {
 				_, err = fmt.Fprint(a.s.Out, it.Text)
-				if err == nil && !strings.HasSuffix(it.Text, "\n") && a.pageBreak(i+1 < len(doc.Contents)) {
+				if err == nil && !strings.HasSuffix(it.Text, "\n") && a.pageBreak(it.NextOffset == nil || i+1 < len(doc.Contents)) {
 					_, err = fmt.Fprintln(a.s.Out)
 				}
 			}
@@ -233,11 +233,11 @@ func (a *app) read(ctx context.Context, o *readOptions) error {
 
 // pageBreak reports whether a newline follows a page of text that lacks
 // one: always on a terminal (the next line, or the prompt, starts on a
-// line of its own); to a pipe or a file only when another item follows,
-// so that items never run together and the pages of a text, joined in
-// offset order, are that text byte for byte (see read in COMMANDS,
-// mcpx(1)).
-func (a *app) pageBreak(more bool) bool { return a.s.OutTTY || more }
+// line of its own); to a pipe or a file only after an item's last page or
+// before another item, never after a page that has more after it, so that
+// the pages of a text, joined in offset order, are that text byte for byte
+// (see read in COMMANDS, mcpx(1)).
+func (a *app) pageBreak(end bool) bool { return a.s.OutTTY || end }
 
 // maxItemNotes is how many notes about single items read prints.
 const maxItemNotes = 20
