@@ -2,10 +2,12 @@
 # scripts/apt-get-missing.sh [COMMAND:]PACKAGE...: install, with apt-get,
 # the packages whose command is not on PATH (COMMAND defaults to PACKAGE),
 # and nothing else: no recommended packages, no upgrade of a package the
-# machine has. When installing them would upgrade or remove a package that
-# is installed (a newer library a package needs), nothing is installed and
-# it says what, so that the machine's packages are changed by its owner
-# only. Quiet: apt's output goes to a log, shown when something fails.
+# machine has. apt upgrades every installed package built from the same
+# source as one it installs (APT::Get::Upgrade-By-Source-Package: fish's
+# libpcre2-32-0 would take libpcre2-8-0 along): that is turned off. When
+# installing them would still upgrade or remove a package that is installed
+# (a newer library a package needs), nothing is installed and it says what,
+# so that the machine's packages are changed by its owner only. Quiet: apt's output goes to a log, shown when something fails.
 # Without apt-get, or not as root, it names what to install and fails.
 set -eu
 
@@ -28,7 +30,7 @@ trap 'rm -f "$log"' EXIT
 export DEBIAN_FRONTEND=noninteractive
 apt() {
 	# shellcheck disable=SC2086 # $missing is a list of words
-	apt-get -q -o Dpkg::Use-Pty=0 -o APT::Color=0 "$@" >>"$log" 2>&1 || {
+	apt-get -q -o Dpkg::Use-Pty=0 -o APT::Color=0 -o APT::Get::Upgrade-By-Source-Package=false "$@" >>"$log" 2>&1 || {
 		echo "apt-get $* failed:" >&2
 		cat "$log" >&2
 		exit 1
