@@ -171,24 +171,36 @@ func TestClockTinyDuration(t *testing.T) {
 // TestClockPause: while paused the clock never runs out; resume starts it
 // again with the time that was left; pauses nest.
 func TestClockPause(t *testing.T) {
+	start := time.Now()
 	clk, stop := newClock(context.Background(), 60*time.Millisecond)
 	defer stop()
 	time.Sleep(20 * time.Millisecond)
 	clk.pause()
+	paused := time.Now()
 	clk.pause() // nested
 	time.Sleep(100 * time.Millisecond)
 	clkOpen(t, clk.ctx, "paused")
 	clk.resume()
 	time.Sleep(100 * time.Millisecond)
 	clkOpen(t, clk.ctx, "still paused (one pause left)")
-	start := time.Now()
+	// What is left is what had not run at the pause: at most the 40ms
+	// the 20ms slept leave, at least what start and the pause's return
+	// leave (however long a loaded machine took to get there); not the
+	// whole 60ms again, nor the pauses' 200ms counted.
+	clk.mu.Lock()
+	left := clk.left
+	clk.mu.Unlock()
+	if least := 60*time.Millisecond - paused.Sub(start); left > 40*time.Millisecond || left < least {
+		t.Fatalf("%s left at the pause, want between %s and 40ms", left, least)
+	}
+	resumed := time.Now()
 	clk.resume()
 	if err := clkEnded(clk.ctx, 2*time.Second); err != context.DeadlineExceeded {
 		t.Fatalf("after resume: %v", err)
 	}
-	// About 40ms were left: not the whole 60ms again, nor nothing.
-	if took := time.Since(start); took < 25*time.Millisecond || took > 500*time.Millisecond {
-		t.Errorf("ran out %s after resume, want about 40ms", took)
+	// It runs out no sooner than what was left.
+	if took := time.Since(resumed); took < left {
+		t.Errorf("ran out %s after resume, with %s left", took, left)
 	}
 
 	// A resume without a pause changes nothing.
