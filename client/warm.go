@@ -33,8 +33,12 @@ type Warm struct {
 	Version   string
 	// Required: a failure to reach the daemon is an error (--keep-alive),
 	// else the connection is made one-shot (keep-alive from the
-	// environment or the config, where the platform has no daemon).
+	// environment, the config or completion).
 	Required bool
+	// OnFallback, when set, is told why a daemon that is not Required
+	// cannot be used, before the connection is made one-shot (the
+	// command's one note). Not called where the platform has no daemon.
+	OnFallback func(why string)
 }
 
 // UnsupportedWarmError is keep-alive asked for on the command line where
@@ -78,6 +82,15 @@ func (c *Conn) openWarm(ctx context.Context, o Options) (mcptransport.Interface,
 		if errors.Is(err, daemon.ErrUnsupported) {
 			if w.Required {
 				return nil, &UnsupportedWarmError{Err: err}
+			}
+			return nil, errOneShot
+		}
+		if !w.Required {
+			// Nobody asked for this daemon on the command line: whatever
+			// keeps it from being used (no private directory, a daemon
+			// that does not start, or drains), the call is made one-shot.
+			if w.OnFallback != nil {
+				w.OnFallback(c.shown(err.Error()))
 			}
 			return nil, errOneShot
 		}

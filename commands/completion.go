@@ -473,6 +473,9 @@ func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, er
 	var warm *client.Warm
 	if cfg, err := s.keepAliveConfig(); err == nil {
 		warm, _ = s.a.keepAlive(t, cfg.CompletionKeepAlive)
+		if warm != nil {
+			warm.OnFallback = nil // a TAB is silent: one-shot, with no note
+		}
 	}
 	conn, err := client.Connect(ctx, t, client.Options{
 		Warm:            warm,

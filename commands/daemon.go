@@ -6,7 +6,9 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -78,6 +80,11 @@ func (a *app) keepAlive(t *config.Target, fallback time.Duration) (*client.Warm,
 	if !daemon.Supported && w.Required {
 		return nil, usagef("--keep-alive: warm connections are not supported on this platform yet")
 	}
+	if !w.Required {
+		w.OnFallback = func(why string) {
+			a.warmFallback.Do(func() { a.log.Note("the mcpx daemon cannot be used, connecting one-shot: %s", why) })
+		}
+	}
 	return w, nil
 }
 
@@ -85,9 +92,11 @@ func (a *app) newDaemonCmd() *cli.Command {
 	return &cli.Command{
 		Name:  "daemon",
 		Usage: "show or stop the warm connections of the mcpx daemon",
-		Description: "mcpx daemon status lists the connections the daemon holds (server, transport, stdio pid, " +
-			"since, last use, calls, idle time left); mcpx daemon stop [SRV...] closes those of the named servers, " +
-			"or all of them, and then the daemon exits. See WARM CONNECTIONS in mcpx(1).",
+		Description: "mcpx daemon status lists the connections this build's daemon holds (server, transport, stdio pid, " +
+			"since, last use, calls, idle time left), and names the daemons of other mcpx builds; " +
+			"mcpx daemon stop [SRV...] closes those of the named servers, or all of them, and then the daemon exits; " +
+			"mcpx daemon stop --all stops the daemons of every build. Both wait at most --timeout (default 5s) " +
+			"for a daemon that does not answer. See WARM CONNECTIONS in mcpx(1).",
 		Commands: []*cli.Command{
 			{
 				Name:  "status",
@@ -103,8 +112,18 @@ func (a *app) newDaemonCmd() *cli.Command {
 				Name:      "stop",
 				Usage:     "close warm connections (all, and the daemon exits, without SRV)",
 				ArgsUsage: "[SRV...]",
+				Flags: []cli.Flag{
+					&cli.BoolFlag{Name: "all", Usage: "stop the daemons of every mcpx build, and all their connections"},
+				},
 				Action: func(ctx context.Context, cmd *cli.Command) error {
-					return a.daemonStop(ctx, cmd.Args().Slice())
+					names := cmd.Args().Slice()
+					if cmd.Bool("all") {
+						if len(names) > 0 {
+							return usagef("daemon stop --all takes no server names")
+						}
+						return a.daemonStopAll(ctx)
+					}
+					return a.daemonStop(ctx, names)
 				},
 			},
 		},
@@ -122,6 +141,33 @@ func (a *app) daemonEnv() daemon.Env {
 	return daemon.Env{Getenv: a.getenv, Environ: a.environ, Version: version()}
 }
 
+// daemonWait bounds how long `daemon status` and `daemon stop` wait for a
+// daemon that does not answer (stopped, or wedged: one that works answers
+// within a second, whatever its targets do).
+const daemonWait = 5 * time.Second
+
+// daemonBound is the bound of a daemon command: --timeout, else
+// daemonWait; and a context that ends with it.
+func (a *app) daemonBound(ctx context.Context) (context.Context, context.CancelFunc, time.Duration) {
+	bound := daemonWait
+	if a.g.timeoutSet {
+		bound = a.g.timeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, bound)
+	return ctx, cancel, bound
+}
+
+// daemonFailure is err of a daemon command, its bound named when the
+// daemon did not answer in time.
+func daemonFailure(err error, bound time.Duration) error {
+	var na *daemon.NoAnswerError
+	if errors.As(err, &na) {
+		na.Timeout = bound
+		return na
+	}
+	return fmt.Errorf("the mcpx daemon: %w", err)
+}
+
 // daemonTargetJSON is one target of `daemon status --json`.
 type daemonTargetJSON struct {
 	Server     string `json:"server"`
@@ -134,16 +180,42 @@ type daemonTargetJSON struct {
 	IdleLeftMs int64  `json:"idle_left_ms"`
 }
 
+// daemonOtherJSON is another daemon in `daemon status --json`: its build,
+// executable and connections are null when it did not say (an mcpx older
+// than this one says only its build; one that does not answer, nothing).
+type daemonOtherJSON struct {
+	Socket      string  `json:"socket"`
+	Pid         *int    `json:"pid"`
+	Build       *string `json:"build"`
+	Exe         *string `json:"exe"`
+	Connections *int    `json:"connections"`
+	Draining    bool    `json:"draining"`
+	Answers     bool    `json:"answers"`
+}
+
 func (a *app) daemonStatus(ctx context.Context) error {
-	targets, running, err := daemon.Status(ctx, a.daemonEnv())
+	ctx, cancel, bound := a.daemonBound(ctx)
+	defer cancel()
+	cs, err := daemon.Status(ctx, a.daemonEnv())
 	if err != nil {
-		return err
+		return daemonFailure(err, bound)
+	}
+	var targets []daemon.Target
+	if cs.Own != nil {
+		targets = cs.Own.Reply.Status
 	}
 	if a.asJSON() {
 		out := struct {
-			Running bool               `json:"running"`
-			Targets []daemonTargetJSON `json:"targets"`
-		}{Running: running, Targets: []daemonTargetJSON{}}
+			Running  bool               `json:"running"`
+			Pid      *int               `json:"pid"`
+			Socket   *string            `json:"socket"`
+			Draining bool               `json:"draining"`
+			Targets  []daemonTargetJSON `json:"targets"`
+			Others   []daemonOtherJSON  `json:"others"`
+		}{Running: cs.Own != nil, Targets: []daemonTargetJSON{}, Others: []daemonOtherJSON{}}
+		if cs.Own != nil {
+			out.Pid, out.Socket, out.Draining = &cs.Own.Pid, &cs.Own.Socket, cs.Own.Reply.Draining
+		}
 		for _, t := range targets {
 			var pid *int
 			if t.Pid != 0 {
@@ -153,10 +225,40 @@ func (a *app) daemonStatus(ctx context.Context) error {
 				Since: t.Since.UTC().Format(time.RFC3339), LastUse: t.LastUse.UTC().Format(time.RFC3339),
 				Calls: t.Calls, Callers: t.Callers, IdleLeftMs: t.IdleLeft.Milliseconds()})
 		}
+		for _, f := range cs.Others {
+			o := daemonOtherJSON{Socket: f.Socket, Answers: f.Reply != nil}
+			if f.Pid != 0 {
+				o.Pid = &f.Pid
+			}
+			if f.Reply != nil {
+				o.Build = &f.Reply.Build
+			}
+			if f.Known() {
+				n := len(f.Reply.Status)
+				o.Connections, o.Exe, o.Draining = &n, &f.Reply.Exe, f.Reply.Draining
+			}
+			out.Others = append(out.Others, o)
+		}
 		return a.writeDoc(out)
 	}
-	if !running {
+	switch {
+	case cs.Own == nil && len(cs.Others) == 0 && cs.NoDir != nil:
+		a.log.Note("no mcpx daemon is running (%s)", cs.NoDir)
+	case cs.Own == nil && len(cs.Others) == 0:
 		a.log.Note("no mcpx daemon is running")
+	case cs.Own == nil:
+		a.log.Note("no mcpx daemon of this build is running")
+	case cs.Own.Reply.Draining:
+		a.log.Note("the mcpx daemon is draining: %s changed on disk; it takes no new connection, and exits once its callers are done", cs.Own.Reply.Exe)
+	}
+	for _, f := range cs.Others {
+		n := 0
+		if f.Known() {
+			n = len(f.Reply.Status)
+		}
+		a.log.Note("%s", otherDaemon(f, "another mcpx daemon is running", n))
+	}
+	if cs.Own == nil {
 		return nil
 	}
 	if len(targets) == 0 {
@@ -175,21 +277,122 @@ func (a *app) daemonStatus(ctx context.Context) error {
 	return a.s.WriteTable([]string{"SERVER", "TRANSPORT", "PID", "SINCE", "LAST USE", "CALLS", "IDLE LEFT"}, rows)
 }
 
-func (a *app) daemonStop(ctx context.Context, names []string) error {
-	n, running, err := daemon.Stop(ctx, a.daemonEnv(), names)
-	if err != nil {
-		return err
+// otherDaemon describes another build's daemon found: what it is
+// ("another mcpx daemon is running", "stopped another mcpx daemon"), and
+// its connections (held, or closed), when it says them.
+func otherDaemon(f daemon.Found, what string, conns int) string {
+	pid := "pid ?"
+	if f.Pid != 0 {
+		pid = "pid " + strconv.Itoa(f.Pid)
 	}
 	switch {
-	case !running:
+	case f.Err != nil:
+		var na *daemon.NoAnswerError
+		if errors.As(f.Err, &na) {
+			return fmt.Sprintf("another mcpx daemon does not answer: %s, %s", pid, f.Socket)
+		}
+		return fmt.Sprintf("another mcpx daemon cannot be asked (%v): %s", f.Err, f.Socket)
+	case f.Known() && f.Reply.Exe != "":
+		msg := fmt.Sprintf("%s: %s, %s (build %s), %s", what, pid, f.Reply.Exe, f.Reply.Build, count(conns, "connection"))
+		if f.Reply.Draining {
+			msg += ", draining"
+		}
+		return msg
+	}
+	return fmt.Sprintf("%s: %s (build %s, an older mcpx)", what, pid, f.Reply.Build)
+}
+
+func (a *app) daemonStop(ctx context.Context, names []string) error {
+	ctx, cancel, bound := a.daemonBound(ctx)
+	defer cancel()
+	rep, err := daemon.Stop(ctx, a.daemonEnv(), names)
+	if err != nil {
+		return daemonFailure(err, bound)
+	}
+	switch {
+	case rep == nil && len(names) == 0:
 		a.log.Note("no mcpx daemon is running")
+	case rep == nil:
+		return &noWarmError{Names: names, NoDaemon: true}
 	case len(names) == 0:
-		a.log.Note("stopped the mcpx daemon (%s)", count(n, "connection"))
+		a.log.Note("stopped the mcpx daemon (%s)", count(rep.Stopped, "connection"))
+	case rep.Stopped == 0:
+		return &noWarmError{Names: rep.Missed}
 	default:
-		a.log.Note("closed %s of %s", count(n, "connection"), strings.Join(names, ", "))
+		var hit []string
+		for _, n := range names {
+			if !slices.Contains(rep.Missed, n) && !slices.Contains(hit, n) {
+				hit = append(hit, n)
+			}
+		}
+		a.log.Note("closed %s of %s", count(rep.Stopped, "connection"), strings.Join(hit, ", "))
+		if len(rep.Missed) > 0 {
+			a.log.Note("%s", (&noWarmError{Names: rep.Missed}).Error())
+		}
 	}
 	return nil
 }
+
+// daemonStopAll stops the daemons of every build (`daemon stop --all`).
+func (a *app) daemonStopAll(ctx context.Context) error {
+	ctx, cancel, bound := a.daemonBound(ctx)
+	defer cancel()
+	own, others := daemon.StopAll(ctx, a.daemonEnv())
+	var failed error
+	fail := func(err error) {
+		if failed == nil {
+			failed = daemonFailure(err, bound)
+		} else {
+			a.log.Note("%s", daemonFailure(err, bound))
+		}
+	}
+	if own != nil {
+		if own.Err != nil {
+			fail(own.Err)
+		} else {
+			a.log.Note("stopped the mcpx daemon (%s)", count(own.Reply.Stopped, "connection"))
+		}
+	}
+	for _, f := range others {
+		if f.Err != nil {
+			fail(f.Err)
+			continue
+		}
+		a.log.Note("%s", otherDaemon(f, "stopped another mcpx daemon", f.Reply.Stopped))
+	}
+	if own == nil && len(others) == 0 {
+		a.log.Note("no mcpx daemon is running")
+	}
+	return failed
+}
+
+// noWarmError: `daemon stop SRV...` named servers of which the daemon held
+// no connection (exit 4).
+type noWarmError struct {
+	Names    []string
+	NoDaemon bool // no daemon of this build runs
+}
+
+func (e *noWarmError) Error() string {
+	q := make([]string, len(e.Names))
+	for i, n := range e.Names {
+		q[i] = strconv.Quote(n)
+	}
+	msg := "no warm connection to server " + strings.Join(q, ", ")
+	if len(q) > 1 {
+		msg = "no warm connection to servers " + strings.Join(q, ", ")
+	}
+	if e.NoDaemon {
+		msg += " (no mcpx daemon is running)"
+	}
+	return msg
+}
+
+// ErrorCode is error.code under --json.
+func (e *noWarmError) ErrorCode() string { return "not_found" }
+
+// ErrorDetails are the error's fields under --json: the servers.
+func (e *noWarmError) ErrorDetails() map[string]any { return map[string]any{"servers": e.Names} }
 
 // newDaemonServeCmd is the daemon itself (started by a command that wants
 // a warm connection; never by a person).
@@ -198,7 +401,9 @@ func (a *app) newDaemonServeCmd() *cli.Command {
 		Name:   "__daemon",
 		Hidden: true,
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			if err := daemon.Serve(ctx, daemon.ServeOptions{Getenv: a.getenv, Version: version()}); err != nil {
+			// The directory is the one the caller that started it chose.
+			o := daemon.ServeOptions{Getenv: a.getenv, Version: version(), Dir: cmd.Args().First()}
+			if err := daemon.Serve(ctx, o); err != nil {
 				return fmt.Errorf("mcpx daemon: %w", err)
 			}
 			return nil

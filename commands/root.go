@@ -85,6 +85,9 @@ type app struct {
 	// those not shown since the file last changed (mcpx servers).
 	everyWarning bool
 
+	// warmFallback: the note that the daemon cannot be used is given once.
+	warmFallback sync.Once
+
 	// catchSignals installs the SIGINT, SIGTERM, SIGHUP and SIGPIPE
 	// handler (once; nil in tests that build an app without Main).
 	catchSignals func()

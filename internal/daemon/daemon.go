@@ -7,11 +7,14 @@ package daemon
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -21,10 +24,28 @@ const defaultCeiling = 128 << 20
 // defaultExitGrace is how long the daemon stays with nothing to hold.
 const defaultExitGrace = time.Second
 
+// stopReplyWait bounds the wait of a stop for its targets' stop sequences
+// before it answers (`daemon stop` answers within a second whatever the
+// targets do): a server slower to stop finishes its sequence after the
+// answer, and a daemon that exits waits for it first.
+const stopReplyWait = 750 * time.Millisecond
+
+// presenceWait is how long the daemon looks for the end of a stop's
+// connection before it acts on it (see callerWaits).
+const presenceWait = 20 * time.Millisecond
+
 // ServeOptions configure the daemon.
 type ServeOptions struct {
 	Getenv  func(string) string
 	Version string
+	// Dir is the socket directory: the one the caller that started the
+	// daemon chose ("": chosen here, see choose).
+	Dir string
+	// Exe is the executable whose file the daemon watches ("": its own):
+	// once the file there is another (an upgrade, a rebuild, a touch) or
+	// gone, the daemon drains: it takes no new attach, and exits once no
+	// caller is attached.
+	Exe string
 	// ExitGrace is how long the daemon stays with nothing to hold (no
 	// target, no connection): 0 is 1 s; a negative one keeps it until it
 	// is told to stop or its context ends (a daemon served by a test,
@@ -41,6 +62,21 @@ type daemon struct {
 	ln    *net.UnixListener
 	log   *logger
 
+	// sock is the socket, as created (sockInfo: only that file is removed).
+	sock     string
+	sockInfo os.FileInfo
+	unlisten func()
+
+	// exe is the executable watched (exeInfo its file at start: nil when
+	// it could not be read), draining set once it changed.
+	exe      string
+	exeInfo  os.FileInfo
+	draining atomic.Bool
+
+	// bg counts the targets' stop sequences under way: the daemon exits
+	// once they are done.
+	bg sync.WaitGroup
+
 	mu       sync.Mutex
 	sessions map[string]*session // by Spec.Key
 	lost     map[string]string   // targets whose server died, and why (the next attach says so)
@@ -52,23 +88,29 @@ type daemon struct {
 }
 
 // Serve runs the daemon until it holds nothing, is told to stop, or ctx
-// ends. It returns at once when another daemon already listens.
+// ends. It returns at once when another daemon of its build already
+// listens.
 func Serve(ctx context.Context, o ServeOptions) error {
 	if err := platformRefusal(); err != nil {
 		return err
 	}
-	dir := SocketDir(o.Getenv)
-	if err := checkSocketPath(dir); err != nil {
+	dir := o.Dir
+	if dir == "" {
+		var err error
+		if dir, err = choose(o.Getenv, true); err != nil {
+			return err
+		}
+	} else if err := checkSocketPath(dir); err != nil {
+		return err
+	} else if err := CheckDir(dir); err != nil {
 		return err
 	}
-	if err := PrepareDir(dir); err != nil {
-		return err
-	}
-	if c, _, err := dial(ctx, dir); err == nil {
+	build := BuildID(o.Version)
+	sock := socketPath(dir, build)
+	if c, _, err := dial(ctx, sock); err == nil {
 		c.Close()
 		return nil // another daemon serves
 	}
-	sock := SocketPath(dir)
 	_ = os.Remove(sock)
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
 	if err != nil {
@@ -76,10 +118,12 @@ func Serve(ctx context.Context, o ServeOptions) error {
 	}
 	ln.SetUnlinkOnClose(false)
 	secureSocket(sock)
-	d := &daemon{o: o, build: BuildID(o.Version), ln: ln, log: openLog(LogPath(o.Getenv)),
+	d := &daemon{o: o, build: build, ln: ln, log: openLog(LogPath(o.Getenv)), sock: sock,
 		sessions: map[string]*session{}, lost: map[string]string{}, idleFrom: time.Now(), quit: make(chan struct{})}
-	d.log.printf("daemon %d started (build %s)", os.Getpid(), d.build)
-	st, _ := os.Lstat(sock)
+	d.sockInfo, _ = os.Lstat(sock)
+	d.unlisten = sync.OnceFunc(d.closeListener)
+	d.watch(o.Exe)
+	d.log.printf("daemon %d started (build %s, %s)", os.Getpid(), d.build, sock)
 	if o.Listening != nil {
 		o.Listening()
 	}
@@ -97,22 +141,65 @@ func Serve(ctx context.Context, o ServeOptions) error {
 	case <-d.quit:
 	case <-ctx.Done():
 	}
-	ln.Close()
-	// Remove the socket only if it is still ours (a newer daemon may have
-	// replaced it).
-	if now, err := os.Lstat(sock); err == nil && st != nil && os.SameFile(st, now) {
-		_ = os.Remove(sock)
-	}
+	d.unlisten()
 	d.stopAll()
+	d.bg.Wait()
 	d.log.printf("daemon %d exited", os.Getpid())
 	d.log.close()
+	removeLock(lockPath(dir, build))
 	return nil
+}
+
+// closeListener stops accepting: the socket is removed first (if it is
+// still this daemon's), so that nobody connects to a daemon that will
+// not answer, then closed.
+func (d *daemon) closeListener() {
+	ours := func() bool {
+		now, err := os.Lstat(d.sock)
+		return err == nil && d.sockInfo != nil && os.SameFile(d.sockInfo, now)
+	}
+	if ours() {
+		_ = os.Remove(d.sock)
+	}
+	d.ln.Close()
+	if ours() { // a system that does not remove a socket in use (Windows)
+		_ = os.Remove(d.sock)
+	}
+}
+
+// watch records the executable the daemon watches (see ServeOptions.Exe).
+func (d *daemon) watch(exe string) {
+	if exe == "" {
+		d.exe, d.exeInfo, _ = image()
+		return
+	}
+	d.exe = exe
+	d.exeInfo, _ = os.Stat(exe)
+}
+
+// checkExe reports whether the daemon drains: its executable is no longer
+// the file it was started from (checked now, a stat).
+func (d *daemon) checkExe() bool {
+	if d.draining.Load() {
+		return true
+	}
+	if d.exeInfo == nil {
+		return false
+	}
+	if now, err := os.Stat(d.exe); err == nil && sameImage(d.exeInfo, now) {
+		return false
+	}
+	if d.draining.CompareAndSwap(false, true) {
+		d.log.printf("draining: %s changed on disk; no new attach, exiting once no caller is attached", d.exe)
+	}
+	return true
 }
 
 func (d *daemon) exit() { d.quitOnce.Do(func() { close(d.quit) }) }
 
 // reap closes the targets idle past their keep-alive, and ends the daemon
-// when it has held nothing for its exit grace (ServeOptions.ExitGrace).
+// when it has held nothing for its exit grace (ServeOptions.ExitGrace),
+// or drains and no caller is attached.
 func (d *daemon) reap(ctx context.Context) {
 	grace := d.o.ExitGrace
 	if grace == 0 {
@@ -128,6 +215,7 @@ func (d *daemon) reap(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		}
+		draining := d.checkExe()
 		now := time.Now()
 		var idle []*session
 		d.mu.Lock()
@@ -141,33 +229,65 @@ func (d *daemon) reap(ctx context.Context) {
 		if !empty {
 			d.idleFrom = now
 		}
-		quit := empty && grace >= 0 && now.Sub(d.idleFrom) >= grace
+		quit := empty && grace >= 0 && now.Sub(d.idleFrom) >= grace || draining && d.conns == 0
 		d.mu.Unlock()
 		for _, s := range idle {
 			d.log.printf("closing %s: idle for %s", s.spec.Name, s.keepAlive())
-			go s.stop()
 		}
+		d.stopInBackground(idle)
 		if quit {
+			if draining {
+				d.log.printf("drained: exiting")
+			}
 			d.exit()
 			return
 		}
 	}
 }
 
-func (d *daemon) stopAll() {
-	d.mu.Lock()
-	all := make([]*session, 0, len(d.sessions))
-	for k, s := range d.sessions {
-		all = append(all, s)
-		delete(d.sessions, k)
-	}
-	d.mu.Unlock()
+// stopInBackground starts the stop sequence of each of ss, and returns a
+// channel closed once they are all done.
+func (d *daemon) stopInBackground(ss []*session) <-chan struct{} {
 	var wg sync.WaitGroup
-	for _, s := range all {
+	for _, s := range ss {
 		wg.Add(1)
-		go func() { defer wg.Done(); s.stop() }()
+		d.bg.Add(1)
+		go func() {
+			defer d.bg.Done()
+			defer wg.Done()
+			s.stop()
+		}()
 	}
-	wg.Wait()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	return done
+}
+
+// stopAll closes every target and waits until they are stopped.
+func (d *daemon) stopAll() {
+	all, _ := d.take(nil)
+	<-d.stopInBackground(all)
+}
+
+// take removes from the daemon the targets of the named servers (all when
+// none is named) and returns them, with the names that had none.
+func (d *daemon) take(names []string) (hit []*session, missed []string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	found := map[string]bool{}
+	for k, s := range d.sessions {
+		if len(names) == 0 || slices.Contains(names, s.spec.Name) {
+			hit = append(hit, s)
+			found[s.spec.Name] = true
+			delete(d.sessions, k)
+		}
+	}
+	for _, n := range names {
+		if !found[n] && !slices.Contains(missed, n) {
+			missed = append(missed, n)
+		}
+	}
+	return hit, missed
 }
 
 func (d *daemon) handle(c *net.UnixConn) {
@@ -194,32 +314,42 @@ func (d *daemon) handle(c *net.UnixConn) {
 	}
 	_ = c.SetReadDeadline(time.Time{})
 	rep := Reply{OK: true, Build: d.build, Pid: os.Getpid()}
-	if h.Op == OpExit {
+	switch {
+	case h.Op == OpExit: // whatever the build
+		d.shutdown(c, r, rep, pid, h.Op)
+		return
+	case h.Op == OpStatus: // whatever the build: it changes nothing
+		rep.Status, rep.Exe, rep.Draining = d.status(), d.exe, d.checkExe()
 		_ = writeLine(c, rep)
 		c.Close()
-		d.log.printf("exit asked by pid %d", pid)
-		d.exit()
 		return
-	}
-	if h.Proto != Proto || h.Build != d.build {
+	case h.Proto != Proto || h.Build != d.build:
 		rep.OK, rep.Err = false, "another build"
 		_ = writeLine(c, rep)
 		c.Close()
 		return
 	}
 	switch h.Op {
-	case OpStatus:
-		rep.Status = d.status()
-		_ = writeLine(c, rep)
-		c.Close()
 	case OpStop:
-		rep.Stopped = d.stop(h.Names)
+		if len(h.Names) == 0 {
+			d.shutdown(c, r, rep, pid, h.Op)
+			return
+		}
+		if !d.callerWaits(c, r, h.Op, pid) {
+			return
+		}
+		hit, missed := d.take(h.Names)
+		d.waitStops(hit)
+		rep.Stopped, rep.Missed = len(hit), missed
 		_ = writeLine(c, rep)
 		c.Close()
-		if len(h.Names) == 0 {
-			d.exit()
-		}
 	case OpAttach:
+		if d.checkExe() {
+			rep.OK, rep.Err = false, drainPrefix+"its executable changed on disk"
+			_ = writeLine(c, rep)
+			c.Close()
+			return
+		}
 		d.attach(c, r, &h, rep)
 	default:
 		rep.OK, rep.Err = false, fmt.Sprintf("unknown operation %q", h.Op)
@@ -228,12 +358,65 @@ func (d *daemon) handle(c *net.UnixConn) {
 	}
 }
 
+// shutdown closes every target and ends the daemon (a stop of all, or
+// exit): it stops listening first, so that the answer, sent then, is the
+// last word of a daemon nobody can reach any more.
+func (d *daemon) shutdown(c *net.UnixConn, r *bufio.Reader, rep Reply, pid int, op string) {
+	if !d.callerWaits(c, r, op, pid) {
+		return
+	}
+	d.log.printf("%s asked by pid %d", op, pid)
+	d.unlisten()
+	all, _ := d.take(nil)
+	d.waitStops(all)
+	rep.Stopped, rep.Exe = len(all), d.exe
+	_ = writeLine(c, rep)
+	c.Close()
+	d.exit()
+}
+
+// waitStops stops ss, waiting for their stop sequences at most
+// stopReplyWait (the rest go on in the background).
+func (d *daemon) waitStops(ss []*session) {
+	select {
+	case <-d.stopInBackground(ss):
+	case <-time.After(stopReplyWait):
+	}
+}
+
+// callerWaits reports whether the caller of a stop or exit still waits
+// for its answer: its end of the socket is open. One that went away (an
+// interrupted `daemon stop`, or one that gave up on a daemon that did not
+// answer, as a stopped one does not: the hello waited in the socket) is
+// not acted on, and the connection is closed. The caller keeps its end
+// open until it has read the answer.
+func (d *daemon) callerWaits(c *net.UnixConn, r *bufio.Reader, op string, pid int) bool {
+	if r.Buffered() > 0 {
+		return true
+	}
+	_ = c.SetReadDeadline(time.Now().Add(presenceWait))
+	_, err := r.Peek(1)
+	_ = c.SetReadDeadline(time.Time{})
+	if err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		return true
+	}
+	d.log.printf("ignored %s asked by pid %d: it went away before it could be answered", op, pid)
+	c.Close()
+	return false
+}
+
+// status is a snapshot of the targets, each read under its own short
+// lock: the daemon's lock is held only to list them.
 func (d *daemon) status() []Target {
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	now := time.Now()
-	var out []Target
+	all := make([]*session, 0, len(d.sessions))
 	for _, s := range d.sessions {
+		all = append(all, s)
+	}
+	d.mu.Unlock()
+	now := time.Now()
+	out := make([]Target, 0, len(all))
+	for _, s := range all {
 		out = append(out, s.status(now))
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -243,37 +426,6 @@ func (d *daemon) status() []Target {
 		return out[i].Since.Before(out[j].Since)
 	})
 	return out
-}
-
-// stop closes the targets of the named servers (every target when none is
-// named) and returns how many.
-func (d *daemon) stop(names []string) int {
-	if len(names) == 0 {
-		d.mu.Lock()
-		n := len(d.sessions)
-		d.mu.Unlock()
-		d.stopAll()
-		return n
-	}
-	d.mu.Lock()
-	var hit []*session
-	for k, s := range d.sessions {
-		for _, n := range names {
-			if s.spec.Name == n {
-				hit = append(hit, s)
-				delete(d.sessions, k)
-				break
-			}
-		}
-	}
-	d.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, s := range hit {
-		wg.Add(1)
-		go func() { defer wg.Done(); s.stop() }()
-	}
-	wg.Wait()
-	return len(hit)
 }
 
 func (d *daemon) attach(c *net.UnixConn, r *bufio.Reader, h *Hello, rep Reply) {

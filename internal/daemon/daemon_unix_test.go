@@ -3,9 +3,12 @@
 package daemon
 
 import (
+	"errors"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -78,19 +81,144 @@ func TestCheckDir(t *testing.T) {
 	}
 }
 
-func TestSocketDir(t *testing.T) {
-	env := map[string]string{}
-	getenv := func(k string) string { return env[k] }
-	if d := SocketDir(getenv); !strings.HasPrefix(d, "/tmp/mcpx-") {
-		t.Fatalf("default: %s", d)
+// The candidate socket directories, in order (socketDirs): the runtime
+// directory's, the state directory's (per host), then the one named after
+// the uid in the temporary directory.
+func TestSocketDirs(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want []string
+	}{
+		{map[string]string{}, []string{"/tmp/mcpx-7"}},
+		{map[string]string{"TMPDIR": "/var/tmp", "HOME": "relative"}, []string{"/var/tmp/mcpx-7"}},
+		{map[string]string{"HOME": "/"}, []string{"/tmp/mcpx-7"}},
+		{map[string]string{"HOME": "/home/u"}, []string{"/home/u/.local/state/mcpx/run-h", "/tmp/mcpx-7"}},
+		{map[string]string{"HOME": "/home/u", "XDG_STATE_HOME": "/s/"}, []string{"/s/mcpx/run-h", "/tmp/mcpx-7"}},
+		{map[string]string{"XDG_RUNTIME_DIR": "/run/user/7", "HOME": "/home/u"},
+			[]string{"/run/user/7/mcpx", "/home/u/.local/state/mcpx/run-h", "/tmp/mcpx-7"}},
+	} {
+		var got []string
+		for _, c := range socketDirs(func(k string) string { return tc.env[k] }, 7, "h") {
+			got = append(got, c.dir)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%v: %q, want %q", tc.env, got, tc.want)
+		}
 	}
-	env["TMPDIR"] = "/var/tmp"
-	if d := SocketDir(getenv); !strings.HasPrefix(d, "/var/tmp/mcpx-") {
-		t.Fatalf("TMPDIR: %s", d)
+}
+
+// A host name in a directory name: its first label when short and plain,
+// else a hash.
+func TestHostTag(t *testing.T) {
+	for h, want := range map[string]string{"box": "box", "box.example.org": "box", "": shortHash("", 8),
+		"a-very-long-host-name-indeed": shortHash("a-very-long-host-name-indeed", 8), "we ird": shortHash("we ird", 8)} {
+		if got := tagOf(h); got != want {
+			t.Errorf("%q: %q, want %q", h, got, want)
+		}
 	}
-	env["XDG_RUNTIME_DIR"] = "/run/user/7"
-	if d := SocketDir(getenv); d != "/run/user/7/mcpx" {
-		t.Fatalf("XDG_RUNTIME_DIR: %s", d)
+}
+
+// choose takes the first candidate that is private, passing over one that
+// another user made first, one open to others, a symbolic link, or a
+// runtime directory that is shared; it creates what it needs only when
+// asked to, and chooses the same without creating anything.
+func TestChoose(t *testing.T) {
+	host := hostTag()
+	type setup func(t *testing.T, root string)
+	chmod := func(p string, m os.FileMode) setup {
+		return func(t *testing.T, root string) {
+			if err := os.Chmod(filepath.Join(root, p), m); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	mkdir := func(p string, m os.FileMode) setup {
+		return func(t *testing.T, root string) {
+			if err := os.Mkdir(filepath.Join(root, p), m); err != nil {
+				t.Fatal(err)
+			}
+			chmod(p, m)(t, root)
+		}
+	}
+	other := func(p string) setup {
+		return func(t *testing.T, root string) {
+			if os.Geteuid() != 0 {
+				t.Skip("needs root to make a directory of another user")
+			}
+			if err := os.Chown(filepath.Join(root, p), 65534, 65534); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	link := func(p, to string) setup {
+		return func(t *testing.T, root string) {
+			if err := os.Symlink(filepath.Join(root, to), filepath.Join(root, p)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	runtime, state, tmp := "run/mcpx", "state/mcpx/run-"+host, "tmp/mcpx-"+strconv.Itoa(os.Geteuid())
+	for _, tc := range []struct {
+		name  string
+		setup []setup
+		want  string // "": none
+	}{
+		{"runtime", nil, runtime},
+		{"runtime shared", []setup{chmod("run", 0o1777)}, state},
+		{"runtime open to the group", []setup{chmod("run", 0o770)}, state},
+		{"runtime's mcpx open", []setup{mkdir("run/mcpx", 0o755)}, state},
+		{"runtime's mcpx a link", []setup{mkdir("elsewhere", 0o700), link("run/mcpx", "elsewhere")}, state},
+		{"runtime's mcpx another's", []setup{mkdir("run/mcpx", 0o700), other("run/mcpx")}, state},
+		{"runtime another's", []setup{other("run")}, state},
+		{"state's mcpx another's", []setup{chmod("run", 0o1777), mkdir("state", 0o700), mkdir("state/mcpx", 0o700), other("state/mcpx")}, tmp},
+		{"state open", []setup{chmod("run", 0o1777), mkdir("state", 0o777)}, tmp},
+		{"state's run open", []setup{chmod("run", 0o1777), mkdir("state", 0o700), mkdir("state/mcpx", 0o700),
+			mkdir("state/mcpx/run-"+host, 0o755)}, tmp},
+		{"none", []setup{chmod("run", 0o1777), mkdir("state", 0o777), mkdir(tmp, 0o700), other(tmp)}, ""},
+		{"none, tmp open", []setup{chmod("run", 0o1777), mkdir("state", 0o777), mkdir(tmp, 0o755)}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			for _, d := range []string{"run", "tmp"} {
+				if err := os.Mkdir(filepath.Join(root, d), 0o700); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, s := range tc.setup {
+				s(t, root)
+			}
+			env := map[string]string{"XDG_RUNTIME_DIR": filepath.Join(root, "run"), "XDG_STATE_HOME": filepath.Join(root, "state"),
+				"TMPDIR": filepath.Join(root, "tmp")}
+			getenv := func(k string) string { return env[k] }
+			want := ""
+			if tc.want != "" {
+				want = filepath.Join(root, tc.want)
+			}
+			probed, perr := choose(getenv, false)
+			got, err := choose(getenv, true)
+			if got != want || (err == nil) != (want != "") {
+				t.Fatalf("chose %q (%v), want %q", got, err, want)
+			}
+			if probed != got || (perr == nil) != (err == nil) {
+				t.Fatalf("without creating: %q (%v), with: %q (%v)", probed, perr, got, err)
+			}
+			var nd *NoDirError
+			if want == "" && (!errors.As(err, &nd) || len(nd.Why) != 3) {
+				t.Fatalf("none: %v, want a NoDirError with three reasons", err)
+			}
+			if want == "" {
+				return
+			}
+			if err := CheckDir(got); err != nil {
+				t.Fatal(err)
+			}
+			if again, err := choose(getenv, false); again != got || err != nil {
+				t.Fatalf("once made: %q (%v), want %q", again, err, got)
+			}
+			if dirs := Dirs(getenv); len(dirs) == 0 || dirs[0] != got {
+				t.Fatalf("Dirs: %q, want %q first", dirs, got)
+			}
+		})
 	}
 }
 

@@ -161,19 +161,23 @@ func TestLogAppends(t *testing.T) {
 	}
 }
 
-func TestSocketDir(t *testing.T) {
+func TestSocketDirs(t *testing.T) {
 	env := map[string]string{"LOCALAPPDATA": `C:\Users\u\AppData\Local`}
 	getenv := func(k string) string { return env[k] }
 	const name = "daemon"
-	if d := SocketDir(getenv); d != `C:\Users\u\AppData\Local\mcpx\`+name {
-		t.Fatalf("%s", d)
+	if c := socketDirs(getenv, 0, ""); len(c) != 1 || c[0].dir != `C:\Users\u\AppData\Local\mcpx\`+name {
+		t.Fatalf("%v", c)
 	}
 	if p := LogPath(getenv); p != `C:\Users\u\AppData\Local\mcpx\`+name+`\daemon.log` {
 		t.Fatalf("%s", p)
 	}
 	delete(env, "LOCALAPPDATA")
-	if d := SocketDir(getenv); d != "" {
-		t.Fatalf("none: %s", d)
+	if c := socketDirs(getenv, 0, ""); len(c) != 0 {
+		t.Fatalf("none: %v", c)
+	}
+	var nd *NoDirError
+	if _, err := choose(getenv, true); !errors.As(err, &nd) {
+		t.Fatalf("none: %v", err)
 	}
 	if err := PrepareDir(""); err != errNoDir {
 		t.Fatalf("none: %v", err)

@@ -6,9 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/mcpx-cli/mcpx/client/transport"
@@ -26,114 +30,284 @@ type Env struct {
 // startWait bounds the wait for a daemon just started to listen.
 const startWait = 10 * time.Second
 
-// Attach connects to the daemon (starting it when none runs, replacing one
-// of another build) and binds the connection to the target of h. The
-// returned connection carries JSON-RPC from now on.
+// Attach connects to this build's daemon (starting it when none runs)
+// and binds the connection to the target of h. The returned connection
+// carries JSON-RPC from now on. A daemon of another build is never asked
+// anything: each build has a socket of its own (socketPath).
 func Attach(ctx context.Context, e Env, h Hello) (net.Conn, *Reply, error) {
 	h.Op = OpAttach
 	if err := platformRefusal(); err != nil {
 		return nil, nil, err
 	}
-	dir := SocketDir(e.Getenv)
-	if err := checkSocketPath(dir); err != nil {
+	dir, err := choose(e.Getenv, true)
+	if err != nil {
 		return nil, nil, err
 	}
-	if err := PrepareDir(dir); err != nil {
-		return nil, nil, err
-	}
+	build := BuildID(e.Version)
+	sock := socketPath(dir, build)
 	for attempt := 0; ; attempt++ {
-		c, rep, err := hello(ctx, e, dir, h)
+		c, rep, err := attachOnce(ctx, e, sock, h)
 		if err == nil {
 			return c, rep, nil
 		}
 		if attempt >= 2 || ctx.Err() != nil || errors.Is(err, ErrUnsupported) {
 			return nil, nil, err
 		}
-		if errors.Is(err, ErrOtherBuild) {
-			replace(ctx, e, dir, rep)
-			continue
-		}
-		if !noDaemon(err, SocketPath(dir)) {
+		// A daemon that closed the connection unanswered was exiting (it
+		// held nothing, or was stopped, as the hello came): start another.
+		if !errors.Is(err, errUnanswered) && !noDaemon(err, sock) {
 			return nil, nil, err
 		}
-		if err := start(ctx, e, dir); err != nil {
+		if err := start(ctx, e, dir, build); err != nil {
 			return nil, nil, err
 		}
 	}
 }
 
-// Ask sends a status or stop hello to a running daemon. ok is false when
-// no daemon runs (nothing is started).
+// attachOnce sends the attach hello h to the daemon at sock. A reply of
+// another build is ErrOtherBuild; a refused attach whose server did not
+// start, ErrStart; one of a draining daemon, ErrDraining.
+func attachOnce(ctx context.Context, e Env, sock string, h Hello) (net.Conn, *Reply, error) {
+	c, rep, _, err := exchange(ctx, e, sock, h)
+	if err != nil {
+		return nil, rep, err
+	}
+	switch {
+	case rep.Build != BuildID(e.Version):
+		c.Close()
+		return nil, rep, ErrOtherBuild
+	case !rep.OK:
+		c.Close()
+		if msg, ok := strings.CutPrefix(rep.Err, startPrefix); ok {
+			return nil, rep, fmt.Errorf("%w: %s", ErrStart, msg)
+		}
+		if strings.HasPrefix(rep.Err, drainPrefix) {
+			return nil, rep, ErrDraining
+		}
+		return nil, rep, errors.New(rep.Err)
+	}
+	return c, rep, nil
+}
+
+// errUnanswered: the daemon closed the connection before it answered.
+var errUnanswered = errors.New("the mcpx daemon closed the connection")
+
+// NoAnswerError: a daemon took the connection and did not answer before
+// the deadline (stopped by SIGSTOP, or wedged). Timeout is the bound, set
+// by the command that had it. Exit 7.
+type NoAnswerError struct {
+	Pid     int    // the daemon's, from the socket's peer credentials (0: not known)
+	Op      string // what was asked: status, stop, exit
+	Timeout time.Duration
+}
+
+func (e *NoAnswerError) Error() string {
+	who := "the mcpx daemon"
+	if e.Pid > 0 {
+		who += fmt.Sprintf(" (pid %d)", e.Pid)
+	}
+	msg := who + " does not answer"
+	if e.Timeout > 0 {
+		msg += fmt.Sprintf(": timed out after %s during %s", e.Timeout, e.Op)
+	}
+	return msg
+}
+
+// Unwrap: a deadline passed.
+func (e *NoAnswerError) Unwrap() error { return context.DeadlineExceeded }
+
+// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
+func (e *NoAnswerError) ErrorCode() string { return "timeout" }
+
+// ErrorDetails are the error's fields under --json.
+func (e *NoAnswerError) ErrorDetails() map[string]any {
+	d := map[string]any{"phase": e.Op}
+	if e.Pid > 0 {
+		d["pid"] = e.Pid
+	}
+	return d
+}
+
+// Found is a daemon found listening (see Status and StopAll).
+type Found struct {
+	Socket string
+	Pid    int    // from the peer credentials (0: not known)
+	Reply  *Reply // its answer; nil when Err
+	// Err: it did not answer (a NoAnswerError), or cannot be asked.
+	Err error
+}
+
+// Known reports whether f answered of its own (a daemon of protocol 3 or
+// later answers status whatever the build; an older one says only its
+// build and pid).
+func (f *Found) Known() bool { return f.Reply != nil && f.Reply.OK }
+
+// Census is what `mcpx daemon status` shows: this build's daemon and the
+// others found in the user's socket directories.
+type Census struct {
+	Own    *Found // nil: no daemon of this build runs
+	Others []Found
+	// NoDir says why there is no socket directory here (nil: there is).
+	NoDir error
+}
+
+// Status asks this build's daemon for its targets, and every other daemon
+// found in the user's socket directories for theirs (never anything
+// else: an mcpx from before protocol 3 acts only on exit). A daemon of
+// this build that does not answer is a NoAnswerError; another that does
+// not is reported in its Found.
+func Status(ctx context.Context, e Env) (*Census, error) {
+	cs := &Census{}
+	if platformRefusal() != nil {
+		return cs, nil
+	}
+	own := ""
+	if dir, err := choose(e.Getenv, false); err != nil {
+		cs.NoDir = err
+	} else {
+		own = socketPath(dir, BuildID(e.Version))
+	}
+	others := otherSockets(e.Getenv, own)
+	found := make([]Found, len(others)+1)
+	var wg sync.WaitGroup
+	for i, sock := range append([]string{own}, others...) {
+		if sock == "" {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			found[i] = ask(ctx, e, sock, Hello{Op: OpStatus})
+		}()
+	}
+	wg.Wait()
+	if f := found[0]; own != "" && (f.Reply != nil || f.Err != nil) {
+		if f.Err != nil {
+			return nil, f.Err
+		}
+		cs.Own = &f
+	}
+	for _, f := range found[1:] {
+		if f.Reply != nil || f.Err != nil {
+			cs.Others = append(cs.Others, f)
+		}
+	}
+	return cs, nil
+}
+
+// Ask sends h (status, stop or exit) to this build's daemon and returns
+// its answer. ok is false when no daemon of this build runs (nothing is
+// started).
 func Ask(ctx context.Context, e Env, h Hello) (rep *Reply, ok bool, err error) {
 	if platformRefusal() != nil {
 		return nil, false, nil
 	}
-	dir := SocketDir(e.Getenv)
-	if err := checkSocketPath(dir); err != nil {
-		return nil, false, err
-	}
-	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
-		return nil, false, nil
-	}
-	if err := CheckDir(dir); err != nil {
-		return nil, false, err
-	}
-	c, rep, err := hello(ctx, e, dir, h)
+	dir, err := choose(e.Getenv, false)
 	if err != nil {
-		if noDaemon(err, SocketPath(dir)) || errors.Is(err, ErrUnsupported) {
-			return nil, false, nil
-		}
-		if errors.Is(err, ErrOtherBuild) {
-			return rep, true, err
-		}
-		return nil, false, err
+		return nil, false, nil // no directory: no daemon
 	}
-	c.Close()
-	return rep, true, nil
+	f := ask(ctx, e, socketPath(dir, BuildID(e.Version)), h)
+	return f.Reply, f.Reply != nil, f.Err
 }
 
-// Status lists the daemon's targets (`mcpx daemon status`); running is
-// false when no daemon runs.
-func Status(ctx context.Context, e Env) (targets []Target, running bool, err error) {
-	rep, ok, err := Ask(ctx, e, Hello{Op: OpStatus})
-	if err != nil {
-		return nil, ok, fmt.Errorf("the mcpx daemon: %w", err)
-	}
-	if !ok {
-		return nil, false, nil
-	}
-	return rep.Status, true, nil
-}
-
-// Stop closes the daemon's connections to the named servers (all, and the
-// daemon exits, when none is named: `mcpx daemon stop`); it returns how
-// many were closed, and running false when no daemon runs.
-func Stop(ctx context.Context, e Env, names []string) (stopped int, running bool, err error) {
+// Stop closes this build's daemon's connections to the named servers (all,
+// and the daemon exits, when none is named: `mcpx daemon stop`). rep is
+// the daemon's answer (Stopped, Missed); nil when no daemon of this build
+// runs.
+func Stop(ctx context.Context, e Env, names []string) (*Reply, error) {
 	rep, ok, err := Ask(ctx, e, Hello{Op: OpStop, Names: names})
-	if errors.Is(err, ErrOtherBuild) && len(names) == 0 {
-		// A daemon of another build: ask it to exit (understood by all).
-		rep, ok, err = Ask(ctx, e, Hello{Op: OpExit})
-		if errors.Is(err, ErrOtherBuild) {
-			err = nil
-		}
+	switch {
+	case err != nil:
+		return nil, err
+	case !ok:
+		return nil, nil
+	case !rep.OK:
+		return nil, fmt.Errorf("the mcpx daemon refused: %s", rep.Err)
 	}
-	if err != nil {
-		return 0, ok, fmt.Errorf("the mcpx daemon: %w", err)
-	}
-	if !ok {
-		return 0, false, nil
-	}
-	return rep.Stopped, true, nil
+	return rep, nil
 }
 
-// dial connects to the socket in dir and checks who listens: the daemon
-// must be of the caller's own uid.
-func dial(ctx context.Context, dir string) (*net.UnixConn, int, error) {
-	if err := CheckDir(dir); err != nil {
+// StopAll asks every daemon found in the user's socket directories, of
+// any build, to exit (the operation every version honours), each with
+// the usual stop sequence for its servers: `mcpx daemon stop --all`. own
+// is this build's (nil when none runs).
+func StopAll(ctx context.Context, e Env) (own *Found, others []Found) {
+	if platformRefusal() != nil {
+		return nil, nil
+	}
+	mine := ""
+	if dir, err := choose(e.Getenv, false); err == nil {
+		mine = socketPath(dir, BuildID(e.Version))
+	}
+	socks := otherSockets(e.Getenv, mine)
+	found := make([]Found, len(socks)+1)
+	var wg sync.WaitGroup
+	for i, sock := range append([]string{mine}, socks...) {
+		if sock == "" {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			found[i] = ask(ctx, e, sock, Hello{Op: OpExit})
+		}()
+	}
+	wg.Wait()
+	if f := found[0]; f.Reply != nil || f.Err != nil {
+		own = &f
+	}
+	for _, f := range found[1:] {
+		if f.Reply != nil || f.Err != nil {
+			others = append(others, f)
+		}
+	}
+	return own, others
+}
+
+// otherSockets are the daemon sockets in the user's socket directories,
+// but own.
+func otherSockets(getenv func(string) string, own string) []string {
+	var out []string
+	for _, dir := range Dirs(getenv) {
+		for _, s := range sockets(dir) {
+			if s != own {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// ask sends h to the daemon at sock and reads its answer: a Found with no
+// Reply and no Err when nobody listens there.
+func ask(ctx context.Context, e Env, sock string, h Hello) Found {
+	f := Found{Socket: sock}
+	c, rep, pid, err := exchange(ctx, e, sock, h)
+	f.Pid = pid
+	switch {
+	case err == nil:
+		c.Close()
+		f.Reply = rep
+		if rep.Pid > 0 {
+			f.Pid = rep.Pid
+		}
+	case noDaemon(err, sock) || errors.Is(err, ErrUnsupported):
+	case errors.Is(err, errUnanswered) && h.Op != OpStatus:
+		// Closed unanswered: it was exiting already.
+	default:
+		f.Err = err
+	}
+	return f
+}
+
+// dial connects to the socket sock and checks who listens: the daemon
+// must be of the caller's own uid. Its directory is checked first.
+func dial(ctx context.Context, sock string) (*net.UnixConn, int, error) {
+	if err := CheckDir(filepath.Dir(sock)); err != nil {
 		return nil, 0, err
 	}
 	var d net.Dialer
-	nc, err := d.DialContext(ctx, "unix", SocketPath(dir))
+	nc, err := d.DialContext(ctx, "unix", sock)
 	if err != nil {
 		if noSockets(err) {
 			return nil, 0, fmt.Errorf("%w (%v)", ErrUnsupported, err)
@@ -148,108 +322,81 @@ func dial(ctx context.Context, dir string) (*net.UnixConn, int, error) {
 	}
 	if peerRefusal(myUser(), who, nil) != nil {
 		c.Close()
-		return nil, 0, fmt.Errorf("the process listening on %s is of %s, not yours", SocketPath(dir), who)
+		return nil, 0, fmt.Errorf("the process listening on %s is of %s, not yours", sock, who)
 	}
 	return c, pid, nil
 }
 
-// hello dials, sends h and reads the reply. A reply of another build is
-// ErrOtherBuild (with the reply); a refused attach whose server did not
-// start, ErrStart.
-func hello(ctx context.Context, e Env, dir string, h Hello) (net.Conn, *Reply, error) {
-	c, _, err := dial(ctx, dir)
+// exchange dials sock, sends h and reads the reply (pid: the daemon's,
+// from the peer credentials). A deadline that passes once connected is a
+// NoAnswerError; a connection closed before the reply, errUnanswered.
+func exchange(ctx context.Context, e Env, sock string, h Hello) (net.Conn, *Reply, int, error) {
+	c, pid, err := dial(ctx, sock)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	h.Proto, h.Build = Proto, BuildID(e.Version)
 	stop := context.AfterFunc(ctx, func() { _ = c.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
-	if err := writeLine(c, h); err != nil {
+	fail := func(err error) (net.Conn, *Reply, int, error) {
 		c.Close()
-		return nil, nil, fmt.Errorf("the mcpx daemon: %w", err)
+		switch {
+		case errors.Is(ctx.Err(), context.DeadlineExceeded):
+			return nil, nil, pid, &NoAnswerError{Pid: pid, Op: h.Op}
+		case ctx.Err() != nil:
+			return nil, nil, pid, ctx.Err()
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE):
+			return nil, nil, pid, fmt.Errorf("%w: %v", errUnanswered, err)
+		}
+		return nil, nil, pid, fmt.Errorf("the mcpx daemon: %w", err)
+	}
+	if err := writeLine(c, h); err != nil {
+		return fail(err)
 	}
 	// The reply is read ahead, not byte by byte: what the daemon sends
 	// after it stays in br, which the returned connection reads first.
 	br := bufio.NewReader(c)
 	line, err := readLine(br)
 	if err != nil {
-		c.Close()
-		if ctx.Err() != nil {
-			return nil, nil, ctx.Err()
-		}
-		return nil, nil, fmt.Errorf("the mcpx daemon closed the connection: %w", err)
+		return fail(err)
 	}
 	var rep Reply
 	if err := json.Unmarshal(line, &rep); err != nil {
 		c.Close()
-		return nil, &rep, ErrOtherBuild
+		return nil, nil, pid, fmt.Errorf("the mcpx daemon's answer is not one: %w", err)
 	}
-	if rep.Build != h.Build {
-		c.Close()
-		return nil, &rep, ErrOtherBuild
-	}
-	if !rep.OK {
-		c.Close()
-		if msg, ok := strings.CutPrefix(rep.Err, startPrefix); ok {
-			return nil, &rep, fmt.Errorf("%w: %s", ErrStart, msg)
-		}
-		return nil, &rep, errors.New(rep.Err)
-	}
-	return &bufferedConn{Conn: c, r: br}, &rep, nil
+	return &bufferedConn{Conn: c, r: br}, &rep, pid, nil
 }
 
-// replace asks a daemon of another build to exit, and kills it when it
-// does not within a second.
-func replace(ctx context.Context, e Env, dir string, rep *Reply) {
-	pid := 0
-	if c, p, err := dial(ctx, dir); err == nil {
-		pid = p
-		_ = writeLine(c, Hello{Proto: Proto, Build: BuildID(e.Version), Op: OpExit})
-		_ = c.SetReadDeadline(time.Now().Add(time.Second))
-		_, _ = readLine(bufio.NewReader(c))
-		c.Close()
-	}
-	if pid == 0 && rep != nil {
-		pid = rep.Pid
-	}
-	deadline := time.Now().Add(time.Second)
-	for time.Now().Before(deadline) {
-		if pid > 0 && !processAlive(pid) {
-			break
-		}
-		if c, _, err := dial(ctx, dir); err != nil {
-			break
-		} else {
-			c.Close()
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if pid > 0 && processAlive(pid) {
-		killProcess(pid)
-	}
-	_ = os.Remove(SocketPath(dir))
-}
-
-// start starts a daemon unless another caller did meanwhile (the start
-// lock makes starts one at a time), and waits for it to listen.
-func start(ctx context.Context, e Env, dir string) error {
-	unlock, err := lockDir(ctx, dir)
+// start starts this build's daemon in dir unless another caller did
+// meanwhile (the build's start lock makes starts one at a time), and
+// waits for it to listen.
+func start(ctx context.Context, e Env, dir, build string) error {
+	unlock, err := lockFile(ctx, lockPath(dir, build))
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	if c, _, err := dial(ctx, dir); err == nil {
+	sock := socketPath(dir, build)
+	if c, _, err := dial(ctx, sock); err == nil {
 		c.Close()
 		return nil
 	}
-	_ = os.Remove(SocketPath(dir)) // stale: nobody listens
+	_ = os.Remove(sock) // stale: nobody listens
 	self := e.Self
 	if self == "" {
-		if self, err = os.Executable(); err != nil {
+		exe, was, err := image()
+		if err != nil {
 			return fmt.Errorf("cannot start the mcpx daemon: %w", err)
 		}
+		// The file there now must be the one this process runs: else the
+		// daemon started would be another build's, listening elsewhere.
+		if now, err := os.Stat(exe); err != nil || !sameImage(was, now) {
+			return ErrDraining
+		}
+		self = exe
 	}
-	cmd := daemonCommand(self, daemonEnv(e.Environ))
+	cmd := daemonCommand(self, dir, daemonEnv(e.Environ))
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("cannot start the mcpx daemon: %w", err)
 	}
@@ -258,7 +405,7 @@ func start(ctx context.Context, e Env, dir string) error {
 	go func() { _ = cmd.Wait(); close(exited) }()
 	deadline := time.Now().Add(startWait)
 	for {
-		c, _, err := dial(ctx, dir)
+		c, _, err := dial(ctx, sock)
 		if err == nil {
 			c.Close()
 			return nil

@@ -19,18 +19,43 @@ import (
 // Supported reports whether warm connections work on this platform.
 const Supported = true
 
-// socketDirVars: where SocketDir comes from, for the error of a socket path
-// too long.
-const socketDirVars = "LOCALAPPDATA"
-
-// SocketDir is the daemon's private directory: %LOCALAPPDATA%\mcpx\daemon,
-// else %USERPROFILE%\AppData\Local\mcpx\daemon ("" when neither is known).
-func SocketDir(getenv func(string) string) string {
+// socketDirs are the directories the daemon's socket may be in (see
+// choose): %LOCALAPPDATA%\mcpx\daemon, else
+// %USERPROFILE%\AppData\Local\mcpx\daemon (winSocketDir), in the user's
+// profile, where no other user may create anything. None when neither
+// variable is known.
+func socketDirs(getenv func(string) string, _ int, _ string) []candidate {
 	if d := winSocketDir(getenv); d != "" {
-		return filepath.Clean(d)
+		return []candidate{{dir: filepath.Clean(d)}}
 	}
-	return ""
+	return nil
 }
+
+// candidate is a directory the daemon's socket may be in (socketDirs).
+type candidate struct{ dir string }
+
+// prepare creates c's directory where it is absent, private, and checks
+// it.
+func (c candidate) prepare() error { return PrepareDir(c.dir) }
+
+// usable: nothing keeps the profile's directory from use before it is
+// looked at (prepare, probe).
+func (c candidate) usable() error { return nil }
+
+// probe says whether c's directory would be used, without creating it
+// (absent: it does not exist, no daemon listens there).
+func (c candidate) probe() (absent bool, err error) {
+	if _, err := os.Lstat(c.dir); errors.Is(err, os.ErrNotExist) {
+		return true, nil
+	}
+	return false, CheckDir(c.dir)
+}
+
+// hostTag: the directory is the user's profile's, on this host.
+func hostTag() string { return "" }
+
+// myUID: Windows names no uid in the directory.
+func myUID() int { return 0 }
 
 // platformRefusal: an elevated (administrator) process gets no warm
 // connections, nor one whose elevation cannot be read. Its daemon's
@@ -53,8 +78,8 @@ var errElevated = fmt.Errorf("%w for an elevated (administrator) process", ErrUn
 
 // LogPath is the daemon's log, in its private directory.
 func LogPath(getenv func(string) string) string {
-	if d := SocketDir(getenv); d != "" {
-		return filepath.Join(d, "daemon.log")
+	if d := winSocketDir(getenv); d != "" {
+		return filepath.Join(filepath.Clean(d), "daemon.log")
 	}
 	return ""
 }
@@ -276,10 +301,10 @@ func openLogFile(path string) (*os.File, error) {
 	return f, nil
 }
 
-// lockDir takes the start lock of dir (LockFileEx on dir\daemon.lock),
-// waiting for it until ctx ends. The returned func releases it.
-func lockDir(ctx context.Context, dir string) (func(), error) {
-	f, err := openRegular(filepath.Join(dir, "daemon.lock"), windows.GENERIC_READ|windows.GENERIC_WRITE, windows.OPEN_ALWAYS)
+// lockFile takes the start lock at path (LockFileEx), waiting for it
+// until ctx ends. The returned func releases it.
+func lockFile(ctx context.Context, path string) (func(), error) {
+	f, err := openRegular(path, windows.GENERIC_READ|windows.GENERIC_WRITE, windows.OPEN_ALWAYS)
 	if err != nil {
 		return nil, fmt.Errorf("cannot lock the daemon directory: %w", err)
 	}
@@ -297,3 +322,7 @@ func lockDir(ctx context.Context, dir string) (func(), error) {
 		f.Close()
 	}, nil
 }
+
+// removeLock leaves the lock file: a file that another process has open
+// is not removed at once on Windows, and a lock file is small.
+func removeLock(string) {}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"syscall"
 	"time"
 )
@@ -12,24 +11,10 @@ import (
 // ErrUnsupported is keep-alive asked for where there is no daemon.
 var ErrUnsupported = errors.New("warm connections are not supported on this platform")
 
-// SocketPath is the daemon's socket in dir.
-func SocketPath(dir string) string { return filepath.Join(dir, "daemon.sock") }
-
 // maxSocketPath is the longest path a Unix socket may have here (the
 // kernel's sun_path, less its terminating NUL): 107 bytes on Linux and
 // Windows, 103 on macOS and the BSDs.
 var maxSocketPath = len(syscall.RawSockaddrUnix{}.Path) - 1
-
-// checkSocketPath refuses a socket path the kernel would refuse, with
-// what to do about it instead of its "invalid argument".
-func checkSocketPath(dir string) error {
-	p := SocketPath(dir)
-	if len(p) <= maxSocketPath {
-		return nil
-	}
-	return fmt.Errorf("its socket path %s is %d bytes, more than the %d a Unix socket path may have here: set %s to a shorter directory",
-		p, len(p), maxSocketPath, socketDirVars)
-}
 
 // peerRefusal decides on the process at the other end of a socket
 // connection, whose user the kernel named (who, as peerUser gives it; err

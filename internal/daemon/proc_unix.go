@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime"
 	"syscall"
 )
 
@@ -38,16 +39,12 @@ func myUser() string { return fmt.Sprintf("uid %d", os.Geteuid()) }
 // is).
 func secureSocket(sock string) { _ = os.Chmod(sock, 0o600) }
 
-func processAlive(pid int) bool { return syscall.Kill(pid, 0) == nil }
-
-func killProcess(pid int) { _ = syscall.Kill(pid, syscall.SIGKILL) }
-
-// daemonCommand is the daemon's process: in a session of its own (no
-// controlling terminal, not in the caller's process group), in "/" (it
-// holds no caller's directory: each server runs in its own, see
-// Spec.Dir), with stdin, stdout and stderr on /dev/null.
-func daemonCommand(self string, env []string) *exec.Cmd {
-	return &exec.Cmd{Path: self, Args: []string{"mcpx", "__daemon"}, Env: env, Dir: "/",
+// daemonCommand is the daemon's process, listening in dir: in a session
+// of its own (no controlling terminal, not in the caller's process
+// group), in "/" (it holds no caller's directory: each server runs in its
+// own, see Spec.Dir), with stdin, stdout and stderr on /dev/null.
+func daemonCommand(self, dir string, env []string) *exec.Cmd {
+	return &exec.Cmd{Path: self, Args: []string{"mcpx", "__daemon", dir}, Env: env, Dir: "/",
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true}}
 }
 
@@ -56,3 +53,28 @@ var daemonEnvKeys = []string{"HOME", "USER", "LOGNAME", "PATH", "TMPDIR", "XDG_R
 
 // envFold: Unix variable names are case-sensitive.
 const envFold = false
+
+// selfImage is this process's executable: the path it was started from,
+// and the file it runs (on Linux the file itself, even once that path
+// names another).
+func selfImage() (string, os.FileInfo, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", nil, err
+	}
+	if runtime.GOOS == "linux" {
+		if fi, err := os.Stat("/proc/self/exe"); err == nil {
+			return exe, fi, nil
+		}
+	}
+	fi, err := os.Stat(exe)
+	return exe, fi, err
+}
+
+// fileID is the identity of the file fi describes: its device and inode.
+func fileID(fi os.FileInfo) string {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return fmt.Sprintf("%d:%d", st.Dev, st.Ino)
+	}
+	return ""
+}

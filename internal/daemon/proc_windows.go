@@ -34,42 +34,19 @@ func noSockets(err error) bool {
 // entries.
 func secureSocket(string) {}
 
-// processAlive reports whether process pid runs (one mcpx may not open
-// counts as running).
-func processAlive(pid int) bool {
-	h, err := windows.OpenProcess(windows.SYNCHRONIZE|windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
-	if err != nil {
-		return errors.Is(err, windows.ERROR_ACCESS_DENIED)
-	}
-	defer windows.CloseHandle(h)
-	ev, err := windows.WaitForSingleObject(h, 0)
-	return err == nil && ev == uint32(windows.WAIT_TIMEOUT)
-}
-
-// killProcess ends process pid (TerminateProcess). Its servers go with it:
-// each is in a job object that kills it when the daemon's handle closes.
-func killProcess(pid int) {
-	h, err := windows.OpenProcess(windows.PROCESS_TERMINATE, false, uint32(pid))
-	if err != nil {
-		return
-	}
-	_ = windows.TerminateProcess(h, 1)
-	_ = windows.CloseHandle(h)
-}
-
-// daemonCommand is the daemon's process: a process group of its own (the
-// console control events of the caller's console do not reach it), a
-// console of its own without a window (CREATE_NO_WINDOW: its servers
-// share it, hidden, so that no console window opens for them and they
-// can be sent CTRL_BREAK_EVENT at stop), in the root of the executable's
-// drive (it holds no caller's directory), with stdin, stdout and stderr
-// on NUL.
-func daemonCommand(self string, env []string) *exec.Cmd {
+// daemonCommand is the daemon's process, listening in sockDir: a process
+// group of its own (the console control events of the caller's console
+// do not reach it), a console of its own without a window
+// (CREATE_NO_WINDOW: its servers share it, hidden, so that no console
+// window opens for them and they can be sent CTRL_BREAK_EVENT at stop),
+// in the root of the executable's drive (it holds no caller's
+// directory), with stdin, stdout and stderr on NUL.
+func daemonCommand(self, sockDir string, env []string) *exec.Cmd {
 	dir := filepath.VolumeName(self)
 	if dir != "" {
 		dir += `\`
 	}
-	return &exec.Cmd{Path: self, Args: []string{"mcpx", "__daemon"}, Env: env, Dir: dir,
+	return &exec.Cmd{Path: self, Args: []string{"mcpx", "__daemon", sockDir}, Env: env, Dir: dir,
 		SysProcAttr: &syscall.SysProcAttr{HideWindow: true,
 			CreationFlags: windows.CREATE_NEW_PROCESS_GROUP | windows.CREATE_NO_WINDOW}}
 }
@@ -81,3 +58,18 @@ var daemonEnvKeys = []string{"LOCALAPPDATA", "APPDATA", "USERPROFILE", "USERNAME
 
 // envFold: Windows variable names are case-insensitive.
 const envFold = true
+
+// selfImage is this process's executable: the path it was started from,
+// and the file there.
+func selfImage() (string, os.FileInfo, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", nil, err
+	}
+	fi, err := os.Stat(exe)
+	return exe, fi, err
+}
+
+// fileID: os.Stat reads no file index on Windows (sameImage compares the
+// files with os.SameFile).
+func fileID(os.FileInfo) string { return "" }

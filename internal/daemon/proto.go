@@ -20,15 +20,20 @@ import (
 
 // Proto is the version of the private protocol; a hello of another
 // version is answered as another build's. 2: a request to an HTTP server
-// may be preceded by its headers (MethodHeaders).
-const Proto = 2
+// may be preceded by its headers (MethodHeaders). 3: each build listens
+// on a socket of its own (socketPath); status is answered whatever the
+// build; stop and exit are acted on only while their caller waits, and
+// answered once the daemon no longer listens.
+const Proto = 3
 
 // Operations of a hello.
 const (
 	OpAttach = "attach" // bind this socket connection to a target, then JSON-RPC
-	OpStatus = "status" // the targets held
+	OpStatus = "status" // the targets held; answered whatever the build (since protocol 3)
 	OpStop   = "stop"   // close targets (all, and exit, when none is named)
-	OpExit   = "exit"   // exit now, whatever the build: the one stable operation
+	// OpExit: close every target and exit, whatever the build: the one
+	// operation every version honours (`daemon stop --all`).
+	OpExit = "exit"
 )
 
 // Hello is the first line a caller writes on a socket connection.
@@ -58,14 +63,29 @@ type Reply struct {
 	Err   string `json:"err,omitempty"`
 	// Attach: a note for the caller (a warm server that died: its state
 	// was lost), and whether the connection is new.
-	Note   string   `json:"note,omitempty"`
-	Status []Target `json:"status,omitempty"`
-	// Stop: the targets closed.
-	Stopped int `json:"stopped,omitempty"`
+	Note string `json:"note,omitempty"`
+	// Status: the targets, the executable the daemon runs, and whether it
+	// is draining (that executable is no longer the one on disk: it takes
+	// no new attach, and exits once no caller is attached).
+	Status   []Target `json:"status,omitempty"`
+	Exe      string   `json:"exe,omitempty"`
+	Draining bool     `json:"draining,omitempty"`
+	// Stop, exit: the targets closed, and the servers named that had none.
+	Stopped int      `json:"stopped,omitempty"`
+	Missed  []string `json:"missed,omitempty"`
 }
 
 // ErrOtherBuild is a daemon of another build (or protocol).
 var ErrOtherBuild = errors.New("the mcpx daemon is of another build")
+
+// ErrDraining is the refusal of an attach by a daemon whose executable is
+// no longer the one on disk (an upgrade or a rebuild since this mcpx
+// started): the caller connects one-shot.
+var ErrDraining = errors.New("the mcpx daemon of this build is draining: mcpx changed on disk since this command started")
+
+// drainPrefix begins a reply's Err when the daemon is draining
+// (ErrDraining, on the wire).
+const drainPrefix = "draining: "
 
 // Spec is a target: what the daemon needs to start and reach the server,
 // every variable expanded. It carries secrets (env, args): it travels only
@@ -215,16 +235,39 @@ func readJSONLine(r *bufio.Reader, v any) error {
 	return json.Unmarshal(line, v)
 }
 
-var (
-	buildOnce sync.Once
-	buildID   string
-)
+// buildIDs are the build identities computed, by version (one in mcpx;
+// a test serves daemons of several).
+var buildIDs sync.Map
+
+// exeImage is an executable: the path it was started from and its file.
+type exeImage struct {
+	path string
+	fi   os.FileInfo
+}
+
+// selfOnce reads this process's executable once (see selfImage).
+var selfOnce = sync.OnceValues(func() (exeImage, error) {
+	p, fi, err := selfImage()
+	return exeImage{p, fi}, err
+})
+
+// image is this process's executable, as it was first read: its path and
+// the file this process runs.
+func image() (string, os.FileInfo, error) {
+	im, err := selfOnce()
+	return im.path, im.fi, err
+}
 
 // BuildID identifies this build of mcpx: its version and module build
-// settings, and the executable's path, size and modification time (cheap
-// to read, and changed by every install or rebuild).
+// settings, and the executable's path and file (device and inode where
+// the system has them, size, modification time: cheap to read, and
+// changed by every install, rebuild or touch). The daemon's socket is
+// named after it (socketPath): each build has a daemon of its own.
 func BuildID(version string) string {
-	buildOnce.Do(func() {
+	if id, ok := buildIDs.Load(version); ok {
+		return id.(string)
+	}
+	id := func() string {
 		h := sha256.New()
 		fmt.Fprintf(h, "proto %d\nversion %s\n", Proto, version)
 		if bi, ok := debug.ReadBuildInfo(); ok {
@@ -233,14 +276,19 @@ func BuildID(version string) string {
 				fmt.Fprintf(h, "%s=%s\n", s.Key, s.Value)
 			}
 		}
-		if exe, err := os.Executable(); err == nil {
-			if st, err := os.Stat(exe); err == nil {
-				fmt.Fprintf(h, "exe %s %d %d\n", exe, st.Size(), st.ModTime().UnixNano())
-			}
+		if exe, fi, err := image(); err == nil {
+			fmt.Fprintf(h, "exe %s %s %d %d\n", exe, fileID(fi), fi.Size(), fi.ModTime().UnixNano())
 		}
-		buildID = version + "+" + hex.EncodeToString(h.Sum(nil))[:16]
-	})
-	return buildID
+		return version + "+" + hex.EncodeToString(h.Sum(nil))[:16]
+	}()
+	buildIDs.Store(version, id)
+	return id
+}
+
+// sameImage reports whether a and b describe the same executable: the
+// same file, size and modification time (what BuildID hashes).
+func sameImage(a, b os.FileInfo) bool {
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
 
 // MethodOneShot is the daemon's notification to a caller whose HTTP or SSE

@@ -70,7 +70,8 @@ func TestHelloKeepsWhatFollowsTheReply(t *testing.T) {
 	if err := PrepareDir(dir); err != nil {
 		t.Skipf("no daemon directory here: %v", err)
 	}
-	ln, err := net.Listen("unix", SocketPath(dir))
+	sock := SocketPath(dir, "test")
+	ln, err := net.Listen("unix", sock)
 	if err != nil {
 		t.Skipf("no Unix sockets here: %v", err)
 	}
@@ -93,7 +94,7 @@ func TestHelloKeepsWhatFollowsTheReply(t *testing.T) {
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, rep, err := hello(ctx, Env{Version: "test"}, dir, Hello{Op: OpAttach})
+	c, rep, err := attachOnce(ctx, Env{Version: "test"}, sock, Hello{Op: OpAttach})
 	if err != nil || !rep.OK {
 		t.Fatalf("hello: %+v, %v", rep, err)
 	}
