@@ -140,6 +140,8 @@ func params(dir string) testscript.Params {
 
 			// Warm connections (warm_test.go).
 			"daemon-pid":      cmdDaemonPid,
+			"daemon-gone":     cmdDaemonGone,
+			"upgrade":         cmdUpgrade,
 			"kill9":           cmdKill9,
 			"other-build":     cmdOtherBuild,
 			"concurrent":      cmdConcurrent,

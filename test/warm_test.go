@@ -103,18 +103,27 @@ func TestScriptWarm(t *testing.T) {
 }
 
 // isolateDaemon gives a script a daemon of its own (its socket under
-// $WORK/run) and stops it when the script ends, with its servers. A daemon
-// found where an mcpx run without the script's XDG_RUNTIME_DIR would have
-// put it ($TMPDIR/mcpx-UID, TMPDIR being the script's) is stopped too, and
-// fails the script: it would have outlived the test.
+// $WORK/run) and stops it when the script ends, with its servers. Every
+// daemon found where the script's mcpx could have put one (its runtime
+// directory, its state directory, its temporary directory) is stopped;
+// one found elsewhere than $WORK/run, and still running, fails the
+// script: a script that makes mcpx fall back to another directory stops
+// its daemons itself (daemon stop --all), and one that a command ran
+// without the script's $XDG_RUNTIME_DIR would have outlived the test.
 func isolateDaemon(env *testscript.Env) {
 	run := filepath.Join(env.WorkDir, "run")
+	if err := os.Mkdir(run, 0o700); err != nil {
+		env.T().Fatal(err)
+	}
 	env.Setenv("XDG_RUNTIME_DIR", run)
-	tmp := env.Getenv("TMPDIR")
+	vars := map[string]string{"XDG_RUNTIME_DIR": run, "XDG_STATE_HOME": env.Getenv("XDG_STATE_HOME"),
+		"TMPDIR": env.Getenv("TMPDIR"), "HOME": env.Getenv("HOME")}
 	env.Defer(func() {
-		stopDaemon(runtimeDir(run))
-		if pid := stopDaemon(tmpDir(tmp)); pid != 0 {
-			msg := fmt.Sprintf("an mcpx daemon (pid %d) ran in %s, not under the script's $XDG_RUNTIME_DIR: a command ran mcpx without the script's environment", pid, daemon.SocketDir(tmpDir(tmp)))
+		for _, f := range stopDaemons(func(k string) string { return vars[k] }) {
+			if filepath.Dir(f.Socket) == filepath.Join(run, "mcpx") {
+				continue
+			}
+			msg := fmt.Sprintf("an mcpx daemon (pid %d) ran in %s, not under the script's $XDG_RUNTIME_DIR: a command ran mcpx without the script's environment, or the script did not stop it", f.Pid, filepath.Dir(f.Socket))
 			if t, ok := env.T().(interface{ Errorf(string, ...any) }); ok {
 				t.Errorf("%s", msg)
 			} else {
@@ -124,64 +133,86 @@ func isolateDaemon(env *testscript.Env) {
 	})
 }
 
-// runtimeDir is an environment whose daemon is under run ($XDG_RUNTIME_DIR).
-func runtimeDir(run string) func(string) string {
-	return func(k string) string {
-		if k == "XDG_RUNTIME_DIR" {
-			return run
-		}
-		return ""
-	}
-}
-
-// tmpDir is an environment with no $XDG_RUNTIME_DIR and $TMPDIR tmp.
-func tmpDir(tmp string) func(string) string {
-	return func(k string) string {
-		if k == "TMPDIR" {
-			return tmp
-		}
-		return ""
-	}
-}
-
-// askDaemon sends op to the daemon of the environment getenv, if one is
-// listening.
-func askDaemon(getenv func(string) string, op string) (*daemon.Reply, bool) {
+// daemons are the daemons listening in the socket directories of the
+// environment getenv, of any build.
+func daemons(getenv func(string) string) []daemon.Found {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	rep, ok, _ := daemon.Ask(ctx, daemon.Env{Getenv: getenv}, daemon.Hello{Op: op})
-	return rep, ok
+	cs, _ := daemon.Status(ctx, daemon.Env{Getenv: getenv})
+	if cs == nil {
+		return nil
+	}
+	return cs.Others // the test binary's own build runs none
 }
 
-// stopDaemon asks the daemon of the environment getenv to exit (any build
-// understands it) and waits until it is gone. It returns the daemon's pid
-// (0: none was running).
-func stopDaemon(getenv func(string) string) int {
-	rep, ok := askDaemon(getenv, daemon.OpExit)
-	if !ok || rep == nil || rep.Pid == 0 {
-		return 0
+// stopDaemons asks every daemon of the environment getenv to exit (any
+// build understands it), waits until each is gone (SIGKILL after 5 s: a
+// stopped one does not answer) and returns those found.
+func stopDaemons(getenv func(string) string) []daemon.Found {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, found := daemon.StopAll(ctx, daemon.Env{Getenv: getenv})
+	for _, f := range found {
+		if f.Pid == 0 {
+			continue
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for syscall.Kill(f.Pid, 0) == nil && !zombieOrGone(f.Pid) && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if syscall.Kill(f.Pid, 0) == nil && !zombieOrGone(f.Pid) {
+			_ = syscall.Kill(f.Pid, syscall.SIGKILL)
+		}
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		if syscall.Kill(rep.Pid, 0) != nil || zombieOrGone(rep.Pid) {
-			return rep.Pid
+	return found
+}
+
+// daemon-pid VAR [EXE]: VAR gets the pid of the script's daemon of the
+// mcpx EXE (default: the mcpx on $PATH), and VAR_SOCK its socket.
+func cmdDaemonPid(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: daemon-pid VAR [EXE]")
+	}
+	exe := ""
+	if len(args) == 2 {
+		exe = ts.MkAbs(args[1])
+	} else {
+		for _, dir := range filepath.SplitList(ts.Getenv("PATH")) {
+			if p := filepath.Join(dir, "mcpx"); fileExists(p) {
+				exe = p
+				break
+			}
+		}
+	}
+	want, err := filepath.EvalSymlinks(exe)
+	ts.Check(err)
+	for _, f := range daemons(ts.Getenv) {
+		if !f.Known() {
+			continue
+		}
+		if got, err := filepath.EvalSymlinks(f.Reply.Exe); err == nil && got == want || f.Reply.Exe == exe {
+			ts.Setenv(args[0], strconv.Itoa(f.Pid))
+			ts.Setenv(args[0]+"_SOCK", f.Socket)
+			return
+		}
+	}
+	ts.Fatalf("no daemon of %s is running", exe)
+}
+
+// daemon-gone PID: wait (at most 10 s) until process PID has exited.
+func cmdDaemonGone(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: daemon-gone PID")
+	}
+	pid, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	deadline := time.Now().Add(10 * time.Second)
+	for syscall.Kill(pid, 0) == nil && !zombieOrGone(pid) {
+		if time.Now().After(deadline) {
+			ts.Fatalf("process %d is still running", pid)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	_ = syscall.Kill(rep.Pid, syscall.SIGKILL)
-	return rep.Pid
-}
-
-// daemon-pid VAR: VAR gets the pid of the script's daemon.
-func cmdDaemonPid(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: daemon-pid VAR")
-	}
-	rep, ok := askDaemon(runtimeDir(ts.Getenv("XDG_RUNTIME_DIR")), daemon.OpStatus)
-	if !ok || rep == nil {
-		ts.Fatalf("no daemon is running")
-	}
-	ts.Setenv(args[0], strconv.Itoa(rep.Pid))
 }
 
 // kill9 PID|PIDFILE: SIGKILL a process.
@@ -202,8 +233,8 @@ func cmdKill9(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// other-build DIR: DIR/mcpx becomes a copy of mcpx, a build of its own (its
-// path and modification time differ).
+// other-build DIR: DIR/mcpx becomes a link to mcpx, a build of its own
+// (its path differs).
 func cmdOtherBuild(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: other-build DIR")
@@ -213,6 +244,21 @@ func cmdOtherBuild(ts *testscript.TestScript, neg bool, args []string) {
 	dir := ts.MkAbs(args[0])
 	ts.Check(os.MkdirAll(dir, 0o755))
 	ts.Check(os.Link(self, filepath.Join(dir, "mcpx")))
+}
+
+// upgrade DIR: DIR/mcpx is replaced by a copy of mcpx, as an upgrade in
+// place replaces a binary (a new file renamed over the old one).
+func cmdUpgrade(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: upgrade DIR")
+	}
+	self, err := os.Executable()
+	ts.Check(err)
+	data, err := os.ReadFile(self)
+	ts.Check(err)
+	p := filepath.Join(ts.MkAbs(args[0]), "mcpx")
+	ts.Check(os.WriteFile(p+".new", data, 0o755))
+	ts.Check(os.Rename(p+".new", p))
 }
 
 // concurrent N PROG ARGS...: run N copies of PROG at once; each must exit 0
