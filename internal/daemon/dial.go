@@ -292,8 +292,8 @@ func ask(ctx context.Context, e Env, sock string, h Hello) Found {
 			f.Pid = rep.Pid
 		}
 	case noDaemon(err, sock) || errors.Is(err, ErrUnsupported):
-	case errors.Is(err, errUnanswered) && h.Op != OpStatus:
-		// Closed unanswered: it was exiting already.
+	case errors.Is(err, errUnanswered):
+		// Closed unanswered: it was exiting as it was asked.
 	default:
 		f.Err = err
 	}
