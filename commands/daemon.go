@@ -299,7 +299,7 @@ func otherDaemon(f daemon.Found, what string, conns int) string {
 		}
 		return msg
 	}
-	return fmt.Sprintf("%s: %s (build %s, an older mcpx)", what, pid, f.Reply.Build)
+	return fmt.Sprintf("%s: %s (build %s, an older mcpx), %s", what, pid, f.Reply.Build, f.Socket)
 }
 
 func (a *app) daemonStop(ctx context.Context, names []string) error {

@@ -8,6 +8,7 @@ package commands
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/daemon"
 	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/output"
 )
@@ -45,6 +47,14 @@ func hints(f failure) []string {
 	case *output.NoMatchError:
 		if g, ok := jqPath(e.Path); ok {
 			return []string{fmt.Sprintf("--select takes a gjson path, not jq's syntax: try --select %s", shellArg(g))}
+		}
+	case *daemon.NoAnswerError:
+		switch {
+		case e.Pid <= 0:
+		case runtime.GOOS == "windows":
+			return []string{fmt.Sprintf("taskkill /F /PID %d ends it, and its servers with it", e.Pid)}
+		default:
+			return []string{fmt.Sprintf("a daemon stopped by SIGSTOP goes on after: kill -CONT %d (kill -KILL %d ends it, and its servers with it)", e.Pid, e.Pid)}
 		}
 	}
 	return nil
