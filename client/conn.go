@@ -137,9 +137,10 @@ type Conn struct {
 	headerTools map[string]mcp.Tool
 
 	// warm: the connection goes through the mcpx daemon; warmStderr is
-	// the tail of the server's stderr it sent.
+	// the tail of the server's stderr it sent (shared with the connection
+	// this one adopts, whose events keep writing it: see adopt).
 	warm       bool
-	warmStderr []string
+	warmStderr *stderrTail
 	warmRetry  atomic.Bool // the daemon's http or sse connection failed its handshake
 	// warmFirstPost: the HTTP status of its first POST (for the SSE fallback)
 	warmFirstPost atomic.Int64
@@ -732,9 +733,7 @@ func (c *Conn) Stderr(n int) []string {
 	case c.proc != nil:
 		lines = c.proc.Stderr(n)
 	case c.warm:
-		c.mu.Lock()
-		lines = append(lines, c.warmStderr[max(len(c.warmStderr)-n, 0):]...)
-		c.mu.Unlock()
+		lines = c.warmStderr.last(n)
 	default:
 		return nil
 	}

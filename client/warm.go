@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"sync"
 	"time"
 
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
@@ -39,6 +40,9 @@ type Warm struct {
 	// cannot be used, before the connection is made one-shot (the
 	// command's one note). Not called where the platform has no daemon.
 	OnFallback func(why string)
+	// MaxWarm bounds the targets the daemon holds ("maxWarm"; 0: the
+	// daemon's default).
+	MaxWarm int
 }
 
 // UnsupportedWarmError is keep-alive asked for on the command line where
@@ -65,12 +69,13 @@ var errOneShot = errors.New("connect one-shot")
 // the socket as a transport.
 func (c *Conn) openWarm(ctx context.Context, o Options) (mcptransport.Interface, error) {
 	w, t := o.Warm, c.T
+	c.warmStderr = &stderrTail{}
 	tr, rep, err := daemon.Open(ctx, daemon.CallerOptions{
 		Env:   daemon.Env{Getenv: w.Getenv, Environ: w.Environ, Version: w.Version},
 		Hello: c.warmHello(o),
 		Stdio: transport.StdioOptions{MessageCeiling: o.MessageCeiling, Limit: c.limit,
 			Mask: o.Mask, MaskIn: o.MaskIn, Logger: o.Logger},
-		Events: &warmEvents{conn: c, lost: c.lost, onStderr: o.OnStderr, debug: o.Debug},
+		Events: &warmEvents{conn: c, lost: c.lost, onStderr: o.OnStderr, debug: o.Debug, note: o.Note},
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -129,7 +134,7 @@ func (c *Conn) warmHello(o Options) daemon.Hello {
 		spec = &daemon.Spec{Name: t.Name, Transport: c.kind, URL: t.URL, Headers: t.Headers,
 			MessageCeiling: o.MessageCeiling, Secrets: t.Secrets, Identity: c.identity(o)}
 	}
-	hello := daemon.Hello{Spec: spec, KeepAlive: w.KeepAlive, Refresh: w.Refresh, Verbose: o.OnStderr != nil}
+	hello := daemon.Hello{Spec: spec, KeepAlive: w.KeepAlive, Refresh: w.Refresh, MaxWarm: w.MaxWarm}
 	if c.kind != config.Stdio && c.tokens != nil {
 		// The credential identity is the token store's entry (in the
 		// target); the token itself goes with each attach, refreshed here.
@@ -158,13 +163,36 @@ func (c *Conn) identity(o Options) []string {
 // (the tail an error quotes).
 const warmStderrLines = 10
 
-func (c *Conn) addStderr(line string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.warmStderr = append(c.warmStderr, line)
-	if len(c.warmStderr) > warmStderrLines {
-		c.warmStderr = c.warmStderr[len(c.warmStderr)-warmStderrLines:]
+// stderrTail is the tail of a warm server's stderr: the lines the daemon
+// sent, or those it quoted when the server died.
+type stderrTail struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (t *stderrTail) add(line string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.lines = append(t.lines, line)
+	if len(t.lines) > warmStderrLines {
+		t.lines = t.lines[len(t.lines)-warmStderrLines:]
 	}
+}
+
+func (t *stderrTail) set(lines []string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.lines = append(t.lines[:0], lines...)
+}
+
+// last returns (a copy of) the last n lines.
+func (t *stderrTail) last(n int) []string {
+	if t == nil {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]string(nil), t.lines[max(len(t.lines)-n, 0):]...)
 }
 
 // flushStderr asks the daemon for what the server wrote on stderr during
@@ -182,10 +210,11 @@ type warmEvents struct {
 	lost     *lostSignal // the connection's own (see lostSignal)
 	onStderr func(string)
 	debug    func(string, ...any)
+	note     func(string, ...any)
 }
 
 func (e *warmEvents) Stderr(line string) {
-	e.conn.addStderr(line)
+	e.conn.warmStderr.add(line)
 	if e.onStderr != nil {
 		e.onStderr(line)
 	}
@@ -217,9 +246,7 @@ func (e *warmEvents) OneShot(why string, firstPost int) {
 func (e *warmEvents) Lost(l daemon.Lost) {
 	c := e.conn
 	if l.Stderr != nil {
-		c.mu.Lock()
-		c.warmStderr = append(c.warmStderr[:0], l.Stderr...)
-		c.mu.Unlock()
+		c.warmStderr.set(l.Stderr)
 	}
 	// What the daemon's framer met is this connection's, as if its own
 	// framer had met it (exit 8 for a limit, 3 for a violation).
@@ -230,6 +257,14 @@ func (e *warmEvents) Lost(l daemon.Lost) {
 		c.limit.Set(l.Limit)
 	}
 	c.lost.mark(l.Why)
+}
+
+// Note shows the daemon's note (a server that died since the last call:
+// the connection goes on with a new one).
+func (e *warmEvents) Note(note string) {
+	if e.note != nil {
+		e.note("%s", e.conn.shown(note))
+	}
 }
 
 func (e *warmEvents) Closed() { e.lost.mark("the mcpx daemon closed the connection") }

@@ -214,7 +214,7 @@ func TestStopNeedsItsCaller(t *testing.T) {
 	}
 	defer ln.Close()
 	for _, gone := range []bool{true, false} {
-		d := &daemon{build: BuildID("test"), log: &logger{}, sessions: map[string]*session{}, lost: map[string]string{},
+		d := &daemon{build: BuildID("test"), log: &logger{}, sessions: map[string]*session{}, lost: map[string]lostTarget{},
 			quit: make(chan struct{}), unlisten: func() {}}
 		c, err := net.Dial("unix", dir)
 		if err != nil {

@@ -41,8 +41,13 @@ type Events interface {
 	// (MethodOneShot). Not called when the server refused the handshake
 	// (Auth): the requests in flight then fail with why.
 	OneShot(why string, firstPost int)
-	// Lost: the server is gone (MethodLost); the connection is dead.
+	// Lost: the server is gone, or the daemon cut the caller off
+	// (MethodLost); the connection is dead.
 	Lost(Lost)
+	// Note: a note for the user (MethodNote): the server died since the
+	// caller's last request, and the one that replaced it has none of its
+	// state.
+	Note(note string)
 	// Closed: the daemon closed the socket (called once).
 	Closed()
 }
@@ -223,6 +228,8 @@ func (w *callerEnd) notification(n mcp.JSONRPCNotification) {
 		w.ev.OneShot(str("why"), int(st))
 	case MethodLost:
 		w.ev.Lost(lostOf(f))
+	case MethodNote:
+		w.ev.Note(str("note"))
 	default:
 		w.hmu.RLock()
 		h := w.h

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpx-cli/mcpx/client/transport"
@@ -32,13 +33,14 @@ func (e *events) Auth(int, []string)           {}
 func (e *events) BrokenReply(how string) error { return errors.New(how) }
 func (e *events) OneShot(why string, _ int)    { e.lost <- Lost{Why: "one-shot: " + why} }
 func (e *events) Lost(l Lost)                  { e.lost <- l }
+func (e *events) Note(note string)             { e.lines <- "note " + note }
 func (e *events) Closed()                      { e.once.Do(func() { close(e.closed) }) }
 
 // TestOpenReportsTheDaemonsNotes: the caller's end of an attach reports
 // the daemon's own notifications to its Events, never to the handler of
 // the server's messages: the server's stderr line and its line on stdout
-// that is not JSON-RPC, then its death, with its last stderr lines; and
-// the socket's end.
+// that is not JSON-RPC, then its death during a request, with its last
+// stderr lines; and the socket's end.
 func TestOpenReportsTheDaemonsNotes(t *testing.T) {
 	d := startDaemon(t)
 	ctx := d.ctx
@@ -78,10 +80,10 @@ func TestOpenReportsTheDaemonsNotes(t *testing.T) {
 	if want := []string{"skipped not-json", "stderr started"}; !reflect.DeepEqual(lines, want) {
 		t.Errorf("the server's lines reported: %q, want %q", lines, want)
 	}
-	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{Method: "notifications/initialized"}}
-	if err := tr.SendNotification(ctx, n); err != nil {
-		t.Fatal(err)
-	}
+	// A request the server reads, and dies of: the caller is told.
+	go func() {
+		_, _ = tr.SendRequest(ctx, mcptransport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(int64(1)), Method: "tools/call"})
+	}()
 	var lost Lost
 	select {
 	case lost = <-ev.lost:

@@ -54,6 +54,13 @@ type ServeOptions struct {
 	// Listening, if set, is called once the daemon accepts connections
 	// (a test waits for it).
 	Listening func()
+
+	// Tests: the bytes a caller's queue holds (0: queueLimit), how long a
+	// caller whose queue is full may read nothing (0: stallWait), and a
+	// hook told the bytes queued for a caller each time they grow.
+	queueLimit int64
+	stall      time.Duration
+	queuePeak  func(n int64)
 }
 
 type daemon struct {
@@ -78,10 +85,11 @@ type daemon struct {
 	bg sync.WaitGroup
 
 	mu       sync.Mutex
-	sessions map[string]*session // by Spec.Key
-	lost     map[string]string   // targets whose server died, and why (the next attach says so)
+	sessions map[string]*session   // by Spec.Key(), those starting included
+	lost     map[string]lostTarget // targets whose server died (the next caller is told)
 	conns    int
 	idleFrom time.Time
+	maxWarm  int // the latest attach's bound on the targets held (0: DefaultMaxWarm)
 
 	quit     chan struct{}
 	quitOnce sync.Once
@@ -119,7 +127,7 @@ func Serve(ctx context.Context, o ServeOptions) error {
 	ln.SetUnlinkOnClose(false)
 	secureSocket(sock)
 	d := &daemon{o: o, build: build, ln: ln, log: openLog(LogPath(o.Getenv)), sock: sock,
-		sessions: map[string]*session{}, lost: map[string]string{}, idleFrom: time.Now(), quit: make(chan struct{})}
+		sessions: map[string]*session{}, lost: map[string]lostTarget{}, idleFrom: time.Now(), quit: make(chan struct{})}
 	d.sockInfo, _ = os.Lstat(sock)
 	d.unlisten = sync.OnceFunc(d.closeListener)
 	d.watch(o.Exe)
@@ -220,12 +228,19 @@ func (d *daemon) reap(ctx context.Context) {
 		var idle []*session
 		d.mu.Lock()
 		for k, s := range d.sessions {
-			if s.idleFor(now) >= s.keepAlive() {
+			if s.isReady() && s.idleFor(now) >= s.keepAlive() {
 				idle = append(idle, s)
 				delete(d.sessions, k)
 			}
 		}
-		empty := len(d.sessions) == 0 && d.conns == 0
+		for k, l := range d.lost {
+			if !now.Before(l.until) {
+				delete(d.lost, k)
+			}
+		}
+		// A loss not reported yet keeps the daemon (for the target's
+		// keep-alive): the next call of the target is told of it.
+		empty := len(d.sessions) == 0 && d.conns == 0 && len(d.lost) == 0
 		if !empty {
 			d.idleFrom = now
 		}
@@ -411,7 +426,9 @@ func (d *daemon) status() []Target {
 	d.mu.Lock()
 	all := make([]*session, 0, len(d.sessions))
 	for _, s := range d.sessions {
-		all = append(all, s)
+		if s.isReady() && s.startErr == nil {
+			all = append(all, s)
+		}
 	}
 	d.mu.Unlock()
 	now := time.Now()
@@ -438,54 +455,204 @@ func (d *daemon) attach(c *net.UnixConn, r *bufio.Reader, h *Hello, rep Reply) {
 		c.Close()
 		return
 	}
-	key := h.Spec.Key()
-	d.mu.Lock()
-	s := d.sessions[key]
-	d.mu.Unlock()
-	if s != nil && s.proc == nil && h.Bearer != "" {
-		s.mu.Lock()
-		s.bearer = h.Bearer
-		s.mu.Unlock()
+	s, note, err := d.target(h)
+	if err != nil {
+		d.log.printf("cannot start %s: %s", h.Spec.Name, h.Spec.mask(err.Error()))
+		rep.OK, rep.Err = false, startPrefix+err.Error()
+		_ = writeLine(c, rep)
+		c.Close()
+		return
 	}
-	if s != nil && s.proc == nil {
-		// An HTTP session may have ended on the server's side since its
-		// last use (the server restarted, or expired it): ask first.
-		s.probe()
-	}
-	d.mu.Lock()
-	s = d.sessions[key]
-	if s != nil && s.isDead() {
-		s = nil
-	}
-	if s == nil {
-		if why, ok := d.lost[key]; ok {
-			delete(d.lost, key)
-			rep.Note = fmt.Sprintf("the warm connection to server %q was lost (%s); its state was lost, starting it again", h.Spec.Name, why)
-		}
-		var err error
-		s, err = d.newSession(h.Spec, h.Bearer)
-		if err != nil {
-			d.mu.Unlock()
-			d.log.printf("cannot start %s: %s", h.Spec.Name, h.Spec.mask(err.Error()))
-			rep.OK, rep.Err = false, startPrefix+err.Error()
-			_ = writeLine(c, rep)
-			c.Close()
-			return
-		}
-		d.sessions[key] = s
-	}
-	s.setKeepAlive(h.KeepAlive)
-	if h.Bearer != "" {
-		s.mu.Lock()
-		s.bearer = h.Bearer
-		s.mu.Unlock()
-	}
+	rep.Note = note
+	s.askKeepAlive(h.KeepAlive)
 	s.lastUse.Store(time.Now().UnixNano())
 	cl := s.newCaller(c, r, h)
-	d.mu.Unlock()
 	if err := writeLine(c, rep); err != nil {
 		c.Close()
 		return
 	}
 	cl.serve()
+}
+
+// DefaultMaxWarm is how many targets the daemon holds at most when the
+// attach names no "maxWarm".
+const DefaultMaxWarm = 32
+
+// lostTarget is a target whose server died, remembered until its next
+// caller is told (or its keep-alive has passed).
+type lostTarget struct {
+	why   string
+	until time.Time
+}
+
+// lose remembers that s's server died: the next caller of its target is
+// told that its state was lost. The daemon stays while it remembers (see
+// reap).
+func (d *daemon) lose(s *session, why string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.sessions[s.key] == s {
+		delete(d.sessions, s.key)
+	}
+	if s.initialized() {
+		d.lost[s.key] = lostTarget{why: why, until: time.Now().Add(s.keepAlive())}
+	}
+}
+
+// lostNote is the note of a target whose server died (why).
+func lostNote(name, why string) string {
+	return fmt.Sprintf("the warm connection to server %q was lost (%s); its state was lost, starting it again", name, why)
+}
+
+// errFull refuses a new target when the daemon holds as many as it may,
+// all in use: the caller connects one-shot.
+var errFull = errors.New("the mcpx daemon holds as many targets as it may (\"maxWarm\"), all in use")
+
+// target is the session of the attach's target, started: the one held
+// (an idle HTTP session asked first whether the server still knows it),
+// else a new one, started once however many attach at once, with no lock
+// held meanwhile. note is for the caller: its target's server died since
+// its last call.
+func (d *daemon) target(h *Hello) (*session, string, error) {
+	key := h.Spec.Key()
+	for {
+		s, created, note, err := d.claim(key, h.Spec, h.Bearer, h.MaxWarm)
+		if err != nil {
+			return nil, "", err
+		}
+		if created {
+			err = s.start()
+		} else {
+			err = s.started()
+		}
+		if err != nil {
+			if created {
+				d.forget(s)
+			}
+			return nil, "", err
+		}
+		if s.proc == nil && h.Bearer != "" {
+			s.mu.Lock()
+			s.bearer = h.Bearer
+			s.mu.Unlock()
+		}
+		if !created && s.proc == nil {
+			// An HTTP session may have ended on the server's side since
+			// its last use (the server restarted, or expired it): ask
+			// first.
+			s.probe()
+		}
+		if !created && s.isDead() && !s.oneShot() {
+			continue // found dead: a new one, with the note
+		}
+		return s, note, nil
+	}
+}
+
+// claim returns the session of key, to start (created) or started by
+// another. A new target past the daemon's bound (maxWarm, 0: the default)
+// closes the longest-idle one, as its keep-alive would; when every target
+// is in use, it is refused (errFull).
+func (d *daemon) claim(key string, spec *Spec, bearer string, maxWarm int) (s *session, created bool, note string, err error) {
+	var evict []*session
+	d.mu.Lock()
+	if maxWarm > 0 {
+		d.maxWarm = maxWarm // the latest attach's: the user's file
+	}
+	if maxWarm = d.maxWarm; maxWarm <= 0 {
+		maxWarm = DefaultMaxWarm
+	}
+	if s = d.sessions[key]; s != nil && !s.isDead() {
+		d.mu.Unlock()
+		return s, false, "", nil
+	}
+	now := time.Now()
+	for len(d.sessions) >= maxWarm {
+		var victim *session
+		for _, o := range d.sessions {
+			if o.isReady() && o.idleFor(now) > 0 && (victim == nil || o.idleFor(now) > victim.idleFor(now)) {
+				victim = o
+			}
+		}
+		if victim == nil {
+			d.mu.Unlock()
+			return nil, false, "", errFull
+		}
+		delete(d.sessions, victim.key)
+		evict = append(evict, victim)
+	}
+	if l, ok := d.lost[key]; ok {
+		delete(d.lost, key)
+		note = lostNote(spec.Name, l.why)
+	}
+	s = d.newSession(spec, key, bearer)
+	d.sessions[key] = s
+	d.mu.Unlock()
+	for _, o := range evict {
+		d.log.printf("closing %s: the daemon holds %d targets at most", o.spec.Name, maxWarm)
+	}
+	d.stopInBackground(evict)
+	return s, true, note, nil
+}
+
+// forget drops a session that failed to start.
+func (d *daemon) forget(s *session) {
+	d.mu.Lock()
+	if d.sessions[s.key] == s {
+		delete(d.sessions, s.key)
+	}
+	d.mu.Unlock()
+}
+
+// successor is the session that replaces dead, whose server died, for a
+// caller of dead: the one an attach has started since, or a new one. The
+// daemon makes the handshake dead recorded on it itself (once, whoever
+// asks), so that the caller, initialized on dead, goes on unaware.
+func (d *daemon) successor(dead *session) (*session, error) {
+	dead.mu.Lock()
+	bearer := dead.bearer
+	dead.mu.Unlock()
+	s, created, _, err := d.claim(dead.key, dead.spec, bearer, 0)
+	if err != nil {
+		return nil, err
+	}
+	if created {
+		s.askKeepAlive(dead.keepAlive())
+		err = s.start()
+	} else {
+		err = s.started()
+	}
+	if err == nil {
+		err = s.replayHandshake(dead)
+	}
+	if err != nil {
+		if created {
+			d.forget(s)
+		}
+		return nil, err
+	}
+	return s, nil
+}
+
+// stallWait is how long a caller whose queue is full may read nothing.
+func (d *daemon) stallWait() time.Duration {
+	if d.o.stall > 0 {
+		return d.o.stall
+	}
+	return stallWait
+}
+
+// queueLimit is the bytes a caller's queue holds.
+func (d *daemon) queueLimit() int64 {
+	if d.o.queueLimit > 0 {
+		return d.o.queueLimit
+	}
+	return queueLimit
+}
+
+// notePeak records the bytes queued for a caller (tests).
+func (d *daemon) notePeak(n int64) {
+	if d.o.queuePeak != nil {
+		d.o.queuePeak(n)
+	}
 }

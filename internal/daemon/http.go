@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
@@ -34,9 +35,8 @@ func (s *session) openHTTP() error {
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			return s.bearer
-		}})
+		}, Inner: statusRecorder{http.DefaultTransport.(*http.Transport).Clone()}})
 	hc := &http.Client{Transport: s.rt, CheckRedirect: transport.SameOrigin}
-	s.cache = NewCache(nil)
 	if streamable {
 		opts := []mcptransport.StreamableHTTPCOption{mcptransport.WithHTTPHeaders(spec.Headers), mcptransport.WithHTTPBasicClient(hc)}
 		//lint:ignore SA1019 the legacy era's standalone GET stream carries the server's requests and list_changed
@@ -48,7 +48,7 @@ func (s *session) openHTTP() error {
 		s.tr, s.bidi = tr, tr
 		tr.SetNotificationHandler(s.serverNotification)
 		tr.SetRequestHandler(s.serverRequest)
-		_ = tr.Start(context.Background())
+		_ = tr.Start(s.life)
 		s.d.log.printf("opened %s (http)", spec.Name)
 		return nil
 	}
@@ -61,11 +61,9 @@ func (s *session) openHTTP() error {
 	tr.SetNotificationHandler(s.serverNotification)
 	tr.SetConnectionLostHandler(func(err error) { s.httpEnded(fmt.Sprintf("the server closed the SSE stream (%v)", err)) })
 	// The Start context owns the stream: it lives until the session ends
-	// (the endpoint wait is bounded by sseStartWait).
-	life, cancel := context.WithCancel(context.Background())
-	s.endWire = cancel
-	if err := tr.Start(life); err != nil {
-		cancel()
+	// (the endpoint wait is bounded by sseStartWait, and ends when the
+	// session is stopped meanwhile). Only this target's callers wait.
+	if err := tr.Start(s.life); err != nil {
 		_ = tr.Close()
 		return err
 	}
@@ -144,6 +142,7 @@ func (s *session) handshakeFailed(err error) {
 	s.deadOnce.Do(func() {
 		s.mu.Lock()
 		s.deadWhy = err.Error()
+		s.oneshot = true
 		close(s.dead)
 		callers := make([]*caller, 0, len(s.callers))
 		for c := range s.callers {
@@ -151,12 +150,7 @@ func (s *session) handshakeFailed(err error) {
 		}
 		s.mu.Unlock()
 		s.d.log.printf("%s: handshake failed, connecting one-shot", s.spec.Name)
-		s.d.mu.Lock()
-		key := s.spec.Key()
-		if s.d.sessions[key] == s {
-			delete(s.d.sessions, key)
-		}
-		s.d.mu.Unlock()
+		s.d.forget(s)
 		params := map[string]any{"why": s.spec.mask(err.Error()), "first_post": s.rt.FirstPostStatus()}
 		if st, challenge := s.rt.TakeAuth(); st != 0 {
 			// Refused (401, 403): the caller's error says so at once; a
@@ -165,13 +159,7 @@ func (s *session) handshakeFailed(err error) {
 		}
 		for _, c := range callers {
 			c.notify(MethodOneShot, params)
-			go func() {
-				select {
-				case <-c.gone.Done():
-				case <-time.After(5 * time.Second):
-				}
-				c.close()
-			}()
+			c.closeSoon()
 		}
 		go s.closeWire()
 	})
@@ -179,14 +167,15 @@ func (s *session) handshakeFailed(err error) {
 
 // closeWire closes the connection to the server.
 func (s *session) closeWire() {
-	_ = s.tr.Close()
-	if s.endWire != nil {
-		s.endWire()
+	if s.tr != nil {
+		_ = s.tr.Close()
 	}
+	s.endLife()
 }
 
 // probe pings an HTTP or SSE session that no caller uses: a session the
-// server no longer knows is found dead before a caller relies on it.
+// server no longer knows is found dead before a caller relies on it (and
+// on the listings cached).
 func (s *session) probe() {
 	s.mu.Lock()
 	busy := len(s.callers) > 0 || s.modern // the 2026-07-28 era has no session to forget
@@ -196,11 +185,51 @@ func (s *session) probe() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), probeWait)
 	defer cancel()
-	_, err := s.tr.SendRequest(ctx, mcptransport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION,
+	status := new(int)
+	resp, err := s.tr.SendRequest(withStatus(ctx, status), mcptransport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION,
 		ID: mcp.NewRequestId(s.nextID.Add(1)), Method: string(mcp.MethodPing)})
-	if err != nil && ctx.Err() == nil && s.sessionGone(err) {
+	switch {
+	case err != nil && ctx.Err() == nil && s.sessionGone(err):
 		s.httpFailed(err)
+	case err == nil && s.sessionUnknown(*status, resp):
+		s.forgotten()
 	}
+}
+
+// sessionUnknown reports whether an answer (status: its HTTP status) says
+// that the server no longer knows the session, as SDK servers answer a
+// request of a session they forgot, or never had: HTTP 400 with a
+// JSON-RPC error about the session ("Bad Request: No valid session ID
+// provided"). (The specification's answer, 404, is
+// mcptransport.ErrSessionTerminated.)
+func (s *session) sessionUnknown(status int, resp *mcptransport.JSONRPCResponse) bool {
+	if status != http.StatusBadRequest || resp == nil || resp.Error == nil || !s.initialized() {
+		return false
+	}
+	s.mu.Lock()
+	modern := s.modern
+	s.mu.Unlock()
+	return !modern && strings.Contains(strings.ToLower(resp.Error.Message), "session")
+}
+
+// statusKey carries, in a request's context, where the HTTP status of its
+// answer goes (see statusRecorder).
+type statusKey struct{}
+
+func withStatus(ctx context.Context, status *int) context.Context {
+	return context.WithValue(ctx, statusKey{}, status)
+}
+
+// statusRecorder is the round tripper under the target's: it records the
+// HTTP status of a POST's answer where its context says (withStatus).
+type statusRecorder struct{ inner http.RoundTripper }
+
+func (r statusRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := r.inner.RoundTrip(req)
+	if p, ok := req.Context().Value(statusKey{}).(*int); ok && resp != nil && req.Method == http.MethodPost {
+		*p = resp.StatusCode
+	}
+	return resp, err
 }
 
 func (s *session) deadWhyNow() string {

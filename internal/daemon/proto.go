@@ -46,7 +46,9 @@ type Hello struct {
 	Spec      *Spec         `json:"spec,omitempty"`
 	KeepAlive time.Duration `json:"keep_alive,omitempty"`
 	Refresh   bool          `json:"refresh,omitempty"`
-	Verbose   bool          `json:"verbose,omitempty"` // the server's stderr lines are sent
+	// MaxWarm is the user's bound on the targets the daemon holds (0:
+	// DefaultMaxWarm): the latest attach's applies.
+	MaxWarm int `json:"max_warm,omitempty"`
 	// Bearer is the caller's current OAuth token for an http or sse
 	// target (its credential identity is in the spec): the daemon sends
 	// the latest one it was given.
@@ -318,8 +320,12 @@ const MethodHeaders = "notifications/mcpx/headers"
 // Methods of the daemon's own notifications to a caller.
 const (
 	MethodStderr = "notifications/mcpx/stderr" // params.line: a line of the server's stderr
-	MethodLost   = "notifications/mcpx/lost"   // params.why: the server died
-	MethodFlush  = "mcpx/flush"                // a caller's request: its server's stderr so far, then {}
+	MethodLost   = "notifications/mcpx/lost"   // params.why: the server died (or the caller was cut off)
+	// MethodNote: params.note, a note for the caller's stderr (its
+	// target's server died: the session that replaced it knows nothing of
+	// the caller's earlier calls)
+	MethodNote  = "notifications/mcpx/note"
+	MethodFlush = "mcpx/flush" // a caller's request: its server's stderr so far, then {}
 	// MethodSkipped: params.line, a line on the server's stdout that is not JSON-RPC
 	MethodSkipped = "notifications/mcpx/skipped"
 )

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"sync"
 	"time"
@@ -61,30 +62,34 @@ func result(req mcptransport.JSONRPCRequest, r json.RawMessage) *mcptransport.JS
 // flush (MethodFlush) is answered once everything the server wrote on
 // stderr so far has reached the caller (the caller's -v, at its end).
 func (c *caller) flush(_ context.Context, req mcptransport.JSONRPCRequest, _ json.RawMessage) *mcptransport.JSONRPCResponse {
-	if c.s.proc != nil {
-		c.s.proc.StderrQuiet(10*time.Millisecond, 300*time.Millisecond)
+	if s := c.session(); s.proc != nil {
+		s.proc.StderrQuiet(10*time.Millisecond, 300*time.Millisecond)
 	}
-	c.drain()
+	// The answer is queued after the lines sent so far (see outQueue).
 	return result(req, json.RawMessage("{}"))
 }
 
 // relay forwards a request as it is.
 func (c *caller) relay(ctx context.Context, req mcptransport.JSONRPCRequest, params json.RawMessage) *mcptransport.JSONRPCResponse {
-	return c.forwardRequest(ctx, req, params, false)
+	resp, _ := c.forwardRequest(ctx, req, params, false)
+	return resp
 }
 
 // listing answers a listing from the cache (unless the caller refreshes),
 // else forwards it and keeps its answer, unless a list_changed of its kind
 // arrived meanwhile (see Cache.Put).
 func (c *caller) listing(ctx context.Context, req mcptransport.JSONRPCRequest, params json.RawMessage) *mcptransport.JSONRPCResponse {
-	s := c.s
-	if !c.refresh {
+	s := c.session()
+	if !c.refresh && !s.isDead() {
 		if r, ok := s.cache.Get(req.Method, params); ok {
 			return result(req, r)
 		}
 	}
 	gen := s.cache.Gen(req.Method)
-	resp := c.forwardRequest(ctx, req, params, false)
+	resp, on := c.forwardRequest(ctx, req, params, false)
+	if on != s {
+		return resp // answered by the session that replaced s: its cache starts empty
+	}
 	if resp != nil && resp.Error == nil && len(resp.Result) > 0 && gjson.ValidBytes(resp.Result) &&
 		gjson.ParseBytes(resp.Result).IsObject() {
 		s.cache.Put(req.Method, params, append(json.RawMessage(nil), resp.Result...), gen)
@@ -97,7 +102,24 @@ func (c *caller) listing(ctx context.Context, req mcptransport.JSONRPCRequest, p
 // server/discover must not hold up the initialize that follows it: one
 // request of each method at a time.
 func (c *caller) handshake(ctx context.Context, req mcptransport.JSONRPCRequest, params json.RawMessage) *mcptransport.JSONRPCResponse {
-	s := c.s
+	for tries := 0; ; tries++ {
+		s := c.session()
+		if s.isDead() && tries == 0 {
+			s = c.live()
+		}
+		if s == nil {
+			return nil
+		}
+		resp, again := c.handshakeOn(s, ctx, req, params)
+		if !again || tries > 0 {
+			return resp
+		}
+	}
+}
+
+// handshakeOn answers a handshake request on s (see handshake); again: it
+// never reached s's server, which is gone, and goes to its successor.
+func (c *caller) handshakeOn(s *session, ctx context.Context, req mcptransport.JSONRPCRequest, params json.RawMessage) (*mcptransport.JSONRPCResponse, bool) {
 	lock := s.handshakeLock(req.Method)
 	lock.Lock()
 	defer lock.Unlock()
@@ -107,7 +129,7 @@ func (c *caller) handshake(ctx context.Context, req mcptransport.JSONRPCRequest,
 	refused := s.discoverRefused
 	s.mu.Unlock()
 	if ok {
-		return result(req, cached)
+		return result(req, cached), false
 	}
 	discover := req.Method == string(mcp.MethodServerDiscover)
 	if discover && legacy {
@@ -115,21 +137,25 @@ func (c *caller) handshake(ctx context.Context, req mcptransport.JSONRPCRequest,
 		// probe gets the answer the first one got, and the session's
 		// protocol version stays.
 		if refused != nil {
-			return legacyProbe(req.ID, refused)
+			return legacyProbe(req.ID, refused), false
 		}
 	} else {
 		s.handshakeVersion(req.Header)
 	}
-	resp := c.forwardRequest(ctx, req, params, true)
+	asked := req
+	asked.Params = params
+	resp, again := c.forwardOn(s, ctx, req, params, true)
 	switch {
+	case again:
+		return nil, true
 	case resp != nil && resp.Error == nil && len(resp.Result) > 0 && string(resp.Result) != "null" && gjson.ValidBytes(resp.Result):
-		return s.keepHandshake(req, resp)
+		return s.keepHandshake(asked, resp), false
 	case discover && resp != nil && resp.Error != nil:
 		s.mu.Lock()
 		s.discoverRefused = resp
 		s.mu.Unlock()
 	}
-	return resp
+	return resp, false
 }
 
 // handshakeLock is the lock of method's handshake requests.
@@ -159,11 +185,13 @@ func (s *session) keepHandshake(req mcptransport.JSONRPCRequest, resp *mcptransp
 		return legacyProbe(req.ID, refused)
 	}
 	s.hs[req.Method] = append(json.RawMessage(nil), resp.Result...)
+	s.hsReq[req.Method] = req
 	// Initialize answered after a probe was: its caller gave up on the
 	// probe, and the target is in the legacy era from now on.
 	s.modern = discover
 	if !discover {
 		delete(s.hs, string(mcp.MethodServerDiscover))
+		delete(s.hsReq, string(mcp.MethodServerDiscover))
 	}
 	s.mu.Unlock()
 	if discover {
@@ -186,7 +214,12 @@ func (s *session) keepHandshake(req mcptransport.JSONRPCRequest, resp *mcptransp
 // answered with none other in flight; one cancelled, failed or refused
 // leaves it unknown, and the next is forwarded.
 func (c *caller) setLevel(ctx context.Context, req mcptransport.JSONRPCRequest, params json.RawMessage) *mcptransport.JSONRPCResponse {
-	s := c.s
+	s := c.session()
+	if s.isDead() {
+		if s = c.live(); s == nil {
+			return nil
+		}
+	}
 	s.mu.Lock()
 	if s.levelParams != nil && s.levelPending == 0 && bytes.Equal(s.levelParams, params) {
 		r := s.levelResult
@@ -198,11 +231,11 @@ func (c *caller) setLevel(ctx context.Context, req mcptransport.JSONRPCRequest, 
 	s.levelPending++
 	s.levelParams, s.levelResult = nil, nil
 	s.mu.Unlock()
-	resp := c.forwardRequest(ctx, req, params, false)
+	resp, on := c.forwardRequest(ctx, req, params, false)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.levelPending--
-	if resp != nil && resp.Error == nil && s.levelSeq == seq && s.levelPending == 0 && params != nil &&
+	if on == s && resp != nil && resp.Error == nil && s.levelSeq == seq && s.levelPending == 0 && params != nil &&
 		gjson.ValidBytes(resp.Result) && gjson.ParseBytes(resp.Result).IsObject() {
 		s.levelParams = append(json.RawMessage(nil), params...)
 		s.levelResult = append(json.RawMessage(nil), resp.Result...)
@@ -221,14 +254,79 @@ func legacyProbe(id mcp.RequestId, refused *mcptransport.JSONRPCResponse) *mcptr
 		"server/discover: the warm connection to this server uses the initialize handshake", nil)
 }
 
-// forwardRequest sends a caller's request to the server under an id of the
+// forwardRequest sends a caller's request to the server and returns the
+// answer (see forwardOn), and the session that answered. A request that
+// never reached the server, its session gone (a server dead before it, an
+// HTTP session the server forgot), goes to the session that replaces it,
+// once (see live).
+func (c *caller) forwardRequest(ctx context.Context, req mcptransport.JSONRPCRequest, params json.RawMessage, detached bool) (*mcptransport.JSONRPCResponse, *session) {
+	for tries := 0; ; tries++ {
+		s := c.live()
+		if s == nil {
+			return nil, nil
+		}
+		resp, again := c.forwardOn(s, ctx, req, params, detached)
+		if !again {
+			return resp, s
+		}
+		if tries > 0 {
+			// Its successor is gone as well before the request reached
+			// it: the caller is told as of any dead server.
+			c.drop(s.lostParams())
+			return nil, s
+		}
+	}
+}
+
+// live is the caller's session, alive: when its server died, the session
+// that replaces it (started if need be, initialized by the daemon with the
+// handshake the dead one recorded), which the caller is moved to, with a
+// note that its state was lost. nil when there is none (the caller is
+// told why and cut off). A session stopped (daemon stop, idle) is not
+// replaced: its callers are cut off.
+func (c *caller) live() *session {
+	s := c.session()
+	if !s.isDead() || s.oneShot() {
+		return s
+	}
+	s.mu.Lock()
+	stopped := s.stopping
+	s.mu.Unlock()
+	if stopped {
+		return s
+	}
+	n, err := c.d.successor(s)
+	if err != nil {
+		lost := s.lostParams()
+		lost["why"] = s.spec.mask(fmt.Sprintf("%s, and could not be started again: %v", s.deadWhyNow(), err))
+		c.drop(lost)
+		return nil
+	}
+	if !c.sess.CompareAndSwap(s, n) {
+		return c.session() // moved by another of its requests
+	}
+	c.unregister(s)
+	n.mu.Lock()
+	n.callers[c] = true
+	n.hadCaller = true
+	n.mu.Unlock()
+	n.calls.Add(1)
+	n.lastUse.Store(time.Now().UnixNano())
+	if s.initialized() {
+		c.notify(MethodNote, map[string]any{"note": lostNote(s.spec.Name, s.deadWhyNow())})
+	}
+	return n
+}
+
+// forwardOn sends a caller's request to s's server under an id of the
 // daemon's (and a progress token of the daemon's), and returns the answer
 // under the caller's id; nil when there is none to give (the caller went
-// away, cancelled, or the server died: then the caller is cut off). A
-// handshake request is detached: it goes on when its caller goes (a TAB
-// out of budget), and the next caller gets its answer.
-func (c *caller) forwardRequest(ctx context.Context, req mcptransport.JSONRPCRequest, params json.RawMessage, detached bool) *mcptransport.JSONRPCResponse {
-	s := c.s
+// away, cancelled, or the server died: then the caller is told and cut
+// off). again: the request never reached the server, whose session is
+// gone; it may go to the session that replaces s. A handshake request is
+// detached: it goes on when its caller goes (a TAB out of budget), and
+// the next caller gets its answer.
+func (c *caller) forwardOn(s *session, ctx context.Context, req mcptransport.JSONRPCRequest, params json.RawMessage, detached bool) (resp *mcptransport.JSONRPCResponse, again bool) {
 	callerID := req.ID
 	parent, stop := c.gone, func() {}
 	if detached {
@@ -237,9 +335,9 @@ func (c *caller) forwardRequest(ctx context.Context, req mcptransport.JSONRPCReq
 	defer stop()
 	rctx, cancel := context.WithCancel(parent)
 	defer cancel()
-	f := &forwarded{id: mcp.NewRequestId(s.nextID.Add(1)), cancel: cancel}
-	if params = c.daemonToken(f, params); params != nil {
-		req.Params = params
+	f := &forwarded{id: mcp.NewRequestId(s.nextID.Add(1)), s: s, cancel: cancel}
+	if p := c.daemonToken(s, params); p != nil {
+		req.Params = p
 	}
 	key := callerID.String()
 	if !detached {
@@ -260,27 +358,43 @@ func (c *caller) forwardRequest(ctx context.Context, req mcptransport.JSONRPCReq
 		// the call reports progress under it after the call has returned.
 	}()
 	req.ID = f.id
+	if s.proc != nil && s.ended.Load() {
+		// The server's stdout ended before the request: it is gone, and
+		// never read it.
+		s.awaitDeath("the server closed its stdout")
+		return nil, true
+	}
+	var status *int
+	if s.rt != nil {
+		status = new(int)
+		rctx = withStatus(rctx, status)
+	}
 	resp, err := s.tr.SendRequest(rctx, req)
-	if err != nil {
-		if rctx.Err() == nil && !s.isDead() {
-			c.sendFailed(req, callerID, err)
+	if err != nil || resp == nil && s.isDead() {
+		if rctx.Err() != nil && !s.isDead() {
+			return nil, false // cancelled, or the caller went away
 		}
-		return nil
+		return nil, c.sendFailed(s, req, callerID, err)
+	}
+	if s.rt != nil && s.sessionUnknown(*status, resp) {
+		// The server no longer knows the session (restarted, or it
+		// expired it), and did not serve the request.
+		s.forgotten()
+		return nil, true
 	}
 	if how := brokenHow(resp); s.proc == nil && how != "" && (!detached || !s.initialized()) {
-		c.brokenAnswer(req, callerID, how, detached)
-		return nil
+		c.brokenAnswer(s, req, callerID, how, detached)
+		return nil, false
 	}
 	resp.ID = callerID
-	c.drain() // progress and log notes before the answer
-	return resp
+	c.served.Store(s)
+	return resp, false
 }
 
 // daemonToken gives f a progress token of the daemon's in place of the
 // one params carry, if any, routed back to the caller's (see
 // serverNotification); it returns the params to send.
-func (c *caller) daemonToken(f *forwarded, params json.RawMessage) json.RawMessage {
-	s := c.s
+func (c *caller) daemonToken(s *session, params json.RawMessage) json.RawMessage {
 	tok := gjson.GetBytes(params, "_meta.progressToken")
 	if !tok.Exists() {
 		return params
@@ -290,45 +404,68 @@ func (c *caller) daemonToken(f *forwarded, params json.RawMessage) json.RawMessa
 	if !ok {
 		return params
 	}
-	f.tok = daemonTok
 	s.mu.Lock()
 	s.tokens[daemonTok] = tokenRoute{c: c, tok: json.RawMessage(tok.Raw)}
 	s.mu.Unlock()
 	return p
 }
 
-// sendFailed: req (under the daemon's id), sent for callerID, failed with
-// err while the caller waited and the server lived.
-func (c *caller) sendFailed(req mcptransport.JSONRPCRequest, callerID mcp.RequestId, err error) {
-	s := c.s
+// sendFailed: req (under the daemon's id), sent to s for callerID, failed
+// with err (or got no answer) while the caller waited. again: the server
+// never got it (a stdio server whose stdin broke: it is gone; an HTTP
+// session the server ended), and it may go to s's successor. Otherwise
+// the caller is told: the request failed (HTTP, the session alive), or
+// the server is gone (then the caller is cut off).
+func (c *caller) sendFailed(s *session, req mcptransport.JSONRPCRequest, callerID mcp.RequestId, err error) (again bool) {
 	if s.proc != nil {
-		if errors.Is(err, mcptransport.ErrTransportClosed) {
-			// The server's stdout ended: died (or will be found dead).
-			s.serverEnded()
+		if err != nil && !errors.Is(err, mcptransport.ErrTransportClosed) {
+			// The request could not be written: the server's stdin is
+			// broken, the server gone (or going).
+			s.awaitDeath("the server closed its stdin")
+			return true
 		}
-		return
+		// Its stdout ended while the request was out: the server died
+		// with it (its state, and what the request did, are unknown).
+		s.awaitDeath("the server closed its stdout")
+		c.drop(s.lostParams())
+		return false
+	}
+	if s.isDead() {
+		c.drop(s.lostParams())
+		return false
+	}
+	if errors.Is(err, mcptransport.ErrSessionTerminated) && s.initialized() {
+		// 404: the server no longer knows the session.
+		s.forgotten()
+		return true
 	}
 	probe := req.Method == string(mcp.MethodServerDiscover)
-	if (s.initialized() || probe) && !s.sessionGone(err) {
+	if err != nil && (s.initialized() || probe) && !s.sessionGone(err) {
 		// The request failed, not the session: the caller's request
 		// fails as a one-shot one would (a failed server/discover: the
 		// caller initializes instead).
 		c.failed(callerID, s.failure(err))
-		return
+		return false
+	}
+	if err == nil {
+		err = errors.New("the connection closed")
 	}
 	s.httpFailed(err)
+	if s.initialized() {
+		c.drop(s.lostParams())
+	}
+	return false
 }
 
 // brokenAnswer: an HTTP or SSE server's answer to req breaks JSON-RPC
 // (how). Over HTTP nothing framed the answer: the caller's request fails
 // as a one-shot one would; a handshake request's (detached), before the
 // target is initialized, fails the target's handshake.
-func (c *caller) brokenAnswer(req mcptransport.JSONRPCRequest, callerID mcp.RequestId, how string, detached bool) {
+func (c *caller) brokenAnswer(s *session, req mcptransport.JSONRPCRequest, callerID mcp.RequestId, how string, detached bool) {
 	if detached {
-		c.s.handshakeFailed(errors.New("the server's answer to " + req.Method + " has " + how))
+		s.handshakeFailed(errors.New("the server's answer to " + req.Method + " has " + how))
 		return
 	}
-	c.drain()
 	c.failed(callerID, map[string]any{"broken": how})
 }
 
@@ -350,4 +487,87 @@ func withToken(params json.RawMessage, tok string) (json.RawMessage, bool) {
 	fields["_meta"] = m
 	out, err := json.Marshal(fields)
 	return out, err == nil
+}
+
+// replayHandshake makes on s, the successor of dead, the handshake dead
+// recorded (its first caller's initialize, or server/discover in the
+// 2026-07-28 era), unless s has one already, then notifications/initialized
+// and the log level dead's callers had set: s's callers, initialized on
+// dead, go on as if nothing had changed but the server's state. Nothing
+// is made when dead was never initialized (its caller initializes).
+func (s *session) replayHandshake(dead *session) error {
+	dead.mu.Lock()
+	method := string(mcp.MethodInitialize)
+	if dead.modern {
+		method = string(mcp.MethodServerDiscover)
+	}
+	req, recorded := dead.hsReq[method]
+	level := dead.levelParams
+	dead.mu.Unlock()
+	if !recorded {
+		return nil
+	}
+	lock := s.handshakeLock(method)
+	lock.Lock()
+	s.mu.Lock()
+	_, done := s.hs[method]
+	s.mu.Unlock()
+	if !done {
+		s.handshakeVersion(req.Header)
+		resp, err := s.sendOwn(req)
+		if err == nil && (resp.Error != nil || brokenHow(resp) != "" || len(resp.Result) == 0 || !gjson.ValidBytes(resp.Result)) {
+			err = fmt.Errorf("the server's answer to %s: %s", method, answerText(resp))
+		}
+		if err != nil {
+			lock.Unlock()
+			s.died(fmt.Sprintf("%s failed: %v", method, err))
+			return err
+		}
+		s.keepHandshake(req, resp)
+	}
+	lock.Unlock()
+	if method == string(mcp.MethodInitialize) {
+		s.sendInitialized(context.Background())
+	}
+	s.mu.Lock()
+	known := s.levelParams != nil || s.levelPending > 0
+	s.mu.Unlock()
+	if level != nil && !known {
+		// Best effort: the level is the connection's, and the callers
+		// asked for it on dead.
+		resp, err := s.sendOwn(mcptransport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, Method: string(mcp.MethodSetLogLevel), Params: level})
+		if err == nil && resp.Error == nil && gjson.ValidBytes(resp.Result) && gjson.ParseBytes(resp.Result).IsObject() {
+			s.mu.Lock()
+			if s.levelParams == nil && s.levelPending == 0 {
+				s.levelParams = append(json.RawMessage(nil), level...)
+				s.levelResult = append(json.RawMessage(nil), resp.Result...)
+			}
+			s.mu.Unlock()
+		}
+	}
+	return nil
+}
+
+// sendOwn sends a request of the daemon's own to s's server, under an id
+// of the daemon's, bounded by handshakeWait.
+func (s *session) sendOwn(req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
+	ctx, cancel := context.WithTimeout(s.life, handshakeWait)
+	defer cancel()
+	req.ID = mcp.NewRequestId(s.nextID.Add(1))
+	resp, err := s.tr.SendRequest(ctx, req)
+	if err == nil && resp == nil {
+		err = errors.New("no answer")
+	}
+	return resp, err
+}
+
+// answerText says what an answer that is not the one wanted has.
+func answerText(resp *mcptransport.JSONRPCResponse) string {
+	switch {
+	case resp.Error != nil:
+		return fmt.Sprintf("error %d %s", resp.Error.Code, resp.Error.Message)
+	case brokenHow(resp) != "":
+		return brokenHow(resp)
+	}
+	return "no result"
 }

@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,15 +29,24 @@ const (
 	toolAsk              = "ask"            // a tools/call answered after an elicitation (see methodAsk)
 	methodAsk            = "test/ask"       // a notification: the server asks, for the toolAsk call in flight
 	toolFlood            = "flood"          // a tools/call answered after floodNotes log messages
-	floodNotes           = 20000            // more than a caller's queue and its socket's buffer hold
+	floodNotes           = 20000            // far more than a socket's buffer holds
+	toolBigFlood         = "bigflood"       // a tools/call answered after bigFloodNotes log messages of bigFloodSize bytes
+	bigFloodNotes        = 48
+	bigFloodSize         = 64 << 10
+	methodHungSoFar      = "test/hung" // params.want: answered once that many toolHang calls arrived
+	// testQueue is the bytes a caller's queue holds in the tests that
+	// flood it (16 MiB otherwise): the big flood is three times as many.
+	testQueue = 1 << 20
 )
 
 // forwardServer is a stdio server that shows what the daemon forwards. It
 // answers every request with {"n": ID} (the id it saw), as echo does; a
 // tools/call carrying _meta.progressToken is first given a
 // notifications/progress under that token whose progress is the id it saw;
-// a tools/call of the tool toolHang is never answered, one of toolFlood
-// after floodNotes notifications/message; a prompts/list is
+// a tools/call of the tool toolHang is never answered (methodHungSoFar is
+// answered once params.want of them arrived), one of toolFlood after
+// floodNotes notifications/message, one of toolBigFlood after
+// bigFloodNotes of bigFloodSize bytes each; a prompts/list is
 // answered after a notifications/prompts/list_changed (the prompts changed
 // while the server listed them). A tools/call of the tool toolAsk is
 // answered once the server has asked an elicitation/create, which it does
@@ -63,6 +73,8 @@ func forwardServer(r io.Reader, w io.Writer) {
 	var query json.RawMessage // the id of a methodCancelledSoFar waiting
 	var ask json.RawMessage   // the id of a toolAsk call waiting
 	want := 0
+	hung, wantHung := 0, 0
+	var hungQuery json.RawMessage // the id of a methodHungSoFar waiting
 	for sc.Scan() {
 		var msg struct {
 			ID     json.RawMessage `json:"id"`
@@ -94,6 +106,8 @@ func forwardServer(r io.Reader, w io.Writer) {
 			// a notification, or an answer: nothing to say
 		case msg.Method == methodCancelledSoFar:
 			query, want = msg.ID, msg.Params.Want
+		case msg.Method == methodHungSoFar:
+			hungQuery, wantHung = msg.ID, msg.Params.Want
 		case msg.Method == string(mcp.MethodPromptsList):
 			ok = send(map[string]any{"jsonrpc": "2.0", "method": string(mcp.MethodNotificationPromptsListChanged)}) &&
 				answer(msg.ID, map[string]any{"prompts": []any{}, "n": msg.ID})
@@ -107,6 +121,15 @@ func forwardServer(r io.Reader, w io.Writer) {
 					ok = send(map[string]any{"jsonrpc": "2.0", "method": "notifications/message", "params": map[string]any{"level": "info", "data": i}})
 				}
 			}
+			if msg.Params.Name == toolBigFlood {
+				data := strings.Repeat("x", bigFloodSize)
+				for i := 0; ok && i < bigFloodNotes; i++ {
+					ok = send(map[string]any{"jsonrpc": "2.0", "method": "notifications/message", "params": map[string]any{"level": "info", "data": data}})
+				}
+			}
+			if msg.Params.Name == toolHang {
+				hung++
+			}
 			if msg.Params.Name == toolAsk {
 				ask = msg.ID
 			} else if ok && msg.Params.Name != toolHang {
@@ -118,6 +141,10 @@ func forwardServer(r io.Reader, w io.Writer) {
 		if ok && query != nil && len(cancelled) >= want {
 			ok = answer(query, map[string]any{"cancelled": cancelled})
 			query = nil
+		}
+		if ok && hungQuery != nil && hung >= wantHung {
+			ok = answer(hungQuery, map[string]any{"hung": hung})
+			hungQuery = nil
 		}
 		if !ok {
 			return
@@ -458,86 +485,140 @@ func TestServeAsksTheCallerInFlight(t *testing.T) {
 	d.stop(t)
 }
 
-// TestServeAnswersAfterAFullQueue: a caller that reads late, while the
-// server floods it with log messages, gets every message, and its answer
-// once it has read what was queued before it, not after the bound a
-// suspended caller is given (5 s): a full queue is waited on.
-func TestServeAnswersAfterAFullQueue(t *testing.T) {
-	d := startDaemon(t)
+// TestServeAnswersAfterTheFlood: a caller gets every log message the
+// server sent during its call, then the answer, then nothing: the answer
+// is queued after them. The flood holds more than the caller's queue and
+// its socket: a full queue is waited on while the caller reads.
+func TestServeAnswersAfterTheFlood(t *testing.T) {
+	d := startDaemonWith(t, ServeOptions{queueLimit: testQueue})
 	spec := forwardSpec(d)
-	nc, _, err := Attach(d.ctx, d.env, Hello{Spec: spec, KeepAlive: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	start := time.Now()
-	if _, err := fmt.Fprintf(nc, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":%q}}`+"\n", toolFlood); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(500 * time.Millisecond) // the caller reads late (less than stallWait): its queue fills up
-	readFlood(t, nc, start)
-	d.stop(t)
-}
-
-// floodAnswer is the answer to a toolFlood call of id 1.
-var floodAnswer = regexp.MustCompile(`^\{"jsonrpc":"2\.0","id":1,"result":\{"n":[0-9]+\}\}$`)
-
-// readFlood reads a toolFlood call's log messages and answer (id 1) from
-// nc: every message, then the answer within 3 s of start, then nothing.
-func readFlood(t *testing.T, nc net.Conn, start time.Time) {
-	t.Helper()
-	sc := bufio.NewScanner(nc)
-	sc.Buffer(nil, 1<<20)
-	_ = nc.SetReadDeadline(time.Now().Add(10 * time.Second))
-	notes := 0
-	for sc.Scan() {
-		if strings.Contains(sc.Text(), `"method":"notifications/message"`) {
-			notes++
-			continue
-		}
-		if took := time.Since(start); !floodAnswer.MatchString(sc.Text()) || took > 3*time.Second {
-			t.Fatalf("after %d log messages, %s: %s; want the answer within 3 s", notes, took, sc.Text())
-		}
-		break
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatalf("no answer after %d log messages: %v", notes, err)
-	}
-	if notes != floodNotes {
-		t.Errorf("%d log messages before the answer, want %d", notes, floodNotes)
-	}
-	// Nothing queued before the answer follows it.
-	_ = nc.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
-	if sc.Scan() {
-		t.Fatalf("after the answer: %.200s", sc.Text())
-	}
-}
-
-// TestServeStalledCallerHoldsUpOnce: a caller with a call in flight that
-// does not read (suspended) holds up a flood of log messages for the other
-// callers once (stallWait), not once a message, and they lose none of it.
-func TestServeStalledCallerHoldsUpOnce(t *testing.T) {
-	d := startDaemon(t)
-	spec := forwardSpec(d)
-	attach := func() net.Conn {
+	for _, tool := range []string{toolFlood, toolBigFlood} {
 		nc, _, err := Attach(d.ctx, d.env, Hello{Spec: spec, KeepAlive: time.Minute})
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { nc.Close() })
-		return nc
+		if _, err := fmt.Fprintf(nc, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":%q}}`+"\n", tool); err != nil {
+			t.Fatal(err)
+		}
+		want := floodNotes
+		if tool == toolBigFlood {
+			want = bigFloodNotes
+		}
+		sc := floodScanner(nc)
+		if notes := readNotes(sc); notes != want || !floodAnswer.MatchString(sc.Text()) {
+			t.Fatalf("%s: after %d log messages (want %d): %.200q (%v); want the answer", tool, notes, want, sc.Text(), sc.Err())
+		}
+		// Nothing queued before the answer follows it.
+		if err := nc.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if sc.Scan() {
+			t.Fatalf("%s: after the answer: %.200s", tool, sc.Text())
+		}
 	}
-	stalled, reader := attach(), attach()
-	// Log messages go to the callers with a request in flight: both.
+	d.stop(t)
+}
+
+// floodAnswer is the answer to a flood call of id 1.
+var floodAnswer = regexp.MustCompile(`^\{"jsonrpc":"2\.0","id":1,"result":\{"n":[0-9]+\}\}$`)
+
+// floodScanner reads the lines of an attached connection, log messages of
+// the big flood included.
+func floodScanner(nc net.Conn) *bufio.Scanner {
+	sc := bufio.NewScanner(nc)
+	sc.Buffer(nil, 4<<20)
+	return sc
+}
+
+// readNotes reads log messages until another line (left in sc.Text()) or
+// the end, and returns how many it read.
+func readNotes(sc *bufio.Scanner) int {
+	notes := 0
+	for sc.Scan() {
+		if !strings.Contains(sc.Text(), `"method":"notifications/message"`) {
+			break
+		}
+		notes++
+	}
+	return notes
+}
+
+// TestServeCutsOffACallerThatReadsNothing: a caller with a call in flight
+// that reads nothing (suspended) while the server floods it is cut off once
+// the bytes queued for it reach the bound, which they never pass: when it
+// reads again it finds the messages sent before, complete, then why, then
+// the end; its call is cancelled on the server. The other caller gets the
+// whole flood and its answer.
+func TestServeCutsOffACallerThatReadsNothing(t *testing.T) {
+	var peak atomic.Int64
+	d := startDaemonWith(t, ServeOptions{queueLimit: testQueue, queuePeak: func(n int64) {
+		for {
+			p := peak.Load()
+			if n <= p || peak.CompareAndSwap(p, n) {
+				return
+			}
+		}
+	}})
+	spec := forwardSpec(d)
+	stalled, _, err := Attach(d.ctx, d.env, Hello{Spec: spec, KeepAlive: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stalled.Close()
+	reader := attachCaller(t, d, spec, "reader")
+	// Log messages go to the callers with a request in flight: the
+	// stalled caller's call, which the server has before the flood.
 	if _, err := fmt.Fprintf(stalled, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":%q}}`+"\n", toolHang); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond) // the hanging call reaches the server first
-	start := time.Now()
-	if _, err := fmt.Fprintf(reader, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":%q}}`+"\n", toolFlood); err != nil {
+	if _, err := reader.request(d.ctx, 1, methodHungSoFar, map[string]any{"want": 1}); err != nil {
 		t.Fatal(err)
 	}
-	readFlood(t, reader, start)
+	notes := make(chan int, 1)
+	reader.tr.SetNotificationHandler(func(n mcp.JSONRPCNotification) {
+		if n.Method == "notifications/message" {
+			select {
+			case notes <- 1 + drain(notes):
+			default:
+			}
+		}
+	})
+	if _, err := reader.request(d.ctx, 2, string(mcp.MethodToolsCall), map[string]any{"name": toolBigFlood}); err != nil {
+		t.Fatal(err)
+	}
+	if got := drain(notes); got != bigFloodNotes {
+		t.Errorf("the reader got %d log messages, want %d", got, bigFloodNotes)
+	}
+	// The stalled caller's call was cancelled when it was cut off.
+	if _, err := reader.request(d.ctx, 3, methodCancelledSoFar, map[string]any{"want": 1}); err != nil {
+		t.Fatal(err)
+	}
+	// It reads again: whole messages, then why, then the end.
+	sc := floodScanner(stalled)
+	got := readNotes(sc)
+	if got >= bigFloodNotes || !cutOffNote.MatchString(sc.Text()) {
+		t.Errorf("the stalled caller read %d log messages, then %.200q (%v); want fewer than %d, then why it was cut off", got, sc.Text(), sc.Err(), bigFloodNotes)
+	}
+	if sc.Scan() || sc.Err() != nil {
+		t.Errorf("after the note: %.200q (%v), want the end", sc.Text(), sc.Err())
+	}
+	if p := peak.Load(); p > testQueue {
+		t.Errorf("%d bytes were queued for a caller at once, more than %d", p, testQueue)
+	}
+	d.stop(t)
+}
+
+// cutOffNote is the daemon's note to a caller it cut off.
+var cutOffNote = regexp.MustCompile(`^\{"jsonrpc":"2\.0","method":"notifications/mcpx/lost","params":\{"why":"the mcpx daemon cut this call off: it read nothing while the server sent [0-9]+ MiB"\}\}$`)
+
+// drain takes what ch holds (0 when empty).
+func drain(ch chan int) int {
+	select {
+	case n := <-ch:
+		return n
+	default:
+		return 0
+	}
 }
 
 // TestServeCancelsTheRequestsOfACallerGone: a caller that goes away (its

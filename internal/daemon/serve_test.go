@@ -110,13 +110,23 @@ type inProcess struct {
 // failed.
 func startDaemon(t *testing.T) *inProcess {
 	t.Helper()
-	return startDaemonGrace(t, -1)
+	return startDaemonWith(t, ServeOptions{})
 }
 
 // startDaemonGrace is startDaemon with the daemon's exit grace (see
 // ServeOptions.ExitGrace).
 func startDaemonGrace(t *testing.T, grace time.Duration) *inProcess {
 	t.Helper()
+	return startDaemonWith(t, ServeOptions{ExitGrace: grace})
+}
+
+// startDaemonWith is startDaemon with options (those of the test's
+// environment are set here; an ExitGrace of 0 is -1).
+func startDaemonWith(t *testing.T, o ServeOptions) *inProcess {
+	t.Helper()
+	if o.ExitGrace == 0 {
+		o.ExitGrace = -1
+	}
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -156,8 +166,8 @@ func startDaemonGrace(t *testing.T, grace time.Duration) *inProcess {
 	d := &inProcess{ctx: ctx, env: env, self: self, done: make(chan struct{})}
 	listening := make(chan struct{})
 	go func() {
-		d.err = Serve(ctx, ServeOptions{Getenv: getenv, Version: "test", ExitGrace: grace,
-			Listening: func() { close(listening) }})
+		o.Getenv, o.Version, o.Listening = getenv, "test", func() { close(listening) }
+		d.err = Serve(ctx, o)
 		close(d.done)
 	}()
 	t.Cleanup(func() {

@@ -20,20 +20,33 @@ import (
 type session struct {
 	d    *daemon
 	spec *Spec
+	key  string                              // spec.Key()
 	proc *transport.Process                  // a stdio server's (nil for HTTP and SSE)
 	tr   mcptransport.Interface              // the server's pipes, or its HTTP client
 	bidi mcptransport.BidirectionalInterface // tr, when it carries server requests
 	rt   *transport.HTTP                     // an HTTP or SSE server's round tripper
-	// endWire ends what the server's transport was started with (SSE)
-	endWire func()
+	// life is the connection's: it ends with it (an SSE endpoint awaited
+	// at start, the SSE stream)
+	life    context.Context
+	endLife context.CancelFunc
 	limit   *transport.Limit
 	cache   *Cache
 	since   time.Time
+
+	// ready is closed once the server is started (or failed to start:
+	// startErr): the session is in d.sessions from the first attach on, so
+	// that concurrent attaches of the target wait for one start, and no
+	// lock is held meanwhile.
+	ready    chan struct{}
+	startErr error
 
 	lastUse atomic.Int64 // unix ns
 	calls   atomic.Int64
 	nextID  atomic.Int64 // ids of the requests sent to the server
 	nextTok atomic.Int64
+	// ended: the server's stdout ended (a stdio server); set before the
+	// transport fails what is in flight
+	ended atomic.Bool
 
 	mu        sync.Mutex
 	keep      time.Duration
@@ -43,15 +56,19 @@ type session struct {
 	dead      chan struct{}
 	deadOnce  sync.Once
 	deadWhy   string
+	oneshot   bool // dead at its handshake: its callers connect one-shot
 	initSent  bool
-	bearer    string                     // the latest OAuth token a caller gave (http, sse)
-	hsMu      map[string]*sync.Mutex     // one handshake request of each method at a time
-	hs        map[string]json.RawMessage // handshake results by method
-	lastInUse *caller                    // the caller whose request started last
+	bearer    string                                 // the latest OAuth token a caller gave (http, sse)
+	hsMu      map[string]*sync.Mutex                 // one handshake request of each method at a time
+	hs        map[string]json.RawMessage             // handshake results by method
+	hsReq     map[string]mcptransport.JSONRPCRequest // the requests they answer (replayed to a successor)
+	lastInUse *caller                                // the caller whose request started last
 	// early: what the daemon had to say before the first caller was
-	// registered (the server's first stderr and skipped lines)
-	early     []mcp.JSONRPCNotification
-	hadCaller bool
+	// registered (the server's first stderr and skipped lines), at most
+	// earlyMax of them and earlyMaxBytes
+	early      []mcp.JSONRPCNotification
+	earlyBytes int
+	hadCaller  bool
 
 	// discoverRefused: the server's error answer to server/discover,
 	// replayed to later callers once the legacy handshake has succeeded
@@ -69,27 +86,61 @@ type session struct {
 	levelPending int
 }
 
+// Bounds on what the daemon keeps for the first caller of a target.
+const (
+	earlyMax      = 100
+	earlyMaxBytes = 1 << 20
+)
+
 type tokenRoute struct {
 	c   *caller
 	tok json.RawMessage
 }
 
-// newSession starts a target's server (or sets up the client of an HTTP
-// or SSE server). Called with d.mu held.
-func (d *daemon) newSession(spec *Spec, bearer string) (*session, error) {
-	s := &session{d: d, spec: spec, since: time.Now(), callers: map[*caller]bool{}, tokens: map[string]tokenRoute{},
-		hs: map[string]json.RawMessage{}, hsMu: map[string]*sync.Mutex{}, dead: make(chan struct{})}
+// newSession makes the session of a target, not started yet (start).
+func (d *daemon) newSession(spec *Spec, key, bearer string) *session {
+	s := &session{d: d, spec: spec, key: key, since: time.Now(), callers: map[*caller]bool{}, tokens: map[string]tokenRoute{},
+		hs: map[string]json.RawMessage{}, hsReq: map[string]mcptransport.JSONRPCRequest{}, hsMu: map[string]*sync.Mutex{},
+		dead: make(chan struct{}), ready: make(chan struct{}), bearer: bearer, cache: NewCache(nil)}
+	s.life, s.endLife = context.WithCancel(context.Background())
 	s.lastUse.Store(time.Now().UnixNano())
+	return s
+}
+
+// start starts the target's server (or sets up the client of an HTTP or
+// SSE server), with no lock held: a slow start delays only the target's
+// own callers. It closes ready.
+func (s *session) start() error {
+	err := s.open()
+	s.mu.Lock()
+	s.startErr = err
+	stopped := s.stopping
+	s.mu.Unlock()
+	close(s.ready)
+	if err == nil && stopped {
+		// Stopped while it started: what was started goes too.
+		s.closeWire()
+		if s.proc != nil {
+			s.proc.Stop()
+		}
+	}
+	return err
+}
+
+func (s *session) open() error {
+	spec := s.spec
 	if spec.Transport != "stdio" {
-		s.bearer = bearer
-		return s, s.openHTTP()
+		return s.openHTTP()
 	}
 	p, err := transport.StartProcess(transport.Command{Path: spec.Command, Argv0: spec.Argv0, Args: spec.Args, Env: spec.Env, Dir: spec.Dir, DieWithParent: true}, s.stderrLine)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	s.proc = p
-	out := &endReader{r: p.Stdout(), end: func() { s.serverEnded() }}
+	out := &endReader{r: p.Stdout(), end: func() {
+		s.ended.Store(true) // before the transport fails what is in flight
+		go s.serverEnded()
+	}}
 	s.limit = &transport.Limit{}
 	s.tr = transport.NewStdio(out, p.Stdin(), transport.StdioOptions{MessageCeiling: spec.MessageCeiling, Limit: s.limit,
 		OnSkip: func(line string) {
@@ -97,13 +148,29 @@ func (d *daemon) newSession(spec *Spec, bearer string) (*session, error) {
 			s.toCallers(MethodSkipped, map[string]any{"line": line})
 		}})
 	s.bidi = s.tr.(mcptransport.BidirectionalInterface)
-	s.cache = NewCache(nil)
 	s.tr.SetNotificationHandler(s.serverNotification)
 	s.bidi.SetRequestHandler(s.serverRequest)
 	_ = s.tr.Start(context.Background())
 	go p.WatchDeath(func(status string) { s.died("the server " + status) })
-	d.log.printf("started %s (pid %d)", spec.Name, p.Pid())
-	return s, nil
+	s.d.log.printf("started %s (pid %d)", spec.Name, p.Pid())
+	return nil
+}
+
+// started waits until the session is started, and returns the start's
+// error.
+func (s *session) started() error {
+	<-s.ready
+	return s.startErr
+}
+
+// isReady reports whether the session has been started (or failed to).
+func (s *session) isReady() bool {
+	select {
+	case <-s.ready:
+		return true
+	default:
+		return false
+	}
 }
 
 func (s *session) keepAlive() time.Duration {
@@ -112,12 +179,15 @@ func (s *session) keepAlive() time.Duration {
 	return s.keep
 }
 
-func (s *session) setKeepAlive(d time.Duration) {
+// askKeepAlive: an attach asks for the target to stay d once idle (0: a
+// minute). The target's keep-alive is the longest any attach asked for: a
+// TAB's short one never shortens what a command asked.
+func (s *session) askKeepAlive(d time.Duration) {
 	if d <= 0 {
 		d = time.Minute
 	}
 	s.mu.Lock()
-	s.keep = d
+	s.keep = max(s.keep, d)
 	s.mu.Unlock()
 }
 
@@ -158,10 +228,26 @@ func (s *session) isDead() bool {
 	}
 }
 
-// stop closes the connection with the usual stop sequence.
+// oneShot reports whether the session failed its handshake (its callers
+// connect one-shot).
+func (s *session) oneShot() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.oneshot
+}
+
+// stop closes the connection with the usual stop sequence. A session
+// still starting is stopped once started (an SSE endpoint awaited is given
+// up at once).
 func (s *session) stop() {
 	s.mu.Lock()
 	s.stopping = true
+	s.mu.Unlock()
+	s.endLife()
+	if s.started() != nil {
+		return
+	}
+	s.mu.Lock()
 	callers := make([]*caller, 0, len(s.callers))
 	for c := range s.callers {
 		callers = append(callers, c)
@@ -192,10 +278,24 @@ func (s *session) serverEnded() {
 	s.died(why)
 }
 
-// died marks the server dead: callers attached are told and cut off (their
-// requests fail as a dead connection's), and the next attach says that its
-// state was lost.
-func (s *session) died(why string) {
+// died marks the server dead. The daemon remembers the loss (see
+// daemon.lose): the next caller of the target gets a new server with a
+// note that its state was lost. A caller attached is told and cut off as
+// a one-shot connection would be when the server has answered it (it may
+// wait for the server's notifications); one whose requests are in flight
+// is told by them (see caller.forwardOn: one the server never got goes to
+// the new server); one the server never served yet goes on with the new
+// server, with the note (see caller.live).
+func (s *session) died(why string) { s.end(why, true) }
+
+// forgotten marks dead an HTTP session that the server no longer knows
+// (a restarted server): its callers go on with a new session at their
+// next request, with the note (see caller.live); none is cut off.
+func (s *session) forgotten() { s.end("the server ended the session", false) }
+
+// end marks the session dead (see died); tell: the callers the server
+// served are told and cut off.
+func (s *session) end(why string, tell bool) {
 	s.deadOnce.Do(func() {
 		s.mu.Lock()
 		stopping := s.stopping
@@ -206,22 +306,20 @@ func (s *session) died(why string) {
 			callers = append(callers, c)
 		}
 		s.mu.Unlock()
+		s.endLife()
 		if stopping {
 			return
 		}
 		s.d.log.printf("%s died: %s", s.spec.Name, s.spec.mask(why))
-		s.d.mu.Lock()
-		key := s.spec.Key()
-		if s.d.sessions[key] == s {
-			delete(s.d.sessions, key)
-		}
-		if len(callers) == 0 {
-			s.d.lost[key] = why
-		}
-		s.d.mu.Unlock()
-		lost := s.lostParams()
+		s.d.lose(s, why)
+		var lost map[string]any
 		for _, c := range callers {
-			c.drop(lost)
+			if tell && c.served.Load() == s && !c.busyOn(s) {
+				if lost == nil {
+					lost = s.lostParams()
+				}
+				c.drop(lost)
+			}
 		}
 		if s.proc != nil {
 			go s.proc.Stop()
@@ -229,6 +327,42 @@ func (s *session) died(why string) {
 			go s.closeWire()
 		}
 	})
+}
+
+// awaitDeath waits (at most a second) for the server, whose stdout ended
+// or whose stdin broke, to be found dead; past that it is declared so.
+func (s *session) awaitDeath(why string) {
+	select {
+	case <-s.dead:
+	case <-time.After(time.Second):
+		s.died(why)
+	}
+}
+
+// sendInitialized sends notifications/initialized, the legacy handshake's
+// last step, once per session (the first caller's; a successor's by the
+// daemon itself).
+func (s *session) sendInitialized(ctx context.Context) {
+	s.mu.Lock()
+	sent := s.initSent
+	s.initSent = true
+	s.mu.Unlock()
+	if sent || s.isDead() {
+		return
+	}
+	if s.rt != nil {
+		// A server may send its first requests (roots/list) on the
+		// standalone GET stream as soon as it is initialized, and drop
+		// them when no stream is open, so the stream is opened and
+		// answered first (at most transport.ListenWait), as a one-shot
+		// connection does.
+		s.rt.OpenGate()
+		s.awaitListen(ctx)
+	}
+	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{Method: string(mcp.MethodNotificationInitialized)}}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	_ = s.tr.SendNotification(ctx, n)
 }
 
 // lostParams are the params of MethodLost: why the server died, its last
@@ -265,8 +399,10 @@ func (s *session) toCallers(method string, params map[string]any) {
 		Method: method, Params: mcp.NotificationParams{AdditionalFields: params}}}
 	s.mu.Lock()
 	if !s.hadCaller {
-		if len(s.early) < 100 {
+		line, _ := params["line"].(string)
+		if size := len(line); len(s.early) < earlyMax && s.earlyBytes+size <= earlyMaxBytes {
 			s.early = append(s.early, n)
+			s.earlyBytes += size
 		}
 		s.mu.Unlock()
 		return
