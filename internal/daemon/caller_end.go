@@ -48,7 +48,8 @@ type Events interface {
 	// caller's last request, and the one that replaced it has none of its
 	// state.
 	Note(note string)
-	// Closed: the daemon closed the socket (called once).
+	// Closed: the socket ended: the daemon closed it, or the caller did
+	// (called once).
 	Closed()
 }
 
@@ -89,7 +90,7 @@ func Open(ctx context.Context, o CallerOptions) (mcptransport.Interface, *Reply,
 	ev := o.Events
 	in := &endReader{r: nc, end: ev.Closed}
 	st := transport.NewStdio(in, nc, o.Stdio)
-	e := &callerEnd{Stdio: st, ev: ev, fails: map[string]chan error{},
+	e := &callerEnd{Stdio: st, in: in, ev: ev, fails: map[string]chan error{},
 		http: o.Hello.Spec != nil && o.Hello.Spec.Transport != "stdio"}
 	// The daemon's own notifications are taken from the first byte on,
 	// before mcp-go sets its handler.
@@ -103,6 +104,7 @@ func Open(ctx context.Context, o CallerOptions) (mcptransport.Interface, *Reply,
 // callerEnd is the daemon's socket as a stdio transport.
 type callerEnd struct {
 	*transport.Stdio
+	in *endReader // the socket's reader, which reports its end (Events.Closed)
 	ev Events
 
 	hmu sync.RWMutex
@@ -193,6 +195,15 @@ func (w *callerEnd) SendRequest(ctx context.Context, req mcptransport.JSONRPCReq
 	case err := <-ch:
 		return nil, err
 	}
+}
+
+// Close closes the socket. Its end is reported (Events.Closed) whether or
+// not the reader was reading: a reader stopped between two reads by the
+// close does not read its end.
+func (w *callerEnd) Close() error {
+	err := w.Stdio.Close()
+	w.in.once.Do(w.in.end)
+	return err
 }
 
 func (w *callerEnd) SetNotificationHandler(h func(mcp.JSONRPCNotification)) {

@@ -61,6 +61,8 @@ type ServeOptions struct {
 	queueLimit int64
 	stall      time.Duration
 	queuePeak  func(n int64)
+	// reaped, if set, is called after each round of reap (tests).
+	reaped func()
 }
 
 type daemon struct {
@@ -256,6 +258,9 @@ func (d *daemon) reap(ctx context.Context) {
 			}
 			d.exit()
 			return
+		}
+		if d.o.reaped != nil {
+			d.o.reaped()
 		}
 	}
 }

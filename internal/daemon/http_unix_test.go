@@ -248,10 +248,12 @@ func (s *rootsAtInit) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.stream = make(chan string, 1)
 		ch := s.stream
 		s.mu.Unlock()
+		// Noted before the answer goes out: the client may send what
+		// follows (notifications/initialized) as soon as it has it.
+		s.note("GET")
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(http.StatusOK)
 		w.(http.Flusher).Flush()
-		s.note("GET")
 		for {
 			select {
 			case ev := <-ch:

@@ -159,6 +159,7 @@ type testCaller struct {
 	name     string
 	tr       *transport.Stdio
 	progress chan map[string]any
+	said     chan string // the daemon's notes and losses: "note: ...", "lost: ..."
 }
 
 func attachCaller(t *testing.T, d *inProcess, spec *Spec, name string) *testCaller {
@@ -167,18 +168,37 @@ func attachCaller(t *testing.T, d *inProcess, spec *Spec, name string) *testCall
 	if err != nil {
 		t.Fatal(err)
 	}
+	return wrapCaller(t, d, nc, name)
+}
+
+// wrapCaller is the testCaller of an attached connection.
+func wrapCaller(t *testing.T, d *inProcess, nc net.Conn, name string) *testCaller {
+	t.Helper()
 	c := &testCaller{name: name, tr: transport.NewStdio(nc, nc, transport.StdioOptions{MessageCeiling: 1 << 20}),
-		progress: make(chan map[string]any, 64)}
+		progress: make(chan map[string]any, 64), said: make(chan string, 8)}
 	// A request of the server's is answered {"who": the caller's name}.
 	c.tr.SetRequestHandler(func(_ context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
 		who, _ := json.Marshal(map[string]string{"who": name})
 		return &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: req.ID, Result: who}, nil
 	})
 	c.tr.SetNotificationHandler(func(n mcp.JSONRPCNotification) {
-		if n.Method == string(mcp.MethodNotificationProgress) {
+		switch n.Method {
+		case string(mcp.MethodNotificationProgress):
 			select {
 			case c.progress <- n.Params.AdditionalFields:
 			default: // far more than the test makes: the count is wrong anyway
+			}
+		case MethodNote, MethodLost:
+			what, _ := n.Params.AdditionalFields["note"].(string)
+			if n.Method == MethodLost {
+				what, _ = n.Params.AdditionalFields["why"].(string)
+				what = "lost: " + what
+			} else {
+				what = "note: " + what
+			}
+			select {
+			case c.said <- what:
+			default:
 			}
 		}
 	})

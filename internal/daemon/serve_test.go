@@ -121,8 +121,10 @@ func startDaemonGrace(t *testing.T, grace time.Duration) *inProcess {
 }
 
 // startDaemonWith is startDaemon with options (those of the test's
-// environment are set here; an ExitGrace of 0 is -1).
-func startDaemonWith(t *testing.T, o ServeOptions) *inProcess {
+// environment are set here; an ExitGrace of 0 is -1). onListen, if given,
+// is called with the socket's path once the daemon listens, before it
+// accepts.
+func startDaemonWith(t *testing.T, o ServeOptions, onListen ...func(sock string)) *inProcess {
 	t.Helper()
 	if o.ExitGrace == 0 {
 		o.ExitGrace = -1
@@ -166,7 +168,12 @@ func startDaemonWith(t *testing.T, o ServeOptions) *inProcess {
 	d := &inProcess{ctx: ctx, env: env, self: self, done: make(chan struct{})}
 	listening := make(chan struct{})
 	go func() {
-		o.Getenv, o.Version, o.Listening = getenv, "test", func() { close(listening) }
+		o.Getenv, o.Version, o.Listening = getenv, "test", func() {
+			for _, f := range onListen {
+				f(SocketPath(SocketDir(getenv)))
+			}
+			close(listening)
+		}
 		d.err = Serve(ctx, o)
 		close(d.done)
 	}()
