@@ -77,6 +77,9 @@ func (a *app) keepAlive(t *config.Target, fallback time.Duration) (*client.Warm,
 	if w.KeepAlive <= 0 {
 		return nil, nil
 	}
+	if cfg, err := a.config(); err == nil {
+		w.MaxWarm = cfg.MaxWarm
+	}
 	if !daemon.Supported && w.Required {
 		return nil, usagef("--keep-alive: warm connections are not supported on this platform yet")
 	}

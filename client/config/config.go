@@ -124,6 +124,9 @@ type Config struct {
 	// starts: the "completionKeepAlive" of mcpx's own file, else
 	// DefaultCompletionKeepAlive (0: off).
 	CompletionKeepAlive time.Duration
+	// MaxWarm bounds the targets the mcpx daemon holds: the "maxWarm" of
+	// mcpx's own file, else 0 (the daemon's default, 32).
+	MaxWarm int
 }
 
 // Names returns the configured server names in order.
@@ -181,6 +184,7 @@ func Load(o LoadOptions) (*Config, error) {
 		if f.completionKeepAlive != nil {
 			cfg.CompletionKeepAlive = *f.completionKeepAlive
 		}
+		cfg.MaxWarm = f.maxWarm
 		cfg.setClientMetadata(f.clientMetadata)
 		return cfg, nil
 	}
@@ -194,6 +198,7 @@ func Load(o LoadOptions) (*Config, error) {
 		if user.completionKeepAlive != nil {
 			cfg.CompletionKeepAlive = *user.completionKeepAlive
 		}
+		cfg.MaxWarm = user.maxWarm
 	}
 	trusted := o.Project || user != nil && user.trusts(o.Cwd, o.Getenv)
 	var skipped []string
@@ -331,6 +336,7 @@ type configFile struct {
 	// completionKeepAlive: "completionKeepAlive", when given
 	completionKeepAlive *time.Duration
 	warns               []string // near misses of known keys
+	maxWarm             int      // "maxWarm" (0: not given)
 }
 
 type rawFile struct {
@@ -340,6 +346,8 @@ type rawFile struct {
 	Import          *[]string                  `json:"import"`
 	// CompletionKeepAlive: see Config.CompletionKeepAlive.
 	CompletionKeepAlive json.RawMessage `json:"completionKeepAlive"`
+	// MaxWarm: see Config.MaxWarm.
+	MaxWarm json.RawMessage `json:"maxWarm"`
 	// OAuth is the file's default for every http and sse server: only
 	// clientMetadataUrl.
 	OAuth *struct {
@@ -491,6 +499,13 @@ func parseFile(abs string, data []byte) (*configFile, error) {
 			return nil, &Error{Msg: fmt.Sprintf("config file %s: \"completionKeepAlive\" %v", abs, err)}
 		}
 		f.completionKeepAlive = &d
+	}
+	if len(raw.MaxWarm) > 0 && string(raw.MaxWarm) != "null" {
+		n, err := ParseMaxWarm(raw.MaxWarm)
+		if err != nil {
+			return nil, &Error{Msg: fmt.Sprintf("config file %s: \"maxWarm\" %v", abs, err)}
+		}
+		f.maxWarm = n
 	}
 	workspace := f.dir
 	if filepath.Base(workspace) == ".vscode" {
@@ -669,6 +684,19 @@ func parseEntry(name string, data json.RawMessage) *Server {
 // DefaultKeepAlive is the idle time of a warm connection turned on with
 // "keepAlive": true or a bare --keep-alive.
 const DefaultKeepAlive = 10 * time.Minute
+
+// MaxMaxWarm is the largest "maxWarm".
+const MaxMaxWarm = 1024
+
+// ParseMaxWarm reads "maxWarm": a whole number of targets, 1 to
+// MaxMaxWarm.
+func ParseMaxWarm(raw json.RawMessage) (int, error) {
+	var n int
+	if err := json.Unmarshal(raw, &n); err != nil || n < 1 || n > MaxMaxWarm {
+		return 0, fmt.Errorf("must be a whole number from 1 to %d, not %s", MaxMaxWarm, text.ClipBytes(string(raw), 40))
+	}
+	return n, nil
+}
 
 // DefaultCompletionKeepAlive is the idle time of the warm connection a
 // TAB starts ("completionKeepAlive").

@@ -284,3 +284,68 @@ func TestServeStartFails(t *testing.T) {
 	}
 	d.stop(t)
 }
+
+// TestServeMaxWarm: past its bound of targets (the attach's maxWarm) the
+// daemon closes the longest-idle one for a new one; when every target is
+// in use, the new one is refused (the caller connects one-shot).
+func TestServeMaxWarm(t *testing.T) {
+	d := startDaemon(t)
+	target := func(n int) *Spec {
+		return &Spec{Name: fmt.Sprintf("echo%d", n), Transport: "stdio", Command: d.self,
+			Env: append(os.Environ(), echoEnv+"=1")}
+	}
+	attach := func(n int) net.Conn {
+		t.Helper()
+		nc, _, err := Attach(d.ctx, d.env, Hello{Spec: target(n), KeepAlive: time.Minute, MaxWarm: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return nc
+	}
+	held := func() []string {
+		t.Helper()
+		rep, ok, err := Ask(d.ctx, d.env, Hello{Op: OpStatus})
+		if err != nil || !ok {
+			t.Fatalf("status: %v %v", ok, err)
+		}
+		var names []string
+		for _, tg := range rep.Status {
+			names = append(names, fmt.Sprintf("%s/%d", tg.Server, tg.Callers))
+		}
+		return names
+	}
+	// await waits until the targets held, with their callers, are want.
+	await := func(want string) {
+		t.Helper()
+		for {
+			h := strings.Join(held(), " ")
+			if h == want {
+				return
+			}
+			select {
+			case <-d.ctx.Done():
+				t.Fatalf("held: %s, want %s", h, want)
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}
+	attach(1).Close()
+	await("echo1/0")
+	attach(2).Close()
+	await("echo1/0 echo2/0")
+	three := attach(3) // echo1 was idle longest
+	await("echo2/0 echo3/1")
+	two := attach(2)
+	await("echo2/1 echo3/1")
+	nc, _, err := Attach(d.ctx, d.env, Hello{Spec: target(4), KeepAlive: time.Minute, MaxWarm: 2})
+	if err == nil {
+		nc.Close()
+		t.Fatal("a target past the bound, every one in use, was taken")
+	}
+	if !errors.Is(err, ErrStart) || !strings.Contains(err.Error(), `"maxWarm"`) {
+		t.Errorf("a target past the bound, every one in use: %v, want ErrStart saying why", err)
+	}
+	three.Close()
+	two.Close()
+	d.stop(t)
+}
