@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -105,7 +107,8 @@ func params(dir string) testscript.Params {
 			return nil
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"fixture-http": cmdFixtureHTTP,
+			"fixture-http":         cmdFixtureHTTP,
+			"fixture-http-restart": cmdFixtureHTTPRestart,
 			"exitcode":     cmdExitCode,
 			"signal":       cmdSignal,
 			"closedstdout": cmdClosedStdout,
@@ -148,6 +151,7 @@ func params(dir string) testscript.Params {
 			"other-user-dial": cmdOtherUserDial,
 			"vanish":          cmdVanish,
 			"waitfile":        cmdWaitFile,
+			"suspended":       cmdSuspended,
 		},
 	}
 }
@@ -157,27 +161,8 @@ func cmdFixtureHTTP(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: fixture-http VAR MODE")
 	}
-	h, err := fixture.NewHTTP(args[1])
-	switch args[1] {
-	case "asks", "asks-sse", "modern":
-		// These log what they receive to the script's $MCPX_FIXTURE_LOG
-		// (and take its MCPX_FIXTURE_STEPS, MCPX_FIXTURE_STEP_MS).
-		h, err = fixture.NewAsksHTTP(args[1], fixture.AsksConfigFrom(ts.Getenv))
-	case "tasks", "tasks-session", "tasks-sse":
-		// These log what they receive to the script's $MCPX_FIXTURE_LOG.
-		h, err = fixture.NewTasksHTTP(args[1], fixture.TasksConfig{LogPath: ts.Getenv("MCPX_FIXTURE_LOG")})
-	case "echo-secrets":
-		// the bearer token it requires and echoes: the script's $API_TOKEN
-		h = fixture.NewEchoSecretsHTTP(ts.Getenv(fixture.EchoSecretEnv))
-	}
-	ts.Check(err)
-	srv := httptest.NewServer(h)
-	ts.Defer(func() {
-		// A warm connection's streams stay open until the daemon closes
-		// them: cut them, or Close waits for them.
-		srv.CloseClientConnections()
-		srv.Close()
-	})
+	srv := serveFixture(ts, fixtureHandler(ts, args[1]), nil)
+	fixtureServers.Store(fixtureKey{ts, args[0]}, fixtureServer{srv, args[1]})
 	u := srv.URL + "/mcp"
 	switch args[1] {
 	case "sse", "sse-400", "tasks-sse":
@@ -186,6 +171,78 @@ func cmdFixtureHTTP(ts *testscript.TestScript, neg bool, args []string) {
 		u = srv.URL // the script picks the path: /same or /foreign
 	}
 	ts.Setenv(args[0], u)
+}
+
+// fixtureServers are the scripts' HTTP fixtures, by script and VAR (for
+// fixture-http-restart).
+var fixtureServers sync.Map
+
+type fixtureKey struct {
+	ts   *testscript.TestScript
+	name string
+}
+
+type fixtureServer struct {
+	srv  *httptest.Server
+	mode string
+}
+
+// fixture-http-restart VAR: stop the HTTP fixture of VAR and start it
+// again, afresh, on the same address (a server restarted: its sessions
+// and state are gone).
+func cmdFixtureHTTPRestart(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: fixture-http-restart VAR")
+	}
+	v, ok := fixtureServers.Load(fixtureKey{ts, args[0]})
+	if !ok {
+		ts.Fatalf("no fixture-http %s", args[0])
+	}
+	old := v.(fixtureServer)
+	addr := old.srv.Listener.Addr().String()
+	old.srv.CloseClientConnections()
+	old.srv.Close()
+	ln, err := net.Listen("tcp", addr)
+	ts.Check(err)
+	srv := serveFixture(ts, fixtureHandler(ts, old.mode), ln)
+	fixtureServers.Store(fixtureKey{ts, args[0]}, fixtureServer{srv, old.mode})
+}
+
+// serveFixture serves h on loopback (on ln, when given) until the script
+// ends.
+func serveFixture(ts *testscript.TestScript, h http.Handler, ln net.Listener) *httptest.Server {
+	srv := httptest.NewUnstartedServer(h)
+	if ln != nil {
+		srv.Listener.Close()
+		srv.Listener = ln
+	}
+	srv.Start()
+	ts.Defer(func() {
+		// A warm connection's streams stay open until the daemon closes
+		// them: cut them, or Close waits for them.
+		srv.CloseClientConnections()
+		srv.Close()
+	})
+	return srv
+}
+
+// fixtureHandler is a new HTTP fixture server of mode.
+func fixtureHandler(ts *testscript.TestScript, mode string) http.Handler {
+	h, err := fixture.NewHTTP(mode)
+	switch mode {
+	case "asks", "asks-sse", "modern":
+		// These log what they receive to the script's $MCPX_FIXTURE_LOG
+		// (and take its MCPX_FIXTURE_STEPS, MCPX_FIXTURE_STEP_MS).
+		h, err = fixture.NewAsksHTTP(mode, fixture.AsksConfigFrom(ts.Getenv))
+	case "tasks", "tasks-session", "tasks-sse":
+		// These log what they receive to the script's $MCPX_FIXTURE_LOG.
+		h, err = fixture.NewTasksHTTP(mode, fixture.TasksConfig{LogPath: ts.Getenv("MCPX_FIXTURE_LOG")})
+	case "echo-secrets":
+		// the bearer token it requires and echoes: the script's $API_TOKEN
+		h = fixture.NewEchoSecretsHTTP(ts.Getenv(fixture.EchoSecretEnv))
+	}
+	ts.Check(err)
+	return h
 }
 
 // exitcode N PROG ARGS...: run PROG (like exec) and require exit status N.

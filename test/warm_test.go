@@ -407,3 +407,53 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// suspended CODE WAITFILE PATTERN PROG ARGS...: start PROG; once WAITFILE
+// has a line matching PATTERN (its call is under way), suspend it
+// (SIGSTOP) until the daemon's log says that it cut a caller off, then
+// let it go on (SIGCONT); it must exit with status CODE, and its stdout
+// and stderr become the script's.
+func cmdSuspended(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 4 {
+		ts.Fatalf("usage: suspended CODE WAITFILE PATTERN PROG [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	under, err := regexp.Compile("(?m)" + args[2])
+	ts.Check(err)
+	cmd := scriptCmd(ts, args[3], args[4:]...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	ts.Check(cmd.Start())
+	waitMatch := func(path string, re *regexp.Regexp, limit time.Duration) {
+		deadline := time.Now().Add(limit)
+		for {
+			if b, _ := os.ReadFile(path); re.Match(b) {
+				return
+			}
+			if time.Now().After(deadline) {
+				_ = cmd.Process.Kill()
+				_ = syscall.Kill(cmd.Process.Pid, syscall.SIGCONT)
+				_ = cmd.Wait()
+				ts.Fatalf("%s never matched %s (stderr: %.500s)", path, re, stderr.String())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	waitMatch(ts.MkAbs(args[1]), under, 10*time.Second)
+	ts.Check(syscall.Kill(cmd.Process.Pid, syscall.SIGSTOP))
+	waitMatch(daemon.LogPath(ts.Getenv), regexp.MustCompile(`cut a caller off`), 60*time.Second)
+	ts.Check(syscall.Kill(cmd.Process.Pid, syscall.SIGCONT))
+	err = cmd.Wait()
+	got := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		got = ee.ExitCode()
+	} else {
+		ts.Check(err)
+	}
+	fmt.Fprint(ts.Stdout(), stdout.String())
+	fmt.Fprint(ts.Stderr(), stderr.String())
+	if got != want {
+		ts.Fatalf("%s exited with status %d, want %d", args[3], got, want)
+	}
+}
