@@ -107,8 +107,7 @@ func params(dir string) testscript.Params {
 			return nil
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"fixture-http":         cmdFixtureHTTP,
-			"fixture-http-restart": cmdFixtureHTTPRestart,
+			"fixture-http": cmdFixtureHTTP,
 			"exitcode":     cmdExitCode,
 			"signal":       cmdSignal,
 			"closedstdout": cmdClosedStdout,
@@ -151,7 +150,10 @@ func params(dir string) testscript.Params {
 			"other-user-dial": cmdOtherUserDial,
 			"vanish":          cmdVanish,
 			"waitfile":        cmdWaitFile,
-			"suspended":       cmdSuspended,
+
+			// The daemon's faults and bounds (suspended: warm_test.go).
+			"fixture-http-restart": cmdFixtureHTTPRestart,
+			"suspended":            cmdSuspended,
 		},
 	}
 }
