@@ -544,7 +544,7 @@ func (d *daemon) target(h *Hello) (*session, string, error) {
 		if !created && s.proc == nil {
 			// An HTTP session may have ended on the server's side since
 			// its last use (the server restarted, or expired it): ask
-			// first.
+			// first (a ping).
 			s.probe()
 		}
 		if !created && s.isDead() && !s.oneShot() {

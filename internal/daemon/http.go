@@ -173,21 +173,34 @@ func (s *session) closeWire() {
 	s.endLife()
 }
 
-// probe pings an HTTP or SSE session that no caller uses: a session the
-// server no longer knows is found dead before a caller relies on it (and
-// on the listings cached).
+// probe pings an HTTP or SSE session at each attach: a session the
+// server no longer knows (restarted) is found dead before a caller relies
+// on it, and on the listings cached, even while other callers are
+// attached (the last one may not have gone yet).
 func (s *session) probe() {
 	s.mu.Lock()
-	busy := len(s.callers) > 0 || s.modern // the 2026-07-28 era has no session to forget
+	modern := s.modern // the 2026-07-28 era has no session to forget
 	s.mu.Unlock()
-	if busy || s.isDead() || !s.initialized() {
+	if modern || s.isDead() || !s.initialized() {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), probeWait)
 	defer cancel()
-	status := new(int)
-	resp, err := s.tr.SendRequest(withStatus(ctx, status), mcptransport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION,
-		ID: mcp.NewRequestId(s.nextID.Add(1)), Method: string(mcp.MethodPing)})
+	var status *int
+	var resp *mcptransport.JSONRPCResponse
+	var err error
+	for try := 0; try < 2; try++ {
+		status = new(int)
+		resp, err = s.tr.SendRequest(withStatus(ctx, status), mcptransport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION,
+			ID: mcp.NewRequestId(s.nextID.Add(1)), Method: string(mcp.MethodPing)})
+		var ue *url.Error
+		if err == nil || ctx.Err() != nil || !errors.As(err, &ue) {
+			break
+		}
+		// A connection kept from before, which a restarted server has
+		// closed, fails the first request on it: the ping, harmless, goes
+		// again on a new one.
+	}
 	switch {
 	case err != nil && ctx.Err() == nil && s.sessionGone(err):
 		s.httpFailed(err)

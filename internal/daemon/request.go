@@ -369,10 +369,18 @@ func (c *caller) forwardOn(s *session, ctx context.Context, req mcptransport.JSO
 		status = new(int)
 		rctx = withStatus(rctx, status)
 	}
+	written := s.written()
 	resp, err := s.tr.SendRequest(rctx, req)
 	if err != nil || resp == nil && s.isDead() {
 		if rctx.Err() != nil && !s.isDead() {
 			return nil, false // cancelled, or the caller went away
+		}
+		if s.proc != nil && errors.Is(err, mcptransport.ErrTransportClosed) && s.neverRead(written) {
+			// The server's stdout ended, and it never read the request
+			// (not written, or still in its stdin pipe): it may go to
+			// the server that replaces it.
+			s.awaitDeath("the server closed its stdout")
+			return nil, true
 		}
 		return nil, c.sendFailed(s, req, callerID, err)
 	}

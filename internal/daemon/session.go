@@ -6,6 +6,8 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -47,6 +49,8 @@ type session struct {
 	// ended: the server's stdout ended (a stdio server); set before the
 	// transport fails what is in flight
 	ended atomic.Bool
+	// stdin is a stdio server's, counting the messages written to it
+	stdin *countedWriter
 
 	mu        sync.Mutex
 	keep      time.Duration
@@ -142,7 +146,8 @@ func (s *session) open() error {
 		go s.serverEnded()
 	}}
 	s.limit = &transport.Limit{}
-	s.tr = transport.NewStdio(out, p.Stdin(), transport.StdioOptions{MessageCeiling: spec.MessageCeiling, Limit: s.limit,
+	s.stdin = &countedWriter{w: p.Stdin()}
+	s.tr = transport.NewStdio(out, s.stdin, transport.StdioOptions{MessageCeiling: spec.MessageCeiling, Limit: s.limit,
 		OnSkip: func(line string) {
 			p.Skipped(line)
 			s.toCallers(MethodSkipped, map[string]any{"line": line})
@@ -154,6 +159,57 @@ func (s *session) open() error {
 	go p.WatchDeath(func(status string) { s.died("the server " + status) })
 	s.d.log.printf("started %s (pid %d)", spec.Name, p.Pid())
 	return nil
+}
+
+// countedWriter is a server's stdin, counting the writes (each one a
+// message: see transport.Stdio) that went through whole.
+type countedWriter struct {
+	w     io.WriteCloser
+	n     atomic.Int64 // writes
+	bytes atomic.Int64 // bytes written
+}
+
+func (c *countedWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.bytes.Add(int64(n))
+	if err == nil {
+		c.n.Add(1)
+	}
+	return n, err
+}
+
+// unreadSince reports whether the server has read none of what was
+// written since mark (a count of bytes written): whatever was written
+// after it still waits in the pipe. False when that cannot be told.
+func (c *countedWriter) unreadSince(mark int64) bool {
+	since := c.bytes.Load() - mark
+	return since == 0 || since > 0 && unread(c.w) >= since
+}
+
+func (c *countedWriter) Close() error { return c.w.Close() }
+
+// SetWriteDeadline lets a write be given up on (see transport.Stdio).
+func (c *countedWriter) SetWriteDeadline(t time.Time) error {
+	if d, ok := c.w.(interface{ SetWriteDeadline(time.Time) error }); ok {
+		return d.SetWriteDeadline(t)
+	}
+	return errors.ErrUnsupported
+}
+
+// written is how many bytes were written to the server (0 for HTTP).
+func (s *session) written() int64 {
+	if s.stdin == nil {
+		return 0
+	}
+	return s.stdin.bytes.Load()
+}
+
+// neverRead reports whether a stdio server read nothing of what was
+// written to it since mark (see written): a server that died meanwhile
+// never got a request written then (a process killed may take its pipe
+// with it only a moment after it is seen dead).
+func (s *session) neverRead(mark int64) bool {
+	return s.stdin != nil && s.stdin.unreadSince(mark)
 }
 
 // started waits until the session is started, and returns the start's
