@@ -15,10 +15,20 @@ const maxLog = 1 << 20
 // logger is the daemon's bounded log. It records events (starts, stops,
 // deaths, refusals) and server names, never a server's environment,
 // arguments or traffic; error text is masked with the target's secrets.
+// Lines are written by a goroutine of its own: a slow disk (a state
+// directory on a network file system) holds up no target; past logQueue
+// lines waiting, lines are dropped, and their number logged.
 type logger struct {
-	mu sync.Mutex
-	f  *os.File
+	mu      sync.Mutex // guards lines and closed: no I/O under it
+	lines   chan string
+	closed  bool
+	dropped int
+	done    chan struct{}
+	f       *os.File
 }
+
+// logQueue bounds the lines waiting to be written.
+const logQueue = 256
 
 func openLog(path string) *logger {
 	l := &logger{}
@@ -39,7 +49,8 @@ func openLog(path string) *logger {
 	if st, err := f.Stat(); err == nil && st.Size() > maxLog {
 		restart(f)
 	}
-	l.f = f
+	l.f, l.lines, l.done = f, make(chan string, logQueue), make(chan struct{})
+	go l.write()
 	return l
 }
 
@@ -50,23 +61,52 @@ func restart(f *os.File) {
 	_, _ = f.Seek(0, io.SeekStart)
 }
 
-func (l *logger) printf(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.f == nil {
-		return
+func (l *logger) write() {
+	defer close(l.done)
+	for line := range l.lines {
+		if st, err := l.f.Stat(); err == nil && st.Size() > maxLog {
+			restart(l.f)
+		}
+		_, _ = io.WriteString(l.f, line)
 	}
-	if st, err := l.f.Stat(); err == nil && st.Size() > maxLog {
-		restart(l.f)
-	}
-	fmt.Fprintf(l.f, "%s %s\n", time.Now().UTC().Format(time.RFC3339), fmt.Sprintf(format, args...))
 }
 
-func (l *logger) close() {
+func (l *logger) printf(format string, args ...any) {
+	if l.lines == nil {
+		return
+	}
+	now := time.Now().UTC().Format(time.RFC3339)
+	line := fmt.Sprintf("%s %s\n", now, fmt.Sprintf(format, args...))
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.f != nil {
-		l.f.Close()
-		l.f = nil
+	if l.closed {
+		return
 	}
+	if l.dropped > 0 {
+		select {
+		case l.lines <- fmt.Sprintf("%s (%d lines dropped: the log was slow)\n", now, l.dropped):
+			l.dropped = 0
+		default:
+		}
+	}
+	select {
+	case l.lines <- line:
+	default:
+		l.dropped++
+	}
+}
+
+// close writes what waits, and closes the log.
+func (l *logger) close() {
+	if l.lines == nil {
+		return
+	}
+	l.mu.Lock()
+	if !l.closed {
+		l.closed = true
+		close(l.lines)
+	}
+	l.mu.Unlock()
+	<-l.done
+	l.f.Close()
 }
