@@ -169,8 +169,11 @@ func startDaemonWith(t *testing.T, o ServeOptions, onListen ...func(sock string)
 	listening := make(chan struct{})
 	go func() {
 		o.Getenv, o.Version, o.Listening = getenv, "test", func() {
-			for _, f := range onListen {
-				f(SocketPath(SocketDir(getenv)))
+			if len(onListen) > 0 {
+				dir, _ := choose(getenv, false)
+				for _, f := range onListen {
+					f(SocketPath(dir, "test"))
+				}
 			}
 			close(listening)
 		}
