@@ -103,16 +103,20 @@ func (c *caller) listing(ctx context.Context, req mcptransport.JSONRPCRequest, p
 // request of each method at a time.
 func (c *caller) handshake(ctx context.Context, req mcptransport.JSONRPCRequest, params json.RawMessage) *mcptransport.JSONRPCResponse {
 	for tries := 0; ; tries++ {
-		s := c.session()
-		if s.isDead() && tries == 0 {
-			s = c.live()
-		}
+		s := c.live()
 		if s == nil {
 			return nil
 		}
 		resp, again := c.handshakeOn(s, ctx, req, params)
-		if !again || tries > 0 {
+		if !again {
 			return resp
+		}
+		if tries > 0 {
+			// Its successor is gone as well before it read the request
+			// (a server that dies at its start): the caller is told as of
+			// any dead server.
+			c.drop(s.lostParams())
+			return nil
 		}
 	}
 }

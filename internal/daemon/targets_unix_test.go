@@ -418,3 +418,22 @@ func gjsonText(res json.RawMessage) string {
 	}
 	return r.Content[0].Text
 }
+
+// TestServeServerDeadAtStart: a server that exits at once is started
+// again once for the initialize it never read, and when that one exits
+// too the caller is told why, as a one-shot connection would be.
+func TestServeServerDeadAtStart(t *testing.T) {
+	d := startDaemon(t)
+	spec := &Spec{Name: "dies", Transport: "stdio", Command: "/bin/sh", Args: []string{"-c", "echo bye >&2; exit 1"}}
+	c := attachCaller(t, d, spec, "caller")
+	go func() { _, _ = c.request(d.ctx, 1, "initialize", map[string]any{}) }()
+	select {
+	case what := <-c.said:
+		if what != "lost: the server exited with status 1" && what != "lost: the server closed its stdout" {
+			t.Errorf("told %q, want that the server exited", what)
+		}
+	case <-d.ctx.Done():
+		t.Fatal("the caller of a server dead at its start was never told")
+	}
+	d.stop(t)
+}
