@@ -18,6 +18,7 @@ import (
 	mcpclient "github.com/mark3labs/mcp-go/client"
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/tidwall/gjson"
 
 	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/client/config"
@@ -59,6 +60,9 @@ type Options struct {
 	Roots      []Root
 	OnLog      func(LogMessage) // notifications/message
 	OnProgress func(Progress)   // notifications/progress of the request in flight
+	// OnNotification, when set, is given the server's other notifications
+	// (the changes mcpx watch reports: see watch.go).
+	OnNotification func(Notification)
 	// LogLevel, when set and the server offers logging, is the level asked
 	// for: logging/setLevel (legacy era) or the level every request
 	// declares (2026-07-28 era).
@@ -93,6 +97,8 @@ type Capabilities struct {
 	Prompts     bool `json:"prompts"`
 	Completions bool `json:"completions"`
 	Logging     bool `json:"logging"`
+	// Subscribe: resources.subscribe (not in the JSON documents).
+	Subscribe bool `json:"-"`
 }
 
 // Conn is one initialized connection to one server.
@@ -529,7 +535,8 @@ func (c *Conn) initialize(ctx context.Context, wrapped mcptransport.Interface, l
 		c.Instructions = res.Instructions
 		caps := res.Capabilities
 		c.Caps = Capabilities{Tools: caps.Tools != nil, Resources: caps.Resources != nil, Prompts: caps.Prompts != nil,
-			Completions: caps.Completions != nil, Logging: caps.Logging != nil}
+			Completions: caps.Completions != nil, Logging: caps.Logging != nil,
+			Subscribe: caps.Resources != nil && caps.Resources.Subscribe}
 	}
 	if o.Debug != nil {
 		o.Debug("server %q: %s, protocol %s", c.T.Name, text.Escape(c.clip(c.ServerName+" "+c.ServerVersion, 300)), c.Protocol)
@@ -663,7 +670,7 @@ func (c *Conn) lenientInitialize(ctx context.Context, tr mcptransport.Interface,
 	c.ServerName, c.ServerVersion = str(info["name"]), str(info["version"])
 	c.Instructions = str(r["instructions"])
 	c.Caps = Capabilities{Tools: has("tools"), Resources: has("resources"), Prompts: has("prompts"),
-		Completions: has("completions"), Logging: has("logging")}
+		Completions: has("completions"), Logging: has("logging"), Subscribe: gjson.GetBytes(caps["resources"], "subscribe").Bool()}
 	if o.Note != nil {
 		o.Note("server %q sent an initialize result that does not follow the schema; using what could be read of it", c.T.Name)
 	}

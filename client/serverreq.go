@@ -363,6 +363,8 @@ func (h *serverHooks) notification(n mcp.JSONRPCNotification) {
 	case "notifications/elicitation/complete":
 		id, _ := f["elicitationId"].(string)
 		h.debug("server %q: the URL elicitation %q is complete", name, h.conn.clip(id, 80))
+	default:
+		h.notified(n) // watch.go
 	}
 }
 

@@ -139,6 +139,10 @@ type connectOptions struct {
 	listen bool
 	// stdinUsed: stdin gave a value, so no question can be asked on it.
 	stdinUsed bool
+	// notify is given the server's change notifications (watch); noWarm:
+	// never through the daemon (a connection held as long as the command).
+	notify func(client.Notification)
+	noWarm bool
 }
 
 // session is one connection of a command, under the clock of its
@@ -161,9 +165,11 @@ func (a *app) connect(ctx context.Context, t *config.Target, o connectOptions) (
 	if err != nil {
 		return nil, err
 	}
-	warm, err := a.keepAlive(t, 0)
-	if err != nil {
-		return nil, err
+	var warm *client.Warm
+	if !o.noWarm {
+		if warm, err = a.keepAlive(t, 0); err != nil {
+			return nil, err
+		}
 	}
 	clk, end := newClock(ctx, t.Timeout)
 	co := client.Options{
@@ -182,6 +188,7 @@ func (a *app) connect(ctx context.Context, t *config.Target, o connectOptions) (
 		OnLog:           a.onLog,
 		OnProgress:      a.onProgress,
 		Listen:          o.listen,
+		OnNotification:  o.notify,
 		Transports:      auth.TransportsDir(a.getenv),
 	}
 	if o.listen && !a.g.verbose {

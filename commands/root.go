@@ -220,6 +220,7 @@ func (a *app) newRoot() *cli.Command {
 			a.newPromptCmd(),
 			a.newInvokeCmd(),
 			a.newTaskCmd(),
+			a.newWatchCmd(),
 			a.newLoginCmd(),
 			a.newLogoutCmd(),
 			a.newCompletionCmd(),

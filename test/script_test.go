@@ -108,6 +108,7 @@ func params(dir string) testscript.Params {
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
 			"fixture-http": cmdFixtureHTTP,
+			"stamps":       cmdStamps, // watch_script_test.go
 			"exitcode":     cmdExitCode,
 			"signal":       cmdSignal,
 			"closedstdout": cmdClosedStdout,
