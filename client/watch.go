@@ -48,8 +48,25 @@ type ListenFilter struct {
 // Modern reports whether the connection speaks the 2026-07-28 era.
 func (c *Conn) Modern() bool { return mcp.IsModernProtocol(c.Protocol) }
 
-// Lost is closed when the connection is known dead (a stdio server gone).
-func (c *Conn) Lost() <-chan struct{} { return c.lost.done() }
+// Lost returns a channel closed when the connection is known dead: a
+// stdio server's stdout ended, or its leader gone (or the connection
+// closed).
+func (c *Conn) Lost() <-chan struct{} {
+	out := make(chan struct{})
+	var ended <-chan struct{}
+	if d, ok := c.tap.inner.(interface{ Done() <-chan struct{} }); ok {
+		ended = d.Done()
+	}
+	lost := c.lost.done()
+	go func() {
+		select {
+		case <-lost:
+		case <-ended:
+		}
+		close(out)
+	}()
+	return out
+}
 
 // notified passes a notification mcpx does not handle itself on to
 // Options.OnNotification, with its params as JSON.

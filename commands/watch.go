@@ -110,6 +110,20 @@ type watcher struct {
 
 	mu     sync.Mutex
 	listen *client.Listening // the 2026-07-28 era's request in flight
+	// rejoin: the connection is being made again, and the reconnected
+	// event not yet queued (it goes before the first event of the new one)
+	rejoin bool
+}
+
+// rejoined queues the reconnected event, once a reconnection is made
+// (and before any event of the new connection).
+func (w *watcher) rejoined() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.rejoin {
+		w.rejoin = false
+		w.q.push(w.event(eventReconnected, "", ""))
+	}
 }
 
 func (a *app) watch(ctx context.Context, o *watchOptions) error {
@@ -139,7 +153,7 @@ func (a *app) watch(ctx context.Context, o *watchOptions) error {
 		w.warnUnacknowledged(ack)
 		if attempt > 0 {
 			a.log.Note("reconnected to server %q; changes in between were missed", t.Name)
-			w.q.push(w.event(eventReconnected, "", ""))
+			w.rejoined()
 		}
 		wait = backoffFirst
 		why, err := w.hold(ctx, s, consumed)
@@ -147,6 +161,9 @@ func (a *app) watch(ctx context.Context, o *watchOptions) error {
 			return err
 		}
 		a.log.Note("lost the connection to server %q (%s); reconnecting in %s", t.Name, why, wait)
+		w.mu.Lock()
+		w.rejoin, w.listen = true, nil
+		w.mu.Unlock()
 		if !pause(ctx, wait) {
 			return ctx.Err()
 		}
@@ -257,16 +274,31 @@ func (w *watcher) hold(ctx context.Context, ws *watching, consumed <-chan error)
 	case <-ws.s.conn.Lost():
 		why = "the server exited"
 	case err := <-done:
-		why = "the server ended the subscription"
-		if err != nil {
-			why = w.a.line(err.Error(), 300)
-		}
+		why = w.ended(ws, err)
 	}
 	if ws.cancel != nil {
 		ws.cancel()
 	}
 	ws.s.close()
 	return why, nil
+}
+
+// ended says why the listen request ended: the server closed the
+// stream, or the connection failed (a stdio server that exits fails the
+// request just before its connection is known lost: that is waited for,
+// so that the note says the same either way).
+func (w *watcher) ended(ws *watching, err error) string {
+	if err == nil {
+		return "the server ended the subscription"
+	}
+	if w.t.Transport == config.Stdio {
+		select {
+		case <-ws.s.conn.Lost():
+			return "the server exited"
+		case <-time.After(time.Second):
+		}
+	}
+	return w.a.line(err.Error(), 300)
 }
 
 // end unsubscribes (or cancels the listen request) and closes.
@@ -318,15 +350,21 @@ func (w *watcher) notified(n client.Notification) {
 			return
 		}
 	}
+	var e watchEvent
 	switch kind, ok := listKinds[n.Method]; {
 	case ok && w.o.Lists:
-		w.q.push(w.event(eventListChanged, "", kind))
+		e = w.event(eventListChanged, "", kind)
 	case n.Method == client.NotifyResourceUpdated:
 		uri := gjson.GetBytes(n.Params, "uri").String()
-		if _, found := slices.BinarySearch(w.o.URIs, uri); found {
-			w.q.push(w.event(eventUpdated, uri, ""))
+		if _, found := slices.BinarySearch(w.o.URIs, uri); !found {
+			return
 		}
+		e = w.event(eventUpdated, uri, "")
+	default:
+		return
 	}
+	w.rejoined()
+	w.q.push(e)
 }
 
 // consume prints or runs the events as they come; it ends (nil) after

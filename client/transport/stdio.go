@@ -127,6 +127,10 @@ func (t *Stdio) closeDone() {
 	})
 }
 
+// Done is closed once the server's stdout has ended (or the transport is
+// closed): nothing more will come.
+func (t *Stdio) Done() <-chan struct{} { return t.done }
+
 // Close fails whatever is in flight, stops reading and closes the server's
 // stdin. It is safe to call more than once, and concurrently.
 func (t *Stdio) Close() error {
