@@ -109,7 +109,7 @@ func (c capSet) capabilities() mcp.ClientCapabilities {
 
 // modeCaps is the capability set mcpx declares by default over each
 // `everything` MODE.
-var modeCaps = map[string]capSet{"stdio": capsElicit, "stdio-tap": capsElicit, "streamableHttp": capsElicit, "sse": capsNone}
+var modeCaps = map[string]capSet{"stdio": capsElicit, "stdio-tap": capsElicit, "stdio-toggle": capsElicit, "streamableHttp": capsElicit, "sse": capsNone}
 
 // truthKey names one truth: a server version asked by a session declaring a capability set.
 func truthKey(version string, caps capSet) string { return version + "/" + string(caps) }
@@ -550,7 +550,7 @@ func (it *interop) truth(ts *testscript.TestScript) *everythingTruth {
 // own child, started by each mcpx run.
 func (it *interop) cmdEverything(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
-		ts.Fatalf("usage: everything VERSION stdio|stdio-tap|streamableHttp|sse")
+		ts.Fatalf("usage: everything VERSION stdio|stdio-tap|stdio-toggle|streamableHttp|sse")
 	}
 	version, mode := args[0], args[1]
 	script, ok := it.scripts[version]
@@ -565,6 +565,12 @@ func (it *interop) cmdEverything(ts *testscript.TestScript, neg bool, args []str
 		entry = map[string]any{"command": "node", "args": []string{script}}
 	case "stdio-tap":
 		entry = stdioTapEntry(it.node, script, ts.MkAbs("server.pid"), ts.MkAbs("server.in"))
+	case "stdio-toggle":
+		// server-everything's toggle-subscriber-updates, called on the
+		// client's own session once it has subscribed (watch_script_test.go)
+		entry = map[string]any{"command": "mcpx-inject", "args": []string{`"resources/subscribe"`,
+			`{"jsonrpc":"2.0","id":"mcpx-inject","method":"tools/call","params":{"name":"toggle-subscriber-updates","arguments":{}}}`,
+			"--", "node", script}}
 	case "streamableHttp", "sse":
 		port := it.sharedHTTP(ts, version, script, mode)
 		u := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)

@@ -44,6 +44,8 @@ func TestMain(m *testing.M) {
 	testscript.Main(hermetic.M(m), map[string]func(){
 		"mcpx":      func() { os.Exit(commands.Main(os.Args, output.System())) },
 		"mcpx-dial": dialMain, // warm_test.go
+		// mcpx-inject: a request of the test's own on a client's session
+		"mcpx-inject": injectMain, // watch_script_test.go
 		// mcpx-fixture MODE: a stdio fixture server (see test/fixture).
 		"mcpx-fixture": func() {
 			if len(os.Args) != 2 {

@@ -1,8 +1,13 @@
 package test
 
 import (
+	"bufio"
+	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"regexp"
+	"strings"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -38,4 +43,72 @@ func cmdStamps(ts *testscript.TestScript, neg bool, args []string) {
 		name = "stdout.stamped"
 	}
 	ts.Check(os.WriteFile(ts.MkAbs(name), []byte(out), 0o644))
+}
+
+// injectID is the id of the request mcpx-inject writes; the answer to
+// it is not passed on.
+const injectID = `"id":"mcpx-inject"`
+
+// injectMain is mcpx-inject AFTER LINE -- CMD ARGS...: run CMD, copying
+// stdin to it line by line, and once a line containing AFTER has been
+// copied, write LINE to it too (once): a request of the test's own (id
+// "mcpx-inject", whose answer is dropped from CMD's stdout) on the session
+// of the client whose stdin this is: server-everything's
+// toggle-subscriber-updates, on mcpx watch's session. CMD's stderr is
+// this program's.
+func injectMain() {
+	if len(os.Args) < 5 || os.Args[3] != "--" {
+		fmt.Fprintln(os.Stderr, "usage: mcpx-inject AFTER LINE -- CMD [ARGS...]")
+		os.Exit(2)
+	}
+	after, line := os.Args[1], os.Args[2]
+	cmd := exec.Command(os.Args[4], os.Args[5:]...)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	var out io.ReadCloser
+	if err == nil {
+		out, err = cmd.StdoutPipe()
+	}
+	if err == nil {
+		err = cmd.Start()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mcpx-inject:", err)
+		os.Exit(1)
+	}
+	go func() {
+		r := bufio.NewReader(os.Stdin)
+		injected := false
+		for {
+			l, err := r.ReadBytes('\n')
+			if _, werr := in.Write(l); werr != nil {
+				break
+			}
+			if !injected && strings.Contains(string(l), after) {
+				injected = true
+				_, _ = in.Write([]byte(line + "\n"))
+			}
+			if err != nil {
+				break
+			}
+		}
+		_ = in.Close()
+	}()
+	r := bufio.NewReader(out)
+	for {
+		l, err := r.ReadBytes('\n')
+		if !strings.Contains(string(l), injectID) {
+			_, _ = os.Stdout.Write(l)
+		}
+		if err != nil {
+			break
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			os.Exit(ee.ExitCode())
+		}
+		os.Exit(1)
+	}
+	os.Exit(0)
 }
