@@ -221,6 +221,7 @@ func (a *app) newRoot() *cli.Command {
 			a.newInvokeCmd(),
 			a.newTaskCmd(),
 			a.newWatchCmd(),
+			a.newSkillsCmd(),
 			a.newLoginCmd(),
 			a.newLogoutCmd(),
 			a.newCompletionCmd(),
