@@ -222,6 +222,8 @@ func (a *app) newRoot() *cli.Command {
 			a.newTaskCmd(),
 			a.newWatchCmd(),
 			a.newSkillsCmd(),
+			a.newSearchCmd(),
+			a.newAddCmd(),
 			a.newLoginCmd(),
 			a.newLogoutCmd(),
 			a.newCompletionCmd(),

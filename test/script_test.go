@@ -109,24 +109,25 @@ func params(dir string) testscript.Params {
 			return nil
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"fixture-http": cmdFixtureHTTP,
-			"stamps":       cmdStamps, // watch_script_test.go
-			"exitcode":     cmdExitCode,
-			"signal":       cmdSignal,
-			"closedstdout": cmdClosedStdout,
-			"gone":         cmdGone,
-			"slice":        cmdSlice,
-			"sparse":       cmdSparse,
-			"sparsefill":   cmdSparseFill,
-			"mtime":        cmdMtime,
-			"spilltree":    cmdSpillTree,
-			"spillrace":    cmdSpillRace,
-			"sha256":       cmdSHA256,
-			"dirlist":      cmdDirList,
-			"chown":        cmdChown,
-			"rootbin":      cmdRootBin,
-			"tty":          cmdTTY,    // shell_test.go
-			"within":       cmdWithin, // shell_test.go
+			"fixture-http":     cmdFixtureHTTP,
+			"stamps":           cmdStamps,          // watch_script_test.go
+			"fixture-registry": cmdFixtureRegistry, // registry_script_test.go
+			"exitcode":         cmdExitCode,
+			"signal":           cmdSignal,
+			"closedstdout":     cmdClosedStdout,
+			"gone":             cmdGone,
+			"slice":            cmdSlice,
+			"sparse":           cmdSparse,
+			"sparsefill":       cmdSparseFill,
+			"mtime":            cmdMtime,
+			"spilltree":        cmdSpillTree,
+			"spillrace":        cmdSpillRace,
+			"sha256":           cmdSHA256,
+			"dirlist":          cmdDirList,
+			"chown":            cmdChown,
+			"rootbin":          cmdRootBin,
+			"tty":              cmdTTY,    // shell_test.go
+			"within":           cmdWithin, // shell_test.go
 
 			// The OAuth fixture, and a browser for mcpx login (oauth_script_test.go).
 			"fixture-oauth": cmdFixtureOAuth,
