@@ -301,7 +301,7 @@ func complete(ctx context.Context, l *Line, cur string, src Source) ([]Candidate
 		return nil, NoPath, nil
 	case "describe", "read", "prompt", "invoke":
 	default:
-		return nil, NoPath, nil
+		return moreStages(ctx, src, cmd.Name, args) // complete_more.go
 	}
 	if len(args) == 0 {
 		return src.Servers(), NoPath, nil
