@@ -74,12 +74,7 @@ func (a *app) newWatchCmd() *cli.Command {
 // parse splits the arguments into SRV, the URIs and the command after
 // "--" (found in the command line as given, args).
 func (o *watchOptions) parse(rest, args []string, exe, countSet bool) error {
-	if i := slices.Index(args, "--"); i >= 0 {
-		o.Exec = slices.Clone(args[i+1:])
-		if n := len(rest) - len(o.Exec); n >= 0 && slices.Equal(rest[n:], o.Exec) {
-			rest = rest[:n]
-		}
-	}
+	rest = o.splitExec(rest, args)
 	switch {
 	case exe && len(o.Exec) == 0:
 		return usagef("--exec needs a command after --: mcpx watch SRV URI --exec -- CMD ARGS...")
@@ -93,12 +88,27 @@ func (o *watchOptions) parse(rest, args []string, exe, countSet bool) error {
 		return usagef("--count must be at least 1, not %d", o.Count)
 	}
 	o.Server, o.URIs = rest[0], slices.Compact(slices.Sorted(slices.Values(rest[1:])))
-	if len(o.Exec) > 0 {
-		if _, err := exec.LookPath(o.Exec[0]); err != nil {
-			return usagef("--exec: %s: %v", o.Exec[0], errors.Unwrap(err))
-		}
+	if len(o.Exec) == 0 {
+		return nil
+	}
+	if _, err := exec.LookPath(o.Exec[0]); err != nil {
+		return usagef("--exec: %s: %v", o.Exec[0], errors.Unwrap(err))
 	}
 	return nil
+}
+
+// splitExec takes the command after "--" of the command line (args) off
+// the arguments (rest) into o.Exec, and returns the others.
+func (o *watchOptions) splitExec(rest, args []string) []string {
+	i := slices.Index(args, "--")
+	if i < 0 {
+		return rest
+	}
+	o.Exec = slices.Clone(args[i+1:])
+	if n := len(rest) - len(o.Exec); n >= 0 && slices.Equal(rest[n:], o.Exec) {
+		return rest[:n]
+	}
+	return rest
 }
 
 // watcher is one run of mcpx watch.

@@ -76,24 +76,7 @@ func injectMain() {
 		fmt.Fprintln(os.Stderr, "mcpx-inject:", err)
 		os.Exit(1)
 	}
-	go func() {
-		r := bufio.NewReader(os.Stdin)
-		injected := false
-		for {
-			l, err := r.ReadBytes('\n')
-			if _, werr := in.Write(l); werr != nil {
-				break
-			}
-			if !injected && strings.Contains(string(l), after) {
-				injected = true
-				_, _ = in.Write([]byte(line + "\n"))
-			}
-			if err != nil {
-				break
-			}
-		}
-		_ = in.Close()
-	}()
+	go copyInjecting(in, after, line)
 	r := bufio.NewReader(out)
 	for {
 		l, err := r.ReadBytes('\n')
@@ -111,4 +94,25 @@ func injectMain() {
 		os.Exit(1)
 	}
 	os.Exit(0)
+}
+
+// copyInjecting copies stdin to in, line by line, and line after the first
+// line containing after; then it closes in.
+func copyInjecting(in io.WriteCloser, after, line string) {
+	r := bufio.NewReader(os.Stdin)
+	injected := false
+	for {
+		l, err := r.ReadBytes('\n')
+		if _, werr := in.Write(l); werr != nil {
+			break
+		}
+		if !injected && strings.Contains(string(l), after) {
+			injected = true
+			_, _ = in.Write([]byte(line + "\n"))
+		}
+		if err != nil {
+			break
+		}
+	}
+	_ = in.Close()
 }

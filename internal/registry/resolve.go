@@ -120,16 +120,9 @@ func resolvePackage(server string, p *Package, vars map[string]string) (*Entry, 
 	case "pypi":
 		e.Command, ref = "uvx", withVersion(p.Identifier, "==", p.Version)
 	case "oci":
-		e.Command = "docker"
-		ref = p.Identifier
-		if !strings.Contains(ref[strings.LastIndex(ref, "/")+1:], ":") && !strings.Contains(ref, "@") && p.Version != "" {
-			ref += ":" + p.Version
-		}
+		e.Command, ref = "docker", imageRef(p.Identifier, p.Version)
 		if len(runtime) == 0 {
-			runtime = []string{"run", "-i", "--rm"}
-			for _, name := range env {
-				runtime = append(runtime, "-e", name)
-			}
+			runtime = dockerRun(env)
 		}
 	case "nuget":
 		e.Command, ref = "dnx", withVersion(p.Identifier, "@", p.Version)
@@ -144,6 +137,25 @@ func resolvePackage(server string, p *Package, vars map[string]string) (*Entry, 
 		e.Env = nil
 	}
 	return e, nil
+}
+
+// imageRef is an OCI image with its tag: the identifier's own, else the
+// package's version.
+func imageRef(image, version string) string {
+	if strings.Contains(image[strings.LastIndex(image, "/")+1:], ":") || strings.Contains(image, "@") || version == "" {
+		return image
+	}
+	return image + ":" + version
+}
+
+// dockerRun is docker's arguments before the image: the environment
+// variables env passed through by name.
+func dockerRun(env []string) []string {
+	args := []string{"run", "-i", "--rm"}
+	for _, name := range env {
+		args = append(args, "-e", name)
+	}
+	return args
 }
 
 // withVersion is PKG, SEP and VERSION ("PKG" when there is no version).
