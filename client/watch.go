@@ -177,3 +177,12 @@ func (c *Conn) requestWithID(ctx context.Context, id mcp.RequestId, method strin
 	}
 	return replyResult(resp)
 }
+
+// Ping asks the server whether it is still there (ping): a watch over HTTP
+// in the legacy era learns of a server gone only so.
+func (c *Conn) Ping(ctx context.Context) error {
+	_, err := c.callRaw(ctx, string(mcp.MethodPing), func(ctx context.Context) (json.RawMessage, error) {
+		return c.plain(ctx, string(mcp.MethodPing), nil)
+	})
+	return err
+}

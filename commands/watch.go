@@ -37,6 +37,14 @@ var (
 // unsubscribeWait bounds the unsubscribing at the end.
 const unsubscribeWait = 2 * time.Second
 
+// A legacy-era watch over HTTP or SSE pings the server every pingEvery,
+// waiting pingWait for the answer: a server gone is known only so (its
+// GET stream may just go quiet).
+const (
+	pingEvery = 30 * time.Second
+	pingWait  = 10 * time.Second
+)
+
 func (a *app) newWatchCmd() *cli.Command {
 	o := &watchOptions{}
 	var exe bool
@@ -274,14 +282,20 @@ func (w *watcher) hold(ctx context.Context, ws *watching, consumed <-chan error)
 	if ws.l != nil {
 		done = ws.l.Done
 	}
+	gone := ws.s.conn.Lost()
+	var silent <-chan string
+	if ws.l == nil && w.t.Transport != config.Stdio {
+		silent = w.pinging(ctx, ws)
+	}
 	select {
+	case why = <-silent:
 	case <-ctx.Done():
 		w.end(ws)
 		return "", ctx.Err()
 	case err := <-consumed:
 		w.end(ws)
 		return "", err
-	case <-ws.s.conn.Lost():
+	case <-gone:
 		why = "the server exited"
 	case err := <-done:
 		why = w.ended(ws, err)
@@ -291,6 +305,41 @@ func (w *watcher) hold(ctx context.Context, ws *watching, consumed <-chan error)
 	}
 	ws.s.close()
 	return why, nil
+}
+
+// pinging pings the server every pingEvery until the watch's connection
+// ends; a ping that fails sends why on the channel returned.
+func (w *watcher) pinging(ctx context.Context, ws *watching) <-chan string {
+	out := make(chan string, 1)
+	go func() {
+		tick := time.NewTicker(pingEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-ws.s.ctx.Done():
+				return
+			case <-tick.C:
+			}
+			pctx, cancel := context.WithTimeout(ws.s.ctx, pingWait)
+			err := ws.s.conn.Ping(pctx)
+			cancel()
+			if err != nil && !answered(err) && ctx.Err() == nil && ws.s.ctx.Err() == nil {
+				out <- "the server did not answer a ping: " + w.a.line(err.Error(), 300)
+				return
+			}
+		}
+	}()
+	return out
+}
+
+// answered reports whether a failed ping was answered all the same (an
+// error reply, "method not found" among them): the server is there.
+func answered(err error) bool {
+	var se *client.ServerError
+	var ue *client.UnsupportedError
+	return errors.As(err, &se) || errors.As(err, &ue)
 }
 
 // ended says why the listen request ended: the server closed the
