@@ -19,7 +19,7 @@ var entryKeys = []string{"type", "command", "args", "env", "cwd", "url", "header
 	"inheritEnv", "roots", "oauth", "secrets", "disabled"}
 
 // fileKeys are the top-level keys of mcpx's own file (rawFile's).
-var fileKeys = []string{"mcpServers", "servers", "trustedProjects", "import", "completionKeepAlive", "maxWarm", "oauth"}
+var fileKeys = []string{"mcpServers", "servers", "trustedProjects", "import", "completionKeepAlive", "maxWarm", "oauth", "registry"}
 
 // nearMisses warns about the keys of the JSON object data (a server
 // entry's when server is not "") that are near misses of known.
