@@ -195,6 +195,11 @@ func (a *app) skillResources(b *strings.Builder, q string, resources, templates 
 			fmt.Fprintf(b, "- and %d more templates: `mcpx catalog %s --kind resource_template`\n", len(templates)-i, q)
 			break
 		}
+		if !levelOne(it.ID) {
+			// mcpx read expands {var} only: the agent builds the URI.
+			fmt.Fprintf(b, "- `mcpx read %s URI` for a URI of %s%s\n", q, strings.ReplaceAll(it.ID, "`", "'"), a.skillDesc(it))
+			continue
+		}
 		fmt.Fprintf(b, "- `mcpx read %s %s%s`%s\n", q, shellArg(it.ID), templateKeys(it.ID), a.skillDesc(it))
 	}
 }
@@ -261,8 +266,14 @@ func placeholder(p gjson.Result) string {
 		return strings.Join(vals, "|")
 	}
 	t := p.Get("type")
+	if !t.Exists() {
+		t = p.Get("anyOf.#.type")
+		if len(t.Array()) == 0 {
+			t = p.Get("oneOf.#.type")
+		}
+	}
 	switch {
-	case t.IsArray():
+	case t.IsArray() && len(t.Array()) > 0:
 		var ts []string
 		for _, x := range t.Array() {
 			ts = append(ts, x.String())
@@ -289,16 +300,31 @@ func promptKeys(args []client.PromptArgument) (keys, optional string) {
 	return b.String(), optionalKeys(opt)
 }
 
-var templateVar = regexp.MustCompile(`\{[+#./;?&]?([A-Za-z0-9_.%]+)[^}]*\}`)
+var templateExpr = regexp.MustCompile(`\{([^}]*)\}`)
 
-// templateKeys are a template's variables as VAR=<VAR>.
+// levelOne reports whether every expression of a template is a plain
+// {var} (RFC 6570 level 1), the templates mcpx read expands.
+func levelOne(tmpl string) bool {
+	for _, m := range templateExpr.FindAllStringSubmatch(tmpl, -1) {
+		if strings.ContainsAny(m[1], "+#./;?&,*:=") {
+			return false
+		}
+	}
+	return true
+}
+
+// templateKeys are a template's variables as VAR=<VAR> (RFC 6570: each
+// expression's comma-separated names, without operator or modifier).
 func templateKeys(tmpl string) string {
 	var b strings.Builder
 	seen := map[string]bool{}
-	for _, m := range templateVar.FindAllStringSubmatch(tmpl, -1) {
-		if !seen[m[1]] {
-			seen[m[1]] = true
-			fmt.Fprintf(&b, " %s=%s", shellArg(m[1]), shellArg("<"+m[1]+">"))
+	for _, m := range templateExpr.FindAllStringSubmatch(tmpl, -1) {
+		for _, v := range strings.Split(strings.TrimLeft(m[1], "+#./;?&"), ",") {
+			v, _, _ = strings.Cut(strings.TrimSuffix(v, "*"), ":")
+			if v != "" && !seen[v] {
+				seen[v] = true
+				fmt.Fprintf(&b, " %s=%s", shellArg(v), shellArg("<"+v+">"))
+			}
 		}
 	}
 	return b.String()
