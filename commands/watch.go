@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -131,6 +132,8 @@ type watcher struct {
 	// rejoin: the connection is being made again, and the reconnected
 	// event not yet queued (it goes before the first event of the new one)
 	rejoin bool
+	// gen counts the reconnected events queued (see watchEvent.Gen)
+	gen atomic.Int64
 }
 
 // rejoined queues the reconnected event, once a reconnection is made
@@ -140,6 +143,7 @@ func (w *watcher) rejoined() {
 	defer w.mu.Unlock()
 	if w.rejoin {
 		w.rejoin = false
+		w.gen.Add(1)
 		w.q.push(w.event(eventReconnected, "", ""))
 	}
 }
@@ -384,7 +388,8 @@ func (w *watcher) end(ws *watching) {
 // event is an event of this watch, now.
 func (w *watcher) event(name, uri, kind string) watchEvent {
 	now := time.Now().UTC()
-	return watchEvent{Time: now, Stamp: now.Format("2006-01-02T15:04:05.000Z"), Server: w.t.Name, Event: name, URI: uri, Kind: kind}
+	return watchEvent{Time: now, Stamp: now.Format("2006-01-02T15:04:05.000Z"), Server: w.t.Name, Event: name, URI: uri, Kind: kind,
+		Gen: int(w.gen.Load())}
 }
 
 // listKinds maps the list_changed notifications to their kinds.
@@ -404,26 +409,29 @@ func (w *watcher) notified(n client.Notification) {
 		if l.Acknowledge(n) {
 			return
 		}
-		if n.SubscriptionID != l.ID {
+		if n.SubscriptionID != l.ID && n.SubscriptionID != "" {
 			w.a.log.Debug("server %q: %s not of the subscription %s: ignored", w.t.Name, n.Method, l.ID)
 			return
 		}
+		// One that carries no subscription id at all is taken as this
+		// stream's: servers over stdio may not tag their notifications.
+
 	}
-	var e watchEvent
-	switch kind, ok := listKinds[n.Method]; {
+	var name, uri, kind string
+	switch k, ok := listKinds[n.Method]; {
 	case ok && w.o.Lists:
-		e = w.event(eventListChanged, "", kind)
+		name, kind = eventListChanged, k
 	case n.Method == client.NotifyResourceUpdated:
-		uri := gjson.GetBytes(n.Params, "uri").String()
+		uri = gjson.GetBytes(n.Params, "uri").String()
 		if _, found := slices.BinarySearch(w.o.URIs, uri); !found {
 			return
 		}
-		e = w.event(eventUpdated, uri, "")
+		name = eventUpdated
 	default:
 		return
 	}
 	w.rejoined()
-	w.q.push(e)
+	w.q.push(w.event(name, uri, kind))
 }
 
 // consume prints or runs the events as they come; it ends (nil) after

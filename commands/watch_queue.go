@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -14,6 +15,10 @@ type watchEvent struct {
 	Event  string    `json:"event"`
 	URI    string    `json:"uri"`
 	Kind   string    `json:"kind"`
+	// Gen counts the reconnections before the event: events of one
+	// target coalesce only within a connection, never across the
+	// reconnected event between them.
+	Gen int `json:"-"`
 }
 
 // The events.
@@ -35,7 +40,9 @@ func (e watchEvent) target() string {
 }
 
 // key identifies the events that coalesce.
-func (e watchEvent) key() string { return e.Event + "\x00" + e.URI + "\x00" + e.Kind }
+func (e watchEvent) key() string {
+	return strconv.Itoa(e.Gen) + "\x00" + e.Event + "\x00" + e.URI + "\x00" + e.Kind
+}
 
 // maxPending bounds the distinct targets waiting (the targets are the URIs
 // given, three lists and the connection, so it is never reached unless

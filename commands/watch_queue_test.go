@@ -79,3 +79,15 @@ func TestWatchParse(t *testing.T) {
 		t.Fatalf("parsed %+v", o)
 	}
 }
+
+// Events of one target do not coalesce across a reconnection.
+func TestEventQueueGenerations(t *testing.T) {
+	q := newEventQueue()
+	q.push(watchEvent{Event: eventUpdated, URI: "a"})
+	q.push(watchEvent{Event: eventReconnected, Server: "s", Gen: 1})
+	q.push(watchEvent{Event: eventUpdated, URI: "a", Gen: 1})
+	q.push(watchEvent{Event: eventUpdated, URI: "a", Gen: 1})
+	if n := q.size(); n != 3 {
+		t.Fatalf("%d events wait, want 3", n)
+	}
+}
