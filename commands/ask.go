@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/schema"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -35,7 +36,7 @@ func (a *app) elicitor(ctx context.Context, clk *clock, stdinUsed bool) func(con
 		if e.Mode == "url" {
 			return a.elicitURL(ctx, clk, e, msg, stdinUsed)
 		}
-		fields := formFields(e.Schema)
+		fields := schema.Fields(e.Schema)
 		if !a.interactive(stdinUsed) {
 			return a.elicitDefaults(e.Server, msg, fields, a.notAsked(stdinUsed))
 		}
@@ -95,12 +96,12 @@ func (a *app) notAsked(stdinUsed bool) string {
 
 // elicitDefaults is the answer when nobody can be asked (why): accept with
 // the schema's defaults when every required field has one, else decline.
-func (a *app) elicitDefaults(server, msg string, fields []field, why string) client.Answer {
+func (a *app) elicitDefaults(server, msg string, fields []schema.Field, why string) client.Answer {
 	values := map[string]json.RawMessage{}
 	var shown, missing []string
 	for i := range fields {
 		f := &fields[i]
-		if f.defaultOK() {
+		if f.DefaultOK() {
 			values[f.Name] = f.Default
 			shown = append(shown, a.line(f.Name, 80)+"="+a.line(text.CompactJSON(f.Default), 80))
 			continue
@@ -155,7 +156,7 @@ func (a *app) elicitURL(ctx context.Context, clk *clock, e client.Elicitation, m
 
 // askForm asks for each field on the terminal, after the user agrees to
 // answer at all.
-func (a *app) askForm(ctx context.Context, server, msg string, fields []field) (client.Answer, error) {
+func (a *app) askForm(ctx context.Context, server, msg string, fields []schema.Field) (client.Answer, error) {
 	a.log.Askf("mcpx: server %q asks: %s\n", server, msg)
 	for {
 		line, err := a.askLine(ctx, "answer? [y]es / [n]o, decline / [c]ancel: ")
@@ -208,11 +209,41 @@ func (a *app) askForm(ctx context.Context, server, msg string, fields []field) (
 
 // askField asks for one field until the answer fits: an empty answer takes
 // the default, or leaves an optional field out.
-func (a *app) askField(ctx context.Context, f *field) (json.RawMessage, error) {
+func (a *app) askField(ctx context.Context, f *schema.Field) (json.RawMessage, error) {
 	label := a.line(f.Name, 80)
 	if f.Title != "" {
 		label = a.line(f.Title, 80) + " (" + label + ")"
 	}
+	about := a.fieldAbout(f)
+	if f.Desc != "" {
+		a.log.Askf("  %s\n", a.line(f.Desc, 200))
+	}
+	for {
+		line, err := a.askLine(ctx, fmt.Sprintf("%s [%s]: ", label, strings.Join(about, "; ")))
+		if err != nil {
+			return nil, err
+		}
+		if line == "" {
+			if f.DefaultOK() {
+				return f.Default, nil
+			}
+			if !f.Required {
+				return nil, nil
+			}
+			a.log.Askf("%s is required\n", label)
+			continue
+		}
+		v, want := f.Check(line)
+		if want == "" {
+			return v, nil
+		}
+		a.log.Askf("%s must be %s\n", label, want)
+	}
+}
+
+// fieldAbout is what the question for a field says of it: its choices or
+// kind, format, default, or that it is optional.
+func (a *app) fieldAbout(f *schema.Field) []string {
 	var about []string
 	switch f.Kind {
 	case "enum", "multi":
@@ -237,35 +268,12 @@ func (a *app) askField(ctx context.Context, f *field) (json.RawMessage, error) {
 			about = append(about, a.line(f.Format, 40))
 		}
 	}
-	if f.defaultOK() {
+	if f.DefaultOK() {
 		about = append(about, "default "+a.line(text.CompactJSON(f.Default), 80))
 	} else if !f.Required {
 		about = append(about, "optional")
 	}
-	if f.Desc != "" {
-		a.log.Askf("  %s\n", a.line(f.Desc, 200))
-	}
-	for {
-		line, err := a.askLine(ctx, fmt.Sprintf("%s [%s]: ", label, strings.Join(about, "; ")))
-		if err != nil {
-			return nil, err
-		}
-		if line == "" {
-			if f.defaultOK() {
-				return f.Default, nil
-			}
-			if !f.Required {
-				return nil, nil
-			}
-			a.log.Askf("%s is required\n", label)
-			continue
-		}
-		v, want := f.check(line)
-		if want == "" {
-			return v, nil
-		}
-		a.log.Askf("%s must be %s\n", label, want)
-	}
+	return about
 }
 
 // askLine prints a question on stderr and reads one line from stdin, where

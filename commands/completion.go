@@ -18,6 +18,7 @@ import (
 	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/completions"
+	"github.com/mcpx-cli/mcpx/internal/schema"
 	"github.com/mcpx-cli/mcpx/internal/uritemplate"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
@@ -604,14 +605,14 @@ func (s *completeSource) Tools(ctx context.Context, srv string) ([]completions.T
 	out := make([]completions.Tool, 0, len(items))
 	for _, it := range items {
 		t := completions.Tool{Name: it.ID, Desc: itemDesc(it)}
-		if sc := parseToolSchema(it.InputSchema); sc != nil && sc.propsOK {
+		if sc := parseToolSchema(it.InputSchema); sc != nil && sc.PropsOK {
 			sc.secrets = s.a.s.Secrets()
-			for _, m := range sc.props {
-				at := schemaType(sc.doc, m.raw)
-				p := completions.Param{Name: m.key, Type: at.label, Desc: sc.description(m.raw),
-					Required: slices.Contains(sc.required, m.key), Values: schemaValues(sc.doc, m.raw, at)}
+			sc.Props.Each(func(key string, raw json.RawMessage) {
+				at := schema.TypeOf(sc.Doc, raw)
+				p := completions.Param{Name: key, Type: at.Label, Desc: sc.description(raw),
+					Required: slices.Contains(sc.Required, key), Values: schemaValues(sc.Doc, raw, at)}
 				t.Params = append(t.Params, p)
-			}
+			})
 		}
 		out = append(out, t)
 	}
@@ -622,11 +623,11 @@ func (s *completeSource) Tools(ctx context.Context, srv string) ([]completions.T
 // line: those its enum or const allows, through local $refs and unions
 // (strings as they are, other values as JSON), or true and false for a
 // boolean.
-func schemaValues(doc *render.SchemaDoc, raw json.RawMessage, at argType) []string {
-	if set := schemaAllowed(doc, raw); set != nil {
+func schemaValues(doc *schema.Doc, raw json.RawMessage, at schema.Type) []string {
+	if set := schema.Allowed(doc, raw); set != nil {
 		var out []string
 		seen := map[string]bool{}
-		for _, v := range set.values {
+		for _, v := range set.Values {
 			// the same text for two values ("1" and 1): KEY=VALUE gives the string
 			if f := lineForm(v); !seen[f] {
 				seen[f] = true
@@ -635,7 +636,7 @@ func schemaValues(doc *render.SchemaDoc, raw json.RawMessage, at argType) []stri
 		}
 		return out
 	}
-	if slices.Equal(at.kinds, []string{"boolean"}) {
+	if slices.Equal(at.Kinds, []string{"boolean"}) {
 		return []string{"true", "false"}
 	}
 	return nil

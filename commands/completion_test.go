@@ -12,8 +12,8 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/completions"
+	"github.com/mcpx-cli/mcpx/internal/schema"
 	"github.com/mcpx-cli/mcpx/output"
-	"github.com/mcpx-cli/mcpx/render"
 )
 
 func TestCompleteTimeout(t *testing.T) {
@@ -101,8 +101,8 @@ func TestSchemaValues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		raw := json.RawMessage(tt.schema)
-		doc := render.NewSchemaDoc(raw)
-		got := schemaValues(doc, raw, schemaType(doc, raw))
+		doc := schema.New(raw)
+		got := schemaValues(doc, raw, schema.TypeOf(doc, raw))
 		if !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("schemaValues(%s) = %q, want %q", tt.schema, got, tt.want)
 		}
@@ -300,11 +300,11 @@ func TestSchemaValuesRefs(t *testing.T) {
 		"model":    nil,
 		"empty":    nil,
 	} {
-		raw, ok := sc.prop(key)
+		raw, ok := sc.Prop(key)
 		if !ok {
 			t.Fatalf("no property %q", key)
 		}
-		if got := schemaValues(sc.doc, raw, schemaType(sc.doc, raw)); !reflect.DeepEqual(got, want) {
+		if got := schemaValues(sc.Doc, raw, schema.TypeOf(sc.Doc, raw)); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: %q, want %q", key, got, want)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -301,3 +302,5 @@ func (a *app) onProgress(p client.Progress) {
 	}
 	a.log.Progress(fmt.Sprintf("mcpx: server %q: %s %s", p.Server, frac, p.Message))
 }
+
+func fmtNum(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }

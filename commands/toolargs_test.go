@@ -675,3 +675,14 @@ func TestToolArgsRefsMissing(t *testing.T) {
 		t.Errorf("message %s", u.Msg)
 	}
 }
+
+// TestToolArgsDuplicateKeys: a property named twice is typed by its last
+// schema, as describe and forms read it (first place, last value).
+func TestToolArgsDuplicateKeys(t *testing.T) {
+	schema := json.RawMessage(`{"properties":{"n":{"type":"string"},"n":{"type":"integer"}},"required":["x"],"required":["n"]}`)
+	pairs, _ := parsePairs([]string{"n=7"}, true, nil, nil)
+	got, undeclared, err := toolArgs("t", nil, pairs, schema, nil)
+	if err != nil || string(got) != `{"n":7}` || len(undeclared) != 0 {
+		t.Errorf("toolArgs = %s %q %v, want {\"n\":7}", got, undeclared, err)
+	}
+}

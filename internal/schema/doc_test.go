@@ -1,11 +1,9 @@
-package render
+package schema
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
-
-	"github.com/tidwall/gjson"
 )
 
 const refDoc = `{
@@ -15,8 +13,8 @@ const refDoc = `{
   "scalar": 7
 }`
 
-func TestSchemaDocResolve(t *testing.T) {
-	doc := NewSchemaDoc(json.RawMessage(refDoc))
+func TestDocResolve(t *testing.T) {
+	doc := New(json.RawMessage(refDoc))
 	for _, tc := range []struct {
 		ref  string
 		want string // "" for not resolved
@@ -61,59 +59,60 @@ func TestSchemaDocResolve(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{``, `{"a":`, `nope`} {
-		if _, ok := NewSchemaDoc(json.RawMessage(bad)).Resolve("#"); ok {
+		if _, ok := New(json.RawMessage(bad)).Resolve("#"); ok {
 			t.Errorf("%q: an invalid document resolves", bad)
 		}
 	}
-	var none *SchemaDoc
+	var none *Doc
 	if _, ok := none.Resolve("#"); ok {
 		t.Error("a nil document resolves")
 	}
 }
 
-func TestSchemaDocVisit(t *testing.T) {
-	doc := NewSchemaDoc(json.RawMessage(`{}`))
+func TestDocVisit(t *testing.T) {
+	doc := New(json.RawMessage(`{}`))
 	n := 0
 	for doc.Visit(0, 100) {
 		n++
 	}
-	if n != (schemaSpendFactor*2+schemaSpendFloor)/100 || doc.Visit(0, 0) {
+	if n != (spendFactor*2+spendFloor)/100 || doc.Visit(0, 0) {
 		t.Errorf("a document allows %d visits of 100 bytes", n)
 	}
-	if NewSchemaDoc(json.RawMessage(`{}`)).Visit(MaxRefDepth+1, 0) {
-		t.Error("a visit past MaxRefDepth is allowed")
+	if New(json.RawMessage(`{}`)).Visit(MaxDepth+1, 0) {
+		t.Error("a visit past MaxDepth is allowed")
 	}
-	var none *SchemaDoc
-	if none.Visit(MaxRefDepth+1, 0) || !none.Visit(MaxRefDepth, 1<<40) {
+	var none *Doc
+	if none.Visit(MaxDepth+1, 0) || !none.Visit(MaxDepth, 1<<40) {
 		t.Error("without a document only the depth counts")
 	}
 }
 
-func TestFollowRef(t *testing.T) {
-	doc := NewSchemaDoc(json.RawMessage(`{"$defs":{"A":{"$ref":"#/$defs/B"},"B":{"$ref":"#/$defs/A"},"C":{"type":"string"}}}`))
+func TestFollow(t *testing.T) {
+	doc := New(json.RawMessage(`{"$defs":{"A":{"$ref":"#/$defs/B"},"B":{"$ref":"#/$defs/A"},"C":{"type":"string"}}}`))
 	calls := 0
 	var read func(json.RawMessage) string
 	read = func(raw json.RawMessage) string {
 		calls++
-		ref := gjson.GetBytes(raw, "$ref")
-		if !ref.Exists() {
-			return gjson.GetBytes(raw, "type").Str
+		o, _ := ReadObject(raw)
+		ref := o.Get("$ref")
+		if ref == nil {
+			return Text(o.Get("type"))
 		}
-		v, _ := FollowRef(doc, "t", ref.Str, "cycle", read)
+		v, _ := Follow(doc, "t", ref, "cycle", read)
 		return "via " + v
 	}
 	for range 2 {
-		if v, ok := FollowRef(doc, "t", "#/$defs/A", "cycle", read); !ok || v != "via via cycle" {
+		if v, ok := FollowString(doc, "t", "#/$defs/A", "cycle", read); !ok || v != "via via cycle" {
 			t.Errorf("A: %q %v", v, ok)
 		}
 	}
-	if v, ok := FollowRef(doc, "t", "#/%24defs/C", "cycle", read); !ok || v != "string" {
+	if v, ok := FollowString(doc, "t", "#/%24defs/C", "cycle", read); !ok || v != "string" {
 		t.Errorf("C: %q %v", v, ok)
 	}
 	if calls != 3 {
 		t.Errorf("read %d times, want 3 (A, B, C once each)", calls)
 	}
-	if _, ok := FollowRef(doc, "t", "#/$defs/D", "cycle", read); ok {
+	if _, ok := FollowString(doc, "t", "#/$defs/D", "cycle", read); ok {
 		t.Error("a dangling $ref is followed")
 	}
 }
