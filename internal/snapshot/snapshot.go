@@ -1,0 +1,243 @@
+// Package snapshot is the catalog snapshot of a server (see SNAPSHOTS AND
+// DRIFT in mcpx(1)) and the classifying diff of two of them: one JSON
+// document, every object's keys sorted, nothing volatile, so that two
+// snapshots of an unchanged server are byte-identical. It reads schemas
+// through internal/schema ($refs resolved within the document, never
+// fetched) and knows nothing of connections: commands builds the Items.
+package snapshot
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/mcpx-cli/mcpx/internal/schema"
+)
+
+// Version is the snapshot format, the document's "mcpx_snapshot" member.
+const Version = 1
+
+// Info is what a snapshot records of the server itself.
+type Info struct {
+	Name, Version, Protocol string
+	Capabilities            map[string]bool
+}
+
+// Item is one catalog item as listed (nil pointers: the server sent none).
+type Item struct {
+	Kind, ID                                     string
+	Name, Title, Description, URI, URITemplate   *string
+	MimeType                                     *string
+	Size                                         *json.Number
+	Annotations, InputSchema, OutputSchema, Exec json.RawMessage
+	Arguments                                    []Argument
+}
+
+// Argument is one declared prompt argument.
+type Argument struct {
+	Name               string
+	Title, Description *string
+	Required           bool
+}
+
+// Key is the item's catalog key, KIND:ID.
+func (it *Item) Key() string { return it.Kind + ":" + it.ID }
+
+// Build makes the snapshot document of a server and its items (sorted by
+// key here); noDescriptions leaves out every description and title, the
+// schemas' included. An item whose JSON members are not valid JSON is an
+// error (the client hands over only valid JSON).
+func Build(info Info, items []Item, noDescriptions bool) ([]byte, error) {
+	sorted := make([]*Item, len(items))
+	for i := range items {
+		sorted[i] = &items[i]
+	}
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Key() < sorted[j].Key() })
+	list := make([]any, 0, len(sorted))
+	for _, it := range sorted {
+		m, err := itemTree(it, noDescriptions)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", it.Key(), err)
+		}
+		list = append(list, m)
+	}
+	caps := map[string]any{}
+	for k, v := range info.Capabilities {
+		caps[k] = v
+	}
+	doc := map[string]any{
+		"mcpx_snapshot":    Version,
+		"server":           map[string]any{"name": info.Name, "version": info.Version},
+		"protocol_version": info.Protocol,
+		"capabilities":     caps,
+		"items":            list,
+	}
+	return Encode(doc), nil
+}
+
+// itemTree is one item's object in the document.
+func itemTree(it *Item, noDesc bool) (map[string]any, error) {
+	m := map[string]any{"key": it.Key(), "kind": it.Kind, "title": str(it.Title), "description": str(it.Description)}
+	var err error
+	switch it.Kind {
+	case "tool":
+		m["name"] = it.ID
+		for k, raw := range map[string]json.RawMessage{"input_schema": it.InputSchema, "output_schema": it.OutputSchema,
+			"annotations": it.Annotations, "execution": it.Exec} {
+			if m[k], err = tree(raw, noDesc && k != "execution", k != "annotations"); err != nil {
+				return nil, err
+			}
+		}
+	case "prompt":
+		m["name"] = it.ID
+		m["arguments"] = arguments(it.Arguments, noDesc)
+	default:
+		m["name"], m["mime_type"] = str(it.Name), str(it.MimeType)
+		if it.Kind == "resource" {
+			m["uri"], m["size"] = it.ID, nil
+			if it.Size != nil {
+				m["size"] = *it.Size
+			}
+		} else {
+			m["uri_template"] = it.ID
+		}
+		if m["annotations"], err = tree(it.Annotations, false, false); err != nil {
+			return nil, err
+		}
+	}
+	if noDesc {
+		delete(m, "title")
+		delete(m, "description")
+		if a, ok := m["annotations"].(map[string]any); ok {
+			delete(a, "title")
+		}
+	}
+	return m, nil
+}
+
+// tree decodes a member (nil: null); strip leaves the annotations of a
+// schema out.
+func tree(raw json.RawMessage, strip, isSchema bool) (any, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil, nil
+	}
+	v, err := schema.DecodeTree(raw)
+	if err != nil {
+		return nil, err
+	}
+	if strip && isSchema {
+		v = schema.StripAnnotations(v)
+	}
+	return v, nil
+}
+
+func arguments(args []Argument, noDesc bool) any {
+	if args == nil {
+		return nil
+	}
+	out := make([]any, 0, len(args))
+	for _, a := range args {
+		m := map[string]any{"name": a.Name, "required": a.Required}
+		if !noDesc {
+			m["title"], m["description"] = str(a.Title), str(a.Description)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func str(s *string) any {
+	if s == nil {
+		return nil
+	}
+	return *s
+}
+
+// Encode writes a tree as the snapshot's JSON: keys sorted, two spaces of
+// indent, no HTML escaping, a final newline.
+func Encode(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v) // trees of decoded JSON always encode
+	return b.Bytes()
+}
+
+// Doc is a snapshot read back: the server's part as a tree, and each item
+// as its bytes (compared before anything is decoded).
+type Doc struct {
+	Server   map[string]any // name, version, protocol_version, capabilities
+	Items    []RawItem      // in key order
+	byKey    map[string]int
+	Source   string // the file or server it came from, for messages
+	Snapshot int
+}
+
+// RawItem is one item of a Doc.
+type RawItem struct {
+	Key string
+	Raw json.RawMessage
+}
+
+// ErrNotSnapshot: the document is JSON but not a snapshot.
+var ErrNotSnapshot = errors.New("not an mcpx snapshot (no \"mcpx_snapshot\" member)")
+
+// Load reads a snapshot document.
+func Load(raw []byte) (*Doc, error) {
+	var top struct {
+		Snapshot     *int            `json:"mcpx_snapshot"`
+		Server       map[string]any  `json:"server"`
+		Protocol     any             `json:"protocol_version"`
+		Capabilities map[string]any  `json:"capabilities"`
+		Items        json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return nil, fmt.Errorf("not valid snapshot JSON: %w", err)
+	}
+	if top.Snapshot == nil {
+		return nil, ErrNotSnapshot
+	}
+	if *top.Snapshot != Version {
+		return nil, fmt.Errorf("snapshot format %d, but this mcpx reads format %d", *top.Snapshot, Version)
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(top.Items, &items); err != nil {
+		return nil, fmt.Errorf("\"items\" is not a list of items: %w", err)
+	}
+	d := &Doc{Server: map[string]any{"protocol_version": top.Protocol, "capabilities": capsTree(top.Capabilities)},
+		byKey: make(map[string]int, len(items)), Snapshot: *top.Snapshot}
+	d.Server["name"], d.Server["version"] = top.Server["name"], top.Server["version"]
+	for i, it := range items {
+		var k struct {
+			Key *string `json:"key"`
+		}
+		if json.Unmarshal(it, &k) != nil || k.Key == nil {
+			return nil, fmt.Errorf("item %d has no \"key\"", i)
+		}
+		if _, dup := d.byKey[*k.Key]; dup {
+			return nil, fmt.Errorf("item %q is listed twice", *k.Key)
+		}
+		d.byKey[*k.Key] = len(d.Items)
+		d.Items = append(d.Items, RawItem{*k.Key, it})
+	}
+	return d, nil
+}
+
+func capsTree(m map[string]any) any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+// item returns the item of key.
+func (d *Doc) item(key string) (RawItem, bool) {
+	i, ok := d.byKey[key]
+	if !ok {
+		return RawItem{}, false
+	}
+	return d.Items[i], true
+}
