@@ -13,12 +13,12 @@ func treeText(v any) string {
 func TestExpand(t *testing.T) {
 	for in, want := range map[string]string{
 		`{"$defs":{"A":{"type":"integer"}},"properties":{"a":{"$ref":"#/$defs/A","description":"d"}}}`: `{"properties":{"a":{"description":"d","type":"integer"}}}`,
-		`{"definitions":{"a/b":{"enum":[1]}},"items":{"$ref":"#/definitions/a~1b"}}`:                    `{"items":{"enum":[1]}}`,
-		`{"properties":{"r":{"$ref":"https://x.invalid/s.json"}}}`:                                      `{"properties":{"r":{"$ref":"https://x.invalid/s.json"}}}`,
-		`{"properties":{"r":{"$ref":"#/nothing"}}}`:                                                     `{"properties":{"r":{"$ref":"#/nothing"}}}`,
+		`{"definitions":{"a/b":{"enum":[1]}},"items":{"$ref":"#/definitions/a~1b"}}`:                   `{"items":{"enum":[1]}}`,
+		`{"properties":{"r":{"$ref":"https://x.invalid/s.json"}}}`:                                     `{"properties":{"r":{"$ref":"https://x.invalid/s.json"}}}`,
+		`{"properties":{"r":{"$ref":"#/nothing"}}}`:                                                    `{"properties":{"r":{"$ref":"#/nothing"}}}`,
 		// a cycle stays a $ref where it meets itself again
 		`{"$defs":{"N":{"properties":{"c":{"$ref":"#/$defs/N"}}}},"properties":{"n":{"$ref":"#/$defs/N"}}}`: `{"properties":{"n":{"properties":{"c":{"$ref":"#/$defs/N"}}}}}`,
-		`{"$defs":{"T":true},"properties":{"t":{"$ref":"#/$defs/T"}}}`:                                       `{"properties":{"t":true}}`,
+		`{"$defs":{"T":true},"properties":{"t":{"$ref":"#/$defs/T"}}}`:                                      `{"properties":{"t":true}}`,
 		`{"anyOf":[{"$ref":"#"}]}`: `{"anyOf":[{"anyOf":[{"$ref":"#"}]}]}`,
 	} {
 		v, err := DecodeTree(json.RawMessage(in))

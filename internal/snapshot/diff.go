@@ -210,10 +210,17 @@ func (d *differ) prompt(om, nm map[string]any) {
 		case o["required"] == true && n["required"] != true:
 			d.add(Compatible, p+"/required", fmt.Sprintf("argument %q made optional", name), true, n["required"])
 		}
-		for _, k := range []string{"title", "description"} {
-			if had && has && !equal(o[k], n[k]) {
-				d.add(Cosmetic, p+"/"+k, fmt.Sprintf("argument %q %s changed", name, k), o[k], n[k])
-			}
+		if had && has {
+			d.argumentWords(p, name, o, n)
+		}
+	}
+}
+
+// argumentWords: an argument's title and description are cosmetic.
+func (d *differ) argumentWords(p, name string, o, n map[string]any) {
+	for _, k := range []string{"title", "description"} {
+		if !equal(o[k], n[k]) {
+			d.add(Cosmetic, p+"/"+k, fmt.Sprintf("argument %q %s changed", name, k), o[k], n[k])
 		}
 	}
 }

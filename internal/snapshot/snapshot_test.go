@@ -87,10 +87,10 @@ func TestBuild(t *testing.T) {
 
 func TestLoadRefuses(t *testing.T) {
 	for in, want := range map[string]string{
-		`[]`:                  "not valid snapshot JSON",
-		`{"items":[]}`:        "not an mcpx snapshot",
-		`{"mcpx_snapshot":2}`: "snapshot format 2",
-		`{"mcpx_snapshot":1,"items":{}}`:                          `"items" is not a list`,
+		`[]`:                             "not valid snapshot JSON",
+		`{"items":[]}`:                   "not an mcpx snapshot",
+		`{"mcpx_snapshot":2}`:            "snapshot format 2",
+		`{"mcpx_snapshot":1,"items":{}}`: `"items" is not a list`,
 		`{"mcpx_snapshot":1,"items":[{"kind":"tool"}]}`:           `item 0 has no "key"`,
 		`{"mcpx_snapshot":1,"items":[{"key":"a"},{"key":"a"}]}`:   `item "a" is listed twice`,
 		`{"mcpx_snapshot":1,"items":[{"key":"a"}],"server":null}`: "",
