@@ -24,6 +24,7 @@ const (
 	exitTimeout     = 7
 	exitLimit       = 8
 	exitNoMatch     = 9
+	exitDrift       = 12
 	exitBrokenPipe  = 141
 )
 
@@ -46,10 +47,17 @@ func usagef(format string, args ...any) error {
 	return &UsageError{Msg: fmt.Sprintf(format, args...)}
 }
 
-// StrictError: --strict turned warnings into a failure (exit 1).
-type StrictError struct{ N int }
+// StrictError: --strict turned warnings into a failure (exit 1), or a
+// command that is always strict (snapshot) met some; What says which.
+type StrictError struct {
+	N    int
+	What string // "" for --strict
+}
 
 func (e *StrictError) Error() string {
+	if e.What != "" {
+		return e.What + " (" + count(e.N, "warning") + ")"
+	}
 	return "--strict: " + count(e.N, "warning")
 }
 
@@ -78,6 +86,7 @@ var exitCodes = map[string]int{
 	"auth":         exitAuth,
 	"timeout":      exitTimeout,
 	"limit":        exitLimit,
+	"drift":        exitDrift,
 	"no_match":     exitNoMatch,
 	"server_error": exitFailed,
 	"bad_content":  exitFailed,

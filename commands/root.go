@@ -219,6 +219,8 @@ func (a *app) newRoot() *cli.Command {
 			a.newReadCmd(),
 			a.newPromptCmd(),
 			a.newInvokeCmd(),
+			a.newSnapshotCmd(),
+			a.newDiffCmd(),
 			a.newTaskCmd(),
 			a.newLoginCmd(),
 			a.newLogoutCmd(),

@@ -73,6 +73,7 @@ func Build(info Info, items []Item, noDescriptions bool) ([]byte, error) {
 		"protocol_version": info.Protocol,
 		"capabilities":     caps,
 		"items":            list,
+		"descriptions":     !noDescriptions,
 	}
 	return Encode(doc), nil
 }
@@ -172,8 +173,9 @@ type Doc struct {
 	Server   map[string]any // name, version, protocol_version, capabilities
 	Items    []RawItem      // in key order
 	byKey    map[string]int
-	Source   string // the file or server it came from, for messages
 	Snapshot int
+	// Descriptions is false for a snapshot made with --no-descriptions.
+	Descriptions bool
 }
 
 // RawItem is one item of a Doc.
@@ -193,6 +195,7 @@ func Load(raw []byte) (*Doc, error) {
 		Protocol     any             `json:"protocol_version"`
 		Capabilities map[string]any  `json:"capabilities"`
 		Items        json.RawMessage `json:"items"`
+		Descriptions *bool           `json:"descriptions"`
 	}
 	if err := json.Unmarshal(raw, &top); err != nil {
 		return nil, fmt.Errorf("not valid snapshot JSON: %w", err)
@@ -208,7 +211,7 @@ func Load(raw []byte) (*Doc, error) {
 		return nil, fmt.Errorf("\"items\" is not a list of items: %w", err)
 	}
 	d := &Doc{Server: map[string]any{"protocol_version": top.Protocol, "capabilities": capsTree(top.Capabilities)},
-		byKey: make(map[string]int, len(items)), Snapshot: *top.Snapshot}
+		byKey: make(map[string]int, len(items)), Snapshot: *top.Snapshot, Descriptions: top.Descriptions == nil || *top.Descriptions}
 	d.Server["name"], d.Server["version"] = top.Server["name"], top.Server["version"]
 	for i, it := range items {
 		var k struct {

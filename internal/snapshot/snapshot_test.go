@@ -27,6 +27,7 @@ func TestBuild(t *testing.T) {
     "prompts": false,
     "tools": true
   },
+  "descriptions": true,
   "items": [
     {
       "arguments": [
@@ -79,8 +80,11 @@ func TestBuild(t *testing.T) {
 	if !bytes.Contains(bare, []byte(`"title": {`)) || !bytes.Contains(bare, []byte(`"readOnlyHint": true`)) {
 		t.Errorf("--no-descriptions dropped a property named title or a hint:\n%s", bare)
 	}
+	if d, _ := Load(bare); d.Descriptions {
+		t.Error("a --no-descriptions snapshot reads as with descriptions")
+	}
 	d, err := Load(got)
-	if err != nil || len(d.Items) != 4 || len(Diff(d, d)) != 0 {
+	if err != nil || len(d.Items) != 4 || len(Diff(d, d)) != 0 || !d.Descriptions {
 		t.Errorf("Load: %v %+v", err, d)
 	}
 }
