@@ -19,6 +19,7 @@ import (
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/completions"
 	"github.com/mcpx-cli/mcpx/internal/schema"
+	"github.com/mcpx-cli/mcpx/internal/snapshot"
 	"github.com/mcpx-cli/mcpx/internal/uritemplate"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
@@ -270,6 +271,8 @@ func specFlags(c *cli.Command) []completions.Flag {
 			sf.Values = []string{client.KindTool, client.KindResource, client.KindTemplate, client.KindPrompt}
 		case "protocol-version":
 			sf.Values = client.ProtocolVersions()
+		case "fail-on":
+			sf.Values = snapshot.Classes
 		}
 		out = append(out, sf)
 	}

@@ -293,6 +293,21 @@ func complete(ctx context.Context, l *Line, cur string, src Source) ([]Candidate
 			return tasks, NoPath, err
 		}
 		return nil, NoPath, nil
+	case "snapshot":
+		if len(args) == 0 {
+			return src.Servers(), NoPath, nil
+		}
+		return nil, NoPath, nil
+	case "diff":
+		// OLD and NEW: a word that looks like a path is a snapshot file,
+		// anything else a server name (no server is contacted).
+		switch {
+		case len(args) >= 2:
+			return nil, NoPath, nil
+		case looksLikePath(cur):
+			return nil, Files, nil
+		}
+		return src.Servers(), NoPath, nil
 	case "login", "logout":
 		// Server names only: completing them contacts no server.
 		if len(args) == 0 {
@@ -321,6 +336,12 @@ func complete(ctx context.Context, l *Line, cur string, src Source) ([]Candidate
 		return readStage(ctx, src, srv, args[1:], cur)
 	}
 	return nil, NoPath, nil
+}
+
+// looksLikePath reports whether a word being typed names a file: it has a
+// "/" or a ".", or starts with "~".
+func looksLikePath(cur string) bool {
+	return strings.ContainsAny(cur, "/.") || strings.HasPrefix(cur, "~")
 }
 
 // commandNames are the candidates of the commands that are not hidden.

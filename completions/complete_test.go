@@ -42,6 +42,12 @@ var testSpec = &Spec{
 		{Name: "logout", Usage: "log out"},
 		{Name: "completion", Usage: "print a script"},
 		{Name: "task", Usage: "follow a task"},
+		{Name: "snapshot", Usage: "write a snapshot", Flags: []Flag{
+			{Names: []string{"output", "o"}, Usage: "write FILE", TakesValue: true, Path: Files},
+		}},
+		{Name: "diff", Usage: "compare catalogs", Flags: []Flag{
+			{Names: []string{"fail-on"}, TakesValue: true, Values: []string{"breaking", "risky", "compatible", "cosmetic"}},
+		}},
 	},
 }
 
@@ -175,6 +181,7 @@ func TestComplete(t *testing.T) {
 		{"servers", "list servers"}, {"import", "copy servers"}, {"catalog", "list the catalog"}, {"describe", "describe an item"},
 		{"read", "read a resource"}, {"prompt", "get a prompt"}, {"invoke", "call a tool"},
 		{"login", "log in"}, {"logout", "log out"}, {"completion", "print a script"}, {"task", "follow a task"},
+		{"snapshot", "write a snapshot"}, {"diff", "compare catalogs"},
 	}
 	rootFlags := []Candidate{
 		{"--config", "read servers from FILE alone"}, {"--project", ""}, {"--header", "extra HTTP header"},
@@ -233,6 +240,17 @@ func TestComplete(t *testing.T) {
 		{"pending value: -H", []string{"read", "-H"}, "", Result{}, nil},
 		{"--json= takes no value", []string{"read", "alpha"}, "--json=", Result{}, nil},
 		{"--unknown=", []string{"read", "alpha"}, "--bogus=x", Result{}, nil},
+
+		// snapshot and diff: servers, or files for a word that looks like a path
+		{"snapshot <TAB>", []string{"snapshot"}, "", Result{Cands: testServers}, []call{servers}},
+		{"snapshot SRV <TAB>", []string{"snapshot", "alpha"}, "", Result{}, nil},
+		{"snapshot -o <TAB>", []string{"snapshot", "alpha", "-o"}, "", Result{Path: Files}, nil},
+		{"diff <TAB>", []string{"diff"}, "", Result{Cands: testServers}, []call{servers}},
+		{"diff old.<TAB>", []string{"diff"}, "old.", Result{Path: Files}, nil},
+		{"diff FILE ./<TAB>", []string{"diff", "old.json"}, "./", Result{Path: Files}, nil},
+		{"diff FILE <TAB>", []string{"diff", "old.json"}, "al", Result{Cands: testServers}, []call{servers}},
+		{"diff OLD NEW <TAB>", []string{"diff", "old.json", "alpha"}, "", Result{}, nil},
+		{"diff --fail-on <TAB>", []string{"diff", "--fail-on"}, "", Result{Cands: []Candidate{{"breaking", ""}, {"risky", ""}, {"compatible", ""}, {"cosmetic", ""}}}, nil},
 
 		// servers
 		{"catalog <TAB>", []string{"catalog"}, "", Result{Cands: testServers}, []call{servers}},
