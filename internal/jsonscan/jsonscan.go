@@ -167,3 +167,28 @@ func Elements(doc []byte, at int) [][2]int {
 	}
 	return out
 }
+
+// Find returns the bytes [s, e) of the value of member name of the
+// (valid) object starting at doc[at] — of a name given twice, the last, as
+// Members reads it — without making a string of any other name.
+func Find(doc []byte, at int, name string) (s, e int, ok bool) {
+	i := SkipSpace(doc, at+1)
+	for i < len(doc) && doc[i] == '"' {
+		ke := SkipValue(doc, i)
+		raw := doc[i+1 : ke-1]
+		match := string(raw) == name // (no allocation: a comparison)
+		if !match && HasEscape(raw) {
+			match = Key(doc, i, ke) == name
+		}
+		i = SkipSpace(doc, SkipSpace(doc, ke)+1) // past the colon
+		ve := SkipValue(doc, i)
+		if match {
+			s, e, ok = i, ve, true
+		}
+		i = SkipSpace(doc, ve)
+		if i < len(doc) && doc[i] == ',' {
+			i = SkipSpace(doc, i+1)
+		}
+	}
+	return s, e, ok
+}

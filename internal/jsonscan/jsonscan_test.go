@@ -47,3 +47,14 @@ func TestSkipValue(t *testing.T) {
 		}
 	}
 }
+
+func TestFind(t *testing.T) {
+	doc := []byte(`{"a":1,"k\u0065y":"x","b":{"key":2},"key" : "last"}`)
+	s, e, ok := Find(doc, 0, "key")
+	if !ok || string(doc[s:e]) != `"last"` {
+		t.Errorf("Find = %q %v", doc[s:e], ok)
+	}
+	if _, _, ok := Find(doc, 0, "c"); ok {
+		t.Error("found a member that is not there")
+	}
+}

@@ -23,6 +23,13 @@ func Canon(v json.RawMessage) (string, bool) {
 	return b.String(), true
 }
 
+// CanonTree is Canon of a decoded tree (see DecodeTree).
+func CanonTree(v any) string {
+	var b strings.Builder
+	writeCanon(&b, v)
+	return b.String()
+}
+
 func writeCanon(b *strings.Builder, x any) {
 	switch x := x.(type) {
 	case nil:

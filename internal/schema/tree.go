@@ -92,8 +92,33 @@ const expandBudget = 1 << 16
 // a remote one (never fetched), one that names nothing, and any past the
 // budget or MaxDepth stay {"$ref": ...} as sent.
 func Expand(root any) any {
+	if !hasRef(root) {
+		return root // nothing to expand: the tree as it is
+	}
 	e := &expander{root: root, budget: expandBudget}
 	return e.expand(root, nil)
+}
+
+// hasRef reports whether tree v has a "$ref" member anywhere.
+func hasRef(v any) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		if _, ok := v["$ref"]; ok {
+			return true
+		}
+		for _, x := range v {
+			if hasRef(x) {
+				return true
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if hasRef(x) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 type expander struct {

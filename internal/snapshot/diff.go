@@ -145,14 +145,15 @@ func kindOf(v any) string {
 	}
 }
 
-// item compares one item present on both sides.
+// item compares one item present on both sides: only the members whose
+// bytes differ are decoded and compared (and the kind, which says how).
 func (d *differ) item(old, new RawItem) {
 	d.key = old.Key
-	ov, err1 := schema.DecodeTree(old.Raw)
-	nv, err2 := schema.DecodeTree(new.Raw)
-	om, ok1 := ov.(map[string]any)
-	nm, ok2 := nv.(map[string]any)
-	if err1 != nil || err2 != nil || !ok1 || !ok2 {
+	om, ok1 := memberTrees(old.Raw, nil)
+	nm, ok2 := memberTrees(new.Raw, om)
+	if !ok1 || !ok2 {
+		ov, _ := schema.DecodeTree(old.Raw)
+		nv, _ := schema.DecodeTree(new.Raw)
 		d.add(Breaking, "", "item is not an object", ov, nv)
 		return
 	}
@@ -169,6 +170,42 @@ func (d *differ) item(old, new RawItem) {
 	default:
 		d.resource(om, nm)
 	}
+}
+
+// memberTrees reads the members of an item object. Without other (the
+// old side), each member is kept as its bytes (json.RawMessage); with it,
+// a member whose bytes are those of other's is dropped from both (no
+// change to find there), and the others are decoded on both sides.
+func memberTrees(raw json.RawMessage, other map[string]any) (map[string]any, bool) {
+	o, ok := schema.ReadObject(raw)
+	if !ok {
+		return nil, false
+	}
+	m := make(map[string]any, o.Len())
+	o.Each(func(k string, v json.RawMessage) { m[k] = v })
+	if other == nil {
+		return m, true
+	}
+	for _, k := range unionKeys(m, other) {
+		a, _ := other[k].(json.RawMessage)
+		b, _ := m[k].(json.RawMessage)
+		if k != "kind" && a != nil && b != nil && bytes.Equal(a, b) {
+			delete(other, k)
+			delete(m, k)
+			continue
+		}
+		other[k], m[k] = decoded(a), decoded(b)
+	}
+	return m, true
+}
+
+// decoded is a member's tree (nil when absent or not JSON).
+func decoded(raw json.RawMessage) any {
+	if raw == nil {
+		return nil
+	}
+	v, _ := schema.DecodeTree(raw)
+	return v
 }
 
 // resource compares a resource or template: its name is cosmetic, its
@@ -365,10 +402,7 @@ func numberText(n json.Number) string {
 }
 
 // canon is a tree's canonical text, for sets of values.
-func canon(v any) string {
-	c, _ := schema.Canon(json.RawMessage(Encode(v)))
-	return c
-}
+func canon(v any) string { return schema.CanonTree(v) }
 
 // show is a value in words: its compact JSON, or "none" when absent.
 func show(v any) string {

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/mcpx-cli/mcpx/internal/jsonscan"
 	"github.com/mcpx-cli/mcpx/internal/schema"
 )
 
@@ -187,46 +188,61 @@ type RawItem struct {
 // ErrNotSnapshot: the document is JSON but not a snapshot.
 var ErrNotSnapshot = errors.New("not an mcpx snapshot (no \"mcpx_snapshot\" member)")
 
-// Load reads a snapshot document.
+// Load reads a snapshot document: the server's part decoded, each item
+// only scanned for its key (see jsonscan).
 func Load(raw []byte) (*Doc, error) {
-	var top struct {
-		Snapshot     *int            `json:"mcpx_snapshot"`
-		Server       map[string]any  `json:"server"`
-		Protocol     any             `json:"protocol_version"`
-		Capabilities map[string]any  `json:"capabilities"`
-		Items        json.RawMessage `json:"items"`
-		Descriptions *bool           `json:"descriptions"`
-	}
-	if err := json.Unmarshal(raw, &top); err != nil {
+	if !json.Valid(raw) {
+		var v any
+		err := json.Unmarshal(raw, &v)
 		return nil, fmt.Errorf("not valid snapshot JSON: %w", err)
 	}
-	if top.Snapshot == nil {
+	top, ok := schema.ReadObject(raw)
+	if !ok {
+		return nil, errors.New("not valid snapshot JSON: not an object")
+	}
+	var version int
+	if v := top.Get("mcpx_snapshot"); v == nil || json.Unmarshal(v, &version) != nil {
 		return nil, ErrNotSnapshot
 	}
-	if *top.Snapshot != Version {
-		return nil, fmt.Errorf("snapshot format %d, but this mcpx reads format %d", *top.Snapshot, Version)
+	if version != Version {
+		return nil, fmt.Errorf("snapshot format %d, but this mcpx reads format %d", version, Version)
 	}
-	var items []json.RawMessage
-	if err := json.Unmarshal(top.Items, &items); err != nil {
-		return nil, fmt.Errorf("\"items\" is not a list of items: %w", err)
+	items, ok := schema.Array(top.Get("items"))
+	if !ok {
+		return nil, errors.New("\"items\" is not a list of items")
 	}
-	d := &Doc{Server: map[string]any{"protocol_version": top.Protocol, "capabilities": capsTree(top.Capabilities)},
-		byKey: make(map[string]int, len(items)), Snapshot: *top.Snapshot, Descriptions: top.Descriptions == nil || *top.Descriptions}
-	d.Server["name"], d.Server["version"] = top.Server["name"], top.Server["version"]
+	d := &Doc{Server: map[string]any{}, byKey: make(map[string]int, len(items)), Snapshot: version,
+		Descriptions: string(bytes.TrimSpace(top.Get("descriptions"))) != "false"}
+	server, _ := schema.ReadObject(top.Get("server"))
+	d.Server["name"], d.Server["version"] = decoded(server.Get("name")), decoded(server.Get("version"))
+	d.Server["protocol_version"] = decoded(top.Get("protocol_version"))
+	caps, _ := decoded(top.Get("capabilities")).(map[string]any)
+	d.Server["capabilities"] = capsTree(caps)
 	for i, it := range items {
-		var k struct {
-			Key *string `json:"key"`
-		}
-		if json.Unmarshal(it, &k) != nil || k.Key == nil {
+		key, ok := itemKey(it)
+		if !ok {
 			return nil, fmt.Errorf("item %d has no \"key\"", i)
 		}
-		if _, dup := d.byKey[*k.Key]; dup {
-			return nil, fmt.Errorf("item %q is listed twice", *k.Key)
+		if _, dup := d.byKey[key]; dup {
+			return nil, fmt.Errorf("item %q is listed twice", key)
 		}
-		d.byKey[*k.Key] = len(d.Items)
-		d.Items = append(d.Items, RawItem{*k.Key, it})
+		d.byKey[key] = len(d.Items)
+		d.Items = append(d.Items, RawItem{key, it})
 	}
 	return d, nil
+}
+
+// itemKey is the "key" of an item.
+func itemKey(it json.RawMessage) (string, bool) {
+	at := jsonscan.SkipSpace(it, 0)
+	if at >= len(it) || it[at] != '{' {
+		return "", false
+	}
+	s, e, ok := jsonscan.Find(it, at, "key")
+	if !ok {
+		return "", false
+	}
+	return schema.String(it[s:e])
 }
 
 func capsTree(m map[string]any) any {
