@@ -28,7 +28,7 @@ func (a *app) newDiffCmd() *cli.Command {
 	o := &diffOptions{}
 	return &cli.Command{
 		Name:      "diff",
-		Usage:     "compare two catalogs, each a snapshot file or a live server, and classify every change",
+		Usage:     "compare two catalogs, snapshot files or live servers, and classify each change",
 		ArgsUsage: "OLD NEW",
 		Description: "Each side is a snapshot file (a path: it names a file, contains a /, ends in .json, or is - for " +
 			"stdin) or a server. Changes are breaking, risky, compatible or cosmetic (see SNAPSHOTS AND DRIFT); " +
