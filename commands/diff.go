@@ -83,7 +83,8 @@ func (a *app) diff(ctx context.Context, o *diffOptions) error {
 		if err != nil {
 			return err
 		}
-		if sides[i], err = snapshot.Load(raw); err != nil {
+		// masked as snapshot writes it, so that it compares with a file
+		if sides[i], err = snapshot.Load(a.s.Secrets().MaskJSON(raw)); err != nil {
 			return err // (a snapshot mcpx built always loads)
 		}
 	}

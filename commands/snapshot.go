@@ -51,6 +51,10 @@ func (a *app) snapshot(ctx context.Context, o *snapshotOptions) error {
 	if err != nil {
 		return err
 	}
+	// A snapshot is committed next to code: the secrets mcpx knows (a
+	// header's token a server echoes in a description) are masked in it as
+	// in any output (see SECRETS in mcpx(1)).
+	doc = a.s.Secrets().MaskJSON(doc)
 	if o.Output == "" || o.Output == "-" {
 		_, err = a.s.Out.Write(doc)
 		return err
