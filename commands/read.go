@@ -84,27 +84,8 @@ func (o *readOptions) validate(note func(format string, args ...any)) error {
 	if o.Given["output"] && o.Output == "" {
 		return usagef("-o needs a file name (or - for stdout)")
 	}
-	if o.Raw {
-		var clash []string
-		if o.JSON {
-			clash = append(clash, "--json")
-		}
-		if o.Select {
-			clash = append(clash, "--select")
-		}
-		for _, f := range []string{"pattern", "offset", "max-bytes"} {
-			if o.Given[f] {
-				clash = append(clash, "--"+f)
-			}
-		}
-		if len(clash) > 0 {
-			what := "--raw"
-			if o.Given["output"] {
-				what = "-o"
-			}
-			return &UsageError{Msg: fmt.Sprintf("%s cannot be combined with %s: it writes the contents whole", what, strings.Join(clash, ", ")),
-				Details: map[string]any{"forbidden": clash}}
-		}
+	if err := o.rawClash(); err != nil {
+		return err
 	}
 	if o.Offset < 0 {
 		return usagef("--offset must be 0 or more, not %d", o.Offset)
@@ -130,6 +111,35 @@ func (o *readOptions) validate(note func(format string, args ...any)) error {
 	}
 	o.URI = uri
 	return nil
+}
+
+// rawClash refuses --raw (or -o) with a flag that pages or shapes the
+// contents: it writes them whole.
+func (o *readOptions) rawClash() error {
+	if !o.Raw {
+		return nil
+	}
+	var clash []string
+	if o.JSON {
+		clash = append(clash, "--json")
+	}
+	if o.Select {
+		clash = append(clash, "--select")
+	}
+	for _, f := range []string{"pattern", "offset", "max-bytes"} {
+		if o.Given[f] {
+			clash = append(clash, "--"+f)
+		}
+	}
+	if len(clash) == 0 {
+		return nil
+	}
+	what := "--raw"
+	if o.Given["output"] {
+		what = "-o"
+	}
+	return &UsageError{Msg: fmt.Sprintf("%s cannot be combined with %s: it writes the contents whole", what, strings.Join(clash, ", ")),
+		Details: map[string]any{"forbidden": clash}}
 }
 
 // expandURI expands a resource template from VAR=VALUE pairs.
@@ -210,13 +220,23 @@ func (a *app) read(ctx context.Context, o *readOptions) error {
 		a.readNotes(&doc, o)
 		return a.writeDoc(doc)
 	}
-	for i, r := range doc.Contents {
+	if err := a.printContents(doc.Contents); err != nil {
+		return err
+	}
+	a.readNotes(&doc, o)
+	return nil
+}
+
+// printContents prints the rendered items of a read as text: each text
+// page (a newline after it where pageBreak says), each spilled blob's path.
+func (a *app) printContents(contents []any) error {
+	for i, r := range contents {
 		var err error
 		switch it := r.(type) {
 		case *render.TextItem:
 			if it.Text != "" {
 				_, err = fmt.Fprint(a.s.Out, it.Text)
-				if err == nil && !strings.HasSuffix(it.Text, "\n") && a.pageBreak(it.NextOffset == nil || i+1 < len(doc.Contents)) {
+				if err == nil && !strings.HasSuffix(it.Text, "\n") && a.pageBreak(it.NextOffset == nil || i+1 < len(contents)) {
 					_, err = fmt.Fprintln(a.s.Out)
 				}
 			}
@@ -227,7 +247,6 @@ func (a *app) read(ctx context.Context, o *readOptions) error {
 			return err
 		}
 	}
-	a.readNotes(&doc, o)
 	return nil
 }
 
@@ -252,37 +271,11 @@ func (a *app) readNotes(doc *render.ReadDoc, o *readOptions) {
 	for i, r := range doc.Contents {
 		switch it := r.(type) {
 		case *render.TextItem:
-			name := a.clip(orDefault(it.URI, doc.URI), 200)
-			if len(doc.Contents) > 1 {
-				name = fmt.Sprintf("item #%d (%s)", i, name)
-			}
-			if it.NextOffset != nil {
-				what := "more text remains"
-				if o.Pattern != nil {
-					what = "more matching lines remain"
-				}
-				if len(doc.Contents) > 1 {
-					what = fmt.Sprintf("%s: %s", name, what)
-				}
-				cut := ""
-				if it.CutByCeiling {
-					cut = fmt.Sprintf(", cut short by the response ceiling of %s", text.HumanBytes(render.ResponseCeiling))
-				}
-				note("%s (bytes %d to %d of %d shown%s); next page: --offset %d", what, it.Offset, it.Offset+it.Bytes, it.TotalBytes, cut, *it.NextOffset)
-				nexts[*it.NextOffset] = true
-			} else if it.Text == "" && o.Pattern != nil && it.TotalBytes == 0 {
-				note("no line of %s matches --pattern %s", name, a.quote(o.Pattern.String(), 200))
-			} else if it.Text == "" && it.TotalBytes > 0 && o.Offset >= it.TotalBytes {
-				note("nothing to show at --offset %d: %s has %s", o.Offset, name, count(it.TotalBytes, "byte"))
-			}
-			if it.Annotations != nil {
-				note("%s: annotations %s", name, a.clip(text.CompactJSON(it.Annotations), 200))
+			if next := a.textNotes(note, it, itemName(doc, i, it.URI, a), len(doc.Contents) > 1, o); next != nil {
+				nexts[*next] = true
 			}
 		case *render.BlobItem:
-			name := a.clip(orDefault(it.URI, doc.URI), 200)
-			if len(doc.Contents) > 1 {
-				name = fmt.Sprintf("item #%d (%s)", i, name)
-			}
+			name := itemName(doc, i, it.URI, a)
 			note("%s: binary content (%s, %s) is never printed; it was written to %s", name, a.clip(orDefault(it.MimeType, "no mime type"), 100), count(int(it.SizeBytes), "byte"), it.Path)
 			if it.Annotations != nil {
 				note("%s: annotations %s", name, a.clip(text.CompactJSON(it.Annotations), 200))
@@ -297,6 +290,44 @@ func (a *app) readNotes(doc *render.ReadDoc, o *readOptions) {
 		a.log.Note("%s omitted: the response ceiling of %s was reached; --raw or -o FILE writes every item whole",
 			count(doc.Omitted, "item"), text.HumanBytes(render.ResponseCeiling))
 	}
+}
+
+// itemName names item i of a read in a note: its URI, with its number
+// when the read has several.
+func itemName(doc *render.ReadDoc, i int, uri *string, a *app) string {
+	name := a.clip(orDefault(uri, doc.URI), 200)
+	if len(doc.Contents) > 1 {
+		name = fmt.Sprintf("item #%d (%s)", i, name)
+	}
+	return name
+}
+
+// textNotes says where a text item's next page starts (naming the item
+// when the read has several), or why it shows nothing, and its
+// annotations; it returns the next offset, if any.
+func (a *app) textNotes(note func(string, ...any), it *render.TextItem, name string, several bool, o *readOptions) *int {
+	if it.NextOffset != nil {
+		what := "more text remains"
+		if o.Pattern != nil {
+			what = "more matching lines remain"
+		}
+		if several {
+			what = fmt.Sprintf("%s: %s", name, what)
+		}
+		cut := ""
+		if it.CutByCeiling {
+			cut = fmt.Sprintf(", cut short by the response ceiling of %s", text.HumanBytes(render.ResponseCeiling))
+		}
+		note("%s (bytes %d to %d of %d shown%s); next page: --offset %d", what, it.Offset, it.Offset+it.Bytes, it.TotalBytes, cut, *it.NextOffset)
+	} else if it.Text == "" && o.Pattern != nil && it.TotalBytes == 0 {
+		note("no line of %s matches --pattern %s", name, a.quote(o.Pattern.String(), 200))
+	} else if it.Text == "" && it.TotalBytes > 0 && o.Offset >= it.TotalBytes {
+		note("nothing to show at --offset %d: %s has %s", o.Offset, name, count(it.TotalBytes, "byte"))
+	}
+	if it.Annotations != nil {
+		note("%s: annotations %s", name, a.clip(text.CompactJSON(it.Annotations), 200))
+	}
+	return it.NextOffset
 }
 
 func orDefault(s *string, def string) string {

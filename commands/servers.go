@@ -118,15 +118,7 @@ func (a *app) servers(ctx context.Context, o *serversOptions) error {
 	sort.SliceStable(servers, func(i, j int) bool { return servers[i].Name < servers[j].Name })
 	entries := make([]serverEntry, len(servers))
 	for i, s := range servers {
-		entries[i] = serverEntry{Name: s.Name, Transport: s.Transport, Target: s.Target(), Source: s.Source, Origin: s.Origin, Status: "active"}
-		switch {
-		case cfg.Servers[s.Name] != nil && cfg.Shadowed(s):
-			entries[i].Status = "shadowed"
-		case s.Disabled:
-			entries[i].Status = "disabled"
-		case s.Problem() != nil:
-			entries[i].Status = "invalid"
-		}
+		entries[i] = serverEntry{Name: s.Name, Transport: s.Transport, Target: s.Target(), Source: s.Source, Origin: s.Origin, Status: entryStatus(cfg, s)}
 		if err := s.Problem(); err != nil {
 			msg := err.Error()
 			var ce *config.Error
@@ -139,22 +131,10 @@ func (a *app) servers(ctx context.Context, o *serversOptions) error {
 			entries[i].Transport = "-"
 		}
 	}
-	if o.Probe {
-		if err := a.forEach(ctx, len(servers), func(i int) {
-			if servers[i].Disabled {
-				msg := "disabled: not started"
-				entries[i].Probe = &probe{Error: &msg}
-				return
-			}
-			entries[i].Probe = a.probe(ctx, servers[i])
-		}); err != nil {
-			return err
-		}
-	}
 	var failed []string
-	for i, e := range entries {
-		if e.Probe != nil && e.Probe.Error != nil && !servers[i].Disabled {
-			failed = append(failed, e.Name)
+	if o.Probe {
+		if failed, err = a.probeAll(ctx, servers, entries); err != nil {
+			return err
 		}
 	}
 	if err := a.writeServers(entries, o); err != nil {
@@ -164,6 +144,42 @@ func (a *app) servers(ctx context.Context, o *serversOptions) error {
 		return &ProbeError{Failed: failed}
 	}
 	return nil
+}
+
+// entryStatus is how a server's entry stands: active, shadowed (by an
+// entry of the same name that comes first), disabled or invalid.
+func entryStatus(cfg *config.Config, s *config.Server) string {
+	switch {
+	case cfg.Servers[s.Name] != nil && cfg.Shadowed(s):
+		return "shadowed"
+	case s.Disabled:
+		return "disabled"
+	case s.Problem() != nil:
+		return "invalid"
+	}
+	return "active"
+}
+
+// probeAll probes every server but the disabled ones (--jobs at a time)
+// into its entry, and returns the names of those whose probe failed.
+func (a *app) probeAll(ctx context.Context, servers []*config.Server, entries []serverEntry) ([]string, error) {
+	if err := a.forEach(ctx, len(servers), func(i int) {
+		if servers[i].Disabled {
+			msg := "disabled: not started"
+			entries[i].Probe = &probe{Error: &msg}
+			return
+		}
+		entries[i].Probe = a.probe(ctx, servers[i])
+	}); err != nil {
+		return nil, err
+	}
+	var failed []string
+	for i, e := range entries {
+		if e.Probe != nil && e.Probe.Error != nil && !servers[i].Disabled {
+			failed = append(failed, e.Name)
+		}
+	}
+	return failed, nil
 }
 
 // ProbeError: --strict, and a probed server failed (exit 1, strict).
