@@ -50,18 +50,11 @@ func (a *app) keepAlive(t *config.Target, fallback time.Duration) (*client.Warm,
 		return nil, nil
 	case a.g.keepAlive != "":
 		w.Required = true
-		if a.g.keepAlive == keepAliveBare {
-			w.KeepAlive = t.KeepAlive
-			if w.KeepAlive <= 0 {
-				w.KeepAlive = config.DefaultKeepAlive
-			}
-		} else {
-			d, err := time.ParseDuration(a.g.keepAlive)
-			if err != nil || d < 0 {
-				return nil, usagef("--keep-alive takes a duration such as 10m, not %q", a.g.keepAlive)
-			}
-			w.KeepAlive = d
+		d, err := a.keepAliveFlag(t)
+		if err != nil {
+			return nil, err
 		}
+		w.KeepAlive = d
 	case a.getenv("MCPX_KEEP_ALIVE") != "":
 		v := a.getenv("MCPX_KEEP_ALIVE")
 		d, err := time.ParseDuration(v)
@@ -89,6 +82,22 @@ func (a *app) keepAlive(t *config.Target, fallback time.Duration) (*client.Warm,
 		}
 	}
 	return w, nil
+}
+
+// keepAliveFlag is the idle time --keep-alive[=DUR] gives: DUR, or bare,
+// the entry's "keepAlive" (else config.DefaultKeepAlive).
+func (a *app) keepAliveFlag(t *config.Target) (time.Duration, error) {
+	if a.g.keepAlive == keepAliveBare {
+		if t.KeepAlive > 0 {
+			return t.KeepAlive, nil
+		}
+		return config.DefaultKeepAlive, nil
+	}
+	d, err := time.ParseDuration(a.g.keepAlive)
+	if err != nil || d < 0 {
+		return 0, usagef("--keep-alive takes a duration such as 10m, not %q", a.g.keepAlive)
+	}
+	return d, nil
 }
 
 func (a *app) newDaemonCmd() *cli.Command {
@@ -208,42 +217,54 @@ func (a *app) daemonStatus(ctx context.Context) error {
 		targets = cs.Own.Reply.Status
 	}
 	if a.asJSON() {
-		out := struct {
-			Running  bool               `json:"running"`
-			Pid      *int               `json:"pid"`
-			Socket   *string            `json:"socket"`
-			Draining bool               `json:"draining"`
-			Targets  []daemonTargetJSON `json:"targets"`
-			Others   []daemonOtherJSON  `json:"others"`
-		}{Running: cs.Own != nil, Targets: []daemonTargetJSON{}, Others: []daemonOtherJSON{}}
-		if cs.Own != nil {
-			out.Pid, out.Socket, out.Draining = &cs.Own.Pid, &cs.Own.Socket, cs.Own.Reply.Draining
-		}
-		for _, t := range targets {
-			var pid *int
-			if t.Pid != 0 {
-				pid = &t.Pid
-			}
-			out.Targets = append(out.Targets, daemonTargetJSON{Server: t.Server, Transport: t.Transport, Pid: pid,
-				Since: t.Since.UTC().Format(time.RFC3339), LastUse: t.LastUse.UTC().Format(time.RFC3339),
-				Calls: t.Calls, Callers: t.Callers, IdleLeftMs: t.IdleLeft.Milliseconds()})
-		}
-		for _, f := range cs.Others {
-			o := daemonOtherJSON{Socket: f.Socket, Answers: f.Reply != nil}
-			if f.Pid != 0 {
-				o.Pid = &f.Pid
-			}
-			if f.Reply != nil {
-				o.Build = &f.Reply.Build
-			}
-			if f.Known() {
-				n := len(f.Reply.Status)
-				o.Connections, o.Exe, o.Draining = &n, &f.Reply.Exe, f.Reply.Draining
-			}
-			out.Others = append(out.Others, o)
-		}
-		return a.writeDoc(out)
+		return a.daemonStatusJSON(cs, targets)
 	}
+	return a.daemonStatusText(cs, targets)
+}
+
+// daemonStatusJSON writes daemon status --json: this build's daemon, its
+// connections, and the other builds' daemons found.
+func (a *app) daemonStatusJSON(cs *daemon.Census, targets []daemon.Target) error {
+	out := struct {
+		Running  bool               `json:"running"`
+		Pid      *int               `json:"pid"`
+		Socket   *string            `json:"socket"`
+		Draining bool               `json:"draining"`
+		Targets  []daemonTargetJSON `json:"targets"`
+		Others   []daemonOtherJSON  `json:"others"`
+	}{Running: cs.Own != nil, Targets: []daemonTargetJSON{}, Others: []daemonOtherJSON{}}
+	if cs.Own != nil {
+		out.Pid, out.Socket, out.Draining = &cs.Own.Pid, &cs.Own.Socket, cs.Own.Reply.Draining
+	}
+	for _, t := range targets {
+		var pid *int
+		if t.Pid != 0 {
+			pid = &t.Pid
+		}
+		out.Targets = append(out.Targets, daemonTargetJSON{Server: t.Server, Transport: t.Transport, Pid: pid,
+			Since: t.Since.UTC().Format(time.RFC3339), LastUse: t.LastUse.UTC().Format(time.RFC3339),
+			Calls: t.Calls, Callers: t.Callers, IdleLeftMs: t.IdleLeft.Milliseconds()})
+	}
+	for _, f := range cs.Others {
+		o := daemonOtherJSON{Socket: f.Socket, Answers: f.Reply != nil}
+		if f.Pid != 0 {
+			o.Pid = &f.Pid
+		}
+		if f.Reply != nil {
+			o.Build = &f.Reply.Build
+		}
+		if f.Known() {
+			n := len(f.Reply.Status)
+			o.Connections, o.Exe, o.Draining = &n, &f.Reply.Exe, f.Reply.Draining
+		}
+		out.Others = append(out.Others, o)
+	}
+	return a.writeDoc(out)
+}
+
+// daemonStatusText tells of the daemons found and lists this build's
+// connections as a table.
+func (a *app) daemonStatusText(cs *daemon.Census, targets []daemon.Target) error {
 	switch {
 	case cs.Own == nil && len(cs.Others) == 0 && cs.NoDir != nil:
 		a.log.Note("no mcpx daemon is running (%s)", cs.NoDir)

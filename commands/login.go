@@ -98,19 +98,7 @@ func (a *app) login(ctx context.Context, o *loginOptions) error {
 		Mask:            a.s.Mask,
 		AddSecrets:      a.s.AddSecrets,
 		Note:            a.log.Note,
-		Open: func(u string) {
-			a.log.URL(fmt.Sprintf("open this URL in a browser to log in to %q", t.Name), u)
-			if o.Paste {
-				a.log.Note("then paste here the URL the browser ends on (http://127.0.0.1:PORT/callback?code=..., a page that fails to load), or the code; waiting up to %s", bound)
-				return
-			}
-			if a.s.ErrTTY && !o.NoBrowser {
-				if err := openBrowser(u, a.getenv); err != nil {
-					a.log.Note("could not open a browser (%v); open the URL above yourself", err)
-				}
-			}
-			a.log.Note("waiting up to %s for the authorization (Ctrl-C to give up)", bound)
-		},
+		Open:            a.loginOpener(t.Name, o, bound),
 	})
 	if errors.Is(err, context.DeadlineExceeded) {
 		return &client.TimeoutError{Server: t.Name, Phase: "login", Timeout: bound}
@@ -118,6 +106,30 @@ func (a *app) login(ctx context.Context, o *loginOptions) error {
 	if err != nil {
 		return err
 	}
+	return a.loginReport(t, tok)
+}
+
+// loginOpener shows the authorization URL (and opens a browser on it
+// when mcpx may), saying how long login waits.
+func (a *app) loginOpener(name string, o *loginOptions, bound time.Duration) func(string) {
+	return func(u string) {
+		a.log.URL(fmt.Sprintf("open this URL in a browser to log in to %q", name), u)
+		if o.Paste {
+			a.log.Note("then paste here the URL the browser ends on (http://127.0.0.1:PORT/callback?code=..., a page that fails to load), or the code; waiting up to %s", bound)
+			return
+		}
+		if a.s.ErrTTY && !o.NoBrowser {
+			if err := openBrowser(u, a.getenv); err != nil {
+				a.log.Note("could not open a browser (%v); open the URL above yourself", err)
+			}
+		}
+		a.log.Note("waiting up to %s for the authorization (Ctrl-C to give up)", bound)
+	}
+}
+
+// loginReport says what login obtained: the token's scope, expiry and
+// whether it refreshes (--json: one object).
+func (a *app) loginReport(t *config.Target, tok *auth.StoredToken) error {
 	if a.asJSON() {
 		var scope, expires any
 		if tok.Scope != "" {
