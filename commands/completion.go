@@ -106,48 +106,9 @@ func (a *app) completeLine(ctx context.Context, root *cli.Command, args []string
 	if len(args) < 1 {
 		return
 	}
-	shell, args := args[0], args[1:]
-	var words []string
-	var cur string
-	var bash completions.BashWord
-	compType := '\t'
-	switch shell {
-	case "bash":
-		if len(args) != 3 {
-			return
-		}
-		if n, err := strconv.Atoi(args[0]); err == nil {
-			compType = rune(n)
-		}
-		bash = completions.SplitBash(args[2], args[1])
-		if len(bash.Words) == 0 {
-			return
-		}
-		words, cur = skipProgram(bash.Words), bash.Cur
-	case "zsh", "fish":
-		if len(args) > 0 && args[0] == "--" {
-			args = args[1:]
-		}
-		if len(args) == 0 {
-			return
-		}
-		words, cur = args[:len(args)-1], args[len(args)-1]
-	case "powershell":
-		// every word comes with a leading '.' (an empty one would be lost)
-		if len(args) > 0 && args[0] == "--" {
-			args = args[1:]
-		}
-		if len(args) == 0 {
-			return
-		}
-		for i, w := range args {
-			if !strings.HasPrefix(w, ".") {
-				return
-			}
-			args[i] = w[1:]
-		}
-		words, cur = args[:len(args)-1], args[len(args)-1]
-	default:
+	shell := args[0]
+	words, cur, bash, compType, ok := completeWords(shell, args[1:])
+	if !ok {
 		return
 	}
 	spec := completionSpec(root)
@@ -168,6 +129,51 @@ func (a *app) completeLine(ctx context.Context, root *cli.Command, args []string
 	} else {
 		_ = completions.WriteTabbed(a.s.RawOut, res, shell)
 	}
+}
+
+// undot strips the leading '.' PowerShell's script puts before every word
+// (an empty one would be lost); false when a word lacks it.
+func undot(args []string) bool {
+	for i, w := range args {
+		if !strings.HasPrefix(w, ".") {
+			return false
+		}
+		args[i] = w[1:]
+	}
+	return true
+}
+
+// completeWords reads the words of the line being completed as shell
+// passes them to __complete: the words before the cursor and the one
+// under it (for bash, its COMP_TYPE and the split line too); ok is false
+// for what no shell sends.
+func completeWords(shell string, args []string) (words []string, cur string, bash completions.BashWord, compType rune, ok bool) {
+	compType = '\t'
+	switch shell {
+	case "bash":
+		if len(args) != 3 {
+			return nil, "", bash, compType, false
+		}
+		if n, err := strconv.Atoi(args[0]); err == nil {
+			compType = rune(n)
+		}
+		bash = completions.SplitBash(args[2], args[1])
+		if len(bash.Words) == 0 {
+			return nil, "", bash, compType, false
+		}
+		words, cur = skipProgram(bash.Words), bash.Cur
+	case "zsh", "fish", "powershell":
+		if len(args) > 0 && args[0] == "--" {
+			args = args[1:]
+		}
+		if len(args) == 0 || (shell == "powershell" && !undot(args)) {
+			return nil, "", bash, compType, false
+		}
+		words, cur = args[:len(args)-1], args[len(args)-1]
+	default:
+		return nil, "", bash, compType, false
+	}
+	return words, cur, bash, compType, true
 }
 
 // maskCandidates masks secrets in the descriptions and leaves out the
@@ -413,6 +419,43 @@ func (s *completeSource) open(ctx context.Context, srv string) (*client.Conn, er
 	return s.conn, s.err
 }
 
+// headers are the -H of the line that parse (the others are left out).
+func (s *completeSource) headers() []string {
+	var headers []string
+	for _, h := range s.line.Flag("header") {
+		if _, _, err := config.ParseHeader(h); err == nil {
+			headers = append(headers, h)
+		}
+	}
+	return headers
+}
+
+// roots are the roots a TAB's connection offers: those of --root on the
+// line (relative to the working directory), else the server's.
+func (s *completeSource) roots(dirs []string) ([]client.Root, error) {
+	if v := s.line.Flag("root"); len(v) > 0 {
+		dirs = nil
+		for _, d := range v {
+			if d != "" && !filepath.IsAbs(d) && s.a.cwd != "" {
+				d = filepath.Join(s.a.cwd, d)
+			}
+			dirs = append(dirs, d)
+		}
+	}
+	var roots []client.Root
+	for _, d := range dirs {
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("root %s: not a directory", d)
+		}
+		r, err := client.RootFor(d)
+		if err != nil {
+			return nil, err
+		}
+		roots = append(roots, r)
+	}
+	return roots, nil
+}
+
 func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, error) {
 	var cfg *config.Config
 	if config.IsURL(srv) {
@@ -431,12 +474,7 @@ func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, er
 	if v := s.line.Flag("protocol-version"); len(v) > 0 && slices.Contains(client.ProtocolVersions(), v[len(v)-1]) {
 		pv = v[len(v)-1]
 	}
-	var headers []string
-	for _, h := range s.line.Flag("header") {
-		if _, _, err := config.ParseHeader(h); err == nil {
-			headers = append(headers, h)
-		}
-	}
+	headers := s.headers()
 	deadline, _ := ctx.Deadline()
 	t, err := config.Resolve(server, config.ResolveOptions{Getenv: s.a.getenv, Environ: s.a.environ, Headers: headers,
 		Timeout: time.Until(deadline), TokenDir: auth.TokenDir(s.a.getenv)})
@@ -451,26 +489,9 @@ func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, er
 	// tools only to a client that offers elicitation or roots): the roots
 	// of --root on the line, else the server's "roots", else none. A TAB
 	// asks nobody anything: an elicitation is declined, without a note.
-	var roots []client.Root
-	dirs := t.Roots
-	if v := s.line.Flag("root"); len(v) > 0 {
-		dirs = nil
-		for _, d := range v {
-			if d != "" && !filepath.IsAbs(d) && s.a.cwd != "" {
-				d = filepath.Join(s.a.cwd, d)
-			}
-			dirs = append(dirs, d)
-		}
-	}
-	for _, d := range dirs {
-		if st, err := os.Stat(d); err != nil || !st.IsDir() {
-			return nil, fmt.Errorf("root %s: not a directory", d)
-		}
-		r, err := client.RootFor(d)
-		if err != nil {
-			return nil, err
-		}
-		roots = append(roots, r)
+	roots, err := s.roots(t.Roots)
+	if err != nil {
+		return nil, err
 	}
 	// A TAB keeps the server warm ("completionKeepAlive", default 2m): a
 	// slow server that misses this TAB's budget answers the next one.

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 
@@ -124,6 +125,12 @@ func (a *app) prompt(ctx context.Context, o *promptOptions) error {
 	if err != nil {
 		return err
 	}
+	return a.printPrompt(cctx, conn, name, raw)
+}
+
+// printPrompt renders a prompts/get result and prints it: the block of
+// text, or the JSON document.
+func (a *app) printPrompt(cctx context.Context, conn *client.Conn, name string, raw json.RawMessage) error {
 	doc, warnings, err := render.RenderPrompt(raw, a.contentPolicy(cctx, conn))
 	if err != nil {
 		return a.contentErrorFor(conn, "prompts/get", err)
