@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/bench.sh [-n N] [-w W] [-t hyperfine|benchrun] [-s catalog|catalogmem|complete|hosts|read|startup|warm|all]
+# scripts/bench.sh [-n N] [-w W] [-t hyperfine|benchrun] [-s catalog|catalogmem|complete|hosts|read|snapshot|startup|warm|all]
 #
 # catalog: times a one-shot `mcpx catalog SRV` against a floor
 # (scripts/benchfloor: a minimal program doing the same JSON-RPC exchange with
@@ -68,6 +68,13 @@
 # one run each (GNU time). Aims: the 50 MiB file adds at most 50 ms and
 # 20 MiB to a command; every TAB within its budget.
 #
+# snapshot: `mcpx snapshot` of a 1000-tool stdio server (scripts/benchserver
+# many-tools) against `mcpx --json catalog` of the same server, timed in the
+# same run, one-shot; then the diff of two 10 000-item snapshots
+# (BenchmarkDiff10000 in internal/snapshot: unchanged, 1% and every item
+# changed), in CPU ms per diff and bytes allocated. Aims: snapshot <= 1.2x
+# catalog --json; a diff under 200 ms.
+#
 # Each command is run N times (default 30) after W warm-up runs (default 3).
 # Timing uses hyperfine when it is installed (each command's runs back to
 # back), else scripts/benchrun (the commands alternated). -t forces one.
@@ -77,7 +84,7 @@
 set -eu
 
 usage() {
-	echo "usage: scripts/bench.sh [-n RUNS] [-w WARMUP] [-t hyperfine|benchrun] [-s catalog|catalogmem|complete|hosts|read|startup|warm|all]" >&2
+	echo "usage: scripts/bench.sh [-n RUNS] [-w WARMUP] [-t hyperfine|benchrun] [-s catalog|catalogmem|complete|hosts|read|snapshot|startup|warm|all]" >&2
 	exit 2
 }
 
@@ -94,7 +101,7 @@ while getopts n:w:t:s:h opt; do
 	*) usage ;;
 	esac
 done
-case $section in catalog | catalogmem | complete | hosts | read | startup | warm | all) ;; *) usage ;; esac
+case $section in catalog | catalogmem | complete | hosts | read | snapshot | startup | warm | all) ;; *) usage ;; esac
 shift $((OPTIND - 1))
 [ $# -eq 0 ] || usage
 case $runs in '' | *[!0-9]* | 0) usage ;; esac
@@ -573,6 +580,35 @@ bench_warm() {
 	fi
 }
 
+# bench_snapshot: snapshot against catalog --json of a 1000-tool server,
+# and the 10 000-item diff (see the top of this file).
+bench_snapshot() {
+	local cfg=$tmp/snapshot-config.json load_before
+	printf '{"mcpServers":{"tools1000":{"command":"%s/bin/benchserver","args":["many-tools"],"env":{"MCPX_FIXTURE_ITEMS":"1000"}}}}\n' "$root" >"$cfg"
+	mkdir -p "$tmp/state"
+	local env=(env MCPX_CONFIG="$cfg" XDG_STATE_HOME="$tmp/state" MCPX_KEEP_ALIVE=0)
+	"${env[@]}" "$mcpx" snapshot tools1000 >/dev/null
+	load_before=$(load_note)
+	echo "snapshot: timing $runs runs each (+$warmup warm-up) with $tool ..." >&2
+	timing catalog "${env[@]}" "$mcpx" --json catalog tools1000 ::: snapshot "${env[@]}" "$mcpx" snapshot tools1000
+	echo
+	echo "snapshot of a 1000-tool stdio server, $runs runs each, timed with $tool"
+	awk -F'\t' '
+		{ med[$1] = $4; sd[$1] = $5 }
+		END {
+			printf "%-32s %10s %8s\n", "", "median", "sd"
+			printf "%-32s %7.1f ms %5.1f ms\n", "mcpx --json catalog tools1000", med["catalog"], sd["catalog"]
+			printf "%-32s %7.1f ms %5.1f ms\n", "mcpx snapshot tools1000", med["snapshot"], sd["snapshot"]
+			printf "\nsnapshot: %.2fx catalog --json (aim <= 1.2x)\n", (med["catalog"] > 0 ? med["snapshot"] / med["catalog"] : 0)
+		}' "$tmp/timing"
+	if [ -n "$load_before" ]; then
+		echo "Load average before: $load_before, after: $(load_note) ($(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?') CPUs)."
+	fi
+	echo
+	echo "diff of two 10 000-item snapshots (go test -bench BenchmarkDiff10000 ./internal/snapshot; aim: < 200 cpu-ms/op)"
+	"$go" test -run '^$' -bench BenchmarkDiff10000 -benchtime 5x -count 1 ./internal/snapshot | grep '^Benchmark'
+}
+
 # bench_hosts: mcpx servers and a TAB with large host files, against the
 # same with small ones, in one run (see the top of this file).
 bench_hosts() {
@@ -657,6 +693,7 @@ startup) bench_startup ;;
 catalog) bench_catalog ;;
 catalogmem) bench_catalogmem ;;
 read) bench_read ;;
+snapshot) bench_snapshot ;;
 complete) bench_complete ;;
 hosts) bench_hosts ;;
 all)
@@ -671,5 +708,7 @@ all)
 	bench_catalogmem
 	echo
 	bench_hosts
+	echo
+	bench_snapshot
 	;;
 esac

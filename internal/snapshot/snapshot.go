@@ -157,17 +157,6 @@ func str(s *string) any {
 	return *s
 }
 
-// Encode writes a tree as the snapshot's JSON: keys sorted, two spaces of
-// indent, no HTML escaping, a final newline.
-func Encode(v any) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	_ = enc.Encode(v) // trees of decoded JSON always encode
-	return b.Bytes()
-}
-
 // Doc is a snapshot read back: the server's part as a tree, and each item
 // as its bytes (compared before anything is decoded).
 type Doc struct {
