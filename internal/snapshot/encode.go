@@ -3,9 +3,13 @@ package snapshot
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"unicode/utf8"
+
+	"github.com/mcpx-cli/mcpx/internal/jsonscan"
 )
 
 // Encode writes a tree as the snapshot's JSON: keys sorted, two spaces of
@@ -14,6 +18,7 @@ import (
 // reflection (a thousand tools cost a tenth of the time).
 func Encode(v any) []byte {
 	var b bytes.Buffer
+	b.Grow(4096)
 	writeTree(&b, v, 0)
 	b.WriteByte('\n')
 	return b.Bytes()
@@ -33,8 +38,12 @@ func writeTree(b *bytes.Buffer, v any, depth int) {
 		b.WriteString(strconv.Itoa(v))
 	case map[string]any:
 		writeObject(b, v, depth)
+	case object:
+		writeFields(b, v, depth)
 	case []any:
 		writeArray(b, v, depth)
+	case json.RawMessage:
+		writeRaw(b, v, jsonscan.SkipSpace(v, 0), depth)
 	default:
 		// not a tree of decoded JSON: as encoding/json writes it
 		raw, _ := json.Marshal(v)
@@ -82,6 +91,36 @@ func writeObject(b *bytes.Buffer, m map[string]any, depth int) {
 	b.WriteByte('}')
 }
 
+// object is an object built member by member (an item of a snapshot),
+// each name once: cheaper to make than a map; written with its names
+// sorted all the same.
+type object []field
+
+type field struct {
+	key string
+	v   any
+}
+
+func writeFields(b *bytes.Buffer, o object, depth int) {
+	if len(o) == 0 {
+		b.WriteString("{}")
+		return
+	}
+	slices.SortFunc(o, func(a, b field) int { return strings.Compare(a.key, b.key) })
+	b.WriteByte('{')
+	for i, f := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		newline(b, depth+1)
+		writeString(b, f.key)
+		b.WriteString(": ")
+		writeTree(b, f.v, depth+1)
+	}
+	newline(b, depth)
+	b.WriteByte('}')
+}
+
 func writeArray(b *bytes.Buffer, list []any, depth int) {
 	if len(list) == 0 {
 		b.WriteString("[]")
@@ -97,6 +136,61 @@ func writeArray(b *bytes.Buffer, list []any, depth int) {
 	}
 	newline(b, depth)
 	b.WriteByte(']')
+}
+
+// writeRaw writes the (valid) JSON value at raw[at] as writeTree writes
+// its decoded tree, without decoding it: keys sorted (of a repeated name
+// the last value), strings re-escaped, numbers as sent.
+func writeRaw(b *bytes.Buffer, raw json.RawMessage, at, depth int) {
+	switch raw[at] {
+	case '{':
+		members := jsonscan.Members(raw, at)
+		if len(members) == 0 {
+			b.WriteString("{}")
+			return
+		}
+		slices.SortFunc(members, func(a, b jsonscan.Member) int { return strings.Compare(a.Key, b.Key) })
+		b.WriteByte('{')
+		for i, m := range members {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			newline(b, depth+1)
+			writeString(b, m.Key)
+			b.WriteString(": ")
+			writeRaw(b, raw, m.S, depth+1)
+		}
+		newline(b, depth)
+		b.WriteByte('}')
+	case '[':
+		elems := jsonscan.Elements(raw, at)
+		if len(elems) == 0 {
+			b.WriteString("[]")
+			return
+		}
+		b.WriteByte('[')
+		for i, e := range elems {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			newline(b, depth+1)
+			writeRaw(b, raw, e[0], depth+1)
+		}
+		newline(b, depth)
+		b.WriteByte(']')
+	case '"':
+		end := jsonscan.SkipString(raw, at)
+		s := raw[at+1 : end-1]
+		if jsonscan.HasEscape(s) || !utf8.Valid(s) {
+			var d string
+			_ = json.Unmarshal(raw[at:end], &d) // decoded as encoding/json decodes it
+			writeString(b, d)
+			return
+		}
+		writeString(b, string(s))
+	default:
+		b.Write(raw[at:jsonscan.SkipValue(raw, at)])
+	}
 }
 
 const hexDigits = "0123456789abcdef"

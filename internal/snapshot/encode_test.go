@@ -29,6 +29,14 @@ func TestEncodeAsEncodingJSON(t *testing.T) {
 		if got := Encode(v); !bytes.Equal(got, want.Bytes()) {
 			t.Errorf("%s:\n got %s\nwant %s", in, got, want.Bytes())
 		}
+		// the bytes, not decoded, encode the same (a repeated name: its last value)
+		if got := Encode(json.RawMessage(" " + in)); !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("raw %s:\n got %s\nwant %s", in, got, want.Bytes())
+		}
+	}
+	dup := json.RawMessage(`{"a":1,"b":{"y":[],"x":"\u0041"},"a":2}`)
+	if got, want := string(Encode(dup)), "{\n  \"a\": 2,\n  \"b\": {\n    \"x\": \"A\",\n    \"y\": []\n  }\n}\n"; got != want {
+		t.Errorf("raw with a repeated name:\n got %s\nwant %s", got, want)
 	}
 	// invalid UTF-8 and the snapshot's own int
 	bad := map[string]any{"s": "a\xffb", "n": 1}

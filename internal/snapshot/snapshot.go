@@ -80,56 +80,77 @@ func Build(info Info, items []Item, noDescriptions bool) ([]byte, error) {
 }
 
 // itemTree is one item's object in the document.
-func itemTree(it *Item, noDesc bool) (map[string]any, error) {
-	m := map[string]any{"key": it.Key(), "kind": it.Kind, "title": str(it.Title), "description": str(it.Description)}
+func itemTree(it *Item, noDesc bool) (object, error) {
+	m := make(object, 0, 10)
+	if !noDesc {
+		m = append(m, field{"title", str(it.Title)}, field{"description", str(it.Description)})
+	}
+	m = append(m, field{"key", it.Key()}, field{"kind", it.Kind})
 	var err error
 	switch it.Kind {
 	case "tool":
-		m["name"] = it.ID
-		for k, raw := range map[string]json.RawMessage{"input_schema": it.InputSchema, "output_schema": it.OutputSchema,
-			"annotations": it.Annotations, "execution": it.Exec} {
-			if m[k], err = tree(raw, noDesc && k != "execution", k != "annotations"); err != nil {
+		m = append(m, field{"name", it.ID})
+		for _, f := range []struct {
+			key   string
+			raw   json.RawMessage
+			strip bool
+		}{{"input_schema", it.InputSchema, true}, {"output_schema", it.OutputSchema, true},
+			{"annotations", it.Annotations, false}, {"execution", it.Exec, false}} {
+			// decoded only to take out descriptions and titles
+			decode := noDesc && f.key != "execution"
+			v, err := tree(f.raw, decode, decode && f.strip)
+			if err != nil {
 				return nil, err
 			}
+			m = append(m, field{f.key, v})
 		}
 	case "prompt":
-		m["name"] = it.ID
-		m["arguments"] = arguments(it.Arguments, noDesc)
+		m = append(m, field{"name", it.ID}, field{"arguments", arguments(it.Arguments, noDesc)})
 	default:
-		m["name"], m["mime_type"] = str(it.Name), str(it.MimeType)
+		m = append(m, field{"name", str(it.Name)}, field{"mime_type", str(it.MimeType)})
 		if it.Kind == "resource" {
-			m["uri"], m["size"] = it.ID, nil
+			var size any
 			if it.Size != nil {
-				m["size"] = *it.Size
+				size = *it.Size
 			}
+			m = append(m, field{"uri", it.ID}, field{"size", size})
 		} else {
-			m["uri_template"] = it.ID
+			m = append(m, field{"uri_template", it.ID})
 		}
-		if m["annotations"], err = tree(it.Annotations, false, false); err != nil {
+		v, err := tree(it.Annotations, noDesc, false)
+		if err != nil {
 			return nil, err
 		}
+		m = append(m, field{"annotations", v})
 	}
 	if noDesc {
-		delete(m, "title")
-		delete(m, "description")
-		if a, ok := m["annotations"].(map[string]any); ok {
-			delete(a, "title")
+		for _, f := range m {
+			if a, ok := f.v.(map[string]any); ok && f.key == "annotations" {
+				delete(a, "title")
+			}
 		}
 	}
-	return m, nil
+	return m, err
 }
 
-// tree decodes a member (nil: null); strip leaves the annotations of a
-// schema out.
-func tree(raw json.RawMessage, strip, isSchema bool) (any, error) {
+// tree is a member's value (nil: null): its bytes, which Encode writes
+// canonically, or with decode its tree (to take annotations out of; strip:
+// those of a schema).
+func tree(raw json.RawMessage, decode, strip bool) (any, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil, nil
+	}
+	if !decode {
+		if !json.Valid(raw) {
+			return nil, errors.New("not valid JSON")
+		}
+		return raw, nil
 	}
 	v, err := schema.DecodeTree(raw)
 	if err != nil {
 		return nil, err
 	}
-	if strip && isSchema {
+	if strip {
 		v = schema.StripAnnotations(v)
 	}
 	return v, nil
