@@ -107,21 +107,9 @@ func itemTree(it *Item, noDesc bool) (object, error) {
 	case "prompt":
 		m = append(m, field{"name", it.ID}, field{"arguments", arguments(it.Arguments, noDesc)})
 	default:
-		m = append(m, field{"name", str(it.Name)}, field{"mime_type", str(it.MimeType)})
-		if it.Kind == "resource" {
-			var size any
-			if it.Size != nil {
-				size = *it.Size
-			}
-			m = append(m, field{"uri", it.ID}, field{"size", size})
-		} else {
-			m = append(m, field{"uri_template", it.ID})
-		}
-		v, err := tree(it.Annotations, noDesc, false)
-		if err != nil {
+		if m, err = resourceFields(m, it, noDesc); err != nil {
 			return nil, err
 		}
-		m = append(m, field{"annotations", v})
 	}
 	if noDesc {
 		for _, f := range m {
@@ -131,6 +119,25 @@ func itemTree(it *Item, noDesc bool) (object, error) {
 		}
 	}
 	return m, err
+}
+
+// resourceFields adds the fields of a resource or a template.
+func resourceFields(m object, it *Item, noDesc bool) (object, error) {
+	m = append(m, field{"name", str(it.Name)}, field{"mime_type", str(it.MimeType)})
+	if it.Kind == "resource" {
+		var size any
+		if it.Size != nil {
+			size = *it.Size
+		}
+		m = append(m, field{"uri", it.ID}, field{"size", size})
+	} else {
+		m = append(m, field{"uri_template", it.ID})
+	}
+	v, err := tree(it.Annotations, noDesc, false)
+	if err != nil {
+		return nil, err
+	}
+	return append(m, field{"annotations", v}), nil
 }
 
 // tree is a member's value (nil: null): its bytes, which Encode writes
