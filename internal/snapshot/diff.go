@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/mcpx-cli/mcpx/internal/schema"
@@ -231,6 +232,9 @@ func (d *differ) resource(om, nm map[string]any) {
 // compatible; their words cosmetic.
 func (d *differ) prompt(om, nm map[string]any) {
 	oa, na := argsByName(om["arguments"]), argsByName(nm["arguments"])
+	if on, nn := argNames(om["arguments"]), argNames(nm["arguments"]); len(oa) == len(na) && !slices.Equal(on, nn) && sameNames(oa, na) {
+		d.add(Cosmetic, "/arguments", "argument order changed", on, nn)
+	}
 	for _, name := range unionKeys(oa, na) {
 		o, had := oa[name].(map[string]any)
 		n, has := na[name].(map[string]any)
@@ -260,6 +264,30 @@ func (d *differ) argumentWords(p, name string, o, n map[string]any) {
 			d.add(Cosmetic, p+"/"+k, fmt.Sprintf("argument %q %s changed", name, k), o[k], n[k])
 		}
 	}
+}
+
+// argNames are the names of a prompt's arguments, in order.
+func argNames(v any) []any {
+	var out []any
+	list, _ := v.([]any)
+	for _, a := range list {
+		if m, ok := a.(map[string]any); ok {
+			if name, ok := m["name"].(string); ok {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
+}
+
+// sameNames reports whether a and b have the same keys.
+func sameNames(a, b map[string]any) bool {
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			return false
+		}
+	}
+	return len(a) == len(b)
 }
 
 func argsByName(v any) map[string]any {

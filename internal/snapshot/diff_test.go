@@ -171,6 +171,64 @@ func TestDiffRules(t *testing.T) {
 			old:  []string{tool("a", obj(`"c":{"enum":["r","g"]}`, ``))},
 			new:  []string{tool("a", obj(`"c":{"enum":["g","r"]}`, ``))},
 			want: `cosmetic  tool:a  /input_schema/properties/c/enum  property "c": enum order changed`},
+		{name: "argument order",
+			old:  []string{`{"key":"prompt:p","kind":"prompt","name":"p","arguments":[{"name":"a","required":false},{"name":"b","required":false}]}`},
+			new:  []string{`{"key":"prompt:p","kind":"prompt","name":"p","arguments":[{"name":"b","required":false},{"name":"a","required":false}]}`},
+			want: `cosmetic  prompt:p  /arguments  argument order changed`},
+		// the other rules: narrowing is breaking, widening compatible
+		{name: "maximum raised",
+			old:  []string{tool("a", obj(`"n":{"maximum":5}`, ``))},
+			new:  []string{tool("a", obj(`"n":{"maximum":9}`, ``))},
+			want: `compatible  tool:a  /input_schema/properties/n/maximum  property "n": maximum loosened from 5 to 9`},
+		{name: "pattern set",
+			old:  []string{tool("a", obj(`"s":{"type":"string"}`, ``))},
+			new:  []string{tool("a", obj(`"s":{"type":"string","pattern":"^a"}`, ``))},
+			want: `breaking  tool:a  /input_schema/properties/s/pattern  property "s": pattern "^a" set`},
+		{name: "const removed",
+			old:  []string{tool("a", obj(`"s":{"const":"x"}`, ``))},
+			new:  []string{tool("a", obj(`"s":{}`, ``))},
+			want: `compatible  tool:a  /input_schema/properties/s/const  property "s": const removed`},
+		{name: "additionalProperties no longer false",
+			old:  []string{tool("a", `{"additionalProperties":false}`)},
+			new:  []string{tool("a", `{}`)},
+			want: `compatible  tool:a  /input_schema/additionalProperties  input: additionalProperties no longer false`},
+		{name: "anyOf member removed",
+			old: []string{tool("a", obj(`"v":{"anyOf":[{"type":"string"},{"type":"integer"}]}`, ``))},
+			new: []string{tool("a", obj(`"v":{"anyOf":[{"type":"string"},{"type":"null"}]}`, ``))},
+			want: "breaking  tool:a  /input_schema/properties/v/anyOf  property \"v\": anyOf member removed\n" +
+				`compatible  tool:a  /input_schema/properties/v/anyOf  property "v": anyOf member added`},
+		{name: "array items constrained",
+			old:  []string{tool("a", obj(`"l":{"type":"array"}`, ``))},
+			new:  []string{tool("a", obj(`"l":{"type":"array","items":{"type":"string"}}`, ``))},
+			want: `breaking  tool:a  /input_schema/properties/l/items  property "l": items now constrained`},
+		{name: "array items narrowed",
+			old:  []string{tool("a", obj(`"l":{"type":"array","items":{"type":"number"}}`, ``))},
+			new:  []string{tool("a", obj(`"l":{"type":"array","items":{"type":"integer"}}`, ``))},
+			want: `breaking  tool:a  /input_schema/properties/l/items/type  property "l[]": type changed from number to integer`},
+		{name: "output schema removed",
+			old:  []string{tool("a", `{}`, `"output_schema":{"type":"object"}`)},
+			new:  []string{tool("a", `{}`, `"output_schema":null`)},
+			want: `breaking  tool:a  /output_schema  output schema removed`},
+		{name: "output property no longer required",
+			old:  []string{tool("a", `{}`, `"output_schema":`+obj(`"k":{}`, `"k"`))},
+			new:  []string{tool("a", `{}`, `"output_schema":`+obj(`"k":{}`, ``))},
+			want: `risky  tool:a  /output_schema/required  output property "k" no longer required`},
+		{name: "output property added",
+			old:  []string{tool("a", `{}`, `"output_schema":`+obj(``, ``))},
+			new:  []string{tool("a", `{}`, `"output_schema":`+obj(`"k":{}`, ``))},
+			want: `compatible  tool:a  /output_schema/properties/k  new output property "k"`},
+		{name: "MIME type changed",
+			old:  []string{`{"key":"resource:r://x","kind":"resource","uri":"r://x","mime_type":"text/plain"}`},
+			new:  []string{`{"key":"resource:r://x","kind":"resource","uri":"r://x","mime_type":"text/markdown"}`},
+			want: `risky  resource:r://x  /mime_type  MIME type changed from "text/plain" to "text/markdown"`},
+		{name: "annotation made safer",
+			old:  []string{tool("a", `{}`, `"annotations":{"destructiveHint":true}`)},
+			new:  []string{tool("a", `{}`, `"annotations":{"destructiveHint":false}`)},
+			want: `compatible  tool:a  /annotations/destructiveHint  destructiveHint turned false (safer)`},
+		{name: "prompt argument made optional",
+			old:  []string{`{"key":"prompt:p","kind":"prompt","name":"p","arguments":[{"name":"x","required":true}]}`},
+			new:  []string{`{"key":"prompt:p","kind":"prompt","name":"p","arguments":[{"name":"x","required":false}]}`},
+			want: `compatible  prompt:p  /arguments/x/required  argument "x" made optional`},
 		// no change
 		{name: "a model moved into $defs",
 			old:  []string{tool("a", obj(`"c":{"type":"object","properties":{"n":{"type":"integer"}}}`, ``))},
@@ -189,6 +247,17 @@ func TestDiffRules(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestDiffServer: the server's name, version and protocol are cosmetic.
+func TestDiffServer(t *testing.T) {
+	old, _ := Load([]byte(`{"mcpx_snapshot":1,"server":{"name":"s","version":"1.0"},"protocol_version":"2025-06-18","capabilities":{},"items":[]}`))
+	new, _ := Load([]byte(`{"mcpx_snapshot":1,"server":{"name":"s","version":"1.1"},"protocol_version":"2025-11-25","capabilities":{},"items":[]}`))
+	want := "cosmetic  server  /protocol_version  server protocol_version changed from \"2025-06-18\" to \"2025-11-25\"\n" +
+		`cosmetic  server  /version  server version changed from "1.0" to "1.1"`
+	if got := strings.Join(lines(Diff(old, new)), "\n"); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
 
