@@ -232,9 +232,7 @@ func (d *differ) resource(om, nm map[string]any) {
 // compatible; their words cosmetic.
 func (d *differ) prompt(om, nm map[string]any) {
 	oa, na := argsByName(om["arguments"]), argsByName(nm["arguments"])
-	if on, nn := argNames(om["arguments"]), argNames(nm["arguments"]); len(oa) == len(na) && !slices.Equal(on, nn) && sameNames(oa, na) {
-		d.add(Cosmetic, "/arguments", "argument order changed", on, nn)
-	}
+	d.argumentOrder(om["arguments"], nm["arguments"], oa, na)
 	for _, name := range unionKeys(oa, na) {
 		o, had := oa[name].(map[string]any)
 		n, has := na[name].(map[string]any)
@@ -263,6 +261,14 @@ func (d *differ) argumentWords(p, name string, o, n map[string]any) {
 		if !equal(o[k], n[k]) {
 			d.add(Cosmetic, p+"/"+k, fmt.Sprintf("argument %q %s changed", name, k), o[k], n[k])
 		}
+	}
+}
+
+// argumentOrder: the same arguments in another order is cosmetic.
+func (d *differ) argumentOrder(o, n any, oa, na map[string]any) {
+	on, nn := argNames(o), argNames(n)
+	if !slices.Equal(on, nn) && sameNames(oa, na) {
+		d.add(Cosmetic, "/arguments", "argument order changed", on, nn)
 	}
 }
 
