@@ -22,6 +22,7 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/ascaller"
 	"github.com/mcpx-cli/mcpx/internal/daemon"
 )
 
@@ -115,8 +116,10 @@ func (c *Conn) openWarm(ctx context.Context, o Options) (mcptransport.Interface,
 
 // warmHello is the attach of c's target: the resolved entry (a stdio
 // server's command, environment and directory, or an http or sse server's
-// URL and headers), what else makes the connection (identity), and how
-// long it stays.
+// URL and headers), what else makes the connection (identity), what of
+// this process the connection is made as (a stdio server's umask and
+// resource limits, an http or sse server's proxy and CA variables), and
+// how long it stays.
 func (c *Conn) warmHello(o Options) daemon.Hello {
 	w, t := o.Warm, c.T
 	dir := t.Dir
@@ -129,10 +132,11 @@ func (c *Conn) warmHello(o Options) daemon.Hello {
 	}
 	spec := &daemon.Spec{Name: t.Name, Transport: "stdio", Command: t.Command, Argv0: t.Argv0, Args: t.Args,
 		Env: t.Env, Dir: dir, MessageCeiling: o.MessageCeiling, Secrets: t.Secrets,
-		Identity: c.identity(o)}
+		Identity: c.identity(o), AsCaller: ascaller.Capture()}
 	if c.kind != config.Stdio {
 		spec = &daemon.Spec{Name: t.Name, Transport: c.kind, URL: t.URL, Headers: t.Headers,
-			MessageCeiling: o.MessageCeiling, Secrets: t.Secrets, Identity: c.identity(o)}
+			MessageCeiling: o.MessageCeiling, Secrets: t.Secrets, Identity: c.identity(o),
+			NetEnv: daemon.NetEnv(w.Environ)}
 	}
 	hello := daemon.Hello{Spec: spec, KeepAlive: w.KeepAlive, Refresh: w.Refresh, MaxWarm: w.MaxWarm}
 	if c.kind != config.Stdio && c.tokens != nil {

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpx-cli/mcpx/internal/ascaller"
 )
 
 // Proto is the version of the private protocol; a hello of another
@@ -110,6 +112,13 @@ type Spec struct {
 	Identity []string `json:"identity,omitempty"`
 	// Secrets are the values the daemon's log masks.
 	Secrets []string `json:"secrets,omitempty"`
+	// AsCaller is a stdio server's umask and resource limits: its
+	// caller's. Two callers that differ in them have two targets.
+	AsCaller *ascaller.Attrs `json:"as_caller,omitempty"`
+	// NetEnv is an http or sse target's proxy and CA variables (NAME=value,
+	// those a one-shot connection obeys: see NetEnvNames), the caller's:
+	// the daemon's connection uses them, never its own environment's.
+	NetEnv []string `json:"net_env,omitempty"`
 }
 
 // Key is the target's identity: a hash of everything that makes the
@@ -137,6 +146,10 @@ func (s *Spec) Key() string {
 	}
 	slices.Sort(hdr)
 	w(hdr...)
+	w(s.AsCaller.Key()...)
+	netEnv := slices.Clone(s.NetEnv)
+	slices.Sort(netEnv)
+	w(netEnv...)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
