@@ -253,6 +253,9 @@ func connectFallback(ctx context.Context, t *config.Target, o Options, tokens *a
 		or := o
 		or.remembered = true
 		c, err := connect(ctx, t, or, config.SSE, tokens)
+		if errors.Is(err, ErrNoWarmTarget) {
+			return nil, err // the one a remembered SSE server would have
+		}
 		if err != nil && c != nil && c.warmRetry.Load() && ctx.Err() == nil {
 			or.Warm = nil
 			c, err = connect(ctx, t, or, config.SSE, tokens)

@@ -44,7 +44,15 @@ type Warm struct {
 	// MaxWarm bounds the targets the daemon holds ("maxWarm"; 0: the
 	// daemon's default).
 	MaxWarm int
+	// Existing: use the warm connection the daemon holds to the target,
+	// alive, and never start one (nor the daemon): a task command, whose
+	// task a new server cannot know. None is ErrNoWarmTarget.
+	Existing bool
 }
+
+// ErrNoWarmTarget: Warm.Existing asked for the daemon's connection to a
+// target, and no daemon holds one.
+var ErrNoWarmTarget = errors.New("no warm connection to the server is open")
 
 // UnsupportedWarmError is keep-alive asked for on the command line where
 // the platform has no daemon (exit 2).
@@ -81,6 +89,11 @@ func (c *Conn) openWarm(ctx context.Context, o Options) (mcptransport.Interface,
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, c.classify(ctx, "start", ctx.Err())
+		}
+		if w.Existing {
+			// Whatever keeps the daemon from answering, it holds no
+			// connection this process can use.
+			return nil, ErrNoWarmTarget
 		}
 		if errors.Is(err, daemon.ErrStart) {
 			return nil, errOneShot
@@ -138,7 +151,7 @@ func (c *Conn) warmHello(o Options) daemon.Hello {
 			MessageCeiling: o.MessageCeiling, Secrets: t.Secrets, Identity: c.identity(o),
 			NetEnv: daemon.NetEnv(w.Environ)}
 	}
-	hello := daemon.Hello{Spec: spec, KeepAlive: w.KeepAlive, Refresh: w.Refresh, MaxWarm: w.MaxWarm}
+	hello := daemon.Hello{Spec: spec, KeepAlive: w.KeepAlive, Refresh: w.Refresh, MaxWarm: w.MaxWarm, Existing: w.Existing}
 	if c.kind != config.Stdio && c.tokens != nil {
 		// The credential identity is the token store's entry (in the
 		// target); the token itself goes with each attach, refreshed here.

@@ -139,6 +139,9 @@ type connectOptions struct {
 	listen bool
 	// stdinUsed: stdin gave a value, so no question can be asked on it.
 	stdinUsed bool
+	// existing: only the warm connection the daemon holds to the target
+	// will do (a task command); none is client.ErrNoWarmTarget.
+	existing bool
 }
 
 // session is one connection of a command, under the clock of its
@@ -162,6 +165,9 @@ func (a *app) connect(ctx context.Context, t *config.Target, o connectOptions) (
 		return nil, err
 	}
 	warm, err := a.keepAlive(t, 0)
+	if o.existing {
+		warm, err = &client.Warm{Existing: true, Refresh: a.g.refresh, Getenv: a.getenv, Environ: a.environ, Version: version()}, nil
+	}
 	if err != nil {
 		return nil, err
 	}

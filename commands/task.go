@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v3"
@@ -126,12 +127,39 @@ func (a *app) detached(conn *client.Conn, tool string, t *client.Task) error {
 	} else if _, err := fmt.Fprintln(a.s.Out, t.ID); err != nil {
 		return err
 	}
-	how := "mcpx task wait " + serverWord(conn.T.Name) + " ID"
+	how := "mcpx " + a.targetFlags() + "task wait " + serverWord(conn.T.Name) + " ID"
 	if len(t.ID) <= 200 {
-		how = "mcpx task wait " + serverWord(conn.T.Name) + " " + serverWord(t.ID)
+		how = "mcpx " + a.targetFlags() + "task wait " + serverWord(conn.T.Name) + " " + serverWord(t.ID)
+	}
+	if len(a.g.headers) > 0 {
+		how += " (with the same -H)" // secrets: never printed
 	}
 	a.log.Note("server %q: task %s is %s; wait for its result with: %s", conn.T.Name, a.quote(t.ID, 200), a.line(t.Status, 40), how)
 	return nil
+}
+
+// targetFlags are the options of this command line that make the
+// connection to the server what it is (the config read, the protocol
+// version, the roots), each followed by a space: a task command finds the
+// warm connection holding the task only with the same ones.
+func (a *app) targetFlags() string {
+	var f []string
+	if a.g.config != "" && a.g.config != a.getenv("MCPX_CONFIG") { // the environment's goes on
+		f = append(f, "--config", shellArg(a.g.config))
+	}
+	if a.g.project {
+		f = append(f, "--project")
+	}
+	if a.g.protocolVersion != client.DefaultProtocolVersion {
+		f = append(f, "--protocol-version", shellArg(a.g.protocolVersion))
+	}
+	for _, r := range a.g.roots {
+		f = append(f, "--root", shellArg(r))
+	}
+	if len(f) == 0 {
+		return ""
+	}
+	return strings.Join(f, " ") + " "
 }
 
 // taskDoc is one task under --json (task get, cancel, list).
@@ -267,15 +295,39 @@ func (a *app) newTaskCmd() *cli.Command {
 	}
 }
 
-// taskSession connects to the server SRV names. The callers stop it (a
-// deferred close) once their result is printed, not before (see SERVER
-// PROCESSES in mcpx(1)).
+// taskSession connects to the server SRV names: the warm connection the
+// daemon holds to it, when there is one, whether or not keep-alive is
+// asked for (the task may be that connection's: see TASKS in mcpx(1));
+// else a stdio server's tasks are nowhere (exit 4: a new server cannot
+// know them), and an http or sse server is connected to as usual. The
+// callers stop it (a deferred close) once their result is printed, not
+// before (see SERVER PROCESSES in mcpx(1)).
 func (a *app) taskSession(ctx context.Context, o *taskOptions, listen bool) (*session, error) {
 	t, err := a.target(o.Server)
 	if err != nil {
 		return nil, err
 	}
+	if !a.g.noKeepAlive && daemon.Supported {
+		s, err := a.connect(ctx, t, connectOptions{listen: listen, existing: true})
+		if !errors.Is(err, client.ErrNoWarmTarget) {
+			return s, err
+		}
+		if t.Transport == config.Stdio {
+			return nil, noWarmTaskError(t, o.ID)
+		}
+	}
 	return a.connect(ctx, t, connectOptions{listen: listen})
+}
+
+// noWarmTaskError: a task command on a stdio server that no warm
+// connection holds (exit 4).
+func noWarmTaskError(t *config.Target, id string) error {
+	msg := fmt.Sprintf("no warm connection to server %q is open, and a stdio server's tasks live only in the one that started them", t.Name)
+	if id != "" {
+		msg = fmt.Sprintf("unknown task %q: ", id) + msg
+	}
+	return &config.NotFoundError{What: "warm connection", Name: t.Name, Server: t.Name, Msg: msg,
+		Hints: []string{"start a task on a warm connection with: mcpx --keep-alive invoke " + serverWord(t.Name) + " TOOL --detach"}}
 }
 
 func (a *app) taskGet(ctx context.Context, o *taskOptions) error {

@@ -55,6 +55,10 @@ type Hello struct {
 	// target (its credential identity is in the spec): the daemon sends
 	// the latest one it was given.
 	Bearer string `json:"bearer,omitempty"`
+	// Existing: attach only to a target the daemon holds, alive; never
+	// start one (a task command: a new server cannot know the task).
+	// None is refused with ErrNoTarget, and no daemon is started for it.
+	Existing bool `json:"existing,omitempty"`
 	// Stop: the server names (none: every target, and the daemon exits).
 	Names []string `json:"names,omitempty"`
 }
@@ -351,6 +355,13 @@ var ErrStart = errors.New("the mcpx daemon could not start the server")
 // startPrefix begins a reply's Err when the daemon could not start the
 // server (ErrStart, on the wire).
 const startPrefix = "start: "
+
+// ErrNoTarget is the refusal of an attach of an existing target
+// (Hello.Existing) when no daemon holds it, alive.
+var ErrNoTarget = errors.New("no warm connection holds that target")
+
+// noTargetPrefix begins a reply's Err for ErrNoTarget, on the wire.
+const noTargetPrefix = "none: "
 
 // mask hides the target's secrets in a log line.
 func (s *Spec) mask(line string) string {
