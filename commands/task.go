@@ -258,7 +258,8 @@ func (a *app) newTaskCmd() *cli.Command {
 		Description: "A tool whose execution.taskSupport is \"required\" runs as a task: invoke waits for it. " +
 			"invoke --detach starts a task and prints its id instead; these commands follow it, from any process, " +
 			"as long as the server keeps it (an http server whose tasks do not belong to the session that started them, " +
-			"or a warm connection).",
+			"or a warm connection). They use the warm connection the daemon holds to the server when there is one, " +
+			"without --keep-alive repeated, and never start a stdio server that cannot know the task (exit 4).",
 		Action: func(_ context.Context, cmd *cli.Command) error {
 			if cmd.Args().Present() {
 				e := unknownCommand(cmd, cmd.Args().First()).(*UsageError)
