@@ -208,15 +208,8 @@ var (
 // system's).
 func rootsFrom(m map[string]string) (*x509.CertPool, error) {
 	file, dir := m["SSL_CERT_FILE"], m["SSL_CERT_DIR"]
-	files, dirs := linuxCertFiles, linuxCertDirs
-	switch runtime.GOOS {
-	case "linux":
-	case "freebsd", "openbsd", "netbsd", "dragonfly":
-		files, dirs = bsdCertFiles, bsdCertDirs
-	default:
-		return nil, nil
-	}
-	if file == "" && dir == "" {
+	files, dirs, ok := systemCertPaths()
+	if !ok || file == "" && dir == "" {
 		return nil, nil
 	}
 	if file != "" {
@@ -226,10 +219,31 @@ func rootsFrom(m map[string]string) (*x509.CertPool, error) {
 		dirs = filepath.SplitList(dir)
 	}
 	pool := x509.NewCertPool()
+	if !addCerts(pool, files, dirs) {
+		return nil, fmt.Errorf("no certificate authority found where SSL_CERT_FILE and SSL_CERT_DIR say (%q, %q)", file, dir)
+	}
+	return pool, nil
+}
+
+// systemCertPaths are where Go looks for the system's certificate
+// authorities on this system; ok is false where it asks the system.
+func systemCertPaths() (files, dirs []string, ok bool) {
+	switch runtime.GOOS {
+	case "linux":
+		return linuxCertFiles, linuxCertDirs, true
+	case "freebsd", "openbsd", "netbsd", "dragonfly":
+		return bsdCertFiles, bsdCertDirs, true
+	}
+	return nil, nil, false
+}
+
+// addCerts adds to pool the certificates of the first of files that
+// reads and of every file in dirs, and reports whether it added any.
+func addCerts(pool *x509.CertPool, files, dirs []string) bool {
 	found := false
 	for _, f := range files {
 		if data, err := os.ReadFile(f); err == nil {
-			found = pool.AppendCertsFromPEM(data) || found
+			found = pool.AppendCertsFromPEM(data)
 			break
 		}
 	}
@@ -244,8 +258,5 @@ func rootsFrom(m map[string]string) (*x509.CertPool, error) {
 			}
 		}
 	}
-	if !found {
-		return nil, fmt.Errorf("no certificate authority found where SSL_CERT_FILE and SSL_CERT_DIR say (%q, %q)", file, dir)
-	}
-	return pool, nil
+	return found
 }

@@ -1,7 +1,11 @@
 package daemon
 
 import (
+	"encoding/pem"
 	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/mcpx-cli/mcpx/internal/ascaller"
@@ -85,5 +89,42 @@ func TestKeyHoldsCallerAttrsAndNetEnv(t *testing.T) {
 		if s.Key() == k {
 			t.Errorf("another %s, the same key", name)
 		}
+	}
+}
+
+func TestCAFromCallerEnv(t *testing.T) {
+	if _, _, ok := systemCertPaths(); !ok {
+		t.Skip("Go asks the system for its roots here")
+	}
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) }))
+	defer srv.Close()
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	pemData := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	if err := os.WriteFile(ca, pemData, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	get := func(env []string) error {
+		tr, err := netTransport(env)
+		if err != nil {
+			return err
+		}
+		defer tr.CloseIdleConnections()
+		resp, err := (&http.Client{Transport: tr}).Get(srv.URL)
+		if err == nil {
+			resp.Body.Close()
+		}
+		return err
+	}
+	if err := get([]string{"SSL_CERT_FILE=" + ca}); err != nil {
+		t.Errorf("with the caller's CA file: %v", err)
+	}
+	if err := get([]string{"SSL_CERT_DIR=" + filepath.Dir(ca)}); err != nil {
+		t.Errorf("with the caller's CA directory: %v", err)
+	}
+	if err := get(nil); err == nil {
+		t.Error("without the caller's CA, the server's certificate was trusted")
+	}
+	if _, err := netTransport([]string{"SSL_CERT_FILE=/nonexistent", "SSL_CERT_DIR=/nonexistent"}); err == nil {
+		t.Error("no CA where the variables say: no error")
 	}
 }
