@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -65,7 +66,11 @@ func umask() int {
 // the server (Trampoline) with the same arguments. A program that cannot
 // be executed is an error here, as exec's own would be.
 func Wrap(cmd *exec.Cmd, a *Attrs) error {
-	st, err := os.Stat(cmd.Path)
+	path := cmd.Path
+	if !filepath.IsAbs(path) && cmd.Dir != "" {
+		path = filepath.Join(cmd.Dir, path) // as exec runs it: from Dir
+	}
+	st, err := os.Stat(path)
 	if err == nil && (st.IsDir() || st.Mode()&0o111 == 0) {
 		err = syscall.EACCES
 	}
@@ -79,7 +84,7 @@ func Wrap(cmd *exec.Cmd, a *Attrs) error {
 	if err != nil {
 		return err
 	}
-	mark, err := json.Marshal(trampoline{Path: cmd.Path, Attrs: *a})
+	mark, err := json.Marshal(trampoline{Path: path, Attrs: *a})
 	if err != nil {
 		return err
 	}

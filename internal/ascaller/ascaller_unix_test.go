@@ -5,6 +5,7 @@ package ascaller
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -65,5 +66,24 @@ func TestCaptureAndKey(t *testing.T) {
 	b.Umask = a.Umask ^ 0o070
 	if slices.Equal(a.Key(), b.Key()) {
 		t.Error("another umask, the same key")
+	}
+}
+
+func TestWrapRelativeToDir(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "server"), []byte("#!"+sh+"\numask\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := &exec.Cmd{Path: "./server", Args: []string{"./server"}, Dir: dir, Env: []string{"PATH=" + os.Getenv("PATH")}}
+	if err := Wrap(cmd, &Attrs{Umask: 0o027}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.CombinedOutput()
+	if got := string(out); err != nil || got != "0027\n" {
+		t.Errorf("a relative command from its directory: %q, %v", got, err)
 	}
 }
