@@ -142,6 +142,8 @@ type connectOptions struct {
 	// existing: only the warm connection the daemon holds to the target
 	// will do (a task command); none is client.ErrNoWarmTarget.
 	existing bool
+	// oneShot: a one-shot connection, whatever keep-alive says.
+	oneShot bool
 }
 
 // session is one connection of a command, under the clock of its
@@ -167,6 +169,9 @@ func (a *app) connect(ctx context.Context, t *config.Target, o connectOptions) (
 	warm, err := a.keepAlive(t, 0)
 	if o.existing {
 		warm, err = &client.Warm{Existing: true, Refresh: a.g.refresh, Getenv: a.getenv, Environ: a.environ, Version: version()}, nil
+	}
+	if o.oneShot {
+		warm, err = nil, nil
 	}
 	if err != nil {
 		return nil, err

@@ -86,7 +86,7 @@ func (a *app) callTool(ctx context.Context, s *session, it *client.Item, tool st
 	}
 	a.log.Debug("server %q: tool %s runs as task %s", conn.T.Name, a.quote(tool, 200), a.quote(task.ID, 200))
 	if detach {
-		return nil, a.detached(conn, tool, task)
+		return nil, a.detached(ctx, conn, tool, task)
 	}
 	return conn.WaitTask(ctx, task, client.WaitOptions{OnStatus: a.taskProgress(conn.T.Name), Cancel: true})
 }
@@ -117,8 +117,10 @@ type detachedDoc struct {
 }
 
 // detached prints a task left running: its id alone (text), or
-// detachedDoc; a note says how to follow it.
-func (a *app) detached(conn *client.Conn, tool string, t *client.Task) error {
+// detachedDoc; a note says how to follow it, as a command that works as
+// printed: on a one-shot http or sse connection, another session is asked
+// first whether it sees the task (sessionBound).
+func (a *app) detached(ctx context.Context, conn *client.Conn, tool string, t *client.Task) error {
 	if a.asJSON() {
 		if err := a.writeDoc(detachedDoc{Server: conn.T.Name, Tool: tool, TaskID: t.ID, Status: t.Status,
 			PollIntervalMS: t.PollInterval, TTLMS: t.TTL}); err != nil {
@@ -134,8 +136,29 @@ func (a *app) detached(conn *client.Conn, tool string, t *client.Task) error {
 	if len(a.g.headers) > 0 {
 		how += " (with the same -H)" // secrets: never printed
 	}
+	if !conn.Warm() && a.sessionBound(ctx, conn.T, t.ID) {
+		a.log.Note("server %q: task %s is %s, but the server keeps its tasks in the session that started them, which ends as mcpx exits: "+
+			"nothing can wait for it; to follow one, start it on a warm connection, which keeps the session: mcpx --keep-alive %sinvoke %s %s ... --detach",
+			conn.T.Name, a.quote(t.ID, 200), a.line(t.Status, 40), a.targetFlags(), serverWord(conn.T.Name), serverWord(a.line(tool, 200)))
+		return nil
+	}
 	a.log.Note("server %q: task %s is %s; wait for its result with: %s", conn.T.Name, a.quote(t.ID, 200), a.line(t.Status, 40), how)
 	return nil
+}
+
+// sessionBound reports whether a task that a one-shot connection to t
+// started is unknown to another session of t (a new connection, one-shot:
+// as a later mcpx would make): the server binds its tasks to the session
+// that started them. Any other answer, or none, is taken as not.
+func (a *app) sessionBound(ctx context.Context, t *config.Target, id string) bool {
+	s, err := a.connect(ctx, t, connectOptions{oneShot: true})
+	if err != nil {
+		return false
+	}
+	defer s.close()
+	_, err = s.conn.GetTask(s.ctx, id)
+	var nf *config.NotFoundError
+	return errors.As(err, &nf) && nf.What == "task"
 }
 
 // targetFlags are the options of this command line that make the
