@@ -1,3 +1,5 @@
+//go:build unix
+
 package test
 
 // A forward HTTP proxy on loopback for the scripts (warm_ascaller.txtar):
