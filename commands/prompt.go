@@ -46,6 +46,7 @@ func (a *app) newPromptCmd() *cli.Command {
 			"7 timeout, 8 a safety limit, 9 --select matched nothing, 129/130/143 SIGHUP/SIGINT/SIGTERM, 141 stdout closed.",
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			o.Args = cmd.Args().Slice()
+			o.StdinUsed = a.answersStdin // --answers - read it
 			if err := o.validate(a.s.In); err != nil {
 				return err
 			}
@@ -72,7 +73,7 @@ func (a *app) prompt(ctx context.Context, o *promptOptions) error {
 	if err != nil {
 		return err
 	}
-	co := connectOptions{listen: true, stdinUsed: o.StdinUsed}
+	co := connectOptions{listen: true, stdinUsed: o.StdinUsed, op: name}
 	s, err := a.connect(ctx, t, co)
 	if err != nil {
 		return err
