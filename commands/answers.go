@@ -144,7 +144,7 @@ func (a *app) secretAnswer(name string, v gjson.Result) {
 // section of --answers over its top-level fields. Answers for fields the
 // form does not have are left for another form. A value that does not fit
 // its field is a usage error.
-func (a *app) givenFor(op string, fields []field) (map[string]json.RawMessage, []string, error) {
+func (a *app) givenFor(server, op string, fields []field) (map[string]json.RawMessage, []string, error) {
 	s := &a.answers
 	given := map[string]json.RawMessage{}
 	var names []string
@@ -155,12 +155,12 @@ func (a *app) givenFor(op string, fields []field) (map[string]json.RawMessage, [
 		if p, ok := s.pairs[f.Name]; ok {
 			v, err = f.answerText(p)
 			if err != nil {
-				return nil, nil, a.answerError("--answer "+f.Name+"=", f, p, err)
+				return nil, nil, a.answerError("--answer "+a.line(f.Name+"="+p, 200), server, f, err)
 			}
 		} else if raw, ok := s.lookup(op, f.Name); ok {
 			v, err = f.answerJSON(gjson.ParseBytes(raw))
 			if err != nil {
-				return nil, nil, a.answerError("--answers "+s.file+": ", f, string(raw), err)
+				return nil, nil, a.answerError(fmt.Sprintf("--answers %s: the answer %s", s.file, a.line(string(raw), 80)), server, f, err)
 			}
 		} else {
 			continue
@@ -182,12 +182,12 @@ func (s *answerSet) lookup(op, field string) (json.RawMessage, bool) {
 	return v, ok
 }
 
-// answerError is a given answer that does not fit its field (exit 2).
-func (a *app) answerError(where string, f *field, value string, err error) error {
+// answerError is a given answer (what) that does not fit its field of
+// server's form (exit 2).
+func (a *app) answerError(what, server string, f *field, err error) error {
 	return &UsageError{
-		Msg: fmt.Sprintf("%s%s: the server's form wants %s for field %q, not %s", where, a.line(value, 80), err.Error(),
-			a.line(f.Name, 80), a.line(value, 80)),
-		Details: map[string]any{"field": f.Name}}
+		Msg:     fmt.Sprintf("%s: field %q of server %q's form must be %s", what, a.line(f.Name, 80), server, err.Error()),
+		Details: map[string]any{"field": f.Name, "server": server}}
 }
 
 type wantError string
