@@ -488,6 +488,9 @@ func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, er
 		MaskIn:          s.a.s.Secrets().MaskIn,
 		AddSecrets:      s.a.s.AddSecrets,
 		Transports:      auth.TransportsDir(s.a.getenv),
+		HideTool:        hideTool(t), // completion is silent about hidden tools
+		TraceParent:     s.a.traceParent,
+		TraceState:      s.a.traceState,
 	})
 	if err != nil {
 		return nil, err
