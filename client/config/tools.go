@@ -153,3 +153,12 @@ func globClass(rs []rune, start int) (int, string, error) {
 	}
 	return 0, "", fmt.Errorf("a [ opens a class that no ] closes")
 }
+
+// ParseToolRules reads the JSON of a "tools" entry (nil for none).
+func ParseToolRules(raw json.RawMessage) (*ToolRules, error) {
+	r, msg := parseToolRules(raw)
+	if msg != "" {
+		return nil, &Error{Msg: msg}
+	}
+	return r, nil
+}
