@@ -261,8 +261,10 @@ func specFlags(c *cli.Command) []completions.Flag {
 			sf.TakesValue, sf.Usage = d.TakesValue(), flagUsage(d.GetUsage())
 		}
 		switch names[0] {
-		case "config", "output":
+		case "config", "output", "answers":
 			sf.Path = completions.Files
+		case "on-input":
+			sf.Values = []string{onInputDecline, onInputFail}
 		case "cache-dir", "root":
 			sf.Path = completions.Dirs
 		case "kind":
