@@ -60,10 +60,13 @@ func (a *app) newInvokeCmd() *cli.Command {
 			"content and exits 1.\n\n" +
 			"A tool whose execution.taskSupport is \"required\" is called as a task and waited for (Ctrl-C and --timeout " +
 			"cancel it); --detach starts a task and prints its id instead, for mcpx task wait (see TASKS in mcpx(1)).\n\n" +
+			"--dry-run does everything up to the call, then prints the exact tools/call params (secrets masked) and exits 0; " +
+			"a server's \"tools\" rules and --read-only are checked before any call (see HEADLESS RUNS in mcpx(1)).\n\n" +
 			"EXIT STATUS: 0 (notes allowed), 1 the tool reported an error (isError; it wins over --select matching nothing), " +
 			"a server error, a failed or cancelled task, or a malformed result, 2 usage (a bad value, missing or forbidden keys, an unreadable @FILE, " +
 			"bad --args), 3 connection, 4 no such server or tool, 5 the server does not know tools/call, 6 authentication, " +
-			"7 timeout, 8 a safety limit, 9 --select matched nothing, 129/130/143 SIGHUP/SIGINT/SIGTERM, 141 stdout closed.",
+			"7 timeout, 8 a safety limit, 9 --select matched nothing, 10 the server asked for input nobody could give (--on-input fail), " +
+			"11 mcpx's policy refused the call (a tool the server's \"tools\" rules hide, --read-only), 129/130/143 SIGHUP/SIGINT/SIGTERM, 141 stdout closed.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "args", Usage: "the whole argument object, `JSON|@FILE|-`: inline JSON, a file, or - for stdin (pairs are merged over it)", Destination: &o.ArgsFlag},
 			&cli.BoolFlag{Name: "strict", Usage: "refuse arguments the tool's input schema does not declare (else they are sent, with a warning)", Destination: &o.Strict},
