@@ -37,10 +37,6 @@ type answerSet struct {
 	file   string                                // --answers FILE ("-": stdin)
 }
 
-func (s *answerSet) empty() bool {
-	return len(s.pairs) == 0 && len(s.fields) == 0 && len(s.perOp) == 0
-}
-
 // loadAnswers reads --answer, --answers and --on-input (setup). A value
 // given for a field whose name says it is a secret is one from now on.
 func (a *app) loadAnswers() error {
