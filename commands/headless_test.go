@@ -3,6 +3,7 @@ package commands
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/tidwall/gjson"
@@ -143,5 +144,48 @@ func check(t *testing.T, what string, v json.RawMessage, err error, want, bad st
 		t.Errorf("%s: got %s, %v; want the error %q", what, v, err, bad)
 	case bad == "" && (err != nil || string(v) != want):
 		t.Errorf("%s: got %s, %v; want %s", what, v, err, want)
+	}
+}
+
+// TestAskFormAnswered: on a terminal, the fields the command line
+// answered are not asked; the others are.
+func TestAskFormAnswered(t *testing.T) {
+	a, stderr := elApp(strings.NewReader("y\nalice\n"), true)
+	a.g.answerPairs = []string{"password=hunter22"}
+	if err := a.loadAnswers(); err != nil {
+		t.Fatal(err)
+	}
+	ans := elAsk(t, a, client.Elicitation{Mode: "form", Message: "M",
+		Schema: raw(`{"properties":{"username":{"type":"string"},"password":{"type":"string","minLength":8}},"required":["username","password"]}`)})
+	if ans.Action != "accept" || string(ans.Content) != `{"username":"alice","password":"hunter22"}` {
+		t.Errorf("answer %s %s", ans.Action, ans.Content)
+	}
+	want := "mcpx: server \"s\" asks: M\nanswer? [y]es / [n]o, decline / [c]ancel: username [string]: " +
+		"mcpx: note: server \"s\": elicitation accepted with {\"username\":\"alice\",\"password\":\"***\"}\n"
+	if stderr.String() != want {
+		t.Errorf("stderr\n got %q\nwant %q", stderr, want)
+	}
+}
+
+// TestHeadlessFail: --on-input fail ends the operation with a
+// *NeedsInputError naming the fields, and answers cancel; a URL request too.
+func TestHeadlessFail(t *testing.T) {
+	a, _ := elApp(strings.NewReader(""), false)
+	a.g.onInput = onInputFail
+	ans := elAsk(t, a, client.Elicitation{Mode: "form", Message: "M",
+		Schema: raw(`{"properties":{"a":{"type":"string"},"b":{"type":"string","default":"x"}},"required":["a","b"]}`)})
+	var ne *NeedsInputError
+	if ans.Action != "cancel" || !ans.Stop || !errors.As(a.opFailed.get(), &ne) ||
+		strings.Join(ne.Fields, ",") != "a,b" || strings.Join(ne.Missing, ",") != "a" {
+		t.Fatalf("answer %+v, error %v", ans, a.opFailed.get())
+	}
+	if r := classify(ne, nil); r.ExitCode != exitNeedsInput || r.Code != "needs_input" {
+		t.Errorf("classify: %+v", r)
+	}
+	a, _ = elApp(strings.NewReader(""), false)
+	a.g.onInput = onInputFail
+	ans = elAsk(t, a, client.Elicitation{Mode: "url", Message: "Connect", URL: "https://x.example/c", ID: "1"})
+	if ans.Action != "cancel" || !ans.Stop || !errors.As(a.opFailed.get(), &ne) || ne.URL != "https://x.example/c" {
+		t.Fatalf("url: answer %+v, error %v", ans, a.opFailed.get())
 	}
 }
