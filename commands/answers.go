@@ -140,10 +140,9 @@ func (a *app) secretAnswer(name string, v gjson.Result) {
 // section of --answers over its top-level fields. Answers for fields the
 // form does not have are left for another form. A value that does not fit
 // its field is a usage error.
-func (a *app) givenFor(server, op string, fields []field) (map[string]json.RawMessage, []string, error) {
+func (a *app) givenFor(server, op string, fields []field) (map[string]json.RawMessage, error) {
 	s := &a.answers
 	given := map[string]json.RawMessage{}
-	var names []string
 	for i := range fields {
 		f := &fields[i]
 		var v json.RawMessage
@@ -151,20 +150,19 @@ func (a *app) givenFor(server, op string, fields []field) (map[string]json.RawMe
 		if p, ok := s.pairs[f.Name]; ok {
 			v, err = f.answerText(p)
 			if err != nil {
-				return nil, nil, a.answerError("--answer "+a.line(f.Name+"="+p, 200), server, f, err)
+				return nil, a.answerError("--answer "+a.line(f.Name+"="+p, 200), server, f, err)
 			}
 		} else if raw, ok := s.lookup(op, f.Name); ok {
 			v, err = f.answerJSON(gjson.ParseBytes(raw))
 			if err != nil {
-				return nil, nil, a.answerError(fmt.Sprintf("--answers %s: the answer %s", s.file, a.line(string(raw), 80)), server, f, err)
+				return nil, a.answerError(fmt.Sprintf("--answers %s: the answer %s", s.file, a.line(string(raw), 80)), server, f, err)
 			}
 		} else {
 			continue
 		}
 		given[f.Name] = v
-		names = append(names, f.Name)
 	}
-	return given, names, nil
+	return given, nil
 }
 
 // lookup finds the --answers value of field for op.

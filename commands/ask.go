@@ -43,7 +43,7 @@ func (a *app) elicitor(ctx context.Context, clk *clock, stdinUsed bool, op strin
 			return a.elicitURL(ctx, clk, e, msg, stdinUsed)
 		}
 		fields := formFields(e.Schema)
-		given, _, err := a.givenFor(e.Server, op, fields)
+		given, err := a.givenFor(e.Server, op, fields)
 		if err != nil {
 			stop(err)
 			return client.Answer{Action: "cancel", Stop: true}
