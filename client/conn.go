@@ -75,6 +75,13 @@ type Options struct {
 	// zero value remembers nothing).
 	Transports auth.Transports
 
+	// HideTool, when set, hides the tools it names from every listing
+	// (a server entry's "tools" rules; see headless.go).
+	HideTool func(name string) bool
+	// TraceParent and TraceState, when TraceParent is set, travel in
+	// every request's _meta as traceparent and tracestate (MCP SEP-414).
+	TraceParent, TraceState string
+
 	// remembered: this SSE connection is made because Transports said so,
 	// and waits at most rememberedSSEWait for the endpoint event.
 	remembered bool
@@ -144,6 +151,8 @@ type Conn struct {
 	warmRetry  atomic.Bool // the daemon's http or sse connection failed its handshake
 	// warmFirstPost: the HTTP status of its first POST (for the SSE fallback)
 	warmFirstPost atomic.Int64
+
+	times timings // the time of each phase (see Timings)
 }
 
 // lostSignal is closed when a connection is known dead. The watchers of a
@@ -253,6 +262,9 @@ func connectFallback(ctx context.Context, t *config.Target, o Options, tokens *a
 		or := o
 		or.remembered = true
 		c, err := connect(ctx, t, or, config.SSE, tokens)
+		if errors.Is(err, ErrNoWarmTarget) {
+			return nil, err // the one a remembered SSE server would have
+		}
 		if err != nil && c != nil && c.warmRetry.Load() && ctx.Err() == nil {
 			or.Warm = nil
 			c, err = connect(ctx, t, or, config.SSE, tokens)
@@ -342,6 +354,7 @@ func connect(ctx context.Context, t *config.Target, o Options, kind string, toke
 	if ctx.Err() != nil { // interrupted or out of time already: start nothing
 		return nil, c.classify(ctx, "start", ctx.Err())
 	}
+	start := time.Now()
 	tr, err := c.openTransport(ctx, o, tokens, listen)
 	if err != nil {
 		return nil, err
@@ -353,12 +366,15 @@ func connect(ctx context.Context, t *config.Target, o Options, kind string, toke
 	if err != nil {
 		return c, err
 	}
+	c.times.add(&c.times.t.Connect, time.Since(start))
+	start = time.Now()
 	if err := c.initialize(ctx, wrapped, life, o); err != nil {
 		return c, err
 	}
 	if err := c.afterInitialize(ctx, o); err != nil {
 		return c, err
 	}
+	c.times.add(&c.times.t.Initialize, time.Since(start))
 	return c, nil
 }
 
@@ -470,6 +486,7 @@ func (c *Conn) sse(ctx context.Context, hc *http.Client, o Options) (mcptranspor
 func (c *Conn) startClient(ctx context.Context, tr mcptransport.Interface, o Options, listen bool) (mcptransport.Interface, context.Context, error) {
 	wrapped, tapBase := wrapTap(tr, c.hooks)
 	c.tap = tapBase
+	tapBase.trace = o.traceMeta()
 	tapBase.outlive = c.kind == config.SSE && !c.warm
 	if listen {
 		// The legacy handshake's last step: the server may send its first
@@ -849,6 +866,12 @@ func (c *Conn) adopt(n *Conn) {
 	c.Protocol, c.ServerName, c.ServerVersion, c.Caps, c.Instructions = n.Protocol, n.ServerName, n.ServerVersion, n.Caps, n.Instructions
 	c.mc, c.hooks, c.tap, c.kind, c.proc, c.rt, c.limit, c.stop, c.lost = n.mc, n.hooks, n.tap, n.kind, n.proc, n.rt, n.limit, n.stop, n.lost
 	c.logLevel, c.headerTools = n.logLevel, n.headerTools
+	n.times.mu.Lock()
+	c.times.mu.Lock()
+	c.times.t.Connect += n.times.t.Connect
+	c.times.t.Initialize += n.times.t.Initialize
+	c.times.mu.Unlock()
+	n.times.mu.Unlock()
 	c.warm, c.warmStderr = n.warm, n.warmStderr
 }
 
@@ -860,7 +883,11 @@ func (c *Conn) callRawOnce(ctx context.Context, method string, send func(context
 	}
 	refusals := c.hooks.refusals()
 	gctx, cancel := c.guard(ctx)
+	start := time.Now()
 	raw, err := send(gctx)
+	if method != "logging/setLevel" { // counted with the handshake
+		c.count(method, start)
+	}
 	cancel()
 	c.hooks.endCall()
 	refused := c.hooks.refusals() > refusals
@@ -897,8 +924,12 @@ func (c *Conn) cancelled(id mcp.RequestId, method string, why error) {
 		return
 	}
 	reason := "mcpx was interrupted"
-	if errors.Is(why, context.DeadlineExceeded) {
+	var r CancelReasoner
+	switch {
+	case errors.Is(why, context.DeadlineExceeded):
 		reason = "mcpx timed out"
+	case errors.As(why, &r):
+		reason = r.CancelReason()
 	}
 	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{
 		Method: string(mcp.MethodNotificationCancelled),

@@ -57,6 +57,10 @@ type Answer struct {
 	// moment later, maybe, than the one the question watched (a context's
 	// children are cancelled after its own Done is closed).
 	Interrupted bool
+	// Stop: mcpx ends the operation here (nobody could answer, see
+	// HEADLESS RUNS in mcpx(1)): as for Interrupted, the request that
+	// asked is not sent again with the answer.
+	Stop bool
 }
 
 // Root is one root mcpx offers (a file:// URI and its name).

@@ -22,6 +22,7 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/ascaller"
 	"github.com/mcpx-cli/mcpx/internal/daemon"
 )
 
@@ -43,7 +44,15 @@ type Warm struct {
 	// MaxWarm bounds the targets the daemon holds ("maxWarm"; 0: the
 	// daemon's default).
 	MaxWarm int
+	// Existing: use the warm connection the daemon holds to the target,
+	// alive, and never start one (nor the daemon): a task command, whose
+	// task a new server cannot know. None is ErrNoWarmTarget.
+	Existing bool
 }
+
+// ErrNoWarmTarget: Warm.Existing asked for the daemon's connection to a
+// target, and no daemon holds one.
+var ErrNoWarmTarget = errors.New("no warm connection to the server is open")
 
 // UnsupportedWarmError is keep-alive asked for on the command line where
 // the platform has no daemon (exit 2).
@@ -81,6 +90,11 @@ func (c *Conn) openWarm(ctx context.Context, o Options) (mcptransport.Interface,
 		if ctx.Err() != nil {
 			return nil, c.classify(ctx, "start", ctx.Err())
 		}
+		if w.Existing {
+			// Whatever keeps the daemon from answering, it holds no
+			// connection this process can use.
+			return nil, ErrNoWarmTarget
+		}
 		if errors.Is(err, daemon.ErrStart) {
 			return nil, errOneShot
 		}
@@ -115,8 +129,10 @@ func (c *Conn) openWarm(ctx context.Context, o Options) (mcptransport.Interface,
 
 // warmHello is the attach of c's target: the resolved entry (a stdio
 // server's command, environment and directory, or an http or sse server's
-// URL and headers), what else makes the connection (identity), and how
-// long it stays.
+// URL and headers), what else makes the connection (identity), what of
+// this process the connection is made as (a stdio server's umask and
+// resource limits, an http or sse server's proxy and CA variables), and
+// how long it stays.
 func (c *Conn) warmHello(o Options) daemon.Hello {
 	w, t := o.Warm, c.T
 	dir := t.Dir
@@ -129,12 +145,13 @@ func (c *Conn) warmHello(o Options) daemon.Hello {
 	}
 	spec := &daemon.Spec{Name: t.Name, Transport: "stdio", Command: t.Command, Argv0: t.Argv0, Args: t.Args,
 		Env: t.Env, Dir: dir, MessageCeiling: o.MessageCeiling, Secrets: t.Secrets,
-		Identity: c.identity(o)}
+		Identity: c.identity(o), AsCaller: ascaller.Capture()}
 	if c.kind != config.Stdio {
 		spec = &daemon.Spec{Name: t.Name, Transport: c.kind, URL: t.URL, Headers: t.Headers,
-			MessageCeiling: o.MessageCeiling, Secrets: t.Secrets, Identity: c.identity(o)}
+			MessageCeiling: o.MessageCeiling, Secrets: t.Secrets, Identity: c.identity(o),
+			NetEnv: daemon.NetEnv(w.Environ)}
 	}
-	hello := daemon.Hello{Spec: spec, KeepAlive: w.KeepAlive, Refresh: w.Refresh, MaxWarm: w.MaxWarm}
+	hello := daemon.Hello{Spec: spec, KeepAlive: w.KeepAlive, Refresh: w.Refresh, MaxWarm: w.MaxWarm, Existing: w.Existing}
 	if c.kind != config.Stdio && c.tokens != nil {
 		// The credential identity is the token store's entry (in the
 		// target); the token itself goes with each attach, refreshed here.

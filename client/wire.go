@@ -435,5 +435,5 @@ func (h *serverHooks) answerInputElicit(ctx context.Context, id string, raw json
 	if a.Content != nil {
 		res.Content = a.Content
 	}
-	return res, a.Interrupted
+	return res, a.Interrupted || a.Stop
 }

@@ -269,8 +269,10 @@ func specFlags(c *cli.Command) []completions.Flag {
 			sf.TakesValue, sf.Usage = d.TakesValue(), flagUsage(d.GetUsage())
 		}
 		switch names[0] {
-		case "config", "output":
+		case "config", "output", "answers":
 			sf.Path = completions.Files
+		case "on-input":
+			sf.Values = []string{onInputDecline, onInputFail}
 		case "cache-dir", "root":
 			sf.Path = completions.Dirs
 		case "kind":
@@ -513,6 +515,9 @@ func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, er
 		MaskIn:          s.a.s.Secrets().MaskIn,
 		AddSecrets:      s.a.s.AddSecrets,
 		Transports:      auth.TransportsDir(s.a.getenv),
+		HideTool:        hideTool(t), // completion is silent about hidden tools
+		TraceParent:     s.a.traceParent,
+		TraceState:      s.a.traceState,
 	})
 	if err != nil {
 		return nil, err

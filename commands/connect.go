@@ -140,6 +140,14 @@ type connectOptions struct {
 	listen bool
 	// stdinUsed: stdin gave a value, so no question can be asked on it.
 	stdinUsed bool
+	// existing: only the warm connection the daemon holds to the target
+	// will do (a task command); none is client.ErrNoWarmTarget.
+	existing bool
+	// oneShot: a one-shot connection, whatever keep-alive says.
+	oneShot bool
+	// op: the tool or prompt whose section of --answers answers the
+	// server's forms.
+	op string
 }
 
 // session is one connection of a command, under the clock of its
@@ -154,6 +162,8 @@ type session struct {
 	a   *app
 	clk *clock
 	end context.CancelFunc
+	// timed: --timings has reported the connection (at its first close).
+	timed sync.Once
 }
 
 // connect connects to t under t's own --timeout.
@@ -163,6 +173,12 @@ func (a *app) connect(ctx context.Context, t *config.Target, o connectOptions) (
 		return nil, err
 	}
 	warm, err := a.keepAlive(t, 0)
+	if o.existing {
+		warm, err = &client.Warm{Existing: true, Refresh: a.g.refresh, Getenv: a.getenv, Environ: a.environ, Version: version()}, nil
+	}
+	if o.oneShot {
+		warm, err = nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -178,12 +194,15 @@ func (a *app) connect(ctx context.Context, t *config.Target, o connectOptions) (
 		Mask:            a.s.Mask,
 		MaskIn:          a.s.Secrets().MaskIn,
 		AddSecrets:      a.s.AddSecrets,
-		Elicit:          a.elicitor(ctx, clk, o.stdinUsed),
+		Elicit:          a.elicitor(ctx, clk, o.stdinUsed || a.answersStdin, o.op),
 		Roots:           roots,
 		OnLog:           a.onLog,
 		OnProgress:      a.onProgress,
 		Listen:          o.listen,
 		Transports:      auth.TransportsDir(a.getenv),
+		HideTool:        hideTool(t),
+		TraceParent:     a.traceParent,
+		TraceState:      a.traceState,
 	}
 	if o.listen && !a.g.verbose {
 		// Servers often default to errors only: ask for what mcpx shows.
@@ -206,6 +225,7 @@ func (a *app) connect(ctx context.Context, t *config.Target, o connectOptions) (
 // close closes the connection (stopping a stdio server) and stops the
 // clock. It may be called more than once.
 func (s *session) close() {
+	s.timed.Do(func() { s.a.reportTimings(s) })
 	s.a.log.Progress("")
 	s.conn.Close()
 	s.end()

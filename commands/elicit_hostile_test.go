@@ -131,7 +131,7 @@ func TestHostileNotesDuringAQuestion(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 		_, _ = io.WriteString(inW, "Ann\n")
 	}()
-	ans := a.elicitor(context.Background(), clk, false)(context.Background(), client.Elicitation{Server: "s", Mode: "form", Message: "Name?",
+	ans := a.elicitor(context.Background(), clk, false, "")(context.Background(), client.Elicitation{Server: "s", Mode: "form", Message: "Name?",
 		Schema: raw(`{"properties":{"name":{"type":"string","description":"your name"}},"required":["name"]}`)})
 	close(quit)
 	wg.Wait()
@@ -175,7 +175,7 @@ func TestHostileInterruptedQueue(t *testing.T) {
 	defer stop()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // Ctrl-C, while questions were queued
-	elicit := a.elicitor(ctx, clk, false)
+	elicit := a.elicitor(ctx, clk, false, "")
 	for i := range 3 {
 		ans := elicit(context.Background(), client.Elicitation{Server: "s", Mode: "form", Message: fmt.Sprintf("queued %d", i), Schema: raw(`{"properties":{}}`)})
 		if ans.Action != "cancel" {

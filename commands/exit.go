@@ -92,6 +92,8 @@ var exitCodes = map[string]int{
 	"bad_content":  exitFailed,
 	"tool_error":   exitFailed,
 	"strict":       exitFailed,
+	"needs_input":  exitNeedsInput,
+	"denied":       exitDenied,
 }
 
 // classify maps an error (and the signal that interrupted mcpx, if any) to the

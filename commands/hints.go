@@ -48,6 +48,8 @@ func hints(f failure) []string {
 		if g, ok := jqPath(e.Path); ok {
 			return []string{fmt.Sprintf("--select takes a gjson path, not jq's syntax: try --select %s", shellArg(g))}
 		}
+	case interface{ ErrorHints() []string }:
+		return e.ErrorHints()
 	case *daemon.NoAnswerError:
 		switch {
 		case e.Pid <= 0:

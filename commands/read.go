@@ -54,7 +54,7 @@ func (a *app) newReadCmd() *cli.Command {
 			"EXIT STATUS: 0 (notes allowed), 1 a server error, a malformed item or a failed -o write, 2 usage (flags, " +
 			"pattern, template, no cache directory), 3 connection, 4 no such server or resource, 5 the server has no " +
 			"resources, 6 authentication, 7 timeout, 8 a safety limit (message or decode ceiling, spill directory, binary " +
-			"content for a terminal), 9 --select matched nothing, 129/130/143 SIGHUP/SIGINT/SIGTERM, 141 stdout closed.",
+			"content for a terminal), 9 --select matched nothing, 10 the server asked for input nobody could give (--on-input fail), 129/130/143 SIGHUP/SIGINT/SIGTERM, 141 stdout closed.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "pattern", Usage: "keep lines of text matching the Go regexp `RE`, with 2 lines of context", Destination: &o.PatternText},
 			&cli.IntFlag{Name: "offset", Usage: "start each text item at byte `N` (of the filtered text with --pattern)", Destination: &o.Offset},

@@ -28,7 +28,7 @@ mod=$(go list -m)
 # "*" for any, nothing for none; exits 1 when PKG has no rule.
 allowed() {
 	case $1 in
-	cmd/mcpx) echo 'commands output' ;;
+	cmd/mcpx) echo 'commands internal/ascaller output' ;;
 	commands) echo 'client client/* commands/demo completions internal/* output render' ;;
 	commands/demo) echo 'internal/*' ;;
 	completions | output | render) echo 'internal/*' ;;

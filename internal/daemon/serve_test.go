@@ -352,3 +352,42 @@ func TestServeMaxWarm(t *testing.T) {
 	two.Close()
 	d.stop(t)
 }
+
+// TestServeExisting: an attach of an existing target (a task command)
+// binds to the target held, and never starts one: none is ErrNoTarget,
+// and the daemon holds nothing of it.
+func TestServeExisting(t *testing.T) {
+	d := startDaemon(t)
+	spec := &Spec{Name: "echo", Transport: "stdio", Command: d.self, Env: append(os.Environ(), echoEnv+"=1")}
+	held := func() int {
+		t.Helper()
+		rep, ok, err := Ask(d.ctx, d.env, Hello{Op: OpStatus})
+		if err != nil || !ok {
+			t.Fatalf("status: %v %v", ok, err)
+		}
+		return len(rep.Status)
+	}
+	if nc, _, err := Attach(d.ctx, d.env, Hello{Spec: spec, Existing: true}); !errors.Is(err, ErrNoTarget) {
+		if nc != nil {
+			nc.Close()
+		}
+		t.Fatalf("an existing attach with no target: %v, want ErrNoTarget", err)
+	}
+	if n := held(); n != 0 {
+		t.Fatalf("the existing attach started %d targets", n)
+	}
+	nc, _, err := Attach(d.ctx, d.env, Hello{Spec: spec, KeepAlive: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc.Close()
+	nc, _, err = Attach(d.ctx, d.env, Hello{Spec: spec, Existing: true})
+	if err != nil {
+		t.Fatalf("an existing attach of the target held: %v", err)
+	}
+	nc.Close()
+	if n := held(); n != 1 {
+		t.Fatalf("%d targets held, want 1", n)
+	}
+	d.stop(t)
+}
