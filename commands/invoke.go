@@ -108,6 +108,21 @@ func (o *invokeOptions) validate(stdin io.Reader) error {
 	return err
 }
 
+// inputSchemaOf is the input schema that types a tool's arguments: nil,
+// with a note, when the listing did not complete (incomplete says how) or
+// the tool has none and arguments were given.
+func (a *app) inputSchemaOf(server, tool string, it *client.Item, incomplete string, given bool) json.RawMessage {
+	switch {
+	case it == nil:
+		a.log.Note("server %q: the tool listing %s, so %s is called without its schema: values are sent as strings, unchecked", server, incomplete, a.quote(tool, 200))
+	case it.InputSchema == nil && given:
+		a.log.Note("server %q: tool %s has no input schema: values are sent as strings, unchecked", server, a.quote(tool, 200))
+	default:
+		return it.InputSchema
+	}
+	return nil
+}
+
 func (a *app) invoke(ctx context.Context, o *invokeOptions) error {
 	srv, tool := o.Server, o.Tool
 	t, err := a.target(srv)
@@ -130,16 +145,7 @@ func (a *app) invoke(ctx context.Context, o *invokeOptions) error {
 	if err != nil {
 		return err
 	}
-	given := o.Base != nil || len(o.Pairs) > 0
-	var schema json.RawMessage
-	switch {
-	case it == nil:
-		a.log.Note("server %q: the tool listing %s, so %s is called without its schema: values are sent as strings, unchecked", conn.T.Name, incomplete, a.quote(tool, 200))
-	case it.InputSchema == nil && given:
-		a.log.Note("server %q: tool %s has no input schema: values are sent as strings, unchecked", conn.T.Name, a.quote(tool, 200))
-	default:
-		schema = it.InputSchema
-	}
+	schema := a.inputSchemaOf(conn.T.Name, tool, it, incomplete, o.Base != nil || len(o.Pairs) > 0)
 	args, undeclared, err := toolArgs(tool, o.Base, o.Pairs, schema, a.s.Secrets())
 	if err != nil {
 		return err
