@@ -74,10 +74,19 @@ var conformanceScenarios = []conformanceScenario{
 	{"0.2", "auth/2025-03-26-oauth-metadata-backcompat"},
 	{"0.2", "auth/2025-03-26-oauth-endpoint-fallback"},
 	{"0.2", "auth/resource-mismatch"}, // mcpx login refuses (exit 6): the expected outcome
-	// 0.2 checks application_type in the registration of these (SEP-837),
-	// which mcpx does not send yet; 0.1.16 checks the rest.
-	{"0.1", "auth/offline-access-scope"},
-	{"0.1", "auth/offline-access-not-supported"},
+	{"0.2", "auth/offline-access-scope"},
+	{"0.2", "auth/offline-access-not-supported"},
+	// The protected resource names another authorization server after the
+	// first token: the adapter logs in again (the 401's hint) and mcpx
+	// registers anew there, never reusing the first one's client (SEP-2352).
+	{"0.2", "auth/authorization-server-migration"},
+	// RFC 9207: the redirect's iss compared with the metadata's issuer; the
+	// three that refuse it end the login with exit 6, which they allow.
+	{"0.2", "auth/iss-supported"},
+	{"0.2", "auth/iss-not-advertised"},
+	{"0.2", "auth/iss-supported-missing"},
+	{"0.2", "auth/iss-wrong-issuer"},
+	{"0.2", "auth/iss-unexpected"},
 	{"0.2", "auth/metadata-issuer-mismatch"}, // mcpx login refuses (exit 6): the expected outcome
 	// Machine to machine: "grant": "client_credentials" with the context's
 	// private key (private_key_jwt) or secret (client_secret_basic); no

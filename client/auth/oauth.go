@@ -553,7 +553,10 @@ func (h *oauthHTTP) register(ctx context.Context, as *authServer, redirect, vers
 		}
 	}
 	doc := map[string]any{
-		"client_name":                "mcpx",
+		"client_name": "mcpx",
+		// A native client (OpenID Connect Dynamic Registration §2, SEP-837):
+		// its redirect is a loopback URI.
+		"application_type":           "native",
 		"redirect_uris":              []string{redirect},
 		"grant_types":                []string{"authorization_code", "refresh_token"},
 		"response_types":             []string{"code"},

@@ -758,6 +758,7 @@ func TestRegister(t *testing.T) {
 			} else {
 				want := map[string]any{
 					"client_name":                "mcpx",
+					"application_type":           "native",
 					"redirect_uris":              []any{redirect},
 					"grant_types":                []any{"authorization_code", "refresh_token"},
 					"response_types":             []any{"code"},
