@@ -80,13 +80,15 @@ var conformanceScenarios = []conformanceScenario{
 	// first token: the adapter logs in again (the 401's hint) and mcpx
 	// registers anew there, never reusing the first one's client (SEP-2352).
 	{"0.2", "auth/authorization-server-migration"},
-	// RFC 9207: the redirect's iss compared with the metadata's issuer; the
-	// three that refuse it end the login with exit 6, which they allow.
+	// RFC 9207: the redirect's iss compared with the metadata's issuer as
+	// strings; the four that refuse it end the login with exit 6, which they
+	// allow.
 	{"0.2", "auth/iss-supported"},
 	{"0.2", "auth/iss-not-advertised"},
 	{"0.2", "auth/iss-supported-missing"},
 	{"0.2", "auth/iss-wrong-issuer"},
 	{"0.2", "auth/iss-unexpected"},
+	{"0.2", "auth/iss-normalized"},
 	{"0.2", "auth/metadata-issuer-mismatch"}, // mcpx login refuses (exit 6): the expected outcome
 	// Machine to machine: "grant": "client_credentials" with the context's
 	// private key (private_key_jwt) or secret (client_secret_basic); no

@@ -934,7 +934,7 @@ func TestLoginRegistered(t *testing.T) {
 func TestLoginConfiguredClient(t *testing.T) {
 	as := newCAAS(t)
 	as.tokenScope = "files:read"
-	as.iss = as.URL + "/" // the issuer, with a trailing slash
+	as.iss = as.URL // the issuer, exactly
 	tg := &config.Target{Name: "srv", Transport: config.HTTP, URL: as.URL + "/mcp", TokenDir: t.TempDir(),
 		OAuth: &config.OAuthConfig{ClientID: "cfg:id", ClientSecret: "cfg secret", Scopes: []string{"ignored"}}}
 	open, browsed, _ := caBrowser(t, nil)
@@ -1019,6 +1019,11 @@ func TestLoginRefused(t *testing.T) {
 	}{
 		{"iss mismatch", func(as *caAS) { as.iss = "https://evil.example" },
 			`the authorization redirect came from issuer "https://evil.example", not "%[1]s" (RFC 9207); nothing was accepted`, true, 400, false},
+		// RFC 9207 §2.4: simple string comparison, no URL normalization.
+		{"iss with a trailing slash", func(as *caAS) { as.iss = as.URL + "/" },
+			`the authorization redirect came from issuer "%[1]s/", not "%[1]s" (RFC 9207); nothing was accepted`, true, 400, false},
+		{"iss in upper case", func(as *caAS) { as.iss = strings.ToUpper(as.URL) },
+			`the authorization redirect came from issuer "%[2]s", not "%[1]s" (RFC 9207); nothing was accepted`, true, 400, false},
 		{"refused", func(as *caAS) { as.redirectErr = "access_denied" },
 			"the authorization server refused: access_denied: the user said no", true, 400, false},
 		{"no code", func(as *caAS) { as.noCode = true },
@@ -1042,7 +1047,7 @@ func TestLoginRefused(t *testing.T) {
 			if tok != nil {
 				t.Errorf("Login = %+v", tok)
 			}
-			if msg, want := oaAuthMsg(t, err), strings.ReplaceAll(c.wantMsg, "%[1]s", as.URL); msg != want {
+			if msg, want := oaAuthMsg(t, err), strings.NewReplacer("%[1]s", as.URL, "%[2]s", strings.ToUpper(as.URL)).Replace(c.wantMsg); msg != want {
 				t.Errorf("error:\n got %q\nwant %q", msg, want)
 			}
 			var ae *Error

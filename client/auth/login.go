@@ -454,7 +454,9 @@ func (cb *callback) check(q url.Values) callbackResult {
 			msg += ": " + d
 		}
 		res.err = fmt.Errorf("the authorization server refused: %s", text.OneLine(msg))
-	case q.Get("iss") != "" && strings.TrimSuffix(q.Get("iss"), "/") != strings.TrimSuffix(cb.issuer, "/"):
+	case q.Get("iss") != "" && q.Get("iss") != cb.issuer:
+		// Simple string comparison (RFC 9207 §2.4): no case folding, port
+		// elision, trailing slash or percent-decoding.
 		res.err = fmt.Errorf("the authorization redirect came from issuer %q, not %q (RFC 9207); nothing was accepted", text.OneLine(q.Get("iss")), cb.issuer)
 	case q.Get("iss") == "" && cb.issRequired:
 		res.err = fmt.Errorf("the authorization redirect lacks the iss parameter its server's metadata promises (RFC 9207); nothing was accepted")
