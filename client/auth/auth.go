@@ -7,6 +7,8 @@ package auth
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 	"sync"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // Info is the OAuth state of a server as a connection saw it.
@@ -50,6 +53,10 @@ type Source struct {
 	refreshed bool   // one refresh per connection at most
 	// grantFailed: the client_credentials grant failed (why says how).
 	grantFailed bool
+	// movedTo: the server refused the stored token and its
+	// protected-resource metadata now names this authorization server,
+	// not the token's issuer (SEP-2352).
+	movedTo string
 }
 
 // NewSource loads the stored token of an http or sse target, refreshing
@@ -199,7 +206,11 @@ func (a *Source) grant(ctx context.Context, cur *StoredToken, stale string) bool
 			return true
 		}
 	}
-	nt, err := clientCredentials(ctx, a.t, a.server, cur, grantOptions{mask: a.o.Mask, addSecrets: a.o.AddSecrets, note: a.o.Note})
+	prev := cur
+	if a.movedTo != "" {
+		prev = nil // another authorization server: discovered anew, never the stored one's endpoint
+	}
+	nt, err := clientCredentials(ctx, a.t, a.server, prev, grantOptions{mask: a.o.Mask, addSecrets: a.o.AddSecrets, note: a.o.Note})
 	if err != nil {
 		a.grantFailed = true
 		a.why = strings.Replace(bare(err), refusedGrant, "the token endpoint answered ", 1)
@@ -219,15 +230,54 @@ func (a *Source) grant(ctx context.Context, cur *StoredToken, stale string) bool
 
 // Retry reports whether a refused connection is worth one more attempt: a
 // 401 to a stored token that a refresh has now replaced.
+//
+// The credentials of one authorization server are never presented to
+// another (SEP-2352): when the server's protected-resource metadata (the
+// 401's resource_metadata) no longer names the stored token's issuer, the
+// token is not refreshed there; a machine grant discovers the new
+// authorization server and asks it, an authorization-code token is left
+// for a new login (Explain says why).
 func (a *Source) Retry(ctx context.Context, ae *Error) bool {
 	a.mu.Lock()
 	used := a.state == "token" && !a.refreshed && ae.Status == 401
-	stale := ""
+	stale, issuer := "", ""
 	if used {
-		stale = a.tok.AccessToken
+		stale, issuer = a.tok.AccessToken, a.tok.Issuer
 	}
 	a.mu.Unlock()
-	return used && ctx.Err() == nil && a.refresh(ctx, stale)
+	if !used || ctx.Err() != nil {
+		return false
+	}
+	if moved := a.movedAuthServer(ctx, ae.ResourceMetadata, issuer); moved != "" {
+		a.mu.Lock()
+		a.movedTo = moved
+		a.mu.Unlock()
+		if !machine(a.t) {
+			return false
+		}
+	}
+	return a.refresh(ctx, stale)
+}
+
+// movedAuthServer reads the protected-resource metadata a 401 named and
+// returns its first authorization server when it does not list issuer
+// (the one that issued the stored token); "" when it does, or when the
+// metadata cannot be read (the refresh then goes on as before).
+func (a *Source) movedAuthServer(ctx context.Context, prmURL, issuer string) string {
+	if prmURL == "" || issuer == "" || checkEndpoint("resource_metadata", prmURL, true) != nil {
+		return ""
+	}
+	var prm prmDoc
+	h := newOAuthHTTP(a.t.Name, a.o.Mask)
+	if st, err := h.getJSON(ctx, prmURL, &prm); err != nil || st != http.StatusOK || len(prm.AuthorizationServers) == 0 {
+		return ""
+	}
+	for _, s := range prm.AuthorizationServers {
+		if strings.TrimSuffix(s, "/") == strings.TrimSuffix(issuer, "/") {
+			return ""
+		}
+	}
+	return prm.AuthorizationServers[0]
 }
 
 // Explain adds to a 401 what mcpx had: an expired token, or one the server
@@ -240,6 +290,10 @@ func (a *Source) Explain(ae *Error) {
 		return
 	}
 	if ae.Status != 401 || a.tok == nil {
+		return
+	}
+	if a.movedTo != "" && a.state == "token" {
+		ae.Token, ae.Why = "moved", fmt.Sprintf("its protected-resource metadata now names the authorization server %s, not %s, which issued the stored token", text.OneLine(a.movedTo), a.tok.Issuer)
 		return
 	}
 	switch a.state {

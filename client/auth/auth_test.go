@@ -687,6 +687,8 @@ type caAS struct {
 	tokenDelay  time.Duration             // the token endpoint answers after this
 	regFail     bool                      // the registration endpoint refuses
 	onAuthorize func(redirect url.Values) // sees the redirect's parameters
+	prmAS       string                    // the PRM's authorization server ("" this one)
+	regClientID string                    // the client_id registration gives ("" dyn-client)
 
 	reqs      []string
 	authQuery url.Values
@@ -719,7 +721,11 @@ func (as *caAS) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer resource_metadata="%s/.well-known/oauth-protected-resource/mcp", scope="read write"`, as.URL))
 		w.WriteHeader(401)
 	case "GET /.well-known/oauth-protected-resource/mcp":
-		oaWriteJSON(w, 200, map[string]any{"resource": as.URL + "/mcp", "authorization_servers": []string{as.URL}, "scopes_supported": []string{"read", "write", "admin"}})
+		issuer := as.URL
+		if as.prmAS != "" {
+			issuer = as.prmAS
+		}
+		oaWriteJSON(w, 200, map[string]any{"resource": as.URL + "/mcp", "authorization_servers": []string{issuer}, "scopes_supported": []string{"read", "write", "admin"}})
 	case "GET /.well-known/oauth-authorization-server":
 		doc := oaASDoc(as.URL)
 		if as.methods != nil {
@@ -736,6 +742,8 @@ func (as *caAS) serve(w http.ResponseWriter, r *http.Request) {
 		_ = json.NewDecoder(r.Body).Decode(&as.regBody)
 		if as.regFail {
 			oaWriteJSON(w, 400, `{"error":"invalid_client_metadata"}`)
+		} else if as.regClientID != "" {
+			oaWriteJSON(w, 201, map[string]any{"client_id": as.regClientID})
 		} else if as.regBody["token_endpoint_auth_method"] == "none" {
 			oaWriteJSON(w, 201, `{"client_id":"dyn-client"}`)
 		} else {

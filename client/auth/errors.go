@@ -15,7 +15,9 @@ type Error struct {
 	Scope            string // the scopes a 403 insufficient_scope requires
 	// Token is what mcpx had: "" nothing stored, "expired" a stored token
 	// past its expiry that could not be refreshed, "rejected" a stored
-	// token the server refused.
+	// token the server refused, "moved" a stored token of an authorization
+	// server the server no longer names (SEP-2352), "grant" a failed
+	// machine grant.
 	Token     string
 	ExpiredAt time.Time
 	Why       string // why the refresh failed
@@ -43,6 +45,8 @@ func (e *Error) Error() string {
 		} else {
 			msg += " and there is no refresh token"
 		}
+	case e.Token == "moved":
+		msg = fmt.Sprintf("server %q rejected the stored token (HTTP %d): %s", e.Server, e.Status, e.Why)
 	case e.Token == "grant":
 		msg += "; the client_credentials grant failed: " + e.Why
 	case e.Token == "rejected":

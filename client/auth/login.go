@@ -70,6 +70,11 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 	if err != nil {
 		return nil, err
 	}
+	if prev, _ := store.load(server); prev != nil && prev.Issuer != "" && strings.TrimSuffix(prev.Issuer, "/") != strings.TrimSuffix(as.Issuer, "/") {
+		// SEP-2352: nothing of the old authorization server's (its client,
+		// its tokens) is presented to the new one.
+		o.Note("the server's authorization server is now %s (the stored token is from %s): logging in there anew", text.OneLine(as.Issuer), prev.Issuer)
+	}
 	ln, redirect, err := listenForRedirect(t.Name, o.Listen)
 	if err != nil {
 		return nil, err
