@@ -100,7 +100,11 @@ func (c *Conn) authError() *auth.Error {
 	}
 	_, meta := c.rt.AuthChallenge("resource_metadata")
 	_, scope := c.rt.AuthChallenge("scope")
-	return &auth.Error{Server: c.T.Name, Status: st, ResourceMetadata: c.shown(meta), Scope: c.shown(scope)}
+	ae := &auth.Error{Server: c.T.Name, Status: st, ResourceMetadata: c.shown(meta), Scope: c.shown(scope)}
+	if st == http.StatusForbidden && c.tokens != nil {
+		c.tokens.Explain(ae) // the scopes of the refused token, for the hint
+	}
+	return ae
 }
 
 // classify turns a transport-level failure into one of the typed errors.

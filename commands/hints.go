@@ -211,7 +211,8 @@ func authHints(e *auth.Error) []string {
 	}
 	login := "mcpx login " + serverWord(e.Server)
 	if e.Status == 403 && e.Scope != "" {
-		for _, s := range e.Scopes() {
+		// The refused token's scopes too: a step-up keeps them (SEP-2350).
+		for _, s := range e.LoginScopes() {
 			login += " --scope " + serverWord(s)
 		}
 		return []string{"log in again with the scopes it requires: " + login}

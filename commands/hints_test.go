@@ -30,6 +30,8 @@ func TestHints(t *testing.T) {
 		{"403 with scopes", &auth.Error{Server: "srv", Status: 403, Scope: "files:read  files:write"},
 			[]string{"log in again with the scopes it requires: mcpx login srv --scope files:read --scope files:write"}},
 		{"403 without scopes", &auth.Error{Server: "srv", Status: 403}, login("srv")},
+		{"403 to a token with scopes", &auth.Error{Server: "srv", Status: 403, Scope: "mcp:write", Granted: "mcp:basic mcp:write"},
+			[]string{"log in again with the scopes it requires: mcpx login srv --scope mcp:basic --scope mcp:write"}},
 		{"a URL server", &auth.Error{Server: "https://rs.example/mcp?a=1&b=2", Status: 403, Scope: "x"},
 			[]string{"log in again with the scopes it requires: mcpx login 'https://rs.example/mcp?a=1&b=2' --scope x"}},
 		{"a URL server, 401", &auth.Error{Server: "https://rs.example/mcp?a=1&b=2", Status: 401}, login("'https://rs.example/mcp?a=1&b=2'")},

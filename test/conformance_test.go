@@ -59,10 +59,10 @@ var conformanceScenarios = []conformanceScenario{
 	{"0.2", "auth/scope-from-www-authenticate"},
 	{"0.2", "auth/scope-from-scopes-supported"},
 	{"0.2", "auth/scope-omitted-when-undefined"},
-	// In 0.2 the first 401 comes from tools/list, which mcpx login does not
-	// probe, and the 403 names only the missing scope (docs/conformance-2026.md):
-	// 0.1.16's version of the scenario still holds the step-up itself.
-	{"0.1", "auth/scope-step-up"},
+	// The first 401 comes from tools/list (initialize is let through), which
+	// mcpx login probes too; the 403 names only the added scope, and the
+	// hint (error.login_scopes) keeps the granted one (SEP-2350).
+	{"0.2", "auth/scope-step-up"},
 	{"0.2", "auth/scope-retry-limit"}, // the suite allows the adapter's exit 1 here
 	{"0.2", "auth/token-endpoint-auth-basic"},
 	{"0.2", "auth/token-endpoint-auth-post"},

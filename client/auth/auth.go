@@ -282,9 +282,18 @@ func (a *Source) movedAuthServer(ctx context.Context, prmURL, issuer string) str
 
 // Explain adds to a 401 what mcpx had: an expired token, or one the server
 // refused.
+//
+// To a 403 it adds the scopes of the token it refused, which a new login
+// keeps asking for (SEP-2350).
 func (a *Source) Explain(ae *Error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if ae.Status == 403 {
+		if a.tok != nil && a.state == "token" && ae.Scope != "" {
+			ae.Granted = a.tok.Scope
+		}
+		return
+	}
 	if ae.Status == 401 && a.grantFailed && (a.tok == nil || a.state != "token") {
 		ae.Token, ae.Why = "grant", a.why
 		return

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -13,6 +14,10 @@ type Error struct {
 	Status           int    // 401 or 403; 0 for a failure of the login flow
 	ResourceMetadata string
 	Scope            string // the scopes a 403 insufficient_scope requires
+	// Granted are the scopes of the stored token a 403 refused: a new
+	// login asks for them too (SEP-2350), so a step-up keeps what the
+	// token could already do.
+	Granted string
 	// Token is what mcpx had: "" nothing stored, "expired" a stored token
 	// past its expiry that could not be refreshed, "rejected" a stored
 	// token the server refused, "moved" a stored token of an authorization
@@ -64,11 +69,24 @@ func (e *Error) Error() string {
 // Scopes are the scopes a 403 names, one by one.
 func (e *Error) Scopes() []string { return strings.Fields(e.Scope) }
 
+// LoginScopes are the scopes a new login asks for after a 403: those of
+// the refused token, then those the 403 names, each once.
+func (e *Error) LoginScopes() []string {
+	var out []string
+	for _, s := range strings.Fields(e.Granted + " " + e.Scope) {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
 func (e *Error) ErrorCode() string { return "auth" }
 
 // ErrorDetails are the error's fields under --json: the resource metadata
-// URL, the HTTP status, the scopes a 403 requires, and what mcpx had.
+// URL, the HTTP status, the scopes a 403 requires (and those a new login
+// asks for: the refused token's too), and what mcpx had.
 func (e *Error) ErrorDetails() map[string]any {
 	d := map[string]any{}
 	if e.ResourceMetadata != "" {
@@ -79,6 +97,9 @@ func (e *Error) ErrorDetails() map[string]any {
 	}
 	if s := e.Scopes(); len(s) > 0 {
 		d["scopes"] = s
+		if e.Granted != "" {
+			d["login_scopes"] = e.LoginScopes()
+		}
 	}
 	if e.Token != "" {
 		d["token"] = e.Token

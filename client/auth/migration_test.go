@@ -87,3 +87,28 @@ func TestLoginAuthServerMigration(t *testing.T) {
 		t.Errorf("the old authorization server's client was presented to the new one: %v %v", as2.authQuery, as2.tokenForm)
 	}
 }
+
+// SEP-2350: a 403 to a stored token carries the token's scopes, which the
+// new login keeps asking for.
+func TestExplainForbiddenGranted(t *testing.T) {
+	tg := caTarget(t)
+	caSave(t, tg, caStored("https://as.example/token", "a1", "r1", time.Hour))
+	a := NewSource(context.Background(), tg, SourceOptions{})
+	ae := &Error{Server: "srv", Status: 403, Scope: "write admin"}
+	a.Explain(ae)
+	if ae.Granted != "read write" || !slices.Equal(ae.LoginScopes(), []string{"read", "write", "admin"}) {
+		t.Errorf("granted %q, login scopes %q", ae.Granted, ae.LoginScopes())
+	}
+	if d := ae.ErrorDetails(); !slices.Equal(d["login_scopes"].([]string), []string{"read", "write", "admin"}) || ae.Token != "" {
+		t.Errorf("details %v", d)
+	}
+	if msg := ae.Error(); msg != `server "srv" refused access (HTTP 403); it requires the scope write admin` {
+		t.Errorf("Error() = %q", msg)
+	}
+	// No scope named: nothing to add.
+	bare := &Error{Server: "srv", Status: 403}
+	a.Explain(bare)
+	if bare.Granted != "" || bare.ErrorDetails()["login_scopes"] != nil {
+		t.Errorf("explained %+v", bare)
+	}
+}

@@ -40,6 +40,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/text"
@@ -141,26 +143,65 @@ type challenge struct {
 
 // probeChallenge sends the request a client starts with (an initialize POST;
 // for SSE the stream's GET) without a token, to read the server's
-// WWW-Authenticate challenge.
+// WWW-Authenticate challenge. A streamable HTTP server that lets initialize
+// through unchallenged (a 2xx, or the 400 of a server without initialize)
+// and asks for a token only for operations, each maybe with its own scope,
+// gets a tools/list too, as the first operation
+// of a client: its challenge is the one that counts.
 func (h *oauthHTTP) probeChallenge(ctx context.Context, t *config.Target, protocol string) (challenge, error) {
-	var req *http.Request
-	var err error
 	if t.Transport == config.SSE {
-		req, err = http.NewRequestWithContext(ctx, http.MethodGet, t.URL, nil)
-		if err == nil {
-			req.Header.Set("Accept", "text/event-stream")
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.URL, nil)
+		if err != nil {
+			return challenge{}, h.fail("bad server URL: %v", err)
 		}
-	} else {
-		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"mcpx","version":"login"}}}`, protocol)
-		req, err = http.NewRequestWithContext(ctx, http.MethodPost, t.URL, strings.NewReader(body))
-		if err == nil {
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-		}
+		req.Header.Set("Accept", "text/event-stream")
+		c, _, err := h.probe(t, req)
+		return c, err
 	}
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"mcpx","version":"login"}}}`, protocol)
+	req, err := probePost(ctx, t.URL, body)
 	if err != nil {
 		return challenge{}, h.fail("bad server URL: %v", err)
 	}
+	c, session, err := h.probe(t, req)
+	if err != nil || c.status >= 300 && c.status != http.StatusBadRequest {
+		// A challenge, or no MCP endpoint at all; a 400 may be a server
+		// of the 2026-07-28 era, which has no initialize.
+		return c, err
+	}
+	// The first operation, as a client of protocol would send it: in the
+	// 2026-07-28 era stateless, with the version header and _meta.
+	params := ""
+	if protocol >= "2026" {
+		params = fmt.Sprintf(`,"params":{"_meta":{%q:%q,%q:{},%q:{"name":"mcpx","version":"login"}}}`,
+			mcp.MetaKeyProtocolVersion, protocol, mcp.MetaKeyClientCapabilities, mcp.MetaKeyClientInfo)
+	}
+	req, _ = probePost(ctx, t.URL, `{"jsonrpc":"2.0","id":1,"method":"tools/list"`+params+`}`)
+	req.Header.Set("Mcp-Protocol-Version", protocol)
+	req.Header.Set("Mcp-Method", "tools/list")
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+	}
+	if c2, _, err := h.probe(t, req); err != nil || c2.status == http.StatusUnauthorized || c2.status == http.StatusForbidden {
+		return c2, err
+	}
+	return c, nil
+}
+
+// probePost is a JSON-RPC POST of a probe.
+func probePost(ctx context.Context, u, body string) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader(body))
+	if err == nil {
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+	}
+	return req, err
+}
+
+// probe sends a probe with the target's headers (never its Authorization)
+// and reads the status, the challenge and the session id given.
+func (h *oauthHTTP) probe(t *config.Target, req *http.Request) (challenge, string, error) {
+	ctx := req.Context()
 	for k, v := range t.Headers {
 		if !strings.EqualFold(k, "Authorization") {
 			req.Header.Set(k, v)
@@ -171,9 +212,9 @@ func (h *oauthHTTP) probeChallenge(ctx context.Context, t *config.Target, protoc
 	resp, err := h.hc.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return challenge{}, ctx.Err()
+			return challenge{}, "", ctx.Err()
 		}
-		return challenge{}, &transport.ConnectError{Server: h.server, Phase: "login", Msg: fmt.Sprintf("cannot reach the server: %v", unwrapURLError(err)), Err: err}
+		return challenge{}, "", &transport.ConnectError{Server: h.server, Phase: "login", Msg: fmt.Sprintf("cannot reach the server: %v", unwrapURLError(err)), Err: err}
 	}
 	resp.Body.Close()
 	c := challenge{status: resp.StatusCode}
@@ -187,7 +228,7 @@ func (h *oauthHTTP) probeChallenge(ctx context.Context, t *config.Target, protoc
 			}
 		}
 	}
-	return c, nil
+	return c, resp.Header.Get("Mcp-Session-Id"), nil
 }
 
 // prmDoc is RFC 9728 protected-resource metadata.

@@ -324,7 +324,8 @@ func TestLegacyRefused(t *testing.T) {
 				s.metadata(nil)
 				s.handle("/mcp", func(w http.ResponseWriter, r *http.Request) { oaWriteJSON(w, 200, `{}`) })
 			},
-			reqs: []string{"GET " + ocPRMPath + "/mcp", "GET " + ocPRMPath},
+			// initialize, then tools/list: neither challenged
+			reqs: []string{"POST /mcp", "GET " + ocPRMPath + "/mcp", "GET " + ocPRMPath},
 			wantMsg: "the server did not ask for authentication (it answered HTTP 200) and publishes no protected-resource metadata (RFC 9728) at %[1]s" +
 				ocPRMPath + "/mcp or %[1]s" + ocPRMPath + ", so its authorization server is unknown",
 		},

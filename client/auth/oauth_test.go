@@ -331,6 +331,41 @@ func TestProbeChallenge(t *testing.T) {
 		t.Errorf("200 challenge = %+v, %v; want %+v", ch, err, want)
 	}
 	<-got
+	if s := <-got; s.body["method"] != "tools/list" {
+		t.Errorf("second probe: %+v", s)
+	}
+
+	// An initialize let through: the first operation's challenge counts
+	// (its scope, its metadata), with the session initialize gave; in the
+	// 2026-07-28 era with the version header and _meta.
+	for _, protocol := range []string{"2025-11-25", "2026-07-28"} {
+		var second *http.Request
+		var secondBody map[string]any
+		f.handle("/mcp", func(w http.ResponseWriter, r *http.Request) {
+			var b map[string]any
+			_ = json.NewDecoder(r.Body).Decode(&b)
+			if b["method"] == "initialize" {
+				w.Header().Set("Mcp-Session-Id", "sess-1")
+				oaWriteJSON(w, 200, `{}`)
+				return
+			}
+			second, secondBody = r, b
+			w.Header().Set("WWW-Authenticate", `Bearer scope="mcp:basic", resource_metadata="https://rs.example/prm"`)
+			w.WriteHeader(401)
+		})
+		ch, err = h.probeChallenge(ctx, tgt, protocol)
+		if want := (challenge{status: 401, resourceMetadata: "https://rs.example/prm", scope: "mcp:basic"}); err != nil || ch != want {
+			t.Errorf("%s: challenge = %+v, %v; want %+v", protocol, ch, err, want)
+		}
+		if second == nil || secondBody["method"] != "tools/list" || second.Header.Get("Mcp-Session-Id") != "sess-1" ||
+			second.Header.Get("Mcp-Protocol-Version") != protocol || second.Header.Get("Authorization") != "" {
+			t.Fatalf("%s: second probe %v %v", protocol, second, secondBody)
+		}
+		meta, _ := secondBody["params"].(map[string]any)
+		if (protocol >= "2026") != (meta != nil) {
+			t.Errorf("%s: params %v", protocol, secondBody["params"])
+		}
+	}
 
 	// Unreachable; cancelled.
 	dead := httptest.NewServer(http.NotFoundHandler())

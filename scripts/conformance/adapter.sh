@@ -267,8 +267,8 @@ auth/*)
 	# mcpx itself never re-authorizes outside `mcpx login` (AUTHENTICATION in
 	# mcpx(1)): a 401 or a 403 insufficient_scope exits 6 with a hint. Like a
 	# user following it, the adapter then logs in again: with --scope for
-	# each scope a 403 names (error.scopes under --json; "log in again with
-	# the scopes it requires"), plainly after a 401 ("log in with: mcpx login
+	# each scope of the 403's hint (error.login_scopes under --json: the
+	# refused token's and the required ones; else error.scopes), plainly after a 401 ("log in with: mcpx login
 	# SRV"; the stored token was refused), at most twice (three
 	# authorizations in all: the retry limit that auth/scope-retry-limit
 	# checks).
@@ -379,7 +379,7 @@ auth/*)
 				# shellcheck disable=SC2046 # the status, then each scope
 				set -- $(node -e 'const fs = require("fs");
 const lines = fs.readFileSync(process.argv[1], "utf8").trim().split("\n");
-try { const e = JSON.parse(lines[lines.length - 1]).error; process.stdout.write([e.status || 0, ...(e.status === 403 ? e.scopes || [] : [])].join(" ")) } catch {}' "$work/op.err")
+try { const e = JSON.parse(lines[lines.length - 1]).error; process.stdout.write([e.status || 0, ...(e.status === 403 ? e.login_scopes || e.scopes || [] : [])].join(" ")) } catch {}' "$work/op.err")
 				status=${1:-}
 				[ $# -eq 0 ] || shift
 				scopes=$*
