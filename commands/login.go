@@ -140,8 +140,8 @@ func (a *app) login(ctx context.Context, o *loginOptions) error {
 		facts = append(facts, "refreshable")
 	}
 	msg := fmt.Sprintf("logged in to %q", t.Name)
-	if t.OAuth != nil && t.OAuth.Grant == config.GrantClientCredentials {
-		msg = fmt.Sprintf("obtained a token for %q with the client_credentials grant; other commands obtain and renew it themselves, so login is not needed", t.Name)
+	if t.OAuth != nil && t.OAuth.Grant != "" && t.OAuth.Grant != config.GrantCode {
+		msg = fmt.Sprintf("obtained a token for %q with the %s grant; other commands obtain and renew it themselves, so login is not needed", t.Name, t.OAuth.Grant)
 	}
 	if len(facts) > 0 {
 		msg += " (" + strings.Join(facts, "; ") + ")"

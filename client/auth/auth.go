@@ -104,7 +104,7 @@ func NewSource(ctx context.Context, t *config.Target, o SourceOptions) *Source {
 	}
 	o.AddSecrets(tok.Secrets()...)
 	a.tok, a.state = tok, "token"
-	if tok.expired(time.Now()) || machine(t) && tok.ClientID != t.OAuth.ClientID {
+	if tok.expired(time.Now()) || machine(t) && (tok.ClientID != t.OAuth.ClientID || tok.Grant != t.OAuth.Grant) {
 		a.refresh(ctx, tok.AccessToken)
 	}
 	return a
@@ -194,13 +194,13 @@ func (a *Source) refresh(ctx context.Context, stale string) bool {
 	return true
 }
 
-// grant renews a client_credentials token (the caller holds the lock and
+// grant renews a machine grant's token (the caller holds the lock and
 // a.mu): the one another process stored meanwhile, else a new grant. A
 // failed grant leaves the stale token (if any) and says why.
 func (a *Source) grant(ctx context.Context, cur *StoredToken, stale string) bool {
 	if cur != nil {
 		a.o.AddSecrets(cur.Secrets()...)
-		if cur.ClientID == a.t.OAuth.ClientID && cur.Grant == config.GrantClientCredentials &&
+		if cur.ClientID == a.t.OAuth.ClientID && cur.Grant == a.t.OAuth.Grant &&
 			cur.AccessToken != stale && !cur.expired(time.Now()) {
 			a.tok, a.state = cur, "token"
 			return true
@@ -210,10 +210,10 @@ func (a *Source) grant(ctx context.Context, cur *StoredToken, stale string) bool
 	if a.movedTo != "" {
 		prev = nil // another authorization server: discovered anew, never the stored one's endpoint
 	}
-	nt, err := clientCredentials(ctx, a.t, a.server, prev, grantOptions{mask: a.o.Mask, addSecrets: a.o.AddSecrets, note: a.o.Note})
+	nt, err := machineGrant(ctx, a.t, a.server, prev, grantOptions{mask: a.o.Mask, addSecrets: a.o.AddSecrets, note: a.o.Note})
 	if err != nil {
 		a.grantFailed = true
-		a.why = strings.Replace(bare(err), refusedGrant, "the token endpoint answered ", 1)
+		a.why = strings.Replace(bare(err), fmt.Sprintf(refusedGrant, a.t.OAuth.Grant), "the token endpoint answered ", 1)
 		if a.tok != nil && a.tok.expired(time.Now()) {
 			a.state = "expired"
 		} else if a.tok == nil {
@@ -295,7 +295,7 @@ func (a *Source) Explain(ae *Error) {
 		return
 	}
 	if ae.Status == 401 && a.grantFailed && (a.tok == nil || a.state != "token") {
-		ae.Token, ae.Why = "grant", a.why
+		ae.Token, ae.Why, ae.Grant = "grant", a.why, a.t.OAuth.Grant
 		return
 	}
 	if ae.Status != 401 || a.tok == nil {

@@ -26,6 +26,7 @@ type Error struct {
 	Token     string
 	ExpiredAt time.Time
 	Why       string // why the refresh failed
+	Grant     string // the machine grant that failed (Token "grant")
 	Msg       string // the whole message, for a failure of the login flow
 	// NoClient: the login failed because no OAuth client is configured for
 	// the server and its authorization server registers none.
@@ -53,7 +54,11 @@ func (e *Error) Error() string {
 	case e.Token == "moved":
 		msg = fmt.Sprintf("server %q rejected the stored token (HTTP %d): %s", e.Server, e.Status, e.Why)
 	case e.Token == "grant":
-		msg += "; the client_credentials grant failed: " + e.Why
+		grant := e.Grant
+		if grant == "" {
+			grant = "client_credentials"
+		}
+		msg += "; the " + grant + " grant failed: " + e.Why
 	case e.Token == "rejected":
 		msg = fmt.Sprintf("server %q rejected the stored token (HTTP %d)", e.Server, e.Status)
 		if e.Why != "" {

@@ -52,8 +52,8 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 		return nil, err
 	}
 	if machine(t) {
-		// No person: the client_credentials grant, as any command does it.
-		tok, err := clientCredentials(ctx, t, server, nil, grantOptions{scopes: o.Scopes, protocol: o.ProtocolVersion, mask: o.Mask, addSecrets: o.AddSecrets, note: o.Note})
+		// No person: the machine grant, as any command does it.
+		tok, err := machineGrant(ctx, t, server, nil, grantOptions{scopes: o.Scopes, protocol: o.ProtocolVersion, mask: o.Mask, addSecrets: o.AddSecrets, note: o.Note})
 		if err != nil {
 			return nil, err
 		}

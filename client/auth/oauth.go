@@ -795,7 +795,9 @@ func (h *oauthHTTP) postForm(ctx context.Context, endpoint string, form url.Valu
 		form.Set("client_assertion", jwt)
 	case "client_secret_basic":
 	default:
-		form.Set("client_id", ca.ID)
+		if ca.ID != "" { // a jwt-bearer grant may name no client
+			form.Set("client_id", ca.ID)
+		}
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
 	if err != nil {

@@ -396,12 +396,51 @@ type OAuthConfig struct {
 	// KeyID the "kid" of its public key at the authorization server.
 	PrivateKey string `json:"privateKey"`
 	KeyID      string `json:"keyId"`
+	// AssertionFile and AssertionEnv give the assertion of the jwt-bearer
+	// grant (RFC 7523 §2.1), a workload identity token as CI systems and
+	// platforms hand one out: a file, read again at each grant (such
+	// tokens rotate; relative to the config file's directory), or an
+	// environment variable. Exactly one, for that grant only.
+	AssertionFile string `json:"assertionFile"`
+	AssertionEnv  string `json:"assertionEnv"`
+	// IdP is the enterprise identity provider of the id-jag grant.
+	IdP *IdPConfig `json:"idp"`
+	// Assertion is AssertionEnv's value, read when the entry is resolved
+	// (never from a config file).
+	Assertion string `json:"-"`
+}
+
+// IdPConfig is the "idp" of an id-jag grant (enterprise-managed
+// authorization): the identity provider whose ID token of the user is
+// exchanged there (RFC 8693) for an identity assertion authorization grant
+// (ID-JAG), which the server's authorization server takes with the
+// jwt-bearer grant.
+type IdPConfig struct {
+	// Issuer is the IdP's issuer; its OpenID metadata gives the token
+	// endpoint, unless TokenEndpoint names it.
+	Issuer        string `json:"issuer"`
+	TokenEndpoint string `json:"tokenEndpoint"`
+	// ClientID and ClientSecret are mcpx's client at the IdP.
+	ClientID     string `json:"clientId"`
+	ClientSecret string `json:"clientSecret"`
+	// IDTokenFile and IDTokenEnv give the user's ID token from the IdP:
+	// a file read at each exchange, or an environment variable. Exactly one.
+	IDTokenFile string `json:"idTokenFile"`
+	IDTokenEnv  string `json:"idTokenEnv"`
+	// IDToken is IDTokenEnv's value, read when the entry is resolved.
+	IDToken string `json:"-"`
 }
 
 // Grants and token endpoint auth methods of an "oauth" entry.
 const (
 	GrantCode              = "authorization_code"
 	GrantClientCredentials = "client_credentials"
+	// GrantJWTBearer is the jwt-bearer grant with a workload's identity
+	// token (workload identity federation).
+	GrantJWTBearer = "jwt-bearer"
+	// GrantIDJAG is enterprise-managed authorization: a token exchange at
+	// the IdP, then the jwt-bearer grant with the ID-JAG it gives.
+	GrantIDJAG = "id-jag"
 	AuthPrivateKeyJWT      = "private_key_jwt"
 )
 
@@ -420,17 +459,56 @@ func checkOAuth(o *OAuthConfig) string {
 		return "\"oauth\".tokenEndpointAuthMethod private_key_jwt needs a \"privateKey\""
 	case o.PrivateKey != "" && o.AuthMethod != "" && o.AuthMethod != AuthPrivateKeyJWT:
 		return fmt.Sprintf("\"oauth\" has a privateKey, which authenticates with private_key_jwt, not %s", o.AuthMethod)
-	case o.Grant != "" && o.Grant != GrantCode && o.Grant != GrantClientCredentials:
-		return fmt.Sprintf("\"oauth\".grant %q is not one of authorization_code, client_credentials", o.Grant)
-	case o.Grant == GrantClientCredentials && o.ClientID == "":
-		return "\"oauth\".grant client_credentials needs a clientId, and a clientSecret or a privateKey"
-	case o.Grant == GrantClientCredentials && o.ClientSecret == "" && o.PrivateKey == "":
-		return "\"oauth\".grant client_credentials needs a clientSecret or a privateKey (a client without credentials cannot use it)"
+	}
+	if msg := checkGrant(o); msg != "" {
+		return msg
 	}
 	if o.ClientMetadataURL != "" && !strings.Contains(o.ClientMetadataURL, "${") { // else checked once expanded
 		if err := CheckClientMetadataURL(o.ClientMetadataURL); err != nil {
 			return "\"oauth\".clientMetadataUrl " + err.Error()
 		}
+	}
+	return ""
+}
+
+// checkGrant refuses a grant that lacks what it needs, or the fields of a
+// grant given to another.
+func checkGrant(o *OAuthConfig) string {
+	switch {
+	case o.Grant != "" && o.Grant != GrantCode && o.Grant != GrantClientCredentials && o.Grant != GrantJWTBearer && o.Grant != GrantIDJAG:
+		return fmt.Sprintf("\"oauth\".grant %q is not one of authorization_code, client_credentials, jwt-bearer, id-jag", o.Grant)
+	case o.Grant == GrantClientCredentials && o.ClientID == "":
+		return "\"oauth\".grant client_credentials needs a clientId, and a clientSecret or a privateKey"
+	case o.Grant == GrantClientCredentials && o.ClientSecret == "" && o.PrivateKey == "":
+		return "\"oauth\".grant client_credentials needs a clientSecret or a privateKey (a client without credentials cannot use it)"
+	case o.Grant == GrantJWTBearer && (o.AssertionFile == "") == (o.AssertionEnv == ""):
+		return "\"oauth\".grant jwt-bearer needs exactly one of assertionFile and assertionEnv (the workload's identity token)"
+	case o.Grant != GrantJWTBearer && (o.AssertionFile != "" || o.AssertionEnv != ""):
+		return "\"oauth\".assertionFile and assertionEnv are for the grant jwt-bearer"
+	case o.AssertionEnv != "" && !varName().MatchString(o.AssertionEnv):
+		return fmt.Sprintf("\"oauth\".assertionEnv %q is not an environment variable name", o.AssertionEnv)
+	case o.Grant != GrantIDJAG && o.IdP != nil:
+		return "\"oauth\".idp is for the grant id-jag"
+	case o.Grant == GrantIDJAG:
+		return checkIdP(o)
+	}
+	return ""
+}
+
+// checkIdP checks an id-jag grant's client and IdP.
+func checkIdP(o *OAuthConfig) string {
+	p := o.IdP
+	switch {
+	case o.ClientID == "":
+		return "\"oauth\".grant id-jag needs a clientId (mcpx's client at the server's authorization server)"
+	case p == nil || p.Issuer == "" && p.TokenEndpoint == "":
+		return "\"oauth\".grant id-jag needs \"idp\": {\"issuer\", \"clientId\", and idTokenFile or idTokenEnv}"
+	case p.ClientID == "":
+		return "\"oauth\".idp needs a clientId (mcpx's client at the identity provider)"
+	case (p.IDTokenFile == "") == (p.IDTokenEnv == ""):
+		return "\"oauth\".idp needs exactly one of idTokenFile and idTokenEnv (the user's ID token from the identity provider)"
+	case p.IDTokenEnv != "" && !varName().MatchString(p.IDTokenEnv):
+		return fmt.Sprintf("\"oauth\".idp.idTokenEnv %q is not an environment variable name", p.IDTokenEnv)
 	}
 	return ""
 }

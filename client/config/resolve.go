@@ -399,7 +399,68 @@ func (x *expander) expandOAuth(c *OAuthConfig, dir string) (*OAuthConfig, error)
 		}
 		oc.PrivateKey = key
 	}
+	oc.AssertionEnv, oc.AssertionFile = c.AssertionEnv, relTo(dir, c.AssertionFile)
+	if oc.Assertion, err = x.envSecret("oauth.assertionEnv", c.AssertionEnv); err != nil {
+		return nil, err
+	}
+	if c.IdP != nil {
+		if oc.IdP, err = x.expandIdP(c.IdP, dir); err != nil {
+			return nil, err
+		}
+	}
 	return oc, nil
+}
+
+// expandIdP expands the IdP of an id-jag grant: its client secret and the
+// ID token of IDTokenEnv are secrets.
+func (x *expander) expandIdP(c *IdPConfig, dir string) (*IdPConfig, error) {
+	p := &IdPConfig{IDTokenEnv: c.IDTokenEnv, IDTokenFile: relTo(dir, c.IDTokenFile)}
+	var err error
+	if p.Issuer, err = x.expand("oauth.idp.issuer", c.Issuer); err != nil {
+		return nil, err
+	}
+	if p.TokenEndpoint, err = x.expand("oauth.idp.tokenEndpoint", c.TokenEndpoint); err != nil {
+		return nil, err
+	}
+	if p.ClientID, err = x.expand("oauth.idp.clientId", c.ClientID); err != nil {
+		return nil, err
+	}
+	n := len(x.secrets)
+	x.all = true
+	p.ClientSecret, err = x.expand("oauth.idp.clientSecret", c.ClientSecret)
+	x.all = false
+	if err != nil {
+		return nil, err
+	}
+	if p.ClientSecret != "" && len(x.secrets) == n {
+		x.secrets = append(x.secrets, p.ClientSecret)
+	}
+	if p.IDToken, err = x.envSecret("oauth.idp.idTokenEnv", c.IDTokenEnv); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// envSecret is the value of the environment variable name ("" for no
+// name), a secret: an assertion or an ID token named by its variable.
+func (x *expander) envSecret(field, name string) (string, error) {
+	if name == "" {
+		return "", nil
+	}
+	v, ok := x.lookup(name)
+	if !ok || v == "" {
+		return "", &Error{Server: x.server, Var: name, Msg: fmt.Sprintf("environment variable %s is not set (used in %s)", name, field)}
+	}
+	x.secrets = append(x.secrets, v)
+	return v, nil
+}
+
+// relTo is a file name of the config relative to its directory.
+func relTo(dir, name string) string {
+	if name == "" || filepath.IsAbs(name) || dir == "" {
+		return name
+	}
+	return filepath.Join(dir, name)
 }
 
 // privateKey reads "oauth".privateKey: "@FILE" (relative to the config
