@@ -95,6 +95,12 @@ var conformanceScenarios = []conformanceScenario{
 	// login, the first command obtains the token.
 	{"0.2", "auth/client-credentials-jwt"},
 	{"0.2", "auth/client-credentials-basic"},
+	// Workload identity ("grant": "jwt-bearer", the context's JWT in
+	// assertionEnv) and enterprise-managed authorization ("grant": "id-jag":
+	// the context's ID token exchanged at its IdP, then the jwt-bearer
+	// grant); no login either.
+	{"0.2", "auth/wif-jwt-bearer"},
+	{"0.2", "auth/enterprise-managed-authorization"},
 	// The 2026-07-28 era (--protocol-version 2026-07-28): multi round-trip
 	// requests, the Mcp-Method/Mcp-Name and Mcp-Param-* headers, tools with
 	// invalid x-mcp-header annotations left out, JSON Schema 2020-12 kept
