@@ -440,8 +440,8 @@ const (
 	GrantJWTBearer = "jwt-bearer"
 	// GrantIDJAG is enterprise-managed authorization: a token exchange at
 	// the IdP, then the jwt-bearer grant with the ID-JAG it gives.
-	GrantIDJAG = "id-jag"
-	AuthPrivateKeyJWT      = "private_key_jwt"
+	GrantIDJAG        = "id-jag"
+	AuthPrivateKeyJWT = "private_key_jwt"
 )
 
 // checkOAuth refuses an "oauth" entry that cannot work.
