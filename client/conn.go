@@ -368,7 +368,7 @@ func connect(ctx context.Context, t *config.Target, o Options, kind string, toke
 func (c *Conn) openTransport(ctx context.Context, o Options, tokens *auth.Source, listen bool) (mcptransport.Interface, error) {
 	switch c.kind {
 	case config.Stdio:
-		if o.Warm != nil {
+		if o.Warm != nil && tokens.DPoP() == nil { // the daemon has no DPoP key: one-shot
 			tr, err := c.openWarm(ctx, o)
 			if err != errOneShot {
 				return tr, err
@@ -385,7 +385,7 @@ func (c *Conn) openTransport(ctx context.Context, o Options, tokens *auth.Source
 		ho := transport.HTTPOptions{URL: c.T.URL, MessageCeiling: o.MessageCeiling, Limit: c.limit,
 			KeepElicitations: o.Elicit != nil && c.kind == config.HTTP, Listen: listen, Answers: c.kind == config.HTTP}
 		if tokens != nil {
-			ho.Bearer = tokens.Bearer
+			ho.Bearer, ho.DPoP = tokens.Bearer, tokens.DPoP
 		}
 		c.rt = transport.NewHTTP(ho)
 		hc := &http.Client{Transport: c.rt, CheckRedirect: transport.SameOrigin}

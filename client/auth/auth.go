@@ -57,6 +57,9 @@ type Source struct {
 	// protected-resource metadata now names this authorization server,
 	// not the token's issuer (SEP-2352).
 	movedTo string
+	// dpop is the key of a DPoP token, read from dpopJWK (the token's).
+	dpop    *dpopKey
+	dpopJWK string
 }
 
 // NewSource loads the stored token of an http or sse target, refreshing
@@ -120,6 +123,27 @@ func (a *Source) Bearer() string {
 	return a.tok.AccessToken
 }
 
+// DPoP is the prover of the token Bearer gives when it is a DPoP one
+// (bound to the key stored with it), nil for a Bearer token.
+func (a *Source) DPoP() transport.Prover {
+	if a == nil {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.state != "token" || a.tok.TokenType != "DPoP" || a.tok.DPoPKey == "" {
+		return nil
+	}
+	if a.dpop == nil || a.dpopJWK != a.tok.DPoPKey {
+		k, err := parseDPoPKey(a.tok.DPoPKey)
+		if err != nil {
+			return nil // sent as Bearer, which the server refuses: exit 6
+		}
+		a.dpop, a.dpopJWK = k, a.tok.DPoPKey
+	}
+	return a.dpop
+}
+
 // refresh replaces the token whose access token is stale: by the one
 // another process stored meanwhile, else through the refresh token. The
 // store's lock makes concurrent processes refresh once: the second finds
@@ -173,9 +197,18 @@ func (a *Source) refresh(ctx context.Context, stale string) bool {
 		form.Set("resource", cur.Resource)
 	}
 	h := newOAuthHTTP(a.t.Name, a.o.Mask)
+	if cur.DPoPKey != "" {
+		// The refresh token is bound to the key too (RFC 9449 §5).
+		if h.dpop, err = parseDPoPKey(cur.DPoPKey); err != nil {
+			return expire(err.Error())
+		}
+	}
 	nt, err := h.token(ctx, cur.TokenEndpoint, form, clientFor(cur, a.t))
 	if err != nil {
 		return expire(bare(err))
+	}
+	if nt.TokenType == "DPoP" {
+		nt.DPoPKey = cur.DPoPKey
 	}
 	a.o.AddSecrets(nt.Secrets()...)
 	nt.Server, nt.Resource, nt.Issuer = cur.Server, cur.Resource, cur.Issuer

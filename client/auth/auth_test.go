@@ -260,7 +260,7 @@ func TestConnAuthRefreshFails(t *testing.T) {
 		wantHits int
 	}{
 		{"invalid_grant", 400, `{"error":"invalid_grant","error_description":"revoked"}`, "", "r1", "invalid_grant: revoked (HTTP 400)", 1},
-		{"a mac token", 200, `{"access_token":"x","token_type":"mac"}`, "", "r1", `the token endpoint issued a "mac" token; mcpx uses Bearer tokens only`, 1},
+		{"a mac token", 200, `{"access_token":"x","token_type":"mac"}`, "", "r1", `the token endpoint issued a "mac" token; mcpx uses Bearer tokens, and DPoP ones when it proved a key`, 1},
 		{"no refresh token", 200, `{"access_token":"x"}`, "", "", "", 0},
 		{"unreachable", 200, ``, dead.URL + "/token", "r1", `cannot reach ` + dead.URL + "/token: ...", 0},
 	} {

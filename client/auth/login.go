@@ -75,6 +75,12 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 		// its tokens) is presented to the new one.
 		o.Note("the server's authorization server is now %s (the stored token is from %s): logging in there anew", text.OneLine(as.Issuer), prev.Issuer)
 	}
+	if offersDPoP(&as.asDoc) {
+		// A key for this server's tokens (RFC 9449), kept with them.
+		if h.dpop, err = newDPoPKey(); err != nil {
+			return nil, h.fail("%v", err)
+		}
+	}
 	ln, redirect, err := listenForRedirect(t.Name, o.Listen)
 	if err != nil {
 		return nil, err
@@ -118,6 +124,9 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 	if err != nil {
 		cb.done(err)
 		return nil, err
+	}
+	if tok.TokenType == "DPoP" {
+		tok.DPoPKey = h.dpop.storedJWK()
 	}
 	o.AddSecrets(tok.Secrets()...)
 	recordGrant(tok, server, as, ca, registered, scopes)

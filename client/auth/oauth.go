@@ -59,6 +59,9 @@ type oauthHTTP struct {
 	// machine: a client_credentials grant, which needs no authorization
 	// endpoint nor PKCE from the metadata.
 	machine bool
+	// dpop, when set, proves possession of the key at the token endpoint
+	// (RFC 9449 §5), which then issues DPoP tokens bound to it.
+	dpop *dpopKey
 }
 
 func newOAuthHTTP(server string, mask func(string) string) *oauthHTTP {
@@ -251,6 +254,7 @@ type asDoc struct {
 	AuthorizationResponseIssParameter bool     `json:"authorization_response_iss_parameter_supported"`
 	GrantTypesSupported               []string `json:"grant_types_supported"`
 	ClientIDMetadataDocumentSupported bool     `json:"client_id_metadata_document_supported"`
+	DPoPSigningAlgValuesSupported     []string `json:"dpop_signing_alg_values_supported"`
 }
 
 // authServer is what discovery found.
@@ -706,8 +710,12 @@ func (h *oauthHTTP) token(ctx context.Context, endpoint string, form url.Values,
 		}
 		return nil, h.fail("the token endpoint's answer has no access_token")
 	}
-	if ans.TokenType != "" && !strings.EqualFold(ans.TokenType, "bearer") {
-		return nil, h.fail("the token endpoint issued a %q token; mcpx uses Bearer tokens only", text.OneLine(ans.TokenType))
+	tokenType := "Bearer"
+	switch {
+	case h.dpop != nil && strings.EqualFold(ans.TokenType, "DPoP"):
+		tokenType = "DPoP"
+	case ans.TokenType != "" && !strings.EqualFold(ans.TokenType, "bearer"):
+		return nil, h.fail("the token endpoint issued a %q token; mcpx uses Bearer tokens, and DPoP ones when it proved a key", text.OneLine(ans.TokenType))
 	}
 	if !tokenChars(ans.AccessToken) || ans.RefreshToken != "" && !tokenChars(ans.RefreshToken) {
 		return nil, h.fail("the token endpoint issued a token with characters an HTTP header cannot carry (RFC 6750 wants printable ASCII without spaces)")
@@ -715,7 +723,7 @@ func (h *oauthHTTP) token(ctx context.Context, endpoint string, form url.Values,
 	if !scopeChars(ans.Scope) {
 		ans.Scope = "" // not an RFC 6749 scope: ignored (the scope asked for is kept)
 	}
-	st := &StoredToken{AccessToken: ans.AccessToken, TokenType: "Bearer", RefreshToken: ans.RefreshToken, Scope: ans.Scope, ObtainedAt: now.UTC().Truncate(time.Second)}
+	st := &StoredToken{AccessToken: ans.AccessToken, TokenType: tokenType, RefreshToken: ans.RefreshToken, Scope: ans.Scope, ObtainedAt: now.UTC().Truncate(time.Second)}
 	if secs, ok := expiresIn(ans.ExpiresIn); ok {
 		at := now.Add(time.Duration(secs) * time.Second).UTC().Truncate(time.Second)
 		st.ExpiresAt = &at
@@ -799,15 +807,42 @@ func (h *oauthHTTP) postForm(ctx context.Context, endpoint string, form url.Valu
 			form.Set("client_id", ca.ID)
 		}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
-	if err != nil {
-		return nil, nil, h.fail("bad endpoint %q: %v", endpoint, err)
+	body := form.Encode()
+	for try := 0; ; try++ {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(body))
+		if err != nil {
+			return nil, nil, h.fail("bad endpoint %q: %v", endpoint, err)
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Accept", "application/json")
+		if ca.Method == "client_secret_basic" {
+			cred := url.QueryEscape(ca.ID) + ":" + url.QueryEscape(ca.Secret)
+			req.Header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(cred)))
+		}
+		if h.dpop != nil {
+			proof, err := h.dpop.Proof(http.MethodPost, endpoint, "")
+			if err != nil {
+				return nil, nil, h.fail("%v", err)
+			}
+			req.Header.Set("DPoP", proof)
+		}
+		resp, data, err := h.do(req)
+		if err != nil || h.dpop == nil || try > 0 || !useDPoPNonce(resp, data) || !h.dpop.SetNonce(endpoint, resp.Header.Get("DPoP-Nonce")) {
+			return resp, data, err
+		}
+		// RFC 9449 §8: the server wants its nonce in the proof; once more
+		// with a new proof that carries it.
 	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Accept", "application/json")
-	if ca.Method == "client_secret_basic" {
-		cred := url.QueryEscape(ca.ID) + ":" + url.QueryEscape(ca.Secret)
-		req.Header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(cred)))
+}
+
+// useDPoPNonce reports whether a token endpoint's answer is the
+// use_dpop_nonce error (RFC 9449 §8).
+func useDPoPNonce(resp *http.Response, body []byte) bool {
+	if resp.StatusCode != http.StatusBadRequest && resp.StatusCode != http.StatusUnauthorized {
+		return false
 	}
-	return h.do(req)
+	var e struct {
+		Error string `json:"error"`
+	}
+	return json.Unmarshal(body, &e) == nil && e.Error == "use_dpop_nonce"
 }

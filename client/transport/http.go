@@ -37,6 +37,7 @@ type HTTP struct {
 	// Authorization header already keeps it).
 	origin string
 	bearer func() string
+	dpop   func() Prover
 
 	// getSeen, when not nil, is closed once the first GET (the standalone
 	// stream) is answered or fails. getGate holds the GET until the legacy
@@ -62,6 +63,10 @@ type HTTPOptions struct {
 	Limit          *Limit // where a limit error is recorded (nil: a new one)
 	// Bearer, when set, gives the stored OAuth token to send ("" for none).
 	Bearer func() string
+	// DPoP, when set, gives the prover of a DPoP token (nil: the token is
+	// a Bearer one): the token goes as "Authorization: DPoP", with a fresh
+	// proof on each request (RFC 9449 §7).
+	DPoP func() Prover
 	// KeepElicitations keeps the raw params of the elicitations that event
 	// streams carry (see TakeElicitation).
 	KeepElicitations bool
@@ -79,7 +84,7 @@ type HTTPOptions struct {
 
 // NewHTTP returns the round tripper for one connection.
 func NewHTTP(o HTTPOptions) *HTTP {
-	t := &HTTP{inner: o.Inner, max: o.MessageCeiling, limit: o.Limit, bearer: o.Bearer, origin: originOf(o.URL)}
+	t := &HTTP{inner: o.Inner, max: o.MessageCeiling, limit: o.Limit, bearer: o.Bearer, dpop: o.DPoP, origin: originOf(o.URL)}
 	if t.inner == nil {
 		t.inner = http.DefaultTransport.(*http.Transport).Clone()
 	}
@@ -138,10 +143,17 @@ func (t *HTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 		// origin: headers and tokens stay with the server's own origin.
 		return nil, fmt.Errorf("refusing to send a request to %s, which is not the server's origin (%s)", req.URL.Redacted(), t.origin)
 	}
+	var prover Prover
+	token := ""
 	if t.bearer != nil && req.Header.Get("Authorization") == "" {
-		if tok := t.bearer(); tok != "" {
+		if token = t.bearer(); token != "" {
 			req = req.Clone(req.Context())
-			req.Header.Set("Authorization", "Bearer "+tok)
+			if t.dpop != nil {
+				prover = t.dpop()
+			}
+			if err := authorize(req, token, prover); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if req.Method == http.MethodGet && t.getGate != nil {
@@ -157,6 +169,9 @@ func (t *HTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	resp, err := t.inner.RoundTrip(req)
+	if err == nil && prover != nil {
+		resp, err = t.nonceRetry(req, resp, token, prover)
+	}
 	if req.Method == http.MethodGet && t.getSeen != nil {
 		t.getOnce.Do(func() { close(t.getSeen) })
 	}
@@ -193,6 +208,60 @@ func (t *HTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp.Body = body
 	return resp, nil
+}
+
+// Prover makes the DPoP proofs of a token's requests (RFC 9449).
+type Prover interface {
+	// Proof is a fresh proof for a request with the access token, with
+	// the last nonce of the URL's server.
+	Proof(method, url, accessToken string) (string, error)
+	// SetNonce keeps a server's nonce; false when it is not new.
+	SetNonce(url, nonce string) bool
+}
+
+// authorize sets the token on req: Bearer, or DPoP with a fresh proof.
+func authorize(req *http.Request, token string, p Prover) error {
+	if p == nil {
+		req.Header.Set("Authorization", "Bearer "+token)
+		return nil
+	}
+	proof, err := p.Proof(req.Method, req.URL.String(), token)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "DPoP "+token)
+	req.Header.Set("DPoP", proof)
+	return nil
+}
+
+// nonceRetry sends req once more, with a new proof, when the server
+// answered its DPoP proof with 401 use_dpop_nonce and a nonce it had not
+// given before (RFC 9449 §9); the request's body must be re-readable.
+func (t *HTTP) nonceRetry(req *http.Request, resp *http.Response, token string, p Prover) (*http.Response, error) {
+	if resp.StatusCode != http.StatusUnauthorized || (req.Body != nil && req.Body != http.NoBody && req.GetBody == nil) {
+		return resp, nil
+	}
+	asked := false
+	for _, v := range resp.Header.Values("WWW-Authenticate") {
+		asked = asked || ChallengeParam(v, "error") == "use_dpop_nonce"
+	}
+	if !asked || !p.SetNonce(req.URL.String(), resp.Header.Get("DPoP-Nonce")) {
+		return resp, nil
+	}
+	again := req.Clone(req.Context())
+	if req.GetBody != nil {
+		body, err := req.GetBody()
+		if err != nil {
+			return resp, nil
+		}
+		again.Body = body
+	}
+	if err := authorize(again, token, p); err != nil {
+		return resp, nil
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, errorBodyLimit))
+	resp.Body.Close()
+	return t.inner.RoundTrip(again)
 }
 
 // OpenGate lets the standalone GET stream go out.
