@@ -101,6 +101,11 @@ var conformanceScenarios = []conformanceScenario{
 	// grant); no login either.
 	{"0.2", "auth/wif-jwt-bearer"},
 	{"0.2", "auth/enterprise-managed-authorization"},
+	// DPoP: the authorization server advertises it, so mcpx login makes a
+	// key, proves it at the token endpoint and every request after (with
+	// the nonces the token endpoint and the server ask for).
+	{"0.2", "auth/dpop"},
+	{"0.2", "auth/dpop-nonce"},
 	// The 2026-07-28 era (--protocol-version 2026-07-28): multi round-trip
 	// requests, the Mcp-Method/Mcp-Name and Mcp-Param-* headers, tools with
 	// invalid x-mcp-header annotations left out, JSON Schema 2020-12 kept

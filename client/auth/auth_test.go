@@ -689,6 +689,9 @@ type caAS struct {
 	onAuthorize func(redirect url.Values) // sees the redirect's parameters
 	prmAS       string                    // the PRM's authorization server ("" this one)
 	regClientID string                    // the client_id registration gives ("" dyn-client)
+	dpop        bool                      // the metadata advertises DPoP; a proved token is a DPoP one
+	dpopNonce   string                    // the token endpoint wants this nonce in the proof
+	proofs      []string                  // the DPoP headers of the token requests
 
 	reqs      []string
 	authQuery url.Values
@@ -737,6 +740,9 @@ func (as *caAS) serve(w http.ResponseWriter, r *http.Request) {
 		if as.issRequired {
 			doc["authorization_response_iss_parameter_supported"] = true
 		}
+		if as.dpop {
+			doc["dpop_signing_alg_values_supported"] = []string{"RS256", "ES256"}
+		}
 		oaWriteJSON(w, 200, doc)
 	case "POST /register":
 		_ = json.NewDecoder(r.Body).Decode(&as.regBody)
@@ -776,6 +782,14 @@ func (as *caAS) serve(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(as.tokenDelay)
 		_ = r.ParseForm()
 		as.tokenForm, as.tokenAuth = r.PostForm, r.Header.Get("Authorization")
+		if proof := r.Header.Get("DPoP"); proof != "" {
+			as.proofs = append(as.proofs, proof)
+			if as.dpopNonce != "" && !strings.Contains(dpClaims(as.t, proof), `"nonce":"`+as.dpopNonce+`"`) {
+				w.Header().Set("DPoP-Nonce", as.dpopNonce)
+				oaWriteJSON(w, 400, `{"error":"use_dpop_nonce"}`)
+				return
+			}
+		}
 		f, q := r.PostForm, as.authQuery
 		sum := sha256.Sum256([]byte(f.Get("code_verifier")))
 		as.pkceOK = q != nil && base64.RawURLEncoding.EncodeToString(sum[:]) == q.Get("code_challenge")
@@ -785,6 +799,9 @@ func (as *caAS) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		ans := map[string]any{"access_token": "at-1", "token_type": "Bearer", "refresh_token": "rt-1", "expires_in": 3600}
+		if as.dpop && r.Header.Get("DPoP") != "" {
+			ans["token_type"] = "DPoP"
+		}
 		if as.tokenScope != "" {
 			ans["scope"] = as.tokenScope
 		}
