@@ -101,6 +101,8 @@ var conformanceScenarios = []conformanceScenario{
 	// grant); no login either.
 	{"0.2", "auth/wif-jwt-bearer"},
 	{"0.2", "auth/enterprise-managed-authorization"},
+	// 0.1.16's name of it, gone from 0.2: the same flow and context.
+	{"0.1", "auth/cross-app-access-complete-flow"},
 	// DPoP: the authorization server advertises it, so mcpx login makes a
 	// key, proves it at the token endpoint and every request after (with
 	// the nonces the token endpoint and the server ask for).
