@@ -196,19 +196,9 @@ func (a *Source) refresh(ctx context.Context, stale string) bool {
 	if cur.Resource != "" {
 		form.Set("resource", cur.Resource)
 	}
-	h := newOAuthHTTP(a.t.Name, a.o.Mask)
-	if cur.DPoPKey != "" {
-		// The refresh token is bound to the key too (RFC 9449 §5).
-		if h.dpop, err = parseDPoPKey(cur.DPoPKey); err != nil {
-			return expire(err.Error())
-		}
-	}
-	nt, err := h.token(ctx, cur.TokenEndpoint, form, clientFor(cur, a.t))
+	nt, err := a.refreshToken(ctx, cur, form)
 	if err != nil {
 		return expire(bare(err))
-	}
-	if nt.TokenType == "DPoP" {
-		nt.DPoPKey = cur.DPoPKey
 	}
 	a.o.AddSecrets(nt.Secrets()...)
 	nt.Server, nt.Resource, nt.Issuer = cur.Server, cur.Resource, cur.Issuer
@@ -225,6 +215,25 @@ func (a *Source) refresh(ctx context.Context, stale string) bool {
 	}
 	a.tok, a.state = nt, "token"
 	return true
+}
+
+// refreshToken asks the token endpoint for a new token with the refresh
+// grant; a DPoP token's refresh proves the key it is bound to, as the
+// refresh token is bound too (RFC 9449 §5), and the new token keeps it.
+func (a *Source) refreshToken(ctx context.Context, cur *StoredToken, form url.Values) (*StoredToken, error) {
+	h := newOAuthHTTP(a.t.Name, a.o.Mask)
+	if cur.DPoPKey != "" {
+		k, err := parseDPoPKey(cur.DPoPKey)
+		if err != nil {
+			return nil, err
+		}
+		h.dpop = k
+	}
+	nt, err := h.token(ctx, cur.TokenEndpoint, form, clientFor(cur, a.t))
+	if err == nil && nt.TokenType == "DPoP" {
+		nt.DPoPKey = cur.DPoPKey
+	}
+	return nt, err
 }
 
 // grant renews a machine grant's token (the caller holds the lock and
@@ -322,9 +331,7 @@ func (a *Source) Explain(ae *Error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if ae.Status == 403 {
-		if a.tok != nil && a.state == "token" && ae.Scope != "" {
-			ae.Granted = a.tok.Scope
-		}
+		a.explainForbidden(ae)
 		return
 	}
 	if ae.Status == 401 && a.grantFailed && (a.tok == nil || a.state != "token") {
@@ -346,6 +353,14 @@ func (a *Source) Explain(ae *Error) {
 		}
 	case "token":
 		ae.Token, ae.Why = "rejected", a.why
+	}
+}
+
+// explainForbidden adds the refused token's scopes to a 403 that names
+// the scopes it requires (the caller holds a.mu).
+func (a *Source) explainForbidden(ae *Error) {
+	if a.tok != nil && a.state == "token" && ae.Scope != "" {
+		ae.Granted = a.tok.Scope
 	}
 }
 

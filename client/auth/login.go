@@ -70,16 +70,8 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 	if err != nil {
 		return nil, err
 	}
-	if prev, _ := store.load(server); prev != nil && prev.Issuer != "" && strings.TrimSuffix(prev.Issuer, "/") != strings.TrimSuffix(as.Issuer, "/") {
-		// SEP-2352: nothing of the old authorization server's (its client,
-		// its tokens) is presented to the new one.
-		o.Note("the server's authorization server is now %s (the stored token is from %s): logging in there anew", text.OneLine(as.Issuer), prev.Issuer)
-	}
-	if offersDPoP(&as.asDoc) {
-		// A key for this server's tokens (RFC 9449), kept with them.
-		if h.dpop, err = newDPoPKey(); err != nil {
-			return nil, h.fail("%v", err)
-		}
+	if err := h.prepareLogin(store, server, as, o); err != nil {
+		return nil, err
 	}
 	ln, redirect, err := listenForRedirect(t.Name, o.Listen)
 	if err != nil {
@@ -139,6 +131,24 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 	}
 	cb.done(nil)
 	return tok, nil
+}
+
+// prepareLogin notes a server that moved to another authorization server
+// since its stored token (SEP-2352: nothing of the old one's, its client or
+// its tokens, is presented to the new one), and makes the DPoP key of the
+// tokens when the authorization server advertises DPoP (RFC 9449).
+func (h *oauthHTTP) prepareLogin(store tokenStore, server string, as *authServer, o LoginOptions) error {
+	if prev, _ := store.load(server); prev != nil && prev.Issuer != "" && strings.TrimSuffix(prev.Issuer, "/") != strings.TrimSuffix(as.Issuer, "/") {
+		o.Note("the server's authorization server is now %s (the stored token is from %s): logging in there anew", text.OneLine(as.Issuer), prev.Issuer)
+	}
+	if offersDPoP(&as.asDoc) {
+		k, err := newDPoPKey()
+		if err != nil {
+			return h.fail("%v", err)
+		}
+		h.dpop = k
+	}
+	return nil
 }
 
 // fillDefaults makes the callbacks a caller left nil do nothing.

@@ -808,31 +808,36 @@ func (h *oauthHTTP) postForm(ctx context.Context, endpoint string, form url.Valu
 		}
 	}
 	body := form.Encode()
-	for try := 0; ; try++ {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(body))
-		if err != nil {
-			return nil, nil, h.fail("bad endpoint %q: %v", endpoint, err)
-		}
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.Header.Set("Accept", "application/json")
-		if ca.Method == "client_secret_basic" {
-			cred := url.QueryEscape(ca.ID) + ":" + url.QueryEscape(ca.Secret)
-			req.Header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(cred)))
-		}
-		if h.dpop != nil {
-			proof, err := h.dpop.Proof(http.MethodPost, endpoint, "")
-			if err != nil {
-				return nil, nil, h.fail("%v", err)
-			}
-			req.Header.Set("DPoP", proof)
-		}
-		resp, data, err := h.do(req)
-		if err != nil || h.dpop == nil || try > 0 || !useDPoPNonce(resp, data) || !h.dpop.SetNonce(endpoint, resp.Header.Get("DPoP-Nonce")) {
-			return resp, data, err
-		}
+	resp, data, err := h.postOnce(ctx, endpoint, body, ca)
+	if err == nil && h.dpop != nil && useDPoPNonce(resp, data) && h.dpop.SetNonce(endpoint, resp.Header.Get("DPoP-Nonce")) {
 		// RFC 9449 §8: the server wants its nonce in the proof; once more
 		// with a new proof that carries it.
+		return h.postOnce(ctx, endpoint, body, ca)
 	}
+	return resp, data, err
+}
+
+// postOnce sends a form to a token endpoint: Basic client authentication
+// when the method says so, a DPoP proof when the flow has a key.
+func (h *oauthHTTP) postOnce(ctx context.Context, endpoint, body string, ca clientAuth) (*http.Response, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(body))
+	if err != nil {
+		return nil, nil, h.fail("bad endpoint %q: %v", endpoint, err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept", "application/json")
+	if ca.Method == "client_secret_basic" {
+		cred := url.QueryEscape(ca.ID) + ":" + url.QueryEscape(ca.Secret)
+		req.Header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(cred)))
+	}
+	if h.dpop != nil {
+		proof, err := h.dpop.Proof(http.MethodPost, endpoint, "")
+		if err != nil {
+			return nil, nil, h.fail("%v", err)
+		}
+		req.Header.Set("DPoP", proof)
+	}
+	return h.do(req)
 }
 
 // useDPoPNonce reports whether a token endpoint's answer is the

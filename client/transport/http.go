@@ -143,18 +143,9 @@ func (t *HTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 		// origin: headers and tokens stay with the server's own origin.
 		return nil, fmt.Errorf("refusing to send a request to %s, which is not the server's origin (%s)", req.URL.Redacted(), t.origin)
 	}
-	var prover Prover
-	token := ""
-	if t.bearer != nil && req.Header.Get("Authorization") == "" {
-		if token = t.bearer(); token != "" {
-			req = req.Clone(req.Context())
-			if t.dpop != nil {
-				prover = t.dpop()
-			}
-			if err := authorize(req, token, prover); err != nil {
-				return nil, err
-			}
-		}
+	req, token, prover, err := t.withToken(req)
+	if err != nil {
+		return nil, err
 	}
 	if req.Method == http.MethodGet && t.getGate != nil {
 		select {
@@ -208,6 +199,24 @@ func (t *HTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp.Body = body
 	return resp, nil
+}
+
+// withToken is req with the stored token (a copy), unless it carries an
+// Authorization header of its own; with the token and its DPoP prover.
+func (t *HTTP) withToken(req *http.Request) (*http.Request, string, Prover, error) {
+	if t.bearer == nil || req.Header.Get("Authorization") != "" {
+		return req, "", nil, nil
+	}
+	token := t.bearer()
+	if token == "" {
+		return req, "", nil, nil
+	}
+	req = req.Clone(req.Context())
+	var prover Prover
+	if t.dpop != nil {
+		prover = t.dpop()
+	}
+	return req, token, prover, authorize(req, token, prover)
 }
 
 // Prover makes the DPoP proofs of a token's requests (RFC 9449).
