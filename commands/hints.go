@@ -207,6 +207,12 @@ func authHints(e *auth.Error) []string {
 		return nil
 	}
 	if e.Token == "grant" {
+		switch e.Grant {
+		case "jwt-bearer":
+			return []string{`check the "oauth" entry of the server (its assertionFile or assertionEnv: a current identity token for the authorization server) and that its authorization server accepts it`}
+		case "id-jag":
+			return []string{`check the "oauth" entry of the server (its client, and the "idp": a current ID token) and that the identity provider and the authorization server accept them`}
+		}
 		return []string{`check the "oauth" client of the server's config entry (clientId, and clientSecret or privateKey) and that its authorization server accepts it`}
 	}
 	login := "mcpx login " + serverWord(e.Server)

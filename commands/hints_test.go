@@ -30,6 +30,8 @@ func TestHints(t *testing.T) {
 		{"403 with scopes", &auth.Error{Server: "srv", Status: 403, Scope: "files:read  files:write"},
 			[]string{"log in again with the scopes it requires: mcpx login srv --scope files:read --scope files:write"}},
 		{"403 without scopes", &auth.Error{Server: "srv", Status: 403}, login("srv")},
+		{"a failed jwt-bearer grant", &auth.Error{Server: "srv", Status: 401, Token: "grant", Grant: "jwt-bearer"},
+			[]string{`check the "oauth" entry of the server (its assertionFile or assertionEnv: a current identity token for the authorization server) and that its authorization server accepts it`}},
 		{"403 to a token with scopes", &auth.Error{Server: "srv", Status: 403, Scope: "mcp:write", Granted: "mcp:basic mcp:write"},
 			[]string{"log in again with the scopes it requires: mcpx login srv --scope mcp:basic --scope mcp:write"}},
 		{"a URL server", &auth.Error{Server: "https://rs.example/mcp?a=1&b=2", Status: 403, Scope: "x"},
