@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpx-cli/mcpx/client/config"
 )
@@ -24,6 +25,8 @@ type bgFake struct {
 	forms     map[string][]url.Values // by path: /token, /idp/token
 	auths     map[string][]string
 	tokenFail string // the AS's token endpoint answers this error
+	dpop      bool   // the metadata advertises DPoP; a proved token is a DPoP one
+	proofs    []string
 }
 
 func newBGFake(t *testing.T) *bgFake {
@@ -37,7 +40,16 @@ func newBGFake(t *testing.T) *bgFake {
 	md["token_endpoint"] = f.URL + "/token"
 	md["grant_types_supported"] = []string{grantJWTBearer}
 	md["token_endpoint_auth_methods_supported"] = []string{"client_secret_basic"}
-	f.json("/.well-known/oauth-authorization-server/as", 200, md)
+	f.handle("/.well-known/oauth-authorization-server/as", func(w http.ResponseWriter, r *http.Request) {
+		doc := map[string]any{}
+		for k, v := range md {
+			doc[k] = v
+		}
+		if f.dpop {
+			doc["dpop_signing_alg_values_supported"] = []string{"ES256"}
+		}
+		oaWriteJSON(w, 200, doc)
+	})
 	f.json("/idp/.well-known/openid-configuration", 200, map[string]any{"issuer": f.URL + "/idp", "token_endpoint": f.URL + "/idp/token"})
 	record := func(r *http.Request) url.Values {
 		_ = r.ParseForm()
@@ -51,6 +63,13 @@ func newBGFake(t *testing.T) *bgFake {
 		record(r)
 		if f.tokenFail != "" {
 			oaWriteJSON(w, 400, map[string]any{"error": f.tokenFail})
+			return
+		}
+		if p := r.Header.Get("DPoP"); p != "" && f.dpop {
+			f.mu.Lock()
+			f.proofs = append(f.proofs, p)
+			f.mu.Unlock()
+			oaWriteJSON(w, 200, `{"access_token":"at-1","token_type":"DPoP","expires_in":3600}`)
 			return
 		}
 		oaWriteJSON(w, 200, `{"access_token":"at-1","token_type":"Bearer","expires_in":3600}`)
@@ -174,5 +193,45 @@ func TestIDJAGGrant(t *testing.T) {
 	st := caLoadServer(t, tg, f.URL+"/mcp")
 	if strings.Contains(st.AccessToken+st.RefreshToken, "the-id-jag") || st.Grant != config.GrantIDJAG {
 		t.Errorf("stored %+v", st)
+	}
+}
+
+// A machine grant at an authorization server that advertises DPoP: a key
+// made and proved, the DPoP token stored with it; the next grant (the
+// token expired) proves the same key.
+func TestMachineGrantDPoP(t *testing.T) {
+	f := newBGFake(t)
+	f.dpop = true
+	tg := &config.Target{Name: "srv", Transport: config.HTTP, URL: f.URL + "/mcp", TokenDir: filepath.Join(t.TempDir(), "tokens"),
+		OAuth: &config.OAuthConfig{Grant: config.GrantJWTBearer, ClientID: "workload", AssertionEnv: "WIF", Assertion: "eyJ.x.y"}}
+	a := NewSource(context.Background(), tg, SourceOptions{})
+	if a.Bearer() != "at-1" || a.DPoP() == nil {
+		t.Fatalf("bearer %q, prover %v", a.Bearer(), a.DPoP())
+	}
+	st := caLoadServer(t, tg, f.URL+"/mcp")
+	if st.TokenType != "DPoP" || st.DPoPKey == "" {
+		t.Fatalf("stored %+v", st)
+	}
+	past := time.Now().Add(-time.Hour).UTC()
+	st.ExpiresAt = &past
+	if err := (tokenStore{dir: tg.TokenDir}).save(st); err != nil {
+		t.Fatal(err)
+	}
+	if a := NewSource(context.Background(), tg, SourceOptions{}); a.DPoP() == nil {
+		t.Fatal("no prover after the renewal")
+	}
+	f.mu.Lock()
+	proofs := slices.Clone(f.proofs)
+	f.mu.Unlock()
+	if len(proofs) != 2 {
+		t.Fatalf("%d proofs", len(proofs))
+	}
+	_, j1 := dpVerify(t, proofs[0])
+	_, j2 := dpVerify(t, proofs[1])
+	if j1["x"] != j2["x"] {
+		t.Error("the renewal proved another key")
+	}
+	if back := caLoadServer(t, tg, f.URL+"/mcp"); back.DPoPKey != st.DPoPKey {
+		t.Error("the renewal changed the stored key")
 	}
 }

@@ -203,6 +203,10 @@ func machineAuthServer(ctx context.Context, t *config.Target, server string, pre
 	if prev != nil && prev.Grant == t.OAuth.Grant && prev.ClientID == t.OAuth.ClientID && prev.TokenEndpoint != "" &&
 		checkEndpoint("the stored token endpoint", prev.TokenEndpoint, true) == nil {
 		as := &authServer{resource: prev.Resource, asDoc: asDoc{Issuer: prev.Issuer, TokenEndpoint: prev.TokenEndpoint, RevocationEndpoint: prev.RevocationEndpoint}}
+		if prev.DPoPKey != "" {
+			// The authorization server gave DPoP tokens: the same key.
+			h.dpop, _ = parseDPoPKey(prev.DPoPKey)
+		}
 		return h, as, selectScopes(o.scopes, t.OAuth, prev.Scope, nil), nil
 	}
 	if o.protocol == "" {
@@ -215,11 +219,18 @@ func machineAuthServer(ctx context.Context, t *config.Target, server string, pre
 	if g := as.GrantTypesSupported; len(g) > 0 && !slices.Contains(g, wire) {
 		return nil, nil, "", h.fail("authorization server %s does not offer the %s grant (grant_types_supported: %s)", text.OneLine(as.Issuer), t.OAuth.Grant, text.OneLine(strings.Join(g, ", ")))
 	}
+	if offersDPoP(&as.asDoc) {
+		if h.dpop, err = newDPoPKey(); err != nil {
+			return nil, nil, "", h.fail("%v", err)
+		}
+	}
 	return h, as, selectScopes(o.scopes, t.OAuth, challenged, as.prmScopes), nil
 }
 
 // machineToken asks the token endpoint for a machine grant's token (once:
-// a refused grant is not tried again) and records it.
+// a refused grant is not tried again) and records it; with the DPoP key
+// of h (machineAuthServer's: a stored one, else a new one when the
+// authorization server advertises DPoP) bound to it.
 func machineToken(ctx context.Context, h *oauthHTTP, t *config.Target, server string, as *authServer, ca clientAuth, form url.Values, scopes string, o grantOptions) (*StoredToken, error) {
 	if scopes != "" {
 		form.Set("scope", scopes)
@@ -231,6 +242,9 @@ func machineToken(ctx context.Context, h *oauthHTTP, t *config.Target, server st
 	}
 	if err != nil {
 		return nil, err
+	}
+	if tok.TokenType == "DPoP" {
+		tok.DPoPKey = h.dpop.storedJWK()
 	}
 	o.addSecrets(tok.Secrets()...)
 	recordGrant(tok, server, as, ca, false, scopes)
