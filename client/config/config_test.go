@@ -253,3 +253,32 @@ func TestResolveOAuthSecrets(t *testing.T) {
 		t.Errorf("Secrets = %q", tg.Secrets)
 	}
 }
+
+// The jwt-bearer and id-jag grants: the variables they name are read when
+// the entry is (and are secrets), the files they name are relative to the
+// config file's directory and read at each grant.
+func TestResolveGrantCredentials(t *testing.T) {
+	env := ResolveOptions{Getenv: func(string) string { return "" }, Environ: []string{"WIF=eyJ.wif", "IDT=eyJ.idt", "IDP_SEC=idp-secret"}}
+	s := &Server{Name: "srv", Transport: HTTP, URL: "https://example.com/mcp", explicitType: true, Dir: "/etc/mcpx",
+		OAuth: &OAuthConfig{Grant: GrantJWTBearer, AssertionEnv: "WIF"}}
+	tg, err := Resolve(s, env)
+	if err != nil || tg.OAuth.Assertion != "eyJ.wif" || !slices.Contains(tg.Secrets, "eyJ.wif") {
+		t.Fatalf("Resolve = %+v, %v (secrets %q)", tg.OAuth, err, tg.Secrets)
+	}
+	s.OAuth = &OAuthConfig{Grant: GrantJWTBearer, AssertionFile: "ci/token.jwt"}
+	if tg, err := Resolve(s, env); err != nil || tg.OAuth.AssertionFile != "/etc/mcpx/ci/token.jwt" || tg.OAuth.Assertion != "" {
+		t.Errorf("Resolve = %+v, %v", tg.OAuth, err)
+	}
+	s.OAuth = &OAuthConfig{Grant: GrantIDJAG, ClientID: "c", IdP: &IdPConfig{Issuer: "https://idp.example", ClientID: "i",
+		ClientSecret: "${IDP_SEC}", IDTokenEnv: "IDT"}}
+	tg, err = Resolve(s, env)
+	if err != nil || tg.OAuth.IdP.IDToken != "eyJ.idt" || tg.OAuth.IdP.ClientSecret != "idp-secret" ||
+		!slices.Contains(tg.Secrets, "eyJ.idt") || !slices.Contains(tg.Secrets, "idp-secret") {
+		t.Fatalf("Resolve = %+v, %v (secrets %q)", tg.OAuth.IdP, err, tg.Secrets)
+	}
+	s.OAuth.IdP.IDTokenEnv = "UNSET"
+	var ce *Error
+	if _, err := Resolve(s, env); !errors.As(err, &ce) || ce.Var != "UNSET" {
+		t.Errorf("unset variable: %v", err)
+	}
+}
