@@ -307,7 +307,7 @@ func connectFallback(ctx context.Context, t *config.Target, o Options, tokens *a
 		return connectFallback(ctx, t, o, tokens)
 	}
 	if err != nil && t.Fallback && c != nil && c.rt != nil {
-		if st := c.rt.FirstPostStatus(); sseStatus(st) && ctx.Err() == nil {
+		if st := c.rt.FallbackStatus(); sseStatus(st) && ctx.Err() == nil {
 			if o.Note != nil {
 				o.Note("%s answered HTTP %d to POST; retrying over SSE", t.URL, st)
 			}

@@ -45,6 +45,10 @@ var conformanceScenarios = []conformanceScenario{
 	// ran alongside (load average up to 12), with delays of 503-521 ms. So
 	// it is run like the others, without a retry.
 	{"0.2", "sse-retry"},
+	// 2026-07-28: the first POST gets -32022 naming 2026-07-28, and mcpx
+	// sends server/discover once more at that version (--protocol-version
+	// in mcpx(1)); every request carries the header and the _meta keys.
+	{"0.2", "request-metadata"},
 	// OAuth (AUTHENTICATION in mcpx(1)): the adapter runs `mcpx login
 	// --no-browser`, follows the printed authorization URL with node's fetch,
 	// then lists the tools and calls test-tool; on a 403 insufficient_scope it

@@ -51,6 +51,7 @@ type HTTP struct {
 
 	mu         sync.Mutex
 	initStatus int      // status of the first POST (initialize), for the SSE fallback
+	initRPC    bool     // that POST's error answer was a JSON-RPC error (an MCP server's)
 	authStatus int      // the last 401 or 403
 	challenge  []string // its WWW-Authenticate values
 }
@@ -163,10 +164,11 @@ func (t *HTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	first := false
 	if req.Method == http.MethodPost {
 		t.mu.Lock()
 		if t.initStatus == 0 {
-			t.initStatus = resp.StatusCode
+			t.initStatus, first = resp.StatusCode, true
 		}
 		t.mu.Unlock()
 	}
@@ -190,9 +192,32 @@ func (t *HTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 		// An error answer: mcp-go reads all of it into its error message,
 		// of which mcpx shows one clipped line. Read only its start.
 		body = &prefixBody{rc: body, left: errorBodyLimit}
+		if first {
+			body = t.peekFirstError(body)
+		}
 	}
 	resp.Body = body
 	return resp, nil
+}
+
+// peekFirstError reads the error answer to the first POST (at most
+// errorBodyLimit bytes) and notes whether it is a JSON-RPC error: a
+// server that answers 400 with one (-32022 to server/discover, say)
+// speaks streamable HTTP, and is no legacy SSE server to fall back to.
+// The body is read again from what was read.
+func (t *HTTP) peekFirstError(body io.ReadCloser) io.ReadCloser {
+	b, _ := io.ReadAll(body)
+	_ = body.Close()
+	var msg struct {
+		JSONRPC string          `json:"jsonrpc"`
+		Error   json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(b, &msg) == nil && msg.JSONRPC == "2.0" && len(msg.Error) > 0 && msg.Error[0] == '{' {
+		t.mu.Lock()
+		t.initRPC = true
+		t.mu.Unlock()
+	}
+	return io.NopCloser(bytes.NewReader(b))
 }
 
 // OpenGate lets the standalone GET stream go out.
@@ -297,6 +322,18 @@ func splitChallenge(h string) []string {
 func (t *HTTP) FirstPostStatus() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.initStatus
+}
+
+// FallbackStatus is the status of the first POST as the SSE fallback
+// reads it: FirstPostStatus, but 0 when the answer was a JSON-RPC error,
+// which only a streamable HTTP server sends (see peekFirstError).
+func (t *HTTP) FallbackStatus() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.initRPC {
+		return 0
+	}
 	return t.initStatus
 }
 

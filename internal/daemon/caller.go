@@ -108,7 +108,7 @@ func (c *caller) serve() {
 		c.drop(s.lostParams())
 	case s.oneShot():
 		// An HTTP or SSE connection that failed before its handshake.
-		c.notify(MethodOneShot, map[string]any{"why": s.deadWhyNow(), "first_post": s.rt.FirstPostStatus()})
+		c.notify(MethodOneShot, map[string]any{"why": s.deadWhyNow(), "first_post": s.rt.FallbackStatus()})
 		c.closeSoon()
 	}
 	// A server that died before this caller was attached is started
