@@ -100,6 +100,8 @@ type Capabilities struct {
 	Prompts     bool `json:"prompts"`
 	Completions bool `json:"completions"`
 	Logging     bool `json:"logging"`
+	// Skills: the server declares the skills extension (see ListSkills).
+	Skills bool `json:"-"`
 }
 
 // Conn is one initialized connection to one server.
@@ -546,7 +548,7 @@ func (c *Conn) initialize(ctx context.Context, wrapped mcptransport.Interface, l
 		c.Instructions = res.Instructions
 		caps := res.Capabilities
 		c.Caps = Capabilities{Tools: caps.Tools != nil, Resources: caps.Resources != nil, Prompts: caps.Prompts != nil,
-			Completions: caps.Completions != nil, Logging: caps.Logging != nil}
+			Completions: caps.Completions != nil, Logging: caps.Logging != nil, Skills: hasSkills(caps.Extensions)}
 	}
 	if o.Debug != nil {
 		o.Debug("server %q: %s, protocol %s", c.T.Name, text.Escape(c.clip(c.ServerName+" "+c.ServerVersion, 300)), c.Protocol)
@@ -679,8 +681,10 @@ func (c *Conn) lenientInitialize(ctx context.Context, tr mcptransport.Interface,
 	c.Protocol = version
 	c.ServerName, c.ServerVersion = str(info["name"]), str(info["version"])
 	c.Instructions = str(r["instructions"])
+	var ext map[string]any
+	_ = json.Unmarshal(caps["extensions"], &ext)
 	c.Caps = Capabilities{Tools: has("tools"), Resources: has("resources"), Prompts: has("prompts"),
-		Completions: has("completions"), Logging: has("logging")}
+		Completions: has("completions"), Logging: has("logging"), Skills: hasSkills(ext)}
 	if o.Note != nil {
 		o.Note("server %q sent an initialize result that does not follow the schema; using what could be read of it", c.T.Name)
 	}

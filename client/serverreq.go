@@ -162,6 +162,11 @@ func (h *serverHooks) capabilities(kind string) mcp.ClientCapabilities {
 			ListChanged bool `json:"listChanged,omitempty"`
 		}{}
 	}
+	if mcp.IsModernProtocol(h.o.ProtocolVersion) {
+		// The extensions of the 2026-07-28 era (SEP-2133): mcpx reads
+		// server-published skills.
+		caps.Extensions = skillsCapability()
+	}
 	return caps
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/completions"
+	"github.com/mcpx-cli/mcpx/internal/skills"
 	"github.com/mcpx-cli/mcpx/internal/uritemplate"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
@@ -691,6 +692,24 @@ func (s *completeSource) Tasks(ctx context.Context, srv string) ([]completions.C
 			desc += ": " + t.StatusMessage
 		}
 		out = append(out, completions.Candidate{Value: t.ID, Desc: desc})
+	}
+	return out, nil
+}
+
+func (s *completeSource) Skills(ctx context.Context, srv string) ([]completions.Candidate, error) {
+	conn, err := s.open(ctx, srv)
+	if err != nil || !conn.Caps.Skills {
+		return nil, err
+	}
+	raws, _, err := conn.ListSkills(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]completions.Candidate, 0, len(raws))
+	for _, raw := range raws {
+		if e, perr := skills.ParseEntry(raw); perr == nil {
+			out = append(out, completions.Candidate{Value: e.Name, Desc: e.Description})
+		}
 	}
 	return out, nil
 }

@@ -140,7 +140,7 @@ func TestCompletionSpec(t *testing.T) {
 			names = append(names, c.Name)
 		}
 	}
-	if want := []string{"servers", "import", "catalog", "describe", "read", "prompt", "invoke", "task", "login", "logout", "completion", "daemon"}; !slices.Equal(names, want) {
+	if want := []string{"servers", "import", "catalog", "describe", "read", "prompt", "invoke", "task", "skills", "login", "logout", "completion", "daemon"}; !slices.Equal(names, want) {
 		t.Errorf("commands = %q, want %q", names, want)
 	}
 	if want := []string{"help"}; !slices.Equal(hidden, want) {

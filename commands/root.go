@@ -239,6 +239,7 @@ func (a *app) newRoot() *cli.Command {
 			a.newPromptCmd(),
 			a.newInvokeCmd(),
 			a.newTaskCmd(),
+			a.newSkillsCmd(),
 			a.newLoginCmd(),
 			a.newLogoutCmd(),
 			a.newCompletionCmd(),

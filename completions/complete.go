@@ -199,6 +199,9 @@ type Source interface {
 	Keys(ctx context.Context, srv string) ([]Candidate, error)
 	// Tasks are the ids of the server's tasks (tasks/list), with their status.
 	Tasks(ctx context.Context, srv string) ([]Candidate, error)
+	// Skills are the names of the skills the server publishes (skills/list),
+	// with their descriptions.
+	Skills(ctx context.Context, srv string) ([]Candidate, error)
 	Complete(ctx context.Context, srv string, ref Ref, arg, value string, context map[string]string) ([]string, error)
 	TemplateVars(tmpl string) []string
 	// ImportSources and ImportNames answer mcpx import: the sources that
@@ -293,6 +296,8 @@ func complete(ctx context.Context, l *Line, cur string, src Source) ([]Candidate
 			return tasks, NoPath, err
 		}
 		return nil, NoPath, nil
+	case "skills":
+		return skillsStage(ctx, src, args)
 	case "login", "logout":
 		// Server names only: completing them contacts no server.
 		if len(args) == 0 {
@@ -319,6 +324,23 @@ func complete(ctx context.Context, l *Line, cur string, src Source) ([]Candidate
 		return invokeStage(ctx, src, srv, args[1:], cur)
 	case "read":
 		return readStage(ctx, src, srv, args[1:], cur)
+	}
+	return nil, NoPath, nil
+}
+
+// skillsStage completes skills: the subcommand get or a server name (whose
+// skills it lists), then get's server and the server's skill names.
+func skillsStage(ctx context.Context, src Source, args []string) ([]Candidate, PathKind, error) {
+	switch {
+	case len(args) == 0:
+		return append([]Candidate{{"get", "write one of a server's skills as a skill directory"}}, src.Servers()...), NoPath, nil
+	case args[0] != "get":
+		return nil, NoPath, nil
+	case len(args) == 1:
+		return src.Servers(), NoPath, nil
+	case len(args) == 2:
+		skills, err := src.Skills(ctx, args[1])
+		return skills, NoPath, err
 	}
 	return nil, NoPath, nil
 }

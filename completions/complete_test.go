@@ -42,6 +42,7 @@ var testSpec = &Spec{
 		{Name: "logout", Usage: "log out"},
 		{Name: "completion", Usage: "print a script"},
 		{Name: "task", Usage: "follow a task"},
+		{Name: "skills", Usage: "list skills"},
 	},
 }
 
@@ -112,6 +113,13 @@ func (f *fakeSource) Tasks(_ context.Context, srv string) ([]Candidate, error) {
 	return f.tasks, f.err
 }
 
+func (f *fakeSource) Skills(_ context.Context, srv string) ([]Candidate, error) {
+	f.calls = append(f.calls, call{Method: "Skills", Srv: srv})
+	return testSkills, f.err
+}
+
+var testSkills = []Candidate{{"pdf-processing", "Extract, fill, and assemble PDF documents"}}
+
 func (f *fakeSource) Complete(_ context.Context, srv string, ref Ref, arg, value string, ctx map[string]string) ([]string, error) {
 	f.calls = append(f.calls, call{Method: "Complete", Srv: srv, Ref: ref, Arg: arg, Value: value, Context: ctx})
 	return f.values, f.err
@@ -174,7 +182,7 @@ func TestComplete(t *testing.T) {
 	commands := []Candidate{
 		{"servers", "list servers"}, {"import", "copy servers"}, {"catalog", "list the catalog"}, {"describe", "describe an item"},
 		{"read", "read a resource"}, {"prompt", "get a prompt"}, {"invoke", "call a tool"},
-		{"login", "log in"}, {"logout", "log out"}, {"completion", "print a script"}, {"task", "follow a task"},
+		{"login", "log in"}, {"logout", "log out"}, {"completion", "print a script"}, {"task", "follow a task"}, {"skills", "list skills"},
 	}
 	rootFlags := []Candidate{
 		{"--config", "read servers from FILE alone"}, {"--project", ""}, {"--header", "extra HTTP header"},
@@ -254,6 +262,11 @@ func TestComplete(t *testing.T) {
 		{"task wait SRV <TAB>", []string{"task", "wait", "alpha"}, "", Result{Cands: testTasks}, []call{{Method: "Tasks", Srv: "alpha"}}},
 		{"task list SRV <TAB>", []string{"task", "list", "alpha"}, "", Result{}, nil},
 		{"task get SRV ID <TAB>", []string{"task", "get", "alpha", "t-1"}, "", Result{}, nil},
+		{"skills <TAB>", []string{"skills"}, "", Result{Cands: append([]Candidate{{"get", "write one of a server's skills as a skill directory"}}, testServers...)}, []call{servers}},
+		{"skills SRV <TAB>", []string{"skills", "alpha"}, "", Result{}, nil},
+		{"skills get <TAB>", []string{"skills", "get"}, "", Result{Cands: testServers}, []call{servers}},
+		{"skills get SRV <TAB>", []string{"skills", "get", "alpha"}, "", Result{Cands: testSkills}, []call{{Method: "Skills", Srv: "alpha"}}},
+		{"skills get SRV NAME <TAB>", []string{"skills", "get", "alpha", "pdf-processing"}, "", Result{}, nil},
 		{"describe <TAB>", []string{"describe"}, "", Result{Cands: testServers}, []call{servers}},
 		{"read <TAB>", []string{"read"}, "al", Result{Cands: testServers}, []call{servers}},
 		{"prompt <TAB>", []string{"prompt"}, "", Result{Cands: testServers}, []call{servers}},

@@ -98,6 +98,14 @@ var conformanceScenarios = []conformanceScenario{
 	{"0.2", "http-invalid-tool-headers"},
 	{"0.2", "json-schema-ref-no-deref"},
 	{"0.2", "json-schema-2020-12-preservation"},
+	// Server-published skills (the extension io.modelcontextprotocol/skills):
+	// mcpx skills lists them and reads no file; mcpx skills get refuses a
+	// SKILL.md whose size, digest or frontmatter differs from the listing's,
+	// before it reads the next file, and writes nothing.
+	{"0.2", "sep-2640-client-no-prefetch"},
+	{"0.2", "sep-2640-client-verify-digest"},
+	{"0.2", "sep-2640-client-verify-size"},
+	{"0.2", "sep-2640-client-verify-frontmatter"},
 }
 
 const (
