@@ -15,6 +15,7 @@ import (
 
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/tidwall/gjson"
 
 	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/client/transport"
@@ -63,8 +64,17 @@ func (c *Conn) classifyCall(ctx context.Context, method string, err error, refus
 				rpc.Data = b
 			}
 		}
-		if d.Code == mcp.UNSUPPORTED_PROTOCOL_VERSION {
+		switch d.Code {
+		case mcp.UNSUPPORTED_PROTOCOL_VERSION:
 			return c.versionRefused(method, rpc, d.Message)
+		case mcp.HEADER_MISMATCH:
+			// The server says the request's MCP headers and its body
+			// disagree (SEP-2243): the protocol's framing broke between
+			// mcpx and the server (a proxy that rewrites headers, say).
+			return &transport.ConnectError{Server: c.T.Name, Phase: method, Err: &ServerError{Server: c.T.Name, Method: method, RPC: rpc},
+				Msg: fmt.Sprintf("the server answered %s that its headers do not match its body: %s (code %d)", method, c.shown(d.Message), d.Code)}
+		case mcp.MISSING_REQUIRED_CLIENT_CAPABILITY:
+			return c.missingCapability(method, rpc, d.Message)
 		}
 		// "Method not found" is the server's own method missing, unless
 		// mcpx refused a request of the server's during the call (a
@@ -207,6 +217,18 @@ func (c *Conn) timeoutError(phase string) *TimeoutError {
 		e.Stdout = append(e.Stdout, SkippedLine{Text: text.Clip(c.shown(line), maxSkipShown), JSON: line[0] == '{' || line[0] == '['})
 	}
 	return e
+}
+
+// missingCapability is the error of a request the server refused because
+// mcpx did not declare a client capability it needs (-32021; data.capability
+// names it): the server needs what mcpx does not offer here (exit 5).
+func (c *Conn) missingCapability(method string, rpc transport.RPCError, msg string) error {
+	what := "a client capability mcpx does not declare"
+	if name := gjson.GetBytes(rpc.Data, "capability"); name.Type == gjson.String && name.String() != "" {
+		what = "the client capability " + text.QuoteClip(name.String(), 60) + ", which mcpx does not declare"
+	}
+	return &UnsupportedError{Server: c.T.Name, Method: method, RPC: &rpc, shown: c.shown(msg),
+		Msg: fmt.Sprintf("server %q: %s needs %s: %s (code %d)", c.T.Name, method, what, c.shown(msg), rpc.Code)}
 }
 
 // versionRefusal is a server's refusal of the connection's protocol

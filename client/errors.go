@@ -72,9 +72,15 @@ type UnsupportedError struct {
 	Method string
 	RPC    *transport.RPCError
 	shown  string // RPC.Message as the message shows it (see ServerError)
+	// Msg, when set, is the whole message (a capability the server needs
+	// of mcpx).
+	Msg string
 }
 
 func (e *UnsupportedError) Error() string {
+	if e.Msg != "" {
+		return e.Msg
+	}
 	if e.RPC != nil {
 		return fmt.Sprintf("server %q does not support %s: %s", e.Server, e.Method, shownOr(e.shown, e.RPC.Message))
 	}
