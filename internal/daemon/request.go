@@ -81,7 +81,7 @@ func (c *caller) relay(ctx context.Context, req mcptransport.JSONRPCRequest, par
 func (c *caller) listing(ctx context.Context, req mcptransport.JSONRPCRequest, params json.RawMessage) *mcptransport.JSONRPCResponse {
 	s := c.session()
 	if !c.refresh && !s.isDead() {
-		if r, ok := s.cache.Get(req.Method, params); ok {
+		if r, ok := s.cache.GetIn(c.auth, req.Method, params); ok {
 			return result(req, r)
 		}
 	}
@@ -92,7 +92,7 @@ func (c *caller) listing(ctx context.Context, req mcptransport.JSONRPCRequest, p
 	}
 	if resp != nil && resp.Error == nil && len(resp.Result) > 0 && gjson.ValidBytes(resp.Result) &&
 		gjson.ParseBytes(resp.Result).IsObject() {
-		s.cache.Put(req.Method, params, append(json.RawMessage(nil), resp.Result...), gen)
+		s.cache.PutIn(c.auth, req.Method, params, append(json.RawMessage(nil), resp.Result...), gen)
 	}
 	return resp
 }
