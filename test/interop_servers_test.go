@@ -31,9 +31,10 @@ package test
 //	                     filesystem DIR..., memory (its graph in $WORK/memory.jsonl),
 //	                     ts SDK (SDK: the npm package of the TypeScript SDK, sdk-1.31
 //	                     or @modelcontextprotocol/sdk), gosdk (stdio), or gosdk-http,
-//	                     gosdk-sse, gosdk-sse-notype: the one Go-SDK HTTP server all
-//	                     scripts share ($GOSDK_URL is its base URL), its /mcp URL, its
-//	                     /sse URL with type sse, its /sse URL with no type. -tap
+//	                     gosdk-sse, gosdk-sse-notype, gosdk-stateless: the one Go-SDK
+//	                     HTTP server all scripts share ($GOSDK_URL is its base URL),
+//	                     its /mcp URL, its /sse URL with type sse, its /sse URL with
+//	                     no type, its /stateless URL (the handler with Stateless set). -tap
 //	                     (stdio) runs the server through sh, which writes its pid to
 //	                     $WORK/server.pid and copies what mcpx writes to
 //	                     $WORK/server.in (for sent, declares, group-gone); -env adds
@@ -285,7 +286,7 @@ func (rs *realServers) stopHTTP() {
 }
 
 func (rs *realServers) cmdServe(ts *testscript.TestScript, neg bool, args []string) {
-	const usage = "serve [-tap] [-env K=V]... NAME filesystem DIR...|memory|ts SDK|gosdk|gosdk-http|gosdk-sse|gosdk-sse-notype"
+	const usage = "serve [-tap] [-env K=V]... NAME filesystem DIR...|memory|ts SDK|gosdk|gosdk-http|gosdk-sse|gosdk-sse-notype|gosdk-stateless"
 	if neg {
 		ts.Fatalf("usage: %s", usage)
 	}
@@ -331,12 +332,15 @@ func (rs *realServers) cmdServe(ts *testscript.TestScript, neg bool, args []stri
 		spec.command, spec.args = rs.node, []string{rs.scripts[kind], rest[0]}
 	case "gosdk":
 		spec.command, spec.args = rs.goSDK(ts), []string{"stdio"}
-	case "gosdk-http", "gosdk-sse", "gosdk-sse-notype":
+	case "gosdk-http", "gosdk-sse", "gosdk-sse-notype", "gosdk-stateless":
 		base := rs.startHTTP(ts)
 		ts.Setenv("GOSDK_URL", base)
-		spec.url, spec.sse = base+"/mcp", kind != "gosdk-http"
-		if spec.sse {
+		spec.url, spec.sse = base+"/mcp", kind == "gosdk-sse" || kind == "gosdk-sse-notype"
+		switch {
+		case spec.sse:
 			spec.url = base + "/sse"
+		case kind == "gosdk-stateless":
+			spec.url = base + "/stateless"
 		}
 	default:
 		ts.Fatalf("unknown KIND %q; usage: %s", kind, usage)
