@@ -249,8 +249,30 @@ func (a *app) skillsGet(ctx context.Context, srv, name, dir string) error {
 	if err := writeSkillDir(dir, files); err != nil {
 		return err
 	}
+	if a.asJSON() {
+		doc := skillGotDoc{Server: server, Skill: e.Name, Dir: dir, Files: make([]skillGotFile, 0, len(files))}
+		for i, f := range files {
+			doc.Files = append(doc.Files, skillGotFile{Path: f.path, URI: e.Files[i].URI, Digest: e.Files[i].Digest, Size: len(f.data)})
+		}
+		return a.writeDoc(doc)
+	}
 	a.log.Note("server %q: skill %s written to %s (%s)", server, a.quote(name, 100), dir, count(len(files), "file"))
 	return nil
+}
+
+// skillGotDoc is what skills get prints under --json: the files written.
+type skillGotDoc struct {
+	Server string         `json:"server"`
+	Skill  string         `json:"skill"`
+	Dir    string         `json:"dir"`
+	Files  []skillGotFile `json:"files"`
+}
+
+type skillGotFile struct {
+	Path   string `json:"path"`
+	URI    string `json:"uri"`
+	Digest string `json:"digest"`
+	Size   int    `json:"size"`
 }
 
 // skillError names the server and the skill in a verification error.
