@@ -256,6 +256,9 @@ func (c *Conn) versionRefused(method string, rpc transport.RPCError, msg string)
 	if version == "" { // during the handshake
 		version = c.opts.ProtocolVersion
 	}
+	if method == string(mcp.MethodInitialize) && mcp.IsModernProtocol(version) {
+		version = mcp.LATEST_LEGACY_PROTOCOL_VERSION // what the initialize after server/discover asks for
+	}
 	e := &transport.ConnectError{Server: c.T.Name, Phase: method, Err: &versionRefusal{Supported: data.Supported, RPC: rpc},
 		Msg: fmt.Sprintf("the server refused protocol %s during %s: %s (code %d)", version, method, c.shown(msg), rpc.Code)}
 	if v := newestLegacy(data.Supported); v != "" && v != version {

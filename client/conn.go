@@ -232,14 +232,14 @@ func Connect(ctx context.Context, t *config.Target, o Options) (*Conn, error) {
 	}
 	tokens := auth.NewSource(ctx, t, auth.SourceOptions{Mask: o.Mask, Note: o.Note, AddSecrets: o.AddSecrets,
 		Unusable: o.UnusableToken})
-	c, err := connectFallback(ctx, t, o, tokens)
+	c, err := connectVersion(ctx, t, o, tokens)
 	if tokens != nil {
 		var ae *auth.Error
 		if errors.As(err, &ae) && tokens.Retry(ctx, ae) {
 			// The server refused a stored token it had not expired by our
 			// clock (revoked, or a lifetime it did not announce): refresh it
 			// once and connect again.
-			c, err = connectFallback(ctx, t, o, tokens)
+			c, err = connectVersion(ctx, t, o, tokens)
 		}
 		if errors.As(err, &ae) {
 			tokens.Explain(ae)
@@ -250,6 +250,43 @@ func Connect(ctx context.Context, t *config.Target, o Options) (*Conn, error) {
 	}
 	c.Auth = tokens.Info()
 	return c, nil
+}
+
+// connectVersion is connectFallback, again once at the version the server
+// names when it refuses the initialize handshake's with -32022: the newest
+// of its data.supported that mcpx speaks, with the note any fallback gives
+// (see --protocol-version in mcpx(1)).
+func connectVersion(ctx context.Context, t *config.Target, o Options, tokens *auth.Source) (*Conn, error) {
+	c, err := connectFallback(ctx, t, o, tokens)
+	var refused *versionRefusal
+	var ce *transport.ConnectError
+	if err == nil || ctx.Err() != nil || !errors.As(err, &ce) || ce.Phase != "initialize" || !errors.As(err, &refused) {
+		return c, err
+	}
+	sent := o.ProtocolVersion
+	if mcp.IsModernProtocol(sent) {
+		sent = mcp.LATEST_LEGACY_PROTOCOL_VERSION // what the handshake asks for after server/discover
+	}
+	v := newestLegacy(refused.Supported)
+	if v == "" || v == sent {
+		return c, err
+	}
+	if o.Debug != nil {
+		o.Debug("server %q refused protocol %s at initialize (code %d); initializing at %s", t.Name, sent, mcp.UNSUPPORTED_PROTOCOL_VERSION, v)
+	}
+	asked := o.ProtocolVersion
+	o.ProtocolVersion = v
+	c, err = connectFallback(ctx, t, o, tokens)
+	if err == nil {
+		say := o.Debug // as afterInitialize says it: a note when the 2026 era was asked for
+		if mcp.IsModernProtocol(asked) {
+			say = o.Note
+		}
+		if say != nil {
+			say("server %q speaks protocol %s, not %s", t.Name, c.Protocol, asked)
+		}
+	}
+	return c, err
 }
 
 // connectFallback connects over t's transport, and retries an inferred http
@@ -561,19 +598,31 @@ func (c *Conn) initialize(ctx context.Context, wrapped mcptransport.Interface, l
 // last words on stderr (read once it is stopped).
 func (c *Conn) failInitialize(ctx context.Context, err error, s *handshake) error {
 	t := c.T
+	reply := s.asError(err)
+	if errors.Is(err, mcptransport.ErrLegacySSEServer) && c.rt != nil {
+		if d := c.rt.LastPostError(); d != nil {
+			// The initialize POST got a 4xx with a JSON-RPC error (a
+			// -32022 naming the versions the server speaks, say): that
+			// error is the answer, not a hint of an SSE server.
+			err = &rpcReplyError{Details: *d}
+			reply = err
+		}
+	}
 	var e error
 	var known *transport.ConnectError
 	var badVersion mcp.UnsupportedProtocolVersionError
 	switch {
 	case errors.As(err, &known):
 		e = known
-	case errors.As(err, &badVersion):
+	case errors.As(err, &badVersion) && s.answered == "initialize":
+		// (the result's version: mcp-go reports a -32022 reply with the
+		// same type)
 		e = &transport.ConnectError{Server: t.Name, Phase: "initialize", Err: err,
 			Msg: fmt.Sprintf("the server answered with protocol version %q, which mcpx does not know", c.clip(badVersion.Version, 40))}
 	case refusedResult[mcp.InitializeResult](s, "initialize"):
 		e = &transport.ConnectError{Server: t.Name, Phase: "initialize", Err: err, Msg: "the initialize result does not follow the schema: " + text.OneLine(c.clip(err.Error(), 200))}
 	default:
-		e = c.classifyCall(ctx, "initialize", s.asError(err), false)
+		e = c.classifyCall(ctx, "initialize", reply, false)
 	}
 	c.Close()
 	switch se := e.(type) {

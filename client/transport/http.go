@@ -50,10 +50,11 @@ type HTTP struct {
 	owed     *owedAnswers // the server's requests not yet answered (nil: not counted)
 
 	mu         sync.Mutex
-	initStatus int      // status of the first POST (initialize), for the SSE fallback
-	initRPC    bool     // that POST's error answer was a JSON-RPC error (an MCP server's)
-	authStatus int      // the last 401 or 403
-	challenge  []string // its WWW-Authenticate values
+	initStatus int                      // status of the first POST (initialize), for the SSE fallback
+	initRPC    *mcp.JSONRPCErrorDetails // that POST's error answer, when a JSON-RPC error (an MCP server's)
+	lastRPC    *mcp.JSONRPCErrorDetails // the last POST answered with an HTTP error status and a JSON-RPC error
+	authStatus int                      // the last 401 or 403
+	challenge  []string                 // its WWW-Authenticate values
 }
 
 // HTTPOptions configure an HTTP round tripper.
@@ -170,6 +171,7 @@ func (t *HTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 		if t.initStatus == 0 {
 			t.initStatus, first = resp.StatusCode, true
 		}
+		t.lastRPC = nil // the last POST's, or none
 		t.mu.Unlock()
 	}
 	// A 401 or 403 is the connection's, to explain the failure of what
@@ -192,29 +194,33 @@ func (t *HTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 		// An error answer: mcp-go reads all of it into its error message,
 		// of which mcpx shows one clipped line. Read only its start.
 		body = &prefixBody{rc: body, left: errorBodyLimit}
-		if first {
-			body = t.peekFirstError(body)
+		if req.Method == http.MethodPost {
+			body = t.peekError(body, first)
 		}
 	}
 	resp.Body = body
 	return resp, nil
 }
 
-// peekFirstError reads the error answer to the first POST (at most
-// errorBodyLimit bytes) and notes whether it is a JSON-RPC error: a
-// server that answers 400 with one (-32022 to server/discover, say)
+// peekError reads the error answer to a POST (at most errorBodyLimit
+// bytes) and keeps it when it is a JSON-RPC error: mcp-go reads no body of
+// an initialize answered with a 4xx, and a server that answers the first
+// POST with 400 and a JSON-RPC error (-32022 to server/discover, say)
 // speaks streamable HTTP, and is no legacy SSE server to fall back to.
 // The body is read again from what was read.
-func (t *HTTP) peekFirstError(body io.ReadCloser) io.ReadCloser {
+func (t *HTTP) peekError(body io.ReadCloser, first bool) io.ReadCloser {
 	b, _ := io.ReadAll(body)
 	_ = body.Close()
 	var msg struct {
-		JSONRPC string          `json:"jsonrpc"`
-		Error   json.RawMessage `json:"error"`
+		JSONRPC string                   `json:"jsonrpc"`
+		Error   *mcp.JSONRPCErrorDetails `json:"error"`
 	}
-	if json.Unmarshal(b, &msg) == nil && msg.JSONRPC == "2.0" && len(msg.Error) > 0 && msg.Error[0] == '{' {
+	if json.Unmarshal(b, &msg) == nil && msg.JSONRPC == "2.0" && msg.Error != nil {
 		t.mu.Lock()
-		t.initRPC = true
+		if first {
+			t.initRPC = msg.Error
+		}
+		t.lastRPC = msg.Error
 		t.mu.Unlock()
 	}
 	return io.NopCloser(bytes.NewReader(b))
@@ -331,10 +337,19 @@ func (t *HTTP) FirstPostStatus() int {
 func (t *HTTP) FallbackStatus() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.initRPC {
+	if t.initRPC != nil {
 		return 0
 	}
 	return t.initStatus
+}
+
+// LastPostError is the JSON-RPC error the last POST answered with an HTTP
+// error status carried (nil when none): mcp-go reads no body of an
+// initialize answered with a 4xx.
+func (t *HTTP) LastPostError() *mcp.JSONRPCErrorDetails {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.lastRPC
 }
 
 type limitBody struct {
