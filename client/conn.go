@@ -593,21 +593,26 @@ func (c *Conn) initialize(ctx context.Context, wrapped mcptransport.Interface, l
 	return nil
 }
 
+// initializeReply is the error of a failed initialize (err), and what the
+// server answered (see classifyCall): the initialize POST answered with a
+// 4xx and a JSON-RPC error (a -32022 naming the versions the server
+// speaks, say) is that error, not a hint of an SSE server.
+func (c *Conn) initializeReply(err error, s *handshake) (error, error) {
+	if errors.Is(err, mcptransport.ErrLegacySSEServer) && c.rt != nil {
+		if d := c.rt.LastPostError(); d != nil {
+			e := &rpcReplyError{Details: *d}
+			return e, e
+		}
+	}
+	return err, s.asError(err)
+}
+
 // failInitialize closes c and says why initialize failed: a connection
 // error for what the server answered, or a timeout, with a stdio server's
 // last words on stderr (read once it is stopped).
 func (c *Conn) failInitialize(ctx context.Context, err error, s *handshake) error {
 	t := c.T
-	reply := s.asError(err)
-	if errors.Is(err, mcptransport.ErrLegacySSEServer) && c.rt != nil {
-		if d := c.rt.LastPostError(); d != nil {
-			// The initialize POST got a 4xx with a JSON-RPC error (a
-			// -32022 naming the versions the server speaks, say): that
-			// error is the answer, not a hint of an SSE server.
-			err = &rpcReplyError{Details: *d}
-			reply = err
-		}
-	}
+	err, reply := c.initializeReply(err, s)
 	var e error
 	var known *transport.ConnectError
 	var badVersion mcp.UnsupportedProtocolVersionError

@@ -233,18 +233,8 @@ func (a *app) skillsGet(ctx context.Context, srv, name, dir string) error {
 		}
 		files[i].path = path
 	}
-	for i, f := range e.Files {
-		b, err := a.readSkillFile(s, f.URI)
-		if err != nil {
-			return skillError(err, server, name)
-		}
-		if err = f.Verify(b); err == nil && i == 0 {
-			err = e.CheckFrontmatter(b)
-		}
-		if err != nil {
-			return skillError(err, server, name)
-		}
-		files[i].data = b
+	if err := a.readSkillFiles(s, e, files); err != nil {
+		return skillError(err, server, name)
 	}
 	if err := writeSkillDir(dir, files); err != nil {
 		return err
@@ -273,6 +263,25 @@ type skillGotFile struct {
 	URI    string `json:"uri"`
 	Digest string `json:"digest"`
 	Size   int    `json:"size"`
+}
+
+// readSkillFiles reads e's files into files, in order, verifying each
+// before the next is read (and SKILL.md's frontmatter first).
+func (a *app) readSkillFiles(s *session, e *skills.Entry, files []skillFileData) error {
+	for i, f := range e.Files {
+		b, err := a.readSkillFile(s, f.URI)
+		if err != nil {
+			return err
+		}
+		if err = f.Verify(b); err == nil && i == 0 {
+			err = e.CheckFrontmatter(b)
+		}
+		if err != nil {
+			return err
+		}
+		files[i].data = b
+	}
+	return nil
 }
 
 // skillError names the server and the skill in a verification error.

@@ -113,19 +113,9 @@ func ParseEntry(raw []byte) (*Entry, error) {
 	}
 	_ = json.Unmarshal(fm["description"], &out.Description)
 	for i, r := range e.Resources {
-		if r.URI == nil || *r.URI == "" {
-			return nil, bad("resource #%d has no uri", i)
-		}
-		f := File{URI: *r.URI}
-		if r.Digest != nil {
-			f.Digest = *r.Digest
-		}
-		if r.Size != nil {
-			n, err := strconv.ParseInt(string(*r.Size), 10, 64)
-			if err != nil || n < 0 {
-				return nil, bad("resource %s has a size that is not a whole number of bytes", text.QuoteClip(f.URI, 200))
-			}
-			f.Size, f.Sized = n, true
+		f, err := parseFile(i, r.URI, r.Digest, r.Size)
+		if err != nil {
+			return nil, err
 		}
 		if slices.ContainsFunc(out.Files, func(g File) bool { return g.URI == f.URI }) {
 			return nil, bad("resource %s is listed twice", text.QuoteClip(f.URI, 200))
@@ -140,6 +130,25 @@ func ParseEntry(raw []byte) (*Entry, error) {
 		return nil, bad("its SKILL.md %s is not among its resources, so it cannot be verified", text.QuoteClip(out.URI, 200))
 	}
 	return out, nil
+}
+
+// parseFile reads resource #i of an entry.
+func parseFile(i int, uri, digest *string, size *json.RawMessage) (File, error) {
+	if uri == nil || *uri == "" {
+		return File{}, &Error{Check: "entry", Msg: fmt.Sprintf("resource #%d has no uri", i)}
+	}
+	f := File{URI: *uri}
+	if digest != nil {
+		f.Digest = *digest
+	}
+	if size != nil {
+		n, err := strconv.ParseInt(string(*size), 10, 64)
+		if err != nil || n < 0 {
+			return File{}, &Error{Check: "entry", Msg: fmt.Sprintf("resource %s has a size that is not a whole number of bytes", text.QuoteClip(f.URI, 200))}
+		}
+		f.Size, f.Sized = n, true
+	}
+	return f, nil
 }
 
 // Root is the URI prefix every file of the skill has: its SKILL.md's URI
