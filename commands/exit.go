@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/output"
 )
 
@@ -59,30 +61,28 @@ func (e *StrictError) ErrorCode() string { return "strict" }
 // ErrorDetails: none.
 func (e *StrictError) ErrorDetails() map[string]any { return nil }
 
-// failure is an error that says which failure of EXIT STATUS in mcpx(1) it
-// is: its code (error.code under --json) and the fields it adds to the
-// JSON error document. Every error type of mcpx is one; what would help
-// is worded here, in commands (see hints).
+// failure is an error type of mcpx's that is not yet a fail.Failure: its
+// code and the fields it adds to the JSON error document.
 type failure interface {
 	error
 	ErrorCode() string
 	ErrorDetails() map[string]any
 }
 
-// exitCodes maps each failure's code to its exit status.
-var exitCodes = map[string]int{
-	"usage":        exitUsage,
-	"connection":   exitConnection,
-	"not_found":    exitNotFound,
-	"unsupported":  exitUnsupported,
-	"auth":         exitAuth,
-	"timeout":      exitTimeout,
-	"limit":        exitLimit,
-	"no_match":     exitNoMatch,
-	"server_error": exitFailed,
-	"bad_content":  exitFailed,
-	"tool_error":   exitFailed,
-	"strict":       exitFailed,
+// exitCodes maps each failure's code to its exit status (any other is 1).
+var exitCodes = map[fail.Code]int{
+	fail.Usage:       exitUsage,
+	fail.Connection:  exitConnection,
+	fail.NotFound:    exitNotFound,
+	fail.Unsupported: exitUnsupported,
+	fail.Auth:        exitAuth,
+	fail.Timeout:     exitTimeout,
+	fail.Limit:       exitLimit,
+	fail.NoMatch:     exitNoMatch,
+	fail.ServerError: exitFailed,
+	fail.BadContent:  exitFailed,
+	fail.ToolError:   exitFailed,
+	fail.Strict:      exitFailed,
 }
 
 // classify maps an error (and the signal that interrupted mcpx, if any) to the
@@ -99,21 +99,113 @@ func classify(err error, sig os.Signal) output.ErrorReport {
 		return output.ErrorReport{ExitCode: exitBrokenPipe}
 	}
 	r := output.ErrorReport{Message: err.Error(), Details: map[string]any{}}
-	var f failure
+	f, code := firstFailure(err)
 	switch {
-	case errors.As(err, &f):
-		exit, ok := exitCodes[f.ErrorCode()]
+	case f != nil:
+		exit, ok := exitCodes[code]
 		if !ok {
 			exit = exitFailed
 		}
-		r.Code, r.ExitCode, r.Hints, r.Lines = f.ErrorCode(), exit, hints(f), stderrLines(f)
-		maps.Copy(r.Details, f.ErrorDetails())
+		r.Code, r.ExitCode, r.Hints, r.Lines = string(code), exit, hints(f), stderrLines(f)
+		errorFields(f, r.Details)
 	case errors.Is(err, context.Canceled):
 		r.Code, r.ExitCode, r.Message = "interrupted", 130, "interrupted"
 	default:
 		r.Code, r.ExitCode = "error", exitFailed
 	}
 	return r
+}
+
+// firstFailure is the first failure of err's chain, and its code.
+func firstFailure(err error) (error, fail.Code) {
+	for err != nil {
+		switch f := err.(type) {
+		case fail.Failure:
+			return f, f.FailCode()
+		case failure:
+			return f, fail.Code(f.ErrorCode())
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, inner := range u.Unwrap() {
+				if f, code := firstFailure(inner); f != nil {
+					return f, code
+				}
+			}
+			return nil, ""
+		default:
+			return nil, ""
+		}
+	}
+	return nil, ""
+}
+
+// errorFields adds to d the fields failure f adds to the JSON error
+// document (see EXIT STATUS and JSON OUTPUT in mcpx(1)).
+func errorFields(f error, d map[string]any) {
+	switch e := f.(type) {
+	case *fail.Error:
+		generalFields(e, d)
+	case *fail.TimeoutError:
+		d["phase"] = e.Phase
+		if e.Pid > 0 {
+			d["pid"] = e.Pid
+		}
+	case *fail.AuthError:
+		authFields(e, d)
+	case *limits.Error:
+		var bytes any
+		if e.Value != 0 {
+			bytes = e.Value
+		}
+		d["limit"] = map[string]any{"name": e.Limit, "bytes": bytes}
+	case failure:
+		maps.Copy(d, e.ErrorDetails())
+	}
+}
+
+// generalFields are the fields of a *fail.Error: the server's error reply,
+// what does exist, and what the failure is about where that is a field of
+// its own.
+func generalFields(e *fail.Error, d map[string]any) {
+	if e.RPC != nil {
+		d["rpc"] = e.RPC
+	}
+	if e.Candidates != nil {
+		d["candidates"] = e.Candidates
+	}
+	switch {
+	case e.What == "variable":
+		d["variable"] = e.Name
+	case e.What == "file" && e.Code == fail.Conflict:
+		d["file"] = e.Name
+	case e.What == "task" && e.Code == fail.ServerError:
+		d["task_id"], d["status"] = e.Name, e.Status
+	}
+	if e.Code == fail.Usage && e.Server != "" { // a config error in a server's entry
+		d["server"] = e.Server
+	}
+	maps.Copy(d, e.Details)
+}
+
+// authFields are the fields of an authentication failure: the resource
+// metadata URL, the HTTP status, the scopes a 403 requires, and what mcpx
+// had.
+func authFields(e *fail.AuthError, d map[string]any) {
+	if e.ResourceMetadata != "" {
+		d["resource_metadata"] = e.ResourceMetadata
+	}
+	if e.Status != 0 {
+		d["status"] = e.Status
+	}
+	if s := e.Scopes(); len(s) > 0 {
+		d["scopes"] = s
+	}
+	if e.Token != "" {
+		d["token"] = e.Token
+	}
 }
 
 func sigName(sig os.Signal) string {

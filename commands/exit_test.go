@@ -11,6 +11,7 @@ import (
 	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
 )
@@ -91,7 +92,7 @@ func TestExitCodesCoverEveryFailure(t *testing.T) {
 		&client.BadReplyError{}, &transport.ConnectError{}, &transport.LimitError{},
 		&render.BadContentError{}, &output.NoMatchError{},
 	} {
-		if _, ok := exitCodes[f.ErrorCode()]; !ok {
+		if _, ok := exitCodes[fail.Code(f.ErrorCode())]; !ok {
 			t.Errorf("%T: code %q has no exit status", f, f.ErrorCode())
 		}
 	}

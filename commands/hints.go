@@ -24,7 +24,7 @@ import (
 )
 
 // hints says what would help with f.
-func hints(f failure) []string {
+func hints(f error) []string {
 	switch e := f.(type) {
 	case *AmbiguousError:
 		return []string{"name one of them as KIND:ID, or pass --kind"}
@@ -242,7 +242,7 @@ func unusableTokenNote(server string, err error) string {
 }
 
 // stderrLines are the last lines a server wrote on stderr that explain f.
-func stderrLines(f failure) []string {
+func stderrLines(f error) []string {
 	switch e := f.(type) {
 	case *transport.ConnectError:
 		return e.Stderr

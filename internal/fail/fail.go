@@ -1,0 +1,131 @@
+// Package fail is mcpx's one error model: the codes of EXIT STATUS in
+// mcpx(1) (error.code under --json), the general Error of every failure
+// that needs no type of its own, and the few typed failures whose data the
+// commands read for their hints (a timeout's stderr tail, the scopes a
+// server requires, what would let a connection be made). Every layer
+// returns these; commands alone turns them into the exit status, the
+// hints and the JSON error document.
+//
+// It imports nothing of mcpx's: every package may import it.
+package fail
+
+import (
+	"encoding/json"
+	"errors"
+)
+
+// Code is a failure of EXIT STATUS in mcpx(1): error.code under --json.
+type Code string
+
+// The codes, exactly as the JSON error document spells them.
+const (
+	Usage       Code = "usage"        // exit 2
+	Connection  Code = "connection"   // exit 3
+	NotFound    Code = "not_found"    // exit 4
+	Unsupported Code = "unsupported"  // exit 5
+	Auth        Code = "auth"         // exit 6
+	Timeout     Code = "timeout"      // exit 7
+	Limit       Code = "limit"        // exit 8
+	NoMatch     Code = "no_match"     // exit 9
+	ServerError Code = "server_error" // exit 1: a server's error reply, or a reply that is not what the method returns
+	BadContent  Code = "bad_content"  // exit 1: an item of a reply that cannot be rendered
+	ToolError   Code = "tool_error"   // exit 1: a tool's result with isError: true
+	Strict      Code = "strict"       // exit 1: --strict and a warning, or a probed server that failed
+	Conflict    Code = "conflict"     // exit 1: a config file that another process kept changing
+)
+
+// Failure is an error that is one of the failures of EXIT STATUS: every
+// error type of this package, and the limits' own (see internal/limits).
+type Failure interface {
+	error
+	FailCode() Code
+}
+
+// CodeOf is the code of the first failure in err's chain, and false when
+// there is none.
+func CodeOf(err error) (Code, bool) {
+	var f Failure
+	if errors.As(err, &f) {
+		return f.FailCode(), true
+	}
+	return "", false
+}
+
+// RPCError is a JSON-RPC error reply exactly as the server sent it.
+type RPCError struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data"`
+}
+
+// Error is a failure that needs no type of its own. Message is the whole
+// message; the other fields are what a hint or the JSON error document
+// reads, each set where it applies.
+type Error struct {
+	Code    Code
+	Message string
+	Server  string // the server concerned, as the user names it
+	// What is what the failure is about, and Name which one: "server",
+	// "tool", "resource", "task" (Name its id), "method" (a server's
+	// error reply to it), "variable" (an unset one), "file" (the config
+	// file of a conflict), "trustedProjects" (Name the user file whose
+	// "trustedProjects" would trust a project's file).
+	What string
+	Name string
+	// Said is what the server said (its error reply's message), as a
+	// message quotes it: masked, on one line, clipped.
+	Said   string
+	Status string    // a task's status
+	RPC    *RPCError // the server's error reply, when there was one
+	Cause  error
+	// Candidates, where useful, lists what does exist (the JSON error
+	// document's "candidates"; nil: none given).
+	Candidates []string
+	// Source is the config source a NAME@SOURCE argument or an import
+	// named, and Known what does exist for a hint: the configured servers
+	// (no Source), or the NAME@SOURCE forms that do define the name.
+	Source string
+	Known  []string
+	// Hints and Details are worded by commands alone, for its own
+	// failures: what would help, and the fields the failure adds to the
+	// JSON error document.
+	Hints   []string
+	Details map[string]any
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Unwrap is the cause, if any.
+func (e *Error) Unwrap() error { return e.Cause }
+
+// FailCode is the failure's code.
+func (e *Error) FailCode() Code { return e.Code }
+
+// As returns the first *Error of err's chain whose code is code.
+func As(err error, code Code) (*Error, bool) {
+	for err != nil {
+		if e, ok := err.(*Error); ok && e.Code == code {
+			return e, true
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			err = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, inner := range u.Unwrap() {
+				if e, ok := As(inner, code); ok {
+					return e, true
+				}
+			}
+			return nil, false
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+// Is reports whether err's chain holds an *Error whose code is code.
+func Is(err error, code Code) bool {
+	_, ok := As(err, code)
+	return ok
+}
