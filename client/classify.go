@@ -17,7 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpx-cli/mcpx/client/auth"
-	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -40,7 +40,7 @@ func (c *Conn) classifyCall(ctx context.Context, method string, err error, refus
 	var broken *brokenReplyError
 	if errors.As(err, &broken) && c.limit.Violation() == "" {
 		// Over HTTP and SSE (over stdio the framer has refused the line).
-		return &transport.ConnectError{Server: c.T.Name, Phase: method, Err: err,
+		return &fail.ConnectError{Server: c.T.Name, Phase: method, Err: err,
 			Msg: fmt.Sprintf("the server answered %s with %s, which breaks JSON-RPC", method, broken.How)}
 	}
 	var tooMany *tooManyInputsError
@@ -57,7 +57,7 @@ func (c *Conn) classifyCall(ctx context.Context, method string, err error, refus
 		d := reply.Details
 		// --json carries the server's message exactly, up to 64 KiB,
 		// and its data when that is at most 64 KiB of JSON (else null).
-		rpc := transport.RPCError{Code: d.Code, Message: text.ClipBytes(d.Message, rpcMessageLimit)}
+		rpc := fail.RPCError{Code: d.Code, Message: text.ClipBytes(d.Message, rpcMessageLimit)}
 		if d.Data != nil {
 			if b, mErr := json.Marshal(d.Data); mErr == nil && len(b) <= rpcMessageLimit {
 				rpc.Data = b
@@ -109,7 +109,7 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 		return le
 	}
 	if why, lost := c.isLost(); lost && ctx.Err() == nil && c.limit.Violation() == "" {
-		e := &transport.ConnectError{Server: c.T.Name, Phase: phase, Msg: fmt.Sprintf("%s during %s", c.shown(why), phase), Err: err}
+		e := &fail.ConnectError{Server: c.T.Name, Phase: phase, Msg: fmt.Sprintf("%s during %s", c.shown(why), phase), Err: err}
 		if c.proc != nil {
 			// The server died (its leader exited while something it
 			// started still holds its stdout): stop what is left of it.
@@ -135,7 +135,7 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 	if errors.As(err, &authErr) {
 		return &auth.Error{Server: c.T.Name, Status: http.StatusUnauthorized, ResourceMetadata: c.shown(authErr.ResourceMetadataURL)}
 	}
-	e := &transport.ConnectError{Server: c.T.Name, Phase: phase, Err: err}
+	e := &fail.ConnectError{Server: c.T.Name, Phase: phase, Err: err}
 	if v := c.limit.Violation(); v != "" {
 		if c.proc != nil {
 			c.proc.Stop()
@@ -214,7 +214,7 @@ func (c *Conn) timeoutError(phase string) *TimeoutError {
 // (data.supported).
 type versionRefusal struct {
 	Supported []string
-	RPC       transport.RPCError
+	RPC       fail.RPCError
 }
 
 func (e *versionRefusal) Error() string {
@@ -225,7 +225,7 @@ func (e *versionRefusal) Error() string {
 // connection's protocol version: the connection failed (exit 3), never an
 // operation's failure that a listing could pass over with a warning.
 // Conn.callRaw connects again in the legacy era when it can.
-func (c *Conn) versionRefused(method string, rpc transport.RPCError, msg string) error {
+func (c *Conn) versionRefused(method string, rpc fail.RPCError, msg string) error {
 	var data struct {
 		Supported []string `json:"supported"`
 	}
@@ -234,7 +234,7 @@ func (c *Conn) versionRefused(method string, rpc transport.RPCError, msg string)
 	if version == "" { // during the handshake
 		version = c.opts.ProtocolVersion
 	}
-	e := &transport.ConnectError{Server: c.T.Name, Phase: method, Err: &versionRefusal{Supported: data.Supported, RPC: rpc},
+	e := &fail.ConnectError{Server: c.T.Name, Phase: method, Err: &versionRefusal{Supported: data.Supported, RPC: rpc},
 		Msg: fmt.Sprintf("the server refused protocol %s during %s: %s (code %d)", version, method, c.shown(msg), rpc.Code)}
 	if v := newestLegacy(data.Supported); v != "" && v != version {
 		e.Speaks = v

@@ -6,7 +6,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // CompleteRef is what a completion/complete request completes an argument
@@ -45,7 +45,7 @@ func (c *Conn) Complete(ctx context.Context, ref CompleteRef, arg, value string,
 		} `json:"completion"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, &ServerError{Server: c.T.Name, Method: "completion/complete", RPC: transport.RPCError{Message: "the result is not a completion: " + err.Error()}}
+		return nil, &ServerError{Server: c.T.Name, Method: "completion/complete", RPC: fail.RPCError{Message: "the result is not a completion: " + err.Error()}}
 	}
 	values := make([]string, 0, len(res.Completion.Values))
 	for _, v := range res.Completion.Values {

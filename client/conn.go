@@ -22,6 +22,7 @@ import (
 	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -284,7 +285,7 @@ func connectFallback(ctx context.Context, t *config.Target, o Options, tokens *a
 				o.Warm = nil
 				c, err = connect(ctx, t, o, config.SSE, tokens)
 			}
-			var ce *transport.ConnectError
+			var ce *fail.ConnectError
 			if errors.As(err, &ce) {
 				ce.Msg = fmt.Sprintf("over SSE (after HTTP %d to POST): %s", st, ce.Msg)
 			}
@@ -300,7 +301,7 @@ func connectFallback(ctx context.Context, t *config.Target, o Options, tokens *a
 				o.Note("%s answered HTTP %d to POST; retrying over SSE", t.URL, st)
 			}
 			c, err = connect(ctx, t, o, config.SSE, tokens)
-			var ce *transport.ConnectError
+			var ce *fail.ConnectError
 			if errors.As(err, &ce) {
 				ce.Msg = fmt.Sprintf("over SSE (after HTTP %d to POST): %s", st, ce.Msg)
 			}
@@ -397,7 +398,7 @@ func (c *Conn) openTransport(ctx context.Context, o Options, tokens *auth.Source
 			tr, err = c.sse(ctx, hc, o)
 		}
 		if err != nil {
-			return nil, &transport.ConnectError{Server: c.T.Name, Phase: "start", Msg: err.Error(), Err: err}
+			return nil, &fail.ConnectError{Server: c.T.Name, Phase: "start", Msg: err.Error(), Err: err}
 		}
 		return tr, nil
 	default:
@@ -543,27 +544,27 @@ func (c *Conn) initialize(ctx context.Context, wrapped mcptransport.Interface, l
 func (c *Conn) failInitialize(ctx context.Context, err error, s *handshake) error {
 	t := c.T
 	var e error
-	var known *transport.ConnectError
+	var known *fail.ConnectError
 	var badVersion mcp.UnsupportedProtocolVersionError
 	switch {
 	case errors.As(err, &known):
 		e = known
 	case errors.As(err, &badVersion):
-		e = &transport.ConnectError{Server: t.Name, Phase: "initialize", Err: err,
+		e = &fail.ConnectError{Server: t.Name, Phase: "initialize", Err: err,
 			Msg: fmt.Sprintf("the server answered with protocol version %q, which mcpx does not know", c.clip(badVersion.Version, 40))}
 	case refusedResult[mcp.InitializeResult](s, "initialize"):
-		e = &transport.ConnectError{Server: t.Name, Phase: "initialize", Err: err, Msg: "the initialize result does not follow the schema: " + text.OneLine(c.clip(err.Error(), 200))}
+		e = &fail.ConnectError{Server: t.Name, Phase: "initialize", Err: err, Msg: "the initialize result does not follow the schema: " + text.OneLine(c.clip(err.Error(), 200))}
 	default:
 		e = c.classifyCall(ctx, "initialize", s.asError(err), false)
 	}
 	c.Close()
 	switch se := e.(type) {
 	case *ServerError:
-		e = &transport.ConnectError{Server: t.Name, Phase: "initialize", Msg: fmt.Sprintf("the server answered initialize with an error: %s (code %d)", se.Shown(), se.RPC.Code), Err: se}
+		e = &fail.ConnectError{Server: t.Name, Phase: "initialize", Msg: fmt.Sprintf("the server answered initialize with an error: %s (code %d)", se.Shown(), se.RPC.Code), Err: se}
 	case *UnsupportedError:
-		e = &transport.ConnectError{Server: t.Name, Phase: "initialize", Msg: "the server does not know initialize (method not found); is it an MCP server?", Err: se}
+		e = &fail.ConnectError{Server: t.Name, Phase: "initialize", Msg: "the server does not know initialize (method not found); is it an MCP server?", Err: se}
 	}
-	if ce, ok := e.(*transport.ConnectError); ok {
+	if ce, ok := e.(*fail.ConnectError); ok {
 		ce.Msg = "initialize failed: " + ce.Msg
 		if c.proc != nil || c.warm {
 			ce.Stderr = c.Stderr(10)
@@ -628,7 +629,7 @@ func (c *Conn) shown(s string) string {
 func (c *Conn) lenientInitialize(ctx context.Context, tr mcptransport.Interface, life context.Context, raw json.RawMessage, o Options) (*mcp.InitializeResult, error) {
 	var r map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &r); err != nil || r == nil {
-		return nil, &transport.ConnectError{Server: c.T.Name, Phase: "initialize", Msg: "the initialize result is not a JSON object"}
+		return nil, &fail.ConnectError{Server: c.T.Name, Phase: "initialize", Msg: "the initialize result is not a JSON object"}
 	}
 	str := func(raw json.RawMessage) string {
 		var v string
@@ -637,7 +638,7 @@ func (c *Conn) lenientInitialize(ctx context.Context, tr mcptransport.Interface,
 	}
 	version := str(r["protocolVersion"])
 	if !mcp.IsValidProtocolVersion(version) {
-		return nil, &transport.ConnectError{Server: c.T.Name, Phase: "initialize", Msg: fmt.Sprintf("the server answered with protocol version %q, which mcpx does not know", c.clip(version, 40))}
+		return nil, &fail.ConnectError{Server: c.T.Name, Phase: "initialize", Msg: fmt.Sprintf("the server answered with protocol version %q, which mcpx does not know", c.clip(version, 40))}
 	}
 	var caps, info map[string]json.RawMessage
 	_ = json.Unmarshal(r["capabilities"], &caps) // not an object: nothing advertised
@@ -683,7 +684,7 @@ func startWithin(ctx context.Context, start func() error) error {
 }
 
 func (c *Conn) startError(err error) error {
-	e := &transport.ConnectError{Server: c.T.Name, Phase: "start", Msg: "cannot start the server: " + err.Error(), Err: err}
+	e := &fail.ConnectError{Server: c.T.Name, Phase: "start", Msg: "cannot start the server: " + err.Error(), Err: err}
 	var ee *exec.Error
 	if errors.As(err, &ee) {
 		e.Msg = fmt.Sprintf("cannot start the server: %s: %v", c.T.Command, ee.Err)
@@ -773,7 +774,7 @@ func (c *Conn) renegotiate(ctx context.Context, method string, refused *versionR
 	version := DefaultProtocolVersion
 	if len(refused.Supported) > 0 {
 		if version = newestLegacy(refused.Supported); version == "" {
-			return &transport.ConnectError{Server: c.T.Name, Phase: method, Err: refused,
+			return &fail.ConnectError{Server: c.T.Name, Phase: method, Err: refused,
 				Msg: fmt.Sprintf("the server refused protocol %s during %s and speaks only %s, which mcpx does not",
 					c.Protocol, method, c.clip(strings.Join(refused.Supported, ", "), 200))}
 		}
@@ -818,7 +819,7 @@ func (c *Conn) ConfirmEra(ctx context.Context) error {
 		_, err := c.callRaw(ctx, spec.method, func(ctx context.Context) (json.RawMessage, error) {
 			return c.plain(ctx, spec.method, spec.params(""))
 		})
-		var ce *transport.ConnectError
+		var ce *fail.ConnectError
 		var te *TimeoutError
 		if errors.As(err, &ce) || errors.As(err, &te) || err != nil && ctx.Err() != nil {
 			return err

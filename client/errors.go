@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -47,7 +47,7 @@ func (e *TimeoutError) ErrorDetails() map[string]any { return map[string]any{"ph
 type ServerError struct {
 	Server string
 	Method string
-	RPC    transport.RPCError
+	RPC    fail.RPCError
 	shown  string // RPC.Message as the message shows it: masked, one line, clipped
 }
 
@@ -70,7 +70,7 @@ type UnsupportedError struct {
 	Server string
 	What   string // e.g. "resources"
 	Method string
-	RPC    *transport.RPCError
+	RPC    *fail.RPCError
 	shown  string // RPC.Message as the message shows it (see ServerError)
 }
 

@@ -23,7 +23,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpx-cli/mcpx/client/config"
-	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -486,7 +486,7 @@ func (c *Conn) taskEnd(ctx context.Context, t *Task) (json.RawMessage, error) {
 	case t.Status == TaskCancelled:
 		return nil, &TaskError{Server: c.T.Name, ID: t.ID, Status: t.Status, Message: c.shown(t.StatusMessage)}
 	case t.failure != nil:
-		rpc := transport.RPCError{Code: int(gjson.GetBytes(t.failure, "code").Int()), Message: gjson.GetBytes(t.failure, "message").String()}
+		rpc := fail.RPCError{Code: int(gjson.GetBytes(t.failure, "code").Int()), Message: gjson.GetBytes(t.failure, "message").String()}
 		if d := gjson.GetBytes(t.failure, "data"); d.Exists() {
 			rpc.Data = json.RawMessage(d.Raw)
 		}
@@ -559,8 +559,8 @@ type TaskError struct {
 	Server  string
 	ID      string
 	Status  string
-	Message string              // the server's status message or error, as shown
-	RPC     *transport.RPCError // the server's error, when it sent one
+	Message string         // the server's status message or error, as shown
+	RPC     *fail.RPCError // the server's error, when it sent one
 }
 
 // shownID is a task id as a message shows it: at most maxShownID

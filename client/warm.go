@@ -23,6 +23,7 @@ import (
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/daemon"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // Warm asks for a warm connection.
@@ -99,7 +100,7 @@ func (c *Conn) openWarm(ctx context.Context, o Options) (mcptransport.Interface,
 			}
 			return nil, errOneShot
 		}
-		return nil, &transport.ConnectError{Server: t.Name, Phase: "start", Msg: "cannot reach the mcpx daemon: " + c.shown(err.Error()), Err: err}
+		return nil, &fail.ConnectError{Server: t.Name, Phase: "start", Msg: "cannot reach the mcpx daemon: " + c.shown(err.Error()), Err: err}
 	}
 	if rep.Note != "" && o.Note != nil {
 		o.Note("%s", c.shown(rep.Note))

@@ -23,7 +23,7 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/client/config"
-	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/output"
 )
 
@@ -322,7 +322,7 @@ func TestHostileURLRequiredHintSecret(t *testing.T) {
 		a.log = output.NewLog(a.s, asJSON, false)
 		data := `{"elicitations":[{"mode":"url","elicitationId":"e","url":"https://x.example/` + strings.Repeat("u", 1977) + hxSecret +
 			`","message":"` + strings.Repeat("m", 195) + hxSecret + `"}]}`
-		err := &client.ServerError{Server: "s", Method: "tools/call", RPC: transport.RPCError{Code: -32042, Message: "open a URL first", Data: json.RawMessage(data)}}
+		err := &client.ServerError{Server: "s", Method: "tools/call", RPC: fail.RPCError{Code: -32042, Message: "open a URL first", Data: json.RawMessage(data)}}
 		if code := a.finish(err, nil); code != 1 {
 			t.Errorf("exit %d, want 1", code)
 		}
@@ -335,7 +335,7 @@ func TestHostileURLRequiredHintSecret(t *testing.T) {
 		a, stderr = hxApp(nil, false)
 		a.log = output.NewLog(a.s, asJSON, false)
 		data = `{"elicitations":[{"mode":"url","elicitationId":"e","url":"https://x.example/?k=` + hxSecret + `"}]}`
-		err = &client.ServerError{Server: "s", Method: "tools/call", RPC: transport.RPCError{Code: -32042, Message: "open a URL first", Data: json.RawMessage(data)}}
+		err = &client.ServerError{Server: "s", Method: "tools/call", RPC: fail.RPCError{Code: -32042, Message: "open a URL first", Data: json.RawMessage(data)}}
 		a.finish(err, nil)
 		hxNoPrefix(t, fmt.Sprintf("--json=%v short", asJSON), stderr.String())
 		if !strings.Contains(stderr.String(), "open this URL, then run the command again: https://x.example/?k=***") {

@@ -27,7 +27,7 @@ func TestClassify(t *testing.T) {
 		{&config.Error{Msg: "x"}, 0, 2, "usage"},
 		{&AmbiguousError{ID: "x", Candidates: []string{"tool:x", "prompt:x"}}, 0, 2, "usage"},
 		{&client.UnsupportedWarmError{Err: errors.New("x")}, 0, 2, "usage"},
-		{&transport.ConnectError{Msg: "x"}, 0, 3, "connection"},
+		{&fail.ConnectError{Msg: "x"}, 0, 3, "connection"},
 		{fmt.Errorf("wrapped: %w", &config.NotFoundError{What: "server"}), 0, 4, "not_found"},
 		{&client.UnsupportedError{What: "prompts"}, 0, 5, "unsupported"},
 		{&auth.Error{Status: 401}, 0, 6, "auth"},
@@ -40,7 +40,7 @@ func TestClassify(t *testing.T) {
 		{context.Canceled, syscall.SIGTERM, 143, "interrupted"},
 		{nil, syscall.SIGHUP, 129, "interrupted"},
 		{fmt.Errorf("write: %w", output.ErrStdoutClosed), 0, 141, ""},
-		{&transport.ConnectError{Msg: "x", Err: syscall.EPIPE}, 0, 3, "connection"},
+		{&fail.ConnectError{Msg: "x", Err: syscall.EPIPE}, 0, 3, "connection"},
 		{errors.New("something else"), 0, 1, "error"},
 	} {
 		var r output.ErrorReport
@@ -67,7 +67,7 @@ func TestClassifyDetails(t *testing.T) {
 		{&render.BadContentError{Item: 2, Msg: "x", Server: "s", Method: "resources/read"}, `{"item":2}`},
 		{&render.BadContentError{Item: -1, Msg: "x"}, `{}`},
 		{&client.TimeoutError{Phase: "tools/call"}, `{"phase":"tools/call"}`},
-		{&client.ServerError{RPC: transport.RPCError{Code: -32000, Message: "m"}}, `{"rpc":{"code":-32000,"message":"m","data":null}}`},
+		{&client.ServerError{RPC: fail.RPCError{Code: -32000, Message: "m"}}, `{"rpc":{"code":-32000,"message":"m","data":null}}`},
 		{&client.UnsupportedError{What: "prompts"}, `{}`},
 		{&auth.Error{Status: 403, Scope: "a b", Token: "rejected"}, `{"scopes":["a","b"],"status":403,"token":"rejected"}`},
 		{&config.Error{Server: "s", Var: "V", Msg: "x"}, `{"server":"s","variable":"V"}`},
@@ -85,15 +85,16 @@ func TestClassifyDetails(t *testing.T) {
 // TestExitCodesCoverEveryFailure: a failure whose code is missing from
 // exitCodes would exit 1 silently; every error type of mcpx is listed here.
 func TestExitCodesCoverEveryFailure(t *testing.T) {
-	for _, f := range []failure{
+	for _, f := range []error{
 		&UsageError{}, &StrictError{}, &AmbiguousError{}, &ToolError{},
 		&config.Error{}, &config.NotFoundError{}, &auth.Error{},
 		&client.TimeoutError{}, &client.ServerError{}, &client.UnsupportedError{},
-		&client.BadReplyError{}, &transport.ConnectError{}, &transport.LimitError{},
+		&client.BadReplyError{}, &fail.ConnectError{}, &transport.LimitError{},
 		&render.BadContentError{}, &output.NoMatchError{},
 	} {
-		if _, ok := exitCodes[fail.Code(f.ErrorCode())]; !ok {
-			t.Errorf("%T: code %q has no exit status", f, f.ErrorCode())
+		_, code := firstFailure(f)
+		if _, ok := exitCodes[code]; !ok {
+			t.Errorf("%T: code %q has no exit status", f, code)
 		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/daemon"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/output"
 )
@@ -36,7 +37,7 @@ func hints(f error) []string {
 		}
 	case *config.NotFoundError:
 		return append(slices.Clone(e.Hints), notFoundHints(e)...)
-	case *transport.ConnectError:
+	case *fail.ConnectError:
 		return connectHints(e)
 	case *client.TimeoutError:
 		return timeoutHints(e)
@@ -153,7 +154,7 @@ func notFoundHints(e *config.NotFoundError) []string {
 	return nil
 }
 
-func connectHints(e *transport.ConnectError) []string {
+func connectHints(e *fail.ConnectError) []string {
 	var h []string
 	var rel *transport.RelativeOnlyError
 	switch {
@@ -244,7 +245,7 @@ func unusableTokenNote(server string, err error) string {
 // stderrLines are the last lines a server wrote on stderr that explain f.
 func stderrLines(f error) []string {
 	switch e := f.(type) {
-	case *transport.ConnectError:
+	case *fail.ConnectError:
 		return e.Stderr
 	case *client.TimeoutError:
 		return e.Stderr
@@ -258,7 +259,7 @@ const urlElicitationRequired = -32042
 
 // urlElicitations returns a hint for each URL a -32042 error asks the user
 // to visit (mcpx opens none itself).
-func urlElicitations(rpc transport.RPCError) []string {
+func urlElicitations(rpc fail.RPCError) []string {
 	if rpc.Code != urlElicitationRequired || len(rpc.Data) == 0 {
 		return nil
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/client/config"
-	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // TestHints: the errors below commands carry data, and the hints that
@@ -22,7 +22,7 @@ func TestHints(t *testing.T) {
 	otherTransport := "such a server was likely started for another transport (HTTP), or waits for an option: check its command and args (-v shows every line it writes)"
 	for _, c := range []struct {
 		name string
-		err  failure
+		err  error
 		want []string
 	}{
 		{"401", &auth.Error{Server: "srv", Status: 401}, login("srv")},
@@ -38,9 +38,9 @@ func TestHints(t *testing.T) {
 		{"a login failure", &auth.Error{Server: "srv", Msg: "m", Status: 401}, nil},
 		{"no client", &auth.Error{Server: "srv", Msg: "m", NoClient: true},
 			[]string{`register mcpx with the authorization server (redirect URI http://127.0.0.1/callback, any port) and set "oauth": {"clientId": "...", "clientSecret": "${VAR}"} in the server's config entry`}},
-		{"not installed", &transport.ConnectError{Command: "nope"}, []string{`is "nope" installed and on PATH?`}},
-		{"legacy SSE", &transport.ConnectError{LegacySSE: true}, []string{`it may be a legacy SSE server: set "type": "sse" in its config entry`}},
-		{"a version it speaks", &transport.ConnectError{Speaks: "2025-06-18"}, []string{"ask for a version it speaks: --protocol-version 2025-06-18"}},
+		{"not installed", &fail.ConnectError{Command: "nope"}, []string{`is "nope" installed and on PATH?`}},
+		{"legacy SSE", &fail.ConnectError{LegacySSE: true}, []string{`it may be a legacy SSE server: set "type": "sse" in its config entry`}},
+		{"a version it speaks", &fail.ConnectError{Speaks: "2025-06-18"}, []string{"ask for a version it speaks: --protocol-version 2025-06-18"}},
 		{"timeout", &client.TimeoutError{Phase: "initialize"}, []string{raise}},
 		{"timeout, a banner", &client.TimeoutError{Phase: "initialize", Stdout: []client.SkippedLine{{Text: "Listening on port 3000"}, {Text: "ready"}}},
 			[]string{"it wrote a non-JSON line on stdout, which mcpx skipped: Listening on port 3000",

@@ -25,6 +25,7 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // ---- connections: stored tokens, refresh, retry ----
@@ -1237,7 +1238,7 @@ func TestLoginDiscoveryFails(t *testing.T) {
 	// Unreachable.
 	f.Close()
 	_, err = Login(context.Background(), tg, LoginOptions{Open: func(string) { t.Error("opened") }})
-	var ce *transport.ConnectError
+	var ce *fail.ConnectError
 	if !errors.As(err, &ce) || !strings.HasPrefix(ce.Msg, "cannot reach the server: ") {
 		t.Errorf("unreachable: %v", err)
 	}

@@ -8,6 +8,6 @@
 // interactively but in Login.
 //
 // It imports client/config (the target and its configured client),
-// client/transport (the HTTP origin policy, challenges, ConnectError) and
+// client/transport (the HTTP origin policy, challenges) and
 // internal packages; the connection (package client) imports it.
 package auth

@@ -23,6 +23,7 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -623,7 +624,7 @@ func clientFor(tok *StoredToken, t *config.Target) clientAuth {
 // bare is an error's message without the "server X:" its type adds, for a
 // message that names the server already.
 func bare(err error) string {
-	var ce *transport.ConnectError
+	var ce *fail.ConnectError
 	var ae *Error
 	switch {
 	case errors.As(err, &ce):

@@ -42,6 +42,7 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -74,7 +75,7 @@ func (h *oauthHTTP) do(req *http.Request) (*http.Response, []byte, error) {
 		if ctxErr := req.Context().Err(); ctxErr != nil {
 			return nil, nil, ctxErr
 		}
-		return nil, nil, &transport.ConnectError{Server: h.server, Phase: "login", Msg: fmt.Sprintf("cannot reach %s: %v", req.URL.Redacted(), unwrapURLError(err)), Err: err}
+		return nil, nil, &fail.ConnectError{Server: h.server, Phase: "login", Msg: fmt.Sprintf("cannot reach %s: %v", req.URL.Redacted(), unwrapURLError(err)), Err: err}
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxOAuthBody+1))
@@ -82,7 +83,7 @@ func (h *oauthHTTP) do(req *http.Request) (*http.Response, []byte, error) {
 		if ctxErr := req.Context().Err(); ctxErr != nil {
 			return nil, nil, ctxErr
 		}
-		return nil, nil, &transport.ConnectError{Server: h.server, Phase: "login", Msg: fmt.Sprintf("reading the answer of %s: %v", req.URL.Redacted(), err), Err: err}
+		return nil, nil, &fail.ConnectError{Server: h.server, Phase: "login", Msg: fmt.Sprintf("reading the answer of %s: %v", req.URL.Redacted(), err), Err: err}
 	}
 	if len(body) > maxOAuthBody {
 		return nil, nil, h.fail("%s answered more than %d bytes", req.URL.Redacted(), maxOAuthBody)
@@ -173,7 +174,7 @@ func (h *oauthHTTP) probeChallenge(ctx context.Context, t *config.Target, protoc
 		if ctx.Err() != nil {
 			return challenge{}, ctx.Err()
 		}
-		return challenge{}, &transport.ConnectError{Server: h.server, Phase: "login", Msg: fmt.Sprintf("cannot reach the server: %v", unwrapURLError(err)), Err: err}
+		return challenge{}, &fail.ConnectError{Server: h.server, Phase: "login", Msg: fmt.Sprintf("cannot reach the server: %v", unwrapURLError(err)), Err: err}
 	}
 	resp.Body.Close()
 	c := challenge{status: resp.StatusCode}

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/mcpx-cli/mcpx/client/config"
-	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // oaFake is an httptest server answering per path; it records every
@@ -336,7 +336,7 @@ func TestProbeChallenge(t *testing.T) {
 	dead := httptest.NewServer(http.NotFoundHandler())
 	dead.Close()
 	_, err = h.probeChallenge(ctx, &config.Target{Name: "srv", Transport: config.HTTP, URL: dead.URL}, "x")
-	var ce *transport.ConnectError
+	var ce *fail.ConnectError
 	if !errors.As(err, &ce) || ce.Phase != "login" || !strings.HasPrefix(ce.Msg, "cannot reach the server: ") {
 		t.Errorf("unreachable: %v", err)
 	}
@@ -694,7 +694,7 @@ func TestRegisterUnreachable(t *testing.T) {
 	dead.Close()
 	h := newOAuthHTTP("srv", nil)
 	_, err := h.register(context.Background(), &authServer{asDoc: asDoc{RegistrationEndpoint: dead.URL + "/register"}}, "http://127.0.0.1:1/callback", "v")
-	var ce *transport.ConnectError
+	var ce *fail.ConnectError
 	if !errors.As(err, &ce) || !strings.HasPrefix(ce.Msg, "cannot reach "+dead.URL+"/register: ") {
 		t.Errorf("unreachable: %v", err)
 	}
@@ -956,7 +956,7 @@ func TestOAuthHTTPFailures(t *testing.T) {
 	dead := httptest.NewServer(http.NotFoundHandler())
 	dead.Close()
 	_, err := h.token(ctx, dead.URL+"/token", url.Values{}, clientAuth{ID: "i"})
-	var ce *transport.ConnectError
+	var ce *fail.ConnectError
 	if !errors.As(err, &ce) || ce.Server != "srv" || ce.Phase != "login" || !strings.HasPrefix(ce.Msg, "cannot reach "+dead.URL+"/token: ") {
 		t.Errorf("unreachable: %v", err)
 	}

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // DefaultTimeout bounds connect + initialize + the operation when neither
@@ -70,8 +70,8 @@ func Demo(self string) *Server {
 type NotFoundError struct {
 	What   string // "server", "tool", ...
 	Name   string
-	Detail string              // why, when the server said so
-	RPC    *transport.RPCError // the server's error reply, when there was one
+	Detail string         // why, when the server said so
+	RPC    *fail.RPCError // the server's error reply, when there was one
 	Hints  []string
 	// Candidates, where useful, lists what does exist.
 	Candidates []string
