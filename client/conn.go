@@ -402,7 +402,7 @@ func (c *Conn) openTransport(ctx context.Context, o Options, tokens *auth.Source
 		}
 		return tr, nil
 	default:
-		return nil, &config.Error{Server: c.T.Name, Msg: fmt.Sprintf("unknown transport %q", c.kind)}
+		return nil, fail.New(fail.Usage, c.T.Name, fmt.Sprintf("unknown transport %q", c.kind))
 	}
 }
 

@@ -22,7 +22,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
 
-	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
@@ -282,7 +281,7 @@ func (c *Conn) StartTask(ctx context.Context, name string, args json.RawMessage)
 
 // taskRequest sends one request about task id and classifies its failure:
 // an invalid-params reply (the answer of the SDKs to a task id they do not
-// know, or no longer keep) is a *config.NotFoundError.
+// know, or no longer keep) is a not_found *fail.Error.
 func (c *Conn) taskRequest(ctx context.Context, method, id string, params any) (json.RawMessage, error) {
 	raw, err := c.callRaw(declaresTasks(ctx), method, func(ctx context.Context) (json.RawMessage, error) {
 		return c.plain(ctx, method, params)
@@ -290,13 +289,15 @@ func (c *Conn) taskRequest(ctx context.Context, method, id string, params any) (
 	var se *ServerError
 	if errors.As(err, &se) && se.RPC.Code == mcp.INVALID_PARAMS && method != string(mcp.MethodTasksCancel) {
 		rpc := se.RPC
-		return nil, &config.NotFoundError{What: "task", Name: id, Server: c.T.Name, Detail: "server said: " + se.Shown(), RPC: &rpc}
+		e := fail.Unknown("task", id, "server said: "+se.Shown())
+		e.Server, e.RPC = c.T.Name, &rpc
+		return nil, e
 	}
 	return raw, err
 }
 
 // GetTask asks for the status of task id (tasks/get). An unknown or
-// expired id is a *config.NotFoundError.
+// expired id is a not_found *fail.Error.
 func (c *Conn) GetTask(ctx context.Context, id string) (*Task, error) {
 	raw, err := c.taskRequest(ctx, string(mcp.MethodTasksGet), id, mcp.GetTaskParams{TaskId: id})
 	if err != nil {
@@ -322,7 +323,7 @@ func (c *Conn) otherTask(method, id, other string) error {
 // CancelTask asks the server to cancel task id (tasks/cancel) and returns
 // the task as it then is (asked again with tasks/get when the answer does
 // not say). A task that has ended already cannot be cancelled: a
-// *TaskError; an unknown id is a *config.NotFoundError.
+// *TaskError; an unknown id is a not_found *fail.Error.
 func (c *Conn) CancelTask(ctx context.Context, id string) (*Task, error) {
 	raw, err := c.taskRequest(ctx, string(mcp.MethodTasksCancel), id, mcp.CancelTaskParams{TaskId: id})
 	var se *ServerError

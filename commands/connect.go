@@ -9,7 +9,6 @@ package commands
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -25,6 +24,7 @@ import (
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/render"
 )
 
@@ -46,8 +46,7 @@ func (a *app) target(arg string) (*config.Target, error) {
 		return nil, err
 	}
 	srv, err := cfg.Lookup(arg, a.self)
-	var nf *config.NotFoundError
-	if errors.As(err, &nf) && nf.What == "server" {
+	if nf, ok := fail.As(err, fail.NotFound); ok && nf.What == "server" {
 		nf.Hints = append(unknownServerHints(cfg, arg), nf.Hints...)
 	}
 	if err != nil {
@@ -233,7 +232,7 @@ func (a *app) roots(t *config.Target) ([]client.Root, error) {
 		var roots []client.Root
 		for i, d := range t.Roots {
 			bad := func(why string) error {
-				return &config.Error{Server: t.Name, Msg: fmt.Sprintf("roots[%d] %s: %s", i, d, why)}
+				return fail.New(fail.Usage, t.Name, fmt.Sprintf("roots[%d] %s: %s", i, d, why))
 			}
 			if st, err := os.Stat(d); err != nil || !st.IsDir() {
 				return nil, bad("not a directory")

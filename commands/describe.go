@@ -8,7 +8,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/internal/uritemplate"
 	"github.com/mcpx-cli/mcpx/render"
@@ -158,8 +158,8 @@ func notDescribed(l *listings, o *describeOptions, kinds []string) error {
 	} else if o.KeyKind != "" {
 		what, name = strings.ReplaceAll(o.KeyKind, "_", " "), o.KeyID
 	}
-	e := &config.NotFoundError{What: what, Name: name,
-		Hints: []string{fmt.Sprintf("list what there is with: mcpx catalog %s", shellArg(o.Server))}}
+	e := fail.Unknown(what, name, "")
+	e.Hints = []string{fmt.Sprintf("list what there is with: mcpx catalog %s", shellArg(o.Server))}
 	if near := nearItem(l, o, kinds); near != "" {
 		e.Hints = append([]string{fmt.Sprintf("did you mean %q?", near)}, e.Hints...)
 	}

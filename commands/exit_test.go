@@ -9,7 +9,6 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/client/auth"
-	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/output"
@@ -24,11 +23,11 @@ func TestClassify(t *testing.T) {
 		name string
 	}{
 		{&UsageError{Msg: "x"}, 0, 2, "usage"},
-		{&config.Error{Msg: "x"}, 0, 2, "usage"},
+		{fail.New(fail.Usage, "", "x"), 0, 2, "usage"},
 		{&AmbiguousError{ID: "x", Candidates: []string{"tool:x", "prompt:x"}}, 0, 2, "usage"},
 		{&client.UnsupportedWarmError{Err: errors.New("x")}, 0, 2, "usage"},
 		{&fail.ConnectError{Msg: "x"}, 0, 3, "connection"},
-		{fmt.Errorf("wrapped: %w", &config.NotFoundError{What: "server"}), 0, 4, "not_found"},
+		{fmt.Errorf("wrapped: %w", fail.Unknown("server", "x", "")), 0, 4, "not_found"},
 		{&client.UnsupportedError{What: "prompts"}, 0, 5, "unsupported"},
 		{&auth.Error{Status: 401}, 0, 6, "auth"},
 		{&client.TimeoutError{Phase: "initialize"}, 0, 7, "timeout"},
@@ -70,7 +69,9 @@ func TestClassifyDetails(t *testing.T) {
 		{&client.ServerError{RPC: fail.RPCError{Code: -32000, Message: "m"}}, `{"rpc":{"code":-32000,"message":"m","data":null}}`},
 		{&client.UnsupportedError{What: "prompts"}, `{}`},
 		{&auth.Error{Status: 403, Scope: "a b", Token: "rejected"}, `{"scopes":["a","b"],"status":403,"token":"rejected"}`},
-		{&config.Error{Server: "s", Var: "V", Msg: "x"}, `{"server":"s","variable":"V"}`},
+		{&fail.Error{Code: fail.Usage, Server: "s", What: "variable", Name: "V", Message: "x"}, `{"server":"s","variable":"V"}`},
+		{&fail.Error{Code: fail.NotFound, What: "task", Name: "t", RPC: &fail.RPCError{Code: -32602, Message: "m"}, Candidates: []string{}}, `{"candidates":[],"rpc":{"code":-32602,"message":"m","data":null}}`},
+		{&fail.Error{Code: fail.Conflict, What: "file", Name: "/c.json"}, `{"file":"/c.json"}`},
 		{&AmbiguousError{ID: "x", Candidates: []string{"tool:x"}}, `{"candidates":["tool:x"]}`},
 		{&UsageError{Msg: "x", Details: map[string]any{"allowed": []string{"a"}}}, `{"allowed":["a"]}`},
 	} {
@@ -87,7 +88,7 @@ func TestClassifyDetails(t *testing.T) {
 func TestExitCodesCoverEveryFailure(t *testing.T) {
 	for _, f := range []error{
 		&UsageError{}, &StrictError{}, &AmbiguousError{}, &ToolError{},
-		&config.Error{}, &config.NotFoundError{}, &auth.Error{},
+		&fail.Error{Code: fail.Usage}, &fail.Error{Code: fail.NotFound}, &auth.Error{},
 		&client.TimeoutError{}, &client.ServerError{}, &client.UnsupportedError{},
 		&client.BadReplyError{}, &fail.ConnectError{}, &transport.LimitError{},
 		&render.BadContentError{}, &output.NoMatchError{},

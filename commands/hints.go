@@ -16,7 +16,6 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/client/auth"
-	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/daemon"
 	"github.com/mcpx-cli/mcpx/internal/fail"
@@ -31,12 +30,8 @@ func hints(f error) []string {
 		return []string{"name one of them as KIND:ID, or pass --kind"}
 	case *UsageError:
 		return e.Hints
-	case *config.Error:
-		if e.TrustIn != "" {
-			return []string{trustHint(e.TrustIn)}
-		}
-	case *config.NotFoundError:
-		return append(slices.Clone(e.Hints), notFoundHints(e)...)
+	case *fail.Error:
+		return generalHints(e)
 	case *fail.ConnectError:
 		return connectHints(e)
 	case *client.TimeoutError:
@@ -59,6 +54,21 @@ func hints(f error) []string {
 		}
 	}
 	return nil
+}
+
+// generalHints says what would help with a failure that has no type of
+// its own: the hints commands worded when it made e, and those its fields
+// call for.
+func generalHints(e *fail.Error) []string {
+	switch e.Code {
+	case fail.Usage:
+		if e.What == "trustedProjects" {
+			return append(slices.Clone(e.Hints), trustHint(e.Name))
+		}
+	case fail.NotFound:
+		return append(slices.Clone(e.Hints), notFoundHints(e)...)
+	}
+	return e.Hints
 }
 
 // jqPath reads a --select path that looks like jq's syntax (a leading
@@ -132,10 +142,10 @@ func gjsonKey(k string) string {
 	return b.String()
 }
 
-func notFoundHints(e *config.NotFoundError) []string {
+func notFoundHints(e *fail.Error) []string {
 	switch {
-	case e.What == "server" && len(e.Elsewhere) > 0:
-		return []string{"it is defined as " + strings.Join(e.Elsewhere, ", ")}
+	case e.What == "server" && e.Source != "" && len(e.Known) > 0: // the NAME@SOURCE forms that define it
+		return []string{"it is defined as " + strings.Join(e.Known, ", ")}
 	case e.What == "server" && e.Source != "": // NAME@SOURCE, or import's names
 		if len(e.Hints) > 0 {
 			return nil

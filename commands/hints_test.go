@@ -7,7 +7,6 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/client/auth"
-	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
@@ -48,13 +47,17 @@ func TestHints(t *testing.T) {
 		{"timeout, JSON", &client.TimeoutError{Phase: "initialize", Stdout: []client.SkippedLine{{Text: `{"a":1}`, JSON: true}}},
 			[]string{`it wrote a JSON line that is not JSON-RPC on stdout, which mcpx skipped: {"a":1}`, otherTransport}},
 		{"login timeout", &client.TimeoutError{Phase: "login"}, []string{"login waits 5 minutes for the browser unless --timeout says otherwise"}},
-		{"unknown server", &config.NotFoundError{What: "server", Name: "x", Known: []string{"a", "b"}},
+		{"unknown server", &fail.Error{Code: fail.NotFound, What: "server", Name: "x", Known: []string{"a", "b"}},
 			[]string{"configured servers: a, b (and the built-in demo)"}},
-		{"no servers", &config.NotFoundError{What: "server", Name: "x", Known: []string{}},
+		{"no servers", &fail.Error{Code: fail.NotFound, What: "server", Name: "x", Known: []string{}},
 			[]string{"no servers are configured; try the built-in one: mcpx catalog demo"}},
-		{"unknown resource", &config.NotFoundError{What: "resource", Name: "x://a", Server: "odd"},
+		{"unknown resource", &fail.Error{Code: fail.NotFound, What: "resource", Name: "x://a", Server: "odd"},
 			[]string{"see what it offers: mcpx catalog odd --kind resource --kind resource_template"}},
-		{"unknown tool", &config.NotFoundError{What: "tool", Name: "t", Hints: []string{"h"}}, []string{"h"}},
+		{"defined elsewhere", &fail.Error{Code: fail.NotFound, What: "server", Name: "g@zed", Source: "zed", Known: []string{"g@cursor"}},
+			[]string{"it is defined as g@cursor"}},
+		{"untrusted", &fail.Error{Code: fail.Usage, What: "trustedProjects", Name: "/u.json"},
+			[]string{`pass --project, or add it to "trustedProjects" in /u.json`}},
+		{"unknown tool", &fail.Error{Code: fail.NotFound, What: "tool", Name: "t", Hints: []string{"h"}}, []string{"h"}},
 	} {
 		if got := hints(c.err); !slices.Equal(got, c.want) {
 			t.Errorf("%s: hints\n %q\nwant\n %q", c.name, got, c.want)

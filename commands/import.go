@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 type importOptions struct {
@@ -100,8 +101,8 @@ func (a *app) importServers(o *importOptions) error {
 				have = append(have, n)
 			}
 			slices.Sort(have)
-			e := &config.NotFoundError{What: "server", Name: missing[0],
-				Detail: fmt.Sprintf("%s does not define it", o.Source), Candidates: have, Source: o.Source}
+			e := fail.Unknown("server", missing[0], fmt.Sprintf("%s does not define it", o.Source))
+			e.Candidates, e.Source = have, o.Source
 			if len(have) > 0 {
 				e.Hints = []string{fmt.Sprintf("%s defines: %s", o.Source, strings.Join(have, ", "))}
 			}

@@ -7,14 +7,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
 )
 
 // lookup finds the tool or prompt name in the server's listing. A name
-// missing from the complete listing is a *config.NotFoundError (naming a
+// missing from the complete listing is a not_found *fail.Error (naming a
 // close match when there is one). When the listing did not complete (it
 // failed, repeated a cursor, grew too big, or had an item whose id could
 // not be read), the item may exist: it returns nil and why, and the caller
@@ -34,9 +34,8 @@ func (a *app) lookup(ctx context.Context, conn *client.Conn, srv, kind, name str
 		return it, "", nil
 	}
 	if complete {
-		e := &config.NotFoundError{What: kind, Name: name,
-			Detail: fmt.Sprintf("server %q does not list it", conn.T.Name),
-			Hints:  []string{fmt.Sprintf("list the %ss with: mcpx catalog %s --kind %s", kind, shellArg(srv), kind)}}
+		e := fail.Unknown(kind, name, fmt.Sprintf("server %q does not list it", conn.T.Name))
+		e.Hints = []string{fmt.Sprintf("list the %ss with: mcpx catalog %s --kind %s", kind, shellArg(srv), kind)}
 		for _, p := range problems {
 			if p.Excluded && p.Item == name {
 				// Listed by the server, left out by mcpx: say why.

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // serversOptions are servers' arguments and flags; validate checks them.
@@ -129,9 +130,8 @@ func (a *app) servers(ctx context.Context, o *serversOptions) error {
 		}
 		if err := s.Problem(); err != nil {
 			msg := err.Error()
-			var ce *config.Error
-			if errors.As(err, &ce) {
-				msg = ce.Msg
+			if ce, ok := fail.As(err, fail.Usage); ok { // the entry's problem, without its name
+				msg = strings.TrimPrefix(ce.Message, fmt.Sprintf("server %q: ", ce.Server))
 			}
 			a.log.Warnf("server %q in %s cannot be used: %s", s.Name, s.Source, msg)
 		}
@@ -209,7 +209,7 @@ func (a *app) writeServers(entries []serverEntry, o *serversOptions) error {
 }
 
 func (a *app) probe(ctx context.Context, s *config.Server) *probe {
-	fail := func(err error) *probe {
+	failed := func(err error) *probe {
 		msg := classify(err, nil).Message
 		p := &probe{Error: &msg}
 		var ae *auth.Error
@@ -229,19 +229,18 @@ func (a *app) probe(ctx context.Context, s *config.Server) *probe {
 	if err == nil {
 		sess, err = a.connect(ctx, t, connectOptions{})
 	}
-	var cfgErr *config.Error
-	if errors.As(err, &cfgErr) {
+	if fail.Is(err, fail.Usage) { // a config error
 		a.log.Warnf("%v", err)
 	}
 	if err != nil {
-		return fail(err)
+		return failed(err)
 	}
 	defer sess.closeLater()
 	conn := sess.conn
 	// the protocol a command would get: a server may accept the 2026-07-28
 	// era at server/discover and refuse it for every request after
 	if err := conn.ConfirmEra(sess.ctx); err != nil {
-		return fail(err)
+		return failed(err)
 	}
 	pa := &probeAuth{State: conn.Auth.State}
 	if e := conn.Auth.ExpiresAt; e != nil && pa.State != "none" {

@@ -654,8 +654,7 @@ func TestTokenOfTarget(t *testing.T) {
 		t.Errorf("stored: %v, %v", tok, err)
 	}
 	other.URL = "rs.example"
-	var ce *config.Error
-	if _, err := Token(&other); !errors.As(err, &ce) || ce.Server != "srv" || ce.Msg != `"rs.example" is not an http(s) URL` {
+	if _, err := Token(&other); !fail.Is(err, fail.Usage) || err.Error() != `server "srv": "rs.example" is not an http(s) URL` {
 		t.Errorf("bad URL: %v", err)
 	}
 	if err := os.WriteFile(tokenStore{dir: tg.TokenDir}.path(caServer), []byte("x"), 0o600); err != nil {
@@ -1245,9 +1244,8 @@ func TestLoginDiscoveryFails(t *testing.T) {
 }
 
 func TestLoginMisuse(t *testing.T) {
-	var ce *config.Error
 	_, err := Login(context.Background(), &config.Target{Name: "srv", Transport: config.Stdio, TokenDir: t.TempDir()}, LoginOptions{})
-	if !errors.As(err, &ce) || ce.Msg != "login is for http and sse servers; a stdio server gets its credentials from its environment" {
+	if !fail.Is(err, fail.Usage) || err.Error() != `server "srv": login is for http and sse servers; a stdio server gets its credentials from its environment` {
 		t.Errorf("stdio: %v", err)
 	}
 	_, err = Login(context.Background(), &config.Target{Name: "srv", Transport: config.HTTP, URL: "https://rs.example/mcp"}, LoginOptions{})
@@ -1255,7 +1253,7 @@ func TestLoginMisuse(t *testing.T) {
 		t.Errorf("no token directory: %q", msg)
 	}
 	_, err = Login(context.Background(), &config.Target{Name: "srv", Transport: config.HTTP, URL: "rs.example", TokenDir: t.TempDir()}, LoginOptions{})
-	if !errors.As(err, &ce) || ce.Msg != `"rs.example" is not an http(s) URL` {
+	if !fail.Is(err, fail.Usage) || err.Error() != `server "srv": "rs.example" is not an http(s) URL` {
 		t.Errorf("bad URL: %v", err)
 	}
 	as := newCAAS(t)
@@ -1414,11 +1412,10 @@ func TestLogoutStates(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Stdio; a bad URL.
-	var ce *config.Error
-	if _, err := Logout(context.Background(), &config.Target{Name: "srv", Transport: config.Stdio}, nil); !errors.As(err, &ce) || ce.Msg != "logout is for http and sse servers" {
+	if _, err := Logout(context.Background(), &config.Target{Name: "srv", Transport: config.Stdio}, nil); !fail.Is(err, fail.Usage) || err.Error() != `server "srv": logout is for http and sse servers` {
 		t.Errorf("stdio: %v", err)
 	}
-	if _, err := Logout(context.Background(), &config.Target{Name: "srv", Transport: config.HTTP, URL: "x"}, nil); !errors.As(err, &ce) {
+	if _, err := Logout(context.Background(), &config.Target{Name: "srv", Transport: config.HTTP, URL: "x"}, nil); !fail.Is(err, fail.Usage) {
 		t.Errorf("bad URL: %v", err)
 	}
 	// The lock held elsewhere until the deadline: the context's error.
@@ -1505,7 +1502,7 @@ func TestLoginWrongStateOnly(t *testing.T) {
 func Token(t *config.Target) (*StoredToken, error) {
 	server, err := transport.CanonicalURL(t.URL)
 	if err != nil {
-		return nil, &config.Error{Server: t.Name, Msg: err.Error()}
+		return nil, fail.New(fail.Usage, t.Name, err.Error())
 	}
 	tok, err := tokenStore{dir: t.TokenDir}.load(server)
 	if err != nil {

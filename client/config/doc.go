@@ -3,11 +3,9 @@
 // SRV argument names (Lookup, the built-in demo), and resolves a server
 // into a Target ready to connect to (Resolve: ${...} expansion, the
 // child's environment, headers, the timeout). It owns the rule for which
-// names and values are secrets (IsSecretName, HeaderSecrets, URLSecrets)
-// and the errors of this level: Error for a broken file or entry, and
-// NotFoundError for a name that does not exist.
+// names and values are secrets (IsSecretName, HeaderSecrets, URLSecrets).
+// A broken file or entry is a usage *fail.Error, a name that does not
+// exist a not_found one.
 //
-// It imports client/transport only for RPCError (a NotFoundError carries
-// the server's error reply when there was one), and internal packages. It
-// never connects to anything.
+// It imports internal packages only. It never connects to anything.
 package config

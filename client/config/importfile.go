@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/userfile"
 )
 
@@ -34,9 +35,8 @@ func (s *Server) ImportEntry() (MCPXEntry, error) {
 		return MCPXEntry{}, errors.New(s.entry.Problem)
 	}
 	if s.err != nil && !s.Disabled {
-		var ce *Error
-		if errors.As(s.err, &ce) {
-			return MCPXEntry{}, errors.New(ce.Msg)
+		if ce, ok := fail.As(s.err, fail.Usage); ok { // the entry's problem, without its name
+			return MCPXEntry{}, errors.New(strings.TrimPrefix(ce.Message, fmt.Sprintf("server %q: ", ce.Server)))
 		}
 		return MCPXEntry{}, s.err
 	}
@@ -105,7 +105,7 @@ type NamedEntry struct {
 // again, and when it is no longer what the edit started from, the edit
 // starts over from the new content (plan decides again what to write),
 // so that change is kept, not overwritten. A file that keeps changing is
-// refused: a ConflictError, and nothing written.
+// refused: a conflict (see conflict), and nothing written.
 
 // editAttempts bounds how often EditServers starts over because the file
 // changed under it.
@@ -118,19 +118,12 @@ const lockWait = 10 * time.Second
 // the file is checked and replaced.
 var beforeReplace func(path string)
 
-// ConflictError: the config file could not be written because another
-// process held it locked, or kept changing it (exit 1).
-type ConflictError struct{ Path, Msg string }
-
-func (e *ConflictError) Error() string {
-	return fmt.Sprintf("config file %s %s; nothing was written", e.Path, e.Msg)
+// conflict: the config file could not be written because another process
+// held it locked, or kept changing it (exit 1).
+func conflict(path, msg string) *fail.Error {
+	return &fail.Error{Code: fail.Conflict, What: "file", Name: path,
+		Message: fmt.Sprintf("config file %s %s; nothing was written", path, msg)}
 }
-
-// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
-func (e *ConflictError) ErrorCode() string { return "conflict" }
-
-// ErrorDetails: the file.
-func (e *ConflictError) ErrorDetails() map[string]any { return map[string]any{"file": e.Path} }
 
 // EditServers changes the mcpx config file at path under its lock: plan is
 // given the names the file defines and returns the entries to set (a name
@@ -143,23 +136,23 @@ func (e *ConflictError) ErrorDetails() map[string]any { return map[string]any{"f
 func EditServers(path string, plan func(have map[string]bool) ([]NamedEntry, error)) error {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return &Error{Msg: fmt.Sprintf("config file %s: %v", path, err)}
+		return fail.New(fail.Usage, "", fmt.Sprintf("config file %s: %v", path, err))
 	}
 	if r, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = r
 	}
 	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
-		return &Error{Msg: fmt.Sprintf("cannot write config file: %v", err)}
+		return fail.New(fail.Usage, "", fmt.Sprintf("cannot write config file: %v", err))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), lockWait)
 	defer cancel()
 	lock := filepath.Join(filepath.Dir(abs), "."+filepath.Base(abs)+".lock")
 	unlock, err := userfile.Lock(ctx, lock)
 	if errors.Is(err, context.DeadlineExceeded) {
-		return &ConflictError{Path: abs, Msg: fmt.Sprintf("is locked by another process (%s) for more than %s", lock, lockWait)}
+		return conflict(abs, fmt.Sprintf("is locked by another process (%s) for more than %s", lock, lockWait))
 	}
 	if err != nil {
-		return &Error{Msg: fmt.Sprintf("cannot lock config file %s: %v", abs, err)}
+		return fail.New(fail.Usage, "", fmt.Sprintf("cannot lock config file %s: %v", abs, err))
 	}
 	defer unlock()
 	for range editAttempts {
@@ -183,7 +176,7 @@ func EditServers(path string, plan func(have map[string]bool) ([]NamedEntry, err
 		}
 		out, err := spliceServers(data, entries)
 		if err != nil {
-			return &Error{Msg: fmt.Sprintf("config file %s: %v", abs, err)}
+			return fail.New(fail.Usage, "", fmt.Sprintf("config file %s: %v", abs, err))
 		}
 		if beforeReplace != nil {
 			beforeReplace(abs)
@@ -196,11 +189,11 @@ func EditServers(path string, plan func(have map[string]bool) ([]NamedEntry, err
 			continue // another program changed it: start over from what it wrote
 		}
 		if err := writeAtomic(abs, out, mode); err != nil {
-			return &Error{Msg: fmt.Sprintf("cannot write config file: %v", err)}
+			return fail.New(fail.Usage, "", fmt.Sprintf("cannot write config file: %v", err))
 		}
 		return nil
 	}
-	return &ConflictError{Path: abs, Msg: fmt.Sprintf("changed under mcpx %d times while it was being written", editAttempts)}
+	return conflict(abs, fmt.Sprintf("changed under mcpx %d times while it was being written", editAttempts))
 }
 
 // readConfig reads the config file to edit and its mode (nothing, 0600
@@ -211,14 +204,14 @@ func readConfig(path string) ([]byte, fs.FileMode, error) {
 		return nil, 0o600, nil
 	}
 	if err != nil {
-		return nil, 0, &Error{Msg: fmt.Sprintf("cannot read config file: %v", err)}
+		return nil, 0, fail.New(fail.Usage, "", fmt.Sprintf("cannot read config file: %v", err))
 	}
 	if !st.Mode().IsRegular() {
-		return nil, 0, &Error{Msg: fmt.Sprintf("config file %s is not a regular file", path)}
+		return nil, 0, fail.New(fail.Usage, "", fmt.Sprintf("config file %s is not a regular file", path))
 	}
 	data, err := readBounded(path)
 	if err != nil {
-		return nil, 0, &Error{Msg: fmt.Sprintf("cannot read config file: %v", err)}
+		return nil, 0, fail.New(fail.Usage, "", fmt.Sprintf("cannot read config file: %v", err))
 	}
 	return data, st.Mode().Perm(), nil
 }
@@ -249,19 +242,19 @@ func writeAtomic(path string, data []byte, mode fs.FileMode) error {
 		return err
 	}
 	name := tmp.Name()
-	fail := func(err error) error {
+	abandon := func(err error) error {
 		tmp.Close()
 		os.Remove(name)
 		return err
 	}
 	if err := tmp.Chmod(mode); err != nil {
-		return fail(err)
+		return abandon(err)
 	}
 	if _, err := tmp.Write(data); err != nil {
-		return fail(err)
+		return abandon(err)
 	}
 	if err := tmp.Sync(); err != nil {
-		return fail(err)
+		return abandon(err)
 	}
 	if err := tmp.Close(); err != nil {
 		os.Remove(name)

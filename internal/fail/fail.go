@@ -12,6 +12,7 @@ package fail
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 )
 
 // Code is a failure of EXIT STATUS in mcpx(1): error.code under --json.
@@ -128,4 +129,23 @@ func As(err error, code Code) (*Error, bool) {
 func Is(err error, code Code) bool {
 	_, ok := As(err, code)
 	return ok
+}
+
+// New is a failure of code with message msg, said of server when there is
+// one: the message then begins with its name.
+func New(code Code, server, msg string) *Error {
+	if server != "" {
+		msg = fmt.Sprintf("server %q: %s", server, msg)
+	}
+	return &Error{Code: code, Server: server, Message: msg}
+}
+
+// Unknown is a not_found failure: the what named name does not exist, and
+// detail, when given, says why.
+func Unknown(what, name, detail string) *Error {
+	msg := fmt.Sprintf("unknown %s %q", what, name)
+	if detail != "" {
+		msg += ": " + detail
+	}
+	return &Error{Code: NotFound, What: what, Name: name, Message: msg}
 }
