@@ -16,7 +16,6 @@ import (
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
@@ -88,9 +87,9 @@ func (c *Conn) classifyCall(ctx context.Context, method string, err error, refus
 	return c.classify(ctx, method, err)
 }
 
-// authError is the auth.Error of the last HTTP 401 or 403, nil when there
+// authError is the fail.AuthError of the last HTTP 401 or 403, nil when there
 // was none.
-func (c *Conn) authError() *auth.Error {
+func (c *Conn) authError() *fail.AuthError {
 	if c.rt == nil {
 		return nil
 	}
@@ -100,7 +99,7 @@ func (c *Conn) authError() *auth.Error {
 	}
 	_, meta := c.rt.AuthChallenge("resource_metadata")
 	_, scope := c.rt.AuthChallenge("scope")
-	return &auth.Error{Server: c.T.Name, Status: st, ResourceMetadata: c.shown(meta), Scope: c.shown(scope)}
+	return &fail.AuthError{Server: c.T.Name, Status: st, ResourceMetadata: c.shown(meta), Scope: c.shown(scope)}
 }
 
 // classify turns a transport-level failure into one of the typed errors.
@@ -133,7 +132,7 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 	}
 	var authErr *mcptransport.AuthorizationRequiredError
 	if errors.As(err, &authErr) {
-		return &auth.Error{Server: c.T.Name, Status: http.StatusUnauthorized, ResourceMetadata: c.shown(authErr.ResourceMetadataURL)}
+		return &fail.AuthError{Server: c.T.Name, Status: http.StatusUnauthorized, ResourceMetadata: c.shown(authErr.ResourceMetadataURL)}
 	}
 	e := &fail.ConnectError{Server: c.T.Name, Phase: phase, Err: err}
 	if v := c.limit.Violation(); v != "" {

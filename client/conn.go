@@ -224,7 +224,7 @@ func Connect(ctx context.Context, t *config.Target, o Options) (*Conn, error) {
 		Unusable: o.UnusableToken})
 	c, err := connectFallback(ctx, t, o, tokens)
 	if tokens != nil {
-		var ae *auth.Error
+		var ae *fail.AuthError
 		if errors.As(err, &ae) && tokens.Retry(ctx, ae) {
 			// The server refused a stored token it had not expired by our
 			// clock (revoked, or a lifetime it did not announce): refresh it
@@ -258,7 +258,7 @@ func connectFallback(ctx context.Context, t *config.Target, o Options, tokens *a
 			or.Warm = nil
 			c, err = connect(ctx, t, or, config.SSE, tokens)
 		}
-		var ae *auth.Error
+		var ae *fail.AuthError
 		if err == nil || errors.As(err, &ae) {
 			return c, err // an SSE server, asking for authentication or not
 		}
@@ -314,7 +314,7 @@ func connectFallback(ctx context.Context, t *config.Target, o Options, tokens *a
 // rememberSSE remembers that t's URL answered over SSE, when it did (or
 // asked for authentication there: it is an SSE server all the same).
 func rememberSSE(t *config.Target, o Options, err error) {
-	var ae *auth.Error
+	var ae *fail.AuthError
 	if err != nil && !errors.As(err, &ae) {
 		return
 	}

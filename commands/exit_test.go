@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/output"
@@ -29,7 +28,7 @@ func TestClassify(t *testing.T) {
 		{&fail.ConnectError{Msg: "x"}, 0, 3, "connection"},
 		{fmt.Errorf("wrapped: %w", fail.Unknown("server", "x", "")), 0, 4, "not_found"},
 		{&client.UnsupportedError{What: "prompts"}, 0, 5, "unsupported"},
-		{&auth.Error{Status: 401}, 0, 6, "auth"},
+		{&fail.AuthError{Status: 401}, 0, 6, "auth"},
 		{&client.TimeoutError{Phase: "initialize"}, 0, 7, "timeout"},
 		{&transport.LimitError{Limit: "message ceiling", Value: 1}, 0, 8, "limit"},
 		{&output.NoMatchError{Path: "x"}, 0, 9, "no_match"},
@@ -68,7 +67,7 @@ func TestClassifyDetails(t *testing.T) {
 		{&client.TimeoutError{Phase: "tools/call"}, `{"phase":"tools/call"}`},
 		{&client.ServerError{RPC: fail.RPCError{Code: -32000, Message: "m"}}, `{"rpc":{"code":-32000,"message":"m","data":null}}`},
 		{&client.UnsupportedError{What: "prompts"}, `{}`},
-		{&auth.Error{Status: 403, Scope: "a b", Token: "rejected"}, `{"scopes":["a","b"],"status":403,"token":"rejected"}`},
+		{&fail.AuthError{Status: 403, Scope: "a b", Token: "rejected"}, `{"scopes":["a","b"],"status":403,"token":"rejected"}`},
 		{&fail.Error{Code: fail.Usage, Server: "s", What: "variable", Name: "V", Message: "x"}, `{"server":"s","variable":"V"}`},
 		{&fail.Error{Code: fail.NotFound, What: "task", Name: "t", RPC: &fail.RPCError{Code: -32602, Message: "m"}, Candidates: []string{}}, `{"candidates":[],"rpc":{"code":-32602,"message":"m","data":null}}`},
 		{&fail.Error{Code: fail.Conflict, What: "file", Name: "/c.json"}, `{"file":"/c.json"}`},
@@ -88,7 +87,7 @@ func TestClassifyDetails(t *testing.T) {
 func TestExitCodesCoverEveryFailure(t *testing.T) {
 	for _, f := range []error{
 		&UsageError{}, &StrictError{}, &AmbiguousError{}, &ToolError{},
-		&fail.Error{Code: fail.Usage}, &fail.Error{Code: fail.NotFound}, &auth.Error{},
+		&fail.Error{Code: fail.Usage}, &fail.Error{Code: fail.NotFound}, &fail.AuthError{},
 		&client.TimeoutError{}, &client.ServerError{}, &client.UnsupportedError{},
 		&client.BadReplyError{}, &fail.ConnectError{}, &transport.LimitError{},
 		&render.BadContentError{}, &output.NoMatchError{},

@@ -15,7 +15,6 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/daemon"
 	"github.com/mcpx-cli/mcpx/internal/fail"
@@ -38,7 +37,7 @@ func hints(f error) []string {
 		return timeoutHints(e)
 	case *client.ServerError:
 		return urlElicitations(e.RPC)
-	case *auth.Error:
+	case *fail.AuthError:
 		return authHints(e)
 	case *output.NoMatchError:
 		if g, ok := jqPath(e.Path); ok {
@@ -210,7 +209,7 @@ func timeoutHints(e *client.TimeoutError) []string {
 	return append(h, "such a server was likely started for another transport (HTTP), or waits for an option: check its command and args (-v shows every line it writes)")
 }
 
-func authHints(e *auth.Error) []string {
+func authHints(e *fail.AuthError) []string {
 	if e.Msg != "" { // a failure of the login flow
 		if e.NoClient {
 			return []string{`register mcpx with the authorization server (redirect URI http://127.0.0.1/callback, any port) and set "oauth": {"clientId": "...", "clientSecret": "${VAR}"} in the server's config entry`}

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
@@ -24,18 +23,18 @@ func TestHints(t *testing.T) {
 		err  error
 		want []string
 	}{
-		{"401", &auth.Error{Server: "srv", Status: 401}, login("srv")},
-		{"401 expired", &auth.Error{Server: "srv", Status: 401, Token: "expired"}, login("srv")},
-		{"403 with scopes", &auth.Error{Server: "srv", Status: 403, Scope: "files:read  files:write"},
+		{"401", &fail.AuthError{Server: "srv", Status: 401}, login("srv")},
+		{"401 expired", &fail.AuthError{Server: "srv", Status: 401, Token: "expired"}, login("srv")},
+		{"403 with scopes", &fail.AuthError{Server: "srv", Status: 403, Scope: "files:read  files:write"},
 			[]string{"log in again with the scopes it requires: mcpx login srv --scope files:read --scope files:write"}},
-		{"403 without scopes", &auth.Error{Server: "srv", Status: 403}, login("srv")},
-		{"a URL server", &auth.Error{Server: "https://rs.example/mcp?a=1&b=2", Status: 403, Scope: "x"},
+		{"403 without scopes", &fail.AuthError{Server: "srv", Status: 403}, login("srv")},
+		{"a URL server", &fail.AuthError{Server: "https://rs.example/mcp?a=1&b=2", Status: 403, Scope: "x"},
 			[]string{"log in again with the scopes it requires: mcpx login 'https://rs.example/mcp?a=1&b=2' --scope x"}},
-		{"a URL server, 401", &auth.Error{Server: "https://rs.example/mcp?a=1&b=2", Status: 401}, login("'https://rs.example/mcp?a=1&b=2'")},
-		{"quotes", &auth.Error{Server: `it's "x"`, Status: 403, Scope: "a'b c$d"},
+		{"a URL server, 401", &fail.AuthError{Server: "https://rs.example/mcp?a=1&b=2", Status: 401}, login("'https://rs.example/mcp?a=1&b=2'")},
+		{"quotes", &fail.AuthError{Server: `it's "x"`, Status: 403, Scope: "a'b c$d"},
 			[]string{`log in again with the scopes it requires: mcpx login 'it'\''s "x"' --scope 'a'\''b' --scope 'c$d'`}},
-		{"a login failure", &auth.Error{Server: "srv", Msg: "m", Status: 401}, nil},
-		{"no client", &auth.Error{Server: "srv", Msg: "m", NoClient: true},
+		{"a login failure", &fail.AuthError{Server: "srv", Msg: "m", Status: 401}, nil},
+		{"no client", &fail.AuthError{Server: "srv", Msg: "m", NoClient: true},
 			[]string{`register mcpx with the authorization server (redirect URI http://127.0.0.1/callback, any port) and set "oauth": {"clientId": "...", "clientSecret": "${VAR}"} in the server's config entry`}},
 		{"not installed", &fail.ConnectError{Command: "nope"}, []string{`is "nope" installed and on PATH?`}},
 		{"legacy SSE", &fail.ConnectError{LegacySSE: true}, []string{`it may be a legacy SSE server: set "type": "sse" in its config entry`}},

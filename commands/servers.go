@@ -12,7 +12,6 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/internal/fail"
 )
@@ -212,7 +211,7 @@ func (a *app) probe(ctx context.Context, s *config.Server) *probe {
 	failed := func(err error) *probe {
 		msg := classify(err, nil).Message
 		p := &probe{Error: &msg}
-		var ae *auth.Error
+		var ae *fail.AuthError
 		if errors.As(err, &ae) && ae.Status != 0 {
 			p.Auth = &probeAuth{State: "required"}
 			if ae.Token == "expired" {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // Info is the OAuth state of a server as a connection saw it.
@@ -219,7 +220,7 @@ func (a *Source) grant(ctx context.Context, cur *StoredToken, stale string) bool
 
 // Retry reports whether a refused connection is worth one more attempt: a
 // 401 to a stored token that a refresh has now replaced.
-func (a *Source) Retry(ctx context.Context, ae *Error) bool {
+func (a *Source) Retry(ctx context.Context, ae *fail.AuthError) bool {
 	a.mu.Lock()
 	used := a.state == "token" && !a.refreshed && ae.Status == 401
 	stale := ""
@@ -232,7 +233,7 @@ func (a *Source) Retry(ctx context.Context, ae *Error) bool {
 
 // Explain adds to a 401 what mcpx had: an expired token, or one the server
 // refused.
-func (a *Source) Explain(ae *Error) {
+func (a *Source) Explain(ae *fail.AuthError) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if ae.Status == 401 && a.grantFailed && (a.tok == nil || a.state != "token") {

@@ -159,7 +159,7 @@ func TestConnAuthRefreshesExpired(t *testing.T) {
 				t.Errorf("stored\n %+v\nwant\n %+v", *st, wantTok)
 			}
 			// One refresh per connection: a 401 now is final.
-			if a.Retry(context.Background(), &Error{Server: "srv", Status: 401}) {
+			if a.Retry(context.Background(), &fail.AuthError{Server: "srv", Status: 401}) {
 				t.Error("retry after a refresh = true")
 			}
 			if ts.hits() != 1 {
@@ -225,7 +225,7 @@ func TestConnAuthNoRefresh(t *testing.T) {
 	if a.Bearer() != "" {
 		t.Errorf("bearer = %q", a.Bearer())
 	}
-	ae := &Error{Server: "srv", Status: 401}
+	ae := &fail.AuthError{Server: "srv", Status: 401}
 	if a.Retry(context.Background(), ae) {
 		t.Error("retry = true")
 	}
@@ -284,7 +284,7 @@ func TestConnAuthRefreshFails(t *testing.T) {
 			if ts.hits() != c.wantHits {
 				t.Errorf("token endpoint hits = %d, want %d", ts.hits(), c.wantHits)
 			}
-			ae := &Error{Server: "srv", Status: 401}
+			ae := &fail.AuthError{Server: "srv", Status: 401}
 			a.Explain(ae)
 			if p, ok := strings.CutSuffix(c.wantWhy, "..."); ok && !strings.HasPrefix(ae.Why, p) || !ok && ae.Why != c.wantWhy {
 				t.Errorf("Why = %q, want %q", ae.Why, c.wantWhy)
@@ -320,7 +320,7 @@ func TestConnAuthRefreshStoreTrouble(t *testing.T) {
 	a := NewSource(ctx, tg, SourceOptions{})
 	cancel()
 	unlock()
-	ae := &Error{Server: "srv", Status: 401}
+	ae := &fail.AuthError{Server: "srv", Status: 401}
 	a.Explain(ae)
 	if a.Info().State != "expired" || ae.Why != "context deadline exceeded" || ts.hits() != 0 {
 		t.Errorf("lock held: info %+v, why %q, hits %d", a.Info(), ae.Why, ts.hits())
@@ -332,7 +332,7 @@ func TestConnAuthRefreshStoreTrouble(t *testing.T) {
 	if err := os.WriteFile(p, []byte("{"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ae = &Error{Server: "srv", Status: 401}
+	ae = &fail.AuthError{Server: "srv", Status: 401}
 	if a.Retry(context.Background(), ae) {
 		t.Error("retry = true")
 	}
@@ -380,7 +380,7 @@ func TestConnAuthNothingUsable(t *testing.T) {
 	if a == nil || a.Bearer() != "" || a.Info() != (Info{State: "none"}) {
 		t.Fatalf("nothing stored: %+v", a)
 	}
-	ae := &Error{Server: "srv", Status: 401}
+	ae := &fail.AuthError{Server: "srv", Status: 401}
 	if a.Retry(context.Background(), ae) {
 		t.Error("retry = true")
 	}
@@ -441,7 +441,7 @@ func TestConnAuthUsesFresherToken(t *testing.T) {
 	caSave(t, tg, caStored(ts.URL+"/token", "a1", "r1", time.Hour))
 	a = NewSource(context.Background(), tg, SourceOptions{})
 	caSave(t, tg, caStored(ts.URL+"/token", "a2", "r2", time.Hour))
-	if !a.Retry(context.Background(), &Error{Server: "srv", Status: 401}) || a.Bearer() != "a2" || ts.hits() != 0 {
+	if !a.Retry(context.Background(), &fail.AuthError{Server: "srv", Status: 401}) || a.Bearer() != "a2" || ts.hits() != 0 {
 		t.Errorf("retry: bearer %q, hits %d", a.Bearer(), ts.hits())
 	}
 }
@@ -454,24 +454,24 @@ func TestConnAuthRetryOnce(t *testing.T) {
 	if a.Bearer() != "a1" || ts.hits() != 0 {
 		t.Fatalf("bearer %q, hits %d", a.Bearer(), ts.hits())
 	}
-	if a.Retry(context.Background(), &Error{Server: "srv", Status: 403}) {
+	if a.Retry(context.Background(), &fail.AuthError{Server: "srv", Status: 403}) {
 		t.Error("retry on a 403 = true")
 	}
 	cctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if a.Retry(cctx, &Error{Server: "srv", Status: 401}) {
+	if a.Retry(cctx, &fail.AuthError{Server: "srv", Status: 401}) {
 		t.Error("retry with a cancelled context = true")
 	}
 	if ts.hits() != 0 {
 		t.Fatalf("hits = %d", ts.hits())
 	}
-	if !a.Retry(context.Background(), &Error{Server: "srv", Status: 401}) {
+	if !a.Retry(context.Background(), &fail.AuthError{Server: "srv", Status: 401}) {
 		t.Fatal("retry on a 401 = false")
 	}
 	if a.Bearer() != "a2" || ts.hits() != 1 || ts.form(0).Get("refresh_token") != "r1" {
 		t.Errorf("bearer %q, hits %d", a.Bearer(), ts.hits())
 	}
-	if a.Retry(context.Background(), &Error{Server: "srv", Status: 401}) {
+	if a.Retry(context.Background(), &fail.AuthError{Server: "srv", Status: 401}) {
 		t.Error("second retry = true")
 	}
 	if ts.hits() != 1 {
@@ -489,7 +489,7 @@ func TestConnAuthRetryRefused(t *testing.T) {
 	tg := caTarget(t)
 	caSave(t, tg, caStored(ts.URL+"/token", "a1", "r1", time.Hour))
 	a := NewSource(context.Background(), tg, SourceOptions{})
-	ae := &Error{Server: "srv", Status: 401}
+	ae := &fail.AuthError{Server: "srv", Status: 401}
 	if a.Retry(context.Background(), ae) {
 		t.Error("retry = true")
 	}
@@ -501,7 +501,7 @@ func TestConnAuthRetryRefused(t *testing.T) {
 		t.Errorf("Error() = %q\nwant %q", ae.Error(), want)
 	}
 	// A 403 is not explained.
-	ae403 := &Error{Server: "srv", Status: 403}
+	ae403 := &fail.AuthError{Server: "srv", Status: 403}
 	a.Explain(ae403)
 	if ae403.Token != "" {
 		t.Errorf("403 explained: %+v", ae403)
@@ -513,13 +513,13 @@ func TestConnAuthRetryRefused(t *testing.T) {
 	if _, err := (tokenStore{dir: tg.TokenDir}).remove(caServer); err != nil {
 		t.Fatal(err)
 	}
-	if a.Retry(context.Background(), &Error{Server: "srv", Status: 401}) {
+	if a.Retry(context.Background(), &fail.AuthError{Server: "srv", Status: 401}) {
 		t.Error("retry after logout = true")
 	}
 	if a.Bearer() != "" || a.Info() != (Info{State: "none"}) {
 		t.Errorf("after logout: bearer %q, info %+v", a.Bearer(), a.Info())
 	}
-	ae = &Error{Server: "srv", Status: 401}
+	ae = &fail.AuthError{Server: "srv", Status: 401}
 	a.Explain(ae)
 	if ae.Token != "" {
 		t.Errorf("explained %+v", ae)
@@ -581,40 +581,40 @@ func TestAuthErrorMessages(t *testing.T) {
 	at := time.Date(2025, 1, 2, 5, 4, 5, 0, time.FixedZone("EET", 2*3600))
 	for _, c := range []struct {
 		name string
-		e    Error
+		e    fail.AuthError
 		err  string
 	}{
-		{"401, nothing stored", Error{Server: "srv", Status: 401},
+		{"401, nothing stored", fail.AuthError{Server: "srv", Status: 401},
 			`server "srv" requires authentication (HTTP 401)`},
-		{"401 with resource metadata", Error{Server: "srv", Status: 401, ResourceMetadata: "https://rs.example/.well-known/oauth-protected-resource"},
+		{"401 with resource metadata", fail.AuthError{Server: "srv", Status: 401, ResourceMetadata: "https://rs.example/.well-known/oauth-protected-resource"},
 			`server "srv" requires authentication (HTTP 401); resource metadata: https://rs.example/.well-known/oauth-protected-resource`},
-		{"401, expired, no refresh token", Error{Server: "srv", Status: 401, Token: "expired", ExpiredAt: at},
+		{"401, expired, no refresh token", fail.AuthError{Server: "srv", Status: 401, Token: "expired", ExpiredAt: at},
 			`server "srv" requires authentication (HTTP 401); the stored token expired at 2025-01-02T03:04:05Z and there is no refresh token`},
-		{"401, expired, refresh failed", Error{Server: "srv", Status: 401, Token: "expired", ExpiredAt: at, Why: "invalid_grant (HTTP 400)"},
+		{"401, expired, refresh failed", fail.AuthError{Server: "srv", Status: 401, Token: "expired", ExpiredAt: at, Why: "invalid_grant (HTTP 400)"},
 			`server "srv" requires authentication (HTTP 401); the stored token expired at 2025-01-02T03:04:05Z and refreshing it failed: invalid_grant (HTTP 400)`},
-		{"401, rejected", Error{Server: "srv", Status: 401, Token: "rejected"},
+		{"401, rejected", fail.AuthError{Server: "srv", Status: 401, Token: "rejected"},
 			`server "srv" rejected the stored token (HTTP 401)`},
-		{"401, rejected, refresh failed", Error{Server: "srv", Status: 401, Token: "rejected", Why: "boom", ResourceMetadata: "https://m"},
+		{"401, rejected, refresh failed", fail.AuthError{Server: "srv", Status: 401, Token: "rejected", Why: "boom", ResourceMetadata: "https://m"},
 			`server "srv" rejected the stored token (HTTP 401); refreshing it failed: boom; resource metadata: https://m`},
-		{"403 with scopes", Error{Server: "srv", Status: 403, Scope: "files:read  files:write", Token: "rejected"},
+		{"403 with scopes", fail.AuthError{Server: "srv", Status: 403, Scope: "files:read  files:write", Token: "rejected"},
 			`server "srv" refused access (HTTP 403); it requires the scope files:read  files:write`},
-		{"403 without scopes", Error{Server: "srv", Status: 403},
+		{"403 without scopes", fail.AuthError{Server: "srv", Status: 403},
 			`server "srv" refused access (HTTP 403)`},
-		{"a URL server", Error{Server: "https://rs.example/mcp?a=1&b=2", Status: 403, Scope: "x"},
+		{"a URL server", fail.AuthError{Server: "https://rs.example/mcp?a=1&b=2", Status: 403, Scope: "x"},
 			`server "https://rs.example/mcp?a=1&b=2" refused access (HTTP 403); it requires the scope x`},
-		{"quotes", Error{Server: `it's "x"`, Status: 403, Scope: "a'b c$d"},
+		{"quotes", fail.AuthError{Server: `it's "x"`, Status: 403, Scope: "a'b c$d"},
 			`server "it's \"x\"" refused access (HTTP 403); it requires the scope a'b c$d`},
-		{"a login failure", Error{Server: "srv", Msg: "the token endpoint refused the authorization code: x", Status: 401},
+		{"a login failure", fail.AuthError{Server: "srv", Msg: "the token endpoint refused the authorization code: x", Status: 401},
 			`server "srv": the token endpoint refused the authorization code: x`},
 	} {
 		if got := c.e.Error(); got != c.err {
 			t.Errorf("%s: Error() =\n %q\nwant\n %q", c.name, got, c.err)
 		}
 	}
-	if got := (&Error{Scope: " a\tb  c "}).Scopes(); !slices.Equal(got, []string{"a", "b", "c"}) {
+	if got := (&fail.AuthError{Scope: " a\tb  c "}).Scopes(); !slices.Equal(got, []string{"a", "b", "c"}) {
 		t.Errorf("Scopes() = %q", got)
 	}
-	if got := (&Error{}).Scopes(); len(got) != 0 {
+	if got := (&fail.AuthError{}).Scopes(); len(got) != 0 {
 		t.Errorf("Scopes() = %q", got)
 	}
 }
@@ -660,7 +660,7 @@ func TestTokenOfTarget(t *testing.T) {
 	if err := os.WriteFile(tokenStore{dir: tg.TokenDir}.path(caServer), []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var ae *Error
+	var ae *fail.AuthError
 	if _, err := Token(tg); !errors.As(err, &ae) || ae.Msg != fmt.Sprintf("token file %s is damaged", tokenStore{dir: tg.TokenDir}.path(caServer)) {
 		t.Errorf("damaged: %v", err)
 	}
@@ -1045,7 +1045,7 @@ func TestLoginRefused(t *testing.T) {
 			if msg, want := oaAuthMsg(t, err), strings.ReplaceAll(c.wantMsg, "%[1]s", as.URL); msg != want {
 				t.Errorf("error:\n got %q\nwant %q", msg, want)
 			}
-			var ae *Error
+			var ae *fail.AuthError
 			if errors.As(err, &ae) && ae.NoClient != c.noClient {
 				t.Errorf("NoClient = %v", ae.NoClient)
 			}
@@ -1506,7 +1506,7 @@ func Token(t *config.Target) (*StoredToken, error) {
 	}
 	tok, err := tokenStore{dir: t.TokenDir}.load(server)
 	if err != nil {
-		return nil, &Error{Server: t.Name, Msg: err.Error()}
+		return nil, &fail.AuthError{Server: t.Name, Msg: err.Error()}
 	}
 	return tok, nil
 }

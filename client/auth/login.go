@@ -62,7 +62,7 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return nil, &Error{Server: t.Name, Msg: err.Error()}
+			return nil, &fail.AuthError{Server: t.Name, Msg: err.Error()}
 		}
 		return tok, nil
 	}
@@ -99,7 +99,7 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return nil, &Error{Server: t.Name, Msg: err.Error()}
+			return nil, &fail.AuthError{Server: t.Name, Msg: err.Error()}
 		}
 	} else {
 		// The listener already queues connections: serving after Open
@@ -122,7 +122,7 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, &Error{Server: t.Name, Msg: err.Error()}
+		return nil, &fail.AuthError{Server: t.Name, Msg: err.Error()}
 	}
 	cb.done(nil)
 	return tok, nil
@@ -149,14 +149,14 @@ func checkLoginTarget(t *config.Target, store tokenStore) (string, error) {
 		return "", fail.New(fail.Usage, t.Name, "login is for http and sse servers; a stdio server gets its credentials from its environment")
 	}
 	if err := store.mkdir(); err != nil {
-		return "", &Error{Server: t.Name, Msg: err.Error()}
+		return "", &fail.AuthError{Server: t.Name, Msg: err.Error()}
 	}
 	server, err := transport.CanonicalURL(t.URL)
 	if err != nil {
 		return "", fail.New(fail.Usage, t.Name, err.Error())
 	}
 	if err := checkEndpoint("the server URL", t.URL, true); err != nil {
-		return "", &Error{Server: t.Name, Msg: err.Error() + " (a token must not travel in clear)"}
+		return "", &fail.AuthError{Server: t.Name, Msg: err.Error() + " (a token must not travel in clear)"}
 	}
 	return server, nil
 }
@@ -171,7 +171,7 @@ func (h *oauthHTTP) findAuthServer(ctx context.Context, t *config.Target, server
 		return nil, "", err
 	}
 	as, err := h.discover(ctx, server, ch)
-	if np := (*noPRMError)(nil); errors.As(err, &np) {
+	if np, ok := noPRM(err); ok {
 		// No protected-resource metadata anywhere: a server of the
 		// 2025-03-26 spec (see legacyAuthServer).
 		as, err = h.legacyAuthServer(ctx, server, o.ProtocolVersion, np)
@@ -193,7 +193,7 @@ func listenForRedirect(name string, listen func() (net.Listener, error)) (net.Li
 	}
 	ln, err := listen()
 	if err != nil {
-		return nil, "", &Error{Server: name, Msg: fmt.Sprintf("cannot listen on a loopback port for the redirect: %v", err)}
+		return nil, "", &fail.AuthError{Server: name, Msg: fmt.Sprintf("cannot listen on a loopback port for the redirect: %v", err)}
 	}
 	return ln, fmt.Sprintf("http://127.0.0.1:%d/callback", ln.Addr().(*net.TCPAddr).Port), nil
 }
@@ -223,7 +223,7 @@ func (h *oauthHTTP) loginClient(ctx context.Context, t *config.Target, as *authS
 		return clientAuth{ID: t.OAuth.ClientMetadataURL, Method: "none"}, false, nil
 	case as.RegistrationEndpoint != "":
 		if ca, err = h.register(ctx, as, redirect, o.ClientVersion); err != nil {
-			var ae *Error
+			var ae *fail.AuthError
 			if l := as.legacy; l != nil && l.defaults && errors.As(err, &ae) {
 				// A guessed endpoint: say what the guess rested on.
 				return ca, false, h.fail("%s nor authorization-server metadata (RFC 8414) at %s, and the 2025-03-26 default endpoints do not work: %s",
@@ -398,7 +398,7 @@ func (cb *callback) wait(ctx context.Context, name string) (string, error) {
 	}
 	if res.err != nil {
 		cb.done(res.err)
-		return "", &Error{Server: name, Msg: res.err.Error()}
+		return "", &fail.AuthError{Server: name, Msg: res.err.Error()}
 	}
 	return res.code, nil
 }
@@ -567,7 +567,7 @@ func Logout(ctx context.Context, t *config.Target, mask func(string) string) (Lo
 		if ctx.Err() != nil {
 			return r, ctx.Err()
 		}
-		return r, &Error{Server: t.Name, Msg: err.Error()}
+		return r, &fail.AuthError{Server: t.Name, Msg: err.Error()}
 	}
 	defer unlock()
 	tok, err := store.load(server)
@@ -576,7 +576,7 @@ func Logout(ctx context.Context, t *config.Target, mask func(string) string) (Lo
 		removed, rerr := store.remove(server)
 		r.Removed = removed
 		if rerr != nil {
-			return r, &Error{Server: t.Name, Msg: rerr.Error()}
+			return r, &fail.AuthError{Server: t.Name, Msg: rerr.Error()}
 		}
 		r.Warns = append(r.Warns, err.Error())
 		return r, nil
@@ -601,7 +601,7 @@ func Logout(ctx context.Context, t *config.Target, mask func(string) string) (Lo
 	removed, err := store.remove(server)
 	r.Removed = removed
 	if err != nil {
-		return r, &Error{Server: t.Name, Msg: err.Error()}
+		return r, &fail.AuthError{Server: t.Name, Msg: err.Error()}
 	}
 	return r, nil
 }
@@ -625,7 +625,7 @@ func clientFor(tok *StoredToken, t *config.Target) clientAuth {
 // message that names the server already.
 func bare(err error) string {
 	var ce *fail.ConnectError
-	var ae *Error
+	var ae *fail.AuthError
 	switch {
 	case errors.As(err, &ce):
 		return ce.Msg

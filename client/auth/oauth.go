@@ -100,8 +100,8 @@ func unwrapURLError(err error) error {
 }
 
 // fail is an authentication failure of the flow (exit 6).
-func (h *oauthHTTP) fail(format string, args ...any) *Error {
-	return &Error{Server: h.server, Msg: fmt.Sprintf(format, args...)}
+func (h *oauthHTTP) fail(format string, args ...any) *fail.AuthError {
+	return &fail.AuthError{Server: h.server, Msg: fmt.Sprintf(format, args...)}
 }
 
 // getJSON fetches a metadata document. It returns the HTTP status; v is
@@ -241,15 +241,20 @@ func (l *legacyFallback) note() string {
 	return head + "the authorization server's metadata at " + l.metadataURL
 }
 
-// noPRMError is discover's refusal of a server that looks like one of the
-// 2025-03-26 spec: it asked for authentication (401) without naming
-// resource_metadata, and every well-known protected-resource URL answered
-// 404. Login then applies the 2025-03-26 rules (legacyAuthServer); as an
-// error it is the *Error it wraps.
-type noPRMError struct{ err *Error }
+// errNoPRM is the cause of discover's refusal of a server that looks like
+// one of the 2025-03-26 spec: it asked for authentication (401) without
+// naming resource_metadata, and every well-known protected-resource URL
+// answered 404. Login then applies the 2025-03-26 rules (legacyAuthServer).
+var errNoPRM = errors.New("no protected-resource metadata")
 
-func (e *noPRMError) Error() string { return e.err.Error() }
-func (e *noPRMError) Unwrap() error { return e.err }
+// noPRM returns discover's refusal for errNoPRM, if err is one.
+func noPRM(err error) (*fail.AuthError, bool) {
+	var ae *fail.AuthError
+	if errors.As(err, &ae) && ae.Cause == errNoPRM {
+		return ae, true
+	}
+	return nil, false
+}
 
 // wellKnown returns the URL with /.well-known/NAME inserted between the
 // host and the path (RFC 8414 §3.1, RFC 9728 §3.1), and, when there is a
@@ -317,7 +322,8 @@ func (h *oauthHTTP) discover(ctx context.Context, server string, ch challenge) (
 			// Not plainly absent: no 2025-03-26 fallback on a guess.
 			e.Msg += fmt.Sprintf(" (%s, not 404, so mcpx does not fall back to the 2025-03-26 rules)", notFound)
 		case ch.status == http.StatusUnauthorized:
-			return nil, &noPRMError{e}
+			e.Cause = errNoPRM
+			return nil, e
 		}
 		return nil, e
 	}
@@ -391,17 +397,17 @@ func legacyOrigin(server string) (string, error) {
 // origin is refused). The resource parameter stays the server's canonical
 // URL (RFC 8707; the 2025-03-26 spec has none, and an authorization server
 // that does not know it ignores it). Without metadata, PKCE is still S256.
-func (h *oauthHTTP) legacyAuthServer(ctx context.Context, server, protocol string, np *noPRMError) (*authServer, error) {
+func (h *oauthHTTP) legacyAuthServer(ctx context.Context, server, protocol string, np *fail.AuthError) (*authServer, error) {
 	origin, err := legacyOrigin(server)
 	if err != nil {
 		return nil, h.fail("%v", err)
 	}
-	l := &legacyFallback{noPRM: np.err.Msg, origin: origin, metadataURL: origin + "/.well-known/oauth-authorization-server"}
-	fail := func(format string, args ...any) *Error {
-		return h.fail("%s; by the 2025-03-26 rules, %s", strings.TrimSuffix(np.err.Msg, ", so its authorization server is unknown"), fmt.Sprintf(format, args...))
+	l := &legacyFallback{noPRM: np.Msg, origin: origin, metadataURL: origin + "/.well-known/oauth-authorization-server"}
+	refuse := func(format string, args ...any) *fail.AuthError {
+		return h.fail("%s; by the 2025-03-26 rules, %s", strings.TrimSuffix(np.Msg, ", so its authorization server is unknown"), fmt.Sprintf(format, args...))
 	}
 	if err := checkEndpoint("the authorization base URL", origin, true); err != nil {
-		return nil, fail("%v", err)
+		return nil, refuse("%v", err)
 	}
 	as := &authServer{resource: server, legacy: l}
 	var hdr http.Header
@@ -411,19 +417,19 @@ func (h *oauthHTTP) legacyAuthServer(ctx context.Context, server, protocol strin
 	var md asDoc
 	st, err := h.getJSONWith(ctx, l.metadataURL, &md, hdr)
 	if err != nil {
-		var ae *Error
+		var ae *fail.AuthError
 		if errors.As(err, &ae) {
-			return nil, fail("%s", ae.Msg)
+			return nil, refuse("%s", ae.Msg)
 		}
 		return nil, err
 	}
 	switch st {
 	case http.StatusOK:
 		if !onOrigin(md.Issuer, origin) {
-			return nil, fail("the metadata at %s is for issuer %q, not one on the server's origin %s; refusing to use it", l.metadataURL, text.OneLine(md.Issuer), origin)
+			return nil, refuse("the metadata at %s is for issuer %q, not one on the server's origin %s; refusing to use it", l.metadataURL, text.OneLine(md.Issuer), origin)
 		}
 		if err := md.check(h.machine); err != nil {
-			return nil, fail("authorization server %s: %v", text.OneLine(md.Issuer), err)
+			return nil, refuse("authorization server %s: %v", text.OneLine(md.Issuer), err)
 		}
 		as.asDoc = md
 	case http.StatusNotFound:
@@ -431,7 +437,7 @@ func (h *oauthHTTP) legacyAuthServer(ctx context.Context, server, protocol strin
 		as.asDoc = asDoc{Issuer: origin, AuthorizationEndpoint: origin + "/authorize", TokenEndpoint: origin + "/token",
 			RegistrationEndpoint: origin + "/register"}
 	default:
-		return nil, fail("the authorization server's metadata at %s answered HTTP %d (only a 404 means the default endpoints)", l.metadataURL, st)
+		return nil, refuse("the authorization server's metadata at %s answered HTTP %d (only a 404 means the default endpoints)", l.metadataURL, st)
 	}
 	return as, nil
 }

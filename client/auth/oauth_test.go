@@ -90,9 +90,9 @@ func oaASDoc(issuer string) map[string]any {
 
 func oaAuthMsg(t *testing.T, err error) string {
 	t.Helper()
-	var ae *Error
+	var ae *fail.AuthError
 	if !errors.As(err, &ae) {
-		t.Fatalf("error %v (%T) is not an *Error", err, err)
+		t.Fatalf("error %v (%T) is not an *fail.AuthError", err, err)
 	}
 	if ae.Server != "srv" || ae.Status != 0 {
 		t.Errorf("Error server %q status %d", ae.Server, ae.Status)
