@@ -28,8 +28,8 @@ func isTransportFailure(err error) bool {
 }
 
 // classifyCall turns a failed request into a typed error: a JSON-RPC error
-// reply (with its code and data) is a ServerError, or an UnsupportedError
-// for "method not found"; refused says that mcpx answered a request of the
+// reply (with its code and data) is a server_error (see serverError), or
+// unsupported for "method not found"; refused says that mcpx answered a request of the
 // server's "method not found" during the call. What is not the server's
 // answer goes to classify.
 func (c *Conn) classifyCall(ctx context.Context, method string, err error, refused bool) error {
@@ -44,8 +44,7 @@ func (c *Conn) classifyCall(ctx context.Context, method string, err error, refus
 	}
 	var tooMany *tooManyInputsError
 	if errors.As(err, &tooMany) && ctx.Err() == nil {
-		return &BadReplyError{Server: c.T.Name, Method: method,
-			Msg: fmt.Sprintf("returned an input_required result with %d input requests; mcpx answers at most %d at once", tooMany.N, maxInputRequests)}
+		return badReply(c.T.Name, method, fmt.Sprintf("returned an input_required result with %d input requests; mcpx answers at most %d at once", tooMany.N, maxInputRequests))
 	}
 	if ae := c.authError(); ae != nil && ctx.Err() == nil {
 		// An HTTP 401 or 403, which mcp-go's transport turns into an error.
@@ -69,9 +68,9 @@ func (c *Conn) classifyCall(ctx context.Context, method string, err error, refus
 		// mcpx refused a request of the server's during the call (a
 		// tool that asked for sampling passes mcpx's refusal on).
 		if d.Code == mcp.METHOD_NOT_FOUND && !refused {
-			return &UnsupportedError{Server: c.T.Name, Method: method, RPC: &rpc, shown: c.shown(d.Message)}
+			return unsupported(c.T.Name, "", method, &rpc, c.shown(d.Message))
 		}
-		return &ServerError{Server: c.T.Name, Method: method, RPC: rpc, shown: c.shown(d.Message)}
+		return serverError(c.T.Name, method, rpc, c.shown(d.Message))
 	}
 	var input *inputError
 	if errors.As(err, &input) && ctx.Err() == nil && c.limit.Violation() == "" {
@@ -79,9 +78,9 @@ func (c *Conn) classifyCall(ctx context.Context, method string, err error, refus
 			// The 2026-07-28 era's input_required rounds failed: the
 			// operation failed (exit 1), not the connection.
 			if input.Unreadable {
-				return &BadReplyError{Server: c.T.Name, Method: method, Msg: "returned an input_required result mcpx cannot read: " + c.shown(input.Why)}
+				return badReply(c.T.Name, method, "returned an input_required result mcpx cannot read: "+c.shown(input.Why))
 			}
-			return &BadReplyError{Server: c.T.Name, Method: method, Msg: "asked for input mcpx does not give: " + c.shown(input.Why)}
+			return badReply(c.T.Name, method, "asked for input mcpx does not give: "+c.shown(input.Why))
 		}
 	}
 	return c.classify(ctx, method, err)
@@ -197,13 +196,13 @@ const maxSkipShown = 120
 // banner such as "Listening on port 3000": a server started for another
 // transport, or waiting for an option) is explained by its first such
 // lines, each masked, on one line, clipped.
-func (c *Conn) timeoutError(phase string) *TimeoutError {
-	e := &TimeoutError{Server: c.T.Name, Phase: phase, Timeout: c.T.Timeout}
+func (c *Conn) timeoutError(phase string) *fail.TimeoutError {
+	e := &fail.TimeoutError{Server: c.T.Name, Phase: phase, Timeout: c.T.Timeout}
 	if c.proc == nil {
 		return e
 	}
 	for _, line := range c.proc.SkippedLines() {
-		e.Stdout = append(e.Stdout, SkippedLine{Text: text.Clip(c.shown(line), maxSkipShown), JSON: line[0] == '{' || line[0] == '['})
+		e.Stdout = append(e.Stdout, fail.SkippedLine{Text: text.Clip(c.shown(line), maxSkipShown), JSON: line[0] == '{' || line[0] == '['})
 	}
 	return e
 }

@@ -558,11 +558,13 @@ func (c *Conn) failInitialize(ctx context.Context, err error, s *handshake) erro
 		e = c.classifyCall(ctx, "initialize", s.asError(err), false)
 	}
 	c.Close()
-	switch se := e.(type) {
-	case *ServerError:
-		e = &fail.ConnectError{Server: t.Name, Phase: "initialize", Msg: fmt.Sprintf("the server answered initialize with an error: %s (code %d)", se.Shown(), se.RPC.Code), Err: se}
-	case *UnsupportedError:
-		e = &fail.ConnectError{Server: t.Name, Phase: "initialize", Msg: "the server does not know initialize (method not found); is it an MCP server?", Err: se}
+	if se, ok := e.(*fail.Error); ok {
+		switch {
+		case se.Code == fail.ServerError && se.What == "method":
+			e = &fail.ConnectError{Server: t.Name, Phase: "initialize", Msg: fmt.Sprintf("the server answered initialize with an error: %s (code %d)", se.Said, se.RPC.Code), Err: se}
+		case se.Code == fail.Unsupported:
+			e = &fail.ConnectError{Server: t.Name, Phase: "initialize", Msg: "the server does not know initialize (method not found); is it an MCP server?", Err: se}
+		}
 	}
 	if ce, ok := e.(*fail.ConnectError); ok {
 		ce.Msg = "initialize failed: " + ce.Msg
@@ -570,7 +572,7 @@ func (c *Conn) failInitialize(ctx context.Context, err error, s *handshake) erro
 			ce.Stderr = c.Stderr(10)
 		}
 	}
-	if te, ok := e.(*TimeoutError); ok && (c.proc != nil || c.warm) {
+	if te, ok := e.(*fail.TimeoutError); ok && (c.proc != nil || c.warm) {
 		te.Stderr = c.Stderr(10)
 	}
 	return e
@@ -820,7 +822,7 @@ func (c *Conn) ConfirmEra(ctx context.Context) error {
 			return c.plain(ctx, spec.method, spec.params(""))
 		})
 		var ce *fail.ConnectError
-		var te *TimeoutError
+		var te *fail.TimeoutError
 		if errors.As(err, &ce) || errors.As(err, &te) || err != nil && ctx.Err() != nil {
 			return err
 		}

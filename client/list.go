@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -126,8 +127,7 @@ func (c *Conn) listRaw(ctx context.Context, kind string, ceiling int64) ([]json.
 			return c.request(ctx, spec.method, spec.params(cursor))
 		})
 		if err != nil {
-			switch err.(type) {
-			case *ServerError, *UnsupportedError:
+			if e, ok := err.(*fail.Error); ok && (e.Code == fail.ServerError && e.What == "method" || e.Code == fail.Unsupported) {
 				return items, problems, &listError{Kind: kind, Err: err}
 			}
 			return nil, problems, err
@@ -145,17 +145,17 @@ func (c *Conn) listRaw(ctx context.Context, kind string, ceiling int64) ([]json.
 			arr, next, ok = []byte("[]"), nil, true
 		}
 		if !ok {
-			return items, problems, &listError{Kind: kind, Err: &BadReplyError{Server: c.T.Name, Method: spec.method, Msg: "returned a result that is not a JSON object"}}
+			return items, problems, &listError{Kind: kind, Err: badReply(c.T.Name, spec.method, "returned a result that is not a JSON object")}
 		}
 		// The array is required: a result without it (or with null) is
 		// malformed, as the TypeScript SDK holds it, not an empty page.
 		switch {
 		case arr == nil:
-			return items, problems, &listError{Kind: kind, Err: &BadReplyError{Server: c.T.Name, Method: spec.method, Msg: fmt.Sprintf("returned a result with no %q array", spec.key)}}
+			return items, problems, &listError{Kind: kind, Err: badReply(c.T.Name, spec.method, fmt.Sprintf("returned a result with no %q array", spec.key))}
 		case string(arr) == "null":
-			return items, problems, &listError{Kind: kind, Err: &BadReplyError{Server: c.T.Name, Method: spec.method, Msg: fmt.Sprintf("returned %q: null, not an array", spec.key)}}
+			return items, problems, &listError{Kind: kind, Err: badReply(c.T.Name, spec.method, fmt.Sprintf("returned %q: null, not an array", spec.key))}
 		case arr[0] != '[':
-			return items, problems, &listError{Kind: kind, Err: &BadReplyError{Server: c.T.Name, Method: spec.method, Msg: fmt.Sprintf("returned %q that is not an array", spec.key)}}
+			return items, problems, &listError{Kind: kind, Err: badReply(c.T.Name, spec.method, fmt.Sprintf("returned %q that is not an array", spec.key))}
 		}
 		full, n := false, 0
 		first, kept := len(items), 0

@@ -25,7 +25,7 @@ const codeResourceNotFound = -32002
 // not_found *fail.Error.
 func (c *Conn) ReadResource(ctx context.Context, uri string) (json.RawMessage, error) {
 	if !c.Caps.Resources {
-		return nil, &UnsupportedError{Server: c.T.Name, What: "resources"}
+		return nil, Unsupported(c.T.Name, "resources")
 	}
 	raw, err := c.callRaw(ctx, "resources/read", func(ctx context.Context) (json.RawMessage, error) {
 		meta := c.progressMeta()
@@ -33,22 +33,22 @@ func (c *Conn) ReadResource(ctx context.Context, uri string) (json.RawMessage, e
 			return mcp.ReadResourceParams{URI: uri, Meta: meta, MultiRoundTripParams: round}
 		})
 	})
-	var se *ServerError
-	if err == nil || !errors.As(err, &se) {
+	se, ok := AsServerError(err)
+	if err == nil || !ok {
 		return raw, err
 	}
-	answer := fmt.Sprintf("%s (code %d)", se.Shown(), se.RPC.Code)
+	answer := fmt.Sprintf("%s (code %d)", se.Said, se.RPC.Code)
 	switch se.RPC.Code {
 	case codeResourceNotFound:
-		return nil, c.unknownResource(uri, &se.RPC, fmt.Sprintf("server %q answered: %s", c.T.Name, answer))
+		return nil, c.unknownResource(uri, se.RPC, fmt.Sprintf("server %q answered: %s", c.T.Name, answer))
 	case mcp.INVALID_PARAMS:
 		if u := gjson.GetBytes(se.RPC.Data, "uri"); u.Type == gjson.String {
 			// How servers say "not found" since SEP-2164 (the Go SDK from
 			// 1.7): -32602 naming the URI in data.uri.
-			return nil, c.unknownResource(uri, &se.RPC, fmt.Sprintf("server %q answered: %s", c.T.Name, answer))
+			return nil, c.unknownResource(uri, se.RPC, fmt.Sprintf("server %q answered: %s", c.T.Name, answer))
 		}
 		if known, lerr := c.knows(ctx, uri); lerr == nil && !known {
-			return nil, c.unknownResource(uri, &se.RPC, fmt.Sprintf("server %q lists no such resource and no template matches it; it answered: %s", c.T.Name, answer))
+			return nil, c.unknownResource(uri, se.RPC, fmt.Sprintf("server %q lists no such resource and no template matches it; it answered: %s", c.T.Name, answer))
 		}
 	}
 	return nil, err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -30,8 +31,8 @@ func TestServerErrorBounded(t *testing.T) {
 	c := testConn(mask)
 	huge := strings.Repeat("é", text.MaxShown-5) + secret + strings.Repeat("E", 10<<20)
 	err := c.classifyCall(context.Background(), "tools/call", &rpcReplyError{Details: mcp.JSONRPCErrorDetails{Code: -32000, Message: huge, Data: strings.Repeat("d", 70<<10)}}, false)
-	var se *ServerError
-	if !errors.As(err, &se) {
+	se, ok := AsServerError(err)
+	if !ok {
 		t.Fatalf("%T %v", err, err)
 	}
 	msg := se.Error()
@@ -49,8 +50,8 @@ func TestServerErrorBounded(t *testing.T) {
 	}
 
 	err = c.classifyCall(context.Background(), "tools/call", &rpcReplyError{Details: mcp.JSONRPCErrorDetails{Code: -32601, Message: "no such method\nmcpx: a forged line", Data: map[string]any{"a": 1}}}, false)
-	var ue *UnsupportedError
-	if !errors.As(err, &ue) || ue.Error() != `server "srv" does not support tools/call: no such method\nmcpx: a forged line` || string(ue.RPC.Data) != `{"a":1}` ||
+	ue, ok := fail.As(err, fail.Unsupported)
+	if !ok || ue.Error() != `server "srv" does not support tools/call: no such method\nmcpx: a forged line` || string(ue.RPC.Data) != `{"a":1}` ||
 		ue.RPC.Message != "no such method\nmcpx: a forged line" {
 		t.Errorf("%T %v", err, err)
 	}

@@ -26,6 +26,7 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // hxPeer is the server end of a Conn over OS pipes (as a stdio child's
@@ -287,7 +288,7 @@ func TestHostileDeafServer(t *testing.T) {
 	select {
 	case r := <-call:
 		took := time.Since(start)
-		var te *TimeoutError
+		var te *fail.TimeoutError
 		if !errors.As(r.err, &te) {
 			t.Errorf("error %T %v, want a TimeoutError", r.err, r.err)
 		}
@@ -323,8 +324,7 @@ func TestHostileMRTRManyInputRequests(t *testing.T) {
 	select {
 	case r := <-call:
 		took := time.Since(start)
-		var be *BadReplyError
-		if !errors.As(r.err, &be) || !strings.Contains(be.Msg, fmt.Sprintf("with %d input requests; mcpx answers at most %d at once", n, maxInputRequests)) || asked.Load() != 0 {
+		if be, ok := fail.As(r.err, fail.ServerError); !ok || be.What != "result" || !strings.Contains(be.Message, fmt.Sprintf("with %d input requests; mcpx answers at most %d at once", n, maxInputRequests)) || asked.Load() != 0 {
 			t.Errorf("error %T %v (%d asked), want the result refused before any is asked", r.err, r.err, asked.Load())
 		}
 		if took > 800*time.Millisecond {

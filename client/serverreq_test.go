@@ -23,6 +23,7 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // srNotes records what the hooks say (Note and Debug), in order.
@@ -857,7 +858,7 @@ func TestConnCancelled(t *testing.T) {
 			if r.err == nil {
 				t.Fatalf("no error: %s", r.raw)
 			}
-			var te *TimeoutError
+			var te *fail.TimeoutError
 			if errors.As(r.err, &te) != tc.timeout {
 				t.Errorf("error %T %v: a TimeoutError is %v", r.err, r.err, tc.timeout)
 			}
@@ -1094,8 +1095,7 @@ func TestRefusedMethodNotFound(t *testing.T) {
 	}
 	s.send(`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"mcpx does not offer sampling"}}`)
 	r := srWait(t, call)
-	var se *ServerError
-	if !errors.As(r.err, &se) || r.err.Error() != `server "s": tools/call failed: mcpx does not offer sampling (code -32601)` {
+	if _, ok := AsServerError(r.err); !ok || r.err.Error() != `server "s": tools/call failed: mcpx does not offer sampling (code -32601)` {
 		t.Errorf("after a refusal: %T %v", r.err, r.err)
 	}
 	if n := c.hooks.refusals(); n != 1 {
@@ -1106,8 +1106,7 @@ func TestRefusedMethodNotFound(t *testing.T) {
 	s.next()
 	s.send(`{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found"}}`)
 	r = srWait(t, call)
-	var ue *UnsupportedError
-	if !errors.As(r.err, &ue) || r.err.Error() != `server "s" does not support tools/call: Method not found` {
+	if !fail.Is(r.err, fail.Unsupported) || r.err.Error() != `server "s" does not support tools/call: Method not found` {
 		t.Errorf("without a refusal: %T %v", r.err, r.err)
 	}
 	if (*serverHooks)(nil).refusals() != 0 {
@@ -1118,7 +1117,7 @@ func TestRefusedMethodNotFound(t *testing.T) {
 // TestConnInputNotGiven: a 2026-07-28 input request mcpx does not answer
 // (sampling; roots when none are offered; a method it does not know) and
 // a server that keeps asking for nothing fail the operation with a
-// BadReplyError (exit 1), not the connection, and cancel nothing.
+// bad reply (server_error, exit 1), not the connection, and cancel nothing.
 func TestConnInputNotGiven(t *testing.T) {
 	for _, tc := range []struct{ name, requests, want string }{
 		{"sampling", `{"x":{"method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}}`,
@@ -1148,9 +1147,8 @@ func TestConnInputNotGiven(t *testing.T) {
 				}
 				break
 			}
-			var be *BadReplyError
-			if !errors.As(r.err, &be) || r.err.Error() != tc.want {
-				t.Errorf("%T %v\nwant *client.BadReplyError %s", r.err, r.err, tc.want)
+			if be, ok := fail.As(r.err, fail.ServerError); !ok || be.What != "result" || r.err.Error() != tc.want {
+				t.Errorf("%T %v\nwant a bad reply (server_error) %s", r.err, r.err, tc.want)
 			}
 			s.nothing(30 * time.Millisecond)
 		})

@@ -12,7 +12,6 @@ package client
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -261,8 +260,7 @@ func (c *Conn) StartTask(ctx context.Context, name string, args json.RawMessage)
 			return mcp.CallToolParams{Name: name, Arguments: args, Meta: meta, Task: &mcp.TaskParams{}, MultiRoundTripParams: round}
 		})
 	})
-	var unsup *UnsupportedError
-	if errors.As(err, &unsup) && !c.Caps.Tools {
+	if unsup, ok := fail.As(err, fail.Unsupported); ok && !c.Caps.Tools {
 		unsup.What = "tools"
 	}
 	if err != nil {
@@ -271,7 +269,7 @@ func (c *Conn) StartTask(ctx context.Context, name string, args json.RawMessage)
 	if isTaskReply(raw) {
 		t, ok := parseTask(raw)
 		if !ok {
-			return nil, nil, &BadReplyError{Server: c.T.Name, Method: "tools/call", Msg: "answered with a task that has no taskId and status"}
+			return nil, nil, badReply(c.T.Name, "tools/call", "answered with a task that has no taskId and status")
 		}
 		t.token = token
 		return t, nil, nil
@@ -286,10 +284,10 @@ func (c *Conn) taskRequest(ctx context.Context, method, id string, params any) (
 	raw, err := c.callRaw(declaresTasks(ctx), method, func(ctx context.Context) (json.RawMessage, error) {
 		return c.plain(ctx, method, params)
 	})
-	var se *ServerError
-	if errors.As(err, &se) && se.RPC.Code == mcp.INVALID_PARAMS && method != string(mcp.MethodTasksCancel) {
-		rpc := se.RPC
-		e := fail.Unknown("task", id, "server said: "+se.Shown())
+	se, ok := AsServerError(err)
+	if ok && se.RPC.Code == mcp.INVALID_PARAMS && method != string(mcp.MethodTasksCancel) {
+		rpc := *se.RPC
+		e := fail.Unknown("task", id, "server said: "+se.Said)
 		e.Server, e.RPC = c.T.Name, &rpc
 		return nil, e
 	}
@@ -305,7 +303,7 @@ func (c *Conn) GetTask(ctx context.Context, id string) (*Task, error) {
 	}
 	t, ok := parseTask(raw)
 	if !ok {
-		return nil, &BadReplyError{Server: c.T.Name, Method: "tasks/get", Msg: "answered with no taskId and status"}
+		return nil, badReply(c.T.Name, "tasks/get", "answered with no taskId and status")
 	}
 	if t.ID != id {
 		return nil, c.otherTask("tasks/get", id, t.ID)
@@ -316,25 +314,24 @@ func (c *Conn) GetTask(ctx context.Context, id string) (*Task, error) {
 // otherTask: the server answered a request about task id with another
 // task, whose status (and result) is not id's.
 func (c *Conn) otherTask(method, id, other string) error {
-	return &BadReplyError{Server: c.T.Name, Method: method,
-		Msg: fmt.Sprintf("answered about task %s when asked about task %s", shownID(other), shownID(id))}
+	return badReply(c.T.Name, method, fmt.Sprintf("answered about task %s when asked about task %s", shownID(other), shownID(id)))
 }
 
 // CancelTask asks the server to cancel task id (tasks/cancel) and returns
 // the task as it then is (asked again with tasks/get when the answer does
 // not say). A task that has ended already cannot be cancelled: a
-// *TaskError; an unknown id is a not_found *fail.Error.
+// task failure (TaskEnded); an unknown id is a not_found *fail.Error.
 func (c *Conn) CancelTask(ctx context.Context, id string) (*Task, error) {
 	raw, err := c.taskRequest(ctx, string(mcp.MethodTasksCancel), id, mcp.CancelTaskParams{TaskId: id})
-	var se *ServerError
-	if errors.As(err, &se) && se.RPC.Code == mcp.INVALID_PARAMS {
+	se, ok := AsServerError(err)
+	if ok && se.RPC.Code == mcp.INVALID_PARAMS {
 		// Unknown, or already ended: tasks/get tells which.
 		t, gerr := c.GetTask(ctx, id)
 		if gerr != nil {
 			return nil, gerr
 		}
 		if t.Terminal() {
-			return t, &TaskError{Server: c.T.Name, ID: id, Status: t.Status, Message: "it cannot be cancelled any more (the server said: " + se.Shown() + ")"}
+			return t, TaskEnded(c.T.Name, id, t.Status, "it cannot be cancelled any more (the server said: "+se.Said+")", nil)
 		}
 		return nil, err
 	}
@@ -372,7 +369,7 @@ func (c *Conn) ListTasks(ctx context.Context) (tasks []Task, warnings []Problem,
 		r := gjson.ParseBytes(raw)
 		list := r.Get("tasks")
 		if !list.IsArray() {
-			return tasks, warnings, &BadReplyError{Server: c.T.Name, Method: "tasks/list", Msg: "answered without a tasks array"}
+			return tasks, warnings, badReply(c.T.Name, "tasks/list", "answered without a tasks array")
 		}
 		for i, v := range list.Array() {
 			if len(tasks) >= maxTasks {
@@ -416,9 +413,9 @@ type WaitOptions struct {
 // connection's hooks (elicitation): in the 2025-11-25 era by asking for
 // its result (tasks/result), during which the server sends its requests;
 // in the 2026-07-28 era with tasks/update. A task that failed without a
-// result, or was cancelled, is a *TaskError (or the server's error reply);
-// one that failed with a result that does not report an error returns the
-// result and a *TaskError (see taskOutcome).
+// result, or was cancelled, is a task failure (TaskEnded), or the server's
+// error reply; one that failed with a result that does not report an error
+// returns the result and a task failure (see taskOutcome).
 func (c *Conn) WaitTask(ctx context.Context, t *Task, o WaitOptions) (raw json.RawMessage, err error) {
 	wake := c.hooks.tasks.start(t.ID, t.token)
 	defer c.hooks.tasks.stop()
@@ -437,8 +434,7 @@ func (c *Conn) WaitTask(ctx context.Context, t *Task, o WaitOptions) (raw json.R
 			return c.taskOutcome(ctx, t)
 		case t.Status == TaskInputRequired && t.inputs != nil:
 			if answered++; answered > maxInputRounds {
-				return nil, &BadReplyError{Server: c.T.Name, Method: "tasks/get",
-					Msg: fmt.Sprintf("asked for input more than %d times for task %s", maxInputRounds, shownID(t.ID))}
+				return nil, badReply(c.T.Name, "tasks/get", fmt.Sprintf("asked for input more than %d times for task %s", maxInputRounds, shownID(t.ID)))
 			}
 			if err := c.answerTask(ctx, t); err != nil {
 				return nil, err
@@ -470,11 +466,11 @@ func (c *Conn) WaitTask(ctx context.Context, t *Task, o WaitOptions) (raw json.R
 
 // taskOutcome is the result of a task that has ended. A task that failed
 // and yet has a result that does not report an error (isError) returns
-// both: the result, to be shown, and a *TaskError (a failed task exits 1).
+// both: the result, to be shown, and a task failure (TaskEnded) (a failed task exits 1).
 func (c *Conn) taskOutcome(ctx context.Context, t *Task) (json.RawMessage, error) {
 	raw, err := c.taskEnd(ctx, t)
 	if err == nil && t.Status == TaskFailed && !gjson.GetBytes(raw, "isError").Bool() {
-		return raw, &TaskError{Server: c.T.Name, ID: t.ID, Status: t.Status, Message: c.shown(t.StatusMessage)}
+		return raw, TaskEnded(c.T.Name, t.ID, t.Status, c.shown(t.StatusMessage), nil)
 	}
 	return raw, err
 }
@@ -485,30 +481,29 @@ func (c *Conn) taskEnd(ctx context.Context, t *Task) (json.RawMessage, error) {
 	case t.result != nil:
 		return t.result, nil
 	case t.Status == TaskCancelled:
-		return nil, &TaskError{Server: c.T.Name, ID: t.ID, Status: t.Status, Message: c.shown(t.StatusMessage)}
+		return nil, TaskEnded(c.T.Name, t.ID, t.Status, c.shown(t.StatusMessage), nil)
 	case t.failure != nil:
 		rpc := fail.RPCError{Code: int(gjson.GetBytes(t.failure, "code").Int()), Message: gjson.GetBytes(t.failure, "message").String()}
 		if d := gjson.GetBytes(t.failure, "data"); d.Exists() {
 			rpc.Data = json.RawMessage(d.Raw)
 		}
-		return nil, &TaskError{Server: c.T.Name, ID: t.ID, Status: t.Status, Message: c.shown(rpc.Message), RPC: &rpc}
+		return nil, TaskEnded(c.T.Name, t.ID, t.Status, c.shown(rpc.Message), &rpc)
 	case mcp.IsModernProtocol(c.Protocol):
 		// The tasks extension has no tasks/result: tasks/get carries it.
-		return nil, &BadReplyError{Server: c.T.Name, Method: "tasks/get",
-			Msg: fmt.Sprintf("reported task %s %s without its result or error, which the 2026-07-28 tasks extension puts there", shownID(t.ID), c.shown(t.Status))}
+		return nil, badReply(c.T.Name, "tasks/get", fmt.Sprintf("reported task %s %s without its result or error, which the 2026-07-28 tasks extension puts there", shownID(t.ID), c.shown(t.Status)))
 	}
 	return c.taskResult(ctx, t)
 }
 
 // taskResult fetches the result of task t with tasks/result (2025-11-25),
 // which waits until the task ends. A failed task's error reply is a
-// *TaskError.
+// task failure (TaskEnded).
 func (c *Conn) taskResult(ctx context.Context, t *Task) (json.RawMessage, error) {
 	raw, err := c.taskRequest(ctx, string(mcp.MethodTasksResult), t.ID, mcp.TaskResultParams{TaskId: t.ID})
-	var se *ServerError
-	if errors.As(err, &se) {
-		rpc := se.RPC
-		return nil, &TaskError{Server: c.T.Name, ID: t.ID, Status: TaskFailed, Message: se.Shown(), RPC: &rpc}
+	se, ok := AsServerError(err)
+	if ok {
+		rpc := *se.RPC
+		return nil, TaskEnded(c.T.Name, t.ID, TaskFailed, se.Said, &rpc)
 	}
 	return raw, err
 }
@@ -518,11 +513,10 @@ func (c *Conn) taskResult(ctx context.Context, t *Task) (json.RawMessage, error)
 func (c *Conn) answerTask(ctx context.Context, t *Task) error {
 	var requests mcp.InputRequests
 	if err := json.Unmarshal([]byte(gjson.GetBytes(t.inputs, "inputRequests").Raw), &requests); err != nil {
-		return &BadReplyError{Server: c.T.Name, Method: "tasks/get", Msg: "returned input requests mcpx cannot read: " + c.shown(err.Error())}
+		return badReply(c.T.Name, "tasks/get", "returned input requests mcpx cannot read: "+c.shown(err.Error()))
 	}
 	if n := len(requests); n > maxInputRequests {
-		return &BadReplyError{Server: c.T.Name, Method: "tasks/get",
-			Msg: fmt.Sprintf("returned %d input requests; mcpx answers at most %d at once", n, maxInputRequests)}
+		return badReply(c.T.Name, "tasks/get", fmt.Sprintf("returned %d input requests; mcpx answers at most %d at once", n, maxInputRequests))
 	}
 	responses, err := c.hooks.answerInputs(ctx, t.inputs, requests)
 	if err != nil {
@@ -554,16 +548,6 @@ func (c *Conn) abandonTask(id string) {
 // maxShownID bounds a task id a message shows (a server chooses it).
 const maxShownID = 200
 
-// TaskError: a task ended without a result (exit 1): it failed, or was
-// cancelled, or cannot be cancelled any more.
-type TaskError struct {
-	Server  string
-	ID      string
-	Status  string
-	Message string         // the server's status message or error, as shown
-	RPC     *fail.RPCError // the server's error, when it sent one
-}
-
 // shownID is a task id as a message shows it: at most maxShownID
 // characters, quoted when cut or when it holds control characters.
 func shownID(id string) string {
@@ -571,33 +555,4 @@ func shownID(id string) string {
 		return text.QuoteClip(id, maxShownID)
 	}
 	return id
-}
-
-func (e *TaskError) Error() string {
-	id := shownID(e.ID)
-	what := "failed"
-	switch e.Status {
-	case TaskCancelled:
-		what = "was cancelled"
-	case TaskCompleted:
-		what = "has completed"
-	}
-	msg := fmt.Sprintf("server %q: task %s %s", e.Server, id, what)
-	if e.Message != "" {
-		msg += ": " + e.Message
-	}
-	return msg
-}
-
-// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
-func (e *TaskError) ErrorCode() string { return "server_error" }
-
-// ErrorDetails are the error's fields under --json: the task's id and
-// status, and the server's error reply when there was one.
-func (e *TaskError) ErrorDetails() map[string]any {
-	d := map[string]any{"task_id": e.ID, "status": e.Status}
-	if e.RPC != nil {
-		d["rpc"] = e.RPC
-	}
-	return d
 }

@@ -124,7 +124,7 @@ func TestTaskErrorShownID(t *testing.T) {
 		"a\x1bb": `server "s": task "a\x1bb" failed: boom`,
 		long:     `server "s": task "` + strings.Repeat("x", maxShownID) + `..." failed: boom`,
 	} {
-		e := &TaskError{Server: "s", ID: id, Status: TaskFailed, Message: "boom"}
+		e := TaskEnded("s", id, TaskFailed, "boom", nil)
 		if got := e.Error(); got != want {
 			t.Errorf("Error() = %q, want %q", got, want)
 		}

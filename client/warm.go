@@ -46,18 +46,6 @@ type Warm struct {
 	MaxWarm int
 }
 
-// UnsupportedWarmError is keep-alive asked for on the command line where
-// the platform has no daemon (exit 2).
-type UnsupportedWarmError struct{ Err error }
-
-func (e *UnsupportedWarmError) Error() string { return e.Err.Error() }
-
-// ErrorCode: a usage error, as --keep-alive is where warm connections are
-// not supported at all.
-func (e *UnsupportedWarmError) ErrorCode() string { return "usage" }
-
-func (e *UnsupportedWarmError) ErrorDetails() map[string]any { return nil }
-
 // Warm reports whether the connection is a warm one: held by the mcpx
 // daemon, it outlives this process (a detached task stays reachable).
 func (c *Conn) Warm() bool { return c.warm }
@@ -87,7 +75,10 @@ func (c *Conn) openWarm(ctx context.Context, o Options) (mcptransport.Interface,
 		}
 		if errors.Is(err, daemon.ErrUnsupported) {
 			if w.Required {
-				return nil, &UnsupportedWarmError{Err: err}
+				// keep-alive asked for on the command line where the platform has
+				// no daemon: a usage error, as --keep-alive is where warm
+				// connections are not supported at all.
+				return nil, fail.New(fail.Usage, "", err.Error())
 			}
 			return nil, errOneShot
 		}

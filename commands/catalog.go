@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
 )
@@ -161,9 +162,9 @@ func (a *app) catalog(ctx context.Context, o *catalogOptions) error {
 		var stalled *output.StalledError
 		switch {
 		case errors.As(err, &stalled) && errors.Is(err, context.DeadlineExceeded):
-			err = &client.TimeoutError{Server: server, Phase: "printing", Timeout: bound}
+			err = &fail.TimeoutError{Server: server, Phase: "printing", Timeout: bound}
 		case errors.Is(err, context.DeadlineExceeded):
-			err = &client.TimeoutError{Server: server, Phase: "rendering", Timeout: bound}
+			err = &fail.TimeoutError{Server: server, Phase: "rendering", Timeout: bound}
 		}
 		return err
 	}

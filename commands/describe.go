@@ -91,7 +91,7 @@ func (a *app) describe(ctx context.Context, o *describeOptions) error {
 	w := &warner{a: a}
 	defer w.flush(conn.T.Name)
 	if o.Kind != "" && !conn.Advertised(o.Kind) {
-		return &client.UnsupportedError{Server: conn.T.Name, What: capabilityOf[o.Kind]}
+		return client.Unsupported(conn.T.Name, capabilityOf[o.Kind])
 	}
 	it, err := describedItem(newListings(s.ctx, conn, w), o)
 	if err != nil {
@@ -145,7 +145,7 @@ func describedItem(l *listings, o *describeOptions) (*client.Item, error) {
 // names: the listing's own error when one failed, as the item may be in it.
 func notDescribed(l *listings, o *describeOptions, kinds []string) error {
 	if o.KeyKind != "" && !l.conn.Advertised(o.KeyKind) {
-		return &client.UnsupportedError{Server: l.conn.T.Name, What: capabilityOf[o.KeyKind]}
+		return client.Unsupported(l.conn.T.Name, capabilityOf[o.KeyKind])
 	}
 	for _, k := range kinds {
 		if err := l.failed[k]; err != nil {

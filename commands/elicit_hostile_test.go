@@ -322,7 +322,7 @@ func TestHostileURLRequiredHintSecret(t *testing.T) {
 		a.log = output.NewLog(a.s, asJSON, false)
 		data := `{"elicitations":[{"mode":"url","elicitationId":"e","url":"https://x.example/` + strings.Repeat("u", 1977) + hxSecret +
 			`","message":"` + strings.Repeat("m", 195) + hxSecret + `"}]}`
-		err := &client.ServerError{Server: "s", Method: "tools/call", RPC: fail.RPCError{Code: -32042, Message: "open a URL first", Data: json.RawMessage(data)}}
+		err := urlRequired(data)
 		if code := a.finish(err, nil); code != 1 {
 			t.Errorf("exit %d, want 1", code)
 		}
@@ -335,7 +335,7 @@ func TestHostileURLRequiredHintSecret(t *testing.T) {
 		a, stderr = hxApp(nil, false)
 		a.log = output.NewLog(a.s, asJSON, false)
 		data = `{"elicitations":[{"mode":"url","elicitationId":"e","url":"https://x.example/?k=` + hxSecret + `"}]}`
-		err = &client.ServerError{Server: "s", Method: "tools/call", RPC: fail.RPCError{Code: -32042, Message: "open a URL first", Data: json.RawMessage(data)}}
+		err = urlRequired(data)
 		a.finish(err, nil)
 		hxNoPrefix(t, fmt.Sprintf("--json=%v short", asJSON), stderr.String())
 		if !strings.Contains(stderr.String(), "open this URL, then run the command again: https://x.example/?k=***") {
@@ -429,4 +429,11 @@ func TestHostileClockRaces(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("never ran out after the resume")
 	}
+}
+
+// urlRequired is a server's -32042 error reply to tools/call.
+func urlRequired(data string) error {
+	return &fail.Error{Code: fail.ServerError, Server: "s", What: "method", Name: "tools/call", Said: "open a URL first",
+		RPC:     &fail.RPCError{Code: -32042, Message: "open a URL first", Data: json.RawMessage(data)},
+		Message: `server "s": tools/call failed: open a URL first (code -32042)`}
 }

@@ -83,6 +83,7 @@ var exitCodes = map[fail.Code]int{
 	fail.BadContent:  exitFailed,
 	fail.ToolError:   exitFailed,
 	fail.Strict:      exitFailed,
+	fail.Conflict:    exitFailed,
 }
 
 // classify maps an error (and the signal that interrupted mcpx, if any) to the

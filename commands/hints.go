@@ -14,7 +14,6 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/daemon"
 	"github.com/mcpx-cli/mcpx/internal/fail"
@@ -33,10 +32,8 @@ func hints(f error) []string {
 		return generalHints(e)
 	case *fail.ConnectError:
 		return connectHints(e)
-	case *client.TimeoutError:
+	case *fail.TimeoutError:
 		return timeoutHints(e)
-	case *client.ServerError:
-		return urlElicitations(e.RPC)
 	case *fail.AuthError:
 		return authHints(e)
 	case *output.NoMatchError:
@@ -66,6 +63,10 @@ func generalHints(e *fail.Error) []string {
 		}
 	case fail.NotFound:
 		return append(slices.Clone(e.Hints), notFoundHints(e)...)
+	case fail.ServerError:
+		if e.What == "method" { // the server's error reply
+			return urlElicitations(*e.RPC)
+		}
 	}
 	return e.Hints
 }
@@ -189,7 +190,7 @@ func connectHints(e *fail.ConnectError) []string {
 	return h
 }
 
-func timeoutHints(e *client.TimeoutError) []string {
+func timeoutHints(e *fail.TimeoutError) []string {
 	if e.Phase == "login" {
 		return []string{"login waits 5 minutes for the browser unless --timeout says otherwise"}
 	}
@@ -256,7 +257,7 @@ func stderrLines(f error) []string {
 	switch e := f.(type) {
 	case *fail.ConnectError:
 		return e.Stderr
-	case *client.TimeoutError:
+	case *fail.TimeoutError:
 		return e.Stderr
 	}
 	return nil

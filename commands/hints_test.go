@@ -5,7 +5,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
@@ -39,13 +38,13 @@ func TestHints(t *testing.T) {
 		{"not installed", &fail.ConnectError{Command: "nope"}, []string{`is "nope" installed and on PATH?`}},
 		{"legacy SSE", &fail.ConnectError{LegacySSE: true}, []string{`it may be a legacy SSE server: set "type": "sse" in its config entry`}},
 		{"a version it speaks", &fail.ConnectError{Speaks: "2025-06-18"}, []string{"ask for a version it speaks: --protocol-version 2025-06-18"}},
-		{"timeout", &client.TimeoutError{Phase: "initialize"}, []string{raise}},
-		{"timeout, a banner", &client.TimeoutError{Phase: "initialize", Stdout: []client.SkippedLine{{Text: "Listening on port 3000"}, {Text: "ready"}}},
+		{"timeout", &fail.TimeoutError{Phase: "initialize"}, []string{raise}},
+		{"timeout, a banner", &fail.TimeoutError{Phase: "initialize", Stdout: []fail.SkippedLine{{Text: "Listening on port 3000"}, {Text: "ready"}}},
 			[]string{"it wrote a non-JSON line on stdout, which mcpx skipped: Listening on port 3000",
 				"it wrote a non-JSON line on stdout, which mcpx skipped: ready", otherTransport}},
-		{"timeout, JSON", &client.TimeoutError{Phase: "initialize", Stdout: []client.SkippedLine{{Text: `{"a":1}`, JSON: true}}},
+		{"timeout, JSON", &fail.TimeoutError{Phase: "initialize", Stdout: []fail.SkippedLine{{Text: `{"a":1}`, JSON: true}}},
 			[]string{`it wrote a JSON line that is not JSON-RPC on stdout, which mcpx skipped: {"a":1}`, otherTransport}},
-		{"login timeout", &client.TimeoutError{Phase: "login"}, []string{"login waits 5 minutes for the browser unless --timeout says otherwise"}},
+		{"login timeout", &fail.TimeoutError{Phase: "login"}, []string{"login waits 5 minutes for the browser unless --timeout says otherwise"}},
 		{"unknown server", &fail.Error{Code: fail.NotFound, What: "server", Name: "x", Known: []string{"a", "b"}},
 			[]string{"configured servers: a, b (and the built-in demo)"}},
 		{"no servers", &fail.Error{Code: fail.NotFound, What: "server", Name: "x", Known: []string{}},

@@ -12,9 +12,9 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // loginTimeout is login's own bound when --timeout is not given: the user
@@ -113,7 +113,7 @@ func (a *app) login(ctx context.Context, o *loginOptions) error {
 		},
 	})
 	if errors.Is(err, context.DeadlineExceeded) {
-		return &client.TimeoutError{Server: t.Name, Phase: "login", Timeout: bound}
+		return &fail.TimeoutError{Server: t.Name, Phase: "login", Timeout: bound}
 	}
 	if err != nil {
 		return err
@@ -242,7 +242,7 @@ func (a *app) logout(ctx context.Context, o *logoutOptions) error {
 	defer cancel()
 	r, err := auth.Logout(ctx, t, a.s.Mask)
 	if errors.Is(err, context.DeadlineExceeded) {
-		return &client.TimeoutError{Server: t.Name, Phase: "logout", Timeout: t.Timeout}
+		return &fail.TimeoutError{Server: t.Name, Phase: "logout", Timeout: t.Timeout}
 	}
 	if err != nil {
 		return err

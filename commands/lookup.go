@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"unicode/utf8"
 
@@ -50,14 +49,14 @@ func (a *app) lookup(ctx context.Context, conn *client.Conn, srv, kind, name str
 	why := "did not complete"
 	for _, p := range problems {
 		a.log.Debug("%s", p.Message)
-		var se *client.ServerError
-		var ue *client.UnsupportedError
+		se, isReply := client.AsServerError(p.Err)
+		ue, isUnsupported := fail.As(p.Err, fail.Unsupported)
 		switch {
 		case p.Code != "list_failed" || p.Err == nil:
-		case errors.As(p.Err, &se):
-			why = fmt.Sprintf("failed (%s, code %d)", se.Shown(), se.RPC.Code)
-		case errors.As(p.Err, &ue):
-			why = "failed (the server does not know " + ue.Method + ")"
+		case isReply:
+			why = fmt.Sprintf("failed (%s, code %d)", se.Said, se.RPC.Code)
+		case isUnsupported:
+			why = "failed (the server does not know " + ue.Name + ")"
 		default:
 			why = "failed (" + a.clip(p.Err.Error(), 200) + ")"
 		}

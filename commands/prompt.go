@@ -80,7 +80,7 @@ func (a *app) prompt(ctx context.Context, o *promptOptions) error {
 	defer func() { s.close() }() // s changes when the server is reached again
 	conn, cctx, done := s.conn, s.ctx, s.close
 	if !conn.Caps.Prompts {
-		return &client.UnsupportedError{Server: conn.T.Name, What: "prompts"}
+		return client.Unsupported(conn.T.Name, "prompts")
 	}
 	it, incomplete, err := a.lookup(cctx, conn, srv, client.KindPrompt, name)
 	if err != nil {
@@ -116,7 +116,7 @@ func (a *app) prompt(ctx context.Context, o *promptOptions) error {
 			s = s2
 			conn, cctx = s.conn, s.ctx
 			if !conn.Caps.Prompts {
-				return &client.UnsupportedError{Server: conn.T.Name, What: "prompts"}
+				return client.Unsupported(conn.T.Name, "prompts")
 			}
 		}
 	}

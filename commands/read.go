@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/internal/uritemplate"
 	"github.com/mcpx-cli/mcpx/output"
@@ -194,7 +195,7 @@ func (a *app) read(ctx context.Context, o *readOptions) error {
 	p.Pattern, p.Offset, p.Max = o.Pattern, o.Offset, o.Max
 	rendered, omitted, err := render.RenderResourceRead(raw, p)
 	if timedOut(cctx, err) {
-		return &client.TimeoutError{Server: conn.T.Name, Phase: "rendering", Timeout: conn.T.Timeout}
+		return &fail.TimeoutError{Server: conn.T.Name, Phase: "rendering", Timeout: conn.T.Timeout}
 	}
 	if err != nil {
 		return a.contentError(conn, err)

@@ -8,7 +8,6 @@ package commands
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 
@@ -292,7 +291,7 @@ func (a *app) taskGet(ctx context.Context, o *taskOptions) error {
 		return err
 	}
 	if t.Status == client.TaskFailed {
-		return &client.TaskError{Server: s.conn.T.Name, ID: t.ID, Status: t.Status, Message: a.line(t.StatusMessage, 500)}
+		return client.TaskEnded(s.conn.T.Name, t.ID, t.Status, a.line(t.StatusMessage, 500), nil)
 	}
 	return nil
 }
@@ -315,10 +314,9 @@ func (a *app) taskWait(ctx context.Context, o *taskOptions) error {
 // showTaskResult shows the result of a call or a task (raw; nil when
 // there is none, or the task was detached) and returns err: a task that
 // failed with a result that does not report an error has the result shown,
-// then its *client.TaskError returned (exit 1).
+// then its task failure (client.TaskEnded) returned (exit 1).
 func (a *app) showTaskResult(ctx context.Context, conn *client.Conn, tool string, raw json.RawMessage, err error, done func()) error {
-	var te *client.TaskError
-	if raw == nil || (err != nil && !errors.As(err, &te)) {
+	if raw == nil || (err != nil && !client.IsTaskFailure(err)) {
 		return err
 	}
 	if serr := a.showToolResult(ctx, conn, tool, raw, done); serr != nil {
