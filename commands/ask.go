@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -337,7 +338,7 @@ func (a *app) askPromptArgs(ctx context.Context, prompt string, missing []client
 			case err := <-errc:
 				fmt.Fprintln(a.s.Err)
 				if errors.Is(err, io.EOF) {
-					return &UsageError{Msg: fmt.Sprintf("no value given for the required argument %q of prompt %q", m.Name, prompt),
+					return &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("no value given for the required argument %q of prompt %q", m.Name, prompt),
 						Details: map[string]any{"missing": []string{m.Name}}}
 				}
 				return err

@@ -172,7 +172,7 @@ func (a *app) catalog(ctx context.Context, o *catalogOptions) error {
 		a.log.Note("no catalog items match %q", o.Query)
 	}
 	if o.Strict && pr.w.total > 0 {
-		return &StrictError{N: pr.w.total}
+		return strictWarnings(pr.w.total)
 	}
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/completions"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/uritemplate"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
@@ -39,7 +40,7 @@ type completionOptions struct {
 
 func (o *completionOptions) validate() error {
 	if len(o.Args) == 0 {
-		return &UsageError{Msg: "completion needs the name of a shell: bash, zsh, fish or powershell",
+		return &fail.Error{Code: fail.Usage, Message: "completion needs the name of a shell: bash, zsh, fish or powershell",
 			Hints: []string{"e.g. source <(mcpx completion bash) in ~/.bashrc; mcpx completion --help shows the others"}}
 	}
 	if len(o.Args) > 1 {
@@ -74,7 +75,7 @@ func (a *app) newCompletionCmd() *cli.Command {
 			}
 			script, err := completions.Script(o.Shell, cmd.Root().Name)
 			if err != nil {
-				return &UsageError{Msg: err.Error()}
+				return &fail.Error{Code: fail.Usage, Message: err.Error()}
 			}
 			_, err = io.WriteString(a.s.RawOut, script)
 			return err

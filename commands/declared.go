@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/render"
 )
@@ -73,7 +74,7 @@ func undeclaredError(kind, name, verb, detailKey string, extra, declared, sugges
 		d["missing"] = missing
 		hints = append(hints, "also missing: "+strings.Join(missing, ", "))
 	}
-	return &UsageError{Msg: msg, Hints: hints, Details: d}
+	return &fail.Error{Code: fail.Usage, Message: msg, Hints: hints, Details: d}
 }
 
 // missingPromptArgs is the exit-2 error listing every missing required argument
@@ -93,8 +94,9 @@ func missingPromptArgs(prompt string, missing []client.PromptArgument, sec rende
 		items = append(items, item)
 		pairs = append(pairs, shellArg(maskedClip(sec, a.Name, 100)+"=VALUE")) // a server's name, pasted into a shell
 	}
-	return &UsageError{
-		Msg:     fmt.Sprintf("prompt %q is missing required %s: %s", prompt, text.Plural(len(missing), "argument", "arguments"), strings.Join(items, ", ")),
+	return &fail.Error{
+		Code:    fail.Usage,
+		Message: fmt.Sprintf("prompt %q is missing required %s: %s", prompt, text.Plural(len(missing), "argument", "arguments"), strings.Join(items, ", ")),
 		Hints:   []string{"add " + strings.Join(pairs, " ")},
 		Details: map[string]any{"missing": names},
 	}

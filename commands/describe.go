@@ -138,7 +138,7 @@ func describedItem(l *listings, o *describeOptions) (*client.Item, error) {
 	for i, it := range found {
 		keys[i] = it.Key()
 	}
-	return nil, &AmbiguousError{ID: o.ID, Candidates: keys}
+	return nil, ambiguous(o.ID, keys)
 }
 
 // notDescribed is the error when no listing of kinds holds the item o

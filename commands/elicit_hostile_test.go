@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -353,8 +352,7 @@ func TestHostileEmptyRoot(t *testing.T) {
 	a, _ := hxApp(nil, false)
 	a.cwd, a.g.roots = t.TempDir(), []string{""}
 	roots, err := a.roots(&config.Target{Name: "s"})
-	var ue *UsageError
-	if !errors.As(err, &ue) {
+	if !fail.Is(err, fail.Usage) {
 		t.Errorf("--root '': roots %+v, error %v; want a usage error", roots, err)
 	}
 }

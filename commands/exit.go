@@ -12,6 +12,7 @@ import (
 	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/output"
+	"github.com/mcpx-cli/mcpx/render"
 )
 
 // Exit codes (see EXIT STATUS in mcpx(1)).
@@ -29,37 +30,25 @@ const (
 	exitBrokenPipe  = 141
 )
 
-// UsageError is a bad flag, argument or combination (exit 2).
-type UsageError struct {
-	Msg     string
-	Hints   []string
-	Details map[string]any
-}
-
-func (e *UsageError) Error() string { return e.Msg }
-
-// ErrorCode is error.code under --json.
-func (e *UsageError) ErrorCode() string { return "usage" }
-
-// ErrorDetails are the error's fields under --json.
-func (e *UsageError) ErrorDetails() map[string]any { return e.Details }
+// The failures of commands itself are *fail.Error values too: a bad flag,
+// argument or combination is a usage error (exit 2), its Hints and the
+// fields it adds to the JSON error document (Details) worded here.
 
 func usagef(format string, args ...any) error {
-	return &UsageError{Msg: fmt.Sprintf(format, args...)}
+	return &fail.Error{Code: fail.Usage, Message: fmt.Sprintf(format, args...)}
 }
 
-// StrictError: --strict turned warnings into a failure (exit 1).
-type StrictError struct{ N int }
-
-func (e *StrictError) Error() string {
-	return "--strict: " + count(e.N, "warning")
+// strictWarnings: --strict turned n warnings into a failure (exit 1).
+func strictWarnings(n int) error {
+	return &fail.Error{Code: fail.Strict, Message: "--strict: " + count(n, "warning")}
 }
 
-// ErrorCode is error.code under --json.
-func (e *StrictError) ErrorCode() string { return "strict" }
-
-// ErrorDetails: none.
-func (e *StrictError) ErrorDetails() map[string]any { return nil }
+// ambiguous: an ID matches items of several kinds, the candidates (exit 2).
+func ambiguous(id string, candidates []string) error {
+	return &fail.Error{Code: fail.Usage, What: "id", Name: id, Candidates: candidates,
+		Hints:   []string{"name one of them as KIND:ID, or pass --kind"},
+		Message: fmt.Sprintf("%q is ambiguous: it names %s", id, strings.Join(candidates, ", "))}
+}
 
 // failure is an error type of mcpx's that is not yet a fail.Failure: its
 // code and the fields it adds to the JSON error document.
@@ -162,6 +151,10 @@ func errorFields(f error, d map[string]any) {
 			bytes = e.Value
 		}
 		d["limit"] = map[string]any{"name": e.Limit, "bytes": bytes}
+	case *render.BadContentError:
+		if e.Item >= 0 {
+			d["item"] = e.Item
+		}
 	case failure:
 		maps.Copy(d, e.ErrorDetails())
 	}
@@ -219,22 +212,4 @@ func sigName(sig os.Signal) string {
 		return "SIGHUP"
 	}
 	return sig.String()
-}
-
-// AmbiguousError: an ID matches items of several kinds (exit 2).
-type AmbiguousError struct {
-	ID         string
-	Candidates []string
-}
-
-func (e *AmbiguousError) Error() string {
-	return fmt.Sprintf("%q is ambiguous: it names %s", e.ID, strings.Join(e.Candidates, ", "))
-}
-
-// ErrorCode is error.code under --json.
-func (e *AmbiguousError) ErrorCode() string { return "usage" }
-
-// ErrorDetails are the error's fields under --json: the items it names.
-func (e *AmbiguousError) ErrorDetails() map[string]any {
-	return map[string]any{"candidates": e.Candidates}
 }

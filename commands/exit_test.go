@@ -21,19 +21,22 @@ func TestClassify(t *testing.T) {
 		code int
 		name string
 	}{
-		{&UsageError{Msg: "x"}, 0, 2, "usage"},
+		{&fail.Error{Code: fail.Usage, Message: "x"}, 0, 2, "usage"},
 		{fail.New(fail.Usage, "", "x"), 0, 2, "usage"},
-		{&AmbiguousError{ID: "x", Candidates: []string{"tool:x", "prompt:x"}}, 0, 2, "usage"},
+		{ambiguous("x", []string{"tool:x", "prompt:x"}), 0, 2, "usage"},
 		{&fail.ConnectError{Msg: "x"}, 0, 3, "connection"},
 		{fmt.Errorf("wrapped: %w", fail.Unknown("server", "x", "")), 0, 4, "not_found"},
 		{client.Unsupported("s", "prompts"), 0, 5, "unsupported"},
 		{&fail.AuthError{Status: 401}, 0, 6, "auth"},
 		{&fail.TimeoutError{Phase: "initialize"}, 0, 7, "timeout"},
 		{&transport.LimitError{Limit: "message ceiling", Value: 1}, 0, 8, "limit"},
-		{&output.NoMatchError{Path: "x"}, 0, 9, "no_match"},
+		{&fail.Error{Code: fail.NoMatch, What: "--select", Name: "x"}, 0, 9, "no_match"},
 		{&fail.Error{Code: fail.ServerError, What: "method", RPC: &fail.RPCError{}}, 0, 1, "server_error"},
 		{client.TaskEnded("s", "t", client.TaskFailed, "m", nil), 0, 1, "server_error"},
-		{&StrictError{N: 2}, 0, 1, "strict"},
+		{strictWarnings(2), 0, 1, "strict"},
+		{probeFailed([]string{"a"}), 0, 1, "strict"},
+		{toolError("s", "t"), 0, 1, "tool_error"},
+		{noWarm([]string{"a"}, false), 0, 4, "not_found"},
 		{context.Canceled, syscall.SIGINT, 130, "interrupted"},
 		{context.Canceled, syscall.SIGTERM, 143, "interrupted"},
 		{nil, syscall.SIGHUP, 129, "interrupted"},
@@ -74,8 +77,12 @@ func TestClassifyDetails(t *testing.T) {
 		{&fail.Error{Code: fail.Usage, Server: "s", What: "variable", Name: "V", Message: "x"}, `{"server":"s","variable":"V"}`},
 		{&fail.Error{Code: fail.NotFound, What: "task", Name: "t", RPC: &fail.RPCError{Code: -32602, Message: "m"}, Candidates: []string{}}, `{"candidates":[],"rpc":{"code":-32602,"message":"m","data":null}}`},
 		{&fail.Error{Code: fail.Conflict, What: "file", Name: "/c.json"}, `{"file":"/c.json"}`},
-		{&AmbiguousError{ID: "x", Candidates: []string{"tool:x"}}, `{"candidates":["tool:x"]}`},
-		{&UsageError{Msg: "x", Details: map[string]any{"allowed": []string{"a"}}}, `{"allowed":["a"]}`},
+		{ambiguous("x", []string{"tool:x"}), `{"candidates":["tool:x"]}`},
+		{probeFailed([]string{"a", "b"}), `{"failed":["a","b"]}`},
+		{noWarm([]string{"a"}, true), `{"servers":["a"]}`},
+		{toolError("s", "t"), `{}`},
+		{strictWarnings(1), `{}`},
+		{&fail.Error{Code: fail.Usage, Message: "x", Details: map[string]any{"allowed": []string{"a"}}}, `{"allowed":["a"]}`},
 	} {
 		r := classify(tc.err, nil)
 		got, err := output.Marshal(r.Details)
@@ -86,18 +93,20 @@ func TestClassifyDetails(t *testing.T) {
 }
 
 // TestExitCodesCoverEveryFailure: a failure whose code is missing from
-// exitCodes would exit 1 silently; every error type of mcpx is listed here.
+// exitCodes would exit 1 silently; every code of internal/fail is listed
+// here, and the typed failures say theirs.
 func TestExitCodesCoverEveryFailure(t *testing.T) {
-	for _, f := range []error{
-		&UsageError{}, &StrictError{}, &AmbiguousError{}, &ToolError{},
-		&fail.Error{Code: fail.Usage}, &fail.Error{Code: fail.NotFound}, &fail.AuthError{},
-		&fail.TimeoutError{}, &fail.Error{Code: fail.ServerError}, &fail.Error{Code: fail.Unsupported},
-		&fail.Error{Code: fail.Conflict}, &fail.ConnectError{}, &transport.LimitError{},
-		&render.BadContentError{}, &output.NoMatchError{},
+	for _, code := range []fail.Code{
+		fail.Usage, fail.Connection, fail.NotFound, fail.Unsupported, fail.Auth, fail.Timeout,
+		fail.Limit, fail.NoMatch, fail.ServerError, fail.BadContent, fail.ToolError, fail.Strict, fail.Conflict,
 	} {
-		_, code := firstFailure(f)
 		if _, ok := exitCodes[code]; !ok {
-			t.Errorf("%T: code %q has no exit status", f, code)
+			t.Errorf("code %q has no exit status", code)
+		}
+	}
+	for _, f := range []fail.Failure{&fail.TimeoutError{}, &fail.AuthError{}, &fail.ConnectError{}, &transport.LimitError{}, &render.BadContentError{}} {
+		if _, ok := exitCodes[f.FailCode()]; !ok {
+			t.Errorf("%T: code %q has no exit status", f, f.FailCode())
 		}
 	}
 }

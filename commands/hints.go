@@ -18,29 +18,21 @@ import (
 	"github.com/mcpx-cli/mcpx/internal/daemon"
 	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
-	"github.com/mcpx-cli/mcpx/output"
 )
 
 // hints says what would help with f.
 func hints(f error) []string {
 	switch e := f.(type) {
-	case *AmbiguousError:
-		return []string{"name one of them as KIND:ID, or pass --kind"}
-	case *UsageError:
-		return e.Hints
 	case *fail.Error:
 		return generalHints(e)
 	case *fail.ConnectError:
 		return connectHints(e)
-	case *fail.TimeoutError:
-		return timeoutHints(e)
 	case *fail.AuthError:
 		return authHints(e)
-	case *output.NoMatchError:
-		if g, ok := jqPath(e.Path); ok {
-			return []string{fmt.Sprintf("--select takes a gjson path, not jq's syntax: try --select %s", shellArg(g))}
+	case *fail.TimeoutError:
+		if !errors.Is(e, daemon.ErrNoAnswer) {
+			return timeoutHints(e)
 		}
-	case *daemon.NoAnswerError:
 		switch {
 		case e.Pid <= 0:
 		case runtime.GOOS == "windows":
@@ -63,6 +55,10 @@ func generalHints(e *fail.Error) []string {
 		}
 	case fail.NotFound:
 		return append(slices.Clone(e.Hints), notFoundHints(e)...)
+	case fail.NoMatch:
+		if g, ok := jqPath(e.Name); ok {
+			return []string{fmt.Sprintf("--select takes a gjson path, not jq's syntax: try --select %s", shellArg(g))}
+		}
 	case fail.ServerError:
 		if e.What == "method" { // the server's error reply
 			return urlElicitations(*e.RPC)

@@ -58,7 +58,7 @@ func (a *app) newImportCmd() *cli.Command {
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if !cmd.Args().Present() {
-				return &UsageError{Msg: "import needs a SOURCE", Hints: []string{"sources: " + strings.Join(config.Sources()[2:], ", ")}}
+				return &fail.Error{Code: fail.Usage, Message: "import needs a SOURCE", Hints: []string{"sources: " + strings.Join(config.Sources()[2:], ", ")}}
 			}
 			o.Source, o.Names = cmd.Args().First(), cmd.Args().Tail()
 			return a.importServers(o)
@@ -68,7 +68,7 @@ func (a *app) newImportCmd() *cli.Command {
 
 func (a *app) importServers(o *importOptions) error {
 	if !config.IsHostSource(o.Source) {
-		return &UsageError{Msg: fmt.Sprintf("unknown source %q", o.Source),
+		return &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("unknown source %q", o.Source),
 			Hints: []string{"sources: " + strings.Join(config.Sources()[2:], ", ")}}
 	}
 	servers, files, err := config.ReadSource(o.Source, config.LoadOptions{Project: a.g.project, Cwd: a.cwd, Getenv: a.getenv})
@@ -114,7 +114,7 @@ func (a *app) importServers(o *importOptions) error {
 		target = config.UserConfigPath(a.getenv)
 	}
 	if target == "" {
-		return &UsageError{Msg: "import has no user config file to write: no home directory is known",
+		return &fail.Error{Code: fail.Usage, Message: "import has no user config file to write: no home directory is known",
 			Hints: []string{"set HOME (or XDG_CONFIG_HOME), or give --config FILE"}}
 	}
 	res := importResult{Source: o.Source, Files: files, Target: target, DryRun: o.DryRun, Servers: []importedItem{}}

@@ -3,7 +3,6 @@ package commands
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
@@ -168,8 +168,7 @@ func (a *app) showToolResult(cctx context.Context, conn *client.Conn, tool strin
 	a.contentWarnings(conn.T.Name, "tool", tool, warnings)
 	if a.asJSON() {
 		a.invokeNotes(doc)
-		var nm *output.NoMatchError
-		if err := a.writeDoc(doc); err != nil && !(doc.IsError && errors.As(err, &nm)) {
+		if err := a.writeDoc(doc); err != nil && !(doc.IsError && fail.Is(err, fail.NoMatch)) {
 			return err // a tool error outranks a --select that matched nothing
 		}
 	} else {
@@ -179,7 +178,7 @@ func (a *app) showToolResult(cctx context.Context, conn *client.Conn, tool strin
 		a.invokeNotes(doc)
 	}
 	if doc.IsError {
-		return &ToolError{Server: conn.T.Name, Tool: tool}
+		return toolError(conn.T.Name, tool)
 	}
 	return nil
 }
@@ -249,22 +248,13 @@ func (a *app) invokeNotes(doc *render.ToolDoc) {
 	}
 }
 
-// ToolError: the tool's result had isError: true (exit 1, tool_error). The
-// result itself has been printed.
-type ToolError struct {
-	Server string
-	Tool   string
-}
-
-func (e *ToolError) Error() string {
-	if e.Tool == "" { // a task's result, fetched by its id
-		return fmt.Sprintf("server %q: the task's result reports an error (isError: true)", e.Server)
+// toolError: the tool's result had isError: true (exit 1, tool_error). The
+// result itself has been printed. tool is "" for a task's result, fetched
+// by its id.
+func toolError(server, tool string) error {
+	msg := fmt.Sprintf("server %q: tool %s reported an error (isError: true)", server, text.QuoteClip(tool, 200))
+	if tool == "" {
+		msg = fmt.Sprintf("server %q: the task's result reports an error (isError: true)", server)
 	}
-	return fmt.Sprintf("server %q: tool %s reported an error (isError: true)", e.Server, text.QuoteClip(e.Tool, 200))
+	return &fail.Error{Code: fail.ToolError, Server: server, What: "tool", Name: tool, Message: msg}
 }
-
-// ErrorCode is error.code under --json.
-func (e *ToolError) ErrorCode() string { return "tool_error" }
-
-// ErrorDetails: none.
-func (e *ToolError) ErrorDetails() map[string]any { return nil }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/render"
 )
 
@@ -27,7 +28,7 @@ func wantErr(t *testing.T, name string, err error, want string) bool {
 		}
 		return err == nil
 	}
-	if _, ok := err.(*UsageError); !ok || err.Error() != want {
+	if _, ok := err.(*fail.Error); !ok || err.Error() != want {
 		t.Errorf("%s: error %T %v\nwant the usage error %q", name, err, err, want)
 	}
 	return false

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/render"
 )
 
@@ -50,7 +51,7 @@ func parsePairsLimit(args []string, allowRaw bool, stdin io.Reader, stdinUsed *b
 			return nil, err
 		}
 		if seen[p.Key] {
-			e := &UsageError{Msg: fmt.Sprintf("argument %q is given twice", p.Key), Details: map[string]any{"key": p.Key}}
+			e := &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("argument %q is given twice", p.Key), Details: map[string]any{"key": p.Key}}
 			if allowRaw {
 				e.Hints = []string{fmt.Sprintf("give each key once; a list is one JSON value: %s:='[\"a\",\"b\"]'", p.Key)}
 			} else {
@@ -92,14 +93,14 @@ func splitPair(arg string, allowRaw bool) (pair, error) {
 		} else {
 			msg = fmt.Sprintf("%q has an empty name before \"=\"", argClip(arg, 60))
 		}
-		return pair{}, &UsageError{Msg: msg, Hints: []string{pairExample(allowRaw)}}
+		return pair{}, &fail.Error{Code: fail.Usage, Message: msg, Hints: []string{pairExample(allowRaw)}}
 	}
 	p := pair{Key: key, Value: val}
 	if allowRaw && strings.HasSuffix(key, ":") {
 		p.Key, p.Raw = strings.TrimSuffix(key, ":"), true
 	}
 	if !utf8.ValidString(p.Key) {
-		return pair{}, &UsageError{Msg: fmt.Sprintf("argument name %q is not valid UTF-8", p.Key)}
+		return pair{}, &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("argument name %q is not valid UTF-8", p.Key)}
 	}
 	return p, nil
 }
@@ -136,7 +137,7 @@ func readAtValue(v, what, key string, stdin io.Reader, stdinUsed *bool, limit in
 		return []byte(rest), "", nil
 	case rest == "-":
 		if *stdinUsed {
-			return nil, "", &UsageError{Msg: fmt.Sprintf("%s: @- reads stdin, which another value already read", what),
+			return nil, "", &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("%s: @- reads stdin, which another value already read", what),
 				Details: details("-"),
 				Hints:   []string{"stdin can be read only once: put the other value in a file and pass @FILE"}}
 		}
@@ -148,11 +149,11 @@ func readAtValue(v, what, key string, stdin io.Reader, stdinUsed *bool, limit in
 				le.Msg = fmt.Sprintf("%s: the value read from stdin is too large", what)
 				return nil, "", le
 			}
-			return nil, "", &UsageError{Msg: fmt.Sprintf("%s: cannot read stdin: %v", what, err), Details: details("-")}
+			return nil, "", &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("%s: cannot read stdin: %v", what, err), Details: details("-")}
 		}
 		return b, "-", nil
 	case rest == "":
-		return nil, "", &UsageError{Msg: fmt.Sprintf("%s: \"@\" names no file", what), Details: details(""),
+		return nil, "", &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("%s: \"@\" names no file", what), Details: details(""),
 			Hints: []string{`@FILE reads a file, @- reads stdin, and @@ stands for a literal "@"`}}
 	}
 	file := rest
@@ -168,7 +169,7 @@ func readAtValue(v, what, key string, stdin io.Reader, stdinUsed *bool, limit in
 		if errors.As(err, &pe) {
 			cause = pe.Err
 		}
-		e := &UsageError{Msg: fmt.Sprintf("%s: cannot read @%s: %v", what, file, cause), Details: details(file)}
+		e := &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("%s: cannot read @%s: %v", what, file, cause), Details: details(file)}
 		if strings.HasPrefix(file, "~/") {
 			e.Hints = append(e.Hints, `the shell does not expand "~" after "@"; write @$HOME/`+file[2:])
 		}
@@ -234,7 +235,7 @@ func notUTF8(what, key, file string) error {
 		d["file"] = file
 		msg = fmt.Sprintf("%s: %s is not valid UTF-8 text", what, file)
 	}
-	return &UsageError{Msg: msg, Details: d,
+	return &fail.Error{Code: fail.Usage, Message: msg, Details: d,
 		Hints: []string{"values are sent as JSON strings; encode binary data (e.g. base64) first"}}
 }
 

@@ -8,15 +8,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/render"
 )
 
-// usageOf fails the test unless err is a *UsageError.
-func usageOf(t *testing.T, err error) *UsageError {
+// usageOf fails the test unless err is a usage *fail.Error.
+func usageOf(t *testing.T, err error) *fail.Error {
 	t.Helper()
-	var u *UsageError
-	if !errors.As(err, &u) {
-		t.Fatalf("got error %T %v, want *UsageError", err, err)
+	u, ok := fail.As(err, fail.Usage)
+	if !ok {
+		t.Fatalf("got error %T %v, want a usage error", err, err)
 	}
 	if r := classify(err, nil); r.ExitCode != exitUsage {
 		t.Fatalf("exit code %d, want %d", r.ExitCode, exitUsage)
@@ -163,8 +164,8 @@ func TestParsePairsErrors(t *testing.T) {
 			used := tc.stdinUsed
 			_, err := parsePairs(tc.args, tc.allowRaw, strings.NewReader("data"), &used)
 			u := usageOf(t, err)
-			if u.Msg != tc.msg {
-				t.Errorf("message\n got %s\nwant %s", u.Msg, tc.msg)
+			if u.Message != tc.msg {
+				t.Errorf("message\n got %s\nwant %s", u.Message, tc.msg)
 			}
 			if tc.details == nil {
 				if len(u.Details) != 0 {
@@ -192,9 +193,9 @@ func TestParsePairsStdinOnce(t *testing.T) {
 	}
 	// stdin that is not UTF-8
 	_, err = parsePairs([]string{"a=@-"}, false, strings.NewReader("\xc3"), nil)
-	if u := usageOf(t, err); u.Msg != `argument "a": the value read from stdin is not valid UTF-8` ||
+	if u := usageOf(t, err); u.Message != `argument "a": the value read from stdin is not valid UTF-8` ||
 		!reflect.DeepEqual(u.Details, map[string]any{"key": "a", "file": "-"}) {
-		t.Errorf("non-UTF-8 stdin: %q %v", u.Msg, u.Details)
+		t.Errorf("non-UTF-8 stdin: %q %v", u.Message, u.Details)
 	}
 	// stdin shared with --args: whichever reads second fails
 	used := false
@@ -279,8 +280,8 @@ func TestReadArgsFlag(t *testing.T) {
 		{"@bad.bin", "--args: bad.bin is not valid UTF-8 text"},
 	} {
 		_, err := readArgsFlag(tc.in, nil, nil)
-		if u := usageOf(t, err); u.Msg != tc.msg {
-			t.Errorf("%q: message %q, want %q", tc.in, u.Msg, tc.msg)
+		if u := usageOf(t, err); u.Message != tc.msg {
+			t.Errorf("%q: message %q, want %q", tc.in, u.Message, tc.msg)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
@@ -158,7 +159,7 @@ func (a *app) promptNotes(doc *render.PromptDoc) {
 
 // argCountError: too few arguments for a command.
 func argCountError(cmd, takes string, args []string, hint string) error {
-	e := &UsageError{Msg: fmt.Sprintf("%s takes %s, got %s", cmd, takes, count(len(args), "argument"))}
+	e := &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("%s takes %s, got %s", cmd, takes, count(len(args), "argument"))}
 	if hint != "" {
 		e.Hints = []string{hint}
 	}

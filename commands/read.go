@@ -103,7 +103,7 @@ func (o *readOptions) validate(note func(format string, args ...any)) error {
 			if o.Given["output"] {
 				what = "-o"
 			}
-			return &UsageError{Msg: fmt.Sprintf("%s cannot be combined with %s: it writes the contents whole", what, strings.Join(clash, ", ")),
+			return &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("%s cannot be combined with %s: it writes the contents whole", what, strings.Join(clash, ", ")),
 				Details: map[string]any{"forbidden": clash}}
 		}
 	}
@@ -120,7 +120,7 @@ func (o *readOptions) validate(note func(format string, args ...any)) error {
 	if o.Given["pattern"] {
 		re, err := regexp.Compile(o.PatternText)
 		if err != nil {
-			return &UsageError{Msg: fmt.Sprintf("invalid --pattern: %v", err),
+			return &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("invalid --pattern: %v", err),
 				Hints: []string{"--pattern takes Go regexp syntax (RE2), see https://pkg.go.dev/regexp/syntax"}}
 		}
 		o.Pattern = re
@@ -139,7 +139,7 @@ func expandURI(uri string, pairs []string) (string, error) {
 	for _, p := range pairs {
 		k, v, ok := strings.Cut(p, "=")
 		if !ok || k == "" {
-			return "", &UsageError{Msg: fmt.Sprintf("%q is not a VAR=VALUE pair", p),
+			return "", &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("%q is not a VAR=VALUE pair", p),
 				Hints: []string{"arguments after the URI fill a resource template: mcpx read SRV 'x://items/{id}' id=42"}}
 		}
 		if _, dup := vars[k]; dup {
@@ -160,7 +160,7 @@ func expandURI(uri string, pairs []string) (string, error) {
 			if te.Expression != "" {
 				d["expression"] = te.Expression
 			}
-			return "", &UsageError{Msg: te.Msg, Details: d}
+			return "", &fail.Error{Code: fail.Usage, Message: te.Msg, Details: d}
 		}
 		return "", err
 	}
@@ -364,6 +364,6 @@ func (a *app) spiller() *render.Spiller {
 }
 
 func noCacheDir() error {
-	return &UsageError{Msg: "binary content must be written to a file, and no cache directory is known",
+	return &fail.Error{Code: fail.Usage, Message: "binary content must be written to a file, and no cache directory is known",
 		Hints: []string{"set --cache-dir DIR or $MCPX_CACHE_DIR (or $XDG_CACHE_HOME / $HOME)"}}
 }

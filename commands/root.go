@@ -19,6 +19,7 @@ import (
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/output"
 )
 
@@ -308,7 +309,7 @@ func (g *globals) validate() error {
 		return usagef("--select needs a gjson path (an empty one matches nothing)")
 	}
 	if !slices.Contains(client.ProtocolVersions(), g.protocolVersion) {
-		return &UsageError{Msg: fmt.Sprintf("unknown protocol version %q", g.protocolVersion),
+		return &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("unknown protocol version %q", g.protocolVersion),
 			Hints: []string{"known versions: " + strings.Join(client.ProtocolVersions(), ", ")}}
 	}
 	for _, h := range g.headers {

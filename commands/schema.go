@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/render"
 )
@@ -418,8 +419,9 @@ func notAllowedError(p pair, set *allowedSet, sec render.Secrets) error {
 			hint = fmt.Sprintf("did you mean %s? %s:=JSON sends any JSON value as is", pairText(n), p.Key)
 		}
 	}
-	return &UsageError{
-		Msg:     fmt.Sprintf("argument %q: %s is not one of the allowed values: %s", p.Key, valueSource(p), strings.Join(shown, ", ")),
+	return &fail.Error{
+		Code:    fail.Usage,
+		Message: fmt.Sprintf("argument %q: %s is not one of the allowed values: %s", p.Key, valueSource(p), strings.Join(shown, ", ")),
 		Hints:   []string{hint},
 		Details: map[string]any{"key": p.Key, "value": argClip(p.Value, valueClip), "allowed": set.values},
 	}

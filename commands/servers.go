@@ -28,7 +28,7 @@ func (o *serversOptions) validate() error {
 		return usagef("servers takes no arguments")
 	}
 	if o.Strict && !o.Probe {
-		return &UsageError{Msg: "--strict fails when a probed server fails, and needs --probe",
+		return &fail.Error{Code: fail.Usage, Message: "--strict fails when a probed server fails, and needs --probe",
 			Hints: []string{"a health check: mcpx servers --probe --strict"}}
 	}
 	return nil
@@ -160,23 +160,17 @@ func (a *app) servers(ctx context.Context, o *serversOptions) error {
 		return err
 	}
 	if o.Strict && len(failed) > 0 {
-		return &ProbeError{Failed: failed}
+		return probeFailed(failed)
 	}
 	return nil
 }
 
-// ProbeError: --strict, and a probed server failed (exit 1, strict).
-type ProbeError struct{ Failed []string }
-
-func (e *ProbeError) Error() string {
-	return fmt.Sprintf("--strict: %s failed: %s", count(len(e.Failed), "probed server"), strings.Join(e.Failed, ", "))
+// probeFailed: --strict, and the probed servers failed failed (exit 1,
+// strict).
+func probeFailed(failed []string) error {
+	return &fail.Error{Code: fail.Strict, Details: map[string]any{"failed": failed},
+		Message: fmt.Sprintf("--strict: %s failed: %s", count(len(failed), "probed server"), strings.Join(failed, ", "))}
 }
-
-// ErrorCode is error.code under --json.
-func (e *ProbeError) ErrorCode() string { return "strict" }
-
-// ErrorDetails: the servers that failed.
-func (e *ProbeError) ErrorDetails() map[string]any { return map[string]any{"failed": e.Failed} }
 
 // writeServers prints the servers document, or its table.
 func (a *app) writeServers(entries []serverEntry, o *serversOptions) error {

@@ -17,6 +17,7 @@ import (
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/internal/daemon"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // taskMarker starts the catalog's description of a tool that runs only as
@@ -37,8 +38,9 @@ func (a *app) tasksOutlive(t *config.Target) bool {
 
 // detachStdioError: --detach of a one-shot stdio server (exit 2).
 func detachStdioError(t *config.Target) error {
-	return &UsageError{
-		Msg: fmt.Sprintf("--detach leaves a task running on the server, but server %q is a stdio server that mcpx stops when it exits, and its tasks with it", t.Name),
+	return &fail.Error{
+		Code:    fail.Usage,
+		Message: fmt.Sprintf("--detach leaves a task running on the server, but server %q is a stdio server that mcpx stops when it exits, and its tasks with it", t.Name),
 		Hints: []string{"keep the server running between calls with --keep-alive (a warm connection)",
 			"or leave out --detach: invoke then waits for the task's result"},
 	}
@@ -64,9 +66,10 @@ func (a *app) callTool(ctx context.Context, s *session, it *client.Item, tool st
 		support = it.TaskSupport()
 	}
 	if detach && it != nil && support == client.TaskSupportForbidden {
-		return nil, &UsageError{
-			Msg:   fmt.Sprintf("server %q: tool %s does not run as a task (its execution.taskSupport is %s), so --detach cannot leave it running", conn.T.Name, a.quote(tool, 200), taskSupportWord(it)),
-			Hints: []string{"leave out --detach to call it and wait for its result"},
+		return nil, &fail.Error{
+			Code:    fail.Usage,
+			Message: fmt.Sprintf("server %q: tool %s does not run as a task (its execution.taskSupport is %s), so --detach cannot leave it running", conn.T.Name, a.quote(tool, 200), taskSupportWord(it)),
+			Hints:   []string{"leave out --detach to call it and wait for its result"},
 		}
 	}
 	if !detach && support != client.TaskSupportRequired {
@@ -232,8 +235,8 @@ func (a *app) newTaskCmd() *cli.Command {
 			"or a warm connection).",
 		Action: func(_ context.Context, cmd *cli.Command) error {
 			if cmd.Args().Present() {
-				e := unknownCommand(cmd, cmd.Args().First()).(*UsageError)
-				e.Msg = fmt.Sprintf("unknown task command %q: it is get, wait, cancel or list", cmd.Args().First())
+				e := unknownCommand(cmd, cmd.Args().First()).(*fail.Error)
+				e.Message = fmt.Sprintf("unknown task command %q: it is get, wait, cancel or list", cmd.Args().First())
 				return e
 			}
 			return cli.ShowSubcommandHelp(cmd)

@@ -3,9 +3,10 @@ package output
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
+
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 func TestSanitize(t *testing.T) {
@@ -82,8 +83,7 @@ func TestWriteJSONSelect(t *testing.T) {
 	} {
 		s, out, _ := ForTest(false)
 		err := s.WriteJSON(doc, tc.path)
-		var nm *NoMatchError
-		if tc.err != errors.As(err, &nm) {
+		if tc.err != fail.Is(err, fail.NoMatch) {
 			t.Errorf("%q: err = %v", tc.path, err)
 		}
 		if out.String() != tc.want {

@@ -285,7 +285,7 @@ func (l *JSONList) Add(v any) error {
 
 // Close ends the array, writes the other members and ends the document,
 // or, with --select, prints the selection of the document (a
-// *NoMatchError when it matches nothing). It flushes the stream.
+// a no_match *fail.Error when it matches nothing). It flushes the stream.
 func (l *JSONList) Close(members ...Member) error {
 	var tail bytes.Buffer
 	if l.indented() && l.n > 0 {

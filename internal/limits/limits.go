@@ -3,12 +3,13 @@
 // renderer (blobs too large to decode, a spill directory refused) both
 // raise: one type, whatever the layer that met the limit.
 //
-// It imports nothing of mcpx's but internal/text.
+// It imports nothing of mcpx's but internal/fail and internal/text.
 package limits
 
 import (
 	"fmt"
 
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -27,15 +28,7 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: over the %s of %s", e.Msg, e.Limit, text.HumanBytes(e.Value))
 }
 
-// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
-func (e *Error) ErrorCode() string { return "limit" }
-
-// ErrorDetails are the error's fields under --json: the limit's name and
-// its value in bytes (null for a limit that is not a size).
-func (e *Error) ErrorDetails() map[string]any {
-	var bytes any
-	if e.Value != 0 {
-		bytes = e.Value
-	}
-	return map[string]any{"limit": map[string]any{"name": e.Limit, "bytes": bytes}}
-}
+// FailCode is fail.Limit: under --json, the error's "limit" is the
+// limit's name and its value in bytes (null for a limit that is not a
+// size).
+func (e *Error) FailCode() fail.Code { return fail.Limit }
