@@ -50,14 +50,6 @@ func ambiguous(id string, candidates []string) error {
 		Message: fmt.Sprintf("%q is ambiguous: it names %s", id, strings.Join(candidates, ", "))}
 }
 
-// failure is an error type of mcpx's that is not yet a fail.Failure: its
-// code and the fields it adds to the JSON error document.
-type failure interface {
-	error
-	ErrorCode() string
-	ErrorDetails() map[string]any
-}
-
 // exitCodes maps each failure's code to its exit status (any other is 1).
 var exitCodes = map[fail.Code]int{
 	fail.Usage:       exitUsage,
@@ -89,9 +81,10 @@ func classify(err error, sig os.Signal) output.ErrorReport {
 		return output.ErrorReport{ExitCode: exitBrokenPipe}
 	}
 	r := output.ErrorReport{Message: err.Error(), Details: map[string]any{}}
-	f, code := firstFailure(err)
+	var f fail.Failure
 	switch {
-	case f != nil:
+	case errors.As(err, &f):
+		code := f.FailCode()
 		exit, ok := exitCodes[code]
 		if !ok {
 			exit = exitFailed
@@ -106,35 +99,9 @@ func classify(err error, sig os.Signal) output.ErrorReport {
 	return r
 }
 
-// firstFailure is the first failure of err's chain, and its code.
-func firstFailure(err error) (error, fail.Code) {
-	for err != nil {
-		switch f := err.(type) {
-		case fail.Failure:
-			return f, f.FailCode()
-		case failure:
-			return f, fail.Code(f.ErrorCode())
-		}
-		switch u := err.(type) {
-		case interface{ Unwrap() error }:
-			err = u.Unwrap()
-		case interface{ Unwrap() []error }:
-			for _, inner := range u.Unwrap() {
-				if f, code := firstFailure(inner); f != nil {
-					return f, code
-				}
-			}
-			return nil, ""
-		default:
-			return nil, ""
-		}
-	}
-	return nil, ""
-}
-
 // errorFields adds to d the fields failure f adds to the JSON error
 // document (see EXIT STATUS and JSON OUTPUT in mcpx(1)).
-func errorFields(f error, d map[string]any) {
+func errorFields(f fail.Failure, d map[string]any) {
 	switch e := f.(type) {
 	case *fail.Error:
 		generalFields(e, d)
@@ -155,8 +122,6 @@ func errorFields(f error, d map[string]any) {
 		if e.Item >= 0 {
 			d["item"] = e.Item
 		}
-	case failure:
-		maps.Copy(d, e.ErrorDetails())
 	}
 }
 

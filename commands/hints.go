@@ -21,7 +21,7 @@ import (
 )
 
 // hints says what would help with f.
-func hints(f error) []string {
+func hints(f fail.Failure) []string {
 	switch e := f.(type) {
 	case *fail.Error:
 		return generalHints(e)
@@ -249,7 +249,7 @@ func unusableTokenNote(server string, err error) string {
 }
 
 // stderrLines are the last lines a server wrote on stderr that explain f.
-func stderrLines(f error) []string {
+func stderrLines(f fail.Failure) []string {
 	switch e := f.(type) {
 	case *fail.ConnectError:
 		return e.Stderr

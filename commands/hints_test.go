@@ -19,7 +19,7 @@ func TestHints(t *testing.T) {
 	otherTransport := "such a server was likely started for another transport (HTTP), or waits for an option: check its command and args (-v shows every line it writes)"
 	for _, c := range []struct {
 		name string
-		err  error
+		err  fail.Failure
 		want []string
 	}{
 		{"401", &fail.AuthError{Server: "srv", Status: 401}, login("srv")},

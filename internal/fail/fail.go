@@ -11,7 +11,6 @@ package fail
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 )
 
@@ -36,20 +35,11 @@ const (
 )
 
 // Failure is an error that is one of the failures of EXIT STATUS: every
-// error type of this package, and the limits' own (see internal/limits).
+// error type of this package, a named limit's (internal/limits) and an
+// item that cannot be rendered (render.BadContentError).
 type Failure interface {
 	error
 	FailCode() Code
-}
-
-// CodeOf is the code of the first failure in err's chain, and false when
-// there is none.
-func CodeOf(err error) (Code, bool) {
-	var f Failure
-	if errors.As(err, &f) {
-		return f.FailCode(), true
-	}
-	return "", false
 }
 
 // RPCError is a JSON-RPC error reply exactly as the server sent it.

@@ -30,21 +30,3 @@ func TestAs(t *testing.T) {
 		}
 	}
 }
-
-// TestCodeOf: the code of the outermost failure.
-func TestCodeOf(t *testing.T) {
-	for _, tc := range []struct {
-		err  error
-		want Code
-		ok   bool
-	}{
-		{&ConnectError{Err: &TimeoutError{}}, Connection, true},
-		{fmt.Errorf("w: %w", &AuthError{}), Auth, true},
-		{&Error{Code: Strict}, Strict, true},
-		{errors.New("x"), "", false},
-	} {
-		if got, ok := CodeOf(tc.err); got != tc.want || ok != tc.ok {
-			t.Errorf("CodeOf(%v) = %q, %v; want %q, %v", tc.err, got, ok, tc.want, tc.ok)
-		}
-	}
-}
