@@ -36,22 +36,23 @@ func (c *Conn) classifyCall(ctx context.Context, method string, err error, refus
 	if le := c.limit.Get(); le != nil {
 		return le
 	}
-	var broken *brokenReplyError
-	if errors.As(err, &broken) && c.limit.Violation() == "" {
+	var reply *replyError
+	isReply := errors.As(err, &reply)
+	if isReply && reply.Broken != "" && c.limit.Violation() == "" {
 		// Over HTTP and SSE (over stdio the framer has refused the line).
 		return &fail.ConnectError{Server: c.T.Name, Phase: method, Err: err,
-			Msg: fmt.Sprintf("the server answered %s with %s, which breaks JSON-RPC", method, broken.How)}
+			Msg: fmt.Sprintf("the server answered %s with %s, which breaks JSON-RPC", method, reply.Broken)}
 	}
-	var tooMany *tooManyInputsError
-	if errors.As(err, &tooMany) && ctx.Err() == nil {
-		return badReply(c.T.Name, method, fmt.Sprintf("returned an input_required result with %d input requests; mcpx answers at most %d at once", tooMany.N, maxInputRequests))
+	var input *inputError
+	isInput := errors.As(err, &input)
+	if isInput && input.TooMany > 0 && ctx.Err() == nil {
+		return badReply(c.T.Name, method, fmt.Sprintf("returned an input_required result with %d input requests; mcpx answers at most %d at once", input.TooMany, maxInputRequests))
 	}
 	if ae := c.authError(); ae != nil && ctx.Err() == nil {
 		// An HTTP 401 or 403, which mcp-go's transport turns into an error.
 		return ae
 	}
-	var reply *rpcReplyError
-	if errors.As(err, &reply) && ctx.Err() == nil {
+	if isReply && reply.Broken == "" && ctx.Err() == nil {
 		d := reply.Details
 		// --json carries the server's message exactly, up to 64 KiB,
 		// and its data when that is at most 64 KiB of JSON (else null).
@@ -72,8 +73,7 @@ func (c *Conn) classifyCall(ctx context.Context, method string, err error, refus
 		}
 		return serverError(c.T.Name, method, rpc, c.shown(d.Message))
 	}
-	var input *inputError
-	if errors.As(err, &input) && ctx.Err() == nil && c.limit.Violation() == "" {
+	if isInput && input.TooMany == 0 && ctx.Err() == nil && c.limit.Violation() == "" {
 		if _, lost := c.isLost(); !lost {
 			// The 2026-07-28 era's input_required rounds failed: the
 			// operation failed (exit 1), not the connection.
@@ -208,15 +208,20 @@ func (c *Conn) timeoutError(phase string) *fail.TimeoutError {
 }
 
 // versionRefusal is a server's refusal of the connection's protocol
-// version (-32022), with the versions it says it supports
-// (data.supported).
-type versionRefusal struct {
-	Supported []string
-	RPC       fail.RPCError
+// version (-32022): the cause of the connection's failure, its What
+// "protocol version", RPC the reply and Known the versions the server says
+// it supports (data.supported).
+func versionRefusal(supported []string, rpc fail.RPCError) *fail.Error {
+	return &fail.Error{Code: fail.Connection, What: "protocol version", Known: supported, RPC: &rpc,
+		Message: fmt.Sprintf("unsupported protocol version (code %d)", rpc.Code)}
 }
 
-func (e *versionRefusal) Error() string {
-	return fmt.Sprintf("unsupported protocol version (code %d)", e.RPC.Code)
+// asVersionRefusal returns the versionRefusal in err's chain, if any.
+func asVersionRefusal(err error) (*fail.Error, bool) {
+	if e, ok := fail.As(err, fail.Connection); ok && e.What == "protocol version" {
+		return e, true
+	}
+	return nil, false
 }
 
 // versionRefused is the error of a request the server refused for the
@@ -232,7 +237,7 @@ func (c *Conn) versionRefused(method string, rpc fail.RPCError, msg string) erro
 	if version == "" { // during the handshake
 		version = c.opts.ProtocolVersion
 	}
-	e := &fail.ConnectError{Server: c.T.Name, Phase: method, Err: &versionRefusal{Supported: data.Supported, RPC: rpc},
+	e := &fail.ConnectError{Server: c.T.Name, Phase: method, Err: versionRefusal(data.Supported, rpc),
 		Msg: fmt.Sprintf("the server refused protocol %s during %s: %s (code %d)", version, method, c.shown(msg), rpc.Code)}
 	if v := newestLegacy(data.Supported); v != "" && v != version {
 		e.Speaks = v

@@ -755,8 +755,7 @@ func (c *Conn) Stderr(n int) []string {
 // (see renegotiate): send reads c's state when it runs.
 func (c *Conn) callRaw(ctx context.Context, method string, send func(context.Context) (json.RawMessage, error)) (json.RawMessage, error) {
 	raw, err := c.callRawOnce(ctx, method, send)
-	var refused *versionRefusal
-	if err != nil && errors.As(err, &refused) && mcp.IsModernProtocol(c.Protocol) && !c.renegotiated && c.mc != nil {
+	if refused, ok := asVersionRefusal(err); ok && mcp.IsModernProtocol(c.Protocol) && !c.renegotiated && c.mc != nil {
 		if err := c.renegotiate(ctx, method, refused); err != nil {
 			return nil, err
 		}
@@ -768,17 +767,17 @@ func (c *Conn) callRaw(ctx context.Context, method string, send func(context.Con
 // renegotiate replaces the connection, whose 2026-07-28 era the server
 // refused during method, by a new one (a new session, or a new stdio
 // server) initialized at the newest legacy version both sides speak: the
-// newest of refused.Supported that mcpx knows (the default version when the
+// newest of the versions it supports (refused.Known) that mcpx knows (the default version when the
 // server named none), with the note any fallback from the 2026-07-28 era
 // gives.
-func (c *Conn) renegotiate(ctx context.Context, method string, refused *versionRefusal) error {
+func (c *Conn) renegotiate(ctx context.Context, method string, refused *fail.Error) error {
 	c.renegotiated = true
 	version := DefaultProtocolVersion
-	if len(refused.Supported) > 0 {
-		if version = newestLegacy(refused.Supported); version == "" {
+	if len(refused.Known) > 0 {
+		if version = newestLegacy(refused.Known); version == "" {
 			return &fail.ConnectError{Server: c.T.Name, Phase: method, Err: refused,
 				Msg: fmt.Sprintf("the server refused protocol %s during %s and speaks only %s, which mcpx does not",
-					c.Protocol, method, c.clip(strings.Join(refused.Supported, ", "), 200))}
+					c.Protocol, method, c.clip(strings.Join(refused.Known, ", "), 200))}
 		}
 	}
 	if c.debug != nil {
@@ -867,8 +866,7 @@ func (c *Conn) callRawOnce(ctx context.Context, method string, send func(context
 	cancel()
 	c.hooks.endCall()
 	refused := c.hooks.refusals() > refusals
-	var broken *brokenReplyError
-	if errors.As(err, &broken) {
+	if reply := (*replyError)(nil); errors.As(err, &reply) && reply.Broken != "" {
 		return nil, c.classifyCall(ctx, method, err, refused)
 	}
 	var unanswered *unansweredError

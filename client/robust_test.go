@@ -30,7 +30,7 @@ func TestServerErrorBounded(t *testing.T) {
 	mask := func(s string) string { return strings.ReplaceAll(s, secret, "***") }
 	c := testConn(mask)
 	huge := strings.Repeat("é", text.MaxShown-5) + secret + strings.Repeat("E", 10<<20)
-	err := c.classifyCall(context.Background(), "tools/call", &rpcReplyError{Details: mcp.JSONRPCErrorDetails{Code: -32000, Message: huge, Data: strings.Repeat("d", 70<<10)}}, false)
+	err := c.classifyCall(context.Background(), "tools/call", errorReply(mcp.JSONRPCErrorDetails{Code: -32000, Message: huge, Data: strings.Repeat("d", 70<<10)}), false)
 	se, ok := AsServerError(err)
 	if !ok {
 		t.Fatalf("%T %v", err, err)
@@ -49,7 +49,7 @@ func TestServerErrorBounded(t *testing.T) {
 		t.Errorf("rpc.data of %d bytes kept", len(se.RPC.Data))
 	}
 
-	err = c.classifyCall(context.Background(), "tools/call", &rpcReplyError{Details: mcp.JSONRPCErrorDetails{Code: -32601, Message: "no such method\nmcpx: a forged line", Data: map[string]any{"a": 1}}}, false)
+	err = c.classifyCall(context.Background(), "tools/call", errorReply(mcp.JSONRPCErrorDetails{Code: -32601, Message: "no such method\nmcpx: a forged line", Data: map[string]any{"a": 1}}), false)
 	ue, ok := fail.As(err, fail.Unsupported)
 	if !ok || ue.Error() != `server "srv" does not support tools/call: no such method\nmcpx: a forged line` || string(ue.RPC.Data) != `{"a":1}` ||
 		ue.RPC.Message != "no such method\nmcpx: a forged line" {

@@ -588,10 +588,10 @@ func TestReplyResult(t *testing.T) {
 	}{
 		{&mcptransport.JSONRPCResponse{Result: json.RawMessage(`{"a":1}`)}, `{"a":1}`},
 		{&mcptransport.JSONRPCResponse{Result: json.RawMessage(`null`)}, `null`},
-		{&mcptransport.JSONRPCResponse{}, `*client.brokenReplyError the response has neither a result nor an error`},
-		{&mcptransport.JSONRPCResponse{Result: json.RawMessage(`{}`), Error: &mcp.JSONRPCErrorDetails{Code: 1, Message: "x"}}, `*client.brokenReplyError the response has both a result and an error`},
-		{&mcptransport.JSONRPCResponse{Result: json.RawMessage(`null`), Error: &mcp.JSONRPCErrorDetails{Code: -32000, Message: "no"}}, `*client.rpcReplyError no`},
-		{&mcptransport.JSONRPCResponse{Result: json.RawMessage(`{"resultType":"input_required","inputRequests":{` + strings.Repeat(`"a":{},`, 64) + `"b":{}}}`)}, `*client.tooManyInputsError 65 input requests`},
+		{&mcptransport.JSONRPCResponse{}, `*client.replyError the response has neither a result nor an error`},
+		{&mcptransport.JSONRPCResponse{Result: json.RawMessage(`{}`), Error: &mcp.JSONRPCErrorDetails{Code: 1, Message: "x"}}, `*client.replyError the response has both a result and an error`},
+		{&mcptransport.JSONRPCResponse{Result: json.RawMessage(`null`), Error: &mcp.JSONRPCErrorDetails{Code: -32000, Message: "no"}}, `*client.replyError no`},
+		{&mcptransport.JSONRPCResponse{Result: json.RawMessage(`{"resultType":"input_required","inputRequests":{` + strings.Repeat(`"a":{},`, 64) + `"b":{}}}`)}, `*client.inputError 65 input requests`},
 	} {
 		raw, err := replyResult(tc.resp)
 		got := string(raw)

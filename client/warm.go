@@ -225,7 +225,7 @@ func (e *warmEvents) Auth(status int, challenge []string) {
 	}
 }
 
-func (e *warmEvents) BrokenReply(how string) error { return &brokenReplyError{How: how} }
+func (e *warmEvents) BrokenReply(how string) error { return brokenReply(how) }
 
 // OneShot: Connect connects again one-shot (or over SSE, see
 // connectFallback).

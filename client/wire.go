@@ -22,21 +22,27 @@ import (
 	"github.com/mcpx-cli/mcpx/client/config"
 )
 
-// rpcReplyError is the server's JSON-RPC error answer to a request.
-type rpcReplyError struct {
-	Details mcp.JSONRPCErrorDetails
+// replyError is a response that is an error: the server's JSON-RPC error
+// answer (Details), or a response JSON-RPC does not allow (Broken:
+// "neither a result nor an error", "error": null counting as none, or
+// "both a result and an error").
+type replyError struct {
+	Details *mcp.JSONRPCErrorDetails
+	Broken  string
 }
 
-func (e *rpcReplyError) Error() string { return e.Details.AsError().Error() }
-
-// brokenReplyError is a response that JSON-RPC does not allow: How is
-// "neither a result nor an error" ("error": null counting as none) or
-// "both a result and an error".
-type brokenReplyError struct {
-	How string
+func (e *replyError) Error() string {
+	if e.Broken != "" {
+		return "the response has " + e.Broken
+	}
+	return e.Details.AsError().Error()
 }
 
-func (e *brokenReplyError) Error() string { return "the response has " + e.How }
+// brokenReply is a response that JSON-RPC does not allow (see replyError).
+func brokenReply(how string) error { return &replyError{Broken: how} }
+
+// errorReply is the server's JSON-RPC error answer to a request.
+func errorReply(d mcp.JSONRPCErrorDetails) error { return &replyError{Details: &d} }
 
 // unansweredError is a request sent whose answer never came: the
 // transport failed, or the call ended first (then the server is told to
@@ -50,22 +56,15 @@ type unansweredError struct {
 func (e *unansweredError) Error() string { return e.Err.Error() }
 func (e *unansweredError) Unwrap() error { return e.Err }
 
-// tooManyInputsError is an input_required result with more than
-// maxInputRequests input requests: refused before any is answered.
-type tooManyInputsError struct {
-	N int
-}
-
-func (e *tooManyInputsError) Error() string {
-	return fmt.Sprintf("%d input requests", e.N)
-}
-
 // inputError is a call whose input_required rounds failed: the server asked
 // for input mcpx does not give (an unanswered method, too many rounds), or
-// sent an input_required result mcpx cannot read (Unreadable).
+// sent an input_required result mcpx cannot read (Unreadable), or one with
+// more than maxInputRequests input requests (TooMany of them: refused
+// before any is answered).
 type inputError struct {
 	Why        string
 	Unreadable bool
+	TooMany    int
 }
 
 func (e *inputError) Error() string { return e.Why }
@@ -131,17 +130,17 @@ func (c *Conn) interrupted(ctx context.Context) bool {
 func replyResult(resp *mcptransport.JSONRPCResponse) (json.RawMessage, error) {
 	switch {
 	case resp == nil:
-		return nil, &brokenReplyError{How: "neither a result nor an error"}
+		return nil, brokenReply("neither a result nor an error")
 	case resp.Error != nil && resp.Result != nil && string(resp.Result) != "null":
-		return nil, &brokenReplyError{How: "both a result and an error"}
+		return nil, brokenReply("both a result and an error")
 	case resp.Error != nil:
-		return nil, &rpcReplyError{Details: *resp.Error}
+		return nil, errorReply(*resp.Error)
 	case resp.Result == nil:
-		return nil, &brokenReplyError{How: "neither a result nor an error"}
+		return nil, brokenReply("neither a result nor an error")
 	}
 	if inputRequired(resp.Result) {
 		if n := int(gjson.GetBytes(resp.Result, "inputRequests.@keys.#").Int()); n > maxInputRequests {
-			return nil, &tooManyInputsError{N: n}
+			return nil, &inputError{Why: fmt.Sprintf("%d input requests", n), TooMany: n}
 		}
 	}
 	return resp.Result, nil

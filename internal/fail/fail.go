@@ -57,10 +57,13 @@ type Error struct {
 	Message string
 	Server  string // the server concerned, as the user names it
 	// What is what the failure is about, and Name which one: "server",
-	// "tool", "resource", "task" (Name its id), "method" (a server's
-	// error reply to it), "variable" (an unset one), "file" (the config
+	// "tool", "resource", "source", "task" (Name its id), "method" (a
+	// server's error reply to it), "result" (a reply that is not what the
+	// method returns), a capability such as "prompts" (Name the method the
+	// server does not know), "variable" (an unset one), "file" (the config
 	// file of a conflict), "trustedProjects" (Name the user file whose
-	// "trustedProjects" would trust a project's file).
+	// "trustedProjects" would trust a project's file), "--select" (Name
+	// the path), "expression" (of a URI template), "protocol version".
 	What string
 	Name string
 	// Said is what the server said (its error reply's message), as a
@@ -73,8 +76,10 @@ type Error struct {
 	// document's "candidates"; nil: none given).
 	Candidates []string
 	// Source is the config source a NAME@SOURCE argument or an import
-	// named, and Known what does exist for a hint: the configured servers
-	// (no Source), or the NAME@SOURCE forms that do define the name.
+	// named, and Known what does exist or is concerned, for a hint or a
+	// field of commands: the configured servers (no Source), the
+	// NAME@SOURCE forms that do define the name, a template's variables,
+	// the protocol versions a server supports.
 	Source string
 	Known  []string
 	// Hints and Details are worded by commands alone, for its own
