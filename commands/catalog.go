@@ -159,9 +159,8 @@ func (a *app) catalog(ctx context.Context, o *catalogOptions) error {
 	defer cancel()
 	pr := &catalogPrinter{a: a, o: o, w: &warner{a: a, keep: a.asJSON()}}
 	if err := pr.print(pctx, parts); err != nil {
-		var stalled *output.StalledError
 		switch {
-		case errors.As(err, &stalled) && errors.Is(err, context.DeadlineExceeded):
+		case errors.Is(err, output.ErrStalled) && errors.Is(err, context.DeadlineExceeded):
 			err = &fail.TimeoutError{Server: server, Phase: "printing", Timeout: bound}
 		case errors.Is(err, context.DeadlineExceeded):
 			err = &fail.TimeoutError{Server: server, Phase: "rendering", Timeout: bound}

@@ -152,15 +152,15 @@ func expandURI(uri string, pairs []string) (string, error) {
 	}
 	out, err := uritemplate.Expand(uri, vars)
 	if err != nil {
-		if te, ok := err.(*uritemplate.Error); ok {
+		if te, ok := err.(*fail.Error); ok { // a refusal: its expression and variables
 			d := map[string]any{}
-			if te.Variables != nil {
-				d["variables"] = te.Variables
+			if te.Known != nil {
+				d["variables"] = te.Known
 			}
-			if te.Expression != "" {
-				d["expression"] = te.Expression
+			if te.Name != "" {
+				d["expression"] = te.Name
 			}
-			return "", &fail.Error{Code: fail.Usage, Message: te.Msg, Details: d}
+			return "", &fail.Error{Code: fail.Usage, Message: te.Message, Details: d}
 		}
 		return "", err
 	}

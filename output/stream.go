@@ -5,22 +5,24 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"strings"
 
 	"github.com/mattn/go-runewidth"
 )
 
-// StalledError is a write to stdout that was still blocked when the
+// ErrStalled is a write to stdout that was still blocked when the
 // deadline passed (a reader that stopped reading): it is abandoned, and
-// whatever was written before it stays written.
-type StalledError struct{ Err error }
+// whatever was written before it stays written. The error wraps the
+// context's too.
+var ErrStalled = errors.New("writing to stdout")
 
-func (e *StalledError) Error() string { return "writing to stdout: " + e.Err.Error() }
-func (e *StalledError) Unwrap() error { return e.Err }
+func stalled(err error) error { return fmt.Errorf("%w: %w", ErrStalled, err) }
 
 // ctxWriter returns from a write still blocked when ctx ends, with a
-// *StalledError. The write itself goes on in the background (nothing can
+// ErrStalled. The write itself goes on in the background (nothing can
 // interrupt it); the buffer under it is not written to again, since a
 // bufio.Writer keeps its first error.
 type ctxWriter struct {
@@ -30,7 +32,7 @@ type ctxWriter struct {
 
 func (cw *ctxWriter) Write(p []byte) (int, error) {
 	if err := cw.ctx.Err(); err != nil {
-		return 0, &StalledError{Err: err}
+		return 0, stalled(err)
 	}
 	type result struct {
 		n   int
@@ -45,13 +47,13 @@ func (cw *ctxWriter) Write(p []byte) (int, error) {
 	case r := <-done:
 		return r.n, r.err
 	case <-cw.ctx.Done():
-		return 0, &StalledError{Err: cw.ctx.Err()}
+		return 0, stalled(cw.ctx.Err())
 	}
 }
 
 // Stream is stdout for a result printed piece by piece as it is rendered,
 // so that no whole document is held in memory: a buffer whose writes give
-// up when ctx ends (a *StalledError; a write is checked only when the
+// up when ctx ends (ErrStalled; a write is checked only when the
 // buffer is flushed, 64 KiB at a time). A result cut short that way leaves
 // a partial document on stdout, as any interrupted producer does; the exit
 // status says so.

@@ -125,7 +125,7 @@ func TestTable(t *testing.T) {
 }
 
 // TestStreamStalled: a write still blocked when the deadline passes is
-// abandoned with a *StalledError that says why.
+// abandoned with ErrStalled, which says why.
 func TestStreamStalled(t *testing.T) {
 	r, w := io.Pipe()
 	defer r.Close()
@@ -142,8 +142,7 @@ func TestStreamStalled(t *testing.T) {
 	if err == nil {
 		err = st.Flush()
 	}
-	var stalled *StalledError
-	if !errors.As(err, &stalled) || !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second {
+	if !errors.Is(err, ErrStalled) || !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second {
 		t.Fatalf("err %v after %s", err, time.Since(start))
 	}
 }

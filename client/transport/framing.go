@@ -69,13 +69,6 @@ func (f *Limit) Violation() string {
 	return f.bad
 }
 
-// protocolError is a server that broke the JSON-RPC framing: a line that
-// looks like a message but does not parse, or a response to an id mcpx
-// never sent.
-type protocolError struct{ Msg string }
-
-func (e *protocolError) Error() string { return e.Msg }
-
 // inflight is the set of request ids awaiting a response (as JSON text).
 // The framer takes an id out as it reads the response, before the response
 // is handed on: a second answer to the same id, even one right behind the
@@ -287,8 +280,11 @@ func (f *framer) next() ([]byte, envelope, error) {
 			msg = fmt.Sprintf("the server answered request id %s twice", f.clip(env.id, 40))
 		}
 		if msg != "" {
+			// A server that broke the JSON-RPC framing (a line that looks
+			// like a message but does not parse, a response to an id mcpx
+			// never sent): the stream's error says the violation.
 			f.limit.setViolation(msg)
-			f.err = &protocolError{Msg: msg}
+			f.err = errors.New(msg)
 			return nil, envelope{}, f.err
 		}
 		if skip {
