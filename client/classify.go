@@ -53,25 +53,7 @@ func (c *Conn) classifyCall(ctx context.Context, method string, err error, refus
 		return ae
 	}
 	if isReply && reply.Broken == "" && ctx.Err() == nil {
-		d := reply.Details
-		// --json carries the server's message exactly, up to 64 KiB,
-		// and its data when that is at most 64 KiB of JSON (else null).
-		rpc := fail.RPCError{Code: d.Code, Message: text.ClipBytes(d.Message, rpcMessageLimit)}
-		if d.Data != nil {
-			if b, mErr := json.Marshal(d.Data); mErr == nil && len(b) <= rpcMessageLimit {
-				rpc.Data = b
-			}
-		}
-		if d.Code == mcp.UNSUPPORTED_PROTOCOL_VERSION {
-			return c.versionRefused(method, rpc, d.Message)
-		}
-		// "Method not found" is the server's own method missing, unless
-		// mcpx refused a request of the server's during the call (a
-		// tool that asked for sampling passes mcpx's refusal on).
-		if d.Code == mcp.METHOD_NOT_FOUND && !refused {
-			return unsupported(c.T.Name, "", method, &rpc, c.shown(d.Message))
-		}
-		return serverError(c.T.Name, method, rpc, c.shown(d.Message))
+		return c.replyFailure(method, reply.Details, refused)
 	}
 	if isInput && input.TooMany == 0 && ctx.Err() == nil && c.limit.Violation() == "" {
 		if _, lost := c.isLost(); !lost {
@@ -84,6 +66,30 @@ func (c *Conn) classifyCall(ctx context.Context, method string, err error, refus
 		}
 	}
 	return c.classify(ctx, method, err)
+}
+
+// replyFailure is the failure of the server's error reply d to method;
+// refused says that mcpx answered a request of the server's "method not
+// found" during the call (see classifyCall).
+func (c *Conn) replyFailure(method string, d *mcp.JSONRPCErrorDetails, refused bool) error {
+	// --json carries the server's message exactly, up to 64 KiB, and its
+	// data when that is at most 64 KiB of JSON (else null).
+	rpc := fail.RPCError{Code: d.Code, Message: text.ClipBytes(d.Message, rpcMessageLimit)}
+	if d.Data != nil {
+		if b, mErr := json.Marshal(d.Data); mErr == nil && len(b) <= rpcMessageLimit {
+			rpc.Data = b
+		}
+	}
+	if d.Code == mcp.UNSUPPORTED_PROTOCOL_VERSION {
+		return c.versionRefused(method, rpc, d.Message)
+	}
+	// "Method not found" is the server's own method missing, unless mcpx
+	// refused a request of the server's during the call (a tool that
+	// asked for sampling passes mcpx's refusal on).
+	if d.Code == mcp.METHOD_NOT_FOUND && !refused {
+		return unsupported(c.T.Name, "", method, &rpc, c.shown(d.Message))
+	}
+	return serverError(c.T.Name, method, rpc, c.shown(d.Message))
 }
 
 // authError is the fail.AuthError of the last HTTP 401 or 403, nil when there

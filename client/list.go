@@ -101,6 +101,14 @@ type listError struct {
 func (e *listError) Error() string { return e.Err.Error() }
 func (e *listError) Unwrap() error { return e.Err }
 
+// listingFailure reports whether err, a request's failure, is the
+// server's error reply or its "method not found": a failure of that
+// listing alone.
+func listingFailure(err error) bool {
+	e, ok := err.(*fail.Error)
+	return ok && (e.Code == fail.ServerError && e.What == "method" || e.Code == fail.Unsupported)
+}
+
 // listAll lists every item of one kind, following nextCursor to the end.
 // It returns each item's raw JSON, a sub-slice of the page it came in. A
 // cursor that repeats, a server that is still paging after maxPages pages,
@@ -127,7 +135,7 @@ func (c *Conn) listRaw(ctx context.Context, kind string, ceiling int64) ([]json.
 			return c.request(ctx, spec.method, spec.params(cursor))
 		})
 		if err != nil {
-			if e, ok := err.(*fail.Error); ok && (e.Code == fail.ServerError && e.What == "method" || e.Code == fail.Unsupported) {
+			if listingFailure(err) {
 				return items, problems, &listError{Kind: kind, Err: err}
 			}
 			return nil, problems, err
