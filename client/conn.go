@@ -402,7 +402,7 @@ func (c *Conn) openTransport(ctx context.Context, o Options, tokens *auth.Source
 		}
 		return tr, nil
 	default:
-		return nil, fail.New(fail.Usage, c.T.Name, fmt.Sprintf("unknown transport %q", c.kind))
+		return nil, config.Invalid(c.T.Name, fmt.Sprintf("unknown transport %q", c.kind))
 	}
 }
 

@@ -232,7 +232,7 @@ func (a *app) roots(t *config.Target) ([]client.Root, error) {
 		var roots []client.Root
 		for i, d := range t.Roots {
 			bad := func(why string) error {
-				return fail.New(fail.Usage, t.Name, fmt.Sprintf("roots[%d] %s: %s", i, d, why))
+				return config.Invalid(t.Name, fmt.Sprintf("roots[%d] %s: %s", i, d, why))
 			}
 			if st, err := os.Stat(d); err != nil || !st.IsDir() {
 				return nil, bad("not a directory")

@@ -222,7 +222,7 @@ func (a *app) probe(ctx context.Context, s *config.Server) *probe {
 	if err == nil {
 		sess, err = a.connect(ctx, t, connectOptions{})
 	}
-	if fail.Is(err, fail.Usage) { // a config error
+	if errors.Is(err, config.ErrInvalid) {
 		a.log.Warnf("%v", err)
 	}
 	if err != nil {

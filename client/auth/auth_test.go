@@ -1502,7 +1502,7 @@ func TestLoginWrongStateOnly(t *testing.T) {
 func Token(t *config.Target) (*StoredToken, error) {
 	server, err := transport.CanonicalURL(t.URL)
 	if err != nil {
-		return nil, fail.New(fail.Usage, t.Name, err.Error())
+		return nil, config.Invalid(t.Name, err.Error())
 	}
 	tok, err := tokenStore{dir: t.TokenDir}.load(server)
 	if err != nil {

@@ -146,14 +146,14 @@ func (o *LoginOptions) fillDefaults() {
 // and returns the server's canonical URL, the token store's key.
 func checkLoginTarget(t *config.Target, store tokenStore) (string, error) {
 	if t.Transport == config.Stdio {
-		return "", fail.New(fail.Usage, t.Name, "login is for http and sse servers; a stdio server gets its credentials from its environment")
+		return "", config.Invalid(t.Name, "login is for http and sse servers; a stdio server gets its credentials from its environment")
 	}
 	if err := store.mkdir(); err != nil {
 		return "", &fail.AuthError{Server: t.Name, Msg: err.Error()}
 	}
 	server, err := transport.CanonicalURL(t.URL)
 	if err != nil {
-		return "", fail.New(fail.Usage, t.Name, err.Error())
+		return "", config.Invalid(t.Name, err.Error())
 	}
 	if err := checkEndpoint("the server URL", t.URL, true); err != nil {
 		return "", &fail.AuthError{Server: t.Name, Msg: err.Error() + " (a token must not travel in clear)"}
@@ -555,11 +555,11 @@ type LogoutResult struct {
 func Logout(ctx context.Context, t *config.Target, mask func(string) string) (LogoutResult, error) {
 	var r LogoutResult
 	if t.Transport == config.Stdio {
-		return r, fail.New(fail.Usage, t.Name, "logout is for http and sse servers")
+		return r, config.Invalid(t.Name, "logout is for http and sse servers")
 	}
 	server, err := transport.CanonicalURL(t.URL)
 	if err != nil {
-		return r, fail.New(fail.Usage, t.Name, err.Error())
+		return r, config.Invalid(t.Name, err.Error())
 	}
 	store := tokenStore{dir: t.TokenDir}
 	unlock, err := store.lock(ctx, server)

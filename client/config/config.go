@@ -294,6 +294,19 @@ func (c *Config) setClientMetadata(u string) {
 	}
 }
 
+// ErrInvalid is the cause of every problem with a config file or a server
+// entry, each a usage *fail.Error (exit 2): errors.Is tells a config error
+// from the other usage errors.
+var ErrInvalid = errors.New("a config error")
+
+// Invalid is a problem with a config file or a server entry (exit 2),
+// said of server when there is one.
+func Invalid(server, msg string) *fail.Error {
+	e := fail.New(fail.Usage, server, msg)
+	e.Cause = ErrInvalid
+	return e
+}
+
 type configFile struct {
 	path            string
 	dir             string
@@ -438,7 +451,7 @@ func readFile(path string, mustExist bool) (*configFile, error) {
 		if !mustExist && errors.Is(err, os.ErrNotExist) {
 			return nil, nil
 		}
-		return nil, fail.New(fail.Usage, "", fmt.Sprintf("cannot read config file: %v", err))
+		return nil, Invalid("", fmt.Sprintf("cannot read config file: %v", err))
 	}
 	return parseFile(abs, data)
 }
@@ -450,28 +463,28 @@ func parseFile(abs string, data []byte) (*configFile, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		// An empty file configures nothing (--config /dev/null).
 	} else if err := dec.Decode(&raw); err != nil {
-		return nil, fail.New(fail.Usage, "", fmt.Sprintf("config file %s: %s", abs, jsonErrorAt(data, err)))
+		return nil, Invalid("", fmt.Sprintf("config file %s: %s", abs, jsonErrorAt(data, err)))
 	} else if _, err := dec.Token(); err != io.EOF {
-		return nil, fail.New(fail.Usage, "", fmt.Sprintf("config file %s: %s", abs, jsonErrorAt(data, fmt.Errorf("text after the JSON object"))))
+		return nil, Invalid("", fmt.Sprintf("config file %s: %s", abs, jsonErrorAt(data, fmt.Errorf("text after the JSON object"))))
 	}
 	f := &configFile{path: abs, dir: filepath.Dir(abs), trustedProjects: raw.TrustedProjects, imports: raw.Import}
 	if raw.OAuth != nil && raw.OAuth.ClientMetadataURL != "" {
 		if err := CheckClientMetadataURL(raw.OAuth.ClientMetadataURL); err != nil {
-			return nil, fail.New(fail.Usage, "", fmt.Sprintf("config file %s: \"oauth\".clientMetadataUrl %v", abs, err))
+			return nil, Invalid("", fmt.Sprintf("config file %s: \"oauth\".clientMetadataUrl %v", abs, err))
 		}
 		f.clientMetadata = raw.OAuth.ClientMetadataURL
 	}
 	if len(raw.CompletionKeepAlive) > 0 && string(raw.CompletionKeepAlive) != "null" {
 		d, err := ParseKeepAlive(raw.CompletionKeepAlive)
 		if err != nil {
-			return nil, fail.New(fail.Usage, "", fmt.Sprintf("config file %s: \"completionKeepAlive\" %v", abs, err))
+			return nil, Invalid("", fmt.Sprintf("config file %s: \"completionKeepAlive\" %v", abs, err))
 		}
 		f.completionKeepAlive = &d
 	}
 	if len(raw.MaxWarm) > 0 && string(raw.MaxWarm) != "null" {
 		n, err := ParseMaxWarm(raw.MaxWarm)
 		if err != nil {
-			return nil, fail.New(fail.Usage, "", fmt.Sprintf("config file %s: \"maxWarm\" %v", abs, err))
+			return nil, Invalid("", fmt.Sprintf("config file %s: \"maxWarm\" %v", abs, err))
 		}
 		f.maxWarm = n
 	}
@@ -564,9 +577,9 @@ func parseEntry(name string, data json.RawMessage) *Server {
 			if te.Field == "roots" && te.Type.Kind() == reflect.String {
 				what = `each entry of "roots"`
 			}
-			s.err = fail.New(fail.Usage, name, fmt.Sprintf("%s must be %s, not %s", what, jsonWord(te.Type), te.Value))
+			s.err = Invalid(name, fmt.Sprintf("%s must be %s, not %s", what, jsonWord(te.Type), te.Value))
 		} else {
-			s.err = fail.New(fail.Usage, name, "entry must be a JSON object")
+			s.err = Invalid(name, "entry must be a JSON object")
 		}
 		return s
 	}
@@ -580,7 +593,7 @@ func parseEntry(name string, data json.RawMessage) *Server {
 	s.URL, s.Headers, s.InheritEnv, s.OAuth, s.Roots = str(e.URL), e.Headers, e.InheritEnv, e.OAuth, e.Roots
 	s.Secrets, s.Disabled = e.Secrets, e.Disabled
 	bad := func(format string, args ...any) *Server {
-		s.err = fail.New(fail.Usage, name, fmt.Sprintf(format, args...))
+		s.err = Invalid(name, fmt.Sprintf(format, args...))
 		return s
 	}
 	if e.Type != nil {
@@ -710,7 +723,7 @@ func (f *configFile) addTo(cfg *Config, origin string) {
 // defines the name.
 func (c *Config) add(s *Server) {
 	if s.Disabled && s.err == nil {
-		s.err = fail.New(fail.Usage, s.Name, fmt.Sprintf("is disabled in %s; mcpx does not start disabled servers", s.Source))
+		s.err = Invalid(s.Name, fmt.Sprintf("is disabled in %s; mcpx does not start disabled servers", s.Source))
 		s.disabledErr = true
 	}
 	c.All = append(c.All, s)

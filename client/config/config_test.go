@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -117,7 +118,7 @@ func TestExpansion(t *testing.T) {
 		}
 	}
 	_, err = Resolve(cfg.Servers["unset"], o)
-	if ce, ok := fail.As(err, fail.Usage); !ok || ce.What != "variable" || ce.Name != "NOPE" || ce.Server != "unset" {
+	if ce, ok := fail.As(err, fail.Usage); !ok || ce.What != "variable" || ce.Name != "NOPE" || ce.Server != "unset" || !errors.Is(err, ErrInvalid) {
 		t.Errorf("unset: %v", err)
 	}
 	if _, err = Resolve(cfg.Servers["input"], o); err == nil || !strings.Contains(err.Error(), "${input:apiKey}") {

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // hostEntry is one server of a host's file, translated to mcpx's terms:
@@ -72,7 +70,7 @@ func (e *hostEntry) server(f hostFile, p platform) *Server {
 	s.workspace = p.cwd
 	s.entry = e
 	if e.Problem != "" {
-		s.err = fail.New(fail.Usage, e.Name, e.Problem)
+		s.err = Invalid(e.Name, e.Problem)
 	}
 	return s
 }

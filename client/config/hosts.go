@@ -461,7 +461,7 @@ func ReadSource(source string, o LoadOptions) ([]*Server, []string, error) {
 		}
 	}
 	if len(files) == 0 {
-		return nil, nil, fail.New(fail.Usage, "", fmt.Sprintf("unknown source %q (sources: %s)", source, strings.Join(Sources()[2:], ", ")))
+		return nil, nil, Invalid("", fmt.Sprintf("unknown source %q (sources: %s)", source, strings.Join(Sources()[2:], ", ")))
 	}
 	if files[0].Project && !o.Project {
 		user, err := readUserFile(o)
@@ -469,7 +469,7 @@ func ReadSource(source string, o LoadOptions) ([]*Server, []string, error) {
 			return nil, nil, err
 		}
 		if user == nil || !user.trusts(o.Cwd, o.Getenv) {
-			e := fail.New(fail.Usage, "", fmt.Sprintf("%s is a project file and %s is not a trusted project", source, o.Cwd))
+			e := Invalid("", fmt.Sprintf("%s is a project file and %s is not a trusted project", source, o.Cwd))
 			e.What, e.Name = "trustedProjects", userConfigPathFor(p.goos, o.Getenv)
 			return nil, nil, e
 		}
@@ -482,7 +482,7 @@ func ReadSource(source string, o LoadOptions) ([]*Server, []string, error) {
 			continue
 		}
 		if r.problem != "" {
-			return nil, nil, fail.New(fail.Usage, "", fmt.Sprintf("%s config %s: %s", f.Host, f.Path, r.problem))
+			return nil, nil, Invalid("", fmt.Sprintf("%s config %s: %s", f.Host, f.Path, r.problem))
 		}
 		paths = append(paths, f.Path)
 		for i := range r.entries {

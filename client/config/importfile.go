@@ -136,13 +136,13 @@ func conflict(path, msg string) *fail.Error {
 func EditServers(path string, plan func(have map[string]bool) ([]NamedEntry, error)) error {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return fail.New(fail.Usage, "", fmt.Sprintf("config file %s: %v", path, err))
+		return Invalid("", fmt.Sprintf("config file %s: %v", path, err))
 	}
 	if r, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = r
 	}
 	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
-		return fail.New(fail.Usage, "", fmt.Sprintf("cannot write config file: %v", err))
+		return Invalid("", fmt.Sprintf("cannot write config file: %v", err))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), lockWait)
 	defer cancel()
@@ -152,7 +152,7 @@ func EditServers(path string, plan func(have map[string]bool) ([]NamedEntry, err
 		return conflict(abs, fmt.Sprintf("is locked by another process (%s) for more than %s", lock, lockWait))
 	}
 	if err != nil {
-		return fail.New(fail.Usage, "", fmt.Sprintf("cannot lock config file %s: %v", abs, err))
+		return Invalid("", fmt.Sprintf("cannot lock config file %s: %v", abs, err))
 	}
 	defer unlock()
 	for range editAttempts {
@@ -176,7 +176,7 @@ func EditServers(path string, plan func(have map[string]bool) ([]NamedEntry, err
 		}
 		out, err := spliceServers(data, entries)
 		if err != nil {
-			return fail.New(fail.Usage, "", fmt.Sprintf("config file %s: %v", abs, err))
+			return Invalid("", fmt.Sprintf("config file %s: %v", abs, err))
 		}
 		if beforeReplace != nil {
 			beforeReplace(abs)
@@ -189,7 +189,7 @@ func EditServers(path string, plan func(have map[string]bool) ([]NamedEntry, err
 			continue // another program changed it: start over from what it wrote
 		}
 		if err := writeAtomic(abs, out, mode); err != nil {
-			return fail.New(fail.Usage, "", fmt.Sprintf("cannot write config file: %v", err))
+			return Invalid("", fmt.Sprintf("cannot write config file: %v", err))
 		}
 		return nil
 	}
@@ -204,14 +204,14 @@ func readConfig(path string) ([]byte, fs.FileMode, error) {
 		return nil, 0o600, nil
 	}
 	if err != nil {
-		return nil, 0, fail.New(fail.Usage, "", fmt.Sprintf("cannot read config file: %v", err))
+		return nil, 0, Invalid("", fmt.Sprintf("cannot read config file: %v", err))
 	}
 	if !st.Mode().IsRegular() {
-		return nil, 0, fail.New(fail.Usage, "", fmt.Sprintf("config file %s is not a regular file", path))
+		return nil, 0, Invalid("", fmt.Sprintf("config file %s is not a regular file", path))
 	}
 	data, err := readBounded(path)
 	if err != nil {
-		return nil, 0, fail.New(fail.Usage, "", fmt.Sprintf("cannot read config file: %v", err))
+		return nil, 0, Invalid("", fmt.Sprintf("cannot read config file: %v", err))
 	}
 	return data, st.Mode().Perm(), nil
 }

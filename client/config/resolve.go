@@ -72,7 +72,7 @@ func (c *Config) Lookup(arg, self string) (*Server, error) {
 	if IsURL(arg) {
 		u, err := url.Parse(arg)
 		if err != nil || u.Host == "" {
-			return nil, fail.New(fail.Usage, "", fmt.Sprintf("invalid server URL %q", arg))
+			return nil, Invalid("", fmt.Sprintf("invalid server URL %q", arg))
 		}
 		return &Server{Name: arg, Transport: HTTP, URL: arg, Source: "command line"}, nil
 	}
@@ -120,7 +120,7 @@ func (x *expander) expand(field, s string) (string, error) {
 		rest := s[i+2:]
 		j := strings.IndexByte(rest, '}')
 		if j < 0 {
-			return "", fail.New(fail.Usage, x.server, fmt.Sprintf("%s: unterminated \"${\" in %q", field, s))
+			return "", Invalid(x.server, fmt.Sprintf("%s: unterminated \"${\" in %q", field, s))
 		}
 		expr := rest[:j]
 		name, val, err := x.value(field, expr)
@@ -142,7 +142,7 @@ func (x *expander) value(field, expr string) (string, string, error) {
 	case expr == "workspaceFolder":
 		return "", x.workspace, nil
 	case strings.HasPrefix(expr, "input:"):
-		return "", "", fail.New(fail.Usage, x.server, fmt.Sprintf("%s: ${%s} asks VS Code to prompt for a value, which mcpx cannot do; use ${VAR} and set VAR in the environment", field, expr))
+		return "", "", Invalid(x.server, fmt.Sprintf("%s: ${%s} asks VS Code to prompt for a value, which mcpx cannot do; use ${VAR} and set VAR in the environment", field, expr))
 	case strings.HasPrefix(expr, "env:"):
 		expr = expr[len("env:"):]
 	}
@@ -151,14 +151,14 @@ func (x *expander) value(field, expr string) (string, string, error) {
 		name, def, hasDef = expr[:k], expr[k+2:], true
 	}
 	if !varName().MatchString(name) {
-		return "", "", fail.New(fail.Usage, x.server, fmt.Sprintf("%s: ${%s} is not a variable reference (want ${VAR} or ${VAR:-default})", field, expr))
+		return "", "", Invalid(x.server, fmt.Sprintf("%s: ${%s} is not a variable reference (want ${VAR} or ${VAR:-default})", field, expr))
 	}
 	v, ok := x.lookup(name)
 	if hasDef && v == "" {
 		return name, def, nil
 	}
 	if !ok {
-		e := fail.New(fail.Usage, x.server, fmt.Sprintf("environment variable %s is not set (used in %s)", name, field))
+		e := Invalid(x.server, fmt.Sprintf("environment variable %s is not set (used in %s)", name, field))
 		e.What, e.Name = "variable", name
 		return "", "", e
 	}
@@ -293,12 +293,12 @@ func (x *expander) resolveRemote(s *Server, t *Target, o ResolveOptions) error {
 	}
 	for _, k := range slices.Sorted(maps.Keys(t.Headers)) {
 		if msg := badHeader(k, t.Headers[k]); msg != "" {
-			return fail.New(fail.Usage, s.Name, msg)
+			return Invalid(s.Name, msg)
 		}
 	}
 	u, perr := url.Parse(t.URL)
 	if perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fail.New(fail.Usage, s.Name, fmt.Sprintf("url %q is not an http(s) URL", s.URL))
+		return Invalid(s.Name, fmt.Sprintf("url %q is not an http(s) URL", s.URL))
 	}
 	x.secrets = append(x.secrets, URLSecrets(u)...)
 	t.SpillName = u.Hostname()
@@ -336,7 +336,7 @@ func (x *expander) expandOAuth(c *OAuthConfig, dir string) (*OAuthConfig, error)
 	}
 	if oc.ClientMetadataURL != "" && oc.ClientMetadataURL != c.ClientMetadataURL {
 		if err := CheckClientMetadataURL(oc.ClientMetadataURL); err != nil {
-			return nil, fail.New(fail.Usage, x.server, "\"oauth\".clientMetadataUrl "+err.Error())
+			return nil, Invalid(x.server, "\"oauth\".clientMetadataUrl "+err.Error())
 		}
 	}
 	x.secrets = x.secrets[:n] // a client id is public: it is in every authorization URL
@@ -364,7 +364,7 @@ func (x *expander) expandOAuth(c *OAuthConfig, dir string) (*OAuthConfig, error)
 // The key, and each line of it, are secrets.
 func (x *expander) privateKey(v, dir string) (string, error) {
 	bad := func(format string, args ...any) error {
-		return fail.New(fail.Usage, x.server, "\"oauth\".privateKey "+fmt.Sprintf(format, args...))
+		return Invalid(x.server, "\"oauth\".privateKey "+fmt.Sprintf(format, args...))
 	}
 	var key string
 	if name, ok := strings.CutPrefix(v, "@"); ok {
@@ -419,7 +419,7 @@ func (x *expander) expandRoots(s *Server) ([]string, error) {
 			return nil, err
 		}
 		if v == "" {
-			return nil, fail.New(fail.Usage, s.Name, fmt.Sprintf("%s (%q) is empty once expanded; a root names a directory", field, r))
+			return nil, Invalid(s.Name, fmt.Sprintf("%s (%q) is empty once expanded; a root names a directory", field, r))
 		}
 		if !filepath.IsAbs(v) && s.Dir != "" {
 			v = filepath.Join(s.Dir, v)
@@ -494,7 +494,7 @@ func ParseHeader(h string) (string, string, error) {
 	k, v, ok := strings.Cut(h, ":")
 	k = strings.TrimSpace(k)
 	if !ok || k == "" || strings.ContainsAny(k, " \t\r\n") {
-		return "", "", fail.New(fail.Usage, "", fmt.Sprintf("-H wants 'Name: value', got %q", maskHeader(h)))
+		return "", "", Invalid("", fmt.Sprintf("-H wants 'Name: value', got %q", maskHeader(h)))
 	}
 	return k, strings.TrimSpace(v), nil
 }
