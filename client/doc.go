@@ -3,7 +3,8 @@
 // and records its capabilities; the connection's operations list, find,
 // call, read, complete and answer what the server asks meanwhile
 // (elicitations, roots, logs, progress). It performs one MCP operation
-// per call and returns typed values and typed errors; it never formats
+// per call and returns typed values and the failures of internal/fail
+// (see errors.go); it never formats
 // anything for people and knows nothing about flags or terminals.
 //
 // mcp-go's Client starts the transport, runs the handshake and dispatches

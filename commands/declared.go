@@ -17,7 +17,7 @@ import (
 )
 
 // promptArgs checks pairs against the prompt's declared arguments: an undeclared
-// key is a *UsageError listing the declared names (Details "declared": []string,
+// key is a usage error listing the declared names (Details "declared": []string,
 // and "unknown": []string). It returns the values by name and the missing required
 // arguments (in declared order), which the caller asks for or reports.
 func promptArgs(prompt string, pairs []pair, declared []client.PromptArgument) (map[string]string, []client.PromptArgument, error) {

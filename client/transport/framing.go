@@ -113,9 +113,9 @@ func (f *inflight) answer(id string) bool {
 // its own, never over the message ceiling; it is then judged, in the same
 // pass that locates its members (see envelope). Lines that are not
 // JSON-RPC messages are skipped and reported to onSkip; a line that breaks
-// the framing ends the stream with a protocolError, and a line over the
-// ceiling with a LimitError (both also recorded in limit, for the
-// connection to classify).
+// the framing ends the stream with an error that says the violation, and
+// a line over the ceiling with a LimitError (both also recorded in limit,
+// for the connection to classify).
 type framer struct {
 	r        *bufio.Reader
 	max      int64
