@@ -2,9 +2,12 @@ package commands
 
 import (
 	"errors"
+	"runtime"
 	"slices"
 	"testing"
+	"time"
 
+	"github.com/mcpx-cli/mcpx/internal/daemon"
 	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
@@ -45,6 +48,7 @@ func TestHints(t *testing.T) {
 		{"timeout, JSON", &fail.TimeoutError{Phase: "initialize", Stdout: []fail.SkippedLine{{Text: `{"a":1}`, JSON: true}}},
 			[]string{`it wrote a JSON line that is not JSON-RPC on stdout, which mcpx skipped: {"a":1}`, otherTransport}},
 		{"login timeout", &fail.TimeoutError{Phase: "login"}, []string{"login waits 5 minutes for the browser unless --timeout says otherwise"}},
+		{"a daemon that does not answer, pid unknown", daemon.NoAnswer(0, "status", time.Second), nil},
 		{"unknown server", &fail.Error{Code: fail.NotFound, What: "server", Name: "x", Known: []string{"a", "b"}},
 			[]string{"configured servers: a, b (and the built-in demo)"}},
 		{"no servers", &fail.Error{Code: fail.NotFound, What: "server", Name: "x", Known: []string{}},
@@ -63,6 +67,23 @@ func TestHints(t *testing.T) {
 	}
 	if got := unusableTokenNote("a b", errors.New("token file f is damaged")); got != `server "a b": token file f is damaged; run: mcpx login 'a b'` {
 		t.Errorf("token note %q", got)
+	}
+}
+
+// TestNoAnswerHints: a daemon that took the connection and does not
+// answer is a timeout whose hint names its pid, never the --timeout one.
+func TestNoAnswerHints(t *testing.T) {
+	want := []string{"a daemon stopped by SIGSTOP goes on after: kill -CONT 42 (kill -KILL 42 ends it, and its servers with it)"}
+	if runtime.GOOS == "windows" {
+		want = []string{"taskkill /F /PID 42 ends it, and its servers with it"}
+	}
+	if got := hints(daemon.NoAnswer(42, "status", time.Second)); !slices.Equal(got, want) {
+		t.Errorf("hints %q, want %q", got, want)
+	}
+	r := classify(daemon.NoAnswer(42, "stop", time.Second), nil)
+	if r.ExitCode != exitTimeout || r.Message != "the mcpx daemon (pid 42) does not answer: timed out after 1s during stop" ||
+		r.Details["phase"] != "stop" || r.Details["pid"] != 42 {
+		t.Errorf("%+v", r)
 	}
 }
 
