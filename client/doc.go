@@ -12,7 +12,7 @@
 // server sent, or a typed error, and runs the 2026-07-28 era's
 // input_required rounds itself (Conn.roundTrips).
 //
-// Where a server comes from is client/config's concern, its stored OAuth
+// Where a server comes from is internal/config's concern, its stored OAuth
 // tokens client/auth's, and how messages travel client/transport's; this
 // package imports those and internal packages, and nothing else of mcpx's.
 package client

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpx-cli/mcpx/client/auth"
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
 )
 
 // TestListenRefusalNotTheCallsError: a streamable HTTP server that refuses

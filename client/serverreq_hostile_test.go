@@ -24,8 +24,8 @@ import (
 	mcpclient "github.com/mark3labs/mcp-go/client"
 	"github.com/tidwall/gjson"
 
-	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/config"
 )
 
 // hxPeer is the server end of a Conn over OS pipes (as a stdio child's

@@ -12,8 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/config"
 )
 
 // Info is the OAuth state of a server as a connection saw it.

@@ -5,9 +5,11 @@
 // child's environment, headers, the timeout). It owns the rule for which
 // names and values are secrets (IsSecretName, HeaderSecrets, URLSecrets)
 // and the errors of this level: Error for a broken file or entry, and
-// NotFoundError for a name that does not exist.
+// NotFoundError for a name that does not exist. It also reads the other
+// hosts' config files (Sources, ReadSource) and writes what mcpx import
+// copies from them into the user file (ImportEntry, EditServers).
 //
 // It imports client/transport only for RPCError (a NotFoundError carries
-// the server's error reply when there was one), and internal packages. It
-// never connects to anything.
+// the server's error reply when there was one), and the internal leaves
+// text and userfile. It never connects to anything.
 package config
