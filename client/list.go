@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -31,9 +32,8 @@ var Kinds = []string{KindTool, KindResource, KindTemplate, KindPrompt}
 const maxPages = 10000
 
 // defaultListCeiling bounds the items one listing of one kind gathers when
-// the connection's message ceiling is not known (it is the same as
-// render.MessageCeiling, which client does not import).
-const defaultListCeiling = 128 << 20
+// the connection's message ceiling is not known.
+const defaultListCeiling = limits.MessageCeiling
 
 // itemSlot is what each listed item costs beyond its bytes (its place in
 // the list): the listing bound counts it, so that a server sending millions

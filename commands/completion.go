@@ -18,6 +18,7 @@ import (
 	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/completions"
 	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/internal/uritemplate"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
@@ -483,7 +484,7 @@ func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, er
 		Warm:            warm,
 		ProtocolVersion: pv,
 		ClientVersion:   version(),
-		MessageCeiling:  render.MessageCeiling,
+		MessageCeiling:  limits.MessageCeiling,
 		Elicit:          func(context.Context, client.Elicitation) client.Answer { return client.Answer{Action: "decline"} },
 		Roots:           roots,
 		Mask:            s.a.s.Mask,

@@ -25,7 +25,7 @@ import (
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/internal/config"
-	"github.com/mcpx-cli/mcpx/render"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 )
 
 // target finds and resolves the server a SRV argument names.
@@ -186,7 +186,7 @@ func (a *app) connect(ctx context.Context, t *config.Target, o connectOptions) (
 		Warm:            warm,
 		ProtocolVersion: a.g.protocolVersion,
 		ClientVersion:   version(),
-		MessageCeiling:  render.MessageCeiling,
+		MessageCeiling:  limits.MessageCeiling,
 		Debug:           a.log.Debug,
 		Note:            a.log.Note,
 		UnusableToken:   func(server string, err error) { a.log.Note("%s", unusableTokenNote(server, err)) },

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
 )
@@ -31,7 +32,7 @@ func TestClassify(t *testing.T) {
 		{&client.UnsupportedError{What: "prompts"}, 0, 5, "unsupported"},
 		{&auth.Error{Status: 401}, 0, 6, "auth"},
 		{&client.TimeoutError{Phase: "initialize"}, 0, 7, "timeout"},
-		{&transport.LimitError{Limit: "message ceiling", Value: 1}, 0, 8, "limit"},
+		{&limits.Error{Limit: "message ceiling", Value: 1}, 0, 8, "limit"},
 		{&output.NoMatchError{Path: "x"}, 0, 9, "no_match"},
 		{&client.ServerError{}, 0, 1, "server_error"},
 		{&StrictError{N: 2}, 0, 1, "strict"},
@@ -61,8 +62,8 @@ func TestClassifyDetails(t *testing.T) {
 		err  error
 		want string
 	}{
-		{&transport.LimitError{Limit: "message ceiling", Value: 1024, Msg: "x"}, `{"limit":{"bytes":1024,"name":"message ceiling"}}`},
-		{&render.LimitError{Limit: "spill directory", Msg: "x"}, `{"limit":{"bytes":null,"name":"spill directory"}}`},
+		{&limits.Error{Limit: "message ceiling", Value: 1024, Msg: "x"}, `{"limit":{"bytes":1024,"name":"message ceiling"}}`},
+		{&limits.Error{Limit: "spill directory", Msg: "x"}, `{"limit":{"bytes":null,"name":"spill directory"}}`},
 		{&render.BadContentError{Item: 2, Msg: "x", Server: "s", Method: "resources/read"}, `{"item":2}`},
 		{&render.BadContentError{Item: -1, Msg: "x"}, `{}`},
 		{&client.TimeoutError{Phase: "tools/call"}, `{"phase":"tools/call"}`},
@@ -88,7 +89,7 @@ func TestExitCodesCoverEveryFailure(t *testing.T) {
 		&UsageError{}, &StrictError{}, &AmbiguousError{}, &ToolError{},
 		&config.Error{}, &config.NotFoundError{}, &auth.Error{},
 		&client.TimeoutError{}, &client.ServerError{}, &client.UnsupportedError{},
-		&client.BadReplyError{}, &transport.ConnectError{}, &transport.LimitError{},
+		&client.BadReplyError{}, &transport.ConnectError{}, &limits.Error{},
 		&render.BadContentError{}, &output.NoMatchError{},
 	} {
 		if _, ok := exitCodes[f.ErrorCode()]; !ok {

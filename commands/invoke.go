@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
@@ -231,9 +232,9 @@ func (a *app) invokeNotes(doc *render.ToolDoc) {
 		switch it := item.(type) {
 		case *render.TextItem:
 			if it.Truncated {
-				limit := fmt.Sprintf("the slice clamp of %s, the most of one text a tool result prints", text.HumanBytes(render.SliceClamp))
+				limit := fmt.Sprintf("the slice clamp of %s, the most of one text a tool result prints", text.HumanBytes(limits.SliceClamp))
 				if it.CutByCeiling {
-					limit = fmt.Sprintf("the response ceiling of %s, shared by all the items of a result", text.HumanBytes(render.ResponseCeiling))
+					limit = fmt.Sprintf("the response ceiling of %s, shared by all the items of a result", text.HumanBytes(limits.ResponseCeiling))
 				}
 				n.note("item #%d: the text was cut at %d of its %d bytes by %s; narrow the call's arguments to get less", i, it.Bytes, it.TotalBytes, limit)
 			}
@@ -247,10 +248,10 @@ func (a *app) invokeNotes(doc *render.ToolDoc) {
 	}
 	n.done()
 	if doc.Omitted > 0 {
-		a.log.Note("%s omitted: the response ceiling of %s was reached", count(doc.Omitted, "item"), text.HumanBytes(render.ResponseCeiling))
+		a.log.Note("%s omitted: the response ceiling of %s was reached", count(doc.Omitted, "item"), text.HumanBytes(limits.ResponseCeiling))
 	}
 	if doc.StructuredContentPath != nil {
-		a.log.Note("the structured content is over the slice clamp of %s; it was written to %s", text.HumanBytes(render.SliceClamp), *doc.StructuredContentPath)
+		a.log.Note("the structured content is over the slice clamp of %s; it was written to %s", text.HumanBytes(limits.SliceClamp), *doc.StructuredContentPath)
 	}
 	if len(doc.Content) == 0 && doc.Omitted == 0 && doc.StructuredContent == nil && doc.StructuredContentPath == nil {
 		what := "the task"

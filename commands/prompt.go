@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
@@ -153,7 +154,7 @@ func (a *app) promptNotes(doc *render.PromptDoc) {
 		if doc.Omitted > 0 {
 			more = "; left out after the cut: " + count(doc.Omitted, "content item")
 		}
-		a.log.Note("the prompt was cut at the response ceiling of %s%s", text.HumanBytes(render.ResponseCeiling), more)
+		a.log.Note("the prompt was cut at the response ceiling of %s%s", text.HumanBytes(limits.ResponseCeiling), more)
 	}
 }
 

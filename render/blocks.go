@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -191,7 +192,7 @@ func (b *block) checkSizes(raw []byte, where string, sizes *int64) error {
 			return err
 		}
 	}
-	if *sizes > DecodeCeiling {
+	if *sizes > limits.DecodeCeiling {
 		return decodeCeilingError()
 	}
 	return nil
@@ -248,9 +249,9 @@ func (p Policy) renderBlock(doc []byte, b *block, where string, decoded *int64) 
 		t := textOf(doc, b.m.get("text"))
 		return rendered{item: &TextItem{Type: "text", Text: t, TotalBytes: len(t), Annotations: ann}, text: t, isText: true}, nil
 	case BlockImage, BlockAudio:
-		data, err := DecodeBase64(base64Source(doc, b.m.get("data")), DecodeCeiling-*decoded)
+		data, err := DecodeBase64(base64Source(doc, b.m.get("data")), limits.DecodeCeiling-*decoded)
 		if err != nil {
-			if le, ok := err.(*LimitError); ok {
+			if le, ok := err.(*limits.Error); ok {
 				return rendered{}, le
 			}
 			return rendered{}, &BadContentError{Item: b.index, Where: where, Msg: fmt.Sprintf("its %s data is not valid base64: %v", b.typ, err)}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -98,8 +99,8 @@ func TestDecodeBase64Ceiling(t *testing.T) {
 	}
 	for _, left := range []int64{29, 0} {
 		_, err := DecodeBase64(src, left)
-		var le *LimitError
-		if !errors.As(err, &le) || le.Limit != "decode ceiling" || le.Value != DecodeCeiling {
+		var le *limits.Error
+		if !errors.As(err, &le) || le.Limit != "decode ceiling" || le.Value != limits.DecodeCeiling {
 			t.Fatalf("left %d: err = %v, want the decode ceiling", left, err)
 		}
 		if want := "the blobs of this response are too large to decode: over the decode ceiling of 50 MiB (52428800 bytes)"; le.Error() != want {
@@ -121,14 +122,14 @@ func TestParseResourceContentsDecodeCeilingSum(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a 70 MB reply")
 	}
-	half := base64.StdEncoding.EncodeToString(make([]byte, DecodeCeiling/2))
+	half := base64.StdEncoding.EncodeToString(make([]byte, limits.DecodeCeiling/2))
 	raw := `{"contents":[{"uri":"a","blob":"` + half + `"},{"uri":"b","blob":"` + half + `"}]}`
 	if items, err := ParseResourceContents([]byte(raw)); err != nil || len(items) != 2 {
 		t.Fatalf("exactly the ceiling: %d items, %v", len(items), err)
 	}
 	raw = `{"contents":[{"uri":"a","blob":"` + half + `"},{"uri":"b","blob":"` + half + `"},{"uri":"c","blob":"QQ=="}]}`
 	_, err := ParseResourceContents([]byte(raw))
-	var le *LimitError
+	var le *limits.Error
 	if !errors.As(err, &le) || le.Limit != "decode ceiling" {
 		t.Fatalf("one byte over: err = %v, want the decode ceiling", err)
 	}
@@ -171,7 +172,7 @@ func FuzzParseResourceContents(f *testing.F) {
 		items, err := ParseResourceContents(bytes.Clone(raw)) // it decodes escapes in place
 		if err != nil {
 			var bc *BadContentError
-			var le *LimitError
+			var le *limits.Error
 			if !errors.As(err, &bc) && !errors.As(err, &le) {
 				t.Fatalf("err %v (%T) is neither bad content nor a limit", err, err)
 			}

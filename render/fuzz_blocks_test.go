@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/mcpx-cli/mcpx/internal/limits"
 )
 
 // errFuzzSpill is the spill failure the fuzz policy returns for the mime
@@ -33,7 +35,7 @@ func fuzzPolicy(spills *int) Policy {
 // fuzzErr checks that a failure is bad content, a limit or the spill's own.
 func fuzzErr(t *testing.T, err error) {
 	var bc *BadContentError
-	var le *LimitError
+	var le *limits.Error
 	if !errors.As(err, &bc) && !errors.As(err, &le) && !errors.Is(err, errFuzzSpill) {
 		t.Fatalf("err %v (%T) is neither bad content, nor a limit, nor the spill's", err, err)
 	}
@@ -45,7 +47,7 @@ func fuzzErr(t *testing.T, err error) {
 // fuzzFill is a text block that leaves room bytes of the response ceiling
 // after used bytes of text, so that the fuzzed content meets the ceiling.
 func fuzzFill(used, room int) string {
-	return `{"type":"text","text":"` + strings.Repeat("x", max(0, ResponseCeiling-used-room)) + `"}`
+	return `{"type":"text","text":"` + strings.Repeat("x", max(0, limits.ResponseCeiling-used-room)) + `"}`
 }
 
 // fuzzMember decodes the member key of the JSON object raw as encoding/json
@@ -173,7 +175,7 @@ func FuzzRenderPrompt(f *testing.F) {
 			}
 			return
 		}
-		if len(doc.Text) > ResponseCeiling || !utf8.ValidString(doc.Text) {
+		if len(doc.Text) > limits.ResponseCeiling || !utf8.ValidString(doc.Text) {
 			t.Fatalf("text of %d bytes, valid UTF-8 %v", len(doc.Text), utf8.ValidString(doc.Text))
 		}
 		flat := blkFlatten(t, doc)
@@ -290,7 +292,7 @@ func FuzzRenderToolResult(f *testing.F) {
 			fuzzCheckItem(t, it, blocks[i])
 			switch it := it.(type) {
 			case *TextItem:
-				if len(it.Text) > SliceClamp {
+				if len(it.Text) > limits.SliceClamp {
 					t.Fatalf("item %d: %d bytes of text", i, len(it.Text))
 				}
 				if it.Truncated && i != len(doc.Content)-1 {
@@ -301,7 +303,7 @@ func FuzzRenderToolResult(f *testing.F) {
 				unknown++
 			}
 		}
-		if text > ResponseCeiling {
+		if text > limits.ResponseCeiling {
 			t.Fatalf("%d bytes of text", text)
 		}
 		if len(warnings) != unknown {
@@ -322,7 +324,7 @@ func FuzzRenderToolResult(f *testing.F) {
 			if doc.StructuredContent != nil || doc.StructuredContentPath != nil || doc.StructuredContentTruncated {
 				t.Fatalf("structured content %s from nothing", doc.StructuredContent)
 			}
-		case compact.Len() <= SliceClamp:
+		case compact.Len() <= limits.SliceClamp:
 			if !bytes.Equal(doc.StructuredContent, compact.Bytes()) || doc.StructuredContentPath != nil || doc.StructuredContentTruncated {
 				t.Fatalf("structured content %s, want %s", doc.StructuredContent, compact.Bytes())
 			}

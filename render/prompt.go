@@ -7,6 +7,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -132,7 +133,7 @@ func (w *promptWriter) message(k int, role string, content span) error {
 	if k > 0 {
 		label = "\n" + label
 	}
-	if len(label) > ResponseCeiling-w.out.Len() {
+	if len(label) > limits.ResponseCeiling-w.out.Len() {
 		w.full = true
 		return errStop
 	}
@@ -164,7 +165,7 @@ func (w *promptWriter) message(k int, role string, content span) error {
 	if err != nil {
 		return err
 	}
-	if w.out.Len() >= ResponseCeiling {
+	if w.out.Len() >= limits.ResponseCeiling {
 		w.full = true
 		return errStop
 	}
@@ -183,7 +184,7 @@ func (w *promptWriter) block(i int, sp span, where string, pm *PromptMessage) er
 	if i > 0 {
 		sep = "\n"
 	}
-	left := ResponseCeiling - w.out.Len() - len(sep)
+	left := limits.ResponseCeiling - w.out.Len() - len(sep)
 	if left <= 0 || b.minLine(w.raw, w.p.SpillDir, true) > left {
 		w.full = true
 		return errStop

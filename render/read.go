@@ -6,6 +6,8 @@ import (
 	"regexp"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/mcpx-cli/mcpx/internal/limits"
 )
 
 // TextItem is a rendered text item (see read in COMMANDS, mcpx(1)).
@@ -54,7 +56,7 @@ type ReadDoc struct {
 type Policy struct {
 	Pattern *regexp.Regexp // --pattern, or nil
 	Offset  int            // --offset
-	Max     int            // --max-bytes, already clamped to SliceClamp
+	Max     int            // --max-bytes, already clamped to limits.SliceClamp
 	// Spill writes binary content to a file (the spill writer, bound to the server).
 	Spill func(data []byte, mime string) (Spilled, error)
 	// Ctx bounds the work (the filter over a big text): its end stops it.
@@ -138,7 +140,7 @@ type renderer struct {
 	seams    *seams
 }
 
-func (r *renderer) full() bool { return r.used >= ResponseCeiling }
+func (r *renderer) full() bool { return r.used >= limits.ResponseCeiling }
 
 // omit counts c, an item the response ceiling leaves out. The first one
 // ends the seams: a page that reached the end of its text, right before
@@ -169,7 +171,7 @@ func (r *renderer) add(c Content) error {
 	if c.IsBlob {
 		text = string(c.Blob)
 	}
-	left := ResponseCeiling - r.used
+	left := limits.ResponseCeiling - r.used
 	t, err := r.p.text(text, min(r.p.Max, left), r.seams)
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -145,17 +146,17 @@ func TestItemsMaskSplitSecrets(t *testing.T) {
 func TestCeilingCutMasksSecret(t *testing.T) {
 	secret := "s3cr3t-" + strings.Repeat("x", 20)
 	sec := fakeSecrets{secret}
-	text := strings.Repeat("a", SliceClamp-10) + secret + " tail"
+	text := strings.Repeat("a", limits.SliceClamp-10) + secret + " tail"
 	tool := fmt.Sprintf(`{"content":[{"type":"text","text":%q}]}`, text)
 	doc, _, err := RenderToolResult([]byte(tool), Policy{Secrets: sec})
 	if err != nil {
 		t.Fatal(err)
 	}
 	it := doc.Content[0].(*TextItem)
-	if !it.Truncated || it.Bytes != SliceClamp || !strings.HasSuffix(it.Text, "a***") || strings.Contains(it.Text, "s3cr") {
+	if !it.Truncated || it.Bytes != limits.SliceClamp || !strings.HasSuffix(it.Text, "a***") || strings.Contains(it.Text, "s3cr") {
 		t.Errorf("tool cut: truncated %v bytes %d, ends %q", it.Truncated, it.Bytes, it.Text[len(it.Text)-10:])
 	}
-	prompt := fmt.Sprintf(`{"messages":[{"role":"user","content":{"type":"text","text":%q}}]}`, strings.Repeat("a", ResponseCeiling-20)+secret+" tail")
+	prompt := fmt.Sprintf(`{"messages":[{"role":"user","content":{"type":"text","text":%q}}]}`, strings.Repeat("a", limits.ResponseCeiling-20)+secret+" tail")
 	pd, _, err := RenderPrompt([]byte(prompt), Policy{Secrets: sec})
 	if err != nil {
 		t.Fatal(err)
@@ -175,23 +176,23 @@ func TestCeilingCutMasksSecret(t *testing.T) {
 // on the side that is shown, in a resource read and in a tool result.
 func TestCeilingSeamMasksOmittedItem(t *testing.T) {
 	sec := fakeSecrets{"hunter2-hunter2"}
-	first := strings.Repeat("a", ResponseCeiling-len("hunter2")) + "hunter2"
+	first := strings.Repeat("a", limits.ResponseCeiling-len("hunter2")) + "hunter2"
 	check := func(what string, text string, omitted int) {
 		t.Helper()
-		if omitted != 1 || len(text) > ResponseCeiling || !strings.HasSuffix(text, "a***") || strings.Contains(text, "hunt") {
+		if omitted != 1 || len(text) > limits.ResponseCeiling || !strings.HasSuffix(text, "a***") || strings.Contains(text, "hunt") {
 			t.Errorf("%s: omitted %d, text ends %q", what, omitted, text[max(0, len(text)-12):])
 		}
 	}
-	got, omitted, err := RenderContents([]Content{{Text: first}, {Text: "-hunter2 second"}}, Policy{Max: SliceClamp, Secrets: sec})
+	got, omitted, err := RenderContents([]Content{{Text: first}, {Text: "-hunter2 second"}}, Policy{Max: limits.SliceClamp, Secrets: sec})
 	if err != nil {
 		t.Fatal(err)
 	}
 	check("contents", got[0].(*TextItem).Text, omitted)
 	// a blob that is text is a text
-	got, omitted, _ = RenderContents([]Content{{Text: first}, {IsBlob: true, Blob: []byte("-hunter2 second")}}, Policy{Max: SliceClamp, Secrets: sec})
+	got, omitted, _ = RenderContents([]Content{{Text: first}, {IsBlob: true, Blob: []byte("-hunter2 second")}}, Policy{Max: limits.SliceClamp, Secrets: sec})
 	check("text blob", got[0].(*TextItem).Text, omitted)
 	raw := fmt.Sprintf(`{"contents":[{"uri":"x://a","text":%q},{"uri":"x://b","text":"-hunter2 second"},{"uri":"x://c","text":"x"}]}`, first)
-	got, omitted, err = RenderResourceRead([]byte(raw), Policy{Max: SliceClamp, Secrets: sec})
+	got, omitted, err = RenderResourceRead([]byte(raw), Policy{Max: limits.SliceClamp, Secrets: sec})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +205,7 @@ func TestCeilingSeamMasksOmittedItem(t *testing.T) {
 	}
 	check("tool", doc.Content[0].(*TextItem).Text, doc.Omitted)
 	// the next item not a text: nothing joins, nothing is masked
-	got, omitted, _ = RenderContents([]Content{{Text: first}, {IsBlob: true, Blob: []byte{0, 1}}}, Policy{Max: SliceClamp, Secrets: sec})
+	got, omitted, _ = RenderContents([]Content{{Text: first}, {IsBlob: true, Blob: []byte{0, 1}}}, Policy{Max: limits.SliceClamp, Secrets: sec})
 	if text := got[0].(*TextItem).Text; omitted != 1 || !strings.HasSuffix(text, "ahunter2") {
 		t.Errorf("blob after: omitted %d, text ends %q", omitted, text[len(text)-12:])
 	}

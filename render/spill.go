@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcpx-cli/mcpx/internal/limits"
 )
 
 // The spill writer is the only IO in package render (see CONTENT POLICY in
@@ -23,7 +25,7 @@ import (
 //   - ROOT, ROOT/mcp-resources and SERVER are created 0700 when missing; each,
 //     new or old, must be a real directory (not a symlink), owned by the user
 //     and not group- or world-writable, or the spill is refused with a
-//     *LimitError (exit 8).
+//     *limits.Error (exit 8).
 //   - A file is written to a ".tmp-*" name created exclusively (O_EXCL,
 //     O_NOFOLLOW, 0600) in its directory and renamed into place, so a reader
 //     never sees half a file. There is no fsync: this is a cache, and a file
@@ -41,7 +43,7 @@ import (
 // Spiller writes blobs to CACHE/mcp-resources/SERVER/SHA256.EXT.
 type Spiller struct {
 	Root   string // the cache root (--cache-dir, $MCPX_CACHE_DIR, or the user cache dir + "/mcpx")
-	Budget int64  // the spill budget; 0 (or less) means SpillBudget
+	Budget int64  // the spill budget; 0 (or less) means limits.SpillBudget
 	// Warn, when set, receives eviction problems (a file that could not be
 	// removed, a directory that could not be read). They never fail a spill.
 	Warn func(msg string)
@@ -100,7 +102,7 @@ func SpillDirName(server string) string {
 // Spill writes data to ROOT/mcp-resources/SERVER/SHA256.EXT, or reuses the
 // file already there, then evicts old files over the budget. data is hashed
 // and written as given, never copied. A refused spill directory is a
-// *LimitError; other failures are plain errors naming the path. An empty
+// *limits.Error; other failures are plain errors naming the path. An empty
 // Root is an error, never the current directory.
 // Dir is the directory the server's files are spilled to (for lengths and
 // messages; it may not exist yet).
@@ -259,7 +261,7 @@ func ensureDir(path string, makeParents bool) error {
 // owned by the user, or writable by group or others.
 func checkDir(path string, fi fs.FileInfo) error {
 	refuse := func(why, fix string) error {
-		return &LimitError{Limit: "spill directory", Msg: fmt.Sprintf("spill directory %s %s: refusing to use it; %s", path, why, fix)}
+		return &limits.Error{Limit: "spill directory", Msg: fmt.Sprintf("spill directory %s %s: refusing to use it; %s", path, why, fix)}
 	}
 	const other = "or choose another --cache-dir"
 	switch {
@@ -286,7 +288,7 @@ type spillFile struct {
 
 func (s *Spiller) budget() int64 {
 	if s.Budget <= 0 {
-		return SpillBudget
+		return limits.SpillBudget
 	}
 	return s.Budget
 }

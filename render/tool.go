@@ -7,6 +7,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -137,7 +138,7 @@ func (p Policy) structuredContent(sc []byte, doc *ToolDoc, member string) error 
 	if err := json.Compact(&buf, sc); err != nil {
 		return &BadContentError{Item: -1, Msg: "its " + member + " is not valid JSON"}
 	}
-	if buf.Len() <= SliceClamp {
+	if buf.Len() <= limits.SliceClamp {
 		doc.StructuredContent = buf.Bytes()
 		return nil
 	}
@@ -164,7 +165,7 @@ type toolWriter struct {
 }
 
 func (w *toolWriter) block(i int, sp span) error {
-	if w.used >= ResponseCeiling {
+	if w.used >= limits.ResponseCeiling {
 		// the first block left out ends the seams (see renderer.omit)
 		if w.sm.waiting() {
 			if b, err := checkBlock(w.raw, sp.s, sp.e, i, ""); err == nil {
@@ -179,10 +180,10 @@ func (w *toolWriter) block(i int, sp span) error {
 	if err != nil {
 		return err
 	}
-	left := ResponseCeiling - w.used
+	left := limits.ResponseCeiling - w.used
 	if b.minLine(w.raw, w.p.SpillDir, false) > left {
 		// what cannot be shown is not decoded or spilled
-		w.used = ResponseCeiling
+		w.used = limits.ResponseCeiling
 		return errStop
 	}
 	r, err := w.p.renderBlock(w.raw, &b, "", &w.decoded)
@@ -197,7 +198,7 @@ func (w *toolWriter) block(i int, sp span) error {
 		if line > left {
 			// a path or a URI is shown whole or not at all (a
 			// resource link's URI can be megabytes long)
-			w.used = ResponseCeiling
+			w.used = limits.ResponseCeiling
 			return errStop
 		}
 		w.used += line
@@ -212,10 +213,10 @@ func (w *toolWriter) block(i int, sp span) error {
 // text cuts t, whose whole text is full, at the slice clamp or at left,
 // the room under the ceiling, and counts what it uses.
 func (w *toolWriter) text(t *TextItem, full string, left int) {
-	n := min(SliceClamp, left)
+	n := min(limits.SliceClamp, left)
 	if len(t.Text) > n {
 		t.Text, t.Truncated = cutText(t.Text, n), true
-		t.CutByCeiling = n < SliceClamp
+		t.CutByCeiling = n < limits.SliceClamp
 	}
 	t.Bytes = len(t.Text)
 	w.used += len(t.Text) // and the newline text output adds when it lacks one
@@ -225,7 +226,7 @@ func (w *toolWriter) text(t *TextItem, full string, left int) {
 	if t.Truncated && n == left {
 		// cut at the ceiling, maybe a few bytes short of it (a
 		// character boundary): the blocks after it are omitted
-		w.used = ResponseCeiling
+		w.used = limits.ResponseCeiling
 	}
 	w.sm.text(t, full, 0, t.Bytes)
 }

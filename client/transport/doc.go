@@ -5,10 +5,10 @@
 // the message ceiling (Stdio). Over HTTP: the round tripper under mcp-go's
 // streamable HTTP and SSE transports (HTTP), with its bounded bodies,
 // same-origin policy and authentication challenges. The errors of this
-// level are here: ConnectError, LimitError, and RPCError (a JSON-RPC
-// error reply as the server sent it); a server that breaks the framing
-// ends its stream, and Limit records the violation (Limit.Violation) for
-// the connection to classify.
+// level are here: ConnectError and RPCError (a JSON-RPC error reply as the
+// server sent it); a message over the message ceiling is a limits.Error; a
+// server that breaks the framing ends its stream, and Limit records the
+// violation (Limit.Violation) for the connection to classify.
 //
 // It imports nothing of mcpx's but internal packages: it knows nothing of
 // config files, tokens, MCP operations, flags or terminals.

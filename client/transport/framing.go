@@ -18,20 +18,16 @@ import (
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
-// LimitError says a safety limit refused what a server sent (exit 8); the
-// renderer's type, for the same meaning.
-type LimitError = limits.Error
-
 // Limit records the first limit error of a connection, so that whatever
 // error mcp-go reports afterwards can be classified as exit 8, and the
 // first framing violation (exit 3).
 type Limit struct {
 	mu  sync.Mutex
-	err *LimitError
+	err *limits.Error
 	bad string // a protocol framing violation (exit 3)
 }
 
-func (f *Limit) set(e *LimitError) {
+func (f *Limit) set(e *limits.Error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err == nil {
@@ -41,14 +37,14 @@ func (f *Limit) set(e *LimitError) {
 
 // Set records e as the connection's limit error, unless one is recorded
 // (a warm connection: the daemon's framer met it).
-func (f *Limit) Set(e *LimitError) { f.set(e) }
+func (f *Limit) Set(e *limits.Error) { f.set(e) }
 
 // SetViolation records a framing violation, unless one is recorded (a warm
 // connection: the daemon's framer met it).
 func (f *Limit) SetViolation(msg string) { f.setViolation(msg) }
 
 // Get is the first limit error, nil when none.
-func (f *Limit) Get() *LimitError {
+func (f *Limit) Get() *limits.Error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.err
@@ -121,7 +117,7 @@ func (f *inflight) answer(id string) bool {
 // pass that locates its members (see envelope). Lines that are not
 // JSON-RPC messages are skipped and reported to onSkip; a line that breaks
 // the framing ends the stream with a protocolError, and a line over the
-// ceiling with a LimitError (both also recorded in limit, for the
+// ceiling with a limits.Error (both also recorded in limit, for the
 // connection to classify).
 type framer struct {
 	r        *bufio.Reader
@@ -334,7 +330,7 @@ const collectAfter = 8 << 20
 // trimmed, in a fresh slice of exactly its size; other lines are reported
 // to onSkip (blank ones silently) and give nil, without being buffered. A
 // line is counted against the message ceiling as it comes: past it,
-// reading stops with a LimitError, and the rest of the line is never read.
+// reading stops with a limits.Error, and the rest of the line is never read.
 //
 // A line longer than the reader's buffer is kept as copies of its chunks,
 // joined into one slice at its end: twice the line at the join, and no
@@ -371,7 +367,7 @@ func (f *framer) readLine() ([]byte, error) {
 		}
 		n += int64(len(chunk))
 		if n > f.max {
-			e := &LimitError{Limit: "message ceiling", Value: f.max, Msg: "the server sent a JSON-RPC message too large to accept"}
+			e := &limits.Error{Limit: "message ceiling", Value: f.max, Msg: "the server sent a JSON-RPC message too large to accept"}
 			f.limit.set(e)
 			f.err = e
 			return nil, e

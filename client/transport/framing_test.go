@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpx-cli/mcpx/internal/limits"
 )
 
 // frameAll reads every message of in, joined by newlines as they came.
@@ -50,7 +52,7 @@ func TestFramerLimit(t *testing.T) {
 	in := "{\"jsonrpc\":\"2.0\",\"method\":\"m\"}\n{\"big\":\"" + strings.Repeat("z", 5000) + "\"}\n"
 	f := newFramer(strings.NewReader(in), 4096, lf, nil)
 	out, err := frameAll(f)
-	var le *LimitError
+	var le *limits.Error
 	if !errors.As(err, &le) || lf.Get() != le {
 		t.Fatalf("err %v", err)
 	}
