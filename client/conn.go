@@ -22,6 +22,7 @@ import (
 	"github.com/mcpx-cli/mcpx/client/auth"
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -40,12 +41,10 @@ type Options struct {
 	Debug           func(string, ...any) // protocol notes shown with -v
 	Note            func(string, ...any) // notes always shown (the SSE fallback)
 	Logger          *slog.Logger         // where mcp-go's own logging goes
-	Mask            func(string) string  // hides secrets before a message cuts a server's text short
-	// MaskIn hides secrets in text, and the part of one that begins in
-	// before or ends in after: for a window at the start of a server's
-	// text, which may cut a secret (nil: Mask alone).
-	MaskIn     func(before, text, after string) string
-	AddSecrets func(...string) // registers secrets (stored tokens) to hide from now on
+	// Secrets are the invocation's secrets: masked before a message cuts
+	// a server's text short, and added to (stored tokens) as they are
+	// read (nil: nothing is masked).
+	Secrets *secret.Set
 	// UnusableToken, when set, is told of a stored token that cannot be
 	// used (see auth.SourceOptions.Unusable); the connection goes on
 	// without it.
@@ -112,18 +111,16 @@ type Conn struct {
 	Instructions  string
 	Auth          auth.Info // the OAuth state the connection was made with
 
-	mc    *mcpclient.Client
-	hooks *serverHooks
-	tap   *tap
-	kind  string // the transport connected over
-	debug func(string, ...any)
-	mask  func(string) string
-	// see Options.MaskIn
-	maskIn func(before, text, after string) string
-	proc   *transport.Process
-	rt     *transport.HTTP
-	limit  *transport.Limit
-	stop   context.CancelFunc
+	mc      *mcpclient.Client
+	hooks   *serverHooks
+	tap     *tap
+	kind    string // the transport connected over
+	debug   func(string, ...any)
+	secrets *secret.Set // see Options.Secrets
+	proc    *transport.Process
+	rt      *transport.HTTP
+	limit   *transport.Limit
+	stop    context.CancelFunc
 
 	mu        sync.Mutex
 	phase     string
@@ -228,7 +225,7 @@ func Connect(ctx context.Context, t *config.Target, o Options) (*Conn, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	tokens := auth.NewSource(ctx, t, auth.SourceOptions{Mask: o.Mask, Note: o.Note, AddSecrets: o.AddSecrets,
+	tokens := auth.NewSource(ctx, t, auth.SourceOptions{Secrets: o.Secrets, Note: o.Note,
 		Unusable: o.UnusableToken})
 	c, err := connectFallback(ctx, t, o, tokens)
 	if tokens != nil {
@@ -345,7 +342,7 @@ func sseStatus(st int) bool {
 // (a server process, or an HTTP or SSE client), mcp-go's client started on
 // it, the initialize handshake, then what follows it (the log level).
 func connect(ctx context.Context, t *config.Target, o Options, kind string, tokens *auth.Source) (*Conn, error) {
-	c := &Conn{T: t, limit: &transport.Limit{}, phase: "start", debug: o.Debug, mask: o.Mask, maskIn: o.MaskIn, lost: newLost(), kind: kind, opts: o, tokens: tokens}
+	c := &Conn{T: t, limit: &transport.Limit{}, phase: "start", debug: o.Debug, secrets: o.Secrets, lost: newLost(), kind: kind, opts: o, tokens: tokens}
 	c.hooks = &serverHooks{o: o, conn: c}
 	// The GET stream is asked for even when the 2026 era is: the tap hides
 	// the option from mcp-go's client (RequiresLegacyProtocol), and the
@@ -440,7 +437,7 @@ func (c *Conn) startProcess(o Options) (mcptransport.Interface, error) {
 		}
 	}
 	return transport.NewStdio(p.Stdout(), p.Stdin(), transport.StdioOptions{MessageCeiling: o.MessageCeiling, Limit: c.limit,
-		OnSkip: onSkip, Mask: o.Mask, MaskIn: o.MaskIn, Logger: o.Logger}), nil
+		OnSkip: onSkip, Secrets: o.Secrets, Logger: o.Logger}), nil
 }
 
 // streamableHTTP is mcp-go's streamable HTTP transport over hc, with the
@@ -622,10 +619,7 @@ func (c *Conn) afterInitialize(ctx context.Context, o Options) error {
 
 // clip masks secrets, then shortens s to n characters.
 func (c *Conn) clip(s string, n int) string {
-	if c.mask != nil {
-		s = c.mask(s)
-	}
-	return text.Truncate(s, n)
+	return text.Truncate(c.secrets.Mask(s), n)
 }
 
 // shown makes a server-originated string fit in a human message: secrets
@@ -634,7 +628,7 @@ func (c *Conn) clip(s string, n int) string {
 // a window at its start is masked: a server's 10 MiB error message is
 // never copied whole to show 500 characters of it.
 func (c *Conn) shown(s string) string {
-	return text.OneLine(text.MaskWindow(strings.TrimLeftFunc(s, unicode.IsSpace), text.ClipWindow, c.mask, c.maskIn))
+	return text.OneLine(c.secrets.Window(strings.TrimLeftFunc(s, unicode.IsSpace), text.ClipWindow))
 }
 
 // lenientInitialize completes a legacy handshake whose result mcp-go could

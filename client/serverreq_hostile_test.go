@@ -80,7 +80,7 @@ func hxConn(t *testing.T, o Options) (*Conn, *hxPeer) {
 	lf := &transport.Limit{}
 	tr := transport.NewStdio(stdoutR, stdinW, transport.StdioOptions{MessageCeiling: 64 << 20, Limit: lf})
 	c := &Conn{T: &config.Target{Name: "s", Timeout: 5 * time.Second}, limit: lf, phase: "start", lost: newLost(),
-		kind: config.Stdio, Protocol: "2025-11-25", debug: o.Debug, mask: o.Mask, Caps: Capabilities{Tools: true, Resources: true, Prompts: true}}
+		kind: config.Stdio, Protocol: "2025-11-25", debug: o.Debug, secrets: o.Secrets, Caps: Capabilities{Tools: true, Resources: true, Prompts: true}}
 	c.hooks = &serverHooks{o: o, conn: c}
 	wrapped, base := wrapTap(tr, c.hooks)
 	c.tap = base

@@ -23,6 +23,7 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 )
 
 // srNotes records what the hooks say (Note and Debug), in order.
@@ -49,12 +50,19 @@ func (n *srNotes) all() []string {
 	return append([]string(nil), n.lines...)
 }
 
+// secretsOf is a set of the given secrets.
+func secretsOf(values ...string) *secret.Set {
+	s := &secret.Set{}
+	s.Add(values...)
+	return s
+}
+
 // srHooks returns the hooks of a Conn named "s" with o (Note and Debug
 // recorded).
 func srHooks(o Options) (*serverHooks, *srNotes) {
 	n := &srNotes{}
 	o.Note, o.Debug = n.note, n.debug
-	c := &Conn{T: &config.Target{Name: "s"}, lost: newLost(), mask: o.Mask, debug: o.Debug}
+	c := &Conn{T: &config.Target{Name: "s"}, lost: newLost(), secrets: o.Secrets, debug: o.Debug}
 	c.hooks = &serverHooks{o: o, conn: c}
 	return c.hooks, n
 }
@@ -214,7 +222,7 @@ func TestServerHooksWrap(t *testing.T) {
 			method: "tasks/get", params: map[string]any{"taskId": "t"},
 			want:  `{"jsonrpc":"2.0","id":23,"error":{"code":-32601,"message":"Method not found: tasks/get"}}`,
 			notes: []string{`note: server "s" sent the request tasks/get, which mcpx does not offer; answered "method not found"`}},
-		{name: "long method clipped in the note, masked", o: Options{Mask: func(s string) string { return strings.ReplaceAll(s, "hunter2", "***") }},
+		{name: "long method clipped in the note, masked", o: Options{Secrets: secretsOf("hunter2")},
 			id: mcp.NewRequestId(int64(24)), method: "hunter2/" + strings.Repeat("m", 100),
 			want:  `{"jsonrpc":"2.0","id":24,"error":{"code":-32601,"message":"Method not found: hunter2/` + strings.Repeat("m", 100) + `"}}`,
 			notes: []string{`note: server "s" sent the request ***/` + strings.Repeat("m", 76) + `..., which mcpx does not offer; answered "method not found"`}},
@@ -759,7 +767,7 @@ func srConn(t *testing.T, o Options, protocol string) (*Conn, *srServer) {
 	lf := &transport.Limit{}
 	tr := transport.NewStdio(stdoutR, stdinW, transport.StdioOptions{MessageCeiling: 1 << 20, Limit: lf})
 	c := &Conn{T: &config.Target{Name: "s", Timeout: 5 * time.Second}, limit: lf, phase: "start", lost: newLost(),
-		kind: config.Stdio, Protocol: protocol, debug: o.Debug, mask: o.Mask, Caps: Capabilities{Tools: true, Resources: true, Prompts: true}}
+		kind: config.Stdio, Protocol: protocol, debug: o.Debug, secrets: o.Secrets, Caps: Capabilities{Tools: true, Resources: true, Prompts: true}}
 	c.hooks = &serverHooks{o: o, conn: c}
 	wrapped, base := wrapTap(tr, c.hooks)
 	c.tap = base

@@ -83,7 +83,7 @@ func (c *Conn) openWarm(ctx context.Context, o Options) (mcptransport.Interface,
 		Env:   daemon.Env{Getenv: w.Getenv, Environ: w.Environ, Version: w.Version},
 		Hello: c.warmHello(o),
 		Stdio: transport.StdioOptions{MessageCeiling: o.MessageCeiling, Limit: c.limit,
-			Mask: o.Mask, MaskIn: o.MaskIn, Logger: o.Logger},
+			Secrets: o.Secrets, Logger: o.Logger},
 		Events: &warmEvents{conn: c, lost: c.lost, onStderr: o.OnStderr, debug: o.Debug, note: o.Note},
 	})
 	if err != nil {

@@ -19,8 +19,8 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/internal/text"
-	"github.com/mcpx-cli/mcpx/render"
 )
 
 // On-input policies (--on-input).
@@ -59,7 +59,7 @@ func (a *app) loadAnswers() error {
 		}
 		s.pairs[k] = v
 		if config.IsSecretName(k) && v != "" {
-			a.s.AddSecrets(v)
+			a.s.Secrets().Add(v)
 		}
 	}
 	if g.answersFile == "" {
@@ -76,9 +76,9 @@ func (a *app) readAnswers(file string) error {
 	var err error
 	if file == "-" {
 		a.answersStdin = true
-		b, err = readCapped(a.s.In, render.MessageCeiling)
+		b, err = readCapped(a.s.In, limits.MessageCeiling)
 	} else {
-		b, err = readFileCapped(file, render.MessageCeiling)
+		b, err = readFileCapped(file, limits.MessageCeiling)
 	}
 	bad := func(format string, args ...any) error {
 		return &UsageError{Msg: fmt.Sprintf("--answers %s: ", file) + fmt.Sprintf(format, args...),
@@ -131,7 +131,7 @@ func (a *app) secretAnswer(name string, v gjson.Result) {
 		return
 	}
 	if v.Type == gjson.String && v.String() != "" {
-		a.s.AddSecrets(v.String())
+		a.s.Secrets().Add(v.String())
 	}
 }
 

@@ -213,7 +213,7 @@ func (a *app) askForm(ctx context.Context, server, msg string, fields []field, g
 			// the note below and in whatever the server sends back.
 			var typed string
 			if config.IsSecretName(f.Name) && json.Unmarshal(v, &typed) == nil {
-				a.s.AddSecrets(typed)
+				a.s.Secrets().Add(typed)
 			}
 		}
 	}

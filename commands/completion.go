@@ -157,11 +157,11 @@ func (a *app) completeLine(ctx context.Context, root *cli.Command, args []string
 	defer src.close()
 	for _, h := range line.Flag("header") {
 		if _, v, err := config.ParseHeader(h); err == nil {
-			a.s.AddSecrets(config.HeaderSecrets(v)...)
+			a.s.Secrets().Add(config.HeaderSecrets(v)...)
 		}
 	}
 	res := completions.Complete(ctx, line, cur, src)
-	res.Cands = maskCandidates(res.Cands, a.s.Mask)
+	res.Cands = maskCandidates(res.Cands, a.s.Secrets().Mask)
 	if shell == "bash" {
 		_ = completions.WriteBash(a.s.RawOut, res, bash, int(compType))
 	} else {
@@ -442,7 +442,7 @@ func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, er
 	if err != nil {
 		return nil, err
 	}
-	s.a.s.AddSecrets(t.Secrets...)
+	s.a.s.Secrets().Add(t.Secrets...)
 	// A stored token is used while it is valid; a TAB never refreshes one
 	// and never starts a login.
 	t.NoRefresh = true
@@ -487,9 +487,7 @@ func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, er
 		MessageCeiling:  limits.MessageCeiling,
 		Elicit:          func(context.Context, client.Elicitation) client.Answer { return client.Answer{Action: "decline"} },
 		Roots:           roots,
-		Mask:            s.a.s.Mask,
-		MaskIn:          s.a.s.Secrets().MaskIn,
-		AddSecrets:      s.a.s.AddSecrets,
+		Secrets:         s.a.s.Secrets(),
 		Transports:      auth.TransportsDir(s.a.getenv),
 		HideTool:        hideTool(t), // completion is silent about hidden tools
 		TraceParent:     s.a.traceParent,

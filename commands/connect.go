@@ -33,7 +33,7 @@ func (a *app) target(arg string) (*config.Target, error) {
 	if config.IsURL(arg) {
 		// A URL needs no config file (and a broken one does not stop it).
 		if u, err := url.Parse(arg); err == nil {
-			a.s.AddSecrets(config.URLSecrets(u)...)
+			a.s.Secrets().Add(config.URLSecrets(u)...)
 		}
 		srv, err := (&config.Config{}).Lookup(arg, a.self)
 		if err != nil {
@@ -127,7 +127,7 @@ func (a *app) resolve(srv *config.Server) (*config.Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.s.AddSecrets(t.Secrets...)
+	a.s.Secrets().Add(t.Secrets...)
 	return t, nil
 }
 
@@ -190,9 +190,7 @@ func (a *app) connect(ctx context.Context, t *config.Target, o connectOptions) (
 		Debug:           a.log.Debug,
 		Note:            a.log.Note,
 		UnusableToken:   func(server string, err error) { a.log.Note("%s", unusableTokenNote(server, err)) },
-		Mask:            a.s.Mask,
-		MaskIn:          a.s.Secrets().MaskIn,
-		AddSecrets:      a.s.AddSecrets,
+		Secrets:         a.s.Secrets(),
 		Elicit:          a.elicitor(ctx, clk, o.stdinUsed || a.answersStdin, o.op),
 		Roots:           roots,
 		OnLog:           a.onLog,

@@ -34,7 +34,7 @@ const hxSecret = "s3cr3t-VALUE-123456"
 // hxApp is elApp with hxSecret registered.
 func hxApp(in io.Reader, tty bool) (*app, *bytes.Buffer) {
 	a, stderr := elApp(in, tty)
-	a.s.AddSecrets(hxSecret)
+	a.s.Secrets().Add(hxSecret)
 	return a, stderr
 }
 

@@ -139,7 +139,7 @@ func (a *app) importServers(o *importOptions) error {
 				if entry.Disabled {
 					it.Reason = ptr("disabled in " + o.Source + ": imported as disabled")
 				}
-				a.s.AddSecrets(config.ImportSecrets(entry)...)
+				a.s.Secrets().Add(config.ImportSecrets(entry)...)
 				write = append(write, config.NamedEntry{Name: n, Entry: entry})
 			}
 			res.Servers = append(res.Servers, it)

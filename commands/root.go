@@ -310,7 +310,7 @@ func (a *app) setup() error {
 	}
 	for _, h := range a.g.headers {
 		_, v, _ := config.ParseHeader(h) // checked by validate
-		a.s.AddSecrets(config.HeaderSecrets(v)...)
+		a.s.Secrets().Add(config.HeaderSecrets(v)...)
 	}
 	return a.setupHeadless()
 }

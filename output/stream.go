@@ -75,7 +75,7 @@ func (st *Stream) Flush() error { return st.w.Flush() }
 // cell is a table cell as a terminal shows it: one line, secrets masked,
 // controls escaped.
 func (s *Streams) cell(c string) string {
-	return Sanitize(s.masker.Mask(CleanField(c)))
+	return Sanitize(s.secrets.Mask(CleanField(c)))
 }
 
 // CellWidth is the number of terminal columns a table cell takes on stdout
@@ -127,7 +127,7 @@ func (t *Table) Row(cells []string) error {
 			t.line.WriteString(CleanField(c))
 		}
 		t.line.WriteByte('\n')
-		_, err := t.st.w.WriteString(s.masker.Mask(t.line.String()))
+		_, err := t.st.w.WriteString(s.secrets.Mask(t.line.String()))
 		return err
 	}
 	if !t.started {
@@ -246,7 +246,7 @@ func (l *JSONList) encode(v any) ([]byte, error) {
 	if err := l.enc.Encode(v); err != nil {
 		return nil, err
 	}
-	b := l.st.s.masker.MaskJSON(bytes.TrimSuffix(l.buf.Bytes(), []byte("\n")))
+	b := l.st.s.secrets.MaskJSON(bytes.TrimSuffix(l.buf.Bytes(), []byte("\n")))
 	return b, nil
 }
 

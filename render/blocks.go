@@ -301,7 +301,7 @@ func (p Policy) renderBlock(doc []byte, b *block, where string, decoded *int64) 
 	label := SafeType(b.typ)
 	return rendered{item: &UnknownItem{Type: "unknown", ContentType: b.typ, Omitted: true, Annotations: ann},
 		text:    "[" + label + " content omitted]",
-		warning: fmt.Sprintf("%s: content of type %s is not something mcpx shows; it was left out", location(where, b.index), QuoteMasked(p.Secrets, b.typ, 40))}, nil
+		warning: fmt.Sprintf("%s: content of type %s is not something mcpx shows; it was left out", location(where, b.index), p.Secrets.Quote(b.typ, 40))}, nil
 }
 
 // location names a block: "item #2", "message #1, item #0".

@@ -8,6 +8,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpx-cli/mcpx/internal/limits"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -95,7 +96,7 @@ func readPrompt(raw []byte) (doc *PromptDoc, list gjson.Result, base int, err er
 // checkPromptBlocks checks every message and block of list (at base in
 // raw) and applies the decode ceiling to them all, keeping nothing; it
 // returns how many blocks there are.
-func checkPromptBlocks(raw []byte, list gjson.Result, base int, sec Secrets) (total int, err error) {
+func checkPromptBlocks(raw []byte, list gjson.Result, base int, sec *secret.Set) (total int, err error) {
 	var sizes int64
 	err = eachMessage(raw, list, base, sec, func(k int, role string, content span) error {
 		where := fmt.Sprintf("message #%d", k)
@@ -226,7 +227,7 @@ var errStop = errors.New("stop")
 // an object, has no string role, a role that is not a plain word, or no
 // content object or array is a *BadContentError (quoting a role with
 // sec's secrets masked).
-func eachMessage(raw []byte, list gjson.Result, base int, sec Secrets, visit func(k int, role string, content span) error) error {
+func eachMessage(raw []byte, list gjson.Result, base int, sec *secret.Set, visit func(k int, role string, content span) error) error {
 	k := 0
 	var err error
 	list.ForEach(func(_, m gjson.Result) bool {
@@ -245,7 +246,7 @@ func eachMessage(raw []byte, list gjson.Result, base int, sec Secrets, visit fun
 			return bad("no string \"role\"")
 		case role == "user" || role == "assistant" || plainRole(role):
 		default:
-			return bad("its role %s is not a plain word", QuoteMasked(sec, role, 40))
+			return bad("its role %s is not a plain word", sec.Quote(role, 40))
 		}
 		c := f.get("content")
 		if !c.is(raw, '{') && !c.is(raw, '[') {

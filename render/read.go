@@ -8,6 +8,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpx-cli/mcpx/internal/limits"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 )
 
 // TextItem is a rendered text item (see read in COMMANDS, mcpx(1)).
@@ -67,7 +68,7 @@ type Policy struct {
 	SpillDir string
 	// Secrets masks a secret that a page, a cut or an item boundary
 	// splits (nil: nothing is masked here; output masks whole secrets).
-	Secrets Secrets
+	Secrets *secret.Set
 	// Text says the result is printed as text, not as a JSON document:
 	// a tool result's structured content, which mirrors its content
 	// items, is then rendered (and spilled) only when there are none.

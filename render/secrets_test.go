@@ -8,42 +8,14 @@ import (
 	"testing"
 
 	"github.com/mcpx-cli/mcpx/internal/limits"
-	"github.com/mcpx-cli/mcpx/internal/text"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 )
 
-// fakeSecrets masks by brute force: every byte of text that an occurrence
-// of a secret in before+text+after covers is part of a run shown as ***.
-type fakeSecrets []string
-
-func (f fakeSecrets) Longest() int {
-	n := 0
-	for _, s := range f {
-		n = max(n, len(s))
-	}
-	return n
-}
-
-func (f fakeSecrets) MaskIn(before, text, after string) string {
-	whole := before + text + after
-	covered := make([]bool, len(whole))
-	for _, s := range f {
-		for i := 0; i+len(s) <= len(whole); i++ {
-			if whole[i:i+len(s)] == s {
-				for k := i; k < i+len(s); k++ {
-					covered[k] = true
-				}
-			}
-		}
-	}
-	var b strings.Builder
-	for i := len(before); i < len(before)+len(text); i++ {
-		if !covered[i] {
-			b.WriteByte(whole[i])
-		} else if i == len(before) || !covered[i-1] {
-			b.WriteString("***")
-		}
-	}
-	return b.String()
+// secretsOf is a set of the given secrets.
+func secretsOf(values ...string) *secret.Set {
+	s := &secret.Set{}
+	s.Add(values...)
+	return s
 }
 
 // TestPagesMaskSplitSecrets: a page that starts or ends inside a secret
@@ -52,7 +24,7 @@ func (f fakeSecrets) MaskIn(before, text, after string) string {
 // two halves).
 func TestPagesMaskSplitSecrets(t *testing.T) {
 	text := "token: hunter2-hunter2 end"
-	sec := fakeSecrets{"hunter2-hunter2"}
+	sec := secretsOf("hunter2-hunter2")
 	for _, tc := range []struct {
 		offset, max int
 		want        string
@@ -97,7 +69,7 @@ func TestPagesMaskSplitSecrets(t *testing.T) {
 // items is masked on both sides, in a resource read and in a tool result;
 // an item in between (a blob) separates them.
 func TestItemsMaskSplitSecrets(t *testing.T) {
-	sec := fakeSecrets{"hunter2-hunter2"}
+	sec := secretsOf("hunter2-hunter2")
 	got, _, err := RenderContents([]Content{{Text: "first hunter2"}, {Text: "-hunter2 second"}, {Text: "x"}}, Policy{Max: 100, Secrets: sec})
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +117,7 @@ func TestItemsMaskSplitSecrets(t *testing.T) {
 // ceiling shows *** for the part of a secret it keeps.
 func TestCeilingCutMasksSecret(t *testing.T) {
 	secret := "s3cr3t-" + strings.Repeat("x", 20)
-	sec := fakeSecrets{secret}
+	sec := secretsOf(secret)
 	text := strings.Repeat("a", limits.SliceClamp-10) + secret + " tail"
 	tool := fmt.Sprintf(`{"content":[{"type":"text","text":%q}]}`, text)
 	doc, _, err := RenderToolResult([]byte(tool), Policy{Secrets: sec})
@@ -175,7 +147,7 @@ func TestCeilingCutMasksSecret(t *testing.T) {
 // which the ceiling leaves out: a secret split between them shows as ***
 // on the side that is shown, in a resource read and in a tool result.
 func TestCeilingSeamMasksOmittedItem(t *testing.T) {
-	sec := fakeSecrets{"hunter2-hunter2"}
+	sec := secretsOf("hunter2-hunter2")
 	first := strings.Repeat("a", limits.ResponseCeiling-len("hunter2")) + "hunter2"
 	check := func(what string, text string, omitted int) {
 		t.Helper()
@@ -208,35 +180,5 @@ func TestCeilingSeamMasksOmittedItem(t *testing.T) {
 	got, omitted, _ = RenderContents([]Content{{Text: first}, {IsBlob: true, Blob: []byte{0, 1}}}, Policy{Max: limits.SliceClamp, Secrets: sec})
 	if text := got[0].(*TextItem).Text; omitted != 1 || !strings.HasSuffix(text, "ahunter2") {
 		t.Errorf("blob after: omitted %d, text ends %q", omitted, text[len(text)-12:])
-	}
-}
-
-// TestClipMasked: a server's string cut for a message is masked before
-// the cut, so that the cut never shows the start of a secret; also when a
-// huge string's window cuts one.
-func TestClipMasked(t *testing.T) {
-	sec := fakeSecrets{"hunter2-hunter2"}
-	s := strings.Repeat("x", 95) + "hunter2-hunter2 tail"
-	if got := ClipMasked(sec, s, 100); got != strings.Repeat("x", 95)+"*** t..." {
-		t.Errorf("ClipMasked = %q", got)
-	}
-	if got := text.EscapeClip(s, 100); got != strings.Repeat("x", 95)+"hunte..." {
-		t.Errorf("EscapeClip = %q (the cut a message must never show)", got)
-	}
-	if got := QuoteMasked(sec, s, 97); got != `"`+strings.Repeat("x", 95)+`**..."` {
-		t.Errorf("QuoteMasked = %q", got)
-	}
-	if got := QuoteMasked(nil, "a\nb", 10); got != `"a\nb"` {
-		t.Errorf("QuoteMasked without secrets = %q", got)
-	}
-	// only a window at the start of a huge string is read: masking shrinks
-	// it below n characters, and the secret the window cuts is *** too
-	huge := strings.Repeat("hunter2-hunter2", 1000) + " and more"
-	head, more := MaskedHead(sec, huge, 10)
-	if !more || head != "***" {
-		t.Errorf("MaskedHead: more %v, head %q", more, head)
-	}
-	if got := ClipMasked(sec, huge, 2000); got != "***..." {
-		t.Errorf("ClipMasked of a huge string = %q", got)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpx-cli/mcpx/internal/limits"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -82,7 +83,7 @@ func RenderToolResult(raw []byte, p Policy) (doc *ToolDoc, warnings []string, er
 
 // readToolResult reads a tools/call result's isError into a new document
 // and returns the result's members.
-func readToolResult(raw []byte, sec Secrets) (*ToolDoc, members, error) {
+func readToolResult(raw []byte, sec *secret.Set) (*ToolDoc, members, error) {
 	res := gjson.Parse(text.StringView(raw))
 	if !res.IsObject() {
 		return nil, members{}, &BadContentError{Item: -1, Msg: "the result is not a JSON object"}
@@ -95,7 +96,7 @@ func readToolResult(raw []byte, sec Secrets) (*ToolDoc, members, error) {
 			doc.IsError = true
 		case "false":
 		default: // "true" as a string may well mean an error: never guess success
-			return nil, members{}, &BadContentError{Item: -1, Msg: "its isError is not a boolean: " + ClipMasked(sec, string(raw[isErr.s:isErr.e]), 40)}
+			return nil, members{}, &BadContentError{Item: -1, Msg: "its isError is not a boolean: " + sec.Clip(string(raw[isErr.s:isErr.e]), 40)}
 		}
 	}
 	return doc, f, nil

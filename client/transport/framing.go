@@ -15,6 +15,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpx-cli/mcpx/internal/limits"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -124,11 +125,10 @@ type framer struct {
 	max      int64
 	onSkip   func(string)
 	limit    *Limit
-	inflight *inflight // when set, responses must answer an id in it
-	mask     func(string) string
-	maskIn   func(before, text, after string) string // see Options.MaskIn
-	stop     <-chan struct{}                         // when closed, reading stops (the transport is closed)
-	err      error                                   // sticky: what ended the stream
+	inflight *inflight       // when set, responses must answer an id in it
+	secrets  *secret.Set     // masked in what a message quotes
+	stop     <-chan struct{} // when closed, reading stops (the transport is closed)
+	err      error           // sticky: what ended the stream
 }
 
 func newFramer(r io.Reader, max int64, limit *Limit, onSkip func(string)) *framer {
@@ -141,7 +141,7 @@ func newFramer(r io.Reader, max int64, limit *Limit, onSkip func(string)) *frame
 func (f *framer) clip(b []byte, n int) string {
 	// (the window's string, and as much after it as a secret can span)
 	s := string(b[:min(len(b), 2*text.ClipWindow)])
-	return text.Escape(text.Truncate(text.MaskWindow(s, text.ClipWindow, f.mask, f.maskIn), n))
+	return text.Escape(text.Truncate(f.secrets.Window(s, text.ClipWindow), n))
 }
 
 // envelope is where the top-level members of a message are in its line:
