@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -167,40 +168,16 @@ func isTaskReply(raw json.RawMessage) bool {
 	return r.Get("resultType").String() == "task" || r.Get("task").IsObject()
 }
 
-type tasksCtxKey struct{}
-
-// declaresTasks marks a request context: the request declares the tasks
-// extension among the client's capabilities (2026-07-28 era).
-func declaresTasks(ctx context.Context) context.Context {
-	return context.WithValue(ctx, tasksCtxKey{}, true)
-}
-
-// withTasksExtension adds the tasks extension to the client capabilities
-// of params' _meta (as requestMeta made them) when ctx asks for it.
-func withTasksExtension(ctx context.Context, params any) any {
-	fields, ok := params.(map[string]json.RawMessage)
-	if !ok || ctx.Value(tasksCtxKey{}) == nil {
-		return params
+// declareTasks is the request option of the task requests: the request
+// declares the tasks extension among the client's capabilities
+// (2026-07-28 era); other requests do not.
+func declareTasks(caps *mcp.ClientCapabilities) {
+	ext := maps.Clone(caps.Extensions)
+	if ext == nil {
+		ext = map[string]any{}
 	}
-	var meta map[string]json.RawMessage
-	if json.Unmarshal(fields["_meta"], &meta) != nil || meta == nil {
-		return params
-	}
-	var caps mcp.ClientCapabilities
-	_ = json.Unmarshal(meta[mcp.MetaKeyClientCapabilities], &caps)
-	if caps.Extensions == nil {
-		caps.Extensions = map[string]any{}
-	}
-	caps.Extensions[tasksExtension] = map[string]any{}
-	b, err := json.Marshal(caps)
-	if err != nil {
-		return params
-	}
-	meta[mcp.MetaKeyClientCapabilities] = b
-	if fields["_meta"], err = json.Marshal(meta); err != nil {
-		return params
-	}
-	return fields
+	ext[tasksExtension] = map[string]any{}
+	caps.Extensions = ext
 }
 
 // taskWatch wakes the wait for one task when the server sends a status
@@ -253,14 +230,14 @@ func (c *Conn) StartTask(ctx context.Context, name string, args json.RawMessage)
 		args = json.RawMessage("{}")
 	}
 	var token string
-	raw, err = c.callRaw(declaresTasks(ctx), "tools/call", func(ctx context.Context) (json.RawMessage, error) {
+	raw, err = c.callRaw(ctx, "tools/call", func(ctx context.Context) (json.RawMessage, error) {
 		meta := c.progressMeta()
 		if meta != nil {
 			token, _ = meta.ProgressToken.(string)
 		}
 		return c.roundTrips(ctx, "tools/call", func(round mcp.MultiRoundTripParams) any {
 			return mcp.CallToolParams{Name: name, Arguments: args, Meta: meta, Task: &mcp.TaskParams{}, MultiRoundTripParams: round}
-		})
+		}, declareTasks)
 	})
 	var unsup *UnsupportedError
 	if errors.As(err, &unsup) && !c.Caps.Tools {
@@ -284,8 +261,8 @@ func (c *Conn) StartTask(ctx context.Context, name string, args json.RawMessage)
 // an invalid-params reply (the answer of the SDKs to a task id they do not
 // know, or no longer keep) is a *config.NotFoundError.
 func (c *Conn) taskRequest(ctx context.Context, method, id string, params any) (json.RawMessage, error) {
-	raw, err := c.callRaw(declaresTasks(ctx), method, func(ctx context.Context) (json.RawMessage, error) {
-		return c.plain(ctx, method, params)
+	raw, err := c.callRaw(ctx, method, func(ctx context.Context) (json.RawMessage, error) {
+		return c.plain(ctx, method, params, declareTasks)
 	})
 	var se *ServerError
 	if errors.As(err, &se) && se.RPC.Code == mcp.INVALID_PARAMS && method != string(mcp.MethodTasksCancel) {
@@ -362,8 +339,8 @@ func (c *Conn) ListTasks(ctx context.Context) (tasks []Task, warnings []Problem,
 		}
 		var p mcp.PaginatedParams
 		p.Cursor = mcp.Cursor(cursor)
-		raw, err := c.callRaw(declaresTasks(ctx), "tasks/list", func(ctx context.Context) (json.RawMessage, error) {
-			return c.plain(ctx, "tasks/list", p)
+		raw, err := c.callRaw(ctx, "tasks/list", func(ctx context.Context) (json.RawMessage, error) {
+			return c.plain(ctx, "tasks/list", p, declareTasks)
 		})
 		if err != nil {
 			return tasks, warnings, err
@@ -538,7 +515,7 @@ func (c *Conn) answerTask(ctx context.Context, t *Task) error {
 func (c *Conn) abandonTask(id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), taskCancelTimeout)
 	defer cancel()
-	_, err := c.plain(declaresTasks(ctx), string(mcp.MethodTasksCancel), mcp.CancelTaskParams{TaskId: id})
+	_, err := c.plain(ctx, string(mcp.MethodTasksCancel), mcp.CancelTaskParams{TaskId: id}, declareTasks)
 	say := c.opts.Note
 	if say == nil {
 		return
