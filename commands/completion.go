@@ -100,8 +100,7 @@ func (a *app) newCompleteCmd() *cli.Command {
 // notes, warnings and errors are dropped, and a problem of any kind is an
 // empty answer.
 func (a *app) completeLine(ctx context.Context, root *cli.Command, args []string) {
-	quiet, _, _ := output.ForTest(false)
-	a.log = output.NewLog(quiet, false, false)
+	a.log = output.NewLog(output.Discard(), false, false)
 	if len(args) < 1 {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 )
@@ -227,5 +228,20 @@ func TestDataUnmasked(t *testing.T) {
 	_, _ = s.RawOut.Write([]byte(" s3cr3t-token"))
 	if got := out.String(); got != "\x00s3cr3t-token\xff ***" {
 		t.Errorf("stdout %q", got)
+	}
+}
+
+// TestDiscard: discarding streams take every write without error and are
+// no terminal.
+func TestDiscard(t *testing.T) {
+	s := Discard()
+	NewLog(s, false, false).Note("a note %d", 1)
+	for _, w := range []io.Writer{s.Out, s.Err, s.RawOut, s.Data} {
+		if n, err := io.WriteString(w, "data"); n != 4 || err != nil {
+			t.Errorf("write: %d, %v", n, err)
+		}
+	}
+	if s.InTTY || s.OutTTY || s.ErrTTY {
+		t.Errorf("terminal flags %v %v %v", s.InTTY, s.OutTTY, s.ErrTTY)
 	}
 }

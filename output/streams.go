@@ -117,6 +117,13 @@ func (sw *stdoutWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// Discard returns streams that read nothing and drop everything written
+// to them, none a terminal: for what must never write, such as the notes
+// of a TAB's completion, without buffers that grow while it runs.
+func Discard() *Streams {
+	return New(bytes.NewReader(nil), io.Discard, io.Discard, false, false, false)
+}
+
 // ForTest returns streams over buffers; tty sets all three terminal flags.
 func ForTest(tty bool) (*Streams, *bytes.Buffer, *bytes.Buffer) {
 	var out, errb bytes.Buffer
