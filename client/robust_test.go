@@ -14,14 +14,11 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/config"
-	"github.com/mcpx-cli/mcpx/internal/secret"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 func testConn(secrets ...string) *Conn {
-	sec := &secret.Set{}
-	sec.Add(secrets...)
-	return &Conn{T: &config.Target{Name: "srv"}, limit: &transport.Limit{}, lost: newLost(), secrets: sec}
+	return &Conn{T: &config.Target{Name: "srv"}, limit: &transport.Limit{}, lost: newLost(), secrets: secretsOf(secrets...)}
 }
 
 // TestServerErrorBounded: a server's error message is shown as one line of

@@ -17,13 +17,11 @@ import (
 	"testing"
 	"time"
 
-	mcpclient "github.com/mark3labs/mcp-go/client"
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/config"
-	"github.com/mcpx-cli/mcpx/internal/secret"
 )
 
 // srNotes records what the hooks say (Note and Debug), in order.
@@ -48,13 +46,6 @@ func (n *srNotes) all() []string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return append([]string(nil), n.lines...)
-}
-
-// secretsOf is a set of the given secrets.
-func secretsOf(values ...string) *secret.Set {
-	s := &secret.Set{}
-	s.Add(values...)
-	return s
 }
 
 // srHooks returns the hooks of a Conn named "s" with o (Note and Debug
@@ -766,16 +757,7 @@ func srConn(t *testing.T, o Options, protocol string) (*Conn, *srServer) {
 	stdinR, stdinW := io.Pipe()
 	lf := &transport.Limit{}
 	tr := transport.NewStdio(stdoutR, stdinW, transport.StdioOptions{MessageCeiling: 1 << 20, Limit: lf})
-	c := &Conn{T: &config.Target{Name: "s", Timeout: 5 * time.Second}, limit: lf, phase: "start", lost: newLost(),
-		kind: config.Stdio, Protocol: protocol, debug: o.Debug, secrets: o.Secrets, Caps: Capabilities{Tools: true, Resources: true, Prompts: true}}
-	c.hooks = &serverHooks{o: o, conn: c}
-	wrapped, base := wrapTap(tr, c.hooks)
-	c.tap = base
-	c.mc = mcpclient.NewClient(wrapped, mcpclient.WithSession())
-	c.mc.OnNotification(c.hooks.notification)
-	if err := c.mc.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	c := scriptedConn(t, o, protocol, tr, lf)
 	s := &srServer{t: t, out: stdoutW, lines: make(chan string, 64)}
 	go func() {
 		in := bufio.NewReader(stdinR)
@@ -793,31 +775,6 @@ func srConn(t *testing.T, o Options, protocol string) (*Conn, *srServer) {
 		_ = stdinR.Close()
 	})
 	return c, s
-}
-
-type srCall struct {
-	raw json.RawMessage
-	err error
-}
-
-func srCallTool(c *Conn, ctx context.Context, args string) <-chan srCall {
-	ch := make(chan srCall, 1)
-	go func() {
-		raw, err := c.CallTool(ctx, "t", json.RawMessage(args))
-		ch <- srCall{raw, err}
-	}()
-	return ch
-}
-
-func srWait(t *testing.T, ch <-chan srCall) srCall {
-	t.Helper()
-	select {
-	case r := <-ch:
-		return r
-	case <-time.After(3 * time.Second):
-		t.Fatal("the call did not return")
-		return srCall{}
-	}
 }
 
 // TestConnCancelled: a call interrupted or out of time sends one
