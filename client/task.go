@@ -30,17 +30,17 @@ import (
 
 // Task statuses.
 const (
-	TaskWorking       = "working"
-	TaskInputRequired = "input_required"
-	TaskCompleted     = "completed"
+	taskWorking       = "working"
+	taskInputRequired = "input_required"
+	taskCompleted     = "completed"
 	TaskFailed        = "failed"
-	TaskCancelled     = "cancelled"
+	taskCancelled     = "cancelled"
 )
 
 // Task support of a tool (execution.taskSupport).
 const (
 	TaskSupportRequired  = "required"
-	TaskSupportOptional  = "optional"
+	taskSupportOptional  = "optional"
 	TaskSupportForbidden = "forbidden"
 )
 
@@ -49,12 +49,12 @@ const (
 const tasksExtension = "io.modelcontextprotocol/tasks"
 
 // Bounds on the wait between two tasks/get: the server's pollInterval is
-// kept within [MinPollInterval, MaxPollInterval]; DefaultPollInterval is
+// kept within [minPollInterval, maxPollInterval]; defaultPollInterval is
 // used when it names none.
 const (
-	MinPollInterval     = 100 * time.Millisecond
-	MaxPollInterval     = 30 * time.Second
-	DefaultPollInterval = time.Second
+	minPollInterval     = 100 * time.Millisecond
+	maxPollInterval     = 30 * time.Second
+	defaultPollInterval = time.Second
 )
 
 // taskCancelTimeout bounds the tasks/cancel sent for a task mcpx stops
@@ -92,26 +92,26 @@ type Task struct {
 // Terminal reports whether the task has ended (completed, failed or
 // cancelled).
 func (t *Task) Terminal() bool {
-	return t.Status == TaskCompleted || t.Status == TaskFailed || t.Status == TaskCancelled
+	return t.Status == taskCompleted || t.Status == TaskFailed || t.Status == taskCancelled
 }
 
 // Poll is the wait before the next tasks/get: the server's pollInterval,
 // bounded.
 func (t *Task) Poll() time.Duration {
 	if t.PollInterval == nil || *t.PollInterval <= 0 {
-		return DefaultPollInterval
+		return defaultPollInterval
 	}
-	if *t.PollInterval >= int64(MaxPollInterval/time.Millisecond) {
-		return MaxPollInterval
+	if *t.PollInterval >= int64(maxPollInterval/time.Millisecond) {
+		return maxPollInterval
 	}
-	return max(time.Duration(*t.PollInterval)*time.Millisecond, MinPollInterval)
+	return max(time.Duration(*t.PollInterval)*time.Millisecond, minPollInterval)
 }
 
 // TaskSupport is a tool's execution.taskSupport: TaskSupportRequired,
-// TaskSupportOptional, or TaskSupportForbidden (absent, or anything else).
+// taskSupportOptional, or TaskSupportForbidden (absent, or anything else).
 func (it *Item) TaskSupport() string {
 	switch s := gjson.GetBytes(it.Execution, "taskSupport").String(); s {
-	case TaskSupportRequired, TaskSupportOptional:
+	case TaskSupportRequired, taskSupportOptional:
 		return s
 	}
 	return TaskSupportForbidden
@@ -411,7 +411,7 @@ func (c *Conn) WaitTask(ctx context.Context, t *Task, o WaitOptions) (raw json.R
 		switch {
 		case t.Terminal():
 			return c.taskOutcome(ctx, t)
-		case t.Status == TaskInputRequired && t.inputs != nil:
+		case t.Status == taskInputRequired && t.inputs != nil:
 			if answered++; answered > maxInputRounds {
 				return nil, &BadReplyError{Server: c.T.Name, Method: "tasks/get",
 					Msg: fmt.Sprintf("asked for input more than %d times for task %s", maxInputRounds, shownID(t.ID))}
@@ -419,7 +419,7 @@ func (c *Conn) WaitTask(ctx context.Context, t *Task, o WaitOptions) (raw json.R
 			if err := c.answerTask(ctx, t); err != nil {
 				return nil, err
 			}
-		case t.Status == TaskInputRequired && !mcp.IsModernProtocol(c.Protocol):
+		case t.Status == taskInputRequired && !mcp.IsModernProtocol(c.Protocol):
 			// The server sends its requests while tasks/result waits.
 			return c.taskResult(ctx, t)
 		default:
@@ -460,7 +460,7 @@ func (c *Conn) taskEnd(ctx context.Context, t *Task) (json.RawMessage, error) {
 	switch {
 	case t.result != nil:
 		return t.result, nil
-	case t.Status == TaskCancelled:
+	case t.Status == taskCancelled:
 		return nil, &TaskError{Server: c.T.Name, ID: t.ID, Status: t.Status, Message: c.shown(t.StatusMessage)}
 	case t.failure != nil:
 		rpc := transport.RPCError{Code: int(gjson.GetBytes(t.failure, "code").Int()), Message: gjson.GetBytes(t.failure, "message").String()}
@@ -553,9 +553,9 @@ func (e *TaskError) Error() string {
 	id := shownID(e.ID)
 	what := "failed"
 	switch e.Status {
-	case TaskCancelled:
+	case taskCancelled:
 		what = "was cancelled"
-	case TaskCompleted:
+	case taskCompleted:
 		what = "has completed"
 	}
 	msg := fmt.Sprintf("server %q: task %s %s", e.Server, id, what)

@@ -66,12 +66,12 @@ func TestTaskPoll(t *testing.T) {
 		poll *int64
 		want time.Duration
 	}{
-		{nil, DefaultPollInterval},
-		{ms(0), DefaultPollInterval},
-		{ms(1), MinPollInterval},
+		{nil, defaultPollInterval},
+		{ms(0), defaultPollInterval},
+		{ms(1), minPollInterval},
 		{ms(250), 250 * time.Millisecond},
-		{ms(60000), MaxPollInterval},
-		{ms(1 << 62), MaxPollInterval},
+		{ms(60000), maxPollInterval},
+		{ms(1 << 62), maxPollInterval},
 	} {
 		if got := (&Task{PollInterval: tc.poll}).Poll(); got != tc.want {
 			t.Errorf("Poll(%v) = %s, want %s", tc.poll, got, tc.want)
@@ -82,7 +82,7 @@ func TestTaskPoll(t *testing.T) {
 func TestTaskSupport(t *testing.T) {
 	for raw, want := range map[string]string{
 		``: TaskSupportForbidden, `{}`: TaskSupportForbidden, `{"taskSupport":"required"}`: TaskSupportRequired,
-		`{"taskSupport":"optional"}`: TaskSupportOptional, `{"taskSupport":"sometimes"}`: TaskSupportForbidden,
+		`{"taskSupport":"optional"}`: taskSupportOptional, `{"taskSupport":"sometimes"}`: TaskSupportForbidden,
 		`{"taskSupport":true}`: TaskSupportForbidden,
 	} {
 		it := &Item{Execution: json.RawMessage(raw)}

@@ -14,11 +14,6 @@ import (
 // terminal. Everything else is unchanged.
 func Sanitize(s string) string { return sanitize(s, false) }
 
-// SanitizeJSON is Sanitize for a JSON document: inside its strings every
-// escape is a valid JSON escape (\u007f, \u202e), so the document stays
-// JSON. (The encoder already escaped C0 controls and replaced invalid UTF-8.)
-func SanitizeJSON(s string) string { return sanitize(s, true) }
-
 func sanitize(s string, asJSON bool) string {
 	if !needsEscape(s) {
 		return s

@@ -40,7 +40,7 @@ type Streams struct {
 	// it is unknown or stdout is not a terminal.
 	OutWidth int
 
-	out     io.Writer // stdout itself (broken pipes marked): under Stream's buffer
+	out     io.Writer // stdout itself (broken pipes marked): under stream's buffer
 	secrets *secret.Set
 }
 

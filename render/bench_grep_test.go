@@ -94,7 +94,7 @@ func BenchmarkPageText(b *testing.B) {
 	text := strings.Repeat("log line with é, 世 and 😀 characters\n", 1<<15) // 1.2 MiB
 	off := 1
 	for b.Loop() {
-		p := PageText(text, off, limits.DefaultPage)
+		p := pageText(text, off, limits.DefaultPage)
 		off = 1
 		if p.Next != nil {
 			off = *p.Next + 1

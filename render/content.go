@@ -27,12 +27,12 @@ type Content struct {
 }
 
 // asText is the text the content policy renders for c: its text, or its
-// blob when that is text (see IsText); ok is false for any other blob.
+// blob when that is text (see isText); ok is false for any other blob.
 func (c Content) asText() (text string, ok bool) {
 	switch {
 	case !c.IsBlob:
 		return c.Text, true
-	case IsText(c.Blob):
+	case isText(c.Blob):
 		return string(c.Blob), true
 	}
 	return "", false
@@ -147,7 +147,7 @@ func parseItemAt(doc []byte, start, end, i int, decoded *int64, decode bool) (Co
 		*decoded += n
 		return c, nil
 	}
-	data, err := DecodeBase64(src, limits.DecodeCeiling-*decoded)
+	data, err := decodeBase64(src, limits.DecodeCeiling-*decoded)
 	if err != nil {
 		if le, ok := err.(*limits.Error); ok {
 			return c, le
@@ -268,10 +268,10 @@ func unicodeEscape(b []byte) (rune, int) {
 	return v, 6
 }
 
-// DecodeBase64 decodes standard base64 (padding optional; line breaks
+// decodeBase64 decodes standard base64 (padding optional; line breaks
 // ignored), refusing output over left bytes with a *limits.Error naming the
 // decode ceiling.
-func DecodeBase64(src []byte, left int64) ([]byte, error) {
+func decodeBase64(src []byte, left int64) ([]byte, error) {
 	if decodedSize(src) > left {
 		return nil, decodeCeilingError()
 	}

@@ -94,11 +94,11 @@ func TestParseResourceContents(t *testing.T) {
 
 func TestDecodeBase64Ceiling(t *testing.T) {
 	src := []byte(base64.StdEncoding.EncodeToString(make([]byte, 30)))
-	if b, err := DecodeBase64(src, 30); err != nil || len(b) != 30 {
+	if b, err := decodeBase64(src, 30); err != nil || len(b) != 30 {
 		t.Fatalf("30 bytes within 30: %d, %v", len(b), err)
 	}
 	for _, left := range []int64{29, 0} {
-		_, err := DecodeBase64(src, left)
+		_, err := decodeBase64(src, left)
 		var le *limits.Error
 		if !errors.As(err, &le) || le.Limit != "decode ceiling" || le.Value != limits.DecodeCeiling {
 			t.Fatalf("left %d: err = %v, want the decode ceiling", left, err)
@@ -109,10 +109,10 @@ func TestDecodeBase64Ceiling(t *testing.T) {
 	}
 	// padding: 31 bytes encode to 44 characters with one '='
 	src = []byte(base64.StdEncoding.EncodeToString(make([]byte, 31)))
-	if b, err := DecodeBase64(src, 31); err != nil || len(b) != 31 {
+	if b, err := decodeBase64(src, 31); err != nil || len(b) != 31 {
 		t.Fatalf("31 bytes within 31: %d, %v", len(b), err)
 	}
-	if _, err := DecodeBase64(src, 30); err == nil {
+	if _, err := decodeBase64(src, 30); err == nil {
 		t.Fatal("31 bytes within 30: no error")
 	}
 }

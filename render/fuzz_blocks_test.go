@@ -28,7 +28,7 @@ func fuzzPolicy(spills *int) Policy {
 		*spills++
 		sum := sha256.Sum256(data)
 		h := hex.EncodeToString(sum[:])
-		return Spilled{Path: "/cache/mcp-resources/srv/" + h + "." + Extension(mime), SHA256: h, Size: int64(len(data))}, nil
+		return Spilled{Path: "/cache/mcp-resources/srv/" + h + "." + extension(mime), SHA256: h, Size: int64(len(data))}, nil
 	}}
 }
 
@@ -88,15 +88,15 @@ func fuzzCheckItem(t *testing.T, item any, raw json.RawMessage) {
 		if !utf8.ValidString(it.Text) {
 			t.Fatalf("text %q is not UTF-8", it.Text)
 		}
-		if b.Type != BlockText {
+		if b.Type != blockText {
 			return
 		}
 		if !strings.HasPrefix(b.Text, it.Text) || it.Truncated == (it.Text == b.Text && it.TotalBytes == len(b.Text)) || it.TotalBytes != len(b.Text) {
 			t.Fatalf("text item %q (truncated %v, total %d) of the text %q", it.Text, it.Truncated, it.TotalBytes, b.Text)
 		}
 	case *BlobItem:
-		if b.Type != BlockImage && b.Type != BlockAudio {
-			if b.Type != BlockResource || it.Type != "blob" {
+		if b.Type != blockImage && b.Type != blockAudio {
+			if b.Type != blockResource || it.Type != "blob" {
 				t.Fatalf("a %s item from a %q block", it.Type, b.Type)
 			}
 			return
@@ -109,11 +109,11 @@ func fuzzCheckItem(t *testing.T, item any, raw json.RawMessage) {
 		if it.Type != b.Type || err != nil || int64(len(data)) != it.SizeBytes {
 			t.Fatalf("%s item of %d bytes from a %q block of %d bytes (%v)", it.Type, it.SizeBytes, b.Type, len(data), err)
 		}
-	case *LinkItem:
-		if b.Type != BlockLink || it.URI == "" {
+	case *linkItem:
+		if b.Type != blockLink || it.URI == "" {
 			t.Fatalf("a link %q from a %q block", it.URI, b.Type)
 		}
-	case *UnknownItem:
+	case *unknownItem:
 		if it.ContentType != b.Type || !it.Omitted {
 			t.Fatalf("unknown item %q from a %q block", it.ContentType, b.Type)
 		}
@@ -210,7 +210,7 @@ func FuzzRenderPrompt(f *testing.F) {
 			}
 			for i, it := range dm.Content {
 				fuzzCheckItem(t, it, blocks[i])
-				if _, ok := it.(*UnknownItem); ok {
+				if _, ok := it.(*unknownItem); ok {
 					unknown++
 				}
 			}
@@ -299,7 +299,7 @@ func FuzzRenderToolResult(f *testing.F) {
 					t.Fatalf("item %d was cut at the ceiling, yet item %d follows", i, i+1)
 				}
 				text += len(it.Text)
-			case *UnknownItem:
+			case *unknownItem:
 				unknown++
 			}
 		}

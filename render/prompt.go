@@ -12,11 +12,11 @@ import (
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
-// PromptMessage is one rendered message of a prompt (see prompt in
+// promptMessage is one rendered message of a prompt (see prompt in
 // COMMANDS, mcpx(1)).
-type PromptMessage struct {
+type promptMessage struct {
 	Role    string `json:"role"`
-	Content []any  `json:"content"` // *TextItem, *BlobItem, *LinkItem, *UnknownItem
+	Content []any  `json:"content"` // *TextItem, *BlobItem, *linkItem, *unknownItem
 }
 
 // PromptDoc is the document of `mcpx prompt`. Text is exactly what text
@@ -25,7 +25,7 @@ type PromptDoc struct {
 	Server      string          `json:"server"`
 	Prompt      string          `json:"prompt"`
 	Description *string         `json:"description"`
-	Messages    []PromptMessage `json:"messages"`
+	Messages    []promptMessage `json:"messages"`
 	Text        string          `json:"text"`
 	Truncated   bool            `json:"truncated"` // the text was cut at the response ceiling
 	Omitted     int             `json:"omitted"`   // content blocks past the ceiling, not rendered
@@ -78,7 +78,7 @@ func readPrompt(raw []byte) (doc *PromptDoc, list gjson.Result, base int, err er
 	if !res.IsObject() {
 		return nil, list, 0, &BadContentError{Item: -1, Msg: "the result is not a JSON object"}
 	}
-	doc = &PromptDoc{Messages: []PromptMessage{}}
+	doc = &PromptDoc{Messages: []promptMessage{}}
 	// The members as encoding/json reads them (the last of repeated keys
 	// wins), like those of each message and block.
 	top := scanMembers(raw, res.Index, res.Index+len(res.Raw))
@@ -147,7 +147,7 @@ func (w *promptWriter) message(k int, role string, content span) error {
 		roleWarning = fmt.Sprintf("%s has the role %q, which MCP does not define; it is labelled [%s]", where, role, text.EscapeClip(role, 200))
 	}
 	nwarn := len(w.warnings)
-	pm := PromptMessage{Role: role, Content: []any{}}
+	pm := promptMessage{Role: role, Content: []any{}}
 	err := eachBlock(w.raw, content, func(i int, sp span) error {
 		return w.block(i, sp, where, &pm)
 	})
@@ -176,7 +176,7 @@ func (w *promptWriter) message(k int, role string, content span) error {
 
 // block renders block i of a message into pm and the text, cutting a text
 // at the ceiling; a placeholder that does not fit whole ends the walk.
-func (w *promptWriter) block(i int, sp span, where string, pm *PromptMessage) error {
+func (w *promptWriter) block(i int, sp span, where string, pm *promptMessage) error {
 	b, err := checkBlock(w.raw, sp.s, sp.e, i, where)
 	if err != nil {
 		return err
@@ -280,11 +280,11 @@ func eachBlock(raw []byte, content span, visit func(i int, sp span) error) error
 // placeholder with a path of the spill directory plus a file name
 // (SHA256.EXT); when path is false, the path alone and its newline.
 func (b *block) minLine(doc []byte, spillDir string, placeholderLine bool) int {
-	if b.typ != BlockImage && b.typ != BlockAudio {
+	if b.typ != blockImage && b.typ != blockAudio {
 		return 0
 	}
 	mime, _ := shortString(doc, b.m.get("mimeType"))
-	path := len(spillDir) + 1 + 64 + 1 + len(Extension(mime))
+	path := len(spillDir) + 1 + 64 + 1 + len(extension(mime))
 	if !placeholderLine {
 		return path + 1
 	}

@@ -75,14 +75,14 @@ type Policy struct {
 	Text bool
 }
 
-// RenderContents applies the content policy to the items of a response, in
+// renderContents applies the content policy to the items of a response, in
 // order: text is filtered by the pattern and paged; a blob that is text
-// (IsText) is treated as text whatever its claimed mime type, any other
+// (isText) is treated as text whatever its claimed mime type, any other
 // blob is spilled. Once the text of the response reaches the response
 // ceiling, the remaining items are counted in omitted instead of rendered
 // (a spilled blob counts as the line that shows its path, an empty text as
 // one byte, so that no number of items can grow a response without bound).
-func RenderContents(items []Content, p Policy) (rendered []any, omitted int, err error) {
+func renderContents(items []Content, p Policy) (rendered []any, omitted int, err error) {
 	r := renderer{p: p, seams: newSeams(p)}
 	for _, c := range items {
 		if r.full() {
@@ -96,7 +96,7 @@ func RenderContents(items []Content, p Policy) (rendered []any, omitted int, err
 	return r.rendered, r.omitted, nil
 }
 
-// RenderResourceRead is RenderContents for a raw resources/read result,
+// RenderResourceRead is renderContents for a raw resources/read result,
 // parsed defensively (see ParseResourceContents): every item is checked, and
 // the decode ceiling applied, before anything is decoded or spilled; then
 // items are decoded and rendered one at a time, and items past the response
@@ -158,7 +158,7 @@ func (r *renderer) omit(c Content) {
 }
 
 func (r *renderer) add(c Content) error {
-	if c.IsBlob && !IsText(c.Blob) {
+	if c.IsBlob && !isText(c.Blob) {
 		b, err := r.p.blob(c)
 		if err != nil {
 			return err
@@ -205,7 +205,7 @@ func (p Policy) text(text string, max int, sm *seams) (*TextItem, error) {
 		sm.other()
 		return t, nil
 	}
-	pg := PageText(text, p.Offset, max)
+	pg := pageText(text, p.Offset, max)
 	t := &TextItem{Type: "text", Text: pg.Text, Offset: pg.Offset, Truncated: pg.Truncated,
 		TotalBytes: pg.Total, NextOffset: pg.Next, Bytes: len(pg.Text)}
 	sm.text(t, text, pg.Offset, pg.Offset+len(pg.Text))

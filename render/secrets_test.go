@@ -36,7 +36,7 @@ func TestPagesMaskSplitSecrets(t *testing.T) {
 		{0, 100, "token: *** end", nil},
 		{5, 3, ": ***", 8}, // ": h", where the secret starts
 	} {
-		got, _, err := RenderContents([]Content{{Text: text}}, Policy{Offset: tc.offset, Max: tc.max, Secrets: sec})
+		got, _, err := renderContents([]Content{{Text: text}}, Policy{Offset: tc.offset, Max: tc.max, Secrets: sec})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +50,7 @@ func TestPagesMaskSplitSecrets(t *testing.T) {
 		}
 	}
 	// with --pattern, pages of the filtered text
-	got, _, err := RenderContents([]Content{{Text: "a\nkey hunter2-hunter2\nb\n"}},
+	got, _, err := renderContents([]Content{{Text: "a\nkey hunter2-hunter2\nb\n"}},
 		Policy{Pattern: regexp.MustCompile("key"), Offset: 0, Max: 12, Secrets: sec})
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +58,7 @@ func TestPagesMaskSplitSecrets(t *testing.T) {
 	if it := got[0].(*TextItem); it.Text != "1-a\n2:key ***" || *it.NextOffset != 12 {
 		t.Errorf("pattern page %q next %d", it.Text, *it.NextOffset)
 	}
-	got, _, _ = RenderContents([]Content{{Text: "a\nkey hunter2-hunter2\nb\n"}},
+	got, _, _ = renderContents([]Content{{Text: "a\nkey hunter2-hunter2\nb\n"}},
 		Policy{Pattern: regexp.MustCompile("key"), Offset: 12, Max: 100, Secrets: sec})
 	if it := got[0].(*TextItem); it.Text != "***\n3-b\n" {
 		t.Errorf("pattern page 2 %q", it.Text)
@@ -70,7 +70,7 @@ func TestPagesMaskSplitSecrets(t *testing.T) {
 // an item in between (a blob) separates them.
 func TestItemsMaskSplitSecrets(t *testing.T) {
 	sec := secretsOf("hunter2-hunter2")
-	got, _, err := RenderContents([]Content{{Text: "first hunter2"}, {Text: "-hunter2 second"}, {Text: "x"}}, Policy{Max: 100, Secrets: sec})
+	got, _, err := renderContents([]Content{{Text: "first hunter2"}, {Text: "-hunter2 second"}, {Text: "x"}}, Policy{Max: 100, Secrets: sec})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,12 +87,12 @@ func TestItemsMaskSplitSecrets(t *testing.T) {
 		t.Errorf("raw read items %q %q", a, b)
 	}
 	// pages that do not reach the seam are left alone
-	got, _, _ = RenderContents([]Content{{Text: "first hunter2"}, {Text: "-hunter2 second"}}, Policy{Max: 3, Secrets: sec})
+	got, _, _ = renderContents([]Content{{Text: "first hunter2"}, {Text: "-hunter2 second"}}, Policy{Max: 3, Secrets: sec})
 	if a, b := got[0].(*TextItem).Text, got[1].(*TextItem).Text; a != "fir" || b != "***" {
 		t.Errorf("short pages %q %q", a, b)
 	}
 	f := &fakeSpill{}
-	got, _, _ = RenderContents([]Content{{Text: "first hunter2"}, {IsBlob: true, Blob: []byte{0, 1}}, {Text: "-hunter2 second"}},
+	got, _, _ = renderContents([]Content{{Text: "first hunter2"}, {IsBlob: true, Blob: []byte{0, 1}}, {Text: "-hunter2 second"}},
 		Policy{Max: 100, Secrets: sec, Spill: f.spill})
 	if a, b := got[0].(*TextItem).Text, got[2].(*TextItem).Text; a != "first hunter2" || b != "-hunter2 second" {
 		t.Errorf("separated items %q %q", a, b)
@@ -155,13 +155,13 @@ func TestCeilingSeamMasksOmittedItem(t *testing.T) {
 			t.Errorf("%s: omitted %d, text ends %q", what, omitted, text[max(0, len(text)-12):])
 		}
 	}
-	got, omitted, err := RenderContents([]Content{{Text: first}, {Text: "-hunter2 second"}}, Policy{Max: limits.SliceClamp, Secrets: sec})
+	got, omitted, err := renderContents([]Content{{Text: first}, {Text: "-hunter2 second"}}, Policy{Max: limits.SliceClamp, Secrets: sec})
 	if err != nil {
 		t.Fatal(err)
 	}
 	check("contents", got[0].(*TextItem).Text, omitted)
 	// a blob that is text is a text
-	got, omitted, _ = RenderContents([]Content{{Text: first}, {IsBlob: true, Blob: []byte("-hunter2 second")}}, Policy{Max: limits.SliceClamp, Secrets: sec})
+	got, omitted, _ = renderContents([]Content{{Text: first}, {IsBlob: true, Blob: []byte("-hunter2 second")}}, Policy{Max: limits.SliceClamp, Secrets: sec})
 	check("text blob", got[0].(*TextItem).Text, omitted)
 	raw := fmt.Sprintf(`{"contents":[{"uri":"x://a","text":%q},{"uri":"x://b","text":"-hunter2 second"},{"uri":"x://c","text":"x"}]}`, first)
 	got, omitted, err = RenderResourceRead([]byte(raw), Policy{Max: limits.SliceClamp, Secrets: sec})
@@ -177,7 +177,7 @@ func TestCeilingSeamMasksOmittedItem(t *testing.T) {
 	}
 	check("tool", doc.Content[0].(*TextItem).Text, doc.Omitted)
 	// the next item not a text: nothing joins, nothing is masked
-	got, omitted, _ = RenderContents([]Content{{Text: first}, {IsBlob: true, Blob: []byte{0, 1}}}, Policy{Max: limits.SliceClamp, Secrets: sec})
+	got, omitted, _ = renderContents([]Content{{Text: first}, {IsBlob: true, Blob: []byte{0, 1}}}, Policy{Max: limits.SliceClamp, Secrets: sec})
 	if text := got[0].(*TextItem).Text; omitted != 1 || !strings.HasSuffix(text, "ahunter2") {
 		t.Errorf("blob after: omitted %d, text ends %q", omitted, text[len(text)-12:])
 	}

@@ -20,7 +20,7 @@ import (
 // mcpx(1)). Its rules:
 //
 //   - A blob goes to ROOT/mcp-resources/SERVER/SHA256.EXT. SERVER is
-//     SpillDirName(server) and EXT is Extension(mime), checked again here, so
+//     spillDirName(server) and EXT is extension(mime), checked again here, so
 //     nothing a server sends can name a file outside ROOT/mcp-resources.
 //   - ROOT, ROOT/mcp-resources and SERVER are created 0700 when missing; each,
 //     new or old, must be a real directory (not a symlink), owned by the user
@@ -79,10 +79,10 @@ const (
 // before it removes a file ("remove", file).
 var testOnlyHook func(event, path string)
 
-// SpillDirName reduces a server name to a safe directory name: only
+// spillDirName reduces a server name to a safe directory name: only
 // [A-Za-z0-9._-] is kept (every other byte is dropped), leading dots become
 // "_" (so neither "." nor ".." nor a hidden name), and an empty result is "_".
-func SpillDirName(server string) string {
+func spillDirName(server string) string {
 	b := make([]byte, 0, len(server))
 	for i := 0; i < len(server); i++ {
 		switch c := server[i]; {
@@ -111,7 +111,7 @@ func (s *Spiller) Dir(server string) string {
 	if err != nil {
 		root = s.Root
 	}
-	return filepath.Join(root, spillSubdir, SpillDirName(server))
+	return filepath.Join(root, spillSubdir, spillDirName(server))
 }
 
 func (s *Spiller) Spill(server string, data []byte, mime string) (Spilled, error) {
@@ -123,7 +123,7 @@ func (s *Spiller) Spill(server string, data []byte, mime string) (Spilled, error
 		return Spilled{}, fmt.Errorf("spill directory %q: %w", s.Root, err)
 	}
 	top := filepath.Join(root, spillSubdir)
-	dir := filepath.Join(top, SpillDirName(server))
+	dir := filepath.Join(top, spillDirName(server))
 	if err := ensureDir(root, true); err != nil {
 		return Spilled{}, err
 	}
@@ -136,8 +136,8 @@ func (s *Spiller) Spill(server string, data []byte, mime string) (Spilled, error
 
 	sum := sha256.Sum256(data)
 	out := Spilled{SHA256: hex.EncodeToString(sum[:]), Size: int64(len(data))}
-	ext := Extension(mime)
-	if !safeExtension(ext) { // Extension promises this; the file name depends on it
+	ext := extension(mime)
+	if !safeExtension(ext) { // extension promises this; the file name depends on it
 		ext = "bin"
 	}
 	out.Path = filepath.Join(dir, out.SHA256+"."+ext)

@@ -45,7 +45,7 @@ func TestSpillDirName(t *testing.T) {
 		{"a\\b", "ab"},
 		{"srv.", "srv."},
 	} {
-		if got := SpillDirName(c.in); got != c.want {
+		if got := spillDirName(c.in); got != c.want {
 			t.Errorf("SpillDirName(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
@@ -88,7 +88,7 @@ func TestSpillPathsAndModes(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(root, "mcp-resources", "host.example.com8080")
-	want := Spilled{Path: filepath.Join(dir, sha(data)+"."+Extension("image/png")), SHA256: sha(data), Size: int64(len(data))}
+	want := Spilled{Path: filepath.Join(dir, sha(data)+"."+extension("image/png")), SHA256: sha(data), Size: int64(len(data))}
 	if got != want {
 		t.Fatalf("Spill = %+v, want %+v", got, want)
 	}
@@ -241,7 +241,7 @@ func TestSpillReplacesSymlinkAtFinalName(t *testing.T) {
 	}
 	os.Chmod(root, 0o700)
 	os.Chmod(filepath.Dir(dir), 0o700)
-	final := filepath.Join(dir, sha(data)+"."+Extension("application/octet-stream"))
+	final := filepath.Join(dir, sha(data)+"."+extension("application/octet-stream"))
 	if err := os.Symlink(outside, final); err != nil {
 		t.Fatal(err)
 	}

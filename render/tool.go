@@ -18,7 +18,7 @@ type ToolDoc struct {
 	Server                     string          `json:"server"`
 	Tool                       *string         `json:"tool"` // nil: not known (a task's result, fetched by its id)
 	IsError                    bool            `json:"is_error"`
-	Content                    []any           `json:"content"` // *TextItem, *BlobItem, *LinkItem, *UnknownItem
+	Content                    []any           `json:"content"` // *TextItem, *BlobItem, *linkItem, *unknownItem
 	StructuredContent          json.RawMessage `json:"structured_content"`
 	StructuredContentTruncated bool            `json:"structured_content_truncated"`
 	StructuredContentPath      *string         `json:"structured_content_path"`
@@ -30,7 +30,7 @@ type ToolDoc struct {
 // room left under the response ceiling), then cut there on a character
 // boundary and marked truncated; images, audio and binary blobs are
 // spilled; resource links are kept as links; a block of an unknown type is
-// an UnknownItem and a warning. Blocks past the response ceiling are
+// an unknownItem and a warning. Blocks past the response ceiling are
 // counted in Omitted, never decoded. Structured content is passed through
 // compacted (its digits untouched), or spilled as a .json file when that is
 // over the slice clamp; with p.Text, only when there are no content
@@ -241,10 +241,10 @@ func ItemLine(item any) string {
 		return it.Text
 	case *BlobItem:
 		return it.Path
-	case *LinkItem:
-		return SafeURI(it.URI)
-	case *UnknownItem:
-		return "[" + SafeType(it.ContentType) + " content omitted]"
+	case *linkItem:
+		return safeURI(it.URI)
+	case *unknownItem:
+		return "[" + safeType(it.ContentType) + " content omitted]"
 	}
 	return ""
 }
