@@ -89,15 +89,15 @@ type Task struct {
 	token string
 }
 
-// Terminal reports whether the task has ended (completed, failed or
+// terminal reports whether the task has ended (completed, failed or
 // cancelled).
-func (t *Task) Terminal() bool {
+func (t *Task) terminal() bool {
 	return t.Status == taskCompleted || t.Status == TaskFailed || t.Status == taskCancelled
 }
 
-// Poll is the wait before the next tasks/get: the server's pollInterval,
+// poll is the wait before the next tasks/get: the server's pollInterval,
 // bounded.
-func (t *Task) Poll() time.Duration {
+func (t *Task) poll() time.Duration {
 	if t.PollInterval == nil || *t.PollInterval <= 0 {
 		return defaultPollInterval
 	}
@@ -309,7 +309,7 @@ func (c *Conn) CancelTask(ctx context.Context, id string) (*Task, error) {
 		if gerr != nil {
 			return nil, gerr
 		}
-		if t.Terminal() {
+		if t.terminal() {
 			return t, &TaskError{Server: c.T.Name, ID: id, Status: t.Status, Message: "it cannot be cancelled any more (the server said: " + se.Shown() + ")"}
 		}
 		return nil, err
@@ -387,7 +387,7 @@ type WaitOptions struct {
 
 // WaitTask waits until task t ends and returns its result, raw, as
 // tools/call would have returned it. It polls tasks/get at the task's
-// poll interval (see Task.Poll), sooner when the server sends a status
+// poll interval (see Task.poll), sooner when the server sends a status
 // notification for it. A task that needs input is answered through the
 // connection's hooks (elicitation): in the 2025-11-25 era by asking for
 // its result (tasks/result), during which the server sends its requests;
@@ -409,7 +409,7 @@ func (c *Conn) WaitTask(ctx context.Context, t *Task, o WaitOptions) (raw json.R
 			o.OnStatus(*t)
 		}
 		switch {
-		case t.Terminal():
+		case t.terminal():
 			return c.taskOutcome(ctx, t)
 		case t.Status == taskInputRequired && t.inputs != nil:
 			if answered++; answered > maxInputRounds {
@@ -423,7 +423,7 @@ func (c *Conn) WaitTask(ctx context.Context, t *Task, o WaitOptions) (raw json.R
 			// The server sends its requests while tasks/result waits.
 			return c.taskResult(ctx, t)
 		default:
-			timer := time.NewTimer(t.Poll())
+			timer := time.NewTimer(t.poll())
 			select {
 			case <-timer.C:
 			case <-wake:

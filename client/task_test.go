@@ -73,7 +73,7 @@ func TestTaskPoll(t *testing.T) {
 		{ms(60000), maxPollInterval},
 		{ms(1 << 62), maxPollInterval},
 	} {
-		if got := (&Task{PollInterval: tc.poll}).Poll(); got != tc.want {
+		if got := (&Task{PollInterval: tc.poll}).poll(); got != tc.want {
 			t.Errorf("Poll(%v) = %s, want %s", tc.poll, got, tc.want)
 		}
 	}

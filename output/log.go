@@ -104,7 +104,7 @@ func (l *Log) Progress(line string) {
 		return
 	}
 	if line != "" {
-		line = Sanitize(l.s.secrets.Mask(text.Squash(line)))
+		line = sanitize(l.s.secrets.Mask(text.Squash(line)))
 		// Columns, not characters: a wide character takes two.
 		line = runewidth.Truncate(line, progressWidth, "…")
 	}

@@ -20,8 +20,8 @@ func TestSanitize(t *testing.T) {
 		{"bad utf8 \xff\xfe", `bad utf8 \xff\xfe`},
 		{"héllo wörld ✓ 😀", "héllo wörld ✓ 😀"},
 	} {
-		if got := Sanitize(tc.in); got != tc.want {
-			t.Errorf("Sanitize(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := sanitize(tc.in); got != tc.want {
+			t.Errorf("sanitize(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

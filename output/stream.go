@@ -75,7 +75,7 @@ func (st *stream) Flush() error { return st.w.Flush() }
 // cell is a table cell as a terminal shows it: one line, secrets masked,
 // controls escaped.
 func (s *Streams) cell(c string) string {
-	return Sanitize(s.secrets.Mask(cleanField(c)))
+	return sanitize(s.secrets.Mask(cleanField(c)))
 }
 
 // CellWidth is the number of terminal columns a table cell takes on stdout

@@ -80,7 +80,7 @@ func outWidth(f *os.File, columns string) int {
 }
 
 // New wraps the given writers: secrets are masked on both, and a stream that is
-// a terminal escapes control characters (see Sanitize).
+// a terminal escapes control characters (see sanitize).
 func New(in io.Reader, out, errw io.Writer, inTTY, outTTY, errTTY bool) *Streams {
 	m := &secret.Set{}
 	s := &Streams{In: in, InTTY: inTTY, OutTTY: outTTY, ErrTTY: errTTY, secrets: m}

@@ -35,7 +35,7 @@ func (s *Streams) WriteTable(header []string, rows [][]string) error {
 		for _, r := range rows {
 			safe := make([]string, len(r))
 			for i, c := range r {
-				safe[i] = Sanitize(cleanField(c))
+				safe[i] = sanitize(cleanField(c))
 			}
 			writeRow(tw, safe)
 		}
