@@ -92,6 +92,15 @@ type Options struct {
 // hold the GET open without ever sending one. After it, HTTP is tried.
 const rememberedSSEWait = 3 * time.Second
 
+// discoverWait bounds the wait for the answer to server/discover before a
+// server that sends none is taken for one that knows only the legacy
+// handshake. Over stdio the request is written as the server starts, so
+// the bound includes the server's start: a Node.js server on the
+// TypeScript SDK takes over a second to load on a busy machine, and a
+// shorter bound initialized such servers at 2025-11-25 although they
+// speak 2026-07-28.
+const discoverWait = 5 * time.Second
+
 // Capabilities are what the server advertised at initialize.
 type Capabilities struct {
 	Tools       bool `json:"tools"`
@@ -494,7 +503,7 @@ func (c *Conn) startClient(ctx context.Context, tr mcptransport.Interface, o Opt
 			c.awaitListen(ctx)
 		}
 	}
-	c.mc = mcpclient.NewClient(wrapped, mcpclient.WithProtocolVersion(o.ProtocolVersion), mcpclient.WithDiscoverTimeout(time.Second))
+	c.mc = mcpclient.NewClient(wrapped, mcpclient.WithProtocolVersion(o.ProtocolVersion), mcpclient.WithDiscoverTimeout(discoverWait))
 	c.mc.OnNotification(c.hooks.notification)
 	// The Start context owns the stdio child and the SSE stream: it lives
 	// until Close, and the per-call deadlines come from ctx.
