@@ -97,9 +97,19 @@ const rememberedSSEWait = 3 * time.Second
 // handshake. Over stdio the request is written as the server starts, so
 // the bound includes the server's start: a Node.js server on the
 // TypeScript SDK takes over a second to load on a busy machine, and a
-// shorter bound initialized such servers at 2025-11-25 although they
-// speak 2026-07-28.
+// bound of 1 s initialized such servers at 2025-11-25 although they speak
+// 2026-07-28.
 const discoverWait = 5 * time.Second
+
+// discoverWaitWithin is discoverWait, or half of what is left of ctx's
+// deadline when that is less, so that the initialize after the wait still
+// has time (one TAB's completion budget is 2 s).
+func discoverWaitWithin(ctx context.Context) time.Duration {
+	if d, ok := ctx.Deadline(); ok {
+		return min(discoverWait, time.Until(d)/2)
+	}
+	return discoverWait
+}
 
 // Capabilities are what the server advertised at initialize.
 type Capabilities struct {
@@ -503,7 +513,7 @@ func (c *Conn) startClient(ctx context.Context, tr mcptransport.Interface, o Opt
 			c.awaitListen(ctx)
 		}
 	}
-	c.mc = mcpclient.NewClient(wrapped, mcpclient.WithProtocolVersion(o.ProtocolVersion), mcpclient.WithDiscoverTimeout(discoverWait))
+	c.mc = mcpclient.NewClient(wrapped, mcpclient.WithProtocolVersion(o.ProtocolVersion), mcpclient.WithDiscoverTimeout(max(discoverWaitWithin(ctx), time.Millisecond)))
 	c.mc.OnNotification(c.hooks.notification)
 	// The Start context owns the stdio child and the SSE stream: it lives
 	// until Close, and the per-call deadlines come from ctx.
