@@ -427,6 +427,7 @@ func (l *Listing) Each(ctx context.Context, item func(*Item) error, problem func
 // that does not know resources/templates/list has no templates.
 func (c *Conn) listed(ctx context.Context, kind string) (raws []json.RawMessage, problems []Problem, failed *Problem, err error) {
 	raws, problems, err = c.listAll(ctx, kind)
+	raws = c.visible(kind, raws)
 	var le *listError
 	switch {
 	case err == nil:

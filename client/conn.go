@@ -20,9 +20,10 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpx-cli/mcpx/client/auth"
-	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/config"
 	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -41,12 +42,10 @@ type Options struct {
 	Debug           func(string, ...any) // protocol notes shown with -v
 	Note            func(string, ...any) // notes always shown (the SSE fallback)
 	Logger          *slog.Logger         // where mcp-go's own logging goes
-	Mask            func(string) string  // hides secrets before a message cuts a server's text short
-	// MaskIn hides secrets in text, and the part of one that begins in
-	// before or ends in after: for a window at the start of a server's
-	// text, which may cut a secret (nil: Mask alone).
-	MaskIn     func(before, text, after string) string
-	AddSecrets func(...string) // registers secrets (stored tokens) to hide from now on
+	// Secrets are the invocation's secrets: masked before a message cuts
+	// a server's text short, and added to (stored tokens) as they are
+	// read (nil: nothing is masked).
+	Secrets *secret.Set
 	// UnusableToken, when set, is told of a stored token that cannot be
 	// used (see auth.SourceOptions.Unusable); the connection goes on
 	// without it.
@@ -76,6 +75,13 @@ type Options struct {
 	// zero value remembers nothing).
 	Transports auth.Transports
 
+	// HideTool, when set, hides the tools it names from every listing
+	// (a server entry's "tools" rules; see headless.go).
+	HideTool func(name string) bool
+	// TraceParent and TraceState, when TraceParent is set, travel in
+	// every request's _meta as traceparent and tracestate (MCP SEP-414).
+	TraceParent, TraceState string
+
 	// remembered: this SSE connection is made because Transports said so,
 	// and waits at most rememberedSSEWait for the endpoint event.
 	remembered bool
@@ -86,6 +92,25 @@ type Options struct {
 // at once, and a server that now speaks streamable HTTP at that URL may
 // hold the GET open without ever sending one. After it, HTTP is tried.
 const rememberedSSEWait = 3 * time.Second
+
+// discoverWait bounds the wait for the answer to server/discover before a
+// server that sends none is taken for one that knows only the legacy
+// handshake. Over stdio the request is written as the server starts, so
+// the bound includes the server's start: a Node.js server on the
+// TypeScript SDK takes over a second to load on a busy machine, and a
+// bound of 1 s initialized such servers at 2025-11-25 although they speak
+// 2026-07-28.
+const discoverWait = 5 * time.Second
+
+// discoverWaitWithin is discoverWait, or half of what is left of ctx's
+// deadline when that is less, so that the initialize after the wait still
+// has time (one TAB's completion budget is 2 s).
+func discoverWaitWithin(ctx context.Context) time.Duration {
+	if d, ok := ctx.Deadline(); ok {
+		return min(discoverWait, time.Until(d)/2)
+	}
+	return discoverWait
+}
 
 // Capabilities are what the server advertised at initialize.
 type Capabilities struct {
@@ -106,18 +131,16 @@ type Conn struct {
 	Instructions  string
 	Auth          auth.Info // the OAuth state the connection was made with
 
-	mc    *mcpclient.Client
-	hooks *serverHooks
-	tap   *tap
-	kind  string // the transport connected over
-	debug func(string, ...any)
-	mask  func(string) string
-	// see Options.MaskIn
-	maskIn func(before, text, after string) string
-	proc   *transport.Process
-	rt     *transport.HTTP
-	limit  *transport.Limit
-	stop   context.CancelFunc
+	mc      *mcpclient.Client
+	hooks   *serverHooks
+	tap     *tap
+	kind    string // the transport connected over
+	debug   func(string, ...any)
+	secrets *secret.Set // see Options.Secrets
+	proc    *transport.Process
+	rt      *transport.HTTP
+	limit   *transport.Limit
+	stop    context.CancelFunc
 
 	mu        sync.Mutex
 	phase     string
@@ -145,6 +168,8 @@ type Conn struct {
 	warmRetry  atomic.Bool // the daemon's http or sse connection failed its handshake
 	// warmFirstPost: the HTTP status of its first POST (for the SSE fallback)
 	warmFirstPost atomic.Int64
+
+	times timings // the time of each phase (see Timings)
 }
 
 // lostSignal is closed when a connection is known dead. The watchers of a
@@ -220,7 +245,7 @@ func Connect(ctx context.Context, t *config.Target, o Options) (*Conn, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	tokens := auth.NewSource(ctx, t, auth.SourceOptions{Mask: o.Mask, Note: o.Note, AddSecrets: o.AddSecrets,
+	tokens := auth.NewSource(ctx, t, auth.SourceOptions{Secrets: o.Secrets, Note: o.Note,
 		Unusable: o.UnusableToken})
 	c, err := connectFallback(ctx, t, o, tokens)
 	if tokens != nil {
@@ -254,6 +279,9 @@ func connectFallback(ctx context.Context, t *config.Target, o Options, tokens *a
 		or := o
 		or.remembered = true
 		c, err := connect(ctx, t, or, config.SSE, tokens)
+		if errors.Is(err, ErrNoWarmTarget) {
+			return nil, err // the one a remembered SSE server would have
+		}
 		if err != nil && c != nil && c.warmRetry.Load() && ctx.Err() == nil {
 			or.Warm = nil
 			c, err = connect(ctx, t, or, config.SSE, tokens)
@@ -334,7 +362,7 @@ func sseStatus(st int) bool {
 // (a server process, or an HTTP or SSE client), mcp-go's client started on
 // it, the initialize handshake, then what follows it (the log level).
 func connect(ctx context.Context, t *config.Target, o Options, kind string, tokens *auth.Source) (*Conn, error) {
-	c := &Conn{T: t, limit: &transport.Limit{}, phase: "start", debug: o.Debug, mask: o.Mask, maskIn: o.MaskIn, lost: newLost(), kind: kind, opts: o, tokens: tokens}
+	c := &Conn{T: t, limit: &transport.Limit{}, phase: "start", debug: o.Debug, secrets: o.Secrets, lost: newLost(), kind: kind, opts: o, tokens: tokens}
 	c.hooks = &serverHooks{o: o, conn: c}
 	// The GET stream is asked for even when the 2026 era is: the tap hides
 	// the option from mcp-go's client (RequiresLegacyProtocol), and the
@@ -343,6 +371,7 @@ func connect(ctx context.Context, t *config.Target, o Options, kind string, toke
 	if ctx.Err() != nil { // interrupted or out of time already: start nothing
 		return nil, c.classify(ctx, "start", ctx.Err())
 	}
+	start := time.Now()
 	tr, err := c.openTransport(ctx, o, tokens, listen)
 	if err != nil {
 		return nil, err
@@ -354,12 +383,15 @@ func connect(ctx context.Context, t *config.Target, o Options, kind string, toke
 	if err != nil {
 		return c, err
 	}
+	c.times.add(&c.times.t.Connect, time.Since(start))
+	start = time.Now()
 	if err := c.initialize(ctx, wrapped, life, o); err != nil {
 		return c, err
 	}
 	if err := c.afterInitialize(ctx, o); err != nil {
 		return c, err
 	}
+	c.times.add(&c.times.t.Initialize, time.Since(start))
 	return c, nil
 }
 
@@ -425,7 +457,7 @@ func (c *Conn) startProcess(o Options) (mcptransport.Interface, error) {
 		}
 	}
 	return transport.NewStdio(p.Stdout(), p.Stdin(), transport.StdioOptions{MessageCeiling: o.MessageCeiling, Limit: c.limit,
-		OnSkip: onSkip, Mask: o.Mask, MaskIn: o.MaskIn, Logger: o.Logger}), nil
+		OnSkip: onSkip, Secrets: o.Secrets, Logger: o.Logger}), nil
 }
 
 // streamableHTTP is mcp-go's streamable HTTP transport over hc, with the
@@ -471,6 +503,7 @@ func (c *Conn) sse(ctx context.Context, hc *http.Client, o Options) (mcptranspor
 func (c *Conn) startClient(ctx context.Context, tr mcptransport.Interface, o Options, listen bool) (mcptransport.Interface, context.Context, error) {
 	wrapped, tapBase := wrapTap(tr, c.hooks)
 	c.tap = tapBase
+	tapBase.trace = o.traceMeta()
 	tapBase.outlive = c.kind == config.SSE && !c.warm
 	if listen {
 		// The legacy handshake's last step: the server may send its first
@@ -481,7 +514,7 @@ func (c *Conn) startClient(ctx context.Context, tr mcptransport.Interface, o Opt
 			c.awaitListen(ctx)
 		}
 	}
-	c.mc = mcpclient.NewClient(wrapped, mcpclient.WithProtocolVersion(o.ProtocolVersion), mcpclient.WithDiscoverTimeout(time.Second))
+	c.mc = mcpclient.NewClient(wrapped, mcpclient.WithProtocolVersion(o.ProtocolVersion), mcpclient.WithDiscoverTimeout(max(discoverWaitWithin(ctx), time.Millisecond)))
 	c.mc.OnNotification(c.hooks.notification)
 	// The Start context owns the stdio child and the SSE stream: it lives
 	// until Close, and the per-call deadlines come from ctx.
@@ -608,10 +641,7 @@ func (c *Conn) afterInitialize(ctx context.Context, o Options) error {
 
 // clip masks secrets, then shortens s to n characters.
 func (c *Conn) clip(s string, n int) string {
-	if c.mask != nil {
-		s = c.mask(s)
-	}
-	return text.Truncate(s, n)
+	return text.Truncate(c.secrets.Mask(s), n)
 }
 
 // shown makes a server-originated string fit in a human message: secrets
@@ -620,7 +650,7 @@ func (c *Conn) clip(s string, n int) string {
 // a window at its start is masked: a server's 10 MiB error message is
 // never copied whole to show 500 characters of it.
 func (c *Conn) shown(s string) string {
-	return text.OneLine(text.MaskWindow(strings.TrimLeftFunc(s, unicode.IsSpace), text.ClipWindow, c.mask, c.maskIn))
+	return text.OneLine(c.secrets.Window(strings.TrimLeftFunc(s, unicode.IsSpace), text.ClipWindow))
 }
 
 // lenientInitialize completes a legacy handshake whose result mcp-go could
@@ -851,6 +881,12 @@ func (c *Conn) adopt(n *Conn) {
 	c.Protocol, c.ServerName, c.ServerVersion, c.Caps, c.Instructions = n.Protocol, n.ServerName, n.ServerVersion, n.Caps, n.Instructions
 	c.mc, c.hooks, c.tap, c.kind, c.proc, c.rt, c.limit, c.stop, c.lost = n.mc, n.hooks, n.tap, n.kind, n.proc, n.rt, n.limit, n.stop, n.lost
 	c.logLevel, c.headerTools = n.logLevel, n.headerTools
+	n.times.mu.Lock()
+	c.times.mu.Lock()
+	c.times.t.Connect += n.times.t.Connect
+	c.times.t.Initialize += n.times.t.Initialize
+	c.times.mu.Unlock()
+	n.times.mu.Unlock()
 	c.warm, c.warmStderr = n.warm, n.warmStderr
 }
 
@@ -862,7 +898,11 @@ func (c *Conn) callRawOnce(ctx context.Context, method string, send func(context
 	}
 	refusals := c.hooks.refusals()
 	gctx, cancel := c.guard(ctx)
+	start := time.Now()
 	raw, err := send(gctx)
+	if method != "logging/setLevel" { // counted with the handshake
+		c.count(method, start)
+	}
 	cancel()
 	c.hooks.endCall()
 	refused := c.hooks.refusals() > refusals
@@ -898,8 +938,12 @@ func (c *Conn) cancelled(id mcp.RequestId, method string, why error) {
 		return
 	}
 	reason := "mcpx was interrupted"
-	if errors.Is(why, context.DeadlineExceeded) {
+	var r CancelReasoner
+	switch {
+	case errors.Is(why, context.DeadlineExceeded):
 		reason = "mcpx timed out"
+	case errors.As(why, &r) && r.CancelReason() != "":
+		reason = r.CancelReason()
 	}
 	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{
 		Method: string(mcp.MethodNotificationCancelled),

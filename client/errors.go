@@ -74,9 +74,9 @@ func badReply(server, method, msg string) *fail.Error {
 func TaskEnded(server, id, status, msg string, rpc *fail.RPCError) *fail.Error {
 	what := "failed"
 	switch status {
-	case TaskCancelled:
+	case taskCancelled:
 		what = "was cancelled"
-	case TaskCompleted:
+	case taskCompleted:
 		what = "has completed"
 	}
 	m := fmt.Sprintf("server %q: task %s %s", server, shownID(id), what)

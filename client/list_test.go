@@ -15,8 +15,8 @@ import (
 
 	mcpclient "github.com/mark3labs/mcp-go/client"
 
-	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/config"
 	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 

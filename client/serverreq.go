@@ -29,7 +29,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
 
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -57,6 +57,10 @@ type Answer struct {
 	// moment later, maybe, than the one the question watched (a context's
 	// children are cancelled after its own Done is closed).
 	Interrupted bool
+	// Stop: mcpx ends the operation here (nobody could answer, see
+	// HEADLESS RUNS in mcpx(1)): as for Interrupted, the request that
+	// asked is not sent again with the answer.
+	Stop bool
 }
 
 // Root is one root mcpx offers (a file:// URI and its name).

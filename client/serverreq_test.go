@@ -17,12 +17,11 @@ import (
 	"testing"
 	"time"
 
-	mcpclient "github.com/mark3labs/mcp-go/client"
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/config"
 	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
@@ -55,7 +54,7 @@ func (n *srNotes) all() []string {
 func srHooks(o Options) (*serverHooks, *srNotes) {
 	n := &srNotes{}
 	o.Note, o.Debug = n.note, n.debug
-	c := &Conn{T: &config.Target{Name: "s"}, lost: newLost(), mask: o.Mask, debug: o.Debug}
+	c := &Conn{T: &config.Target{Name: "s"}, lost: newLost(), secrets: o.Secrets, debug: o.Debug}
 	c.hooks = &serverHooks{o: o, conn: c}
 	return c.hooks, n
 }
@@ -215,7 +214,7 @@ func TestServerHooksWrap(t *testing.T) {
 			method: "tasks/get", params: map[string]any{"taskId": "t"},
 			want:  `{"jsonrpc":"2.0","id":23,"error":{"code":-32601,"message":"Method not found: tasks/get"}}`,
 			notes: []string{`note: server "s" sent the request tasks/get, which mcpx does not offer; answered "method not found"`}},
-		{name: "long method clipped in the note, masked", o: Options{Mask: func(s string) string { return strings.ReplaceAll(s, "hunter2", "***") }},
+		{name: "long method clipped in the note, masked", o: Options{Secrets: secretsOf("hunter2")},
 			id: mcp.NewRequestId(int64(24)), method: "hunter2/" + strings.Repeat("m", 100),
 			want:  `{"jsonrpc":"2.0","id":24,"error":{"code":-32601,"message":"Method not found: hunter2/` + strings.Repeat("m", 100) + `"}}`,
 			notes: []string{`note: server "s" sent the request ***/` + strings.Repeat("m", 76) + `..., which mcpx does not offer; answered "method not found"`}},
@@ -759,16 +758,7 @@ func srConn(t *testing.T, o Options, protocol string) (*Conn, *srServer) {
 	stdinR, stdinW := io.Pipe()
 	lf := &transport.Limit{}
 	tr := transport.NewStdio(stdoutR, stdinW, transport.StdioOptions{MessageCeiling: 1 << 20, Limit: lf})
-	c := &Conn{T: &config.Target{Name: "s", Timeout: 5 * time.Second}, limit: lf, phase: "start", lost: newLost(),
-		kind: config.Stdio, Protocol: protocol, debug: o.Debug, mask: o.Mask, Caps: Capabilities{Tools: true, Resources: true, Prompts: true}}
-	c.hooks = &serverHooks{o: o, conn: c}
-	wrapped, base := wrapTap(tr, c.hooks)
-	c.tap = base
-	c.mc = mcpclient.NewClient(wrapped, mcpclient.WithSession())
-	c.mc.OnNotification(c.hooks.notification)
-	if err := c.mc.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	c := scriptedConn(t, o, protocol, tr, lf)
 	s := &srServer{t: t, out: stdoutW, lines: make(chan string, 64)}
 	go func() {
 		in := bufio.NewReader(stdinR)
@@ -786,31 +776,6 @@ func srConn(t *testing.T, o Options, protocol string) (*Conn, *srServer) {
 		_ = stdinR.Close()
 	})
 	return c, s
-}
-
-type srCall struct {
-	raw json.RawMessage
-	err error
-}
-
-func srCallTool(c *Conn, ctx context.Context, args string) <-chan srCall {
-	ch := make(chan srCall, 1)
-	go func() {
-		raw, err := c.CallTool(ctx, "t", json.RawMessage(args))
-		ch <- srCall{raw, err}
-	}()
-	return ch
-}
-
-func srWait(t *testing.T, ch <-chan srCall) srCall {
-	t.Helper()
-	select {
-	case r := <-ch:
-		return r
-	case <-time.After(3 * time.Second):
-		t.Fatal("the call did not return")
-		return srCall{}
-	}
 }
 
 // TestConnCancelled: a call interrupted or out of time sends one

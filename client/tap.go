@@ -107,6 +107,9 @@ type tap struct {
 	// hs, when set, records the replies to mcp-go's requests (the
 	// handshake; see Conn.initialize).
 	hs *handshake
+	// trace is the trace context every request's _meta carries (nil:
+	// none; see withTrace).
+	trace map[string]string
 }
 
 func (t *tap) Start(ctx context.Context) error { return t.inner.Start(ctx) }
@@ -140,6 +143,7 @@ func (t *tap) recordHandshake(h *handshake) {
 
 // send sends one request through the inner transport.
 func (t *tap) send(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
+	req.Params = withTrace(req.Params, t.trace)
 	ictx := ctx
 	if t.outlive {
 		var stop context.CancelFunc

@@ -13,6 +13,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -27,17 +28,17 @@ import (
 
 // Task statuses.
 const (
-	TaskWorking       = "working"
-	TaskInputRequired = "input_required"
-	TaskCompleted     = "completed"
+	taskWorking       = "working"
+	taskInputRequired = "input_required"
+	taskCompleted     = "completed"
 	TaskFailed        = "failed"
-	TaskCancelled     = "cancelled"
+	taskCancelled     = "cancelled"
 )
 
 // Task support of a tool (execution.taskSupport).
 const (
 	TaskSupportRequired  = "required"
-	TaskSupportOptional  = "optional"
+	taskSupportOptional  = "optional"
 	TaskSupportForbidden = "forbidden"
 )
 
@@ -46,12 +47,12 @@ const (
 const tasksExtension = "io.modelcontextprotocol/tasks"
 
 // Bounds on the wait between two tasks/get: the server's pollInterval is
-// kept within [MinPollInterval, MaxPollInterval]; DefaultPollInterval is
+// kept within [minPollInterval, maxPollInterval]; defaultPollInterval is
 // used when it names none.
 const (
-	MinPollInterval     = 100 * time.Millisecond
-	MaxPollInterval     = 30 * time.Second
-	DefaultPollInterval = time.Second
+	minPollInterval     = 100 * time.Millisecond
+	maxPollInterval     = 30 * time.Second
+	defaultPollInterval = time.Second
 )
 
 // taskCancelTimeout bounds the tasks/cancel sent for a task mcpx stops
@@ -86,29 +87,29 @@ type Task struct {
 	token string
 }
 
-// Terminal reports whether the task has ended (completed, failed or
+// terminal reports whether the task has ended (completed, failed or
 // cancelled).
-func (t *Task) Terminal() bool {
-	return t.Status == TaskCompleted || t.Status == TaskFailed || t.Status == TaskCancelled
+func (t *Task) terminal() bool {
+	return t.Status == taskCompleted || t.Status == TaskFailed || t.Status == taskCancelled
 }
 
-// Poll is the wait before the next tasks/get: the server's pollInterval,
+// poll is the wait before the next tasks/get: the server's pollInterval,
 // bounded.
-func (t *Task) Poll() time.Duration {
+func (t *Task) poll() time.Duration {
 	if t.PollInterval == nil || *t.PollInterval <= 0 {
-		return DefaultPollInterval
+		return defaultPollInterval
 	}
-	if *t.PollInterval >= int64(MaxPollInterval/time.Millisecond) {
-		return MaxPollInterval
+	if *t.PollInterval >= int64(maxPollInterval/time.Millisecond) {
+		return maxPollInterval
 	}
-	return max(time.Duration(*t.PollInterval)*time.Millisecond, MinPollInterval)
+	return max(time.Duration(*t.PollInterval)*time.Millisecond, minPollInterval)
 }
 
 // TaskSupport is a tool's execution.taskSupport: TaskSupportRequired,
-// TaskSupportOptional, or TaskSupportForbidden (absent, or anything else).
+// taskSupportOptional, or TaskSupportForbidden (absent, or anything else).
 func (it *Item) TaskSupport() string {
 	switch s := gjson.GetBytes(it.Execution, "taskSupport").String(); s {
-	case TaskSupportRequired, TaskSupportOptional:
+	case TaskSupportRequired, taskSupportOptional:
 		return s
 	}
 	return TaskSupportForbidden
@@ -165,40 +166,16 @@ func isTaskReply(raw json.RawMessage) bool {
 	return r.Get("resultType").String() == "task" || r.Get("task").IsObject()
 }
 
-type tasksCtxKey struct{}
-
-// declaresTasks marks a request context: the request declares the tasks
-// extension among the client's capabilities (2026-07-28 era).
-func declaresTasks(ctx context.Context) context.Context {
-	return context.WithValue(ctx, tasksCtxKey{}, true)
-}
-
-// withTasksExtension adds the tasks extension to the client capabilities
-// of params' _meta (as requestMeta made them) when ctx asks for it.
-func withTasksExtension(ctx context.Context, params any) any {
-	fields, ok := params.(map[string]json.RawMessage)
-	if !ok || ctx.Value(tasksCtxKey{}) == nil {
-		return params
+// declareTasks is the request option of the task requests: the request
+// declares the tasks extension among the client's capabilities
+// (2026-07-28 era); other requests do not.
+func declareTasks(caps *mcp.ClientCapabilities) {
+	ext := maps.Clone(caps.Extensions)
+	if ext == nil {
+		ext = map[string]any{}
 	}
-	var meta map[string]json.RawMessage
-	if json.Unmarshal(fields["_meta"], &meta) != nil || meta == nil {
-		return params
-	}
-	var caps mcp.ClientCapabilities
-	_ = json.Unmarshal(meta[mcp.MetaKeyClientCapabilities], &caps)
-	if caps.Extensions == nil {
-		caps.Extensions = map[string]any{}
-	}
-	caps.Extensions[tasksExtension] = map[string]any{}
-	b, err := json.Marshal(caps)
-	if err != nil {
-		return params
-	}
-	meta[mcp.MetaKeyClientCapabilities] = b
-	if fields["_meta"], err = json.Marshal(meta); err != nil {
-		return params
-	}
-	return fields
+	ext[tasksExtension] = map[string]any{}
+	caps.Extensions = ext
 }
 
 // taskWatch wakes the wait for one task when the server sends a status
@@ -251,14 +228,14 @@ func (c *Conn) StartTask(ctx context.Context, name string, args json.RawMessage)
 		args = json.RawMessage("{}")
 	}
 	var token string
-	raw, err = c.callRaw(declaresTasks(ctx), "tools/call", func(ctx context.Context) (json.RawMessage, error) {
+	raw, err = c.callRaw(ctx, "tools/call", func(ctx context.Context) (json.RawMessage, error) {
 		meta := c.progressMeta()
 		if meta != nil {
 			token, _ = meta.ProgressToken.(string)
 		}
 		return c.roundTrips(ctx, "tools/call", func(round mcp.MultiRoundTripParams) any {
 			return mcp.CallToolParams{Name: name, Arguments: args, Meta: meta, Task: &mcp.TaskParams{}, MultiRoundTripParams: round}
-		})
+		}, declareTasks)
 	})
 	if unsup, ok := fail.As(err, fail.Unsupported); ok && !c.Caps.Tools {
 		unsup.What = "tools"
@@ -281,8 +258,8 @@ func (c *Conn) StartTask(ctx context.Context, name string, args json.RawMessage)
 // an invalid-params reply (the answer of the SDKs to a task id they do not
 // know, or no longer keep) is a not_found *fail.Error.
 func (c *Conn) taskRequest(ctx context.Context, method, id string, params any) (json.RawMessage, error) {
-	raw, err := c.callRaw(declaresTasks(ctx), method, func(ctx context.Context) (json.RawMessage, error) {
-		return c.plain(ctx, method, params)
+	raw, err := c.callRaw(ctx, method, func(ctx context.Context) (json.RawMessage, error) {
+		return c.plain(ctx, method, params, declareTasks)
 	})
 	se, ok := AsServerError(err)
 	if ok && se.RPC.Code == mcp.INVALID_PARAMS && method != string(mcp.MethodTasksCancel) {
@@ -330,7 +307,7 @@ func (c *Conn) CancelTask(ctx context.Context, id string) (*Task, error) {
 		if gerr != nil {
 			return nil, gerr
 		}
-		if t.Terminal() {
+		if t.terminal() {
 			return t, TaskEnded(c.T.Name, id, t.Status, "it cannot be cancelled any more (the server said: "+se.Said+")", nil)
 		}
 		return nil, err
@@ -360,8 +337,8 @@ func (c *Conn) ListTasks(ctx context.Context) (tasks []Task, warnings []Problem,
 		}
 		var p mcp.PaginatedParams
 		p.Cursor = mcp.Cursor(cursor)
-		raw, err := c.callRaw(declaresTasks(ctx), "tasks/list", func(ctx context.Context) (json.RawMessage, error) {
-			return c.plain(ctx, "tasks/list", p)
+		raw, err := c.callRaw(ctx, "tasks/list", func(ctx context.Context) (json.RawMessage, error) {
+			return c.plain(ctx, "tasks/list", p, declareTasks)
 		})
 		if err != nil {
 			return tasks, warnings, err
@@ -408,7 +385,7 @@ type WaitOptions struct {
 
 // WaitTask waits until task t ends and returns its result, raw, as
 // tools/call would have returned it. It polls tasks/get at the task's
-// poll interval (see Task.Poll), sooner when the server sends a status
+// poll interval (see Task.poll), sooner when the server sends a status
 // notification for it. A task that needs input is answered through the
 // connection's hooks (elicitation): in the 2025-11-25 era by asking for
 // its result (tasks/result), during which the server sends its requests;
@@ -430,20 +407,20 @@ func (c *Conn) WaitTask(ctx context.Context, t *Task, o WaitOptions) (raw json.R
 			o.OnStatus(*t)
 		}
 		switch {
-		case t.Terminal():
+		case t.terminal():
 			return c.taskOutcome(ctx, t)
-		case t.Status == TaskInputRequired && t.inputs != nil:
+		case t.Status == taskInputRequired && t.inputs != nil:
 			if answered++; answered > maxInputRounds {
 				return nil, badReply(c.T.Name, "tasks/get", fmt.Sprintf("asked for input more than %d times for task %s", maxInputRounds, shownID(t.ID)))
 			}
 			if err := c.answerTask(ctx, t); err != nil {
 				return nil, err
 			}
-		case t.Status == TaskInputRequired && !mcp.IsModernProtocol(c.Protocol):
+		case t.Status == taskInputRequired && !mcp.IsModernProtocol(c.Protocol):
 			// The server sends its requests while tasks/result waits.
 			return c.taskResult(ctx, t)
 		default:
-			timer := time.NewTimer(t.Poll())
+			timer := time.NewTimer(t.poll())
 			select {
 			case <-timer.C:
 			case <-wake:
@@ -480,7 +457,7 @@ func (c *Conn) taskEnd(ctx context.Context, t *Task) (json.RawMessage, error) {
 	switch {
 	case t.result != nil:
 		return t.result, nil
-	case t.Status == TaskCancelled:
+	case t.Status == taskCancelled:
 		return nil, TaskEnded(c.T.Name, t.ID, t.Status, c.shown(t.StatusMessage), nil)
 	case t.failure != nil:
 		rpc := fail.RPCError{Code: int(gjson.GetBytes(t.failure, "code").Int()), Message: gjson.GetBytes(t.failure, "message").String()}
@@ -533,7 +510,7 @@ func (c *Conn) answerTask(ctx context.Context, t *Task) error {
 func (c *Conn) abandonTask(id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), taskCancelTimeout)
 	defer cancel()
-	_, err := c.plain(declaresTasks(ctx), string(mcp.MethodTasksCancel), mcp.CancelTaskParams{TaskId: id})
+	_, err := c.plain(ctx, string(mcp.MethodTasksCancel), mcp.CancelTaskParams{TaskId: id}, declareTasks)
 	say := c.opts.Note
 	if say == nil {
 		return

@@ -19,7 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
 
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
 )
 
 // replyError is a response that is an error: the server's JSON-RPC error
@@ -85,13 +85,13 @@ const (
 // 2026-07-28 era the params carry the _meta every request declares, and
 // the request the Mcp-* headers (Mcp-Param-* for a tool's x-mcp-header
 // parameters); a tools/call or prompts/get always has an "arguments"
-// object. A failure is a typed error (see the types above), or the
-// transport's.
-func (c *Conn) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+// object. opts add to what the _meta declares (declareTasks). A failure is
+// a typed error (see the types above), or the transport's.
+func (c *Conn) request(ctx context.Context, method string, params any, opts ...requestOption) (json.RawMessage, error) {
 	modern := mcp.IsModernProtocol(c.Protocol)
 	var header http.Header
 	if modern {
-		params = withTasksExtension(ctx, c.requestMeta(params))
+		params = c.requestMeta(params, opts...)
 		header = c.standardHeaders(method, params)
 	}
 	if method == string(mcp.MethodPromptsGet) || method == string(mcp.MethodToolsCall) {
@@ -154,19 +154,25 @@ func inputRequired(raw json.RawMessage) bool {
 
 // plain is request for a method that takes no part in input_required
 // rounds: an input_required result of it counts as the empty result {}.
-func (c *Conn) plain(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	raw, err := c.request(ctx, method, params)
+func (c *Conn) plain(ctx context.Context, method string, params any, opts ...requestOption) (json.RawMessage, error) {
+	raw, err := c.request(ctx, method, params, opts...)
 	if err == nil && inputRequired(raw) {
 		raw = json.RawMessage("{}")
 	}
 	return raw, err
 }
 
+// requestOption is what one request declares beyond what every request
+// of the 2026-07-28 era does: it changes the client's capabilities while
+// requestMeta builds the _meta (declareTasks).
+type requestOption func(*mcp.ClientCapabilities)
+
 // requestMeta adds the 2026-07-28 era's _meta to params: the protocol
-// version, the client's capabilities and identity, and the log level
-// asked for, next to what params' own _meta holds (a progress token).
-// Params become a map of raw members (object keys sorted on the wire).
-func (c *Conn) requestMeta(params any) any {
+// version, the client's capabilities (as opts change them) and identity,
+// and the log level asked for, next to what params' own _meta holds (a
+// progress token). Params become a map of raw members (object keys sorted
+// on the wire).
+func (c *Conn) requestMeta(params any, opts ...requestOption) any {
 	fields := map[string]json.RawMessage{}
 	if params != nil {
 		b, err := json.Marshal(params)
@@ -182,6 +188,9 @@ func (c *Conn) requestMeta(params any) any {
 	var caps mcp.ClientCapabilities
 	if c.hooks != nil {
 		caps = c.hooks.capabilities(c.kind)
+	}
+	for _, o := range opts {
+		o(&caps)
 	}
 	meta[mcp.MetaKeyClientCapabilities] = caps
 	meta[mcp.MetaKeyClientInfo] = mcp.Implementation{Name: "mcpx", Version: c.opts.ClientVersion}
@@ -264,12 +273,12 @@ func (c *Conn) rememberHeaderTools(ctx context.Context, page json.RawMessage) {
 // (elicitation, roots) through the connection's hooks and sends the
 // request again (params with inputResponses and the requestState), at
 // most maxInputRounds times. params makes the request's params for a
-// round.
-func (c *Conn) roundTrips(ctx context.Context, method string, params func(mcp.MultiRoundTripParams) any) (json.RawMessage, error) {
+// round; opts are each round's request options.
+func (c *Conn) roundTrips(ctx context.Context, method string, params func(mcp.MultiRoundTripParams) any, opts ...requestOption) (json.RawMessage, error) {
 	var round mcp.MultiRoundTripParams
 	shedding := 0
 	for attempt := 1; ; attempt++ {
-		raw, err := c.request(ctx, method, params(round))
+		raw, err := c.request(ctx, method, params(round), opts...)
 		if err != nil || !inputRequired(raw) {
 			return raw, err
 		}
@@ -434,5 +443,5 @@ func (h *serverHooks) answerInputElicit(ctx context.Context, id string, raw json
 	if a.Content != nil {
 		res.Content = a.Content
 	}
-	return res, a.Interrupted
+	return res, a.Interrupted || a.Stop
 }

@@ -16,9 +16,10 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/client/auth"
-	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/completions"
+	"github.com/mcpx-cli/mcpx/internal/config"
 	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/internal/uritemplate"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
@@ -100,8 +101,7 @@ func (a *app) newCompleteCmd() *cli.Command {
 // notes, warnings and errors are dropped, and a problem of any kind is an
 // empty answer.
 func (a *app) completeLine(ctx context.Context, root *cli.Command, args []string) {
-	quiet, _, _ := output.ForTest(false)
-	a.log = output.NewLog(quiet, false, false)
+	a.log = output.NewLog(output.Discard(), false, false)
 	if len(args) < 1 {
 		return
 	}
@@ -157,11 +157,11 @@ func (a *app) completeLine(ctx context.Context, root *cli.Command, args []string
 	defer src.close()
 	for _, h := range line.Flag("header") {
 		if _, v, err := config.ParseHeader(h); err == nil {
-			a.s.AddSecrets(config.HeaderSecrets(v)...)
+			a.s.Secrets().Add(config.HeaderSecrets(v)...)
 		}
 	}
 	res := completions.Complete(ctx, line, cur, src)
-	res.Cands = maskCandidates(res.Cands, a.s.Mask)
+	res.Cands = maskCandidates(res.Cands, a.s.Secrets().Mask)
 	if shell == "bash" {
 		_ = completions.WriteBash(a.s.RawOut, res, bash, int(compType))
 	} else {
@@ -262,8 +262,10 @@ func specFlags(c *cli.Command) []completions.Flag {
 			sf.TakesValue, sf.Usage = d.TakesValue(), flagUsage(d.GetUsage())
 		}
 		switch names[0] {
-		case "config", "output":
+		case "config", "output", "answers":
 			sf.Path = completions.Files
+		case "on-input":
+			sf.Values = []string{onInputDecline, onInputFail}
 		case "cache-dir", "root":
 			sf.Path = completions.Dirs
 		case "kind":
@@ -440,7 +442,7 @@ func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, er
 	if err != nil {
 		return nil, err
 	}
-	s.a.s.AddSecrets(t.Secrets...)
+	s.a.s.Secrets().Add(t.Secrets...)
 	// A stored token is used while it is valid; a TAB never refreshes one
 	// and never starts a login.
 	t.NoRefresh = true
@@ -482,13 +484,14 @@ func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, er
 		Warm:            warm,
 		ProtocolVersion: pv,
 		ClientVersion:   version(),
-		MessageCeiling:  render.MessageCeiling,
+		MessageCeiling:  limits.MessageCeiling,
 		Elicit:          func(context.Context, client.Elicitation) client.Answer { return client.Answer{Action: "decline"} },
 		Roots:           roots,
-		Mask:            s.a.s.Mask,
-		MaskIn:          s.a.s.Secrets().MaskIn,
-		AddSecrets:      s.a.s.AddSecrets,
+		Secrets:         s.a.s.Secrets(),
 		Transports:      auth.TransportsDir(s.a.getenv),
+		HideTool:        hideTool(t), // completion is silent about hidden tools
+		TraceParent:     s.a.traceParent,
+		TraceState:      s.a.traceState,
 	})
 	if err != nil {
 		return nil, err

@@ -221,7 +221,7 @@ func TestCompleteLine(t *testing.T) {
 	}{
 		{"bash: commands", []string{"bash", "9", breaks, "mcpx comp"}, "-\ncompletion\n"},
 		{"bash: env assignment first", []string{"bash", "9", breaks, "MCPX_X=1 ./mcpx comp"}, "-\ncompletion\n"},
-		{"bash: root flags", []string{"bash", "9", breaks, "mcpx -"}, "-\n--config\n--project\n--header\n-H\n--json\n--select\n--timeout\n--protocol-version\n--jobs\n--no-input\n--verbose\n-v\n--root\n--keep-alive\n--no-keep-alive\n--refresh\n--cache-dir\n"},
+		{"bash: root flags", []string{"bash", "9", breaks, "mcpx -"}, "-\n--config\n--project\n--header\n-H\n--json\n--select\n--timeout\n--protocol-version\n--jobs\n--no-input\n--verbose\n-v\n--root\n--keep-alive\n--no-keep-alive\n--refresh\n--cache-dir\n--answer\n--answers\n--on-input\n--read-only\n--timings\n"},
 		{"bash: no hidden command", []string{"bash", "9", breaks, "mcpx __"}, ""},
 		{"bash: no hidden serve-demo", []string{"bash", "9", breaks, "mcpx serve"}, "-\nservers\n"},
 		{"bash: shells", []string{"bash", "9", breaks, "mcpx completion "}, "-\nbash\nzsh\nfish\npowershell\n"},

@@ -12,8 +12,8 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 	"github.com/mcpx-cli/mcpx/internal/text"
-	"github.com/mcpx-cli/mcpx/render"
 )
 
 // promptArgs checks pairs against the prompt's declared arguments: an undeclared
@@ -79,7 +79,7 @@ func undeclaredError(kind, name, verb, detailKey string, extra, declared, sugges
 
 // missingPromptArgs is the exit-2 error listing every missing required argument
 // (Details "missing": names), each with its description in the message.
-func missingPromptArgs(prompt string, missing []client.PromptArgument, sec render.Secrets) error {
+func missingPromptArgs(prompt string, missing []client.PromptArgument, sec *secret.Set) error {
 	names := make([]string, 0, len(missing))
 	items := make([]string, 0, len(missing))
 	pairs := make([]string, 0, len(missing))

@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
 	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/output"
 )
@@ -33,7 +33,7 @@ const hxSecret = "s3cr3t-VALUE-123456"
 // hxApp is elApp with hxSecret registered.
 func hxApp(in io.Reader, tty bool) (*app, *bytes.Buffer) {
 	a, stderr := elApp(in, tty)
-	a.s.AddSecrets(hxSecret)
+	a.s.Secrets().Add(hxSecret)
 	return a, stderr
 }
 
@@ -130,7 +130,7 @@ func TestHostileNotesDuringAQuestion(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 		_, _ = io.WriteString(inW, "Ann\n")
 	}()
-	ans := a.elicitor(context.Background(), clk, false)(context.Background(), client.Elicitation{Server: "s", Mode: "form", Message: "Name?",
+	ans := a.elicitor(context.Background(), clk, false, "")(context.Background(), client.Elicitation{Server: "s", Mode: "form", Message: "Name?",
 		Schema: raw(`{"properties":{"name":{"type":"string","description":"your name"}},"required":["name"]}`)})
 	close(quit)
 	wg.Wait()
@@ -174,7 +174,7 @@ func TestHostileInterruptedQueue(t *testing.T) {
 	defer stop()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // Ctrl-C, while questions were queued
-	elicit := a.elicitor(ctx, clk, false)
+	elicit := a.elicitor(ctx, clk, false, "")
 	for i := range 3 {
 		ans := elicit(context.Background(), client.Elicitation{Server: "s", Mode: "form", Message: fmt.Sprintf("queued %d", i), Schema: raw(`{"properties":{}}`)})
 		if ans.Action != "cancel" {
@@ -389,20 +389,7 @@ func TestHostileRootPaths(t *testing.T) {
 func TestHostileClockRaces(t *testing.T) {
 	for round := range 200 {
 		clk, stop := newClock(context.Background(), time.Duration(round%5)*time.Millisecond)
-		var wg sync.WaitGroup
-		for range 8 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for range 20 {
-					clk.pause()
-					_ = clk.expires()
-					clk.resume()
-				}
-			}()
-		}
-		wg.Wait()
-		clk.resume() // one too many: ignored
+		racePauses(clk)
 		select {
 		case <-clk.ctx.Done():
 			if !timedOut(clk.ctx, clk.ctx.Err()) {

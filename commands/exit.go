@@ -65,6 +65,8 @@ var exitCodes = map[fail.Code]int{
 	fail.ToolError:   exitFailed,
 	fail.Strict:      exitFailed,
 	fail.Conflict:    exitFailed,
+	fail.NeedsInput:  exitNeedsInput,
+	fail.Denied:      exitDenied,
 }
 
 // classify maps an error (and the signal that interrupted mcpx, if any) to the

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
 )
@@ -29,7 +29,7 @@ func TestClassify(t *testing.T) {
 		{client.Unsupported("s", "prompts"), 0, 5, "unsupported"},
 		{&fail.AuthError{Status: 401}, 0, 6, "auth"},
 		{&fail.TimeoutError{Phase: "initialize"}, 0, 7, "timeout"},
-		{&transport.LimitError{Limit: "message ceiling", Value: 1}, 0, 8, "limit"},
+		{&limits.Error{Limit: "message ceiling", Value: 1}, 0, 8, "limit"},
 		{&fail.Error{Code: fail.NoMatch, What: "--select", Name: "x"}, 0, 9, "no_match"},
 		{&fail.Error{Code: fail.ServerError, What: "method", RPC: &fail.RPCError{}}, 0, 1, "server_error"},
 		{client.TaskEnded("s", "t", client.TaskFailed, "m", nil), 0, 1, "server_error"},
@@ -63,13 +63,13 @@ func TestClassifyDetails(t *testing.T) {
 		err  error
 		want string
 	}{
-		{&transport.LimitError{Limit: "message ceiling", Value: 1024, Msg: "x"}, `{"limit":{"bytes":1024,"name":"message ceiling"}}`},
-		{&render.LimitError{Limit: "spill directory", Msg: "x"}, `{"limit":{"bytes":null,"name":"spill directory"}}`},
+		{&limits.Error{Limit: "message ceiling", Value: 1024, Msg: "x"}, `{"limit":{"bytes":1024,"name":"message ceiling"}}`},
+		{&limits.Error{Limit: "spill directory", Msg: "x"}, `{"limit":{"bytes":null,"name":"spill directory"}}`},
 		{&render.BadContentError{Item: 2, Msg: "x", Server: "s", Method: "resources/read"}, `{"item":2}`},
 		{&render.BadContentError{Item: -1, Msg: "x"}, `{}`},
 		{&fail.TimeoutError{Phase: "tools/call"}, `{"phase":"tools/call"}`},
 		{&fail.Error{Code: fail.ServerError, What: "method", RPC: &fail.RPCError{Code: -32000, Message: "m"}}, `{"rpc":{"code":-32000,"message":"m","data":null}}`},
-		{client.TaskEnded("s", "t", client.TaskCancelled, "m", nil), `{"status":"cancelled","task_id":"t"}`},
+		{client.TaskEnded("s", "t", "cancelled", "m", nil), `{"status":"cancelled","task_id":"t"}`},
 		{client.TaskEnded("s", "t", client.TaskFailed, "m", &fail.RPCError{Code: 1, Message: "m"}), `{"rpc":{"code":1,"message":"m","data":null},"status":"failed","task_id":"t"}`},
 		{fail.Unknown("task", "t", ""), `{}`},
 		{client.Unsupported("s", "prompts"), `{}`},
@@ -99,12 +99,13 @@ func TestExitCodesCoverEveryFailure(t *testing.T) {
 	for _, code := range []fail.Code{
 		fail.Usage, fail.Connection, fail.NotFound, fail.Unsupported, fail.Auth, fail.Timeout,
 		fail.Limit, fail.NoMatch, fail.ServerError, fail.BadContent, fail.ToolError, fail.Strict, fail.Conflict,
+		fail.NeedsInput, fail.Denied,
 	} {
 		if _, ok := exitCodes[code]; !ok {
 			t.Errorf("code %q has no exit status", code)
 		}
 	}
-	for _, f := range []fail.Failure{&fail.TimeoutError{}, &fail.AuthError{}, &fail.ConnectError{}, &transport.LimitError{}, &render.BadContentError{}} {
+	for _, f := range []fail.Failure{&fail.TimeoutError{}, &fail.AuthError{}, &fail.ConnectError{}, &limits.Error{}, &render.BadContentError{}} {
 		if _, ok := exitCodes[f.FailCode()]; !ok {
 			t.Errorf("%T: code %q has no exit status", f, f.FailCode())
 		}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
 	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
@@ -140,7 +140,7 @@ func (a *app) importServers(o *importOptions) error {
 				if entry.Disabled {
 					it.Reason = ptr("disabled in " + o.Source + ": imported as disabled")
 				}
-				a.s.AddSecrets(config.ImportSecrets(entry)...)
+				a.s.Secrets().Add(config.ImportSecrets(entry)...)
 				write = append(write, config.NamedEntry{Name: n, Entry: entry})
 			}
 			res.Servers = append(res.Servers, it)

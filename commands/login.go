@@ -13,7 +13,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client/auth"
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
 	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
@@ -95,8 +95,7 @@ func (a *app) login(ctx context.Context, o *loginOptions) error {
 		Scopes:          o.Scopes,
 		ProtocolVersion: a.g.protocolVersion,
 		ClientVersion:   version(),
-		Mask:            a.s.Mask,
-		AddSecrets:      a.s.AddSecrets,
+		Secrets:         a.s.Secrets(),
 		Note:            a.log.Note,
 		Open: func(u string) {
 			a.log.URL(fmt.Sprintf("open this URL in a browser to log in to %q", t.Name), u)
@@ -240,7 +239,7 @@ func (a *app) logout(ctx context.Context, o *logoutOptions) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
-	r, err := auth.Logout(ctx, t, a.s.Mask)
+	r, err := auth.Logout(ctx, t, a.s.Secrets())
 	if errors.Is(err, context.DeadlineExceeded) {
 		return &fail.TimeoutError{Server: t.Name, Phase: "logout", Timeout: t.Timeout}
 	}

@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
 	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/output"
-	"github.com/mcpx-cli/mcpx/render"
 )
 
 // bigListing is how many tools (and prompts) the lookup server lists, in
@@ -81,7 +81,7 @@ func lookupConn(t *testing.T, mode string) (*app, *client.Conn, func() context.C
 		t.Cleanup(cancel)
 		return ctx
 	}
-	conn, err := client.Connect(opCtx(), tgt, client.Options{MessageCeiling: render.MessageCeiling})
+	conn, err := client.Connect(opCtx(), tgt, client.Options{MessageCeiling: limits.MessageCeiling})
 	if err != nil {
 		t.Fatal(err)
 	}

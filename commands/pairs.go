@@ -16,7 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpx-cli/mcpx/internal/fail"
-	"github.com/mcpx-cli/mcpx/render"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 )
 
 // pair is one ARG=VALUE, KEY=VALUE or KEY:=JSON argument after @-reading.
@@ -31,11 +31,11 @@ type pair struct {
 // VALUE forms: "@FILE" reads FILE verbatim; "@-" reads stdin (at most once per
 // invocation, also counting --args -: pass stdinUsed); "@@x" is the literal "@x".
 // A missing/unreadable FILE (or a directory) is exit 2 naming the key and file,
-// never sent as a literal. A file or stdin over render.MessageCeiling is a
-// *render.LimitError. Content that is not valid UTF-8 is exit 2 (values are JSON strings).
+// never sent as a literal. A file or stdin over limits.MessageCeiling is a
+// *limits.Error. Content that is not valid UTF-8 is exit 2 (values are JSON strings).
 // A pair without "=" or with an empty key is exit 2 with an example. The same key twice is exit 2.
 func parsePairs(args []string, allowRaw bool, stdin io.Reader, stdinUsed *bool) ([]pair, error) {
-	return parsePairsLimit(args, allowRaw, stdin, stdinUsed, render.MessageCeiling)
+	return parsePairsLimit(args, allowRaw, stdin, stdinUsed, limits.MessageCeiling)
 }
 
 // parsePairsLimit is parsePairs with the size ceiling as a parameter (tests).
@@ -144,7 +144,7 @@ func readAtValue(v, what, key string, stdin io.Reader, stdinUsed *bool, limit in
 		*stdinUsed = true
 		b, err := readCapped(stdin, limit)
 		if err != nil {
-			var le *render.LimitError
+			var le *limits.Error
 			if errors.As(err, &le) {
 				le.Msg = fmt.Sprintf("%s: the value read from stdin is too large", what)
 				return nil, "", le
@@ -159,7 +159,7 @@ func readAtValue(v, what, key string, stdin io.Reader, stdinUsed *bool, limit in
 	file := rest
 	b, err := readFileCapped(file, limit)
 	if err != nil {
-		var le *render.LimitError
+		var le *limits.Error
 		if errors.As(err, &le) {
 			le.Msg = fmt.Sprintf("%s: %s is too large", what, file)
 			return nil, "", le
@@ -198,7 +198,7 @@ func readFileCapped(name string, limit int64) ([]byte, error) {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: errIsDir}
 	}
 	if st.Mode().IsRegular() && st.Size() > limit {
-		return nil, &render.LimitError{Limit: "message ceiling", Value: limit}
+		return nil, &limits.Error{Limit: "message ceiling", Value: limit}
 	}
 	return readCapped(f, limit)
 }
@@ -214,7 +214,7 @@ func readCapped(r io.Reader, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	if int64(len(b)) > limit {
-		return nil, &render.LimitError{Limit: "message ceiling", Value: limit}
+		return nil, &limits.Error{Limit: "message ceiling", Value: limit}
 	}
 	return b, nil
 }
@@ -243,7 +243,7 @@ func notUTF8(what, key, file string) error {
 // "@FILE" reads FILE, "@@x" is the literal "@x", anything else is the JSON
 // itself. stdinUsed is shared with parsePairs (stdin is read at most once).
 func readArgsFlag(v string, stdin io.Reader, stdinUsed *bool) ([]byte, error) {
-	return readArgsFlagLimit(v, stdin, stdinUsed, render.MessageCeiling)
+	return readArgsFlagLimit(v, stdin, stdinUsed, limits.MessageCeiling)
 }
 
 func readArgsFlagLimit(v string, stdin io.Reader, stdinUsed *bool, limit int64) ([]byte, error) {

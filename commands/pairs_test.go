@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcpx-cli/mcpx/internal/fail"
-	"github.com/mcpx-cli/mcpx/render"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 )
 
 // usageOf fails the test unless err is a usage *fail.Error.
@@ -215,16 +215,16 @@ func TestParsePairsLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Truncate(render.MessageCeiling + 1); err != nil {
+	if err := f.Truncate(limits.MessageCeiling + 1); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
 	_, err = parsePairs([]string{"k=@" + huge}, false, nil, nil)
-	var le *render.LimitError
+	var le *limits.Error
 	if !errors.As(err, &le) {
-		t.Fatalf("got %T %v, want *render.LimitError", err, err)
+		t.Fatalf("got %T %v, want *limits.Error", err, err)
 	}
-	if le.Limit != "message ceiling" || le.Value != render.MessageCeiling {
+	if le.Limit != "message ceiling" || le.Value != limits.MessageCeiling {
 		t.Errorf("limit %q %d", le.Limit, le.Value)
 	}
 	if want := `argument "k": ` + huge + ` is too large: over the message ceiling of 128 MiB (134217728 bytes)`; err.Error() != want {
@@ -240,18 +240,18 @@ func TestParsePairsLimit(t *testing.T) {
 	}
 	_, err = parsePairsLimit([]string{"k=@-"}, false, strings.NewReader("123456"), nil, 5)
 	if !errors.As(err, &le) || le.Value != 5 {
-		t.Fatalf("got %T %v, want *render.LimitError", err, err)
+		t.Fatalf("got %T %v, want *limits.Error", err, err)
 	}
 	if want := `argument "k": the value read from stdin is too large: over the message ceiling of 5 bytes`; err.Error() != want {
 		t.Errorf("message\n got %s\nwant %s", err, want)
 	}
 	// a file that is not regular (no size to stat) is still capped while reading
 	if _, err := parsePairsLimit([]string{"k=@/dev/zero"}, false, nil, nil, 1024); !errors.As(err, &le) {
-		t.Errorf("/dev/zero: got %T %v, want *render.LimitError", err, err)
+		t.Errorf("/dev/zero: got %T %v, want *limits.Error", err, err)
 	}
 	// --args has the same ceiling
 	if _, err := readArgsFlagLimit("-", strings.NewReader("{}    "), nil, 4); !errors.As(err, &le) {
-		t.Errorf("--args -: got %T %v, want *render.LimitError", err, err)
+		t.Errorf("--args -: got %T %v, want *limits.Error", err, err)
 	} else if want := "--args: the value read from stdin is too large"; le.Msg != want {
 		t.Errorf("message %q, want %q", le.Msg, want)
 	}

@@ -12,8 +12,9 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
 	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/internal/uritemplate"
 	"github.com/mcpx-cli/mcpx/output"
@@ -55,11 +56,11 @@ func (a *app) newReadCmd() *cli.Command {
 			"EXIT STATUS: 0 (notes allowed), 1 a server error, a malformed item or a failed -o write, 2 usage (flags, " +
 			"pattern, template, no cache directory), 3 connection, 4 no such server or resource, 5 the server has no " +
 			"resources, 6 authentication, 7 timeout, 8 a safety limit (message or decode ceiling, spill directory, binary " +
-			"content for a terminal), 9 --select matched nothing, 129/130/143 SIGHUP/SIGINT/SIGTERM, 141 stdout closed.",
+			"content for a terminal), 9 --select matched nothing, 10 the server asked for input nobody could give (--on-input fail), 129/130/143 SIGHUP/SIGINT/SIGTERM, 141 stdout closed.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "pattern", Usage: "keep lines of text matching the Go regexp `RE`, with 2 lines of context", Destination: &o.PatternText},
 			&cli.IntFlag{Name: "offset", Usage: "start each text item at byte `N` (of the filtered text with --pattern)", Destination: &o.Offset},
-			&cli.IntFlag{Name: "max-bytes", Usage: fmt.Sprintf("print at most `N` bytes of each text item (at most %d; a longer character is printed whole)", render.SliceClamp), Value: render.DefaultPage, Destination: &o.Max},
+			&cli.IntFlag{Name: "max-bytes", Usage: fmt.Sprintf("print at most `N` bytes of each text item (at most %d; a longer character is printed whole)", limits.SliceClamp), Value: limits.DefaultPage, Destination: &o.Max},
 			&cli.BoolFlag{Name: "raw", Usage: "write the decoded contents whole, with no paging, filtering or spilling", Destination: &o.Raw},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the decoded contents to `FILE` (implies --raw; - is stdout)", Destination: &o.Output},
 		},
@@ -113,9 +114,9 @@ func (o *readOptions) validate(note func(format string, args ...any)) error {
 	if o.Max < 1 {
 		return usagef("--max-bytes must be at least 1, not %d", o.Max)
 	}
-	if o.Max > render.SliceClamp {
-		note("--max-bytes %d is over the slice clamp of %s: using %d", o.Max, text.HumanBytes(render.SliceClamp), render.SliceClamp)
-		o.Max = render.SliceClamp
+	if o.Max > limits.SliceClamp {
+		note("--max-bytes %d is over the slice clamp of %s: using %d", o.Max, text.HumanBytes(limits.SliceClamp), limits.SliceClamp)
+		o.Max = limits.SliceClamp
 	}
 	if o.Given["pattern"] {
 		re, err := regexp.Compile(o.PatternText)
@@ -267,7 +268,7 @@ func (a *app) readNotes(doc *render.ReadDoc, o *readOptions) {
 				}
 				cut := ""
 				if it.CutByCeiling {
-					cut = fmt.Sprintf(", cut short by the response ceiling of %s", text.HumanBytes(render.ResponseCeiling))
+					cut = fmt.Sprintf(", cut short by the response ceiling of %s", text.HumanBytes(limits.ResponseCeiling))
 				}
 				note("%s (bytes %d to %d of %d shown%s); next page: --offset %d", what, it.Offset, it.Offset+it.Bytes, it.TotalBytes, cut, *it.NextOffset)
 				nexts[*it.NextOffset] = true
@@ -296,7 +297,7 @@ func (a *app) readNotes(doc *render.ReadDoc, o *readOptions) {
 	}
 	if doc.Omitted > 0 {
 		a.log.Note("%s omitted: the response ceiling of %s was reached; --raw or -o FILE writes every item whole",
-			count(doc.Omitted, "item"), text.HumanBytes(render.ResponseCeiling))
+			count(doc.Omitted, "item"), text.HumanBytes(limits.ResponseCeiling))
 	}
 }
 
@@ -329,7 +330,7 @@ func (a *app) writeRaw(items []render.Content, file string) error {
 	if a.s.OutTTY {
 		for i, p := range parts {
 			if !utf8.Valid(p) {
-				return &render.LimitError{Limit: "terminal safety",
+				return &limits.Error{Limit: "terminal safety",
 					Msg: fmt.Sprintf("item #%d is binary content, which mcpx does not write to a terminal; redirect stdout or use -o FILE", i)}
 			}
 		}

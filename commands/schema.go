@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/render"
 )
@@ -377,7 +378,7 @@ func kindAllowed(names []string, v json.RawMessage) bool {
 // else the value read as JSON (so Optional[Color] takes red and null). A
 // value the set lacks is a usage error listing the allowed ones; a value
 // read from a file is only ever the string.
-func enumValue(p pair, set *allowedSet, typed json.RawMessage, typeErr error, sec render.Secrets) (json.RawMessage, error) {
+func enumValue(p pair, set *allowedSet, typed json.RawMessage, typeErr error, sec *secret.Set) (json.RawMessage, error) {
 	if typeErr == nil && set.has(typed) {
 		return typed, nil
 	}
@@ -399,7 +400,7 @@ func enumValue(p pair, set *allowedSet, typed json.RawMessage, typeErr error, se
 // notAllowedError: a value the schema's enumeration lacks (exit 2), with
 // the allowed values (Details "allowed", as JSON values), the schema's
 // secrets masked before they are cut.
-func notAllowedError(p pair, set *allowedSet, sec render.Secrets) error {
+func notAllowedError(p pair, set *allowedSet, sec *secret.Set) error {
 	shown := make([]string, 0, min(len(set.values), 50))
 	for i, v := range set.values {
 		if i == 50 {

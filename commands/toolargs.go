@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/render"
 )
@@ -31,7 +32,7 @@ const valueClip = 200
 // warns, or refuses them under --strict). A key that is a near miss of a
 // declared one not given (see nearMiss) is refused. Messages mask sec's
 // secrets in what they quote of the schema.
-func toolArgs(tool string, base []byte, pairs []pair, schema json.RawMessage, sec render.Secrets) (json.RawMessage, []string, error) {
+func toolArgs(tool string, base []byte, pairs []pair, schema json.RawMessage, sec *secret.Set) (json.RawMessage, []string, error) {
 	sc := parseToolSchema(schema)
 	if sc != nil {
 		sc.secrets = sec
@@ -148,7 +149,7 @@ type toolSchema struct {
 	extra    json.RawMessage  // additionalProperties when it is a schema object
 	patterns []*regexp.Regexp // the keys of patternProperties (those Go's regexp reads)
 	doc      *render.SchemaDoc
-	secrets  render.Secrets // masked in what messages quote of the schema (nil: none)
+	secrets  *secret.Set // masked in what messages quote of the schema (nil: none)
 }
 
 // parseToolSchema returns nil when there is no usable schema (none, null, or

@@ -40,7 +40,7 @@ func (s *Streams) WriteJSON(v any, selectPath string) error {
 	if err != nil {
 		return err
 	}
-	doc = s.masker.MaskJSON(doc)
+	doc = s.secrets.MaskJSON(doc)
 	if selectPath != "" {
 		return writeSelection(s.outJSON, doc, selectPath)
 	}
@@ -59,7 +59,7 @@ func (s *Streams) WriteJSON(v any, selectPath string) error {
 // inside text output (a tool's structured content). Like WriteJSON, it
 // masks secrets in string values only, never in keys.
 func (s *Streams) WriteJSONLine(doc []byte) error {
-	doc = s.masker.MaskJSON(doc)
+	doc = s.secrets.MaskJSON(doc)
 	_, err := s.outJSON.Write(append(doc[:len(doc):len(doc)], '\n'))
 	return err
 }

@@ -4,12 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mcpx-cli/mcpx/internal/fail"
-	"github.com/mcpx-cli/mcpx/internal/limits"
 )
-
-// LimitError: a named limit (LIMITS in mcpx(1)) refused the content or the
-// spill directory (exit 8); the transports' type, for the same meaning.
-type LimitError = limits.Error
 
 // BadContentError: an item of a server's reply cannot be rendered — a
 // resource item with both text and blob or neither, invalid base64 (exit 1,

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -23,9 +24,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/config"
 	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 )
 
 // ---- connections: stored tokens, refresh, retry ----
@@ -116,32 +118,32 @@ func TestConnAuthRefreshesExpired(t *testing.T) {
 		answer               string
 		wantRefresh, wantScp string
 	}{
-		{"answer without refresh token or scope", `{"access_token":"new","token_type":"Bearer","expires_in":3600}`, "r1", "read write"},
-		{"answer with both", `{"access_token":"new","token_type":"bearer","expires_in":3600,"refresh_token":"r2","scope":"read"}`, "r2", "read"},
+		{"answer without refresh token or scope", `{"access_token":"new-token","token_type":"Bearer","expires_in":3600}`, "refresh-1", "read write"},
+		{"answer with both", `{"access_token":"new-token","token_type":"bearer","expires_in":3600,"refresh_token":"refresh-2","scope":"read"}`, "refresh-2", "read"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ts := newCATokenServer(t, caAnswer(200, c.answer))
 			tg := caTarget(t)
-			old := caStored(ts.URL+"/token", "old", "r1", -time.Minute)
+			old := caStored(ts.URL+"/token", "old-token", "refresh-1", -time.Minute)
 			caSave(t, tg, old)
-			var secrets []string
-			a := NewSource(context.Background(), tg, SourceOptions{AddSecrets: func(s ...string) { secrets = append(secrets, s...) }})
+			sec := &secret.Set{}
+			a := NewSource(context.Background(), tg, SourceOptions{Secrets: sec})
 			if a == nil {
 				t.Fatal("NewSource = nil")
 			}
-			if got := a.Bearer(); got != "new" {
-				t.Errorf("bearer = %q, want new", got)
+			if got := a.Bearer(); got != "new-token" {
+				t.Errorf("bearer = %q, want new-token", got)
 			}
 			if ts.hits() != 1 {
 				t.Fatalf("token endpoint hits = %d, want 1", ts.hits())
 			}
-			want := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {"r1"}, "resource": {caServer}, "client_id": {"cid"}}
+			want := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {"refresh-1"}, "resource": {caServer}, "client_id": {"cid"}}
 			if got := ts.form(0); !reflect.DeepEqual(got, want) {
 				t.Errorf("refresh request %v, want %v", got, want)
 			}
-			for _, s := range []string{"old", "r1", "new"} {
-				if !slices.Contains(secrets, s) {
-					t.Errorf("secret %q not registered (%q)", s, secrets)
+			for _, s := range []string{"old-token", "refresh-1", "new-token"} {
+				if sec.Mask(s) != secret.Masked {
+					t.Errorf("secret %q not registered", s)
 				}
 			}
 			st := caLoad(t, tg)
@@ -153,7 +155,7 @@ func TestConnAuthRefreshesExpired(t *testing.T) {
 				t.Errorf("info = %+v", info)
 			}
 			wantTok := *old
-			wantTok.AccessToken, wantTok.RefreshToken, wantTok.Scope = "new", c.wantRefresh, c.wantScp
+			wantTok.AccessToken, wantTok.RefreshToken, wantTok.Scope = "new-token", c.wantRefresh, c.wantScp
 			wantTok.ExpiresAt, wantTok.ObtainedAt = st.ExpiresAt, st.ObtainedAt
 			if !reflect.DeepEqual(*st, wantTok) {
 				t.Errorf("stored\n %+v\nwant\n %+v", *st, wantTok)
@@ -412,22 +414,19 @@ func TestConnAuthUsesFresherToken(t *testing.T) {
 	ts := newCATokenServer(t, caAnswer(200, `{"access_token":"refreshed","expires_in":3600}`))
 	tg := caTarget(t)
 	store := tokenStore{dir: tg.TokenDir}
-	caSave(t, tg, caStored(ts.URL+"/token", "old", "r1", -time.Minute))
+	caSave(t, tg, caStored(ts.URL+"/token", "old-token", "refresh-1", -time.Minute))
 	unlock, err := store.lock(context.Background(), caServer)
 	if err != nil {
 		t.Fatal(err)
 	}
-	loaded := make(chan struct{}, 1)
+	sec := &secret.Set{}
 	done := make(chan *Source, 1)
 	go func() {
-		done <- NewSource(context.Background(), tg, SourceOptions{AddSecrets: func(...string) {
-			select {
-			case loaded <- struct{}{}:
-			default:
-			}
-		}})
+		done <- NewSource(context.Background(), tg, SourceOptions{Secrets: sec})
 	}()
-	<-loaded                          // it read the expired token ...
+	for sec.Longest() == 0 { // it read the expired token (and registered its secrets) ...
+		runtime.Gosched()
+	}
 	time.Sleep(60 * time.Millisecond) // ... and waits for the lock
 	fresh := caStored(ts.URL+"/token", "fresh", "r9", time.Hour)
 	caSave(t, tg, fresh)
@@ -841,12 +840,12 @@ func TestLoginRegistered(t *testing.T) {
 	as := newCAAS(t)
 	as.methods = []string{"client_secret_post"}
 	tg := &config.Target{Name: "srv", Transport: config.HTTP, URL: as.URL + "/mcp/", TokenDir: filepath.Join(t.TempDir(), "tokens")}
-	var secrets []string
+	sec := &secret.Set{}
 	open, browsed, _ := caBrowser(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	tok, err := Login(ctx, tg, LoginOptions{ProtocolVersion: "2025-06-18", ClientVersion: "9.9.9", Open: open,
-		AddSecrets: func(s ...string) { secrets = append(secrets, s...) }})
+		Secrets: sec})
 	if err != nil {
 		t.Fatalf("Login: %v", err)
 	}
@@ -888,8 +887,8 @@ func TestLoginRegistered(t *testing.T) {
 		t.Errorf("token request %v (Authorization %q)", form, auth)
 	}
 	for _, s := range []string{"dyn-secret", "at-1", "rt-1"} {
-		if !slices.Contains(secrets, s) {
-			t.Errorf("secret %q not registered (%q)", s, secrets)
+		if sec.Mask(s) != secret.Masked {
+			t.Errorf("secret %q not registered", s)
 		}
 	}
 

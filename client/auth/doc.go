@@ -7,7 +7,7 @@
 // explains a 401 (a *fail.AuthError) with what mcpx had. It never asks anything
 // interactively but in Login.
 //
-// It imports client/config (the target and its configured client),
+// It imports internal/config (the target and its configured client),
 // client/transport (the HTTP origin policy, challenges) and
 // internal packages; the connection (package client) imports it.
 package auth

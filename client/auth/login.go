@@ -21,9 +21,10 @@ import (
 
 	mcpclient "github.com/mark3labs/mcp-go/client"
 
-	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/config"
 	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -34,8 +35,7 @@ type LoginOptions struct {
 	ClientVersion   string                       // software_version at registration
 	Open            func(authURL string)         // shows the authorization URL (prints it, opens a browser)
 	Note            func(string, ...any)         // progress notes
-	Mask            func(string) string          // hides secrets in quoted answers
-	AddSecrets      func(...string)              // registers secrets to hide from now on
+	Secrets         *secret.Set                  // masked in quoted answers, and given the tokens and client secrets met
 	Listen          func() (net.Listener, error) // the loopback listener (tests); nil: 127.0.0.1:0
 	// Paste, when set, is where the user pastes the URL the browser ended
 	// on (or the code), for a browser on another machine: no listener
@@ -54,7 +54,7 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 	}
 	if machine(t) {
 		// No person: the client_credentials grant, as any command does it.
-		tok, err := clientCredentials(ctx, t, server, nil, grantOptions{scopes: o.Scopes, protocol: o.ProtocolVersion, mask: o.Mask, addSecrets: o.AddSecrets, note: o.Note})
+		tok, err := clientCredentials(ctx, t, server, nil, grantOptions{scopes: o.Scopes, protocol: o.ProtocolVersion, secrets: o.Secrets, note: o.Note})
 		if err != nil {
 			return nil, err
 		}
@@ -66,7 +66,7 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 		}
 		return tok, nil
 	}
-	h := newOAuthHTTP(t.Name, o.Mask)
+	h := newOAuthHTTP(t.Name, o.Secrets)
 	as, challenged, err := h.findAuthServer(ctx, t, server, o)
 	if err != nil {
 		return nil, err
@@ -115,7 +115,7 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 		cb.done(err)
 		return nil, err
 	}
-	o.AddSecrets(tok.Secrets()...)
+	o.Secrets.Add(tok.Secrets()...)
 	recordGrant(tok, server, as, ca, registered, scopes)
 	if err := saveLocked(ctx, store, tok); err != nil {
 		cb.done(err)
@@ -130,9 +130,6 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 
 // fillDefaults makes the callbacks a caller left nil do nothing.
 func (o *LoginOptions) fillDefaults() {
-	if o.AddSecrets == nil {
-		o.AddSecrets = func(...string) {}
-	}
 	if o.Note == nil {
 		o.Note = func(string, ...any) {}
 	}
@@ -207,7 +204,7 @@ func (h *oauthHTTP) loginClient(ctx context.Context, t *config.Target, as *authS
 	switch {
 	case t.OAuth != nil && t.OAuth.ClientID != "" && t.OAuth.PrivateKey != "":
 		// A confidential client that authenticates with a JWT assertion.
-		if ca, err = machineClient(t, as.TokenEndpointAuthMethodsSupported, as.Issuer, o.AddSecrets); err != nil {
+		if ca, err = machineClient(t, as.TokenEndpointAuthMethodsSupported, as.Issuer, o.Secrets); err != nil {
 			return ca, false, h.fail("%v", err)
 		}
 		return ca, false, nil
@@ -231,7 +228,7 @@ func (h *oauthHTTP) loginClient(ctx context.Context, t *config.Target, as *authS
 			}
 			return ca, false, err
 		}
-		o.AddSecrets(ca.Secret)
+		o.Secrets.Add(ca.Secret)
 		return ca, true, nil
 	}
 	e := h.fail("authorization server %s offers no dynamic client registration, and no client is configured for this server", as.Issuer)
@@ -552,7 +549,7 @@ type LogoutResult struct {
 // Logout revokes a server's stored tokens where the authorization server
 // offers revocation, then removes them; a failed revocation is a warning,
 // and the tokens are removed all the same.
-func Logout(ctx context.Context, t *config.Target, mask func(string) string) (LogoutResult, error) {
+func Logout(ctx context.Context, t *config.Target, sec *secret.Set) (LogoutResult, error) {
 	var r LogoutResult
 	if t.Transport == config.Stdio {
 		return r, config.Invalid(t.Name, "logout is for http and sse servers")
@@ -585,7 +582,7 @@ func Logout(ctx context.Context, t *config.Target, mask func(string) string) (Lo
 		return r, nil
 	}
 	if tok.RevocationEndpoint != "" && checkEndpoint("revocation_endpoint", tok.RevocationEndpoint, true) == nil {
-		h := newOAuthHTTP(t.Name, mask)
+		h := newOAuthHTTP(t.Name, sec)
 		ca := clientFor(tok, t)
 		for _, k := range []struct{ hint, value string }{{"refresh_token", tok.RefreshToken}, {"access_token", tok.AccessToken}} {
 			if k.value == "" {

@@ -40,9 +40,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/config"
 	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -52,20 +53,17 @@ const maxOAuthBody = 1 << 20
 // oauthHTTP makes the requests of an OAuth flow: redirects only within an
 // origin, every body bounded, every failure worded for the user.
 type oauthHTTP struct {
-	hc     *http.Client
-	server string              // the server's name, for messages
-	mask   func(string) string // hides secrets in quoted answers
+	hc      *http.Client
+	server  string      // the server's name, for messages
+	secrets *secret.Set // masked in quoted answers
 	// machine: a client_credentials grant, which needs no authorization
 	// endpoint nor PKCE from the metadata.
 	machine bool
 }
 
-func newOAuthHTTP(server string, mask func(string) string) *oauthHTTP {
-	if mask == nil {
-		mask = func(s string) string { return s }
-	}
+func newOAuthHTTP(server string, sec *secret.Set) *oauthHTTP {
 	base := http.DefaultTransport.(*http.Transport).Clone()
-	return &oauthHTTP{hc: &http.Client{Transport: base, CheckRedirect: transport.SameOrigin}, server: server, mask: mask}
+	return &oauthHTTP{hc: &http.Client{Transport: base, CheckRedirect: transport.SameOrigin}, server: server, secrets: sec}
 }
 
 // do sends req and reads at most maxOAuthBody of the answer.
@@ -527,11 +525,11 @@ type clientAuth struct {
 	ID, Secret, Method string
 	// Key signs the client assertions of private_key_jwt (KeyID its kid),
 	// for the audience Audience (the issuer); each assertion is given to
-	// addSecrets.
-	Key        crypto.Signer
-	KeyID      string
-	Audience   string
-	addSecrets func(...string)
+	// secrets.
+	Key      crypto.Signer
+	KeyID    string
+	Audience string
+	secrets  *secret.Set
 }
 
 // chooseMethod picks the token endpoint auth method for a client with or
@@ -620,7 +618,7 @@ func (h *oauthHTTP) oauthErr(resp *http.Response, body []byte) string {
 		}
 		msg = fmt.Sprintf("%s (HTTP %d)", msg, resp.StatusCode)
 	}
-	return text.OneLine(h.mask(msg))
+	return text.OneLine(h.secrets.Mask(msg))
 }
 
 // tokenAnswer is a token endpoint's successful answer.
@@ -750,9 +748,7 @@ func (h *oauthHTTP) postForm(ctx context.Context, endpoint string, form url.Valu
 		if err != nil {
 			return nil, nil, h.fail("%v", err)
 		}
-		if ca.addSecrets != nil {
-			ca.addSecrets(jwt)
-		}
+		ca.secrets.Add(jwt)
 		form.Set("client_id", ca.ID)
 		form.Set("client_assertion_type", assertionType)
 		form.Set("client_assertion", jwt)

@@ -17,8 +17,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
 	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 )
 
 // oaFake is an httptest server answering per path; it records every
@@ -857,7 +858,8 @@ func TestPostFormClientAuth(t *testing.T) {
 }
 
 func TestTokenAnswers(t *testing.T) {
-	mask := func(s string) string { return strings.ReplaceAll(s, "s3cr3t", "***") }
+	sec := &secret.Set{}
+	sec.Add("s3cr3t")
 	for _, c := range []struct {
 		name          string
 		status        int
@@ -912,7 +914,7 @@ func TestTokenAnswers(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			f, seen := oaTokenEndpoint(t, c.status, c.ctype, c.body)
 			before := time.Now().UTC().Truncate(time.Second)
-			tok, err := newOAuthHTTP("srv", mask).token(context.Background(), f.URL+"/token", url.Values{"grant_type": {"refresh_token"}}, clientAuth{ID: "i", Method: "none"})
+			tok, err := newOAuthHTTP("srv", sec).token(context.Background(), f.URL+"/token", url.Values{"grant_type": {"refresh_token"}}, clientAuth{ID: "i", Method: "none"})
 			after := time.Now().UTC()
 			<-seen
 			switch {

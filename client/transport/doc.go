@@ -5,9 +5,9 @@
 // the message ceiling (Stdio). Over HTTP: the round tripper under mcp-go's
 // streamable HTTP and SSE transports (HTTP), with its bounded bodies,
 // same-origin policy and authentication challenges. Its errors are those
-// of internal/fail and internal/limits (LimitError); a server that breaks the framing
-// ends its stream, and Limit records the violation (Limit.Violation) for
-// the connection to classify.
+// of internal/fail and internal/limits (limits.Error); a server that
+// breaks the framing ends its stream, and Limit records the violation
+// (Limit.Violation) for the connection to classify.
 //
 // It imports nothing of mcpx's but internal packages: it knows nothing of
 // config files, tokens, MCP operations, flags or terminals.

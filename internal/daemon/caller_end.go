@@ -18,6 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 )
 
 // Events receives what the daemon says of an attached connection besides
@@ -62,7 +63,7 @@ type Lost struct {
 	// Violation and Limit are what the daemon's framer met, if anything:
 	// the connection's, as if its own framer had met it.
 	Violation string
-	Limit     *transport.LimitError
+	Limit     *limits.Error
 }
 
 // CallerOptions configure the caller's end of an attach (Open).
@@ -265,7 +266,7 @@ func lostOf(f map[string]any) Lost {
 	}
 	l.Violation, _ = f["violation"].(string)
 	if m, ok := f["limit"].(map[string]any); ok {
-		e := &transport.LimitError{}
+		e := &limits.Error{}
 		e.Limit, _ = m["limit"].(string)
 		e.Msg, _ = m["msg"].(string)
 		if v, ok := m["value"].(float64); ok {

@@ -59,6 +59,10 @@ func Attach(ctx context.Context, e Env, h Hello) (net.Conn, *Reply, error) {
 		if !errors.Is(err, errUnanswered) && !noDaemon(err, sock) {
 			return nil, nil, err
 		}
+		if h.Existing {
+			// No daemon, so no target: none is started for it.
+			return nil, nil, ErrNoTarget
+		}
 		if err := start(ctx, e, dir, build); err != nil {
 			return nil, nil, err
 		}
@@ -84,6 +88,9 @@ func attachOnce(ctx context.Context, e Env, sock string, h Hello) (net.Conn, *Re
 		}
 		if strings.HasPrefix(rep.Err, drainPrefix) {
 			return nil, rep, ErrDraining
+		}
+		if strings.HasPrefix(rep.Err, noTargetPrefix) {
+			return nil, rep, ErrNoTarget
 		}
 		return nil, rep, errors.New(rep.Err)
 	}

@@ -30,12 +30,16 @@ func (s *session) openHTTP() error {
 	spec := s.spec
 	s.limit = &transport.Limit{}
 	streamable := spec.Transport == "http"
+	inner, err := netTransport(spec.NetEnv)
+	if err != nil {
+		return err
+	}
 	s.rt = transport.NewHTTP(transport.HTTPOptions{URL: spec.URL, MessageCeiling: spec.MessageCeiling, Limit: s.limit,
 		KeepElicitations: streamable, Listen: streamable, Answers: streamable, Bearer: func() string {
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			return s.bearer
-		}, Inner: statusRecorder{http.DefaultTransport.(*http.Transport).Clone()}})
+		}, Inner: statusRecorder{inner}})
 	hc := &http.Client{Transport: s.rt, CheckRedirect: transport.SameOrigin}
 	if streamable {
 		opts := []mcptransport.StreamableHTTPCOption{mcptransport.WithHTTPHeaders(spec.Headers), mcptransport.WithHTTPBasicClient(hc)}

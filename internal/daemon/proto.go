@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpx-cli/mcpx/internal/ascaller"
 )
 
 // Proto is the version of the private protocol; a hello of another
@@ -53,6 +55,10 @@ type Hello struct {
 	// target (its credential identity is in the spec): the daemon sends
 	// the latest one it was given.
 	Bearer string `json:"bearer,omitempty"`
+	// Existing: attach only to a target the daemon holds, alive; never
+	// start one (a task command: a new server cannot know the task).
+	// None is refused with ErrNoTarget, and no daemon is started for it.
+	Existing bool `json:"existing,omitempty"`
 	// Stop: the server names (none: every target, and the daemon exits).
 	Names []string `json:"names,omitempty"`
 }
@@ -110,6 +116,13 @@ type Spec struct {
 	Identity []string `json:"identity,omitempty"`
 	// Secrets are the values the daemon's log masks.
 	Secrets []string `json:"secrets,omitempty"`
+	// AsCaller is a stdio server's umask and resource limits: its
+	// caller's. Two callers that differ in them have two targets.
+	AsCaller *ascaller.Attrs `json:"as_caller,omitempty"`
+	// NetEnv is an http or sse target's proxy and CA variables (NAME=value,
+	// those a one-shot connection obeys: see NetEnvNames), the caller's:
+	// the daemon's connection uses them, never its own environment's.
+	NetEnv []string `json:"net_env,omitempty"`
 }
 
 // Key is the target's identity: a hash of everything that makes the
@@ -137,6 +150,10 @@ func (s *Spec) Key() string {
 	}
 	slices.Sort(hdr)
 	w(hdr...)
+	w(s.AsCaller.Key()...)
+	netEnv := slices.Clone(s.NetEnv)
+	slices.Sort(netEnv)
+	w(netEnv...)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -338,6 +355,13 @@ var ErrStart = errors.New("the mcpx daemon could not start the server")
 // startPrefix begins a reply's Err when the daemon could not start the
 // server (ErrStart, on the wire).
 const startPrefix = "start: "
+
+// ErrNoTarget is the refusal of an attach of an existing target
+// (Hello.Existing) when no daemon holds it, alive.
+var ErrNoTarget = errors.New("no warm connection holds that target")
+
+// noTargetPrefix begins a reply's Err for ErrNoTarget, on the wire.
+const noTargetPrefix = "none: "
 
 // mask hides the target's secrets in a log line.
 func (s *Spec) mask(line string) string {

@@ -566,6 +566,7 @@ func (s *session) sendOwn(req mcptransport.JSONRPCRequest) (*mcptransport.JSONRP
 	ctx, cancel := context.WithTimeout(s.life, handshakeWait)
 	defer cancel()
 	req.ID = mcp.NewRequestId(s.nextID.Add(1))
+	req.Params = withoutTrace(req.Params)
 	resp, err := s.tr.SendRequest(ctx, req)
 	if err == nil && resp == nil {
 		err = errors.New("no answer")

@@ -32,6 +32,8 @@ const (
 	ToolError   Code = "tool_error"   // exit 1: a tool's result with isError: true
 	Strict      Code = "strict"       // exit 1: --strict and a warning, or a probed server that failed
 	Conflict    Code = "conflict"     // exit 1: a config file that another process kept changing
+	NeedsInput  Code = "needs_input"  // exit 10: a server asked for input that nobody could give
+	Denied      Code = "denied"       // exit 11: a tool call refused by a rule or --read-only
 )
 
 // Failure is an error that is one of the failures of EXIT STATUS: every
@@ -87,12 +89,18 @@ type Error struct {
 	// JSON error document.
 	Hints   []string
 	Details map[string]any
+	// Reason, when set, says why an operation this failure ended was
+	// cancelled (the reason of the notifications/cancelled mcpx sends).
+	Reason string
 }
 
 func (e *Error) Error() string { return e.Message }
 
 // Unwrap is the cause, if any.
 func (e *Error) Unwrap() error { return e.Cause }
+
+// CancelReason is Reason: why the operation e ended was cancelled.
+func (e *Error) CancelReason() string { return e.Reason }
 
 // FailCode is the failure's code.
 func (e *Error) FailCode() Code { return e.Code }

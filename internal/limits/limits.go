@@ -1,5 +1,5 @@
-// Package limits holds the error of mcpx's named safety limits (see
-// LIMITS in mcpx(1)), which the transports (a message too large) and the
+// Package limits holds mcpx's named safety limits (see LIMITS in mcpx(1))
+// and their error, which the transports (a message too large) and the
 // renderer (blobs too large to decode, a spill directory refused) both
 // raise: one type, whatever the layer that met the limit.
 //
@@ -11,6 +11,23 @@ import (
 
 	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
+)
+
+// The limits of LIMITS in mcpx(1). Every message that applies one names it and
+// its value.
+const (
+	// DefaultPage is the default --max-bytes.
+	DefaultPage = 51200
+	// SliceClamp is the largest page, and the tool text and structured content ceiling.
+	SliceClamp = 204800
+	// ResponseCeiling bounds the text bytes of one whole rendered response.
+	ResponseCeiling = 204800
+	// DecodeCeiling bounds the decoded bytes of all blobs of one response.
+	DecodeCeiling = 50 << 20
+	// MessageCeiling bounds one JSON-RPC message (a stdio line or an HTTP body).
+	MessageCeiling = 128 << 20
+	// SpillBudget bounds the total size of the spill directory tree.
+	SpillBudget = 512 << 20
 )
 
 // Error: a named limit refused what a server sent, or the spill directory

@@ -16,7 +16,7 @@ import (
 
 // entryKeys are the keys of a server entry (rawEntry's).
 var entryKeys = []string{"type", "command", "args", "env", "cwd", "url", "headers", "timeout", "keepAlive",
-	"inheritEnv", "roots", "oauth", "secrets", "disabled"}
+	"inheritEnv", "roots", "oauth", "secrets", "disabled", "tools", "readOnly"}
 
 // fileKeys are the top-level keys of mcpx's own file (rawFile's).
 var fileKeys = []string{"mcpServers", "servers", "trustedProjects", "import", "completionKeepAlive", "maxWarm", "oauth"}

@@ -37,6 +37,11 @@ type Target struct {
 	Roots     []string      // the "roots" entry: absolute directories
 	Fallback  bool          // an http target whose type was inferred: retry over SSE on a 4xx (not 401/403)
 	Secrets   []string      // values that must be shown as ***
+	// Tools and ReadOnly are the entry's "tools" rules and "readOnly"
+	// (see HEADLESS RUNS in mcpx(1)); Source is the file that set them.
+	Tools    *ToolRules
+	ReadOnly bool
+	Source   string
 
 	OAuth    *OAuthConfig // the configured client, every ${...} expanded
 	TokenDir string       // the OAuth token store ("" for none)
@@ -203,6 +208,7 @@ func Resolve(s *Server, o ResolveOptions) (*Target, error) {
 	t.Timeout = chooseTimeout(o.Timeout, s.Timeout)
 	t.KeepAlive = s.KeepAlive
 	t.Secrets = x.secrets
+	t.Tools, t.ReadOnly, t.Source = s.Tools, s.ReadOnly, s.Source
 	return t, nil
 }
 

@@ -6,7 +6,7 @@ func TestNearestKey(t *testing.T) {
 	for k, want := range map[string]string{
 		"comand": "command", "agrs": "args", "hedaers": "headers", "typ": "type", "tpye": "type", "urls": "url",
 		"keepAlve": "keepAlive", "secret": "secrets", "disable": "disabled", "timout": "timeout",
-		"tools": "", "description": "", "enabled": "", "serverUrl": "", "x": "", "": "",
+		"tool": "tools", "redOnly": "readOnly", "description": "", "enabled": "", "serverUrl": "", "x": "", "": "",
 	} {
 		if got := nearestKey(k, entryKeys); got != want {
 			t.Errorf("nearestKey(%q) = %q, want %q", k, got, want)

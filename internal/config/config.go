@@ -50,6 +50,8 @@ type Server struct {
 	OAuth      *OAuthConfig // the "oauth" entry: a pre-registered client
 	Secrets    []string     // "secrets": env and variable names whose values are secrets
 	Disabled   bool         // "disabled": listed, never started
+	Tools      *ToolRules   // "tools": the tools shown and callable (nil: all)
+	ReadOnly   bool         // "readOnly": invoke calls only read-only tools
 	Source     string       // the file that defined it, or "builtin"
 	Origin     string       // the source's name: mcpx, project, builtin, or a host's (see Sources)
 	Dir        string       // directory of that file: relative paths resolve against it
@@ -351,6 +353,8 @@ type rawEntry struct {
 	OAuth      *OAuthConfig      `json:"oauth"`
 	Secrets    []string          `json:"secrets"`
 	Disabled   bool              `json:"disabled"`
+	Tools      json.RawMessage   `json:"tools"`
+	ReadOnly   bool              `json:"readOnly"`
 }
 
 // OAuthConfig is a server's "oauth" entry: the client registered for mcpx
@@ -503,6 +507,9 @@ func parseFile(abs string, data []byte) (*configFile, error) {
 			f.warns = append(f.warns, nearMisses(abs, name, entries[name], entryKeys)...)
 			s := parseEntry(name, entries[name])
 			s.Source, s.Dir, s.workspace = abs, f.dir, workspace
+			if s.Tools != nil {
+				s.Tools.File = abs
+			}
 			f.servers = append(f.servers, s)
 		}
 	}
@@ -591,7 +598,7 @@ func parseEntry(name string, data json.RawMessage) *Server {
 	}
 	s.Command, s.Args, s.Env, s.Cwd = str(e.Command), e.Args, e.Env, str(e.Cwd)
 	s.URL, s.Headers, s.InheritEnv, s.OAuth, s.Roots = str(e.URL), e.Headers, e.InheritEnv, e.OAuth, e.Roots
-	s.Secrets, s.Disabled = e.Secrets, e.Disabled
+	s.Secrets, s.Disabled, s.ReadOnly = e.Secrets, e.Disabled, e.ReadOnly
 	bad := func(format string, args ...any) *Server {
 		s.err = Invalid(name, fmt.Sprintf(format, args...))
 		return s
@@ -659,6 +666,11 @@ func parseEntry(name string, data json.RawMessage) *Server {
 		}
 		s.KeepAlive = d
 	}
+	rules, msg := parseToolRules(e.Tools)
+	if msg != "" {
+		return bad("%s", msg)
+	}
+	s.Tools = rules
 	return s
 }
 
