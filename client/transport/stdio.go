@@ -139,6 +139,10 @@ func (t *Stdio) Close() error {
 	return err
 }
 
+// Done is closed when stdout ends or the transport is closed: a request
+// sent from then on fails with ErrTransportClosed.
+func (t *Stdio) Done() <-chan struct{} { return t.done }
+
 // MessageCeiling is the largest message accepted.
 func (t *Stdio) MessageCeiling() int64 { return t.fr.max }
 

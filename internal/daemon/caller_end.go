@@ -8,6 +8,7 @@ package daemon
 // server's, framed as over a stdio server's pipes.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -92,7 +93,7 @@ func Open(ctx context.Context, o CallerOptions) (mcptransport.Interface, *Reply,
 	in := &endReader{r: nc, end: ev.Closed}
 	st := transport.NewStdio(in, nc, o.Stdio)
 	e := &callerEnd{Stdio: st, in: in, ev: ev, fails: map[string]chan error{},
-		http: o.Hello.Spec != nil && o.Hello.Spec.Transport != "stdio"}
+		http: o.Hello.Spec != nil && o.Hello.Spec.Transport != "stdio", ahead: rep.Ahead}
 	// The daemon's own notifications are taken from the first byte on,
 	// before mcp-go sets its handler.
 	st.SetNotificationHandler(e.notification)
@@ -119,6 +120,11 @@ type callerEnd struct {
 	http    bool
 	vmu     sync.Mutex
 	version string
+
+	// ahead is what the daemon would answer the handshake with from its
+	// record (see answerAhead); nil: nothing.
+	amu   sync.Mutex
+	ahead *Ahead
 }
 
 // httpCallerEnd is the daemon's socket standing in for an HTTP or SSE
@@ -162,8 +168,19 @@ func (w *callerEnd) sendHeaders(ctx context.Context, req mcptransport.JSONRPCReq
 }
 
 // SendRequest sends req through the daemon; a MethodFailed for it ends it
-// with the error the daemon met.
+// with the error the daemon met. A handshake request the daemon would
+// answer from its record is answered here (see answerAhead).
 func (w *callerEnd) SendRequest(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
+	if r, ok := w.answerAhead(req); ok {
+		select {
+		case <-w.Done():
+			return nil, mcptransport.ErrTransportClosed
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		default:
+		}
+		return r, nil
+	}
 	key := req.ID.String()
 	ch := make(chan error, 1)
 	w.fmu.Lock()
@@ -196,6 +213,59 @@ func (w *callerEnd) SendRequest(ctx context.Context, req mcptransport.JSONRPCReq
 	case err := <-ch:
 		return nil, err
 	}
+}
+
+// answerAhead is the daemon's answer to req from the record its attach
+// reply carried (Reply.Ahead), as the daemon gives it without asking the
+// server (caller.handshakeOn, caller.setLevel): the server's answer to a
+// handshake request of the same method, and to a logging/setLevel with
+// the same params. A logging/setLevel with other params goes to the
+// daemon, and the level it sets is no longer known here.
+func (w *callerEnd) answerAhead(req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, bool) {
+	w.amu.Lock()
+	defer w.amu.Unlock()
+	a := w.ahead
+	if a == nil {
+		return nil, false
+	}
+	var r json.RawMessage
+	switch req.Method {
+	case string(mcp.MethodInitialize), string(mcp.MethodServerDiscover):
+		r = a.Handshake[req.Method]
+	case string(mcp.MethodSetLogLevel):
+		params, err := json.Marshal(req.Params)
+		if a.Level != nil && err == nil && bytes.Equal(params, a.Level) {
+			r = a.LevelResult
+			break
+		}
+		a.Level, a.LevelResult = nil, nil
+	}
+	if r == nil {
+		return nil, false
+	}
+	return &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: req.ID, Result: r}, true
+}
+
+// SendNotification sends n through the daemon, but for a
+// notifications/initialized the daemon has sent already (Ahead), which it
+// would not forward (see session.sendInitialized).
+func (w *callerEnd) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
+	if n.Method == string(mcp.MethodNotificationInitialized) {
+		w.amu.Lock()
+		sent := w.ahead != nil && w.ahead.Initialized
+		w.amu.Unlock()
+		if sent {
+			select {
+			case <-w.Done():
+				return mcptransport.ErrTransportClosed
+			case <-ctx.Done():
+				return ctx.Err()
+			default:
+			}
+			return nil
+		}
+	}
+	return w.Stdio.SendNotification(ctx, n)
 }
 
 // Close closes the socket. Its end is reported (Events.Closed) whether or

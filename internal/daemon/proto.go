@@ -81,7 +81,33 @@ type Reply struct {
 	// Stop, exit: the targets closed, and the servers named that had none.
 	Stopped int      `json:"stopped,omitempty"`
 	Missed  []string `json:"missed,omitempty"`
+	// Ahead is, on an attach, what the daemon would answer the caller's
+	// handshake with from its own record (nil: nothing): the caller's end
+	// answers it itself, without a round trip (see Ahead).
+	Ahead *Ahead `json:"ahead,omitempty"`
 }
+
+// Ahead is what a target's session, alive, has recorded of its handshake
+// as the attach was answered: what the daemon answers a caller's
+// handshake requests with, whatever the caller (the target is the same
+// for all its callers), without asking the server.
+type Ahead struct {
+	// Handshake: the server's answer (its result) to a handshake request,
+	// by method (initialize, server/discover).
+	Handshake map[string]json.RawMessage `json:"handshake,omitempty"`
+	// Initialized: notifications/initialized was sent, and another is not
+	// forwarded.
+	Initialized bool `json:"initialized,omitempty"`
+	// Level and LevelResult: the params and result of the server's last
+	// logging/setLevel (see caller.setLevel), which a caller's with the
+	// same params is answered with.
+	Level       json.RawMessage `json:"level,omitempty"`
+	LevelResult json.RawMessage `json:"level_result,omitempty"`
+}
+
+// maxAhead bounds the bytes of an Ahead: a handshake larger than that
+// (long instructions) is answered by the daemon, as before.
+const maxAhead = 64 << 10
 
 // ErrOtherBuild is a daemon of another build (or protocol).
 var ErrOtherBuild = errors.New("the mcpx daemon is of another build")
