@@ -49,6 +49,10 @@ type Warm struct {
 	// alive, and never start one (nor the daemon): a task command, whose
 	// task a new server cannot know. None is ErrNoWarmTarget.
 	Existing bool
+	// Listings are the listings (KindTool, ...) the command will ask for:
+	// the daemon sends their pages it has cached with its reply, and no
+	// round trip is made for them.
+	Listings []string
 }
 
 // ErrNoWarmTarget: Warm.Existing asked for the daemon's connection to a
@@ -144,6 +148,11 @@ func (c *Conn) warmHello(o Options) daemon.Hello {
 			NetEnv: daemon.NetEnv(w.Environ)}
 	}
 	hello := daemon.Hello{Spec: spec, KeepAlive: w.KeepAlive, Refresh: w.Refresh, MaxWarm: w.MaxWarm, Existing: w.Existing}
+	for _, k := range w.Listings {
+		if spec, ok := listSpecs[k]; ok {
+			hello.Listings = append(hello.Listings, spec.method)
+		}
+	}
 	if c.kind != config.Stdio && c.tokens != nil {
 		// The credential identity is the token store's entry (in the
 		// target); the token itself goes with each attach, refreshed here.

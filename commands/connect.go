@@ -146,6 +146,9 @@ type connectOptions struct {
 	// op: the tool or prompt whose section of --answers answers the
 	// server's forms.
 	op string
+	// listings: the kinds the operation lists (client.KindTool, ...): a
+	// warm connection gets the pages the daemon has cached ahead.
+	listings []string
 }
 
 // session is one connection of a command, under the clock of its
@@ -179,6 +182,9 @@ func (a *app) connect(ctx context.Context, t *config.Target, o connectOptions) (
 	}
 	if err != nil {
 		return nil, err
+	}
+	if warm != nil {
+		warm.Listings = o.listings
 	}
 	clk, end := newClock(ctx, t.Timeout)
 	co := client.Options{

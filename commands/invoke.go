@@ -118,7 +118,7 @@ func (a *app) invoke(ctx context.Context, o *invokeOptions) error {
 	if o.Detach && !a.tasksOutlive(t) {
 		return detachStdioError(t)
 	}
-	s, err := a.connect(ctx, t, connectOptions{listen: true, stdinUsed: o.StdinUsed, op: tool})
+	s, err := a.connect(ctx, t, connectOptions{listen: true, stdinUsed: o.StdinUsed, op: tool, listings: []string{client.KindTool}})
 	if err != nil {
 		return err
 	}

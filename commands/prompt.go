@@ -75,7 +75,7 @@ func (a *app) prompt(ctx context.Context, o *promptOptions) error {
 	if err != nil {
 		return err
 	}
-	co := connectOptions{listen: true, stdinUsed: o.StdinUsed, op: name}
+	co := connectOptions{listen: true, stdinUsed: o.StdinUsed, op: name, listings: []string{client.KindPrompt}}
 	s, err := a.connect(ctx, t, co)
 	if err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/tidwall/gjson"
 
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/limits"
@@ -239,11 +240,34 @@ func (w *callerEnd) answerAhead(req mcptransport.JSONRPCRequest) (*mcptransport.
 			break
 		}
 		a.Level, a.LevelResult = nil, nil
+	default:
+		if Cacheable(req.Method) {
+			r = a.page(req)
+		}
 	}
 	if r == nil {
 		return nil, false
 	}
 	return &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: req.ID, Result: r}, true
+}
+
+// page is the cached page a listing request asks for, if it came ahead:
+// the page at its cursor, as the daemon's cache finds it (pageKey).
+func (a *Ahead) page(req mcptransport.JSONRPCRequest) json.RawMessage {
+	if len(a.Pages) == 0 {
+		return nil
+	}
+	params, err := json.Marshal(req.Params)
+	if err != nil {
+		return nil
+	}
+	cursor := gjson.GetBytes(params, "cursor").String()
+	for _, p := range a.Pages {
+		if p.Method == req.Method && p.Cursor == cursor {
+			return p.Result
+		}
+	}
+	return nil
 }
 
 // SendNotification sends n through the daemon, but for a

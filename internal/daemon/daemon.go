@@ -484,7 +484,7 @@ func (d *daemon) attach(c *net.UnixConn, r *bufio.Reader, h *Hello, rep Reply) {
 	}
 	s.lastUse.Store(time.Now().UnixNano())
 	cl := s.newCaller(c, r, h)
-	rep.Ahead = s.ahead()
+	rep.Ahead = s.ahead(h)
 	if err := writeLine(c, rep); err != nil {
 		c.Close()
 		return

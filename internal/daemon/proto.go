@@ -59,6 +59,9 @@ type Hello struct {
 	// start one (a task command: a new server cannot know the task).
 	// None is refused with ErrNoTarget, and no daemon is started for it.
 	Existing bool `json:"existing,omitempty"`
+	// Listings: the listing methods (tools/list, ...) whose pages the
+	// caller will ask for: those cached go ahead in the reply (Ahead.Pages).
+	Listings []string `json:"listings,omitempty"`
 	// Stop: the server names (none: every target, and the daemon exits).
 	Names []string `json:"names,omitempty"`
 }
@@ -103,11 +106,26 @@ type Ahead struct {
 	// same params is answered with.
 	Level       json.RawMessage `json:"level,omitempty"`
 	LevelResult json.RawMessage `json:"level_result,omitempty"`
+	// Pages: the cached pages of the listings the hello named (unless it
+	// refreshes), each answered as the daemon answers it from its cache.
+	Pages []AheadPage `json:"pages,omitempty"`
 }
 
-// maxAhead bounds the bytes of an Ahead: a handshake larger than that
-// (long instructions) is answered by the daemon, as before.
-const maxAhead = 64 << 10
+// AheadPage is a cached listing page: the result the daemon answers a
+// request of Method for the page at Cursor with (see Cache.Get).
+type AheadPage struct {
+	Method string          `json:"method"`
+	Cursor string          `json:"cursor,omitempty"`
+	Result json.RawMessage `json:"result"`
+}
+
+// Bounds on the bytes of an Ahead: a handshake larger than maxAhead (long
+// instructions) is answered by the daemon, as are the pages past
+// maxAheadPages.
+const (
+	maxAhead      = 64 << 10
+	maxAheadPages = 256 << 10
+)
 
 // ErrOtherBuild is a daemon of another build (or protocol).
 var ErrOtherBuild = errors.New("the mcpx daemon is of another build")

@@ -253,7 +253,7 @@ func (c *caller) setLevel(ctx context.Context, req mcptransport.JSONRPCRequest, 
 // sendInitialized), and the log level known (see setLevel). nil when s
 // is dead (the caller's first request goes to its successor, see live),
 // stopping, or has recorded nothing.
-func (s *session) ahead() *Ahead {
+func (s *session) ahead(h *Hello) *Ahead {
 	if s.isDead() {
 		return nil
 	}
@@ -274,6 +274,11 @@ func (s *session) ahead() *Ahead {
 	}
 	if n > maxAhead {
 		return nil
+	}
+	if !h.Refresh {
+		for _, m := range h.Listings {
+			a.Pages = s.cache.Chain(m, a.Pages, maxAheadPages)
+		}
 	}
 	return a
 }
