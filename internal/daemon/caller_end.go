@@ -93,7 +93,7 @@ func Open(ctx context.Context, o CallerOptions) (mcptransport.Interface, *Reply,
 	ev := o.Events
 	in := &endReader{r: nc, end: ev.Closed}
 	st := transport.NewStdio(in, nc, o.Stdio)
-	e := &callerEnd{Stdio: st, in: in, ev: ev, fails: map[string]chan error{},
+	e := &callerEnd{Stdio: st, in: in, ev: ev, fails: map[string]*failure{},
 		http: o.Hello.Spec != nil && o.Hello.Spec.Transport != "stdio", ahead: rep.Ahead}
 	// The daemon's own notifications are taken from the first byte on,
 	// before mcp-go sets its handler.
@@ -114,7 +114,7 @@ type callerEnd struct {
 	h   func(mcp.JSONRPCNotification) // mcp-go's
 
 	fmu   sync.Mutex
-	fails map[string]chan error // requests in flight, for MethodFailed
+	fails map[string]*failure // requests in flight, for MethodFailed
 
 	// http: an http or sse target's: each request's HTTP headers, and the
 	// protocol version, go to the daemon before it.
@@ -183,37 +183,55 @@ func (w *callerEnd) SendRequest(ctx context.Context, req mcptransport.JSONRPCReq
 		return r, nil
 	}
 	key := req.ID.String()
-	ch := make(chan error, 1)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	f := &failure{cancel: cancel}
 	w.fmu.Lock()
-	w.fails[key] = ch
+	w.fails[key] = f
 	w.fmu.Unlock()
 	defer func() {
 		w.fmu.Lock()
 		delete(w.fails, key)
 		w.fmu.Unlock()
 	}()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	if w.http && req.Method != MethodFlush {
 		if err := w.sendHeaders(ctx, req); err != nil {
+			if ferr := f.get(); ferr != nil {
+				return nil, ferr
+			}
 			return nil, err
 		}
 	}
-	type result struct {
-		resp *mcptransport.JSONRPCResponse
-		err  error
+	// In this goroutine: a MethodFailed ends the wait by cancelling ctx,
+	// and its error is the request's.
+	resp, err := w.Stdio.SendRequest(ctx, req)
+	if ferr := f.get(); ferr != nil {
+		return nil, ferr
 	}
-	done := make(chan result, 1)
-	go func() {
-		resp, err := w.Stdio.SendRequest(ctx, req)
-		done <- result{resp, err}
-	}()
-	select {
-	case r := <-done:
-		return r.resp, r.err
-	case err := <-ch:
-		return nil, err
+	return resp, err
+}
+
+// failure is a request in flight that a MethodFailed may end: the first
+// error given (set) is kept, and the request's wait is cancelled.
+type failure struct {
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	err    error
+}
+
+func (f *failure) set(err error) {
+	f.mu.Lock()
+	if f.err == nil {
+		f.err = err
 	}
+	f.mu.Unlock()
+	f.cancel()
+}
+
+func (f *failure) get() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
 }
 
 // answerAhead is the daemon's answer to req from the record its attach
@@ -387,13 +405,10 @@ func (w *callerEnd) failed(f map[string]any) {
 	}
 	w.auth(f)
 	w.fmu.Lock()
-	ch := w.fails[id.String()]
+	fl := w.fails[id.String()]
 	w.fmu.Unlock()
-	if ch != nil {
-		select {
-		case ch <- err:
-		default:
-		}
+	if fl != nil {
+		fl.set(err)
 	}
 }
 
@@ -420,10 +435,7 @@ func (w *callerEnd) auth(f map[string]any) bool {
 func (w *callerEnd) failAll(err error) {
 	w.fmu.Lock()
 	defer w.fmu.Unlock()
-	for _, ch := range w.fails {
-		select {
-		case ch <- err:
-		default:
-		}
+	for _, f := range w.fails {
+		f.set(err)
 	}
 }
