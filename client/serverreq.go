@@ -29,7 +29,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
 
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 

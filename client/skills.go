@@ -31,7 +31,7 @@ func hasSkills(ext map[string]any) bool {
 // reply is the error.
 func (c *Conn) ListSkills(ctx context.Context) ([]json.RawMessage, []Problem, error) {
 	if !c.Caps.Skills {
-		return nil, nil, &UnsupportedError{Server: c.T.Name, What: "skills (the extension " + SkillsExtension + ")"}
+		return nil, nil, Unsupported(c.T.Name, "skills (the extension "+SkillsExtension+")")
 	}
 	items, problems, err := c.listAll(ctx, KindSkill)
 	if le, ok := err.(*listError); ok {

@@ -60,10 +60,10 @@ func (h *handshake) lastError() *mcp.JSONRPCErrorDetails {
 // last JSON-RPC error; err itself when neither.
 func (h *handshake) asError(err error) error {
 	if h.broken != "" {
-		return &brokenReplyError{How: h.broken}
+		return brokenReply(h.broken)
 	}
 	if d := h.lastError(); d != nil {
-		return &rpcReplyError{Details: *d}
+		return errorReply(*d)
 	}
 	return err
 }

@@ -19,7 +19,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/skills"
 	"github.com/mcpx-cli/mcpx/render"
 )
@@ -159,10 +159,9 @@ func (a *app) listedSkills(ctx context.Context, srv string) (*session, []*skills
 	for i, raw := range raws {
 		e, perr := skills.ParseEntry(raw)
 		if perr != nil {
-			var se *skills.Error
 			msg := perr.Error()
-			if errors.As(perr, &se) {
-				msg = se.Msg
+			if se, ok := skills.Problem(perr); ok {
+				msg = se.Said
 			}
 			w.warn(render.Warning{Server: name, Kind: orNil(client.KindSkill), Item: orNil("#" + strconv.Itoa(i)), Code: "bad_item",
 				Message: fmt.Sprintf("server %q: skills/list entry #%d cannot be used (%s); left out", name, i, msg)})
@@ -219,8 +218,8 @@ func (a *app) skillsGet(ctx context.Context, srv, name, dir string) error {
 		for _, c := range entries {
 			known = append(known, c.Name)
 		}
-		return &config.NotFoundError{What: "skill", Name: name, Server: server, Candidates: known,
-			Msg: fmt.Sprintf("server %q lists no skill named %s", server, a.quote(name, 100))}
+		return &fail.Error{Code: fail.NotFound, What: "skill", Name: name, Server: server, Candidates: known,
+			Message: fmt.Sprintf("server %q lists no skill named %s", server, a.quote(name, 100))}
 	}
 	// Every path is checked before anything is read, and each file is
 	// verified before the next is read: SKILL.md (size, digest,
@@ -286,9 +285,8 @@ func (a *app) readSkillFiles(s *session, e *skills.Entry, files []skillFileData)
 
 // skillError names the server and the skill in a verification error.
 func skillError(err error, server, name string) error {
-	var se *skills.Error
-	if errors.As(err, &se) {
-		se.Server, se.Skill = server, name
+	if se, ok := skills.Problem(err); ok {
+		skills.Explain(se, server, name)
 	}
 	return err
 }
@@ -318,8 +316,7 @@ func (a *app) readSkillFile(s *session, uri string) ([]byte, error) {
 			return []byte(c.Text), nil
 		}
 	}
-	return nil, &skills.Error{Server: s.conn.T.Name, Check: "read", URI: uri,
-		Msg: fmt.Sprintf("resources/read answered %s, none of them this file", count(len(items), "content"))}
+	return nil, skills.Failed(s.conn.T.Name, "", "read", uri, fmt.Sprintf("resources/read answered %s, none of them this file", count(len(items), "content")))
 }
 
 // writeSkillDir writes files into a new temporary directory beside dir,

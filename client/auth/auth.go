@@ -12,8 +12,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 )
 
 // Info is the OAuth state of a server as a connection saw it.
@@ -27,9 +29,10 @@ type Info struct {
 
 // SourceOptions are what a token source needs from the connection.
 type SourceOptions struct {
-	Mask       func(string) string  // hides secrets before a message cuts a server's text short
-	Note       func(string, ...any) // notes always shown
-	AddSecrets func(...string)      // registers secrets (stored tokens) to hide from now on
+	// Secrets are masked before a message cuts a server's text short, and
+	// the stored tokens are added to them as they are read (nil: neither).
+	Secrets *secret.Set
+	Note    func(string, ...any) // notes always shown
 	// Unusable, when set, is told of a stored token that cannot be used
 	// (its file unreadable, unsafe or broken): the server's name as the
 	// user gives it, and why. The connection goes on without a token.
@@ -75,9 +78,6 @@ func NewSource(ctx context.Context, t *config.Target, o SourceOptions) *Source {
 	if err != nil {
 		return nil
 	}
-	if o.AddSecrets == nil {
-		o.AddSecrets = func(...string) {}
-	}
 	a := &Source{t: t, o: o, store: tokenStore{dir: t.TokenDir}, server: server, state: "none"}
 	tok, err := a.store.load(server)
 	if err != nil {
@@ -95,7 +95,7 @@ func NewSource(ctx context.Context, t *config.Target, o SourceOptions) *Source {
 		}
 		return a
 	}
-	o.AddSecrets(tok.Secrets()...)
+	o.Secrets.Add(tok.Secrets()...)
 	a.tok, a.state = tok, "token"
 	if tok.expired(time.Now()) || machine(t) && tok.ClientID != t.OAuth.ClientID {
 		a.refresh(ctx, tok.AccessToken)
@@ -149,7 +149,7 @@ func (a *Source) refresh(ctx context.Context, stale string) bool {
 		a.tok, a.state = nil, "none"
 		return false
 	}
-	a.o.AddSecrets(cur.Secrets()...)
+	a.o.Secrets.Add(cur.Secrets()...)
 	if cur.AccessToken != stale && !cur.expired(time.Now()) {
 		a.tok, a.state = cur, "token"
 		return true
@@ -165,12 +165,12 @@ func (a *Source) refresh(ctx context.Context, stale string) bool {
 	if cur.Resource != "" {
 		form.Set("resource", cur.Resource)
 	}
-	h := newOAuthHTTP(a.t.Name, a.o.Mask)
+	h := newOAuthHTTP(a.t.Name, a.o.Secrets)
 	nt, err := h.token(ctx, cur.TokenEndpoint, form, clientFor(cur, a.t))
 	if err != nil {
 		return expire(bare(err))
 	}
-	a.o.AddSecrets(nt.Secrets()...)
+	a.o.Secrets.Add(nt.Secrets()...)
 	nt.Server, nt.Resource, nt.Issuer = cur.Server, cur.Resource, cur.Issuer
 	nt.TokenEndpoint, nt.RevocationEndpoint = cur.TokenEndpoint, cur.RevocationEndpoint
 	nt.ClientID, nt.ClientSecret, nt.Registered, nt.AuthMethod = cur.ClientID, cur.ClientSecret, cur.Registered, cur.AuthMethod
@@ -192,14 +192,14 @@ func (a *Source) refresh(ctx context.Context, stale string) bool {
 // failed grant leaves the stale token (if any) and says why.
 func (a *Source) grant(ctx context.Context, cur *StoredToken, stale string) bool {
 	if cur != nil {
-		a.o.AddSecrets(cur.Secrets()...)
+		a.o.Secrets.Add(cur.Secrets()...)
 		if cur.ClientID == a.t.OAuth.ClientID && cur.Grant == config.GrantClientCredentials &&
 			cur.AccessToken != stale && !cur.expired(time.Now()) {
 			a.tok, a.state = cur, "token"
 			return true
 		}
 	}
-	nt, err := clientCredentials(ctx, a.t, a.server, cur, grantOptions{mask: a.o.Mask, addSecrets: a.o.AddSecrets, note: a.o.Note})
+	nt, err := clientCredentials(ctx, a.t, a.server, cur, grantOptions{secrets: a.o.Secrets, note: a.o.Note})
 	if err != nil {
 		a.grantFailed = true
 		a.why = strings.Replace(bare(err), refusedGrant, "the token endpoint answered ", 1)
@@ -219,7 +219,7 @@ func (a *Source) grant(ctx context.Context, cur *StoredToken, stale string) bool
 
 // Retry reports whether a refused connection is worth one more attempt: a
 // 401 to a stored token that a refresh has now replaced.
-func (a *Source) Retry(ctx context.Context, ae *Error) bool {
+func (a *Source) Retry(ctx context.Context, ae *fail.AuthError) bool {
 	a.mu.Lock()
 	used := a.state == "token" && !a.refreshed && ae.Status == 401
 	stale := ""
@@ -232,7 +232,7 @@ func (a *Source) Retry(ctx context.Context, ae *Error) bool {
 
 // Explain adds to a 401 what mcpx had: an expired token, or one the server
 // refused.
-func (a *Source) Explain(ae *Error) {
+func (a *Source) Explain(ae *fail.AuthError) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if ae.Status == 401 && a.grantFailed && (a.tok == nil || a.state != "token") {

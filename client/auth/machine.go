@@ -33,7 +33,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -124,9 +125,9 @@ func hashOf(alg string) crypto.Hash {
 // machineClient is the client of a client_credentials grant: its id, and
 // its secret or private key; method is the configured one, else
 // private_key_jwt for a key, else what the metadata allows for a secret.
-func machineClient(t *config.Target, supported []string, audience string, addSecrets func(...string)) (clientAuth, error) {
+func machineClient(t *config.Target, supported []string, audience string, sec *secret.Set) (clientAuth, error) {
 	oc := t.OAuth
-	ca := clientAuth{ID: oc.ClientID, Secret: oc.ClientSecret, Method: oc.AuthMethod, Audience: audience, KeyID: oc.KeyID, addSecrets: addSecrets}
+	ca := clientAuth{ID: oc.ClientID, Secret: oc.ClientSecret, Method: oc.AuthMethod, Audience: audience, KeyID: oc.KeyID, secrets: sec}
 	if oc.PrivateKey != "" {
 		key, err := config.ParsePrivateKey(oc.PrivateKey)
 		if err != nil {
@@ -146,21 +147,17 @@ func machineClient(t *config.Target, supported []string, audience string, addSec
 
 // grantOptions are what a client_credentials grant needs besides the target.
 type grantOptions struct {
-	scopes     []string // login --scope
-	protocol   string
-	mask       func(string) string
-	addSecrets func(...string)
-	note       func(string, ...any)
+	scopes   []string // login --scope
+	protocol string
+	secrets  *secret.Set
+	note     func(string, ...any)
 }
 
 // clientCredentials obtains a token with the client_credentials grant. A
 // stored token of the same client (prev) gives the token endpoint, the
 // issuer and the resource; else discovery finds them, as login does.
 func clientCredentials(ctx context.Context, t *config.Target, server string, prev *StoredToken, o grantOptions) (*StoredToken, error) {
-	if o.addSecrets == nil {
-		o.addSecrets = func(...string) {}
-	}
-	h := newOAuthHTTP(t.Name, o.mask)
+	h := newOAuthHTTP(t.Name, o.secrets)
 	h.machine = true
 	var as *authServer
 	scopes := ""
@@ -182,7 +179,7 @@ func clientCredentials(ctx context.Context, t *config.Target, server string, pre
 		as = found
 		scopes = selectScopes(o.scopes, t.OAuth, challenged, as.prmScopes)
 	}
-	ca, err := machineClient(t, as.TokenEndpointAuthMethodsSupported, as.Issuer, o.addSecrets)
+	ca, err := machineClient(t, as.TokenEndpointAuthMethodsSupported, as.Issuer, o.secrets)
 	if err != nil {
 		return nil, h.fail("%v", err)
 	}
@@ -198,7 +195,7 @@ func clientCredentials(ctx context.Context, t *config.Target, server string, pre
 	if err != nil {
 		return nil, err
 	}
-	o.addSecrets(tok.Secrets()...)
+	o.secrets.Add(tok.Secrets()...)
 	recordGrant(tok, server, as, ca, false, scopes)
 	tok.Grant = config.GrantClientCredentials
 	return tok, nil

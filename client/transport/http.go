@@ -19,6 +19,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
+
+	"github.com/mcpx-cli/mcpx/internal/limits"
 )
 
 // HTTP is the round tripper under mcp-go's HTTP and SSE transports. It
@@ -394,7 +396,7 @@ func (b *limitBody) Read(p []byte) (int, error) {
 		}
 	}
 	if b.n > b.max {
-		e := &LimitError{Limit: "message ceiling", Value: b.max, Msg: "the server sent a JSON-RPC message too large to accept"}
+		e := &limits.Error{Limit: "message ceiling", Value: b.max, Msg: "the server sent a JSON-RPC message too large to accept"}
 		b.limit.set(e)
 		return 0, e
 	}

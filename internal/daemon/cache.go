@@ -116,6 +116,40 @@ func (c *Cache) GetIn(auth, method string, params json.RawMessage) (json.RawMess
 	return nil, false
 }
 
+// Chain appends to pages the fresh pages of method's listing from its
+// first, in order, following each page's nextCursor while the page it
+// names is cached, as long as their results fit in limit bytes (counting
+// those in pages already).
+func (c *Cache) Chain(method string, pages []AheadPage, limit int) []AheadPage {
+	if !Cacheable(method) {
+		return pages
+	}
+	n := 0
+	for _, p := range pages {
+		n += len(p.Result)
+	}
+	seen := map[string]bool{}
+	for cursor := ""; !seen[cursor]; {
+		seen[cursor] = true
+		params := json.RawMessage(`{}`)
+		if cursor != "" {
+			params, _ = json.Marshal(map[string]string{"cursor": cursor})
+		}
+		r, ok := c.Get(method, params)
+		if !ok || n+len(r) > limit {
+			break
+		}
+		n += len(r)
+		pages = append(pages, AheadPage{Method: method, Cursor: cursor, Result: r})
+		next := gjson.GetBytes(r, "nextCursor")
+		if next.Type != gjson.String || next.Str == "" {
+			break
+		}
+		cursor = next.Str
+	}
+	return pages
+}
+
 // Gen is the generation of method's kind, taken before a listing is sent
 // to the server and given to Put with its answer.
 func (c *Cache) Gen(method string) uint64 {

@@ -20,6 +20,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -43,23 +44,49 @@ type File struct {
 	Sized  bool // the listing gave a size
 }
 
-// Error is a skill that fails verification, or an entry mcpx cannot use:
-// the file it concerns (its URI), the check (size, digest, frontmatter,
-// path, entry) and what differed. It is bad content (exit 1).
-type Error struct {
-	Server string
-	Skill  string
-	URI    string
-	Check  string
-	Msg    string
+// A skill that fails verification, or an entry mcpx cannot use, is a
+// bad_content *fail.Error (failure): its Said what differed, its Details the check
+// (size, digest, frontmatter, path, entry, read) and the file it concerns
+// (its URI), until Explain names the server and the skill in its message.
+func failure(check, uri, msg string) *fail.Error {
+	d := map[string]any{"check": check}
+	if uri != "" {
+		d["uri"] = uri
+	}
+	e := &fail.Error{Code: fail.BadContent, What: "skill", Said: msg, Details: d}
+	Explain(e, "", "")
+	return e
 }
 
-func (e *Error) Error() string {
-	where := ""
-	if e.URI != "" {
-		where = " " + text.QuoteClip(e.URI, 200)
+// Problem returns the verification failure in err's chain, if any.
+func Problem(err error) (*fail.Error, bool) {
+	if e, ok := fail.As(err, fail.BadContent); ok && e.What == "skill" {
+		return e, true
 	}
-	return fmt.Sprintf("server %q: skill %s: %s%s: %s; nothing was written", e.Server, text.QuoteClip(e.Skill, 100), fileWord(e.Check), where, e.Msg)
+	return nil, false
+}
+
+// Failed is a verification failure of the skill named skill of server
+// (exit 1; nothing was written), from what check found, at uri ("" for
+// the listing entry).
+func Failed(server, skill, check, uri, msg string) *fail.Error {
+	e := failure(check, uri, msg)
+	Explain(e, server, skill)
+	return e
+}
+
+// Explain names the server and the skill of a verification failure e, in
+// its message and its fields.
+func Explain(e *fail.Error, server, skill string) {
+	check, _ := e.Details["check"].(string)
+	uri, _ := e.Details["uri"].(string)
+	where := ""
+	if uri != "" {
+		where = " " + text.QuoteClip(uri, 200)
+	}
+	e.Server, e.Name = server, skill
+	e.Details["skill"] = skill
+	e.Message = fmt.Sprintf("server %q: skill %s: %s%s: %s; nothing was written", server, text.QuoteClip(skill, 100), fileWord(check), where, e.Said)
 }
 
 func fileWord(check string) string {
@@ -69,20 +96,8 @@ func fileWord(check string) string {
 	return "file"
 }
 
-// ErrorCode is error.code under --json.
-func (e *Error) ErrorCode() string { return "bad_content" }
-
-// ErrorDetails are the fields --json adds to the error.
-func (e *Error) ErrorDetails() map[string]any {
-	d := map[string]any{"skill": e.Skill, "check": e.Check}
-	if e.URI != "" {
-		d["uri"] = e.URI
-	}
-	return d
-}
-
 // ParseEntry reads one element of a skills/list result's "skills" array.
-// A malformed entry is an *Error naming what is wrong (Server and Skill
+// A malformed entry is a verification failure (see failure) naming what is wrong (Server and Skill
 // left for the caller).
 func ParseEntry(raw []byte) (*Entry, error) {
 	var e struct {
@@ -95,7 +110,7 @@ func ParseEntry(raw []byte) (*Entry, error) {
 		} `json:"resources"`
 	}
 	bad := func(format string, args ...any) error {
-		return &Error{Check: "entry", Msg: fmt.Sprintf(format, args...)}
+		return failure("entry", "", fmt.Sprintf(format, args...))
 	}
 	if err := json.Unmarshal(raw, &e); err != nil {
 		return nil, bad("not a skill object (%v)", err)
@@ -135,7 +150,7 @@ func ParseEntry(raw []byte) (*Entry, error) {
 // parseFile reads resource #i of an entry.
 func parseFile(i int, uri, digest *string, size *json.RawMessage) (File, error) {
 	if uri == nil || *uri == "" {
-		return File{}, &Error{Check: "entry", Msg: fmt.Sprintf("resource #%d has no uri", i)}
+		return File{}, failure("entry", "", fmt.Sprintf("resource #%d has no uri", i))
 	}
 	f := File{URI: *uri}
 	if digest != nil {
@@ -144,7 +159,7 @@ func parseFile(i int, uri, digest *string, size *json.RawMessage) (File, error) 
 	if size != nil {
 		n, err := strconv.ParseInt(string(*size), 10, 64)
 		if err != nil || n < 0 {
-			return File{}, &Error{Check: "entry", Msg: fmt.Sprintf("resource %s has a size that is not a whole number of bytes", text.QuoteClip(f.URI, 200))}
+			return File{}, failure("entry", "", fmt.Sprintf("resource %s has a size that is not a whole number of bytes", text.QuoteClip(f.URI, 200)))
 		}
 		f.Size, f.Sized = n, true
 	}
@@ -156,7 +171,7 @@ func parseFile(i int, uri, digest *string, size *json.RawMessage) (File, error) 
 func (e *Entry) Root() (string, error) {
 	root, ok := strings.CutSuffix(e.URI, "/"+SkillFile)
 	if !ok || root == "" || strings.HasSuffix(root, "/") || !strings.Contains(root, "://") {
-		return "", &Error{Check: "path", URI: e.URI, Msg: "a skill's uri must name its " + SkillFile + " under a directory"}
+		return "", failure("path", e.URI, "a skill's uri must name its "+SkillFile+" under a directory")
 	}
 	return root + "/", nil
 }
@@ -164,13 +179,13 @@ func (e *Entry) Root() (string, error) {
 // Path is the path a file of the skill takes under the skill's directory
 // (slash-separated): its URI after the root. A URI outside the root, or
 // one whose path could leave the directory or name something other than
-// a plain file below it, is an *Error.
+// a plain file below it, is a verification failure (see failure).
 func (e *Entry) Path(uri string) (string, error) {
 	root, err := e.Root()
 	if err != nil {
 		return "", err
 	}
-	bad := func(why string) error { return &Error{Check: "path", URI: uri, Msg: why} }
+	bad := func(why string) error { return failure("path", uri, why) }
 	rel, ok := strings.CutPrefix(uri, root)
 	if !ok || rel == "" {
 		return "", bad("it is not under the skill's root " + text.QuoteClip(root, 200))
@@ -193,22 +208,22 @@ func (e *Entry) Path(uri string) (string, error) {
 
 // Verify checks b, the file's bytes as read, against the listing: its
 // size first (a read of another length fails whatever its digest), then
-// its digest. A digest that is not sha256 is an *Error too: mcpx cannot
+// its digest. A digest that is not sha256 is a verification failure (see failure) too: mcpx cannot
 // check it.
 func (f File) Verify(b []byte) error {
 	if f.Sized && int64(len(b)) != f.Size {
-		return &Error{Check: "size", URI: f.URI, Msg: fmt.Sprintf("the listing gives %d bytes, the server sent %d", f.Size, len(b))}
+		return failure("size", f.URI, fmt.Sprintf("the listing gives %d bytes, the server sent %d", f.Size, len(b)))
 	}
 	hexPart, ok := strings.CutPrefix(f.Digest, "sha256:")
 	if f.Digest == "" {
-		return &Error{Check: "digest", URI: f.URI, Msg: "the listing gives it no digest"}
+		return failure("digest", f.URI, "the listing gives it no digest")
 	}
 	if !ok || len(hexPart) != 2*sha256.Size || strings.ToLower(hexPart) != hexPart {
-		return &Error{Check: "digest", URI: f.URI, Msg: fmt.Sprintf("the listing's digest %s is not sha256: and 64 lowercase hex digits", text.QuoteClip(f.Digest, 100))}
+		return failure("digest", f.URI, fmt.Sprintf("the listing's digest %s is not sha256: and 64 lowercase hex digits", text.QuoteClip(f.Digest, 100)))
 	}
 	sum := sha256.Sum256(b)
 	if got := hex.EncodeToString(sum[:]); got != hexPart {
-		return &Error{Check: "digest", URI: f.URI, Msg: fmt.Sprintf("the listing gives sha256:%s, what the server sent has sha256:%s", hexPart, got)}
+		return failure("digest", f.URI, fmt.Sprintf("the listing gives sha256:%s, what the server sent has sha256:%s", hexPart, got))
 	}
 	return nil
 }
@@ -218,7 +233,7 @@ func (f File) Verify(b []byte) error {
 // entry's: the same fields, each with the same value.
 func (e *Entry) CheckFrontmatter(skillMD []byte) error {
 	bad := func(format string, args ...any) error {
-		return &Error{Check: "frontmatter", URI: e.URI, Msg: fmt.Sprintf(format, args...)}
+		return failure("frontmatter", e.URI, fmt.Sprintf(format, args...))
 	}
 	block, ok := frontmatter(skillMD)
 	if !ok {

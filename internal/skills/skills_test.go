@@ -78,7 +78,7 @@ func TestVerify(t *testing.T) {
 		{File{URI: f.URI, Digest: "sha256:" + hex.EncodeToString(make([]byte, 31))}, skillMD, "digest"},
 	} {
 		err := c.f.Verify([]byte(c.body))
-		if e, ok := err.(*Error); !ok || e.Check != c.check {
+		if e, ok := Problem(err); !ok || e.Details["check"] != c.check {
 			t.Errorf("Verify(%q) with %+v = %v, want a %s error", c.body, c.f, err, c.check)
 		}
 	}

@@ -11,8 +11,9 @@
 //	                      /sse  the SDK's legacy SSE handler (it answers a
 //	                            POST without a session id with 400)
 //	                      /stateless  the streamable HTTP handler with
-//	                            Stateless set: no session, the SDK's
-//	                            2026-07-28 era (server/discover)
+//	                            Stateless set, as the SDK requires to serve
+//	                            the 2026-07-28 era over HTTP (a stateful
+//	                            handler answers that era's requests -32022)
 //
 // The server has what a small real server has: a typed tool, a tool with an
 // enum its input schema declares (the SDK validates arguments against it), a

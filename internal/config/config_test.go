@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 func writeFile(t *testing.T, path, data string) {
@@ -59,8 +61,8 @@ func TestLoadTypesAndInference(t *testing.T) {
 	}
 	for name, want := range map[string]string{"d": "both", "e": "unknown type", "f": "duration"} {
 		_, err := Resolve(cfg.Servers[name], ResolveOptions{Getenv: env()})
-		var ce *Error
-		if !errors.As(err, &ce) || !strings.Contains(err.Error(), want) || ce.Server != name {
+		ce, ok := fail.As(err, fail.Usage)
+		if !ok || !strings.Contains(err.Error(), want) || ce.Server != name {
 			t.Errorf("%s: err %v, want a Error mentioning %q", name, err, want)
 		}
 	}
@@ -116,8 +118,7 @@ func TestExpansion(t *testing.T) {
 		}
 	}
 	_, err = Resolve(cfg.Servers["unset"], o)
-	var ce *Error
-	if !errors.As(err, &ce) || ce.Var != "NOPE" || ce.Server != "unset" {
+	if ce, ok := fail.As(err, fail.Usage); !ok || ce.What != "variable" || ce.Name != "NOPE" || ce.Server != "unset" || !errors.Is(err, ErrInvalid) {
 		t.Errorf("unset: %v", err)
 	}
 	if _, err = Resolve(cfg.Servers["input"], o); err == nil || !strings.Contains(err.Error(), "${input:apiKey}") {
@@ -195,8 +196,7 @@ func TestLookup(t *testing.T) {
 	if s, err := cfg.Lookup("https://h.example/mcp", ""); err != nil || s.Transport != HTTP {
 		t.Errorf("url: %+v %v", s, err)
 	}
-	var nf *NotFoundError
-	if _, err := cfg.Lookup("nope", ""); !errors.As(err, &nf) {
+	if _, err := cfg.Lookup("nope", ""); !fail.Is(err, fail.NotFound) {
 		t.Errorf("nope: %v", err)
 	}
 	cfg.Servers["demo"] = &Server{Name: "demo", Transport: HTTP, URL: "http://x"}
