@@ -15,15 +15,18 @@ import (
 	"strings"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // elicitor answers a connection's elicitations: on the terminal when mcpx
 // may ask (clk paused meanwhile), else by itself. ctx is the command's,
 // which an interrupt ends; stdinUsed: stdin gave a value, so nothing can
-// be asked on it.
-func (a *app) elicitor(ctx context.Context, clk *clock, stdinUsed bool) func(context.Context, client.Elicitation) client.Answer {
+// be asked on it; op: the tool or prompt whose answers --answers gives
+// (see answers.go).
+func (a *app) elicitor(ctx context.Context, clk *clock, stdinUsed bool, op string) func(context.Context, client.Elicitation) client.Answer {
+	stop := a.stopper(clk)
 	return func(_ context.Context, e client.Elicitation) client.Answer {
 		// One question at a time, whichever server asks (catalog --all).
 		a.elicitMu.Lock()
@@ -33,14 +36,24 @@ func (a *app) elicitor(ctx context.Context, clk *clock, stdinUsed bool) func(con
 		}
 		msg := a.line(e.Message, 500)
 		if e.Mode == "url" {
+			if !a.interactive(stdinUsed) && a.g.onInput == onInputFail {
+				a.log.URL(fmt.Sprintf("server %q asks you to open a URL: %s", e.Server, msg), a.line(e.URL, 2000))
+				stop(needsInput{Server: e.Server, Message: e.Message, URL: e.URL}.err())
+				return client.Answer{Action: "cancel", Stop: true}
+			}
 			return a.elicitURL(ctx, clk, e, msg, stdinUsed)
 		}
 		fields := formFields(e.Schema)
+		given, err := a.givenFor(e.Server, op, fields)
+		if err != nil {
+			stop(err)
+			return client.Answer{Action: "cancel", Stop: true}
+		}
 		if !a.interactive(stdinUsed) {
-			return a.elicitDefaults(e.Server, msg, fields, a.notAsked(stdinUsed))
+			return a.headlessForm(e, msg, fields, given, a.notAsked(stdinUsed), stop)
 		}
 		defer a.asking(clk)()
-		ans, err := a.askForm(ctx, e.Server, msg, fields)
+		ans, err := a.askForm(ctx, e.Server, msg, fields, given)
 		if err != nil {
 			a.log.Note("server %q: elicitation cancelled (%s)", e.Server, askErr(err))
 			return client.Answer{Action: "cancel", Interrupted: interrupt(err)}
@@ -155,7 +168,7 @@ func (a *app) elicitURL(ctx context.Context, clk *clock, e client.Elicitation, m
 
 // askForm asks for each field on the terminal, after the user agrees to
 // answer at all.
-func (a *app) askForm(ctx context.Context, server, msg string, fields []field) (client.Answer, error) {
+func (a *app) askForm(ctx context.Context, server, msg string, fields []field, given map[string]json.RawMessage) (client.Answer, error) {
 	a.log.Askf("mcpx: server %q asks: %s\n", server, msg)
 	for {
 		line, err := a.askLine(ctx, "answer? [y]es / [n]o, decline / [c]ancel: ")
@@ -179,6 +192,10 @@ func (a *app) askForm(ctx context.Context, server, msg string, fields []field) (
 	values := map[string]json.RawMessage{}
 	for i := range fields {
 		f := &fields[i]
+		if v, ok := given[f.Name]; ok { // answered on the command line
+			values[f.Name] = v
+			continue
+		}
 		if f.Kind == "" {
 			if f.Required {
 				a.log.Note("server %q: field %q is of a kind mcpx cannot ask for; elicitation declined", server, a.line(f.Name, 80))
@@ -197,7 +214,7 @@ func (a *app) askForm(ctx context.Context, server, msg string, fields []field) (
 			// the note below and in whatever the server sends back.
 			var typed string
 			if config.IsSecretName(f.Name) && json.Unmarshal(v, &typed) == nil {
-				a.s.AddSecrets(typed)
+				a.s.Secrets().Add(typed)
 			}
 		}
 	}
@@ -337,7 +354,7 @@ func (a *app) askPromptArgs(ctx context.Context, prompt string, missing []client
 			case err := <-errc:
 				fmt.Fprintln(a.s.Err)
 				if errors.Is(err, io.EOF) {
-					return &UsageError{Msg: fmt.Sprintf("no value given for the required argument %q of prompt %q", m.Name, prompt),
+					return &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("no value given for the required argument %q of prompt %q", m.Name, prompt),
 						Details: map[string]any{"missing": []string{m.Name}}}
 				}
 				return err

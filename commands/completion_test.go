@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"reflect"
 	"slices"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/completions"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
 )
@@ -140,7 +140,7 @@ func TestCompletionSpec(t *testing.T) {
 			names = append(names, c.Name)
 		}
 	}
-	if want := []string{"servers", "import", "catalog", "describe", "read", "prompt", "invoke", "task", "login", "logout", "completion", "daemon"}; !slices.Equal(names, want) {
+	if want := []string{"servers", "import", "catalog", "describe", "read", "prompt", "invoke", "task", "skills", "login", "logout", "completion", "daemon"}; !slices.Equal(names, want) {
 		t.Errorf("commands = %q, want %q", names, want)
 	}
 	if want := []string{"help"}; !slices.Equal(hidden, want) {
@@ -221,7 +221,7 @@ func TestCompleteLine(t *testing.T) {
 	}{
 		{"bash: commands", []string{"bash", "9", breaks, "mcpx comp"}, "-\ncompletion\n"},
 		{"bash: env assignment first", []string{"bash", "9", breaks, "MCPX_X=1 ./mcpx comp"}, "-\ncompletion\n"},
-		{"bash: root flags", []string{"bash", "9", breaks, "mcpx -"}, "-\n--config\n--project\n--header\n-H\n--json\n--select\n--timeout\n--protocol-version\n--jobs\n--no-input\n--verbose\n-v\n--root\n--keep-alive\n--no-keep-alive\n--refresh\n--cache-dir\n"},
+		{"bash: root flags", []string{"bash", "9", breaks, "mcpx -"}, "-\n--config\n--project\n--header\n-H\n--json\n--select\n--timeout\n--protocol-version\n--jobs\n--no-input\n--verbose\n-v\n--root\n--keep-alive\n--no-keep-alive\n--refresh\n--cache-dir\n--answer\n--answers\n--on-input\n--read-only\n--timings\n"},
 		{"bash: no hidden command", []string{"bash", "9", breaks, "mcpx __"}, ""},
 		{"bash: no hidden serve-demo", []string{"bash", "9", breaks, "mcpx serve"}, "-\nservers\n"},
 		{"bash: shells", []string{"bash", "9", breaks, "mcpx completion "}, "-\nbash\nzsh\nfish\npowershell\n"},
@@ -277,8 +277,7 @@ func TestCompletionCommand(t *testing.T) {
 		a, out := testApp()
 		root := a.newRoot()
 		err := root.Run(context.Background(), append([]string{"mcpx", "completion"}, args...))
-		var uerr *UsageError
-		if !errors.As(err, &uerr) || out.Len() != 0 {
+		if !fail.Is(err, fail.Usage) || out.Len() != 0 {
 			t.Errorf("completion %q: err %v, output %q; want a usage error and no output", args, err, out.String())
 		}
 	}

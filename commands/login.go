@@ -12,9 +12,9 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/client/auth"
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // loginTimeout is login's own bound when --timeout is not given: the user
@@ -95,8 +95,7 @@ func (a *app) login(ctx context.Context, o *loginOptions) error {
 		Scopes:          o.Scopes,
 		ProtocolVersion: a.g.protocolVersion,
 		ClientVersion:   version(),
-		Mask:            a.s.Mask,
-		AddSecrets:      a.s.AddSecrets,
+		Secrets:         a.s.Secrets(),
 		Note:            a.log.Note,
 		Open: func(u string) {
 			a.log.URL(fmt.Sprintf("open this URL in a browser to log in to %q", t.Name), u)
@@ -113,7 +112,7 @@ func (a *app) login(ctx context.Context, o *loginOptions) error {
 		},
 	})
 	if errors.Is(err, context.DeadlineExceeded) {
-		return &client.TimeoutError{Server: t.Name, Phase: "login", Timeout: bound}
+		return &fail.TimeoutError{Server: t.Name, Phase: "login", Timeout: bound}
 	}
 	if err != nil {
 		return err
@@ -240,9 +239,9 @@ func (a *app) logout(ctx context.Context, o *logoutOptions) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
-	r, err := auth.Logout(ctx, t, a.s.Mask)
+	r, err := auth.Logout(ctx, t, a.s.Secrets())
 	if errors.Is(err, context.DeadlineExceeded) {
-		return &client.TimeoutError{Server: t.Name, Phase: "logout", Timeout: t.Timeout}
+		return &fail.TimeoutError{Server: t.Name, Phase: "logout", Timeout: t.Timeout}
 	}
 	if err != nil {
 		return err

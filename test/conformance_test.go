@@ -45,6 +45,10 @@ var conformanceScenarios = []conformanceScenario{
 	// ran alongside (load average up to 12), with delays of 503-521 ms. So
 	// it is run like the others, without a retry.
 	{"0.2", "sse-retry"},
+	// 2026-07-28: the first POST gets -32022 naming 2026-07-28, and mcpx
+	// sends server/discover once more at that version (--protocol-version
+	// in mcpx(1)); every request carries the header and the _meta keys.
+	{"0.2", "request-metadata"},
 	// OAuth (AUTHENTICATION in mcpx(1)): the adapter runs `mcpx login
 	// --no-browser`, follows the printed authorization URL with node's fetch,
 	// then lists the tools and calls test-tool; on a 403 insufficient_scope it
@@ -118,6 +122,14 @@ var conformanceScenarios = []conformanceScenario{
 	{"0.2", "http-invalid-tool-headers"},
 	{"0.2", "json-schema-ref-no-deref"},
 	{"0.2", "json-schema-2020-12-preservation"},
+	// Server-published skills (the extension io.modelcontextprotocol/skills):
+	// mcpx skills lists them and reads no file; mcpx skills get refuses a
+	// SKILL.md whose size, digest or frontmatter differs from the listing's,
+	// before it reads the next file, and writes nothing.
+	{"0.2", "sep-2640-client-no-prefetch"},
+	{"0.2", "sep-2640-client-verify-digest"},
+	{"0.2", "sep-2640-client-verify-size"},
+	{"0.2", "sep-2640-client-verify-frontmatter"},
 }
 
 const (

@@ -14,8 +14,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -30,9 +32,10 @@ type Info struct {
 
 // SourceOptions are what a token source needs from the connection.
 type SourceOptions struct {
-	Mask       func(string) string  // hides secrets before a message cuts a server's text short
-	Note       func(string, ...any) // notes always shown
-	AddSecrets func(...string)      // registers secrets (stored tokens) to hide from now on
+	// Secrets are masked before a message cuts a server's text short, and
+	// the stored tokens are added to them as they are read (nil: neither).
+	Secrets *secret.Set
+	Note    func(string, ...any) // notes always shown
 	// Unusable, when set, is told of a stored token that cannot be used
 	// (its file unreadable, unsafe or broken): the server's name as the
 	// user gives it, and why. The connection goes on without a token.
@@ -85,9 +88,6 @@ func NewSource(ctx context.Context, t *config.Target, o SourceOptions) *Source {
 	if err != nil {
 		return nil
 	}
-	if o.AddSecrets == nil {
-		o.AddSecrets = func(...string) {}
-	}
 	a := &Source{t: t, o: o, store: tokenStore{dir: t.TokenDir}, server: server, state: "none"}
 	tok, err := a.store.load(server)
 	if err != nil {
@@ -105,7 +105,7 @@ func NewSource(ctx context.Context, t *config.Target, o SourceOptions) *Source {
 		}
 		return a
 	}
-	o.AddSecrets(tok.Secrets()...)
+	o.Secrets.Add(tok.Secrets()...)
 	a.tok, a.state = tok, "token"
 	if tok.expired(time.Now()) || machine(t) && (tok.ClientID != t.OAuth.ClientID || tok.Grant != t.OAuth.Grant) {
 		a.refresh(ctx, tok.AccessToken)
@@ -180,7 +180,7 @@ func (a *Source) refresh(ctx context.Context, stale string) bool {
 		a.tok, a.state = nil, "none"
 		return false
 	}
-	a.o.AddSecrets(cur.Secrets()...)
+	a.o.Secrets.Add(cur.Secrets()...)
 	if cur.AccessToken != stale && !cur.expired(time.Now()) {
 		a.tok, a.state = cur, "token"
 		return true
@@ -200,7 +200,7 @@ func (a *Source) refresh(ctx context.Context, stale string) bool {
 	if err != nil {
 		return expire(bare(err))
 	}
-	a.o.AddSecrets(nt.Secrets()...)
+	a.o.Secrets.Add(nt.Secrets()...)
 	nt.Server, nt.Resource, nt.Issuer = cur.Server, cur.Resource, cur.Issuer
 	nt.TokenEndpoint, nt.RevocationEndpoint = cur.TokenEndpoint, cur.RevocationEndpoint
 	nt.ClientID, nt.ClientSecret, nt.Registered, nt.AuthMethod = cur.ClientID, cur.ClientSecret, cur.Registered, cur.AuthMethod
@@ -221,7 +221,7 @@ func (a *Source) refresh(ctx context.Context, stale string) bool {
 // grant; a DPoP token's refresh proves the key it is bound to, as the
 // refresh token is bound too (RFC 9449 §5), and the new token keeps it.
 func (a *Source) refreshToken(ctx context.Context, cur *StoredToken, form url.Values) (*StoredToken, error) {
-	h := newOAuthHTTP(a.t.Name, a.o.Mask)
+	h := newOAuthHTTP(a.t.Name, a.o.Secrets)
 	if cur.DPoPKey != "" {
 		k, err := parseDPoPKey(cur.DPoPKey)
 		if err != nil {
@@ -241,7 +241,7 @@ func (a *Source) refreshToken(ctx context.Context, cur *StoredToken, form url.Va
 // failed grant leaves the stale token (if any) and says why.
 func (a *Source) grant(ctx context.Context, cur *StoredToken, stale string) bool {
 	if cur != nil {
-		a.o.AddSecrets(cur.Secrets()...)
+		a.o.Secrets.Add(cur.Secrets()...)
 		if cur.ClientID == a.t.OAuth.ClientID && cur.Grant == a.t.OAuth.Grant &&
 			cur.AccessToken != stale && !cur.expired(time.Now()) {
 			a.tok, a.state = cur, "token"
@@ -252,7 +252,7 @@ func (a *Source) grant(ctx context.Context, cur *StoredToken, stale string) bool
 	if a.movedTo != "" {
 		prev = nil // another authorization server: discovered anew, never the stored one's endpoint
 	}
-	nt, err := machineGrant(ctx, a.t, a.server, prev, grantOptions{mask: a.o.Mask, addSecrets: a.o.AddSecrets, note: a.o.Note})
+	nt, err := machineGrant(ctx, a.t, a.server, prev, grantOptions{secrets: a.o.Secrets, note: a.o.Note})
 	if err != nil {
 		a.grantFailed = true
 		a.why = strings.Replace(bare(err), fmt.Sprintf(refusedGrant, a.t.OAuth.Grant), "the token endpoint answered ", 1)
@@ -279,7 +279,7 @@ func (a *Source) grant(ctx context.Context, cur *StoredToken, stale string) bool
 // token is not refreshed there; a machine grant discovers the new
 // authorization server and asks it, an authorization-code token is left
 // for a new login (Explain says why).
-func (a *Source) Retry(ctx context.Context, ae *Error) bool {
+func (a *Source) Retry(ctx context.Context, ae *fail.AuthError) bool {
 	a.mu.Lock()
 	used := a.state == "token" && !a.refreshed && ae.Status == 401
 	stale, issuer := "", ""
@@ -310,7 +310,7 @@ func (a *Source) movedAuthServer(ctx context.Context, prmURL, issuer string) str
 		return ""
 	}
 	var prm prmDoc
-	h := newOAuthHTTP(a.t.Name, a.o.Mask)
+	h := newOAuthHTTP(a.t.Name, a.o.Secrets)
 	if st, err := h.getJSON(ctx, prmURL, &prm); err != nil || st != http.StatusOK || len(prm.AuthorizationServers) == 0 {
 		return ""
 	}
@@ -327,7 +327,7 @@ func (a *Source) movedAuthServer(ctx context.Context, prmURL, issuer string) str
 //
 // To a 403 it adds the scopes of the token it refused, which a new login
 // keeps asking for (SEP-2350).
-func (a *Source) Explain(ae *Error) {
+func (a *Source) Explain(ae *fail.AuthError) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if ae.Status == 403 {
@@ -358,7 +358,7 @@ func (a *Source) Explain(ae *Error) {
 
 // explainForbidden adds the refused token's scopes to a 403 that names
 // the scopes it requires (the caller holds a.mu).
-func (a *Source) explainForbidden(ae *Error) {
+func (a *Source) explainForbidden(ae *fail.AuthError) {
 	if a.tok != nil && a.state == "token" && ae.Scope != "" {
 		ae.Granted = a.tok.Scope
 	}

@@ -21,7 +21,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -49,8 +50,8 @@ func jwtBearer(ctx context.Context, t *config.Target, server string, prev *Store
 	if err != nil {
 		return nil, h.fail("%v", err)
 	}
-	o.addSecrets(assertion)
-	ca, err := bearerClient(t, as, o.addSecrets)
+	o.secrets.Add(assertion)
+	ca, err := bearerClient(t, as, o.secrets)
 	if err != nil {
 		return nil, h.fail("%v", err)
 	}
@@ -60,11 +61,11 @@ func jwtBearer(ctx context.Context, t *config.Target, server string, prev *Store
 
 // bearerClient is the client of a jwt-bearer grant: the configured one
 // with its secret or key, else a public one (client_id only, if any).
-func bearerClient(t *config.Target, as *authServer, addSecrets func(...string)) (clientAuth, error) {
+func bearerClient(t *config.Target, as *authServer, secrets *secret.Set) (clientAuth, error) {
 	if t.OAuth.ClientSecret == "" && t.OAuth.PrivateKey == "" {
 		return clientAuth{ID: t.OAuth.ClientID, Method: "none"}, nil
 	}
-	return machineClient(t, as.TokenEndpointAuthMethodsSupported, as.Issuer, addSecrets)
+	return machineClient(t, as.TokenEndpointAuthMethodsSupported, as.Issuer, secrets)
 }
 
 // readCredential is a token given by a variable (value, read when the
@@ -114,11 +115,11 @@ func idJAG(ctx context.Context, t *config.Target, server string, prev *StoredTok
 	if err != nil {
 		return nil, err
 	}
-	jag, err := h.exchangeIDToken(ctx, t.OAuth.IdP, as, scopes, o.addSecrets)
+	jag, err := h.exchangeIDToken(ctx, t.OAuth.IdP, as, scopes, o.secrets)
 	if err != nil {
 		return nil, err
 	}
-	ca, err := machineClient(t, as.TokenEndpointAuthMethodsSupported, as.Issuer, o.addSecrets)
+	ca, err := machineClient(t, as.TokenEndpointAuthMethodsSupported, as.Issuer, o.secrets)
 	if err != nil {
 		return nil, h.fail("%v", err)
 	}
@@ -128,12 +129,12 @@ func idJAG(ctx context.Context, t *config.Target, server string, prev *StoredTok
 
 // exchangeIDToken is the token exchange at the IdP (RFC 8693 §2.1): the
 // ID token for an ID-JAG for the authorization server as.
-func (h *oauthHTTP) exchangeIDToken(ctx context.Context, p *config.IdPConfig, as *authServer, scopes string, addSecrets func(...string)) (string, error) {
+func (h *oauthHTTP) exchangeIDToken(ctx context.Context, p *config.IdPConfig, as *authServer, scopes string, secrets *secret.Set) (string, error) {
 	idToken, err := readCredential("\"oauth\".idp.idTokenFile", p.IDTokenFile, p.IDToken, "the ID token")
 	if err != nil {
 		return "", h.fail("%v", err)
 	}
-	addSecrets(idToken)
+	secrets.Add(idToken)
 	endpoint, methods, err := h.idpTokenEndpoint(ctx, p)
 	if err != nil {
 		return "", err
@@ -164,7 +165,7 @@ func (h *oauthHTTP) exchangeIDToken(ctx context.Context, p *config.IdPConfig, as
 	if !tokenChars(ans.AccessToken) {
 		return "", h.fail("the identity provider issued an ID-JAG with characters a token cannot have")
 	}
-	addSecrets(ans.AccessToken)
+	secrets.Add(ans.AccessToken)
 	return ans.AccessToken, nil
 }
 

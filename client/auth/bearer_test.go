@@ -14,7 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 )
 
 // bgFake is a protected MCP server, its authorization server and an
@@ -97,8 +99,8 @@ func TestJWTBearerGrant(t *testing.T) {
 	}
 	tg := &config.Target{Name: "srv", Transport: config.HTTP, URL: f.URL + "/mcp", TokenDir: filepath.Join(t.TempDir(), "tokens"),
 		OAuth: &config.OAuthConfig{Grant: config.GrantJWTBearer, ClientID: "workload", AssertionFile: file}}
-	var secrets []string
-	a := NewSource(context.Background(), tg, SourceOptions{AddSecrets: func(s ...string) { secrets = append(secrets, s...) }})
+	secrets := &secret.Set{}
+	a := NewSource(context.Background(), tg, SourceOptions{Secrets: secrets})
 	if a.Bearer() != "at-1" {
 		t.Fatalf("bearer %q, info %+v", a.Bearer(), a.Info())
 	}
@@ -107,8 +109,8 @@ func TestJWTBearerGrant(t *testing.T) {
 	if len(forms) != 1 || !reflect.DeepEqual(forms[0], want) || auths[0] != "" {
 		t.Errorf("token requests %v (%q)\nwant %v", forms, auths, want)
 	}
-	if !slices.Contains(secrets, "eyJ.workload.jwt") {
-		t.Errorf("the assertion is not a secret: %q", secrets)
+	if secrets.Mask("eyJ.workload.jwt") == "eyJ.workload.jwt" {
+		t.Errorf("the assertion is not a secret")
 	}
 	st := caLoadServer(t, tg, f.URL+"/mcp")
 	if st.Grant != config.GrantJWTBearer || st.Issuer != f.URL+"/as" || st.TokenEndpoint != f.URL+"/token" {
@@ -135,7 +137,7 @@ func TestJWTBearerRefused(t *testing.T) {
 	tg := &config.Target{Name: "srv", Transport: config.HTTP, URL: f.URL + "/mcp", TokenDir: filepath.Join(t.TempDir(), "tokens"),
 		OAuth: &config.OAuthConfig{Grant: config.GrantJWTBearer, ClientID: "workload", AssertionEnv: "WIF", Assertion: "eyJ.x.y"}}
 	a := NewSource(context.Background(), tg, SourceOptions{})
-	ae := &Error{Server: "srv", Status: 401}
+	ae := &fail.AuthError{Server: "srv", Status: 401}
 	if a.Bearer() != "" || a.Retry(context.Background(), ae) {
 		t.Fatalf("bearer %q", a.Bearer())
 	}
@@ -168,8 +170,8 @@ func TestIDJAGGrant(t *testing.T) {
 	tg := &config.Target{Name: "srv", Transport: config.HTTP, URL: f.URL + "/mcp", TokenDir: filepath.Join(t.TempDir(), "tokens"),
 		OAuth: &config.OAuthConfig{Grant: config.GrantIDJAG, ClientID: "xaa-client", ClientSecret: "xaa secret",
 			IdP: &config.IdPConfig{Issuer: f.URL + "/idp", ClientID: "idp-client", IDTokenEnv: "IDT", IDToken: "eyJ.id.token"}}}
-	var secrets []string
-	tok, err := Login(context.Background(), tg, LoginOptions{AddSecrets: func(s ...string) { secrets = append(secrets, s...) }})
+	secrets := &secret.Set{}
+	tok, err := Login(context.Background(), tg, LoginOptions{Secrets: secrets})
 	if err != nil || tok.AccessToken != "at-1" || tok.Grant != config.GrantIDJAG {
 		t.Fatalf("Login = %+v, %v", tok, err)
 	}
@@ -185,8 +187,8 @@ func TestIDJAGGrant(t *testing.T) {
 		t.Errorf("jwt-bearer request %v (%q)", forms, auths)
 	}
 	for _, s := range []string{"eyJ.id.token", "the-id-jag", "at-1"} {
-		if !slices.Contains(secrets, s) {
-			t.Errorf("%q is not a secret (%q)", s, secrets)
+		if secrets.Mask(s) == s {
+			t.Errorf("%q is not a secret", s)
 		}
 	}
 	// A renewal exchanges the ID token again (the ID-JAG is never stored).

@@ -15,7 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 )
 
 // dpVerify checks a DPoP proof's form and signature (RFC 9449 §4.2) and
@@ -113,8 +114,8 @@ func TestLoginDPoP(t *testing.T) {
 	open, browsed, _ := caBrowser(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	var secrets []string
-	tok, err := Login(ctx, tg, LoginOptions{Open: open, AddSecrets: func(s ...string) { secrets = append(secrets, s...) }})
+	secrets := &secret.Set{}
+	tok, err := Login(ctx, tg, LoginOptions{Open: open, Secrets: secrets})
 	if err != nil {
 		t.Fatalf("Login: %v", err)
 	}
@@ -135,11 +136,7 @@ func TestLoginDPoP(t *testing.T) {
 		t.Error("the stored key is not the one proved")
 	}
 	raw, _ := key.key.Bytes()
-	found := false
-	for _, s := range secrets {
-		found = found || s == b64(raw)
-	}
-	if !found {
+	if secrets.Mask(b64(raw)) == b64(raw) {
 		t.Error("the private key is not a secret")
 	}
 	p := tokenStore{dir: tg.TokenDir}.path(as.URL + "/mcp")

@@ -33,7 +33,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -144,9 +145,9 @@ func hashOf(alg string) crypto.Hash {
 // machineClient is the client of a client_credentials grant: its id, and
 // its secret or private key; method is the configured one, else
 // private_key_jwt for a key, else what the metadata allows for a secret.
-func machineClient(t *config.Target, supported []string, audience string, addSecrets func(...string)) (clientAuth, error) {
+func machineClient(t *config.Target, supported []string, audience string, sec *secret.Set) (clientAuth, error) {
 	oc := t.OAuth
-	ca := clientAuth{ID: oc.ClientID, Secret: oc.ClientSecret, Method: oc.AuthMethod, Audience: audience, KeyID: oc.KeyID, addSecrets: addSecrets}
+	ca := clientAuth{ID: oc.ClientID, Secret: oc.ClientSecret, Method: oc.AuthMethod, Audience: audience, KeyID: oc.KeyID, secrets: sec}
 	if oc.PrivateKey != "" {
 		key, err := config.ParsePrivateKey(oc.PrivateKey)
 		if err != nil {
@@ -166,11 +167,10 @@ func machineClient(t *config.Target, supported []string, audience string, addSec
 
 // grantOptions are what a client_credentials grant needs besides the target.
 type grantOptions struct {
-	scopes     []string // login --scope
-	protocol   string
-	mask       func(string) string
-	addSecrets func(...string)
-	note       func(string, ...any)
+	scopes   []string // login --scope
+	protocol string
+	secrets  *secret.Set
+	note     func(string, ...any)
 }
 
 // clientCredentials obtains a token with the client_credentials grant. A
@@ -181,7 +181,7 @@ func clientCredentials(ctx context.Context, t *config.Target, server string, pre
 	if err != nil {
 		return nil, err
 	}
-	ca, err := machineClient(t, as.TokenEndpointAuthMethodsSupported, as.Issuer, o.addSecrets)
+	ca, err := machineClient(t, as.TokenEndpointAuthMethodsSupported, as.Issuer, o.secrets)
 	if err != nil {
 		return nil, h.fail("%v", err)
 	}
@@ -195,10 +195,7 @@ func clientCredentials(ctx context.Context, t *config.Target, server string, pre
 // without the grant (its URN, for wire) is refused. It returns the scopes
 // to ask for too.
 func machineAuthServer(ctx context.Context, t *config.Target, server string, prev *StoredToken, o *grantOptions, wire string) (*oauthHTTP, *authServer, string, error) {
-	if o.addSecrets == nil {
-		o.addSecrets = func(...string) {}
-	}
-	h := newOAuthHTTP(t.Name, o.mask)
+	h := newOAuthHTTP(t.Name, o.secrets)
 	h.machine = true
 	if prev != nil && prev.Grant == t.OAuth.Grant && prev.ClientID == t.OAuth.ClientID && prev.TokenEndpoint != "" &&
 		checkEndpoint("the stored token endpoint", prev.TokenEndpoint, true) == nil {
@@ -246,7 +243,7 @@ func machineToken(ctx context.Context, h *oauthHTTP, t *config.Target, server st
 	if tok.TokenType == "DPoP" {
 		tok.DPoPKey = h.dpop.storedJWK()
 	}
-	o.addSecrets(tok.Secrets()...)
+	o.secrets.Add(tok.Secrets()...)
 	recordGrant(tok, server, as, ca, false, scopes)
 	tok.Grant = t.OAuth.Grant
 	return tok, nil

@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // SEP-2352: a server that refuses the stored token and whose
@@ -27,7 +28,7 @@ func TestConnAuthAuthServerMoved(t *testing.T) {
 	tg := caTarget(t)
 	caSave(t, tg, caStored(ts.URL+"/token", "a1", "r1", time.Hour))
 	a := NewSource(context.Background(), tg, SourceOptions{})
-	ae := &Error{Server: "srv", Status: 401, ResourceMetadata: prm.URL}
+	ae := &fail.AuthError{Server: "srv", Status: 401, ResourceMetadata: prm.URL}
 	if a.Retry(context.Background(), ae) {
 		t.Error("retry = true after the authorization server moved")
 	}
@@ -36,14 +37,14 @@ func TestConnAuthAuthServerMoved(t *testing.T) {
 	}
 	a.Explain(ae)
 	want := `server "srv" rejected the stored token (HTTP 401): its protected-resource metadata now names the authorization server https://as2.example, not https://as.example, which issued the stored token; resource metadata: ` + prm.URL
-	if ae.Error() != want || ae.ErrorDetails()["token"] != "moved" {
-		t.Errorf("Error() = %q\nwant %q (details %v)", ae.Error(), want, ae.ErrorDetails())
+	if ae.Error() != want || ae.Token != "moved" {
+		t.Errorf("Error() = %q\nwant %q (token %q)", ae.Error(), want, ae.Token)
 	}
 
 	// The metadata still names the issuer (a trailing slash aside): refreshed.
 	names = "https://as.example/"
 	a = NewSource(context.Background(), tg, SourceOptions{})
-	if !a.Retry(context.Background(), &Error{Server: "srv", Status: 401, ResourceMetadata: prm.URL}) || ts.hits() != 1 || a.Bearer() != "a2" {
+	if !a.Retry(context.Background(), &fail.AuthError{Server: "srv", Status: 401, ResourceMetadata: prm.URL}) || ts.hits() != 1 || a.Bearer() != "a2" {
 		t.Errorf("retry with the same issuer: hits %d, bearer %q", ts.hits(), a.Bearer())
 	}
 }
@@ -94,21 +95,21 @@ func TestExplainForbiddenGranted(t *testing.T) {
 	tg := caTarget(t)
 	caSave(t, tg, caStored("https://as.example/token", "a1", "r1", time.Hour))
 	a := NewSource(context.Background(), tg, SourceOptions{})
-	ae := &Error{Server: "srv", Status: 403, Scope: "write admin"}
+	ae := &fail.AuthError{Server: "srv", Status: 403, Scope: "write admin"}
 	a.Explain(ae)
 	if ae.Granted != "read write" || !slices.Equal(ae.LoginScopes(), []string{"read", "write", "admin"}) {
 		t.Errorf("granted %q, login scopes %q", ae.Granted, ae.LoginScopes())
 	}
-	if d := ae.ErrorDetails(); !slices.Equal(d["login_scopes"].([]string), []string{"read", "write", "admin"}) || ae.Token != "" {
-		t.Errorf("details %v", d)
+	if ae.Token != "" {
+		t.Errorf("token %q", ae.Token)
 	}
 	if msg := ae.Error(); msg != `server "srv" refused access (HTTP 403); it requires the scope write admin` {
 		t.Errorf("Error() = %q", msg)
 	}
 	// No scope named: nothing to add.
-	bare := &Error{Server: "srv", Status: 403}
+	bare := &fail.AuthError{Server: "srv", Status: 403}
 	a.Explain(bare)
-	if bare.Granted != "" || bare.ErrorDetails()["login_scopes"] != nil {
+	if bare.Granted != "" {
 		t.Errorf("explained %+v", bare)
 	}
 }

@@ -42,8 +42,10 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -53,9 +55,9 @@ const maxOAuthBody = 1 << 20
 // oauthHTTP makes the requests of an OAuth flow: redirects only within an
 // origin, every body bounded, every failure worded for the user.
 type oauthHTTP struct {
-	hc     *http.Client
-	server string              // the server's name, for messages
-	mask   func(string) string // hides secrets in quoted answers
+	hc      *http.Client
+	server  string      // the server's name, for messages
+	secrets *secret.Set // masked in quoted answers
 	// machine: a client_credentials grant, which needs no authorization
 	// endpoint nor PKCE from the metadata.
 	machine bool
@@ -64,12 +66,9 @@ type oauthHTTP struct {
 	dpop *dpopKey
 }
 
-func newOAuthHTTP(server string, mask func(string) string) *oauthHTTP {
-	if mask == nil {
-		mask = func(s string) string { return s }
-	}
+func newOAuthHTTP(server string, sec *secret.Set) *oauthHTTP {
 	base := http.DefaultTransport.(*http.Transport).Clone()
-	return &oauthHTTP{hc: &http.Client{Transport: base, CheckRedirect: transport.SameOrigin}, server: server, mask: mask}
+	return &oauthHTTP{hc: &http.Client{Transport: base, CheckRedirect: transport.SameOrigin}, server: server, secrets: sec}
 }
 
 // do sends req and reads at most maxOAuthBody of the answer.
@@ -79,7 +78,7 @@ func (h *oauthHTTP) do(req *http.Request) (*http.Response, []byte, error) {
 		if ctxErr := req.Context().Err(); ctxErr != nil {
 			return nil, nil, ctxErr
 		}
-		return nil, nil, &transport.ConnectError{Server: h.server, Phase: "login", Msg: fmt.Sprintf("cannot reach %s: %v", req.URL.Redacted(), unwrapURLError(err)), Err: err}
+		return nil, nil, &fail.ConnectError{Server: h.server, Phase: "login", Msg: fmt.Sprintf("cannot reach %s: %v", req.URL.Redacted(), unwrapURLError(err)), Err: err}
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxOAuthBody+1))
@@ -87,7 +86,7 @@ func (h *oauthHTTP) do(req *http.Request) (*http.Response, []byte, error) {
 		if ctxErr := req.Context().Err(); ctxErr != nil {
 			return nil, nil, ctxErr
 		}
-		return nil, nil, &transport.ConnectError{Server: h.server, Phase: "login", Msg: fmt.Sprintf("reading the answer of %s: %v", req.URL.Redacted(), err), Err: err}
+		return nil, nil, &fail.ConnectError{Server: h.server, Phase: "login", Msg: fmt.Sprintf("reading the answer of %s: %v", req.URL.Redacted(), err), Err: err}
 	}
 	if len(body) > maxOAuthBody {
 		return nil, nil, h.fail("%s answered more than %d bytes", req.URL.Redacted(), maxOAuthBody)
@@ -104,8 +103,8 @@ func unwrapURLError(err error) error {
 }
 
 // fail is an authentication failure of the flow (exit 6).
-func (h *oauthHTTP) fail(format string, args ...any) *Error {
-	return &Error{Server: h.server, Msg: fmt.Sprintf(format, args...)}
+func (h *oauthHTTP) fail(format string, args ...any) *fail.AuthError {
+	return &fail.AuthError{Server: h.server, Msg: fmt.Sprintf(format, args...)}
 }
 
 // getJSON fetches a metadata document. It returns the HTTP status; v is
@@ -217,7 +216,7 @@ func (h *oauthHTTP) probe(t *config.Target, req *http.Request) (challenge, strin
 		if ctx.Err() != nil {
 			return challenge{}, "", ctx.Err()
 		}
-		return challenge{}, "", &transport.ConnectError{Server: h.server, Phase: "login", Msg: fmt.Sprintf("cannot reach the server: %v", unwrapURLError(err)), Err: err}
+		return challenge{}, "", &fail.ConnectError{Server: h.server, Phase: "login", Msg: fmt.Sprintf("cannot reach the server: %v", unwrapURLError(err)), Err: err}
 	}
 	resp.Body.Close()
 	c := challenge{status: resp.StatusCode}
@@ -285,15 +284,20 @@ func (l *legacyFallback) note() string {
 	return head + "the authorization server's metadata at " + l.metadataURL
 }
 
-// noPRMError is discover's refusal of a server that looks like one of the
-// 2025-03-26 spec: it asked for authentication (401) without naming
-// resource_metadata, and every well-known protected-resource URL answered
-// 404. Login then applies the 2025-03-26 rules (legacyAuthServer); as an
-// error it is the *Error it wraps.
-type noPRMError struct{ err *Error }
+// errNoPRM is the cause of discover's refusal of a server that looks like
+// one of the 2025-03-26 spec: it asked for authentication (401) without
+// naming resource_metadata, and every well-known protected-resource URL
+// answered 404. Login then applies the 2025-03-26 rules (legacyAuthServer).
+var errNoPRM = errors.New("no protected-resource metadata")
 
-func (e *noPRMError) Error() string { return e.err.Error() }
-func (e *noPRMError) Unwrap() error { return e.err }
+// noPRM returns discover's refusal for errNoPRM, if err is one.
+func noPRM(err error) (*fail.AuthError, bool) {
+	var ae *fail.AuthError
+	if errors.As(err, &ae) && ae.Cause == errNoPRM {
+		return ae, true
+	}
+	return nil, false
+}
 
 // wellKnown returns the URL with /.well-known/NAME inserted between the
 // host and the path (RFC 8414 §3.1, RFC 9728 §3.1), and, when there is a
@@ -361,7 +365,8 @@ func (h *oauthHTTP) discover(ctx context.Context, server string, ch challenge) (
 			// Not plainly absent: no 2025-03-26 fallback on a guess.
 			e.Msg += fmt.Sprintf(" (%s, not 404, so mcpx does not fall back to the 2025-03-26 rules)", notFound)
 		case ch.status == http.StatusUnauthorized:
-			return nil, &noPRMError{e}
+			e.Cause = errNoPRM
+			return nil, e
 		}
 		return nil, e
 	}
@@ -435,17 +440,17 @@ func legacyOrigin(server string) (string, error) {
 // origin is refused). The resource parameter stays the server's canonical
 // URL (RFC 8707; the 2025-03-26 spec has none, and an authorization server
 // that does not know it ignores it). Without metadata, PKCE is still S256.
-func (h *oauthHTTP) legacyAuthServer(ctx context.Context, server, protocol string, np *noPRMError) (*authServer, error) {
+func (h *oauthHTTP) legacyAuthServer(ctx context.Context, server, protocol string, np *fail.AuthError) (*authServer, error) {
 	origin, err := legacyOrigin(server)
 	if err != nil {
 		return nil, h.fail("%v", err)
 	}
-	l := &legacyFallback{noPRM: np.err.Msg, origin: origin, metadataURL: origin + "/.well-known/oauth-authorization-server"}
-	fail := func(format string, args ...any) *Error {
-		return h.fail("%s; by the 2025-03-26 rules, %s", strings.TrimSuffix(np.err.Msg, ", so its authorization server is unknown"), fmt.Sprintf(format, args...))
+	l := &legacyFallback{noPRM: np.Msg, origin: origin, metadataURL: origin + "/.well-known/oauth-authorization-server"}
+	refuse := func(format string, args ...any) *fail.AuthError {
+		return h.fail("%s; by the 2025-03-26 rules, %s", strings.TrimSuffix(np.Msg, ", so its authorization server is unknown"), fmt.Sprintf(format, args...))
 	}
 	if err := checkEndpoint("the authorization base URL", origin, true); err != nil {
-		return nil, fail("%v", err)
+		return nil, refuse("%v", err)
 	}
 	as := &authServer{resource: server, legacy: l}
 	var hdr http.Header
@@ -455,19 +460,19 @@ func (h *oauthHTTP) legacyAuthServer(ctx context.Context, server, protocol strin
 	var md asDoc
 	st, err := h.getJSONWith(ctx, l.metadataURL, &md, hdr)
 	if err != nil {
-		var ae *Error
+		var ae *fail.AuthError
 		if errors.As(err, &ae) {
-			return nil, fail("%s", ae.Msg)
+			return nil, refuse("%s", ae.Msg)
 		}
 		return nil, err
 	}
 	switch st {
 	case http.StatusOK:
 		if !onOrigin(md.Issuer, origin) {
-			return nil, fail("the metadata at %s is for issuer %q, not one on the server's origin %s; refusing to use it", l.metadataURL, text.OneLine(md.Issuer), origin)
+			return nil, refuse("the metadata at %s is for issuer %q, not one on the server's origin %s; refusing to use it", l.metadataURL, text.OneLine(md.Issuer), origin)
 		}
 		if err := md.check(h.machine); err != nil {
-			return nil, fail("authorization server %s: %v", text.OneLine(md.Issuer), err)
+			return nil, refuse("authorization server %s: %v", text.OneLine(md.Issuer), err)
 		}
 		as.asDoc = md
 	case http.StatusNotFound:
@@ -475,7 +480,7 @@ func (h *oauthHTTP) legacyAuthServer(ctx context.Context, server, protocol strin
 		as.asDoc = asDoc{Issuer: origin, AuthorizationEndpoint: origin + "/authorize", TokenEndpoint: origin + "/token",
 			RegistrationEndpoint: origin + "/register"}
 	default:
-		return nil, fail("the authorization server's metadata at %s answered HTTP %d (only a 404 means the default endpoints)", l.metadataURL, st)
+		return nil, refuse("the authorization server's metadata at %s answered HTTP %d (only a 404 means the default endpoints)", l.metadataURL, st)
 	}
 	return as, nil
 }
@@ -565,11 +570,11 @@ type clientAuth struct {
 	ID, Secret, Method string
 	// Key signs the client assertions of private_key_jwt (KeyID its kid),
 	// for the audience Audience (the issuer); each assertion is given to
-	// addSecrets.
-	Key        crypto.Signer
-	KeyID      string
-	Audience   string
-	addSecrets func(...string)
+	// secrets.
+	Key      crypto.Signer
+	KeyID    string
+	Audience string
+	secrets  *secret.Set
 }
 
 // chooseMethod picks the token endpoint auth method for a client with or
@@ -661,7 +666,7 @@ func (h *oauthHTTP) oauthErr(resp *http.Response, body []byte) string {
 		}
 		msg = fmt.Sprintf("%s (HTTP %d)", msg, resp.StatusCode)
 	}
-	return text.OneLine(h.mask(msg))
+	return text.OneLine(h.secrets.Mask(msg))
 }
 
 // tokenAnswer is a token endpoint's successful answer.
@@ -795,9 +800,7 @@ func (h *oauthHTTP) postForm(ctx context.Context, endpoint string, form url.Valu
 		if err != nil {
 			return nil, nil, h.fail("%v", err)
 		}
-		if ca.addSecrets != nil {
-			ca.addSecrets(jwt)
-		}
+		ca.secrets.Add(jwt)
 		form.Set("client_id", ca.ID)
 		form.Set("client_assertion_type", assertionType)
 		form.Set("client_assertion", jwt)

@@ -17,8 +17,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpx-cli/mcpx/client/config"
-	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 )
 
 // oaFake is an httptest server answering per path; it records every
@@ -90,9 +91,9 @@ func oaASDoc(issuer string) map[string]any {
 
 func oaAuthMsg(t *testing.T, err error) string {
 	t.Helper()
-	var ae *Error
+	var ae *fail.AuthError
 	if !errors.As(err, &ae) {
-		t.Fatalf("error %v (%T) is not an *Error", err, err)
+		t.Fatalf("error %v (%T) is not an *fail.AuthError", err, err)
 	}
 	if ae.Server != "srv" || ae.Status != 0 {
 		t.Errorf("Error server %q status %d", ae.Server, ae.Status)
@@ -371,7 +372,7 @@ func TestProbeChallenge(t *testing.T) {
 	dead := httptest.NewServer(http.NotFoundHandler())
 	dead.Close()
 	_, err = h.probeChallenge(ctx, &config.Target{Name: "srv", Transport: config.HTTP, URL: dead.URL}, "x")
-	var ce *transport.ConnectError
+	var ce *fail.ConnectError
 	if !errors.As(err, &ce) || ce.Phase != "login" || !strings.HasPrefix(ce.Msg, "cannot reach the server: ") {
 		t.Errorf("unreachable: %v", err)
 	}
@@ -729,7 +730,7 @@ func TestRegisterUnreachable(t *testing.T) {
 	dead.Close()
 	h := newOAuthHTTP("srv", nil)
 	_, err := h.register(context.Background(), &authServer{asDoc: asDoc{RegistrationEndpoint: dead.URL + "/register"}}, "http://127.0.0.1:1/callback", "v")
-	var ce *transport.ConnectError
+	var ce *fail.ConnectError
 	if !errors.As(err, &ce) || !strings.HasPrefix(ce.Msg, "cannot reach "+dead.URL+"/register: ") {
 		t.Errorf("unreachable: %v", err)
 	}
@@ -893,7 +894,8 @@ func TestPostFormClientAuth(t *testing.T) {
 }
 
 func TestTokenAnswers(t *testing.T) {
-	mask := func(s string) string { return strings.ReplaceAll(s, "s3cr3t", "***") }
+	sec := &secret.Set{}
+	sec.Add("s3cr3t")
 	for _, c := range []struct {
 		name          string
 		status        int
@@ -948,7 +950,7 @@ func TestTokenAnswers(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			f, seen := oaTokenEndpoint(t, c.status, c.ctype, c.body)
 			before := time.Now().UTC().Truncate(time.Second)
-			tok, err := newOAuthHTTP("srv", mask).token(context.Background(), f.URL+"/token", url.Values{"grant_type": {"refresh_token"}}, clientAuth{ID: "i", Method: "none"})
+			tok, err := newOAuthHTTP("srv", sec).token(context.Background(), f.URL+"/token", url.Values{"grant_type": {"refresh_token"}}, clientAuth{ID: "i", Method: "none"})
 			after := time.Now().UTC()
 			<-seen
 			switch {
@@ -992,7 +994,7 @@ func TestOAuthHTTPFailures(t *testing.T) {
 	dead := httptest.NewServer(http.NotFoundHandler())
 	dead.Close()
 	_, err := h.token(ctx, dead.URL+"/token", url.Values{}, clientAuth{ID: "i"})
-	var ce *transport.ConnectError
+	var ce *fail.ConnectError
 	if !errors.As(err, &ce) || ce.Server != "srv" || ce.Phase != "login" || !strings.HasPrefix(ce.Msg, "cannot reach "+dead.URL+"/token: ") {
 		t.Errorf("unreachable: %v", err)
 	}

@@ -19,6 +19,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
+
+	"github.com/mcpx-cli/mcpx/internal/limits"
 )
 
 // HTTP is the round tripper under mcp-go's HTTP and SSE transports. It
@@ -51,9 +53,11 @@ type HTTP struct {
 	owed     *owedAnswers // the server's requests not yet answered (nil: not counted)
 
 	mu         sync.Mutex
-	initStatus int      // status of the first POST (initialize), for the SSE fallback
-	authStatus int      // the last 401 or 403
-	challenge  []string // its WWW-Authenticate values
+	initStatus int                      // status of the first POST (initialize), for the SSE fallback
+	initRPC    *mcp.JSONRPCErrorDetails // that POST's error answer, when a JSON-RPC error (an MCP server's)
+	lastRPC    *mcp.JSONRPCErrorDetails // the last POST answered with an HTTP error status and a JSON-RPC error
+	authStatus int                      // the last 401 or 403
+	challenge  []string                 // its WWW-Authenticate values
 }
 
 // HTTPOptions configure an HTTP round tripper.
@@ -169,11 +173,13 @@ func (t *HTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	first := false
 	if req.Method == http.MethodPost {
 		t.mu.Lock()
 		if t.initStatus == 0 {
-			t.initStatus = resp.StatusCode
+			t.initStatus, first = resp.StatusCode, true
 		}
+		t.lastRPC = nil // the last POST's, or none
 		t.mu.Unlock()
 	}
 	// A 401 or 403 is the connection's, to explain the failure of what
@@ -196,6 +202,9 @@ func (t *HTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 		// An error answer: mcp-go reads all of it into its error message,
 		// of which mcpx shows one clipped line. Read only its start.
 		body = &prefixBody{rc: body, left: errorBodyLimit}
+		if req.Method == http.MethodPost {
+			body = t.peekError(body, first)
+		}
 	}
 	resp.Body = body
 	return resp, nil
@@ -271,6 +280,30 @@ func (t *HTTP) nonceRetry(req *http.Request, resp *http.Response, token string, 
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, errorBodyLimit))
 	resp.Body.Close()
 	return t.inner.RoundTrip(again)
+}
+
+// peekError reads the error answer to a POST (at most errorBodyLimit
+// bytes) and keeps it when it is a JSON-RPC error: mcp-go reads no body of
+// an initialize answered with a 4xx, and a server that answers the first
+// POST with 400 and a JSON-RPC error (-32022 to server/discover, say)
+// speaks streamable HTTP, and is no legacy SSE server to fall back to.
+// The body is read again from what was read.
+func (t *HTTP) peekError(body io.ReadCloser, first bool) io.ReadCloser {
+	b, _ := io.ReadAll(body)
+	_ = body.Close()
+	var msg struct {
+		JSONRPC string                   `json:"jsonrpc"`
+		Error   *mcp.JSONRPCErrorDetails `json:"error"`
+	}
+	if json.Unmarshal(b, &msg) == nil && msg.JSONRPC == "2.0" && msg.Error != nil {
+		t.mu.Lock()
+		if first {
+			t.initRPC = msg.Error
+		}
+		t.lastRPC = msg.Error
+		t.mu.Unlock()
+	}
+	return io.NopCloser(bytes.NewReader(b))
 }
 
 // OpenGate lets the standalone GET stream go out.
@@ -378,6 +411,27 @@ func (t *HTTP) FirstPostStatus() int {
 	return t.initStatus
 }
 
+// FallbackStatus is the status of the first POST as the SSE fallback
+// reads it: FirstPostStatus, but 0 when the answer was a JSON-RPC error,
+// which only a streamable HTTP server sends (see peekFirstError).
+func (t *HTTP) FallbackStatus() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.initRPC != nil {
+		return 0
+	}
+	return t.initStatus
+}
+
+// LastPostError is the JSON-RPC error the last POST answered with an HTTP
+// error status carried (nil when none): mcp-go reads no body of an
+// initialize answered with a 4xx.
+func (t *HTTP) LastPostError() *mcp.JSONRPCErrorDetails {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.lastRPC
+}
+
 type limitBody struct {
 	rc     io.ReadCloser
 	max    int64
@@ -420,7 +474,7 @@ func (b *limitBody) Read(p []byte) (int, error) {
 		}
 	}
 	if b.n > b.max {
-		e := &LimitError{Limit: "message ceiling", Value: b.max, Msg: "the server sent a JSON-RPC message too large to accept"}
+		e := &limits.Error{Limit: "message ceiling", Value: b.max, Msg: "the server sent a JSON-RPC message too large to accept"}
 		b.limit.set(e)
 		return 0, e
 	}
