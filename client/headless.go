@@ -148,13 +148,14 @@ func (c *Conn) PreviewCall(ctx context.Context, name string, args json.RawMessag
 		p.Meta = &mcp.Meta{ProgressToken: "mcpx-" + strconv.Itoa(c.hooks.seq+1)}
 		c.hooks.mu.Unlock()
 	}
+	var opts []requestOption
 	if task {
 		p.Task = &mcp.TaskParams{}
-		ctx = declaresTasks(ctx)
+		opts = append(opts, declareTasks)
 	}
 	var params any = p
 	if mcp.IsModernProtocol(c.Protocol) {
-		params = withTasksExtension(ctx, c.requestMeta(params))
+		params = c.requestMeta(params, opts...)
 	}
 	params = withTrace(withArguments(params), c.opts.traceMeta())
 	return json.Marshal(params)

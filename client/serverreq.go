@@ -29,7 +29,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
 
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -161,6 +161,11 @@ func (h *serverHooks) capabilities(kind string) mcp.ClientCapabilities {
 		caps.Roots = &struct {
 			ListChanged bool `json:"listChanged,omitempty"`
 		}{}
+	}
+	if mcp.IsModernProtocol(h.o.ProtocolVersion) {
+		// The extensions of the 2026-07-28 era (SEP-2133): mcpx reads
+		// server-published skills.
+		caps.Extensions = skillsCapability()
 	}
 	return caps
 }

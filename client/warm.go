@@ -20,10 +20,11 @@ import (
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/ascaller"
+	"github.com/mcpx-cli/mcpx/internal/config"
 	"github.com/mcpx-cli/mcpx/internal/daemon"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // Warm asks for a warm connection.
@@ -48,23 +49,15 @@ type Warm struct {
 	// alive, and never start one (nor the daemon): a task command, whose
 	// task a new server cannot know. None is ErrNoWarmTarget.
 	Existing bool
+	// Listings are the listings (KindTool, ...) the command will ask for:
+	// the daemon sends their pages it has cached with its reply, and no
+	// round trip is made for them.
+	Listings []string
 }
 
 // ErrNoWarmTarget: Warm.Existing asked for the daemon's connection to a
 // target, and no daemon holds one.
 var ErrNoWarmTarget = errors.New("no warm connection to the server is open")
-
-// UnsupportedWarmError is keep-alive asked for on the command line where
-// the platform has no daemon (exit 2).
-type UnsupportedWarmError struct{ Err error }
-
-func (e *UnsupportedWarmError) Error() string { return e.Err.Error() }
-
-// ErrorCode: a usage error, as --keep-alive is where warm connections are
-// not supported at all.
-func (e *UnsupportedWarmError) ErrorCode() string { return "usage" }
-
-func (e *UnsupportedWarmError) ErrorDetails() map[string]any { return nil }
 
 // Warm reports whether the connection is a warm one: held by the mcpx
 // daemon, it outlives this process (a detached task stays reachable).
@@ -83,7 +76,7 @@ func (c *Conn) openWarm(ctx context.Context, o Options) (mcptransport.Interface,
 		Env:   daemon.Env{Getenv: w.Getenv, Environ: w.Environ, Version: w.Version},
 		Hello: c.warmHello(o),
 		Stdio: transport.StdioOptions{MessageCeiling: o.MessageCeiling, Limit: c.limit,
-			Mask: o.Mask, MaskIn: o.MaskIn, Logger: o.Logger},
+			Secrets: o.Secrets, Logger: o.Logger},
 		Events: &warmEvents{conn: c, lost: c.lost, onStderr: o.OnStderr, debug: o.Debug, note: o.Note},
 	})
 	if err != nil {
@@ -100,7 +93,10 @@ func (c *Conn) openWarm(ctx context.Context, o Options) (mcptransport.Interface,
 		}
 		if errors.Is(err, daemon.ErrUnsupported) {
 			if w.Required {
-				return nil, &UnsupportedWarmError{Err: err}
+				// keep-alive asked for on the command line where the platform has
+				// no daemon: a usage error, as --keep-alive is where warm
+				// connections are not supported at all.
+				return nil, fail.New(fail.Usage, "", err.Error())
 			}
 			return nil, errOneShot
 		}
@@ -113,7 +109,7 @@ func (c *Conn) openWarm(ctx context.Context, o Options) (mcptransport.Interface,
 			}
 			return nil, errOneShot
 		}
-		return nil, &transport.ConnectError{Server: t.Name, Phase: "start", Msg: "cannot reach the mcpx daemon: " + c.shown(err.Error()), Err: err}
+		return nil, &fail.ConnectError{Server: t.Name, Phase: "start", Msg: "cannot reach the mcpx daemon: " + c.shown(err.Error()), Err: err}
 	}
 	if rep.Note != "" && o.Note != nil {
 		o.Note("%s", c.shown(rep.Note))
@@ -152,6 +148,11 @@ func (c *Conn) warmHello(o Options) daemon.Hello {
 			NetEnv: daemon.NetEnv(w.Environ)}
 	}
 	hello := daemon.Hello{Spec: spec, KeepAlive: w.KeepAlive, Refresh: w.Refresh, MaxWarm: w.MaxWarm, Existing: w.Existing}
+	for _, k := range w.Listings {
+		if spec, ok := listSpecs[k]; ok {
+			hello.Listings = append(hello.Listings, spec.method)
+		}
+	}
 	if c.kind != config.Stdio && c.tokens != nil {
 		// The credential identity is the token store's entry (in the
 		// target); the token itself goes with each attach, refreshed here.
@@ -250,7 +251,7 @@ func (e *warmEvents) Auth(status int, challenge []string) {
 	}
 }
 
-func (e *warmEvents) BrokenReply(how string) error { return &brokenReplyError{How: how} }
+func (e *warmEvents) BrokenReply(how string) error { return brokenReply(how) }
 
 // OneShot: Connect connects again one-shot (or over SSE, see
 // connectFallback).

@@ -18,10 +18,11 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/internal/schema"
 	"github.com/mcpx-cli/mcpx/internal/text"
-	"github.com/mcpx-cli/mcpx/render"
 )
 
 // On-input policies (--on-input).
@@ -45,14 +46,14 @@ func (a *app) loadAnswers() error {
 	switch g.onInput {
 	case "", onInputDecline, onInputFail:
 	default:
-		return &UsageError{Msg: fmt.Sprintf("--on-input %q: want decline or fail", g.onInput),
+		return &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("--on-input %q: want decline or fail", g.onInput),
 			Hints: []string{"--on-input fail exits 10 when a server asks for input that nobody can give"}}
 	}
 	s := &a.answers
 	for _, p := range g.answerPairs {
 		k, v, ok := strings.Cut(p, "=")
 		if !ok || k == "" {
-			return &UsageError{Msg: fmt.Sprintf("--answer %s: want FIELD=VALUE", a.line(p, 200)),
+			return &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("--answer %s: want FIELD=VALUE", a.line(p, 200)),
 				Hints: []string{"--answer email=ci@example.com answers the field \"email\" of a server's form"}}
 		}
 		if s.pairs == nil {
@@ -60,7 +61,7 @@ func (a *app) loadAnswers() error {
 		}
 		s.pairs[k] = v
 		if config.IsSecretName(k) && v != "" {
-			a.s.AddSecrets(v)
+			a.s.Secrets().Add(v)
 		}
 	}
 	if g.answersFile == "" {
@@ -77,12 +78,12 @@ func (a *app) readAnswers(file string) error {
 	var err error
 	if file == "-" {
 		a.answersStdin = true
-		b, err = readCapped(a.s.In, render.MessageCeiling)
+		b, err = readCapped(a.s.In, limits.MessageCeiling)
 	} else {
-		b, err = readFileCapped(file, render.MessageCeiling)
+		b, err = readFileCapped(file, limits.MessageCeiling)
 	}
 	bad := func(format string, args ...any) error {
-		return &UsageError{Msg: fmt.Sprintf("--answers %s: ", file) + fmt.Sprintf(format, args...),
+		return &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("--answers %s: ", file) + fmt.Sprintf(format, args...),
 			Details: map[string]any{"file": file},
 			Hints:   []string{`--answers takes a JSON object: {"FIELD": value}, or {"TOOL": {"FIELD": value}} for one tool's questions`}}
 	}
@@ -132,7 +133,7 @@ func (a *app) secretAnswer(name string, v gjson.Result) {
 		return
 	}
 	if v.Type == gjson.String && v.String() != "" {
-		a.s.AddSecrets(v.String())
+		a.s.Secrets().Add(v.String())
 	}
 }
 
@@ -180,8 +181,8 @@ func (s *answerSet) lookup(op, field string) (json.RawMessage, bool) {
 // answerError is a given answer (what) that does not fit its field of
 // server's form (exit 2).
 func (a *app) answerError(what, server string, f *schema.Field, err error) error {
-	return &UsageError{
-		Msg:     fmt.Sprintf("%s: field %q of server %q's form must be %s", what, a.line(f.Name, 80), server, err.Error()),
+	return &fail.Error{Code: fail.Usage,
+		Message: fmt.Sprintf("%s: field %q of server %q's form must be %s", what, a.line(f.Name, 80), server, err.Error()),
 		Details: map[string]any{"field": f.Name, "server": server}}
 }
 
@@ -215,7 +216,7 @@ func (a *app) headlessForm(e client.Elicitation, msg string, fields []schema.Fie
 			for _, f := range fields {
 				asked = append(asked, f.Name)
 			}
-			stop(&NeedsInputError{Server: e.Server, Message: e.Message, Fields: asked, Missing: missing})
+			stop(needsInput{Server: e.Server, Message: e.Message, Fields: asked, Missing: missing}.err())
 			return client.Answer{Action: "cancel", Stop: true}
 		}
 		if len(given) == 0 {
@@ -245,17 +246,22 @@ func (a *app) quoteNames(names []string) string {
 	return strings.Join(q, ", ")
 }
 
-// NeedsInputError: a server asked for input that nobody could give, and
+// needsInput: a server asked for input that nobody could give, and
 // --on-input fail ended the operation (exit 10). Fields are the fields of
 // the form it asked for, Missing those without an answer or a default;
-// URL is set for a URL request instead.
-type NeedsInputError struct {
+// URL is set for a URL request instead. err is the failure.
+type needsInput struct {
 	Server, Message string
 	Fields, Missing []string
 	URL             string
 }
 
-func (e *NeedsInputError) Error() string {
+func (e needsInput) err() *fail.Error {
+	return &fail.Error{Code: fail.NeedsInput, Server: e.Server, Message: e.message(), Details: e.details(), Hints: e.hints(),
+		Reason: "the server asked for input that nobody could give"}
+}
+
+func (e needsInput) message() string {
 	msg := text.OneLine(text.ClipBytes(e.Message, 500))
 	if e.URL != "" {
 		return fmt.Sprintf("server %q asked for input that nobody could give (--on-input fail): %s; it asks a person to open %s",
@@ -272,11 +278,8 @@ func (e *NeedsInputError) Error() string {
 		e.Server, msg, q(e.Missing), q(e.Fields))
 }
 
-// ErrorCode is error.code under --json.
-func (e *NeedsInputError) ErrorCode() string { return "needs_input" }
-
-// ErrorDetails are the error's fields under --json.
-func (e *NeedsInputError) ErrorDetails() map[string]any {
+// details are the failure's fields under --json.
+func (e needsInput) details() map[string]any {
 	d := map[string]any{"server": e.Server, "message": e.Message}
 	if e.URL != "" {
 		d["url"] = e.URL
@@ -286,8 +289,8 @@ func (e *NeedsInputError) ErrorDetails() map[string]any {
 	return d
 }
 
-// ErrorHints say how to answer.
-func (e *NeedsInputError) ErrorHints() []string {
+// hints say how to answer.
+func (e needsInput) hints() []string {
 	if e.URL != "" {
 		return []string{"a URL request needs a person: run mcpx on a terminal, or let the job skip this step"}
 	}
@@ -297,11 +300,6 @@ func (e *NeedsInputError) ErrorHints() []string {
 	}
 	sort.Strings(ex)
 	return []string{"answer with " + strings.Join(ex, " ") + ", or give them in --answers FILE"}
-}
-
-// CancelReason is the reason of the notifications/cancelled it sends.
-func (e *NeedsInputError) CancelReason() string {
-	return "the server asked for input that nobody could give"
 }
 
 // opFailure holds the error that ended an operation from inside it (an

@@ -15,7 +15,8 @@ import (
 	"strings"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/schema"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
@@ -38,7 +39,7 @@ func (a *app) elicitor(ctx context.Context, clk *clock, stdinUsed bool, op strin
 		if e.Mode == "url" {
 			if !a.interactive(stdinUsed) && a.g.onInput == onInputFail {
 				a.log.URL(fmt.Sprintf("server %q asks you to open a URL: %s", e.Server, msg), a.line(e.URL, 2000))
-				stop(&NeedsInputError{Server: e.Server, Message: e.Message, URL: e.URL})
+				stop(needsInput{Server: e.Server, Message: e.Message, URL: e.URL}.err())
 				return client.Answer{Action: "cancel", Stop: true}
 			}
 			return a.elicitURL(ctx, clk, e, msg, stdinUsed)
@@ -214,7 +215,7 @@ func (a *app) askForm(ctx context.Context, server, msg string, fields []schema.F
 			// the note below and in whatever the server sends back.
 			var typed string
 			if config.IsSecretName(f.Name) && json.Unmarshal(v, &typed) == nil {
-				a.s.AddSecrets(typed)
+				a.s.Secrets().Add(typed)
 			}
 		}
 	}
@@ -361,7 +362,7 @@ func (a *app) askPromptArgs(ctx context.Context, prompt string, missing []client
 			case err := <-errc:
 				fmt.Fprintln(a.s.Err)
 				if errors.Is(err, io.EOF) {
-					return &UsageError{Msg: fmt.Sprintf("no value given for the required argument %q of prompt %q", m.Name, prompt),
+					return &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("no value given for the required argument %q of prompt %q", m.Name, prompt),
 						Details: map[string]any{"missing": []string{m.Name}}}
 				}
 				return err

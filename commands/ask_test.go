@@ -261,7 +261,7 @@ func TestAskFormSecret(t *testing.T) {
 	if stderr.String() != want {
 		t.Errorf("stderr\n got %q\nwant %q", stderr, want)
 	}
-	if got := a.s.Mask("welcome alice, your password is hunter22"); got != "welcome alice, your password is ***" {
+	if got := a.s.Secrets().Mask("welcome alice, your password is hunter22"); got != "welcome alice, your password is ***" {
 		t.Errorf("later output: %q", got)
 	}
 }

@@ -11,7 +11,8 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
 )
@@ -106,12 +107,11 @@ func (a *app) catalog(ctx context.Context, o *catalogOptions) error {
 	defer cancel()
 	pr := &catalogPrinter{a: a, o: o, w: &warner{a: a, keep: a.asJSON()}}
 	if err := pr.print(pctx, parts); err != nil {
-		var stalled *output.StalledError
 		switch {
-		case errors.As(err, &stalled) && errors.Is(err, context.DeadlineExceeded):
-			err = &client.TimeoutError{Server: server, Phase: "printing", Timeout: bound}
+		case errors.Is(err, output.ErrStalled) && errors.Is(err, context.DeadlineExceeded):
+			err = &fail.TimeoutError{Server: server, Phase: "printing", Timeout: bound}
 		case errors.Is(err, context.DeadlineExceeded):
-			err = &client.TimeoutError{Server: server, Phase: "rendering", Timeout: bound}
+			err = &fail.TimeoutError{Server: server, Phase: "rendering", Timeout: bound}
 		}
 		return err
 	}
@@ -119,7 +119,7 @@ func (a *app) catalog(ctx context.Context, o *catalogOptions) error {
 		a.log.Note("no catalog items match %q", o.Query)
 	}
 	if o.Strict && pr.w.total > 0 {
-		return &StrictError{N: pr.w.total}
+		return strictWarnings(pr.w.total)
 	}
 	return nil
 }

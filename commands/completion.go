@@ -16,13 +16,15 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/client/auth"
-	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/completions"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/internal/schema"
+	"github.com/mcpx-cli/mcpx/internal/skills"
 	"github.com/mcpx-cli/mcpx/internal/snapshot"
 	"github.com/mcpx-cli/mcpx/internal/uritemplate"
 	"github.com/mcpx-cli/mcpx/output"
-	"github.com/mcpx-cli/mcpx/render"
 )
 
 // completeBudget is the default bound on one TAB: server start, initialize
@@ -41,7 +43,7 @@ type completionOptions struct {
 
 func (o *completionOptions) validate() error {
 	if len(o.Args) == 0 {
-		return &UsageError{Msg: "completion needs the name of a shell: bash, zsh, fish or powershell",
+		return &fail.Error{Code: fail.Usage, Message: "completion needs the name of a shell: bash, zsh, fish or powershell",
 			Hints: []string{"e.g. source <(mcpx completion bash) in ~/.bashrc; mcpx completion --help shows the others"}}
 	}
 	if len(o.Args) > 1 {
@@ -76,7 +78,7 @@ func (a *app) newCompletionCmd() *cli.Command {
 			}
 			script, err := completions.Script(o.Shell, cmd.Root().Name)
 			if err != nil {
-				return &UsageError{Msg: err.Error()}
+				return &fail.Error{Code: fail.Usage, Message: err.Error()}
 			}
 			_, err = io.WriteString(a.s.RawOut, script)
 			return err
@@ -101,8 +103,7 @@ func (a *app) newCompleteCmd() *cli.Command {
 // notes, warnings and errors are dropped, and a problem of any kind is an
 // empty answer.
 func (a *app) completeLine(ctx context.Context, root *cli.Command, args []string) {
-	quiet, _, _ := output.ForTest(false)
-	a.log = output.NewLog(quiet, false, false)
+	a.log = output.NewLog(output.Discard(), false, false)
 	if len(args) < 1 {
 		return
 	}
@@ -119,11 +120,11 @@ func (a *app) completeLine(ctx context.Context, root *cli.Command, args []string
 	defer src.close()
 	for _, h := range line.Flag("header") {
 		if _, v, err := config.ParseHeader(h); err == nil {
-			a.s.AddSecrets(config.HeaderSecrets(v)...)
+			a.s.Secrets().Add(config.HeaderSecrets(v)...)
 		}
 	}
 	res := completions.Complete(ctx, line, cur, src)
-	res.Cands = maskCandidates(res.Cands, a.s.Mask)
+	res.Cands = maskCandidates(res.Cands, a.s.Secrets().Mask)
 	if shell == "bash" {
 		_ = completions.WriteBash(a.s.RawOut, res, bash, int(compType))
 	} else {
@@ -483,7 +484,7 @@ func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, er
 	if err != nil {
 		return nil, err
 	}
-	s.a.s.AddSecrets(t.Secrets...)
+	s.a.s.Secrets().Add(t.Secrets...)
 	// A stored token is used while it is valid; a TAB never refreshes one
 	// and never starts a login.
 	t.NoRefresh = true
@@ -508,12 +509,10 @@ func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, er
 		Warm:            warm,
 		ProtocolVersion: pv,
 		ClientVersion:   version(),
-		MessageCeiling:  render.MessageCeiling,
+		MessageCeiling:  limits.MessageCeiling,
 		Elicit:          func(context.Context, client.Elicitation) client.Answer { return client.Answer{Action: "decline"} },
 		Roots:           roots,
-		Mask:            s.a.s.Mask,
-		MaskIn:          s.a.s.Secrets().MaskIn,
-		AddSecrets:      s.a.s.AddSecrets,
+		Secrets:         s.a.s.Secrets(),
 		Transports:      auth.TransportsDir(s.a.getenv),
 		HideTool:        hideTool(t), // completion is silent about hidden tools
 		TraceParent:     s.a.traceParent,
@@ -716,6 +715,24 @@ func (s *completeSource) Tasks(ctx context.Context, srv string) ([]completions.C
 			desc += ": " + t.StatusMessage
 		}
 		out = append(out, completions.Candidate{Value: t.ID, Desc: desc})
+	}
+	return out, nil
+}
+
+func (s *completeSource) Skills(ctx context.Context, srv string) ([]completions.Candidate, error) {
+	conn, err := s.open(ctx, srv)
+	if err != nil || !conn.Caps.Skills {
+		return nil, err
+	}
+	raws, _, err := conn.ListSkills(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]completions.Candidate, 0, len(raws))
+	for _, raw := range raws {
+		if e, perr := skills.ParseEntry(raw); perr == nil {
+			out = append(out, completions.Candidate{Value: e.Name, Desc: e.Description})
+		}
 	}
 	return out, nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"reflect"
 	"slices"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/completions"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/schema"
 	"github.com/mcpx-cli/mcpx/output"
 )
@@ -140,7 +140,7 @@ func TestCompletionSpec(t *testing.T) {
 			names = append(names, c.Name)
 		}
 	}
-	if want := []string{"servers", "import", "catalog", "describe", "read", "prompt", "invoke", "snapshot", "diff", "task", "login", "logout", "completion", "daemon"}; !slices.Equal(names, want) {
+	if want := []string{"servers", "import", "catalog", "describe", "read", "prompt", "invoke", "snapshot", "diff", "task", "skills", "login", "logout", "completion", "daemon"}; !slices.Equal(names, want) {
 		t.Errorf("commands = %q, want %q", names, want)
 	}
 	if want := []string{"help"}; !slices.Equal(hidden, want) {
@@ -277,8 +277,7 @@ func TestCompletionCommand(t *testing.T) {
 		a, out := testApp()
 		root := a.newRoot()
 		err := root.Run(context.Background(), append([]string{"mcpx", "completion"}, args...))
-		var uerr *UsageError
-		if !errors.As(err, &uerr) || out.Len() != 0 {
+		if !fail.Is(err, fail.Usage) || out.Len() != 0 {
 			t.Errorf("completion %q: err %v, output %q; want a usage error and no output", args, err, out.String())
 		}
 	}

@@ -9,7 +9,6 @@ package commands
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -25,8 +24,9 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/client/auth"
-	"github.com/mcpx-cli/mcpx/client/config"
-	"github.com/mcpx-cli/mcpx/render"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 )
 
 // target finds and resolves the server a SRV argument names.
@@ -34,7 +34,7 @@ func (a *app) target(arg string) (*config.Target, error) {
 	if config.IsURL(arg) {
 		// A URL needs no config file (and a broken one does not stop it).
 		if u, err := url.Parse(arg); err == nil {
-			a.s.AddSecrets(config.URLSecrets(u)...)
+			a.s.Secrets().Add(config.URLSecrets(u)...)
 		}
 		srv, err := (&config.Config{}).Lookup(arg, a.self)
 		if err != nil {
@@ -47,8 +47,7 @@ func (a *app) target(arg string) (*config.Target, error) {
 		return nil, err
 	}
 	srv, err := cfg.Lookup(arg, a.self)
-	var nf *config.NotFoundError
-	if errors.As(err, &nf) && nf.What == "server" {
+	if nf, ok := fail.As(err, fail.NotFound); ok && nf.What == "server" {
 		nf.Hints = append(unknownServerHints(cfg, arg), nf.Hints...)
 	}
 	if err != nil {
@@ -128,7 +127,7 @@ func (a *app) resolve(srv *config.Server) (*config.Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.s.AddSecrets(t.Secrets...)
+	a.s.Secrets().Add(t.Secrets...)
 	return t, nil
 }
 
@@ -148,6 +147,9 @@ type connectOptions struct {
 	// op: the tool or prompt whose section of --answers answers the
 	// server's forms.
 	op string
+	// listings: the kinds the operation lists (client.KindTool, ...): a
+	// warm connection gets the pages the daemon has cached ahead.
+	listings []string
 }
 
 // session is one connection of a command, under the clock of its
@@ -182,18 +184,19 @@ func (a *app) connect(ctx context.Context, t *config.Target, o connectOptions) (
 	if err != nil {
 		return nil, err
 	}
+	if warm != nil {
+		warm.Listings = o.listings
+	}
 	clk, end := newClock(ctx, t.Timeout)
 	co := client.Options{
 		Warm:            warm,
 		ProtocolVersion: a.g.protocolVersion,
 		ClientVersion:   version(),
-		MessageCeiling:  render.MessageCeiling,
+		MessageCeiling:  limits.MessageCeiling,
 		Debug:           a.log.Debug,
 		Note:            a.log.Note,
 		UnusableToken:   func(server string, err error) { a.log.Note("%s", unusableTokenNote(server, err)) },
-		Mask:            a.s.Mask,
-		MaskIn:          a.s.Secrets().MaskIn,
-		AddSecrets:      a.s.AddSecrets,
+		Secrets:         a.s.Secrets(),
 		Elicit:          a.elicitor(ctx, clk, o.stdinUsed || a.answersStdin, o.op),
 		Roots:           roots,
 		OnLog:           a.onLog,
@@ -254,7 +257,7 @@ func (a *app) roots(t *config.Target) ([]client.Root, error) {
 		var roots []client.Root
 		for i, d := range t.Roots {
 			bad := func(why string) error {
-				return &config.Error{Server: t.Name, Msg: fmt.Sprintf("roots[%d] %s: %s", i, d, why)}
+				return config.Invalid(t.Name, fmt.Sprintf("roots[%d] %s: %s", i, d, why))
 			}
 			if st, err := os.Stat(d); err != nil || !st.IsDir() {
 				return nil, bad("not a directory")

@@ -16,8 +16,9 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
 	"github.com/mcpx-cli/mcpx/internal/daemon"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // keepAliveBare is the value a bare --keep-alive is given (see
@@ -172,10 +173,9 @@ func (a *app) daemonBound(ctx context.Context) (context.Context, context.CancelF
 // daemonFailure is err of a daemon command, its bound named when the
 // daemon did not answer in time.
 func daemonFailure(err error, bound time.Duration) error {
-	var na *daemon.NoAnswerError
-	if errors.As(err, &na) {
-		na.Timeout = bound
-		return na
+	var na *fail.TimeoutError
+	if errors.Is(err, daemon.ErrNoAnswer) && errors.As(err, &na) {
+		return daemon.NoAnswer(na.Pid, na.Phase, bound)
 	}
 	return fmt.Errorf("the mcpx daemon: %w", err)
 }
@@ -311,8 +311,7 @@ func otherDaemon(f daemon.Found, what string, conns int) string {
 	}
 	switch {
 	case f.Err != nil:
-		var na *daemon.NoAnswerError
-		if errors.As(f.Err, &na) {
+		if errors.Is(f.Err, daemon.ErrNoAnswer) {
 			return fmt.Sprintf("another mcpx daemon does not answer: %s, %s", pid, f.Socket)
 		}
 		return fmt.Sprintf("another mcpx daemon cannot be asked (%v): %s", f.Err, f.Socket)
@@ -337,11 +336,11 @@ func (a *app) daemonStop(ctx context.Context, names []string) error {
 	case rep == nil && len(names) == 0:
 		a.log.Note("no mcpx daemon is running")
 	case rep == nil:
-		return &noWarmError{Names: names, NoDaemon: true}
+		return noWarm(names, true)
 	case len(names) == 0:
 		a.log.Note("stopped the mcpx daemon (%s)", count(rep.Stopped, "connection"))
 	case rep.Stopped == 0:
-		return &noWarmError{Names: rep.Missed}
+		return noWarm(rep.Missed, false)
 	default:
 		var hit []string
 		for _, n := range names {
@@ -351,7 +350,7 @@ func (a *app) daemonStop(ctx context.Context, names []string) error {
 		}
 		a.log.Note("closed %s of %s", count(rep.Stopped, "connection"), strings.Join(hit, ", "))
 		if len(rep.Missed) > 0 {
-			a.log.Note("%s", (&noWarmError{Names: rep.Missed}).Error())
+			a.log.Note("%s", noWarm(rep.Missed, false).Error())
 		}
 	}
 	return nil
@@ -390,33 +389,22 @@ func (a *app) daemonStopAll(ctx context.Context) error {
 	return failed
 }
 
-// noWarmError: `daemon stop SRV...` named servers of which the daemon held
-// no connection (exit 4).
-type noWarmError struct {
-	Names    []string
-	NoDaemon bool // no daemon of this build runs
-}
-
-func (e *noWarmError) Error() string {
-	q := make([]string, len(e.Names))
-	for i, n := range e.Names {
+// noWarm: `daemon stop SRV...` named servers of which the daemon held no
+// connection (exit 4); noDaemon: no daemon of this build runs.
+func noWarm(names []string, noDaemon bool) *fail.Error {
+	q := make([]string, len(names))
+	for i, n := range names {
 		q[i] = strconv.Quote(n)
 	}
 	msg := "no warm connection to server " + strings.Join(q, ", ")
 	if len(q) > 1 {
 		msg = "no warm connection to servers " + strings.Join(q, ", ")
 	}
-	if e.NoDaemon {
+	if noDaemon {
 		msg += " (no mcpx daemon is running)"
 	}
-	return msg
+	return &fail.Error{Code: fail.NotFound, Details: map[string]any{"servers": names}, Message: msg}
 }
-
-// ErrorCode is error.code under --json.
-func (e *noWarmError) ErrorCode() string { return "not_found" }
-
-// ErrorDetails are the error's fields under --json: the servers.
-func (e *noWarmError) ErrorDetails() map[string]any { return map[string]any{"servers": e.Names} }
 
 // newDaemonServeCmd is the daemon itself (started by a command that wants
 // a warm connection; never by a person).

@@ -10,9 +10,10 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/internal/snapshot"
-	"github.com/mcpx-cli/mcpx/render"
 )
 
 // maxSnapshotFile bounds the snapshot file diff reads (see LIMITS in mcpx(1)).
@@ -117,19 +118,19 @@ func (a *app) loadSnapshot(arg string) (*snapshot.Doc, error) {
 		raw, err = readSnapshotFile(arg)
 	}
 	if err == nil && len(raw) > maxSnapshotFile {
-		err = &render.LimitError{Limit: "snapshot size", Value: maxSnapshotFile, Msg: "snapshot " + name}
+		err = &limits.Error{Limit: "snapshot size", Value: maxSnapshotFile, Msg: "snapshot " + name}
 	}
-	var le *render.LimitError
+	var le *limits.Error
 	switch {
 	case errors.As(err, &le):
 		return nil, err
 	case err != nil:
-		return nil, &UsageError{Msg: fmt.Sprintf("cannot read snapshot %s: %v", name, unwrapPathErr(err)),
+		return nil, &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("cannot read snapshot %s: %v", name, unwrapPathErr(err)),
 			Hints: []string{"make one with: mcpx snapshot SRV -o " + shellArg(arg)}}
 	}
 	d, err := snapshot.Load(raw)
 	if err != nil {
-		return nil, &UsageError{Msg: fmt.Sprintf("snapshot %s: %v", name, err),
+		return nil, &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("snapshot %s: %v", name, err),
 			Hints: []string{"a snapshot is what mcpx snapshot SRV writes"}}
 	}
 	return d, nil
@@ -141,7 +142,7 @@ func readSnapshotFile(name string) ([]byte, error) {
 		return nil, errIsDir
 	}
 	if err == nil && fi.Size() > maxSnapshotFile {
-		return nil, &render.LimitError{Limit: "snapshot size", Value: maxSnapshotFile, Msg: "snapshot " + name}
+		return nil, &limits.Error{Limit: "snapshot size", Value: maxSnapshotFile, Msg: "snapshot " + name}
 	}
 	f, err := os.Open(name)
 	if err != nil {
@@ -193,24 +194,12 @@ func driftOf(changes []snapshot.Change, failOn string) error {
 	if worst == nil {
 		return nil
 	}
-	return &DriftError{Counts: counts, FailOn: failOn, Found: strings.Join(worst, ", ")}
+	return drifted(counts, failOn, strings.Join(worst, ", "))
 }
 
-// DriftError: diff found changes at or above --fail-on (exit 12).
-type DriftError struct {
-	Counts map[string]int
-	FailOn string
-	Found  string // "2 breaking, 1 risky"
-}
-
-func (e *DriftError) Error() string {
-	return fmt.Sprintf("the catalog drifted: %s (--fail-on %s)", e.Found, e.FailOn)
-}
-
-// ErrorCode is error.code under --json.
-func (e *DriftError) ErrorCode() string { return "drift" }
-
-// ErrorDetails are the counts of each class and the --fail-on class.
-func (e *DriftError) ErrorDetails() map[string]any {
-	return map[string]any{"counts": e.Counts, "fail_on": e.FailOn}
+// drifted: diff found changes at or above --fail-on (exit 12): the counts
+// of each class, and found them worded ("2 breaking, 1 risky").
+func drifted(counts map[string]int, failOn, found string) error {
+	return &fail.Error{Code: fail.Drift, Details: map[string]any{"counts": counts, "fail_on": failOn},
+		Message: fmt.Sprintf("the catalog drifted: %s (--fail-on %s)", found, failOn)}
 }

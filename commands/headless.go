@@ -17,7 +17,8 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/output"
 )
@@ -97,7 +98,7 @@ func hideTool(t *config.Target) func(string) bool {
 // other lookup error stands.
 func (a *app) gate(t *config.Target, tool string, it *client.Item, lookupErr error) error {
 	if rule, hidden := t.Tools.Hidden(tool); hidden {
-		return &DeniedError{Server: t.Name, Tool: tool, Rule: &rule, Rules: t.Tools}
+		return denial{Server: t.Name, Tool: tool, Rule: &rule, Rules: t.Tools}.err()
 	}
 	if lookupErr != nil {
 		return nil
@@ -113,7 +114,7 @@ func (a *app) gate(t *config.Target, tool string, it *client.Item, lookupErr err
 			return nil
 		}
 	}
-	return &DeniedError{Server: t.Name, Tool: tool, ReadOnly: by, Annotations: ann, Unlisted: it == nil}
+	return denial{Server: t.Name, Tool: tool, ReadOnly: by, Annotations: ann, Unlisted: it == nil}.err()
 }
 
 // readOnlyTool reports whether annotations (a tool's, as listed) say it
@@ -126,12 +127,12 @@ func readOnlyTool(ann json.RawMessage) bool {
 	return a.Get("readOnlyHint").Type == gjson.True && a.Get("destructiveHint").Type != gjson.True
 }
 
-// DeniedError: mcpx's own policy refused a tools/call before anything was
+// denial: mcpx's own policy refused a tools/call before anything was
 // sent (exit 11): the server entry's "tools" rules (Rule, Rules), or
 // read-only (ReadOnly names what set it; Annotations are the tool's, nil
 // when it has none; Unlisted: the listing did not complete, so its
-// annotations are not known).
-type DeniedError struct {
+// annotations are not known). err is the failure.
+type denial struct {
 	Server, Tool string
 	Rule         *config.Rule
 	Rules        *config.ToolRules
@@ -140,7 +141,12 @@ type DeniedError struct {
 	Unlisted     bool
 }
 
-func (e *DeniedError) Error() string {
+func (e denial) err() *fail.Error {
+	return &fail.Error{Code: fail.Denied, Server: e.Server, What: "tool", Name: e.Tool, Message: e.message(),
+		Details: e.details(), Hints: e.hints()}
+}
+
+func (e denial) message() string {
 	tool := text.QuoteClip(e.Tool, 200)
 	if e.Rule != nil {
 		if e.Rule.Key == "deny" {
@@ -155,7 +161,7 @@ func (e *DeniedError) Error() string {
 }
 
 // annotationWords says what the tool's annotations say about it.
-func (e *DeniedError) annotationWords() string {
+func (e denial) annotationWords() string {
 	if e.Unlisted {
 		return "the tool listing did not complete, so its annotations are not known"
 	}
@@ -180,11 +186,8 @@ func globList(globs []string) string {
 	return "[" + strings.Join(q, ", ") + "]"
 }
 
-// ErrorCode is error.code under --json.
-func (e *DeniedError) ErrorCode() string { return "denied" }
-
-// ErrorDetails are the error's fields under --json.
-func (e *DeniedError) ErrorDetails() map[string]any {
+// details are the failure's fields under --json.
+func (e denial) details() map[string]any {
 	d := map[string]any{"server": e.Server, "tool": e.Tool}
 	if e.Rule != nil {
 		d["rule"], d["file"] = e.Rule.Key, e.Rules.File
@@ -204,8 +207,8 @@ func (e *DeniedError) ErrorDetails() map[string]any {
 	return d
 }
 
-// ErrorHints say what would let the call through.
-func (e *DeniedError) ErrorHints() []string {
+// hints say what would let the call through.
+func (e denial) hints() []string {
 	if e.Rule != nil {
 		return []string{fmt.Sprintf("the server's \"tools\" rules decide which tools mcpx shows and calls; change them in %s", e.Rules.File)}
 	}

@@ -7,7 +7,8 @@ import (
 	"testing"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 func TestReadOnlyTool(t *testing.T) {
@@ -42,8 +43,7 @@ func TestGate(t *testing.T) {
 	ro := &client.Item{Annotations: json.RawMessage(`{"readOnlyHint":true}`)}
 	rw := &client.Item{Annotations: json.RawMessage(`{"readOnlyHint":false}`)}
 	notFound := errors.New("not found")
-	var de *DeniedError
-	if err := a.gate(tg, "rm_x", nil, notFound); !errors.As(err, &de) || de.Rule.Glob != "rm_*" {
+	if err := a.gate(tg, "rm_x", nil, notFound); !fail.Is(err, fail.Denied) || classify(err, nil).Details["glob"] != "rm_*" {
 		t.Errorf("hidden and not listed: %v", err)
 	}
 	if err := a.gate(tg, "ls", nil, notFound); err != nil {
@@ -56,10 +56,10 @@ func TestGate(t *testing.T) {
 	if err := a.gate(tg, "ls", ro, nil); err != nil {
 		t.Errorf("read-only tool: %v", err)
 	}
-	if err := a.gate(tg, "ls", rw, nil); !errors.As(err, &de) || de.ReadOnly != "--read-only" {
+	if err := a.gate(tg, "ls", rw, nil); classify(err, nil).Details["read_only"] != "--read-only" {
 		t.Errorf("read-write tool: %v", err)
 	}
-	if err := a.gate(tg, "ls", nil, nil); !errors.As(err, &de) || !de.Unlisted {
+	if err := a.gate(tg, "ls", nil, nil); !fail.Is(err, fail.Denied) || !strings.Contains(err.Error(), "listing did not complete") {
 		t.Errorf("unlisted tool: %v", err)
 	} else if want := `server "s": --read-only: tool "ls" is not read-only by its annotations (the tool listing did not complete, so its annotations are not known); mcpx does not call it`; err.Error() != want {
 		t.Errorf("message:\n got %s\nwant %s", err, want)
@@ -67,7 +67,7 @@ func TestGate(t *testing.T) {
 	a.g.readOnly = false
 	tg.ReadOnly, tg.Source = true, "/c.json"
 	err = a.gate(tg, "ls", rw, nil)
-	if !errors.As(err, &de) || de.ReadOnly != `"readOnly": true of server "s" in /c.json` {
+	if classify(err, nil).Details["read_only"] != `"readOnly": true of server "s" in /c.json` {
 		t.Errorf("entry's readOnly: %v", err)
 	}
 	if code := classify(err, nil); code.ExitCode != exitDenied || code.Code != "denied" {
@@ -100,15 +100,15 @@ func TestAskFormAnswered(t *testing.T) {
 }
 
 // TestHeadlessFail: --on-input fail ends the operation with a
-// *NeedsInputError naming the fields, and answers cancel; a URL request too.
+// needs_input failure naming the fields, and answers cancel; a URL request too.
 func TestHeadlessFail(t *testing.T) {
 	a, _ := elApp(strings.NewReader(""), false)
 	a.g.onInput = onInputFail
 	ans := elAsk(t, a, client.Elicitation{Mode: "form", Message: "M",
 		Schema: raw(`{"properties":{"a":{"type":"string"},"b":{"type":"string","default":"x"}},"required":["a","b"]}`)})
-	var ne *NeedsInputError
-	if ans.Action != "cancel" || !ans.Stop || !errors.As(a.opFailed.get(), &ne) ||
-		strings.Join(ne.Fields, ",") != "a,b" || strings.Join(ne.Missing, ",") != "a" {
+	ne, ok := fail.As(a.opFailed.get(), fail.NeedsInput)
+	if ans.Action != "cancel" || !ans.Stop || !ok ||
+		strings.Join(ne.Details["fields"].([]string), ",") != "a,b" || strings.Join(ne.Details["missing"].([]string), ",") != "a" {
 		t.Fatalf("answer %+v, error %v", ans, a.opFailed.get())
 	}
 	if r := classify(ne, nil); r.ExitCode != exitNeedsInput || r.Code != "needs_input" {
@@ -117,7 +117,7 @@ func TestHeadlessFail(t *testing.T) {
 	a, _ = elApp(strings.NewReader(""), false)
 	a.g.onInput = onInputFail
 	ans = elAsk(t, a, client.Elicitation{Mode: "url", Message: "Connect", URL: "https://x.example/c", ID: "1"})
-	if ans.Action != "cancel" || !ans.Stop || !errors.As(a.opFailed.get(), &ne) || ne.URL != "https://x.example/c" {
+	if ans.Action != "cancel" || !ans.Stop || !fail.Is(a.opFailed.get(), fail.NeedsInput) || classify(a.opFailed.get(), nil).Details["url"] != "https://x.example/c" {
 		t.Fatalf("url: answer %+v, error %v", ans, a.opFailed.get())
 	}
 }

@@ -3,7 +3,6 @@ package commands
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -11,6 +10,8 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
@@ -132,7 +133,7 @@ func (a *app) invoke(ctx context.Context, o *invokeOptions) error {
 	if o.Detach && !a.tasksOutlive(t) {
 		return detachStdioError(t)
 	}
-	s, err := a.connect(ctx, t, connectOptions{listen: true, stdinUsed: o.StdinUsed, op: tool})
+	s, err := a.connect(ctx, t, connectOptions{listen: true, stdinUsed: o.StdinUsed, op: tool, listings: []string{client.KindTool}})
 	if err != nil {
 		return err
 	}
@@ -186,8 +187,7 @@ func (a *app) showToolResult(cctx context.Context, conn *client.Conn, tool strin
 	a.contentWarnings(conn.T.Name, "tool", tool, warnings)
 	if a.asJSON() {
 		a.invokeNotes(doc)
-		var nm *output.NoMatchError
-		if err := a.writeDoc(doc); err != nil && !(doc.IsError && errors.As(err, &nm)) {
+		if err := a.writeDoc(doc); err != nil && !(doc.IsError && fail.Is(err, fail.NoMatch)) {
 			return err // a tool error outranks a --select that matched nothing
 		}
 	} else {
@@ -197,7 +197,7 @@ func (a *app) showToolResult(cctx context.Context, conn *client.Conn, tool strin
 		a.invokeNotes(doc)
 	}
 	if doc.IsError {
-		return &ToolError{Server: conn.T.Name, Tool: tool}
+		return toolError(conn.T.Name, tool)
 	}
 	return nil
 }
@@ -237,9 +237,9 @@ func (a *app) invokeNotes(doc *render.ToolDoc) {
 		switch it := item.(type) {
 		case *render.TextItem:
 			if it.Truncated {
-				limit := fmt.Sprintf("the slice clamp of %s, the most of one text a tool result prints", text.HumanBytes(render.SliceClamp))
+				limit := fmt.Sprintf("the slice clamp of %s, the most of one text a tool result prints", text.HumanBytes(limits.SliceClamp))
 				if it.CutByCeiling {
-					limit = fmt.Sprintf("the response ceiling of %s, shared by all the items of a result", text.HumanBytes(render.ResponseCeiling))
+					limit = fmt.Sprintf("the response ceiling of %s, shared by all the items of a result", text.HumanBytes(limits.ResponseCeiling))
 				}
 				n.note("item #%d: the text was cut at %d of its %d bytes by %s; narrow the call's arguments to get less", i, it.Bytes, it.TotalBytes, limit)
 			}
@@ -253,10 +253,10 @@ func (a *app) invokeNotes(doc *render.ToolDoc) {
 	}
 	n.done()
 	if doc.Omitted > 0 {
-		a.log.Note("%s omitted: the response ceiling of %s was reached", count(doc.Omitted, "item"), text.HumanBytes(render.ResponseCeiling))
+		a.log.Note("%s omitted: the response ceiling of %s was reached", count(doc.Omitted, "item"), text.HumanBytes(limits.ResponseCeiling))
 	}
 	if doc.StructuredContentPath != nil {
-		a.log.Note("the structured content is over the slice clamp of %s; it was written to %s", text.HumanBytes(render.SliceClamp), *doc.StructuredContentPath)
+		a.log.Note("the structured content is over the slice clamp of %s; it was written to %s", text.HumanBytes(limits.SliceClamp), *doc.StructuredContentPath)
 	}
 	if len(doc.Content) == 0 && doc.Omitted == 0 && doc.StructuredContent == nil && doc.StructuredContentPath == nil {
 		what := "the task"
@@ -267,22 +267,13 @@ func (a *app) invokeNotes(doc *render.ToolDoc) {
 	}
 }
 
-// ToolError: the tool's result had isError: true (exit 1, tool_error). The
-// result itself has been printed.
-type ToolError struct {
-	Server string
-	Tool   string
-}
-
-func (e *ToolError) Error() string {
-	if e.Tool == "" { // a task's result, fetched by its id
-		return fmt.Sprintf("server %q: the task's result reports an error (isError: true)", e.Server)
+// toolError: the tool's result had isError: true (exit 1, tool_error). The
+// result itself has been printed. tool is "" for a task's result, fetched
+// by its id.
+func toolError(server, tool string) error {
+	msg := fmt.Sprintf("server %q: tool %s reported an error (isError: true)", server, text.QuoteClip(tool, 200))
+	if tool == "" {
+		msg = fmt.Sprintf("server %q: the task's result reports an error (isError: true)", server)
 	}
-	return fmt.Sprintf("server %q: tool %s reported an error (isError: true)", e.Server, text.QuoteClip(e.Tool, 200))
+	return &fail.Error{Code: fail.ToolError, Server: server, What: "tool", Name: tool, Message: msg}
 }
-
-// ErrorCode is error.code under --json.
-func (e *ToolError) ErrorCode() string { return "tool_error" }
-
-// ErrorDetails: none.
-func (e *ToolError) ErrorDetails() map[string]any { return nil }

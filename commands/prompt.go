@@ -9,6 +9,8 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
@@ -74,7 +76,7 @@ func (a *app) prompt(ctx context.Context, o *promptOptions) error {
 	if err != nil {
 		return err
 	}
-	co := connectOptions{listen: true, stdinUsed: o.StdinUsed, op: name}
+	co := connectOptions{listen: true, stdinUsed: o.StdinUsed, op: name, listings: []string{client.KindPrompt}}
 	s, err := a.connect(ctx, t, co)
 	if err != nil {
 		return err
@@ -82,7 +84,7 @@ func (a *app) prompt(ctx context.Context, o *promptOptions) error {
 	defer func() { s.close() }() // s changes when the server is reached again
 	conn, cctx, done := s.conn, s.ctx, s.close
 	if !conn.Caps.Prompts {
-		return &client.UnsupportedError{Server: conn.T.Name, What: "prompts"}
+		return client.Unsupported(conn.T.Name, "prompts")
 	}
 	it, incomplete, err := a.lookup(cctx, conn, srv, client.KindPrompt, name)
 	if err != nil {
@@ -118,7 +120,7 @@ func (a *app) prompt(ctx context.Context, o *promptOptions) error {
 			s = s2
 			conn, cctx = s.conn, s.ctx
 			if !conn.Caps.Prompts {
-				return &client.UnsupportedError{Server: conn.T.Name, What: "prompts"}
+				return client.Unsupported(conn.T.Name, "prompts")
 			}
 		}
 	}
@@ -160,13 +162,13 @@ func (a *app) promptNotes(doc *render.PromptDoc) {
 		if doc.Omitted > 0 {
 			more = "; left out after the cut: " + count(doc.Omitted, "content item")
 		}
-		a.log.Note("the prompt was cut at the response ceiling of %s%s", text.HumanBytes(render.ResponseCeiling), more)
+		a.log.Note("the prompt was cut at the response ceiling of %s%s", text.HumanBytes(limits.ResponseCeiling), more)
 	}
 }
 
 // argCountError: too few arguments for a command.
 func argCountError(cmd, takes string, args []string, hint string) error {
-	e := &UsageError{Msg: fmt.Sprintf("%s takes %s, got %s", cmd, takes, count(len(args), "argument"))}
+	e := &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("%s takes %s, got %s", cmd, takes, count(len(args), "argument"))}
 	if hint != "" {
 		e.Hints = []string{hint}
 	}

@@ -12,7 +12,9 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/internal/uritemplate"
 	"github.com/mcpx-cli/mcpx/output"
@@ -58,7 +60,7 @@ func (a *app) newReadCmd() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "pattern", Usage: "keep lines of text matching the Go regexp `RE`, with 2 lines of context", Destination: &o.PatternText},
 			&cli.IntFlag{Name: "offset", Usage: "start each text item at byte `N` (of the filtered text with --pattern)", Destination: &o.Offset},
-			&cli.IntFlag{Name: "max-bytes", Usage: fmt.Sprintf("print at most `N` bytes of each text item (at most %d; a longer character is printed whole)", render.SliceClamp), Value: render.DefaultPage, Destination: &o.Max},
+			&cli.IntFlag{Name: "max-bytes", Usage: fmt.Sprintf("print at most `N` bytes of each text item (at most %d; a longer character is printed whole)", limits.SliceClamp), Value: limits.DefaultPage, Destination: &o.Max},
 			&cli.BoolFlag{Name: "raw", Usage: "write the decoded contents whole, with no paging, filtering or spilling", Destination: &o.Raw},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the decoded contents to `FILE` (implies --raw; - is stdout)", Destination: &o.Output},
 		},
@@ -93,14 +95,14 @@ func (o *readOptions) validate(note func(format string, args ...any)) error {
 	if o.Max < 1 {
 		return usagef("--max-bytes must be at least 1, not %d", o.Max)
 	}
-	if o.Max > render.SliceClamp {
-		note("--max-bytes %d is over the slice clamp of %s: using %d", o.Max, text.HumanBytes(render.SliceClamp), render.SliceClamp)
-		o.Max = render.SliceClamp
+	if o.Max > limits.SliceClamp {
+		note("--max-bytes %d is over the slice clamp of %s: using %d", o.Max, text.HumanBytes(limits.SliceClamp), limits.SliceClamp)
+		o.Max = limits.SliceClamp
 	}
 	if o.Given["pattern"] {
 		re, err := regexp.Compile(o.PatternText)
 		if err != nil {
-			return &UsageError{Msg: fmt.Sprintf("invalid --pattern: %v", err),
+			return &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("invalid --pattern: %v", err),
 				Hints: []string{"--pattern takes Go regexp syntax (RE2), see https://pkg.go.dev/regexp/syntax"}}
 		}
 		o.Pattern = re
@@ -138,7 +140,7 @@ func (o *readOptions) rawClash() error {
 	if o.Given["output"] {
 		what = "-o"
 	}
-	return &UsageError{Msg: fmt.Sprintf("%s cannot be combined with %s: it writes the contents whole", what, strings.Join(clash, ", ")),
+	return &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("%s cannot be combined with %s: it writes the contents whole", what, strings.Join(clash, ", ")),
 		Details: map[string]any{"forbidden": clash}}
 }
 
@@ -148,7 +150,7 @@ func expandURI(uri string, pairs []string) (string, error) {
 	for _, p := range pairs {
 		k, v, ok := strings.Cut(p, "=")
 		if !ok || k == "" {
-			return "", &UsageError{Msg: fmt.Sprintf("%q is not a VAR=VALUE pair", p),
+			return "", &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("%q is not a VAR=VALUE pair", p),
 				Hints: []string{"arguments after the URI fill a resource template: mcpx read SRV 'x://items/{id}' id=42"}}
 		}
 		if _, dup := vars[k]; dup {
@@ -161,15 +163,15 @@ func expandURI(uri string, pairs []string) (string, error) {
 	}
 	out, err := uritemplate.Expand(uri, vars)
 	if err != nil {
-		if te, ok := err.(*uritemplate.Error); ok {
+		if te, ok := err.(*fail.Error); ok { // a refusal: its expression and variables
 			d := map[string]any{}
-			if te.Variables != nil {
-				d["variables"] = te.Variables
+			if te.Known != nil {
+				d["variables"] = te.Known
 			}
-			if te.Expression != "" {
-				d["expression"] = te.Expression
+			if te.Name != "" {
+				d["expression"] = te.Name
 			}
-			return "", &UsageError{Msg: te.Msg, Details: d}
+			return "", &fail.Error{Code: fail.Usage, Message: te.Message, Details: d}
 		}
 		return "", err
 	}
@@ -204,7 +206,7 @@ func (a *app) read(ctx context.Context, o *readOptions) error {
 	p.Pattern, p.Offset, p.Max = o.Pattern, o.Offset, o.Max
 	rendered, omitted, err := render.RenderResourceRead(raw, p)
 	if timedOut(cctx, err) {
-		return &client.TimeoutError{Server: conn.T.Name, Phase: "rendering", Timeout: conn.T.Timeout}
+		return &fail.TimeoutError{Server: conn.T.Name, Phase: "rendering", Timeout: conn.T.Timeout}
 	}
 	if err != nil {
 		return a.contentError(conn, err)
@@ -288,7 +290,7 @@ func (a *app) readNotes(doc *render.ReadDoc, o *readOptions) {
 	}
 	if doc.Omitted > 0 {
 		a.log.Note("%s omitted: the response ceiling of %s was reached; --raw or -o FILE writes every item whole",
-			count(doc.Omitted, "item"), text.HumanBytes(render.ResponseCeiling))
+			count(doc.Omitted, "item"), text.HumanBytes(limits.ResponseCeiling))
 	}
 }
 
@@ -316,7 +318,7 @@ func (a *app) textNotes(note func(string, ...any), it *render.TextItem, name str
 		}
 		cut := ""
 		if it.CutByCeiling {
-			cut = fmt.Sprintf(", cut short by the response ceiling of %s", text.HumanBytes(render.ResponseCeiling))
+			cut = fmt.Sprintf(", cut short by the response ceiling of %s", text.HumanBytes(limits.ResponseCeiling))
 		}
 		note("%s (bytes %d to %d of %d shown%s); next page: --offset %d", what, it.Offset, it.Offset+it.Bytes, it.TotalBytes, cut, *it.NextOffset)
 	} else if it.Text == "" && o.Pattern != nil && it.TotalBytes == 0 {
@@ -359,7 +361,7 @@ func (a *app) writeRaw(items []render.Content, file string) error {
 	if a.s.OutTTY {
 		for i, p := range parts {
 			if !utf8.Valid(p) {
-				return &render.LimitError{Limit: "terminal safety",
+				return &limits.Error{Limit: "terminal safety",
 					Msg: fmt.Sprintf("item #%d is binary content, which mcpx does not write to a terminal; redirect stdout or use -o FILE", i)}
 			}
 		}
@@ -394,6 +396,6 @@ func (a *app) spiller() *render.Spiller {
 }
 
 func noCacheDir() error {
-	return &UsageError{Msg: "binary content must be written to a file, and no cache directory is known",
+	return &fail.Error{Code: fail.Usage, Message: "binary content must be written to a file, and no cache directory is known",
 		Hints: []string{"set --cache-dir DIR or $MCPX_CACHE_DIR (or $XDG_CACHE_HOME / $HOME)"}}
 }

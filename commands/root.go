@@ -17,8 +17,9 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/output"
 )
 
@@ -241,6 +242,7 @@ func (a *app) newRoot() *cli.Command {
 			a.newSnapshotCmd(),
 			a.newDiffCmd(),
 			a.newTaskCmd(),
+			a.newSkillsCmd(),
 			a.newLoginCmd(),
 			a.newLogoutCmd(),
 			a.newCompletionCmd(),
@@ -312,7 +314,7 @@ func (a *app) setup() error {
 	}
 	for _, h := range a.g.headers {
 		_, v, _ := config.ParseHeader(h) // checked by validate
-		a.s.AddSecrets(config.HeaderSecrets(v)...)
+		a.s.Secrets().Add(config.HeaderSecrets(v)...)
 	}
 	return a.setupHeadless()
 }
@@ -329,7 +331,7 @@ func (g *globals) validate() error {
 		return usagef("--select needs a gjson path (an empty one matches nothing)")
 	}
 	if !slices.Contains(client.ProtocolVersions(), g.protocolVersion) {
-		return &UsageError{Msg: fmt.Sprintf("unknown protocol version %q", g.protocolVersion),
+		return &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("unknown protocol version %q", g.protocolVersion),
 			Hints: []string{"known versions: " + strings.Join(client.ProtocolVersions(), ", ")}}
 	}
 	for _, h := range g.headers {

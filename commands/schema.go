@@ -9,9 +9,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/schema"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 	"github.com/mcpx-cli/mcpx/internal/text"
-	"github.com/mcpx-cli/mcpx/render"
 )
 
 // enumValue types a KEY=VALUE pair whose property allows only the values
@@ -19,7 +20,7 @@ import (
 // else the value read as JSON (so Optional[Color] takes red and null). A
 // value the set lacks is a usage error listing the allowed ones; a value
 // read from a file is only ever the string.
-func enumValue(p pair, set *schema.Set, typed json.RawMessage, typeErr error, sec render.Secrets) (json.RawMessage, error) {
+func enumValue(p pair, set *schema.Set, typed json.RawMessage, typeErr error, sec *secret.Set) (json.RawMessage, error) {
 	if typeErr == nil && set.Has(typed) {
 		return typed, nil
 	}
@@ -41,7 +42,7 @@ func enumValue(p pair, set *schema.Set, typed json.RawMessage, typeErr error, se
 // notAllowedError: a value the schema's enumeration lacks (exit 2), with
 // the allowed values (Details "allowed", as JSON values), the schema's
 // secrets masked before they are cut.
-func notAllowedError(p pair, set *schema.Set, sec render.Secrets) error {
+func notAllowedError(p pair, set *schema.Set, sec *secret.Set) error {
 	shown := make([]string, 0, min(len(set.Values), 50))
 	for i, v := range set.Values {
 		if i == 50 {
@@ -61,8 +62,9 @@ func notAllowedError(p pair, set *schema.Set, sec render.Secrets) error {
 			hint = fmt.Sprintf("did you mean %s? %s:=JSON sends any JSON value as is", pairText(n), p.Key)
 		}
 	}
-	return &UsageError{
-		Msg:     fmt.Sprintf("argument %q: %s is not one of the allowed values: %s", p.Key, valueSource(p), strings.Join(shown, ", ")),
+	return &fail.Error{
+		Code:    fail.Usage,
+		Message: fmt.Sprintf("argument %q: %s is not one of the allowed values: %s", p.Key, valueSource(p), strings.Join(shown, ", ")),
 		Hints:   []string{hint},
 		Details: map[string]any{"key": p.Key, "value": argClip(p.Value, valueClip), "allowed": set.Values},
 	}

@@ -91,7 +91,7 @@ func (a *app) snapshotOf(ctx context.Context, srv string, noDesc bool) ([]byte, 
 		return nil, err
 	}
 	if w.total > 0 {
-		return nil, &StrictError{N: w.total, What: fmt.Sprintf("snapshot of server %q not written: the catalog is incomplete", conn.T.Name)}
+		return nil, incomplete(fmt.Sprintf("snapshot of server %q not written: the catalog is incomplete", conn.T.Name), w.total)
 	}
 	caps := conn.Caps
 	info := snapshot.Info{Name: conn.ServerName, Version: conn.ServerVersion, Protocol: conn.Protocol,

@@ -17,8 +17,9 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
 	"github.com/mcpx-cli/mcpx/internal/daemon"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // taskMarker starts the catalog's description of a tool that runs only as
@@ -39,8 +40,9 @@ func (a *app) tasksOutlive(t *config.Target) bool {
 
 // detachStdioError: --detach of a one-shot stdio server (exit 2).
 func detachStdioError(t *config.Target) error {
-	return &UsageError{
-		Msg: fmt.Sprintf("--detach leaves a task running on the server, but server %q is a stdio server that mcpx stops when it exits, and its tasks with it", t.Name),
+	return &fail.Error{
+		Code:    fail.Usage,
+		Message: fmt.Sprintf("--detach leaves a task running on the server, but server %q is a stdio server that mcpx stops when it exits, and its tasks with it", t.Name),
 		Hints: []string{"keep the server running between calls with --keep-alive (a warm connection)",
 			"or leave out --detach: invoke then waits for the task's result"},
 	}
@@ -66,9 +68,10 @@ func (a *app) callTool(ctx context.Context, s *session, it *client.Item, tool st
 		support = it.TaskSupport()
 	}
 	if detach && it != nil && support == client.TaskSupportForbidden {
-		return nil, &UsageError{
-			Msg:   fmt.Sprintf("server %q: tool %s does not run as a task (its execution.taskSupport is %s), so --detach cannot leave it running", conn.T.Name, a.quote(tool, 200), taskSupportWord(it)),
-			Hints: []string{"leave out --detach to call it and wait for its result"},
+		return nil, &fail.Error{
+			Code:    fail.Usage,
+			Message: fmt.Sprintf("server %q: tool %s does not run as a task (its execution.taskSupport is %s), so --detach cannot leave it running", conn.T.Name, a.quote(tool, 200), taskSupportWord(it)),
+			Hints:   []string{"leave out --detach to call it and wait for its result"},
 		}
 	}
 	if !detach && support != client.TaskSupportRequired {
@@ -157,8 +160,8 @@ func (a *app) sessionBound(ctx context.Context, t *config.Target, id string) boo
 	}
 	defer s.close()
 	_, err = s.conn.GetTask(s.ctx, id)
-	var nf *config.NotFoundError
-	return errors.As(err, &nf) && nf.What == "task"
+	nf, ok := fail.As(err, fail.NotFound)
+	return ok && nf.What == "task"
 }
 
 // targetFlags are the options of this command line that make the
@@ -285,8 +288,8 @@ func (a *app) newTaskCmd() *cli.Command {
 			"without --keep-alive repeated, and never start a stdio server that cannot know the task (exit 4).",
 		Action: func(_ context.Context, cmd *cli.Command) error {
 			if cmd.Args().Present() {
-				e := unknownCommand(cmd, cmd.Args().First()).(*UsageError)
-				e.Msg = fmt.Sprintf("unknown task command %q: it is get, wait, cancel or list", cmd.Args().First())
+				e := unknownCommand(cmd, cmd.Args().First()).(*fail.Error)
+				e.Message = fmt.Sprintf("unknown task command %q: it is get, wait, cancel or list", cmd.Args().First())
 				return e
 			}
 			return cli.ShowSubcommandHelp(cmd)
@@ -350,7 +353,7 @@ func noWarmTaskError(t *config.Target, id string) error {
 	if id != "" {
 		msg = fmt.Sprintf("unknown task %q: ", id) + msg
 	}
-	return &config.NotFoundError{What: "warm connection", Name: t.Name, Server: t.Name, Msg: msg,
+	return &fail.Error{Code: fail.NotFound, What: "warm connection", Name: t.Name, Server: t.Name, Message: msg,
 		Hints: []string{"start a task on a warm connection with: mcpx --keep-alive invoke " + serverWord(t.Name) + " TOOL --detach"}}
 }
 
@@ -368,7 +371,7 @@ func (a *app) taskGet(ctx context.Context, o *taskOptions) error {
 		return err
 	}
 	if t.Status == client.TaskFailed {
-		return &client.TaskError{Server: s.conn.T.Name, ID: t.ID, Status: t.Status, Message: a.line(t.StatusMessage, 500)}
+		return client.TaskEnded(s.conn.T.Name, t.ID, t.Status, a.line(t.StatusMessage, 500), nil)
 	}
 	return nil
 }
@@ -391,10 +394,9 @@ func (a *app) taskWait(ctx context.Context, o *taskOptions) error {
 // showTaskResult shows the result of a call or a task (raw; nil when
 // there is none, or the task was detached) and returns err: a task that
 // failed with a result that does not report an error has the result shown,
-// then its *client.TaskError returned (exit 1).
+// then its task failure (client.TaskEnded) returned (exit 1).
 func (a *app) showTaskResult(ctx context.Context, conn *client.Conn, tool string, raw json.RawMessage, err error, done func()) error {
-	var te *client.TaskError
-	if raw == nil || (err != nil && !errors.As(err, &te)) {
+	if raw == nil || (err != nil && !client.IsTaskFailure(err)) {
 		return err
 	}
 	if serr := a.showToolResult(ctx, conn, tool, raw, done); serr != nil {

@@ -14,9 +14,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/schema"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 	"github.com/mcpx-cli/mcpx/internal/text"
-	"github.com/mcpx-cli/mcpx/render"
 )
 
 // valueClip bounds the "value" detail of an error (in characters).
@@ -30,7 +31,7 @@ const valueClip = 200
 // warns, or refuses them under --strict). A key that is a near miss of a
 // declared one not given (see nearMiss) is refused. Messages mask sec's
 // secrets in what they quote of the schema.
-func toolArgs(tool string, base []byte, pairs []pair, schema json.RawMessage, sec render.Secrets) (json.RawMessage, []string, error) {
+func toolArgs(tool string, base []byte, pairs []pair, schema json.RawMessage, sec *secret.Set) (json.RawMessage, []string, error) {
 	sc := parseToolSchema(schema)
 	if sc != nil {
 		sc.secrets = sec
@@ -51,7 +52,7 @@ func toolArgs(tool string, base []byte, pairs []pair, schema json.RawMessage, se
 		for _, m := range members {
 			var b bytes.Buffer
 			if err := json.Compact(&b, m.raw); err != nil {
-				return nil, nil, &UsageError{Msg: fmt.Sprintf("--args must be a JSON object: %v", err)}
+				return nil, nil, &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("--args must be a JSON object: %v", err)}
 			}
 			set(m.key, b.Bytes())
 		}
@@ -89,14 +90,14 @@ func toolArgs(tool string, base []byte, pairs []pair, schema json.RawMessage, se
 func argsObject(base []byte) ([]argMember, error) {
 	hint := []string{`e.g. --args '{"path":"/tmp/notes.txt","limit":10}'`}
 	if !utf8.Valid(base) {
-		return nil, &UsageError{Msg: "--args is not valid UTF-8", Hints: []string{"values are sent as JSON strings; encode binary data (e.g. base64) first"}}
+		return nil, &fail.Error{Code: fail.Usage, Message: "--args is not valid UTF-8", Hints: []string{"values are sent as JSON strings; encode binary data (e.g. base64) first"}}
 	}
 	if err := json.Unmarshal(base, new(json.RawMessage)); err != nil {
-		return nil, &UsageError{Msg: fmt.Sprintf("--args must be a JSON object: %v", err), Hints: hint}
+		return nil, &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("--args must be a JSON object: %v", err), Hints: hint}
 	}
 	members, ok := jsonObjectMembers(base)
 	if !ok {
-		return nil, &UsageError{Msg: fmt.Sprintf("--args must be a JSON object, not %s", kindPhrase(schema.ValueKind(bytes.TrimSpace(base)))), Hints: hint}
+		return nil, &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("--args must be a JSON object, not %s", kindPhrase(schema.ValueKind(bytes.TrimSpace(base)))), Hints: hint}
 	}
 	return members, nil
 }
@@ -140,7 +141,7 @@ func jsonObjectMembers(data []byte) (members []argMember, ok bool) {
 // toolSchema is what toolArgs uses of a tool's inputSchema.
 type toolSchema struct {
 	*schema.Input
-	secrets render.Secrets // masked in what messages quote of the schema (nil: none)
+	secrets *secret.Set // masked in what messages quote of the schema (nil: none)
 }
 
 // parseToolSchema returns nil when there is no usable schema (none, null, or
@@ -236,8 +237,8 @@ func (sc *toolSchema) missingError(tool string, missing []string) error {
 		items = append(items, item)
 		pairs = append(pairs, shellArg(maskedClip(sc.secrets, name, 100)+"=VALUE")) // a server's name, pasted into a shell
 	}
-	return &UsageError{
-		Msg:     fmt.Sprintf("tool %q is missing required %s: %s", tool, text.Plural(len(missing), "argument", "arguments"), strings.Join(items, ", ")),
+	return &fail.Error{Code: fail.Usage,
+		Message: fmt.Sprintf("tool %q is missing required %s: %s", tool, text.Plural(len(missing), "argument", "arguments"), strings.Join(items, ", ")),
 		Hints:   []string{"add " + strings.Join(pairs, " ") + ", or put them in --args"},
 		Details: map[string]any{"missing": missing},
 	}
@@ -299,8 +300,9 @@ func typeValue(p pair, t schema.Type) (json.RawMessage, error) {
 		if len(t.Kinds) == 1 {
 			what = kindPhrase(t.Kinds[0])
 		}
-		return nil, &UsageError{
-			Msg:     fmt.Sprintf("argument %q: %s is a string (KEY=@FILE reads text, verbatim), and %q takes %s", p.Key, valueSource(p), p.Key, what),
+		return nil, &fail.Error{
+			Code:    fail.Usage,
+			Message: fmt.Sprintf("argument %q: %s is a string (KEY=@FILE reads text, verbatim), and %q takes %s", p.Key, valueSource(p), p.Key, what),
 			Hints:   []string{fmt.Sprintf("%s:=@%s reads a JSON value from the file instead", p.Key, p.File)},
 			Details: map[string]any{"key": p.Key, "value": argClip(p.Value, valueClip), "expected": exp},
 		}
@@ -319,8 +321,9 @@ func typeValue(p pair, t schema.Type) (json.RawMessage, error) {
 	} else {
 		what = exp
 	}
-	return nil, &UsageError{
-		Msg: fmt.Sprintf("argument %q: %s is not %s", p.Key, valueSource(p), what),
+	return nil, &fail.Error{
+		Code:    fail.Usage,
+		Message: fmt.Sprintf("argument %q: %s is not %s", p.Key, valueSource(p), what),
 		Hints: []string{fmt.Sprintf("%q takes %s, e.g. %s=%s; %s:=JSON sends any JSON value as is",
 			p.Key, what, p.Key, kindExample[t.Kinds[0]], p.Key)},
 		Details: map[string]any{"key": p.Key, "value": argClip(p.Value, valueClip), "expected": exp},
@@ -340,8 +343,9 @@ func rawPairJSON(p pair) (json.RawMessage, error) {
 	if p.File == "" {
 		src = fmt.Sprintf("%s:=%s", p.Key, argClip(p.Value, 60))
 	}
-	return nil, &UsageError{
-		Msg: fmt.Sprintf("argument %q: %s is not valid JSON (%v)", p.Key, src, err),
+	return nil, &fail.Error{
+		Code:    fail.Usage,
+		Message: fmt.Sprintf("argument %q: %s is not valid JSON (%v)", p.Key, src, err),
 		Hints: []string{fmt.Sprintf(`quote JSON for the shell, e.g. %s:='{"a":[1,2]}'; to send text, write %s=TEXT`,
 			p.Key, p.Key)},
 		Details: map[string]any{"key": p.Key, "value": argClip(p.Value, valueClip), "expected": "JSON"},

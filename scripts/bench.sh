@@ -48,15 +48,16 @@
 # client and the demo server). Aim: `mcpx --version` <= 2x hello world.
 #
 # warm: warm connections (WARM CONNECTIONS in mcpx(1)), timed in one run
-# against `mcpx --version`: a warm `invoke` (the daemon already holds the
-# server) and the one-shot invoke of the same tool, on server-everything
-# (current, else 2025, else demo); a warm `catalog` of a 1000-tool stdio
-# server (scripts/benchserver many-tools) and its one-shot catalog. The
-# daemon is the run's own (XDG_RUNTIME_DIR in the temporary directory) and
-# is stopped at the end. Aims: warm invoke <= 1.3x `mcpx --version` and >= 10x
-# faster than one-shot; warm catalog within the same bound plus its rendering.
-# `mcpx daemon status` is timed too: start-up, the socket checks, one hello
-# and its reply, and no MCP at all, the least any warm call costs.
+# against `mcpx daemon status` (start-up, the socket checks, one hello and
+# its reply, and no MCP at all: the least any warm call costs) and `mcpx
+# --version`: a warm `invoke` (the daemon already holds the server) and the
+# one-shot invoke of the same tool, on server-everything (current, else
+# 2025, else demo); a warm `catalog` of a 1000-tool stdio server
+# (scripts/benchserver many-tools) and its one-shot catalog. The daemon is
+# the run's own (XDG_RUNTIME_DIR in the temporary directory) and is stopped
+# at the end. Aims: warm invoke <= 1.3x `mcpx daemon status` and >= 30x
+# faster than one-shot; warm catalog within the same bound plus its
+# rendering.
 #
 # hosts: what the hosts' files cost (CONFIGURATION in mcpx(1)): `mcpx
 # servers` with a 50 MiB ~/.claude.json (Claude Code's history, 200
@@ -565,14 +566,15 @@ bench_warm() {
 		{ med[$1] = $4; sd[$1] = $5 }
 		END {
 			v = med["version"]
-			printf "%-40s %10s %8s %12s\n", "", "median", "sd", "x --version"
+			st = med["status"]
+			printf "%-40s %10s %8s %12s %10s\n", "", "median", "sd", "x --version", "x status"
 			n = split("version status warm oneshot warmcat oneshotcat", k, " ")
 			split("mcpx --version|mcpx daemon status|warm invoke " srv "|one-shot invoke " srv "|warm catalog tools1000|one-shot catalog tools1000", label, "|")
 			for (i = 1; i <= n; i++)
-				printf "%-40s %7.1f ms %5.1f ms %11.2fx\n", label[i], med[k[i]], sd[k[i]], (v > 0 ? med[k[i]] / v : 0)
-			printf "\nwarm invoke: %.2fx mcpx --version (aim <= 1.3x), %.1fx faster than one-shot (aim >= 10x)\n", \
-				(v > 0 ? med["warm"] / v : 0), (med["warm"] > 0 ? med["oneshot"] / med["warm"] : 0)
-			printf "warm catalog of 1000 tools: %.2fx mcpx --version (the bound plus rendering 1000 items)\n", (v > 0 ? med["warmcat"] / v : 0)
+				printf "%-40s %7.1f ms %5.1f ms %11.2fx %9.2fx\n", label[i], med[k[i]], sd[k[i]], (v > 0 ? med[k[i]] / v : 0), (st > 0 ? med[k[i]] / st : 0)
+			printf "\nwarm invoke: %.2fx mcpx daemon status (aim <= 1.3x), %.1fx faster than one-shot (aim >= 30x); %.2fx mcpx --version\n", \
+				(st > 0 ? med["warm"] / st : 0), (med["warm"] > 0 ? med["oneshot"] / med["warm"] : 0), (v > 0 ? med["warm"] / v : 0)
+			printf "warm catalog of 1000 tools: %.2fx mcpx daemon status (the bound plus rendering 1000 items)\n", (st > 0 ? med["warmcat"] / st : 0)
 			printf "daemon status (start-up and one daemon round trip, no MCP): %.2fx mcpx --version\n", (v > 0 ? med["status"] / v : 0)
 		}' "$tmp/timing"
 	if [ -n "$load_before" ]; then

@@ -3,7 +3,6 @@
 package ascaller
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -45,20 +44,41 @@ func Capture() *Attrs {
 // (setting it to read it races with files created meanwhile), else set
 // and set back at once.
 func umask() int {
-	if f, err := os.Open("/proc/self/status"); err == nil {
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			if v, ok := strings.CutPrefix(sc.Text(), "Umask:"); ok {
-				if n, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32); err == nil {
-					return int(n)
-				}
-			}
-		}
+	if m, ok := procUmask(); ok {
+		return m
 	}
 	m := syscall.Umask(0o077)
 	syscall.Umask(m)
 	return m
+}
+
+// procUmask reads the Umask line of /proc/self/status, the second (after
+// Name, at most 64 bytes escaped): one read of a small buffer, no more,
+// through no os.File (a warm call reads it each time).
+func procUmask() (int, bool) {
+	fd, err := syscall.Open("/proc/self/status", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return 0, false
+	}
+	var buf [256]byte
+	n, err := syscall.Read(fd, buf[:])
+	syscall.Close(fd)
+	if err != nil || n <= 0 {
+		return 0, false
+	}
+	_, rest, ok := strings.Cut(string(buf[:n]), "\nUmask:")
+	if !ok {
+		return 0, false
+	}
+	v, _, ok := strings.Cut(rest, "\n")
+	if !ok {
+		return 0, false // the line cut off by the buffer
+	}
+	m, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32)
+	if err != nil {
+		return 0, false
+	}
+	return int(m), true
 }
 
 // Wrap makes cmd, whose Path is the server's program found and whose Env

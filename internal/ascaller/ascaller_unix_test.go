@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"syscall"
 	"testing"
 )
 
@@ -85,5 +87,22 @@ func TestWrapRelativeToDir(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if got := string(out); err != nil || got != "0027\n" {
 		t.Errorf("a relative command from its directory: %q, %v", got, err)
+	}
+}
+
+// TestProcUmask: the umask read from /proc is the process's (where /proc
+// shows it).
+func TestProcUmask(t *testing.T) {
+	old := syscall.Umask(0o027)
+	defer syscall.Umask(old)
+	m, ok := procUmask()
+	if !ok {
+		if _, err := os.Stat("/proc/self/status"); err == nil && runtime.GOOS == "linux" {
+			t.Fatal("no umask read from /proc/self/status")
+		}
+		t.Skip("no umask in /proc here")
+	}
+	if m != 0o027 {
+		t.Errorf("umask %04o read, want 0027", m)
 	}
 }

@@ -16,10 +16,12 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpx-cli/mcpx/internal/limits"
 )
 
 // defaultCeiling is the message ceiling of a target that names none.
-const defaultCeiling = 128 << 20
+const defaultCeiling = limits.MessageCeiling
 
 // defaultExitGrace is how long the daemon stays with nothing to hold.
 const defaultExitGrace = time.Second
@@ -482,6 +484,7 @@ func (d *daemon) attach(c *net.UnixConn, r *bufio.Reader, h *Hello, rep Reply) {
 	}
 	s.lastUse.Store(time.Now().UnixNano())
 	cl := s.newCaller(c, r, h)
+	rep.Ahead = s.ahead(h)
 	if err := writeLine(c, rep); err != nil {
 		c.Close()
 		return

@@ -155,7 +155,7 @@ func (s *session) handshakeFailed(err error) {
 		s.mu.Unlock()
 		s.d.log.printf("%s: handshake failed, connecting one-shot", s.spec.Name)
 		s.d.forget(s)
-		params := map[string]any{"why": s.spec.mask(err.Error()), "first_post": s.rt.FirstPostStatus()}
+		params := map[string]any{"why": s.spec.mask(err.Error()), "first_post": s.rt.FallbackStatus()}
 		if st, challenge := s.rt.TakeAuth(); st != 0 {
 			// Refused (401, 403): the caller's error says so at once; a
 			// second try one-shot would only be refused again.

@@ -59,6 +59,9 @@ type Hello struct {
 	// start one (a task command: a new server cannot know the task).
 	// None is refused with ErrNoTarget, and no daemon is started for it.
 	Existing bool `json:"existing,omitempty"`
+	// Listings: the listing methods (tools/list, ...) whose pages the
+	// caller will ask for: those cached go ahead in the reply (Ahead.Pages).
+	Listings []string `json:"listings,omitempty"`
 	// Stop: the server names (none: every target, and the daemon exits).
 	Names []string `json:"names,omitempty"`
 }
@@ -81,7 +84,48 @@ type Reply struct {
 	// Stop, exit: the targets closed, and the servers named that had none.
 	Stopped int      `json:"stopped,omitempty"`
 	Missed  []string `json:"missed,omitempty"`
+	// Ahead is, on an attach, what the daemon would answer the caller's
+	// handshake with from its own record (nil: nothing): the caller's end
+	// answers it itself, without a round trip (see Ahead).
+	Ahead *Ahead `json:"ahead,omitempty"`
 }
+
+// Ahead is what a target's session, alive, has recorded of its handshake
+// as the attach was answered: what the daemon answers a caller's
+// handshake requests with, whatever the caller (the target is the same
+// for all its callers), without asking the server.
+type Ahead struct {
+	// Handshake: the server's answer (its result) to a handshake request,
+	// by method (initialize, server/discover).
+	Handshake map[string]json.RawMessage `json:"handshake,omitempty"`
+	// Initialized: notifications/initialized was sent, and another is not
+	// forwarded.
+	Initialized bool `json:"initialized,omitempty"`
+	// Level and LevelResult: the params and result of the server's last
+	// logging/setLevel (see caller.setLevel), which a caller's with the
+	// same params is answered with.
+	Level       json.RawMessage `json:"level,omitempty"`
+	LevelResult json.RawMessage `json:"level_result,omitempty"`
+	// Pages: the cached pages of the listings the hello named (unless it
+	// refreshes), each answered as the daemon answers it from its cache.
+	Pages []AheadPage `json:"pages,omitempty"`
+}
+
+// AheadPage is a cached listing page: the result the daemon answers a
+// request of Method for the page at Cursor with (see Cache.Get).
+type AheadPage struct {
+	Method string          `json:"method"`
+	Cursor string          `json:"cursor,omitempty"`
+	Result json.RawMessage `json:"result"`
+}
+
+// Bounds on the bytes of an Ahead: a handshake larger than maxAhead (long
+// instructions) is answered by the daemon, as are the pages past
+// maxAheadPages.
+const (
+	maxAhead      = 64 << 10
+	maxAheadPages = 256 << 10
+)
 
 // ErrOtherBuild is a daemon of another build (or protocol).
 var ErrOtherBuild = errors.New("the mcpx daemon is of another build")

@@ -133,25 +133,8 @@ func startDaemonWith(t *testing.T, o ServeOptions, onListen ...func(sock string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := os.MkdirTemp("", "mcpxd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(run) })
-	if ln, err := net.Listen("unix", filepath.Join(run, "probe")); err != nil {
-		t.Skipf("no Unix sockets here: %v", err)
-	} else {
-		ln.Close()
-	}
-	getenv := func(k string) string {
-		switch k {
-		case "XDG_RUNTIME_DIR", "LOCALAPPDATA":
-			return run
-		case "XDG_STATE_HOME":
-			return filepath.Join(run, "state")
-		}
-		return ""
-	}
+	run := runDir(t)
+	getenv := runGetenv(run)
 	t.Cleanup(func() {
 		if t.Failed() {
 			b, _ := os.ReadFile(LogPath(getenv))

@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"syscall"
+
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // The servers users already have (see CONFIGURATION in mcpx(1)): unless
@@ -448,7 +450,7 @@ func (c *Config) HostWarnings(all bool) []string {
 
 // ReadSource reads the entries of one host source (mcpx import): every
 // file of that source, in order. A file that cannot be read or parsed is an
-// Error; none existing is a NotFoundError. A project-level source needs
+// Error; none existing is not_found. A project-level source needs
 // trust, like everything else read from a project.
 func ReadSource(source string, o LoadOptions) ([]*Server, []string, error) {
 	p := o.platform()
@@ -459,7 +461,7 @@ func ReadSource(source string, o LoadOptions) ([]*Server, []string, error) {
 		}
 	}
 	if len(files) == 0 {
-		return nil, nil, &Error{Msg: fmt.Sprintf("unknown source %q (sources: %s)", source, strings.Join(Sources()[2:], ", "))}
+		return nil, nil, Invalid("", fmt.Sprintf("unknown source %q (sources: %s)", source, strings.Join(Sources()[2:], ", ")))
 	}
 	if files[0].Project && !o.Project {
 		user, err := readUserFile(o)
@@ -467,7 +469,9 @@ func ReadSource(source string, o LoadOptions) ([]*Server, []string, error) {
 			return nil, nil, err
 		}
 		if user == nil || !user.trusts(o.Cwd, o.Getenv) {
-			return nil, nil, &Error{Msg: fmt.Sprintf("%s is a project file and %s is not a trusted project", source, o.Cwd), TrustIn: userConfigPathFor(p.goos, o.Getenv)}
+			e := Invalid("", fmt.Sprintf("%s is a project file and %s is not a trusted project", source, o.Cwd))
+			e.What, e.Name = "trustedProjects", userConfigPathFor(p.goos, o.Getenv)
+			return nil, nil, e
 		}
 	}
 	var servers []*Server
@@ -478,7 +482,7 @@ func ReadSource(source string, o LoadOptions) ([]*Server, []string, error) {
 			continue
 		}
 		if r.problem != "" {
-			return nil, nil, &Error{Msg: fmt.Sprintf("%s config %s: %s", f.Host, f.Path, r.problem)}
+			return nil, nil, Invalid("", fmt.Sprintf("%s config %s: %s", f.Host, f.Path, r.problem))
 		}
 		paths = append(paths, f.Path)
 		for i := range r.entries {
@@ -490,8 +494,8 @@ func ReadSource(source string, o LoadOptions) ([]*Server, []string, error) {
 		for i, f := range files {
 			where[i] = f.Path
 		}
-		return nil, nil, &NotFoundError{What: "source", Name: source, Source: source,
-			Msg: fmt.Sprintf("no %s config at %s", hostTitle(files[0].Host, files[0].Project), strings.Join(where, " or "))}
+		return nil, nil, &fail.Error{Code: fail.NotFound, What: "source", Name: source, Source: source,
+			Message: fmt.Sprintf("no %s config at %s", hostTitle(files[0].Host, files[0].Project), strings.Join(where, " or "))}
 	}
 	return servers, paths, nil
 }

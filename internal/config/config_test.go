@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 func writeFile(t *testing.T, path, data string) {
@@ -59,8 +61,8 @@ func TestLoadTypesAndInference(t *testing.T) {
 	}
 	for name, want := range map[string]string{"d": "both", "e": "unknown type", "f": "duration"} {
 		_, err := Resolve(cfg.Servers[name], ResolveOptions{Getenv: env()})
-		var ce *Error
-		if !errors.As(err, &ce) || !strings.Contains(err.Error(), want) || ce.Server != name {
+		ce, ok := fail.As(err, fail.Usage)
+		if !ok || !strings.Contains(err.Error(), want) || ce.Server != name {
 			t.Errorf("%s: err %v, want a Error mentioning %q", name, err, want)
 		}
 	}
@@ -116,8 +118,7 @@ func TestExpansion(t *testing.T) {
 		}
 	}
 	_, err = Resolve(cfg.Servers["unset"], o)
-	var ce *Error
-	if !errors.As(err, &ce) || ce.Var != "NOPE" || ce.Server != "unset" {
+	if ce, ok := fail.As(err, fail.Usage); !ok || ce.What != "variable" || ce.Name != "NOPE" || ce.Server != "unset" || !errors.Is(err, ErrInvalid) {
 		t.Errorf("unset: %v", err)
 	}
 	if _, err = Resolve(cfg.Servers["input"], o); err == nil || !strings.Contains(err.Error(), "${input:apiKey}") {
@@ -195,8 +196,7 @@ func TestLookup(t *testing.T) {
 	if s, err := cfg.Lookup("https://h.example/mcp", ""); err != nil || s.Transport != HTTP {
 		t.Errorf("url: %+v %v", s, err)
 	}
-	var nf *NotFoundError
-	if _, err := cfg.Lookup("nope", ""); !errors.As(err, &nf) {
+	if _, err := cfg.Lookup("nope", ""); !fail.Is(err, fail.NotFound) {
 		t.Errorf("nope: %v", err)
 	}
 	cfg.Servers["demo"] = &Server{Name: "demo", Transport: HTTP, URL: "http://x"}
@@ -251,5 +251,34 @@ func TestResolveOAuthSecrets(t *testing.T) {
 	}
 	if !slices.Contains(tg.Secrets, "secret-5678") || slices.Contains(tg.Secrets, "client-1234") {
 		t.Errorf("Secrets = %q", tg.Secrets)
+	}
+}
+
+// The jwt-bearer and id-jag grants: the variables they name are read when
+// the entry is (and are secrets), the files they name are relative to the
+// config file's directory and read at each grant.
+func TestResolveGrantCredentials(t *testing.T) {
+	env := ResolveOptions{Getenv: func(string) string { return "" }, Environ: []string{"WIF=eyJ.wif", "IDT=eyJ.idt", "IDP_SEC=idp-secret"}}
+	s := &Server{Name: "srv", Transport: HTTP, URL: "https://example.com/mcp", explicitType: true, Dir: "/etc/mcpx",
+		OAuth: &OAuthConfig{Grant: GrantJWTBearer, AssertionEnv: "WIF"}}
+	tg, err := Resolve(s, env)
+	if err != nil || tg.OAuth.Assertion != "eyJ.wif" || !slices.Contains(tg.Secrets, "eyJ.wif") {
+		t.Fatalf("Resolve = %+v, %v (secrets %q)", tg.OAuth, err, tg.Secrets)
+	}
+	s.OAuth = &OAuthConfig{Grant: GrantJWTBearer, AssertionFile: "ci/token.jwt"}
+	if tg, err := Resolve(s, env); err != nil || tg.OAuth.AssertionFile != "/etc/mcpx/ci/token.jwt" || tg.OAuth.Assertion != "" {
+		t.Errorf("Resolve = %+v, %v", tg.OAuth, err)
+	}
+	s.OAuth = &OAuthConfig{Grant: GrantIDJAG, ClientID: "c", IdP: &IdPConfig{Issuer: "https://idp.example", ClientID: "i",
+		ClientSecret: "${IDP_SEC}", IDTokenEnv: "IDT"}}
+	tg, err = Resolve(s, env)
+	if err != nil || tg.OAuth.IdP.IDToken != "eyJ.idt" || tg.OAuth.IdP.ClientSecret != "idp-secret" ||
+		!slices.Contains(tg.Secrets, "eyJ.idt") || !slices.Contains(tg.Secrets, "idp-secret") {
+		t.Fatalf("Resolve = %+v, %v (secrets %q)", tg.OAuth.IdP, err, tg.Secrets)
+	}
+	s.OAuth.IdP.IDTokenEnv = "UNSET"
+	_, err = Resolve(s, env)
+	if ce, ok := fail.As(err, fail.Usage); !ok || ce.What != "variable" || ce.Name != "UNSET" {
+		t.Errorf("unset variable: %v", err)
 	}
 }

@@ -158,7 +158,7 @@ func globClass(rs []rune, start int) (int, string, error) {
 func ParseToolRules(raw json.RawMessage) (*ToolRules, error) {
 	r, msg := parseToolRules(raw)
 	if msg != "" {
-		return nil, &Error{Msg: msg}
+		return nil, Invalid("", msg)
 	}
 	return r, nil
 }

@@ -1,13 +1,14 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 func TestSpliceServers(t *testing.T) {
@@ -172,8 +173,7 @@ func TestEditServersExternalEdit(t *testing.T) {
 	err = EditServers(path, func(map[string]bool) ([]NamedEntry, error) {
 		return []NamedEntry{{Name: "c", Entry: MCPXEntry{Command: "c"}}}, nil
 	})
-	var ce *ConflictError
-	if !errors.As(err, &ce) || ce.ErrorCode() != "conflict" || !strings.Contains(err.Error(), "changed under mcpx 5 times") {
+	if ce, ok := fail.As(err, fail.Conflict); !ok || ce.Name != path || !strings.Contains(err.Error(), "changed under mcpx 5 times") {
 		t.Fatalf("a file that keeps changing: %v", err)
 	}
 	if data, _ := os.ReadFile(path); string(data) != fmt.Sprintf(`{"mcpServers": {}, "n": %d}`, n) {

@@ -70,7 +70,7 @@ func (e *hostEntry) server(f hostFile, p platform) *Server {
 	s.workspace = p.cwd
 	s.entry = e
 	if e.Problem != "" {
-		s.err = &Error{Server: e.Name, Msg: e.Problem}
+		s.err = Invalid(e.Name, e.Problem)
 	}
 	return s
 }

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -295,37 +296,17 @@ func (c *Config) setClientMetadata(u string) {
 	}
 }
 
-// Error is a problem with a config file or a server entry (exit 2).
-type Error struct {
-	Server string // "" for a whole-file problem
-	Msg    string
-	Var    string // the unset variable, when that is the problem
-	// TrustIn, for a project file of a project that is not trusted, is
-	// the user file whose "trustedProjects" would trust it.
-	TrustIn string
-}
+// ErrInvalid is the cause of every problem with a config file or a server
+// entry, each a usage *fail.Error (exit 2): errors.Is tells a config error
+// from the other usage errors.
+var ErrInvalid = errors.New("a config error")
 
-func (e *Error) Error() string {
-	if e.Server != "" {
-		return fmt.Sprintf("server %q: %s", e.Server, e.Msg)
-	}
-	return e.Msg
-}
-
-// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
-func (e *Error) ErrorCode() string { return "usage" }
-
-// ErrorDetails are the error's fields under --json: the unset variable and
-// the server, when known.
-func (e *Error) ErrorDetails() map[string]any {
-	d := map[string]any{}
-	if e.Var != "" {
-		d["variable"] = e.Var
-	}
-	if e.Server != "" {
-		d["server"] = e.Server
-	}
-	return d
+// Invalid is a problem with a config file or a server entry (exit 2),
+// said of server when there is one.
+func Invalid(server, msg string) *fail.Error {
+	e := fail.New(fail.Usage, server, msg)
+	e.Cause = ErrInvalid
+	return e
 }
 
 type configFile struct {
@@ -400,13 +381,52 @@ type OAuthConfig struct {
 	// KeyID the "kid" of its public key at the authorization server.
 	PrivateKey string `json:"privateKey"`
 	KeyID      string `json:"keyId"`
+	// AssertionFile and AssertionEnv give the assertion of the jwt-bearer
+	// grant (RFC 7523 §2.1), a workload identity token as CI systems and
+	// platforms hand one out: a file, read again at each grant (such
+	// tokens rotate; relative to the config file's directory), or an
+	// environment variable. Exactly one, for that grant only.
+	AssertionFile string `json:"assertionFile"`
+	AssertionEnv  string `json:"assertionEnv"`
+	// IdP is the enterprise identity provider of the id-jag grant.
+	IdP *IdPConfig `json:"idp"`
+	// Assertion is AssertionEnv's value, read when the entry is resolved
+	// (never from a config file).
+	Assertion string `json:"-"`
+}
+
+// IdPConfig is the "idp" of an id-jag grant (enterprise-managed
+// authorization): the identity provider whose ID token of the user is
+// exchanged there (RFC 8693) for an identity assertion authorization grant
+// (ID-JAG), which the server's authorization server takes with the
+// jwt-bearer grant.
+type IdPConfig struct {
+	// Issuer is the IdP's issuer; its OpenID metadata gives the token
+	// endpoint, unless TokenEndpoint names it.
+	Issuer        string `json:"issuer"`
+	TokenEndpoint string `json:"tokenEndpoint"`
+	// ClientID and ClientSecret are mcpx's client at the IdP.
+	ClientID     string `json:"clientId"`
+	ClientSecret string `json:"clientSecret"`
+	// IDTokenFile and IDTokenEnv give the user's ID token from the IdP:
+	// a file read at each exchange, or an environment variable. Exactly one.
+	IDTokenFile string `json:"idTokenFile"`
+	IDTokenEnv  string `json:"idTokenEnv"`
+	// IDToken is IDTokenEnv's value, read when the entry is resolved.
+	IDToken string `json:"-"`
 }
 
 // Grants and token endpoint auth methods of an "oauth" entry.
 const (
 	GrantCode              = "authorization_code"
 	GrantClientCredentials = "client_credentials"
-	AuthPrivateKeyJWT      = "private_key_jwt"
+	// GrantJWTBearer is the jwt-bearer grant with a workload's identity
+	// token (workload identity federation).
+	GrantJWTBearer = "jwt-bearer"
+	// GrantIDJAG is enterprise-managed authorization: a token exchange at
+	// the IdP, then the jwt-bearer grant with the ID-JAG it gives.
+	GrantIDJAG        = "id-jag"
+	AuthPrivateKeyJWT = "private_key_jwt"
 )
 
 // checkOAuth refuses an "oauth" entry that cannot work.
@@ -424,17 +444,56 @@ func checkOAuth(o *OAuthConfig) string {
 		return "\"oauth\".tokenEndpointAuthMethod private_key_jwt needs a \"privateKey\""
 	case o.PrivateKey != "" && o.AuthMethod != "" && o.AuthMethod != AuthPrivateKeyJWT:
 		return fmt.Sprintf("\"oauth\" has a privateKey, which authenticates with private_key_jwt, not %s", o.AuthMethod)
-	case o.Grant != "" && o.Grant != GrantCode && o.Grant != GrantClientCredentials:
-		return fmt.Sprintf("\"oauth\".grant %q is not one of authorization_code, client_credentials", o.Grant)
-	case o.Grant == GrantClientCredentials && o.ClientID == "":
-		return "\"oauth\".grant client_credentials needs a clientId, and a clientSecret or a privateKey"
-	case o.Grant == GrantClientCredentials && o.ClientSecret == "" && o.PrivateKey == "":
-		return "\"oauth\".grant client_credentials needs a clientSecret or a privateKey (a client without credentials cannot use it)"
+	}
+	if msg := checkGrant(o); msg != "" {
+		return msg
 	}
 	if o.ClientMetadataURL != "" && !strings.Contains(o.ClientMetadataURL, "${") { // else checked once expanded
 		if err := CheckClientMetadataURL(o.ClientMetadataURL); err != nil {
 			return "\"oauth\".clientMetadataUrl " + err.Error()
 		}
+	}
+	return ""
+}
+
+// checkGrant refuses a grant that lacks what it needs, or the fields of a
+// grant given to another.
+func checkGrant(o *OAuthConfig) string {
+	switch {
+	case o.Grant != "" && o.Grant != GrantCode && o.Grant != GrantClientCredentials && o.Grant != GrantJWTBearer && o.Grant != GrantIDJAG:
+		return fmt.Sprintf("\"oauth\".grant %q is not one of authorization_code, client_credentials, jwt-bearer, id-jag", o.Grant)
+	case o.Grant == GrantClientCredentials && o.ClientID == "":
+		return "\"oauth\".grant client_credentials needs a clientId, and a clientSecret or a privateKey"
+	case o.Grant == GrantClientCredentials && o.ClientSecret == "" && o.PrivateKey == "":
+		return "\"oauth\".grant client_credentials needs a clientSecret or a privateKey (a client without credentials cannot use it)"
+	case o.Grant == GrantJWTBearer && (o.AssertionFile == "") == (o.AssertionEnv == ""):
+		return "\"oauth\".grant jwt-bearer needs exactly one of assertionFile and assertionEnv (the workload's identity token)"
+	case o.Grant != GrantJWTBearer && (o.AssertionFile != "" || o.AssertionEnv != ""):
+		return "\"oauth\".assertionFile and assertionEnv are for the grant jwt-bearer"
+	case o.AssertionEnv != "" && !varName().MatchString(o.AssertionEnv):
+		return fmt.Sprintf("\"oauth\".assertionEnv %q is not an environment variable name", o.AssertionEnv)
+	case o.Grant != GrantIDJAG && o.IdP != nil:
+		return "\"oauth\".idp is for the grant id-jag"
+	case o.Grant == GrantIDJAG:
+		return checkIdP(o)
+	}
+	return ""
+}
+
+// checkIdP checks an id-jag grant's client and IdP.
+func checkIdP(o *OAuthConfig) string {
+	p := o.IdP
+	switch {
+	case o.ClientID == "":
+		return "\"oauth\".grant id-jag needs a clientId (mcpx's client at the server's authorization server)"
+	case p == nil || p.Issuer == "" && p.TokenEndpoint == "":
+		return "\"oauth\".grant id-jag needs \"idp\": {\"issuer\", \"clientId\", and idTokenFile or idTokenEnv}"
+	case p.ClientID == "":
+		return "\"oauth\".idp needs a clientId (mcpx's client at the identity provider)"
+	case (p.IDTokenFile == "") == (p.IDTokenEnv == ""):
+		return "\"oauth\".idp needs exactly one of idTokenFile and idTokenEnv (the user's ID token from the identity provider)"
+	case p.IDTokenEnv != "" && !varName().MatchString(p.IDTokenEnv):
+		return fmt.Sprintf("\"oauth\".idp.idTokenEnv %q is not an environment variable name", p.IDTokenEnv)
 	}
 	return ""
 }
@@ -474,7 +533,7 @@ func readFile(path string, mustExist bool) (*configFile, error) {
 		if !mustExist && errors.Is(err, os.ErrNotExist) {
 			return nil, nil
 		}
-		return nil, &Error{Msg: fmt.Sprintf("cannot read config file: %v", err)}
+		return nil, Invalid("", fmt.Sprintf("cannot read config file: %v", err))
 	}
 	return parseFile(abs, data)
 }
@@ -486,28 +545,28 @@ func parseFile(abs string, data []byte) (*configFile, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		// An empty file configures nothing (--config /dev/null).
 	} else if err := dec.Decode(&raw); err != nil {
-		return nil, &Error{Msg: fmt.Sprintf("config file %s: %s", abs, jsonErrorAt(data, err))}
+		return nil, Invalid("", fmt.Sprintf("config file %s: %s", abs, jsonErrorAt(data, err)))
 	} else if _, err := dec.Token(); err != io.EOF {
-		return nil, &Error{Msg: fmt.Sprintf("config file %s: %s", abs, jsonErrorAt(data, fmt.Errorf("text after the JSON object")))}
+		return nil, Invalid("", fmt.Sprintf("config file %s: %s", abs, jsonErrorAt(data, fmt.Errorf("text after the JSON object"))))
 	}
 	f := &configFile{path: abs, dir: filepath.Dir(abs), trustedProjects: raw.TrustedProjects, imports: raw.Import}
 	if raw.OAuth != nil && raw.OAuth.ClientMetadataURL != "" {
 		if err := CheckClientMetadataURL(raw.OAuth.ClientMetadataURL); err != nil {
-			return nil, &Error{Msg: fmt.Sprintf("config file %s: \"oauth\".clientMetadataUrl %v", abs, err)}
+			return nil, Invalid("", fmt.Sprintf("config file %s: \"oauth\".clientMetadataUrl %v", abs, err))
 		}
 		f.clientMetadata = raw.OAuth.ClientMetadataURL
 	}
 	if len(raw.CompletionKeepAlive) > 0 && string(raw.CompletionKeepAlive) != "null" {
 		d, err := ParseKeepAlive(raw.CompletionKeepAlive)
 		if err != nil {
-			return nil, &Error{Msg: fmt.Sprintf("config file %s: \"completionKeepAlive\" %v", abs, err)}
+			return nil, Invalid("", fmt.Sprintf("config file %s: \"completionKeepAlive\" %v", abs, err))
 		}
 		f.completionKeepAlive = &d
 	}
 	if len(raw.MaxWarm) > 0 && string(raw.MaxWarm) != "null" {
 		n, err := ParseMaxWarm(raw.MaxWarm)
 		if err != nil {
-			return nil, &Error{Msg: fmt.Sprintf("config file %s: \"maxWarm\" %v", abs, err)}
+			return nil, Invalid("", fmt.Sprintf("config file %s: \"maxWarm\" %v", abs, err))
 		}
 		f.maxWarm = n
 	}
@@ -603,9 +662,9 @@ func parseEntry(name string, data json.RawMessage) *Server {
 			if te.Field == "roots" && te.Type.Kind() == reflect.String {
 				what = `each entry of "roots"`
 			}
-			s.err = &Error{Server: name, Msg: fmt.Sprintf("%s must be %s, not %s", what, jsonWord(te.Type), te.Value)}
+			s.err = Invalid(name, fmt.Sprintf("%s must be %s, not %s", what, jsonWord(te.Type), te.Value))
 		} else {
-			s.err = &Error{Server: name, Msg: "entry must be a JSON object"}
+			s.err = Invalid(name, "entry must be a JSON object")
 		}
 		return s
 	}
@@ -618,8 +677,8 @@ func parseEntry(name string, data json.RawMessage) *Server {
 	s.Command, s.Args, s.Env, s.Cwd = str(e.Command), e.Args, e.Env, str(e.Cwd)
 	s.URL, s.Headers, s.InheritEnv, s.OAuth, s.Roots = str(e.URL), e.Headers, e.InheritEnv, e.OAuth, e.Roots
 	s.Secrets, s.Disabled, s.ReadOnly = e.Secrets, e.Disabled, e.ReadOnly
-	fail := func(format string, args ...any) *Server {
-		s.err = &Error{Server: name, Msg: fmt.Sprintf(format, args...)}
+	bad := func(format string, args ...any) *Server {
+		s.err = Invalid(name, fmt.Sprintf(format, args...))
 		return s
 	}
 	if e.Type != nil {
@@ -632,62 +691,62 @@ func parseEntry(name string, data json.RawMessage) *Server {
 		case "sse":
 			s.Transport = SSE
 		default:
-			return fail("unknown type %q (want stdio, http or sse)", *e.Type)
+			return bad("unknown type %q (want stdio, http or sse)", *e.Type)
 		}
 	} else {
 		switch {
 		case s.Command != "" && s.URL != "":
-			return fail("has both \"command\" and \"url\"; set \"type\" to say which")
+			return bad("has both \"command\" and \"url\"; set \"type\" to say which")
 		case s.Command != "":
 			s.Transport = Stdio
 		case s.URL != "":
 			s.Transport = HTTP
 		default:
-			return fail("needs \"command\" (stdio) or \"url\" (http, sse)")
+			return bad("needs \"command\" (stdio) or \"url\" (http, sse)")
 		}
 	}
 	if s.Transport == Stdio && s.Command == "" {
-		return fail("type stdio needs \"command\"")
+		return bad("type stdio needs \"command\"")
 	}
 	if s.Transport != Stdio && s.URL == "" {
-		return fail("type %s needs \"url\"", s.Transport)
+		return bad("type %s needs \"url\"", s.Transport)
 	}
 	if o := e.OAuth; o != nil {
 		switch {
 		case s.Transport == Stdio:
-			return fail("\"oauth\" is for http and sse servers, not stdio")
+			return bad("\"oauth\" is for http and sse servers, not stdio")
 		default:
 			if msg := checkOAuth(o); msg != "" {
-				return fail("%s", msg)
+				return bad("%s", msg)
 			}
 		}
 	}
 	for i, r := range e.Roots {
 		if r == "" {
-			return fail("\"roots\"[%d] is empty; a root names a directory", i)
+			return bad("\"roots\"[%d] is empty; a root names a directory", i)
 		}
 	}
 	if len(e.Timeout) > 0 && string(e.Timeout) != "null" {
 		var ts string
 		if err := json.Unmarshal(e.Timeout, &ts); err != nil {
-			return fail("\"timeout\" must be a duration string such as \"45s\", not %s", e.Timeout)
+			return bad("\"timeout\" must be a duration string such as \"45s\", not %s", e.Timeout)
 		}
 		d, err := time.ParseDuration(ts)
 		if err != nil || d <= 0 {
-			return fail("\"timeout\" %q is not a positive duration such as \"45s\"", ts)
+			return bad("\"timeout\" %q is not a positive duration such as \"45s\"", ts)
 		}
 		s.Timeout = d
 	}
 	if len(e.KeepAlive) > 0 && string(e.KeepAlive) != "null" {
 		d, err := ParseKeepAlive(e.KeepAlive)
 		if err != nil {
-			return fail("\"keepAlive\" %v", err)
+			return bad("\"keepAlive\" %v", err)
 		}
 		s.KeepAlive = d
 	}
 	rules, msg := parseToolRules(e.Tools)
 	if msg != "" {
-		return fail("%s", msg)
+		return bad("%s", msg)
 	}
 	s.Tools = rules
 	return s
@@ -754,7 +813,7 @@ func (f *configFile) addTo(cfg *Config, origin string) {
 // defines the name.
 func (c *Config) add(s *Server) {
 	if s.Disabled && s.err == nil {
-		s.err = &Error{Server: s.Name, Msg: fmt.Sprintf("is disabled in %s; mcpx does not start disabled servers", s.Source)}
+		s.err = Invalid(s.Name, fmt.Sprintf("is disabled in %s; mcpx does not start disabled servers", s.Source))
 		s.disabledErr = true
 	}
 	c.All = append(c.All, s)
@@ -783,7 +842,9 @@ func (c *Config) lookupRef(arg string) (*Server, error) {
 			others = append(others, name+"@"+s.Origin)
 		}
 	}
-	return nil, &NotFoundError{What: "server", Name: arg, Detail: fmt.Sprintf("source %s defines no server %q", src, name), Source: src, Elsewhere: others}
+	e := fail.Unknown("server", arg, fmt.Sprintf("source %s defines no server %q", src, name))
+	e.Source, e.Known = src, others
+	return nil, e
 }
 
 func (f *configFile) trusts(dir string, getenv func(string) string) bool {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/userfile"
 )
 
@@ -34,9 +35,8 @@ func (s *Server) ImportEntry() (MCPXEntry, error) {
 		return MCPXEntry{}, errors.New(s.entry.Problem)
 	}
 	if s.err != nil && !s.Disabled {
-		var ce *Error
-		if errors.As(s.err, &ce) {
-			return MCPXEntry{}, errors.New(ce.Msg)
+		if ce, ok := fail.As(s.err, fail.Usage); ok { // the entry's problem, without its name
+			return MCPXEntry{}, errors.New(strings.TrimPrefix(ce.Message, fmt.Sprintf("server %q: ", ce.Server)))
 		}
 		return MCPXEntry{}, s.err
 	}
@@ -105,7 +105,7 @@ type NamedEntry struct {
 // again, and when it is no longer what the edit started from, the edit
 // starts over from the new content (plan decides again what to write),
 // so that change is kept, not overwritten. A file that keeps changing is
-// refused: a ConflictError, and nothing written.
+// refused: a conflict (see conflict), and nothing written.
 
 // editAttempts bounds how often EditServers starts over because the file
 // changed under it.
@@ -118,19 +118,12 @@ const lockWait = 10 * time.Second
 // the file is checked and replaced.
 var beforeReplace func(path string)
 
-// ConflictError: the config file could not be written because another
-// process held it locked, or kept changing it (exit 1).
-type ConflictError struct{ Path, Msg string }
-
-func (e *ConflictError) Error() string {
-	return fmt.Sprintf("config file %s %s; nothing was written", e.Path, e.Msg)
+// conflict: the config file could not be written because another process
+// held it locked, or kept changing it (exit 1).
+func conflict(path, msg string) *fail.Error {
+	return &fail.Error{Code: fail.Conflict, What: "file", Name: path,
+		Message: fmt.Sprintf("config file %s %s; nothing was written", path, msg)}
 }
-
-// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
-func (e *ConflictError) ErrorCode() string { return "conflict" }
-
-// ErrorDetails: the file.
-func (e *ConflictError) ErrorDetails() map[string]any { return map[string]any{"file": e.Path} }
 
 // EditServers changes the mcpx config file at path under its lock: plan is
 // given the names the file defines and returns the entries to set (a name
@@ -143,23 +136,23 @@ func (e *ConflictError) ErrorDetails() map[string]any { return map[string]any{"f
 func EditServers(path string, plan func(have map[string]bool) ([]NamedEntry, error)) error {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return &Error{Msg: fmt.Sprintf("config file %s: %v", path, err)}
+		return Invalid("", fmt.Sprintf("config file %s: %v", path, err))
 	}
 	if r, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = r
 	}
 	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
-		return &Error{Msg: fmt.Sprintf("cannot write config file: %v", err)}
+		return Invalid("", fmt.Sprintf("cannot write config file: %v", err))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), lockWait)
 	defer cancel()
 	lock := filepath.Join(filepath.Dir(abs), "."+filepath.Base(abs)+".lock")
 	unlock, err := userfile.Lock(ctx, lock)
 	if errors.Is(err, context.DeadlineExceeded) {
-		return &ConflictError{Path: abs, Msg: fmt.Sprintf("is locked by another process (%s) for more than %s", lock, lockWait)}
+		return conflict(abs, fmt.Sprintf("is locked by another process (%s) for more than %s", lock, lockWait))
 	}
 	if err != nil {
-		return &Error{Msg: fmt.Sprintf("cannot lock config file %s: %v", abs, err)}
+		return Invalid("", fmt.Sprintf("cannot lock config file %s: %v", abs, err))
 	}
 	defer unlock()
 	for range editAttempts {
@@ -183,7 +176,7 @@ func EditServers(path string, plan func(have map[string]bool) ([]NamedEntry, err
 		}
 		out, err := spliceServers(data, entries)
 		if err != nil {
-			return &Error{Msg: fmt.Sprintf("config file %s: %v", abs, err)}
+			return Invalid("", fmt.Sprintf("config file %s: %v", abs, err))
 		}
 		if beforeReplace != nil {
 			beforeReplace(abs)
@@ -196,11 +189,11 @@ func EditServers(path string, plan func(have map[string]bool) ([]NamedEntry, err
 			continue // another program changed it: start over from what it wrote
 		}
 		if err := writeAtomic(abs, out, mode); err != nil {
-			return &Error{Msg: fmt.Sprintf("cannot write config file: %v", err)}
+			return Invalid("", fmt.Sprintf("cannot write config file: %v", err))
 		}
 		return nil
 	}
-	return &ConflictError{Path: abs, Msg: fmt.Sprintf("changed under mcpx %d times while it was being written", editAttempts)}
+	return conflict(abs, fmt.Sprintf("changed under mcpx %d times while it was being written", editAttempts))
 }
 
 // readConfig reads the config file to edit and its mode (nothing, 0600
@@ -211,14 +204,14 @@ func readConfig(path string) ([]byte, fs.FileMode, error) {
 		return nil, 0o600, nil
 	}
 	if err != nil {
-		return nil, 0, &Error{Msg: fmt.Sprintf("cannot read config file: %v", err)}
+		return nil, 0, Invalid("", fmt.Sprintf("cannot read config file: %v", err))
 	}
 	if !st.Mode().IsRegular() {
-		return nil, 0, &Error{Msg: fmt.Sprintf("config file %s is not a regular file", path)}
+		return nil, 0, Invalid("", fmt.Sprintf("config file %s is not a regular file", path))
 	}
 	data, err := readBounded(path)
 	if err != nil {
-		return nil, 0, &Error{Msg: fmt.Sprintf("cannot read config file: %v", err)}
+		return nil, 0, Invalid("", fmt.Sprintf("cannot read config file: %v", err))
 	}
 	return data, st.Mode().Perm(), nil
 }
@@ -249,19 +242,19 @@ func writeAtomic(path string, data []byte, mode fs.FileMode) error {
 		return err
 	}
 	name := tmp.Name()
-	fail := func(err error) error {
+	abandon := func(err error) error {
 		tmp.Close()
 		os.Remove(name)
 		return err
 	}
 	if err := tmp.Chmod(mode); err != nil {
-		return fail(err)
+		return abandon(err)
 	}
 	if _, err := tmp.Write(data); err != nil {
-		return fail(err)
+		return abandon(err)
 	}
 	if err := tmp.Sync(); err != nil {
-		return fail(err)
+		return abandon(err)
 	}
 	if err := tmp.Close(); err != nil {
 		os.Remove(name)
@@ -357,105 +350,141 @@ func spliceServers(data []byte, entries []NamedEntry) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	unit := "  "
+	s := splicer{data: data, unit: "  "}
 	if len(top.keys) > 0 {
 		if ind, ok := indentAt(data, keyStart(data, top.vals[top.keys[0]].start)); ok && ind != "" {
-			unit = ind
+			s.unit = ind
 		}
-	}
-	type edit struct {
-		at, end int
-		text    string
 	}
 	var edits []edit
-	encode := func(e MCPXEntry, prefix string) (string, error) {
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent(prefix, unit)
-		if err := enc.Encode(e); err != nil {
-			return "", err
-		}
-		return strings.TrimRight(b.String(), "\n"), nil
-	}
-	quote := func(s string) string { b, _ := marshalEntry(s); return string(b) }
-
 	sp, has := top.vals["mcpServers"]
 	null := has && string(data[sp.start:sp.end]) == "null"
-	if !has || null {
-		// A new "mcpServers" object: the last member of the top-level one.
-		var b strings.Builder
-		b.WriteString("{")
-		for i, e := range entries {
-			text, err := encode(e.Entry, unit+unit)
-			if err != nil {
-				return nil, err
-			}
-			if i > 0 {
-				b.WriteString(",")
-			}
-			b.WriteString("\n" + unit + unit + quote(e.Name) + ": " + text)
-		}
-		b.WriteString("\n" + unit + "}")
-		if null {
-			edits = append(edits, edit{sp.start, sp.end, b.String()})
-		} else {
-			at, text := top.open+1, "\n"+unit+`"mcpServers": `+b.String()+"\n"
-			if len(top.keys) > 0 {
-				at, text = top.vals[top.keys[len(top.keys)-1]].end, ",\n"+unit+`"mcpServers": `+b.String()
-			}
-			edits = append(edits, edit{at, at, text})
-		}
+	if has && !null {
+		edits, err = s.intoServers(sp, entries)
 	} else {
-		obj, err := parseObject(data, sp.start)
+		edits, err = s.newServers(top, sp, null, entries)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return applyEdits(data, edits)
+}
+
+// edit replaces data[at:end] with text.
+type edit struct {
+	at, end int
+	text    string
+}
+
+// splicer writes entries into a config file's JSON, indented with the
+// file's own unit of indentation.
+type splicer struct {
+	data    []byte
+	unit    string // one level of indentation
+	compact bool   // entries on one line (the object's members are)
+}
+
+// encode is an entry as the file shows it: indented from prefix, or
+// compact on one line.
+func (s *splicer) encode(e MCPXEntry, prefix string) (string, error) {
+	if s.compact {
+		b, err := marshalEntry(e)
+		return string(b), err
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent(prefix, s.unit)
+	if err := enc.Encode(e); err != nil {
+		return "", err
+	}
+	return strings.TrimRight(b.String(), "\n"), nil
+}
+
+// quoteKey is a member name as JSON.
+func quoteKey(name string) string { b, _ := marshalEntry(name); return string(b) }
+
+// newServers writes a new "mcpServers" object of entries: in place of a
+// null one (null: sp is where it is), else as the last member of top.
+func (s *splicer) newServers(top *object, sp span, null bool, entries []NamedEntry) ([]edit, error) {
+	unit := s.unit
+	var b strings.Builder
+	b.WriteString("{")
+	for i, e := range entries {
+		text, err := s.encode(e.Entry, unit+unit)
 		if err != nil {
-			return nil, fmt.Errorf("\"mcpServers\": %v", err)
+			return nil, err
 		}
-		parent, _ := indentAt(data, keyStart(data, sp.start))
-		ind, nl := parent+unit, "\n"
-		if len(obj.keys) > 0 {
-			i, ok := indentAt(data, keyStart(data, obj.vals[obj.keys[0]].start))
-			if ok {
-				ind = i
-			} else {
-				// members on one line: compact entries, on that line
-				ind, nl = "", " "
-				encode = func(e MCPXEntry, _ string) (string, error) {
-					b, err := marshalEntry(e)
-					return string(b), err
-				}
-			}
+		if i > 0 {
+			b.WriteString(",")
 		}
-		at := obj.open + 1
-		if len(obj.keys) > 0 {
-			at = obj.vals[obj.keys[len(obj.keys)-1]].end
-		}
-		var add strings.Builder
-		n := len(obj.keys)
-		for _, e := range entries {
-			text, err := encode(e.Entry, ind)
-			if err != nil {
-				return nil, err
-			}
-			if v, ok := obj.vals[e.Name]; ok {
-				edits = append(edits, edit{v.start, v.end, text})
-				continue
-			}
-			if n > 0 {
-				add.WriteString(",")
-			}
-			n++
-			add.WriteString(nl + ind + quote(e.Name) + ": " + text)
-		}
-		if add.Len() > 0 {
-			text := add.String()
-			if len(obj.keys) == 0 {
-				text += "\n" + parent
-			}
-			edits = append(edits, edit{at, at, text})
+		b.WriteString("\n" + unit + unit + quoteKey(e.Name) + ": " + text)
+	}
+	b.WriteString("\n" + unit + "}")
+	if null {
+		return []edit{{sp.start, sp.end, b.String()}}, nil
+	}
+	at, text := top.open+1, "\n"+unit+`"mcpServers": `+b.String()+"\n"
+	if len(top.keys) > 0 {
+		at, text = top.vals[top.keys[len(top.keys)-1]].end, ",\n"+unit+`"mcpServers": `+b.String()
+	}
+	return []edit{{at, at, text}}, nil
+}
+
+// intoServers sets entries in the "mcpServers" object at sp: an entry of
+// a name it has replaces that member's value, the others are added after
+// its last member, indented as its members are.
+func (s *splicer) intoServers(sp span, entries []NamedEntry) ([]edit, error) {
+	obj, err := parseObject(s.data, sp.start)
+	if err != nil {
+		return nil, fmt.Errorf("\"mcpServers\": %v", err)
+	}
+	parent, _ := indentAt(s.data, keyStart(s.data, sp.start))
+	ind, nl := parent+s.unit, "\n"
+	if len(obj.keys) > 0 {
+		i, ok := indentAt(s.data, keyStart(s.data, obj.vals[obj.keys[0]].start))
+		if ok {
+			ind = i
+		} else {
+			// members on one line: compact entries, on that line
+			ind, nl, s.compact = "", " ", true
 		}
 	}
-	// Apply the edits from the end, so earlier offsets stay right.
+	at := obj.open + 1
+	if len(obj.keys) > 0 {
+		at = obj.vals[obj.keys[len(obj.keys)-1]].end
+	}
+	var edits []edit
+	var add strings.Builder
+	n := len(obj.keys)
+	for _, e := range entries {
+		text, err := s.encode(e.Entry, ind)
+		if err != nil {
+			return nil, err
+		}
+		if v, ok := obj.vals[e.Name]; ok {
+			edits = append(edits, edit{v.start, v.end, text})
+			continue
+		}
+		if n > 0 {
+			add.WriteString(",")
+		}
+		n++
+		add.WriteString(nl + ind + quoteKey(e.Name) + ": " + text)
+	}
+	if add.Len() > 0 {
+		text := add.String()
+		if len(obj.keys) == 0 {
+			text += "\n" + parent
+		}
+		edits = append(edits, edit{at, at, text})
+	}
+	return edits, nil
+}
+
+// applyEdits applies edits to a copy of data, from the end, so that
+// earlier offsets stay right; the result must be valid JSON.
+func applyEdits(data []byte, edits []edit) ([]byte, error) {
 	out := bytes.Clone(data)
 	sort.Slice(edits, func(i, j int) bool { return edits[i].at < edits[j].at })
 	for i := len(edits) - 1; i >= 0; i-- {

@@ -1,10 +1,9 @@
-package output
+package secret
 
 import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"io"
 	"slices"
 	"sort"
 	"strings"
@@ -14,17 +13,19 @@ import (
 // Masked is what a secret looks like in anything mcpx prints.
 const Masked = "***"
 
-// MinSecretLen is the shortest value that is masked: shorter values (a "1"
+// MinLen is the shortest value that is masked: shorter values (a "1"
 // in an env entry) cannot hide anything, and masking them would garble
 // everything mcpx prints.
-const MinSecretLen = 4
+const MinLen = 4
 
-// Masker replaces secrets with ***. Secrets are added as servers are resolved,
-// possibly from several goroutines (--all, --probe). Every byte that an
-// occurrence of a secret covers is masked, so that secrets that overlap
-// (the end of one the start of another) are masked whole: a run of
-// overlapping occurrences shows as one ***.
-type Masker struct {
+// Set is the secrets of one invocation; it replaces them with ***. Secrets
+// are added as servers are resolved and tokens read, possibly from several
+// goroutines (--all, --probe), and masked from any goroutine. Every byte
+// that an occurrence of a secret covers is masked, so that secrets that
+// overlap (the end of one the start of another) are masked whole: a run of
+// overlapping occurrences shows as one ***. The zero Set is empty and
+// ready to use; a nil *Set is an empty set that ignores Add.
+type Set struct {
 	mu      sync.RWMutex
 	secrets map[string]bool
 	list    []string // the secrets, longest first
@@ -32,7 +33,10 @@ type Masker struct {
 
 // Add registers secret values. Empty values are ignored. The JSON-escaped form
 // of each value is registered too, so a secret cannot leak through --json.
-func (m *Masker) Add(values ...string) {
+func (m *Set) Add(values ...string) {
+	if m == nil {
+		return
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.secrets == nil {
@@ -40,7 +44,7 @@ func (m *Masker) Add(values ...string) {
 	}
 	changed := false
 	for _, v := range values {
-		if len(v) < MinSecretLen || m.secrets[v] {
+		if len(v) < MinLen || m.secrets[v] {
 			continue
 		}
 		m.secrets[v] = true
@@ -51,7 +55,7 @@ func (m *Masker) Add(values ...string) {
 		enc.SetEscapeHTML(false)
 		if enc.Encode(v) == nil {
 			b := bytes.TrimSpace(buf.Bytes())
-			if esc := string(b[1 : len(b)-1]); esc != v && len(esc) >= MinSecretLen {
+			if esc := string(b[1 : len(b)-1]); esc != v && len(esc) >= MinLen {
 				m.secrets[esc] = true
 			}
 		}
@@ -75,7 +79,10 @@ func (m *Masker) Add(values ...string) {
 
 // secretList is the secrets, longest first (never modified: Add makes a
 // new list).
-func (m *Masker) secretList() []string {
+func (m *Set) secretList() []string {
+	if m == nil {
+		return nil
+	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	return m.list
@@ -111,7 +118,7 @@ func runs(list []string, s string) [][2]int {
 }
 
 // Mask returns s with every registered secret replaced by ***.
-func (m *Masker) Mask(s string) string {
+func (m *Set) Mask(s string) string {
 	return maskRange(m.secretList(), s, 0, len(s))
 }
 
@@ -143,13 +150,12 @@ func maskRange(list []string, s string, lo, hi int) string {
 
 // Longest is the length in bytes of the longest secret (0: none): how much
 // of the text around a piece MaskIn looks at.
-func (m *Masker) Longest() int {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	if len(m.list) == 0 {
+func (m *Set) Longest() int {
+	list := m.secretList()
+	if len(list) == 0 {
 		return 0
 	}
-	return len(m.list[0])
+	return len(list[0])
 }
 
 // MaskIn returns text with every secret replaced by ***, including the part
@@ -157,7 +163,7 @@ func (m *Masker) Longest() int {
 // side of text in the whole it was cut from (a page of a resource, one of
 // several content items). A page that starts or ends inside a secret thus
 // shows *** for the part it holds, never half of it in clear.
-func (m *Masker) MaskIn(before, text, after string) string {
+func (m *Set) MaskIn(before, text, after string) string {
 	list := m.secretList()
 	if len(list) == 0 || text == "" {
 		return text
@@ -171,15 +177,17 @@ func (m *Masker) MaskIn(before, text, after string) string {
 	return maskRange(list, b+text+a, len(b), len(b)+len(text))
 }
 
-func (m *Masker) active() bool {
+// Active reports whether the set holds a secret: what has none to mask
+// can pass as it is.
+func (m *Set) Active() bool {
 	return len(m.secretList()) > 0
 }
 
 // MaskJSON masks secrets inside the string values of a JSON document,
 // leaving everything else — keys, numbers, literals, structure — as it is,
 // so the result is still valid JSON and reads the same to a program.
-func (m *Masker) MaskJSON(doc []byte) []byte {
-	if !m.active() {
+func (m *Set) MaskJSON(doc []byte) []byte {
+	if !m.Active() {
 		return doc
 	}
 	var out []byte
@@ -226,21 +234,4 @@ func (m *Masker) MaskJSON(doc []byte) []byte {
 		return doc
 	}
 	return append(out, doc[last:]...)
-}
-
-// maskWriter masks secrets in each Write. Callers write whole documents or
-// whole lines, so a secret is never split across two writes.
-type maskWriter struct {
-	m *Masker
-	w io.Writer
-}
-
-func (mw *maskWriter) Write(p []byte) (int, error) {
-	if !mw.m.active() {
-		return mw.w.Write(p)
-	}
-	if _, err := io.WriteString(mw.w, mw.m.Mask(string(p))); err != nil {
-		return 0, err
-	}
-	return len(p), nil
 }

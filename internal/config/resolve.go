@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // DefaultTimeout bounds connect + initialize + the operation when neither
@@ -71,60 +71,13 @@ func Demo(self string) *Server {
 		Source: SourceBuiltin, Origin: SourceBuiltin, argv0: "mcpx"}
 }
 
-// NotFoundError says a server, tool, prompt, resource or catalog id does not exist (exit 4).
-type NotFoundError struct {
-	What   string // "server", "tool", ...
-	Name   string
-	Detail string              // why, when the server said so
-	RPC    *transport.RPCError // the server's error reply, when there was one
-	Hints  []string
-	// Candidates, where useful, lists what does exist.
-	Candidates []string
-	// Server is the server the item was looked for on ("" for a server).
-	Server string
-	// Known are the configured servers, for an unknown server.
-	Known []string
-	// Source is the source a NAME@SOURCE argument named, and Elsewhere
-	// the NAME@SOURCE forms that do define the name.
-	Source    string
-	Elsewhere []string
-	// Msg, when set, is the whole message.
-	Msg string
-}
-
-func (e *NotFoundError) Error() string {
-	if e.Msg != "" {
-		return e.Msg
-	}
-	if e.Detail != "" {
-		return fmt.Sprintf("unknown %s %q: %s", e.What, e.Name, e.Detail)
-	}
-	return fmt.Sprintf("unknown %s %q", e.What, e.Name)
-}
-
-// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
-func (e *NotFoundError) ErrorCode() string { return "not_found" }
-
-// ErrorDetails are the error's fields under --json: the server's error
-// reply and the candidates, when there are.
-func (e *NotFoundError) ErrorDetails() map[string]any {
-	d := map[string]any{}
-	if e.RPC != nil {
-		d["rpc"] = e.RPC
-	}
-	if e.Candidates != nil {
-		d["candidates"] = e.Candidates
-	}
-	return d
-}
-
 // Lookup finds the server a SRV argument names: a URL, a configured server,
 // or the built-in demo.
 func (c *Config) Lookup(arg, self string) (*Server, error) {
 	if IsURL(arg) {
 		u, err := url.Parse(arg)
 		if err != nil || u.Host == "" {
-			return nil, &Error{Msg: fmt.Sprintf("invalid server URL %q", arg)}
+			return nil, Invalid("", fmt.Sprintf("invalid server URL %q", arg))
 		}
 		return &Server{Name: arg, Transport: HTTP, URL: arg, Source: "command line"}, nil
 	}
@@ -137,7 +90,9 @@ func (c *Config) Lookup(arg, self string) (*Server, error) {
 	if arg == DemoName {
 		return Demo(self), nil
 	}
-	return nil, &NotFoundError{What: "server", Name: arg, Known: c.Names()}
+	e := fail.Unknown("server", arg, "")
+	e.Known = c.Names()
+	return nil, e
 }
 
 var varName = lazyRegexp(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -170,7 +125,7 @@ func (x *expander) expand(field, s string) (string, error) {
 		rest := s[i+2:]
 		j := strings.IndexByte(rest, '}')
 		if j < 0 {
-			return "", &Error{Server: x.server, Msg: fmt.Sprintf("%s: unterminated \"${\" in %q", field, s)}
+			return "", Invalid(x.server, fmt.Sprintf("%s: unterminated \"${\" in %q", field, s))
 		}
 		expr := rest[:j]
 		name, val, err := x.value(field, expr)
@@ -192,7 +147,7 @@ func (x *expander) value(field, expr string) (string, string, error) {
 	case expr == "workspaceFolder":
 		return "", x.workspace, nil
 	case strings.HasPrefix(expr, "input:"):
-		return "", "", &Error{Server: x.server, Msg: fmt.Sprintf("%s: ${%s} asks VS Code to prompt for a value, which mcpx cannot do; use ${VAR} and set VAR in the environment", field, expr)}
+		return "", "", Invalid(x.server, fmt.Sprintf("%s: ${%s} asks VS Code to prompt for a value, which mcpx cannot do; use ${VAR} and set VAR in the environment", field, expr))
 	case strings.HasPrefix(expr, "env:"):
 		expr = expr[len("env:"):]
 	}
@@ -201,16 +156,24 @@ func (x *expander) value(field, expr string) (string, string, error) {
 		name, def, hasDef = expr[:k], expr[k+2:], true
 	}
 	if !varName().MatchString(name) {
-		return "", "", &Error{Server: x.server, Msg: fmt.Sprintf("%s: ${%s} is not a variable reference (want ${VAR} or ${VAR:-default})", field, expr)}
+		return "", "", Invalid(x.server, fmt.Sprintf("%s: ${%s} is not a variable reference (want ${VAR} or ${VAR:-default})", field, expr))
 	}
 	v, ok := x.lookup(name)
 	if hasDef && v == "" {
 		return name, def, nil
 	}
 	if !ok {
-		return "", "", &Error{Server: x.server, Var: name, Msg: fmt.Sprintf("environment variable %s is not set (used in %s)", name, field)}
+		return "", "", x.unset(name, field)
 	}
 	return name, v, nil
+}
+
+// unset is the error of the environment variable name, used in field and
+// not set.
+func (x *expander) unset(name, field string) error {
+	e := Invalid(x.server, fmt.Sprintf("environment variable %s is not set (used in %s)", name, field))
+	e.What, e.Name = "variable", name
+	return e
 }
 
 // Resolve expands a server's entry into a Target. Only servers that an
@@ -342,12 +305,12 @@ func (x *expander) resolveRemote(s *Server, t *Target, o ResolveOptions) error {
 	}
 	for _, k := range slices.Sorted(maps.Keys(t.Headers)) {
 		if msg := badHeader(k, t.Headers[k]); msg != "" {
-			return &Error{Server: s.Name, Msg: msg}
+			return Invalid(s.Name, msg)
 		}
 	}
 	u, perr := url.Parse(t.URL)
 	if perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return &Error{Server: s.Name, Msg: fmt.Sprintf("url %q is not an http(s) URL", s.URL)}
+		return Invalid(s.Name, fmt.Sprintf("url %q is not an http(s) URL", s.URL))
 	}
 	x.secrets = append(x.secrets, URLSecrets(u)...)
 	t.SpillName = u.Hostname()
@@ -385,7 +348,7 @@ func (x *expander) expandOAuth(c *OAuthConfig, dir string) (*OAuthConfig, error)
 	}
 	if oc.ClientMetadataURL != "" && oc.ClientMetadataURL != c.ClientMetadataURL {
 		if err := CheckClientMetadataURL(oc.ClientMetadataURL); err != nil {
-			return nil, &Error{Server: x.server, Msg: "\"oauth\".clientMetadataUrl " + err.Error()}
+			return nil, Invalid(x.server, "\"oauth\".clientMetadataUrl "+err.Error())
 		}
 	}
 	x.secrets = x.secrets[:n] // a client id is public: it is in every authorization URL
@@ -405,27 +368,88 @@ func (x *expander) expandOAuth(c *OAuthConfig, dir string) (*OAuthConfig, error)
 		}
 		oc.PrivateKey = key
 	}
+	oc.AssertionEnv, oc.AssertionFile = c.AssertionEnv, relTo(dir, c.AssertionFile)
+	if oc.Assertion, err = x.envSecret("oauth.assertionEnv", c.AssertionEnv); err != nil {
+		return nil, err
+	}
+	if c.IdP != nil {
+		if oc.IdP, err = x.expandIdP(c.IdP, dir); err != nil {
+			return nil, err
+		}
+	}
 	return oc, nil
+}
+
+// expandIdP expands the IdP of an id-jag grant: its client secret and the
+// ID token of IDTokenEnv are secrets.
+func (x *expander) expandIdP(c *IdPConfig, dir string) (*IdPConfig, error) {
+	p := &IdPConfig{IDTokenEnv: c.IDTokenEnv, IDTokenFile: relTo(dir, c.IDTokenFile)}
+	var err error
+	if p.Issuer, err = x.expand("oauth.idp.issuer", c.Issuer); err != nil {
+		return nil, err
+	}
+	if p.TokenEndpoint, err = x.expand("oauth.idp.tokenEndpoint", c.TokenEndpoint); err != nil {
+		return nil, err
+	}
+	if p.ClientID, err = x.expand("oauth.idp.clientId", c.ClientID); err != nil {
+		return nil, err
+	}
+	n := len(x.secrets)
+	x.all = true
+	p.ClientSecret, err = x.expand("oauth.idp.clientSecret", c.ClientSecret)
+	x.all = false
+	if err != nil {
+		return nil, err
+	}
+	if p.ClientSecret != "" && len(x.secrets) == n {
+		x.secrets = append(x.secrets, p.ClientSecret)
+	}
+	if p.IDToken, err = x.envSecret("oauth.idp.idTokenEnv", c.IDTokenEnv); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// envSecret is the value of the environment variable name ("" for no
+// name), a secret: an assertion or an ID token named by its variable.
+func (x *expander) envSecret(field, name string) (string, error) {
+	if name == "" {
+		return "", nil
+	}
+	v, ok := x.lookup(name)
+	if !ok || v == "" {
+		return "", x.unset(name, field)
+	}
+	x.secrets = append(x.secrets, v)
+	return v, nil
+}
+
+// relTo is a file name of the config relative to its directory.
+func relTo(dir, name string) string {
+	if name == "" || filepath.IsAbs(name) || dir == "" {
+		return name
+	}
+	return filepath.Join(dir, name)
 }
 
 // privateKey reads "oauth".privateKey: "@FILE" (relative to the config
 // file's directory) or a value with ${VAR}, a PEM RSA or EC private key.
 // The key, and each line of it, are secrets.
 func (x *expander) privateKey(v, dir string) (string, error) {
-	fail := func(format string, args ...any) error {
-		return &Error{Server: x.server, Msg: "\"oauth\".privateKey " + fmt.Sprintf(format, args...)}
+	bad := func(format string, args ...any) error {
+		return Invalid(x.server, "\"oauth\".privateKey "+fmt.Sprintf(format, args...))
 	}
 	var key string
 	if name, ok := strings.CutPrefix(v, "@"); ok {
 		if name == "" {
-			return "", fail("\"@\" names no file")
+			return "", bad("\"@\" names no file")
 		}
 		if !filepath.IsAbs(name) && dir != "" {
 			name = filepath.Join(dir, name)
 		}
 		data, err := readKeyFile(name)
 		if err != nil {
-			return "", fail("%v", err)
+			return "", bad("%v", err)
 		}
 		key = string(data)
 	} else {
@@ -439,7 +463,7 @@ func (x *expander) privateKey(v, dir string) (string, error) {
 	}
 	x.secrets = append(x.secrets, PrivateKeySecrets(key)...)
 	if _, err := ParsePrivateKey(key); err != nil {
-		return "", fail("%v", err)
+		return "", bad("%v", err)
 	}
 	return key, nil
 }
@@ -468,7 +492,7 @@ func (x *expander) expandRoots(s *Server) ([]string, error) {
 			return nil, err
 		}
 		if v == "" {
-			return nil, &Error{Server: s.Name, Msg: fmt.Sprintf("%s (%q) is empty once expanded; a root names a directory", field, r)}
+			return nil, Invalid(s.Name, fmt.Sprintf("%s (%q) is empty once expanded; a root names a directory", field, r))
 		}
 		if !filepath.IsAbs(v) && s.Dir != "" {
 			v = filepath.Join(s.Dir, v)
@@ -543,7 +567,7 @@ func ParseHeader(h string) (string, string, error) {
 	k, v, ok := strings.Cut(h, ":")
 	k = strings.TrimSpace(k)
 	if !ok || k == "" || strings.ContainsAny(k, " \t\r\n") {
-		return "", "", &Error{Msg: fmt.Sprintf("-H wants 'Name: value', got %q", maskHeader(h))}
+		return "", "", Invalid("", fmt.Sprintf("-H wants 'Name: value', got %q", maskHeader(h)))
 	}
 	return k, strings.TrimSpace(v), nil
 }

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // layouts places each file of testdata/hosts.txtar at its host's
@@ -320,8 +321,7 @@ func TestHostDialects(t *testing.T) {
 func TestHostDisabledAndRefs(t *testing.T) {
 	for _, ref := range []string{"parked", "parked-codex", "remote-cline", "excludedOne", "off-opencode", "remote-zed", "remote-goose"} {
 		_, err := resolved(t, ref)
-		var ce *Error
-		if !errors.As(err, &ce) || !strings.Contains(err.Error(), "is disabled in") {
+		if !fail.Is(err, fail.Usage) || !strings.Contains(err.Error(), "is disabled in") {
 			t.Errorf("%s: %v, want a disabled Error", ref, err)
 		}
 	}
@@ -330,12 +330,12 @@ func TestHostDisabledAndRefs(t *testing.T) {
 		t.Errorf("airtable@claude-code: %+v %v", tg, err)
 	}
 	_, err = resolved(t, "nosuch@cursor")
-	var nf *NotFoundError
-	if !errors.As(err, &nf) || nf.Name != "nosuch@cursor" {
+	nf, ok := fail.As(err, fail.NotFound)
+	if !ok || nf.Name != "nosuch@cursor" {
 		t.Errorf("nosuch@cursor: %v", err)
 	}
 	_, err = resolved(t, "github@zed")
-	if !errors.As(err, &nf) || nf.Source != "zed" || strings.Join(nf.Elsewhere, ", ") != "github@cursor, github@vscode, github@goose" {
+	if nf, ok = fail.As(err, fail.NotFound); !ok || nf.Source != "zed" || strings.Join(nf.Known, ", ") != "github@cursor, github@vscode, github@goose" {
 		t.Errorf("github@zed: %v %v", err, nf)
 	}
 }
