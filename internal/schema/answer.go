@@ -7,6 +7,7 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -14,10 +15,9 @@ import (
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
-// WantError says what an answer must be ("a number", "one of ...").
-type WantError string
-
-func (e WantError) Error() string { return string(e) }
+// wantError says what an answer must be ("a number", "one of ..."): a
+// plain error, whose type nothing reads.
+func wantError(want string) error { return errors.New(want) }
 
 // AnswerText types a --answer VALUE for the field: as a person would type
 // it at the question, except that a choice is its value (never its
@@ -30,7 +30,7 @@ func (f *Field) AnswerText(in string) (json.RawMessage, error) {
 			b, _ := json.Marshal(in)
 			return b, nil
 		}
-		return nil, WantError("one of " + f.ChoiceList())
+		return nil, wantError("one of " + f.ChoiceList())
 	case "multi":
 		if t := strings.TrimSpace(in); strings.HasPrefix(t, "[") && json.Valid([]byte(t)) {
 			return f.AnswerJSON(json.RawMessage(t))
@@ -43,11 +43,11 @@ func (f *Field) AnswerText(in string) (json.RawMessage, error) {
 		}
 		return f.multiAnswer(vals)
 	case "":
-		return nil, WantError("a value mcpx cannot type (its schema is of no kind an elicitation form has)")
+		return nil, wantError("a value mcpx cannot type (its schema is of no kind an elicitation form has)")
 	}
 	v, want := f.Check(in)
 	if want != "" {
-		return nil, WantError(want)
+		return nil, wantError(want)
 	}
 	return v, nil
 }
@@ -59,17 +59,17 @@ func (f *Field) AnswerJSON(raw json.RawMessage) (json.RawMessage, error) {
 	switch f.Kind {
 	case "string", "enum":
 		if kind != "string" {
-			return nil, WantError(map[bool]string{true: "one of " + f.ChoiceList(), false: "a string"}[f.Kind == "enum"])
+			return nil, wantError(map[bool]string{true: "one of " + f.ChoiceList(), false: "a string"}[f.Kind == "enum"])
 		}
 		return f.AnswerText(Text(v))
 	case "number", "integer":
 		if kind != "integer" && kind != "number" {
-			return nil, WantError("a number")
+			return nil, wantError("a number")
 		}
 		return f.AnswerText(string(v))
 	case "boolean":
 		if kind != "boolean" {
-			return nil, WantError("true or false")
+			return nil, wantError("true or false")
 		}
 		return v, nil
 	case "multi":
@@ -86,13 +86,13 @@ func (f *Field) multiJSON(v json.RawMessage, kind string) (json.RawMessage, erro
 	}
 	list, ok := Array(v)
 	if !ok {
-		return nil, WantError("an array of choices among " + f.ChoiceList())
+		return nil, wantError("an array of choices among " + f.ChoiceList())
 	}
 	vals := make([]string, 0, len(list))
 	for _, el := range list {
 		s, ok := String(el)
 		if !ok {
-			return nil, WantError("an array of choices among " + f.ChoiceList())
+			return nil, wantError("an array of choices among " + f.ChoiceList())
 		}
 		vals = append(vals, s)
 	}
@@ -105,7 +105,7 @@ func (f *Field) multiAnswer(vals []string) (json.RawMessage, error) {
 	out := []string{}
 	for _, v := range vals {
 		if !f.IsChoice(v) {
-			return nil, WantError(fmt.Sprintf("choices among %s (%q is not one)", f.ChoiceList(), v))
+			return nil, wantError(fmt.Sprintf("choices among %s (%q is not one)", f.ChoiceList(), v))
 		}
 		if !seen[v] {
 			seen[v] = true
@@ -113,7 +113,7 @@ func (f *Field) multiAnswer(vals []string) (json.RawMessage, error) {
 		}
 	}
 	if msg := lengthBounds(len(out), f.MinLen, f.MaxLen, "choice", "choices"); msg != "" {
-		return nil, WantError(msg)
+		return nil, wantError(msg)
 	}
 	b, _ := json.Marshal(out)
 	return b, nil
