@@ -3,10 +3,11 @@ package client
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // maxFindProblems is how many items without a usable id Find reports one
@@ -92,7 +93,7 @@ func (c *Conn) Find(ctx context.Context, kind, id string, near func(id string)) 
 // request.
 func (c *Conn) GetPrompt(ctx context.Context, name string, args map[string]string) (json.RawMessage, error) {
 	if !c.Caps.Prompts {
-		return nil, &UnsupportedError{Server: c.T.Name, What: "prompts"}
+		return nil, Unsupported(c.T.Name, "prompts")
 	}
 	return c.callRaw(ctx, "prompts/get", func(ctx context.Context) (json.RawMessage, error) {
 		return c.roundTrips(ctx, "prompts/get", func(round mcp.MultiRoundTripParams) any {
@@ -104,7 +105,7 @@ func (c *Conn) GetPrompt(ctx context.Context, name string, args map[string]strin
 // CallTool calls a tool with args (a JSON object, sent exactly as given so
 // that numbers keep their digits) and returns the result exactly as the
 // server sent it. It is sent whatever the server advertised (invoke fails
-// open); "method not found" is an *UnsupportedError.
+// open); "method not found" is unsupported.
 func (c *Conn) CallTool(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, error) {
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
@@ -115,8 +116,7 @@ func (c *Conn) CallTool(ctx context.Context, name string, args json.RawMessage) 
 			return mcp.CallToolParams{Name: name, Arguments: args, Meta: meta, MultiRoundTripParams: round}
 		})
 	})
-	var unsup *UnsupportedError
-	if errors.As(err, &unsup) && !c.Caps.Tools {
+	if unsup, ok := fail.As(err, fail.Unsupported); ok && !c.Caps.Tools {
 		unsup.What = "tools"
 	}
 	return raw, err

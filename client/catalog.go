@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -342,7 +343,7 @@ func (c *Conn) List(ctx context.Context, kind string) ([]*Item, []Problem, error
 }
 
 // parseItems parses the items of a listing, adding their problems to
-// problems; the deadline passing is a TimeoutError, with no items.
+// problems; the deadline passing is a timeout, with no items.
 func (c *Conn) parseItems(ctx context.Context, kind string, raws []json.RawMessage, problems []Problem) ([]*Item, []Problem, error) {
 	l := &Listing{Server: c.T.Name, kinds: []listedKind{{kind: kind, raws: raws}}}
 	items := make([]*Item, 0, len(raws))
@@ -426,13 +427,13 @@ func (l *Listing) Each(ctx context.Context, item func(*Item) error, problem func
 // that does not know resources/templates/list has no templates.
 func (c *Conn) listed(ctx context.Context, kind string) (raws []json.RawMessage, problems []Problem, failed *Problem, err error) {
 	raws, problems, err = c.listAll(ctx, kind)
+	raws = c.visible(kind, raws)
 	var le *listError
-	var unsup *UnsupportedError
 	switch {
 	case err == nil:
 	case !errors.As(err, &le):
 		return nil, problems, nil, err
-	case kind == KindTemplate && errors.As(err, &unsup) && len(raws) == 0:
+	case kind == KindTemplate && fail.Is(err, fail.Unsupported) && len(raws) == 0:
 		// Many servers offer resources but not resources/templates/list:
 		// under the resources capability, "method not found" means no templates.
 		if c.debug != nil {

@@ -15,9 +15,9 @@ import (
 
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/tidwall/gjson"
 
-	"github.com/mcpx-cli/mcpx/client/auth"
-	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -29,68 +29,82 @@ func isTransportFailure(err error) bool {
 }
 
 // classifyCall turns a failed request into a typed error: a JSON-RPC error
-// reply (with its code and data) is a ServerError, or an UnsupportedError
-// for "method not found"; refused says that mcpx answered a request of the
+// reply (with its code and data) is a server_error (see serverError), or
+// unsupported for "method not found"; refused says that mcpx answered a request of the
 // server's "method not found" during the call. What is not the server's
 // answer goes to classify.
 func (c *Conn) classifyCall(ctx context.Context, method string, err error, refused bool) error {
 	if le := c.limit.Get(); le != nil {
 		return le
 	}
-	var broken *brokenReplyError
-	if errors.As(err, &broken) && c.limit.Violation() == "" {
+	var reply *replyError
+	isReply := errors.As(err, &reply)
+	if isReply && reply.Broken != "" && c.limit.Violation() == "" {
 		// Over HTTP and SSE (over stdio the framer has refused the line).
-		return &transport.ConnectError{Server: c.T.Name, Phase: method, Err: err,
-			Msg: fmt.Sprintf("the server answered %s with %s, which breaks JSON-RPC", method, broken.How)}
+		return &fail.ConnectError{Server: c.T.Name, Phase: method, Err: err,
+			Msg: fmt.Sprintf("the server answered %s with %s, which breaks JSON-RPC", method, reply.Broken)}
 	}
-	var tooMany *tooManyInputsError
-	if errors.As(err, &tooMany) && ctx.Err() == nil {
-		return &BadReplyError{Server: c.T.Name, Method: method,
-			Msg: fmt.Sprintf("returned an input_required result with %d input requests; mcpx answers at most %d at once", tooMany.N, maxInputRequests)}
+	var input *inputError
+	isInput := errors.As(err, &input)
+	if isInput && input.TooMany > 0 && ctx.Err() == nil {
+		return badReply(c.T.Name, method, fmt.Sprintf("returned an input_required result with %d input requests; mcpx answers at most %d at once", input.TooMany, maxInputRequests))
 	}
 	if ae := c.authError(); ae != nil && ctx.Err() == nil {
 		// An HTTP 401 or 403, which mcp-go's transport turns into an error.
 		return ae
 	}
-	var reply *rpcReplyError
-	if errors.As(err, &reply) && ctx.Err() == nil {
-		d := reply.Details
-		// --json carries the server's message exactly, up to 64 KiB,
-		// and its data when that is at most 64 KiB of JSON (else null).
-		rpc := transport.RPCError{Code: d.Code, Message: text.ClipBytes(d.Message, rpcMessageLimit)}
-		if d.Data != nil {
-			if b, mErr := json.Marshal(d.Data); mErr == nil && len(b) <= rpcMessageLimit {
-				rpc.Data = b
-			}
-		}
-		if d.Code == mcp.UNSUPPORTED_PROTOCOL_VERSION {
-			return c.versionRefused(method, rpc, d.Message)
-		}
-		// "Method not found" is the server's own method missing, unless
-		// mcpx refused a request of the server's during the call (a
-		// tool that asked for sampling passes mcpx's refusal on).
-		if d.Code == mcp.METHOD_NOT_FOUND && !refused {
-			return &UnsupportedError{Server: c.T.Name, Method: method, RPC: &rpc, shown: c.shown(d.Message)}
-		}
-		return &ServerError{Server: c.T.Name, Method: method, RPC: rpc, shown: c.shown(d.Message)}
+	if isReply && reply.Broken == "" && ctx.Err() == nil {
+		return c.replyFailure(method, reply.Details, refused)
 	}
-	var input *inputError
-	if errors.As(err, &input) && ctx.Err() == nil && c.limit.Violation() == "" {
+	if isInput && input.TooMany == 0 && ctx.Err() == nil && c.limit.Violation() == "" {
 		if _, lost := c.isLost(); !lost {
 			// The 2026-07-28 era's input_required rounds failed: the
 			// operation failed (exit 1), not the connection.
 			if input.Unreadable {
-				return &BadReplyError{Server: c.T.Name, Method: method, Msg: "returned an input_required result mcpx cannot read: " + c.shown(input.Why)}
+				return badReply(c.T.Name, method, "returned an input_required result mcpx cannot read: "+c.shown(input.Why))
 			}
-			return &BadReplyError{Server: c.T.Name, Method: method, Msg: "asked for input mcpx does not give: " + c.shown(input.Why)}
+			return badReply(c.T.Name, method, "asked for input mcpx does not give: "+c.shown(input.Why))
 		}
 	}
 	return c.classify(ctx, method, err)
 }
 
-// authError is the auth.Error of the last HTTP 401 or 403, nil when there
+// replyFailure is the failure of the server's error reply d to method;
+// refused says that mcpx answered a request of the server's "method not
+// found" during the call (see classifyCall).
+func (c *Conn) replyFailure(method string, d *mcp.JSONRPCErrorDetails, refused bool) error {
+	// --json carries the server's message exactly, up to 64 KiB, and its
+	// data when that is at most 64 KiB of JSON (else null).
+	rpc := fail.RPCError{Code: d.Code, Message: text.ClipBytes(d.Message, rpcMessageLimit)}
+	if d.Data != nil {
+		if b, mErr := json.Marshal(d.Data); mErr == nil && len(b) <= rpcMessageLimit {
+			rpc.Data = b
+		}
+	}
+	switch d.Code {
+	case mcp.UNSUPPORTED_PROTOCOL_VERSION:
+		return c.versionRefused(method, rpc, d.Message)
+	case mcp.HEADER_MISMATCH:
+		// The server says the request's MCP headers and its body disagree
+		// (SEP-2243): the protocol's framing broke between mcpx and the
+		// server (a proxy that rewrites headers, say).
+		return &fail.ConnectError{Server: c.T.Name, Phase: method, Err: serverError(c.T.Name, method, rpc, c.shown(d.Message)),
+			Msg: fmt.Sprintf("the server answered %s that its headers do not match its body: %s (code %d)", method, c.shown(d.Message), d.Code)}
+	case mcp.MISSING_REQUIRED_CLIENT_CAPABILITY:
+		return c.missingCapability(method, rpc, d.Message)
+	}
+	// "Method not found" is the server's own method missing, unless mcpx
+	// refused a request of the server's during the call (a tool that
+	// asked for sampling passes mcpx's refusal on).
+	if d.Code == mcp.METHOD_NOT_FOUND && !refused {
+		return unsupported(c.T.Name, "", method, &rpc, c.shown(d.Message))
+	}
+	return serverError(c.T.Name, method, rpc, c.shown(d.Message))
+}
+
+// authError is the fail.AuthError of the last HTTP 401 or 403, nil when there
 // was none.
-func (c *Conn) authError() *auth.Error {
+func (c *Conn) authError() *fail.AuthError {
 	if c.rt == nil {
 		return nil
 	}
@@ -100,7 +114,11 @@ func (c *Conn) authError() *auth.Error {
 	}
 	_, meta := c.rt.AuthChallenge("resource_metadata")
 	_, scope := c.rt.AuthChallenge("scope")
-	return &auth.Error{Server: c.T.Name, Status: st, ResourceMetadata: c.shown(meta), Scope: c.shown(scope)}
+	ae := &fail.AuthError{Server: c.T.Name, Status: st, ResourceMetadata: c.shown(meta), Scope: c.shown(scope)}
+	if st == http.StatusForbidden && c.tokens != nil {
+		c.tokens.Explain(ae) // the scopes of the refused token, for the hint
+	}
+	return ae
 }
 
 // classify turns a transport-level failure into one of the typed errors.
@@ -109,7 +127,7 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 		return le
 	}
 	if why, lost := c.isLost(); lost && ctx.Err() == nil && c.limit.Violation() == "" {
-		e := &transport.ConnectError{Server: c.T.Name, Phase: phase, Msg: fmt.Sprintf("%s during %s", c.shown(why), phase), Err: err}
+		e := &fail.ConnectError{Server: c.T.Name, Phase: phase, Msg: fmt.Sprintf("%s during %s", c.shown(why), phase), Err: err}
 		if c.proc != nil {
 			// The server died (its leader exited while something it
 			// started still holds its stdout): stop what is left of it.
@@ -133,9 +151,9 @@ func (c *Conn) classify(ctx context.Context, phase string, err error) error {
 	}
 	var authErr *mcptransport.AuthorizationRequiredError
 	if errors.As(err, &authErr) {
-		return &auth.Error{Server: c.T.Name, Status: http.StatusUnauthorized, ResourceMetadata: c.shown(authErr.ResourceMetadataURL)}
+		return &fail.AuthError{Server: c.T.Name, Status: http.StatusUnauthorized, ResourceMetadata: c.shown(authErr.ResourceMetadataURL)}
 	}
-	e := &transport.ConnectError{Server: c.T.Name, Phase: phase, Err: err}
+	e := &fail.ConnectError{Server: c.T.Name, Phase: phase, Err: err}
 	if v := c.limit.Violation(); v != "" {
 		if c.proc != nil {
 			c.proc.Stop()
@@ -198,34 +216,52 @@ const maxSkipShown = 120
 // banner such as "Listening on port 3000": a server started for another
 // transport, or waiting for an option) is explained by its first such
 // lines, each masked, on one line, clipped.
-func (c *Conn) timeoutError(phase string) *TimeoutError {
-	e := &TimeoutError{Server: c.T.Name, Phase: phase, Timeout: c.T.Timeout}
+func (c *Conn) timeoutError(phase string) *fail.TimeoutError {
+	e := &fail.TimeoutError{Server: c.T.Name, Phase: phase, Timeout: c.T.Timeout}
 	if c.proc == nil {
 		return e
 	}
 	for _, line := range c.proc.SkippedLines() {
-		e.Stdout = append(e.Stdout, SkippedLine{Text: text.Clip(c.shown(line), maxSkipShown), JSON: line[0] == '{' || line[0] == '['})
+		e.Stdout = append(e.Stdout, fail.SkippedLine{Text: text.Clip(c.shown(line), maxSkipShown), JSON: line[0] == '{' || line[0] == '['})
 	}
 	return e
 }
 
-// versionRefusal is a server's refusal of the connection's protocol
-// version (-32022), with the versions it says it supports
-// (data.supported).
-type versionRefusal struct {
-	Supported []string
-	RPC       transport.RPCError
+// missingCapability is the error of a request the server refused because
+// mcpx did not declare a client capability it needs (-32021; data.capability
+// names it): the server needs what mcpx does not offer here (exit 5).
+func (c *Conn) missingCapability(method string, rpc fail.RPCError, msg string) error {
+	what := "a client capability mcpx does not declare"
+	if name := gjson.GetBytes(rpc.Data, "capability"); name.Type == gjson.String && name.String() != "" {
+		what = "the client capability " + text.QuoteClip(name.String(), 60) + ", which mcpx does not declare"
+	}
+	e := unsupported(c.T.Name, "", method, &rpc, c.shown(msg))
+	e.Message = fmt.Sprintf("server %q: %s needs %s: %s (code %d)", c.T.Name, method, what, c.shown(msg), rpc.Code)
+	return e
 }
 
-func (e *versionRefusal) Error() string {
-	return fmt.Sprintf("unsupported protocol version (code %d)", e.RPC.Code)
+// versionRefusal is a server's refusal of the connection's protocol
+// version (-32022): the cause of the connection's failure, its What
+// "protocol version", RPC the reply and Known the versions the server says
+// it supports (data.supported).
+func versionRefusal(supported []string, rpc fail.RPCError) *fail.Error {
+	return &fail.Error{Code: fail.Connection, What: "protocol version", Known: supported, RPC: &rpc,
+		Message: fmt.Sprintf("unsupported protocol version (code %d)", rpc.Code)}
+}
+
+// asVersionRefusal returns the versionRefusal in err's chain, if any.
+func asVersionRefusal(err error) (*fail.Error, bool) {
+	if e, ok := fail.As(err, fail.Connection); ok && e.What == "protocol version" {
+		return e, true
+	}
+	return nil, false
 }
 
 // versionRefused is the error of a request the server refused for the
 // connection's protocol version: the connection failed (exit 3), never an
 // operation's failure that a listing could pass over with a warning.
 // Conn.callRaw connects again in the legacy era when it can.
-func (c *Conn) versionRefused(method string, rpc transport.RPCError, msg string) error {
+func (c *Conn) versionRefused(method string, rpc fail.RPCError, msg string) error {
 	var data struct {
 		Supported []string `json:"supported"`
 	}
@@ -234,7 +270,10 @@ func (c *Conn) versionRefused(method string, rpc transport.RPCError, msg string)
 	if version == "" { // during the handshake
 		version = c.opts.ProtocolVersion
 	}
-	e := &transport.ConnectError{Server: c.T.Name, Phase: method, Err: &versionRefusal{Supported: data.Supported, RPC: rpc},
+	if method == string(mcp.MethodInitialize) && mcp.IsModernProtocol(version) {
+		version = mcp.LATEST_LEGACY_PROTOCOL_VERSION // what the initialize after server/discover asks for
+	}
+	e := &fail.ConnectError{Server: c.T.Name, Phase: method, Err: versionRefusal(data.Supported, rpc),
 		Msg: fmt.Sprintf("the server refused protocol %s during %s: %s (code %d)", version, method, c.shown(msg), rpc.Code)}
 	if v := newestLegacy(data.Supported); v != "" && v != version {
 		e.Speaks = v

@@ -6,7 +6,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // CompleteRef is what a completion/complete request completes an argument
@@ -23,7 +23,7 @@ type CompleteRef struct {
 // another JSON type is skipped, never the whole answer.
 func (c *Conn) Complete(ctx context.Context, ref CompleteRef, arg, value string, args map[string]string) ([]string, error) {
 	if !c.Caps.Completions {
-		return nil, &UnsupportedError{Server: c.T.Name, What: "completions"}
+		return nil, Unsupported(c.T.Name, "completions")
 	}
 	raw, err := c.callRaw(ctx, "completion/complete", func(ctx context.Context) (json.RawMessage, error) {
 		var p mcp.CompleteParams
@@ -45,7 +45,7 @@ func (c *Conn) Complete(ctx context.Context, ref CompleteRef, arg, value string,
 		} `json:"completion"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, &ServerError{Server: c.T.Name, Method: "completion/complete", RPC: transport.RPCError{Message: "the result is not a completion: " + err.Error()}}
+		return nil, serverError(c.T.Name, "completion/complete", fail.RPCError{Message: "the result is not a completion: " + err.Error()}, "")
 	}
 	values := make([]string, 0, len(res.Completion.Values))
 	for _, v := range res.Completion.Values {

@@ -21,8 +21,10 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpx-cli/mcpx/client/auth"
-	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -41,12 +43,10 @@ type Options struct {
 	Debug           func(string, ...any) // protocol notes shown with -v
 	Note            func(string, ...any) // notes always shown (the SSE fallback)
 	Logger          *slog.Logger         // where mcp-go's own logging goes
-	Mask            func(string) string  // hides secrets before a message cuts a server's text short
-	// MaskIn hides secrets in text, and the part of one that begins in
-	// before or ends in after: for a window at the start of a server's
-	// text, which may cut a secret (nil: Mask alone).
-	MaskIn     func(before, text, after string) string
-	AddSecrets func(...string) // registers secrets (stored tokens) to hide from now on
+	// Secrets are the invocation's secrets: masked before a message cuts
+	// a server's text short, and added to (stored tokens) as they are
+	// read (nil: nothing is masked).
+	Secrets *secret.Set
 	// UnusableToken, when set, is told of a stored token that cannot be
 	// used (see auth.SourceOptions.Unusable); the connection goes on
 	// without it.
@@ -79,6 +79,13 @@ type Options struct {
 	// zero value remembers nothing).
 	Transports auth.Transports
 
+	// HideTool, when set, hides the tools it names from every listing
+	// (a server entry's "tools" rules; see headless.go).
+	HideTool func(name string) bool
+	// TraceParent and TraceState, when TraceParent is set, travel in
+	// every request's _meta as traceparent and tracestate (MCP SEP-414).
+	TraceParent, TraceState string
+
 	// remembered: this SSE connection is made because Transports said so,
 	// and waits at most rememberedSSEWait for the endpoint event.
 	remembered bool
@@ -90,6 +97,25 @@ type Options struct {
 // hold the GET open without ever sending one. After it, HTTP is tried.
 const rememberedSSEWait = 3 * time.Second
 
+// discoverWait bounds the wait for the answer to server/discover before a
+// server that sends none is taken for one that knows only the legacy
+// handshake. Over stdio the request is written as the server starts, so
+// the bound includes the server's start: a Node.js server on the
+// TypeScript SDK takes over a second to load on a busy machine, and a
+// bound of 1 s initialized such servers at 2025-11-25 although they speak
+// 2026-07-28.
+const discoverWait = 5 * time.Second
+
+// discoverWaitWithin is discoverWait, or half of what is left of ctx's
+// deadline when that is less, so that the initialize after the wait still
+// has time (one TAB's completion budget is 2 s).
+func discoverWaitWithin(ctx context.Context) time.Duration {
+	if d, ok := ctx.Deadline(); ok {
+		return min(discoverWait, time.Until(d)/2)
+	}
+	return discoverWait
+}
+
 // Capabilities are what the server advertised at initialize.
 type Capabilities struct {
 	Tools       bool `json:"tools"`
@@ -99,6 +125,8 @@ type Capabilities struct {
 	Logging     bool `json:"logging"`
 	// Subscribe: resources.subscribe (not in the JSON documents).
 	Subscribe bool `json:"-"`
+	// Skills: the server declares the skills extension (see ListSkills).
+	Skills bool `json:"-"`
 }
 
 // Conn is one initialized connection to one server.
@@ -111,18 +139,16 @@ type Conn struct {
 	Instructions  string
 	Auth          auth.Info // the OAuth state the connection was made with
 
-	mc    *mcpclient.Client
-	hooks *serverHooks
-	tap   *tap
-	kind  string // the transport connected over
-	debug func(string, ...any)
-	mask  func(string) string
-	// see Options.MaskIn
-	maskIn func(before, text, after string) string
-	proc   *transport.Process
-	rt     *transport.HTTP
-	limit  *transport.Limit
-	stop   context.CancelFunc
+	mc      *mcpclient.Client
+	hooks   *serverHooks
+	tap     *tap
+	kind    string // the transport connected over
+	debug   func(string, ...any)
+	secrets *secret.Set // see Options.Secrets
+	proc    *transport.Process
+	rt      *transport.HTTP
+	limit   *transport.Limit
+	stop    context.CancelFunc
 
 	mu        sync.Mutex
 	phase     string
@@ -150,6 +176,8 @@ type Conn struct {
 	warmRetry  atomic.Bool // the daemon's http or sse connection failed its handshake
 	// warmFirstPost: the HTTP status of its first POST (for the SSE fallback)
 	warmFirstPost atomic.Int64
+
+	times timings // the time of each phase (see Timings)
 }
 
 // lostSignal is closed when a connection is known dead. The watchers of a
@@ -225,16 +253,16 @@ func Connect(ctx context.Context, t *config.Target, o Options) (*Conn, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	tokens := auth.NewSource(ctx, t, auth.SourceOptions{Mask: o.Mask, Note: o.Note, AddSecrets: o.AddSecrets,
+	tokens := auth.NewSource(ctx, t, auth.SourceOptions{Secrets: o.Secrets, Note: o.Note,
 		Unusable: o.UnusableToken})
-	c, err := connectFallback(ctx, t, o, tokens)
+	c, err := connectVersion(ctx, t, o, tokens)
 	if tokens != nil {
-		var ae *auth.Error
+		var ae *fail.AuthError
 		if errors.As(err, &ae) && tokens.Retry(ctx, ae) {
 			// The server refused a stored token it had not expired by our
 			// clock (revoked, or a lifetime it did not announce): refresh it
 			// once and connect again.
-			c, err = connectFallback(ctx, t, o, tokens)
+			c, err = connectVersion(ctx, t, o, tokens)
 		}
 		if errors.As(err, &ae) {
 			tokens.Explain(ae)
@@ -245,6 +273,46 @@ func Connect(ctx context.Context, t *config.Target, o Options) (*Conn, error) {
 	}
 	c.Auth = tokens.Info()
 	return c, nil
+}
+
+// connectVersion is connectFallback, again once at the version the server
+// names when it refuses the initialize handshake's with -32022: the newest
+// of its data.supported that mcpx speaks, with the note any fallback gives
+// (see --protocol-version in mcpx(1)).
+func connectVersion(ctx context.Context, t *config.Target, o Options, tokens *auth.Source) (*Conn, error) {
+	c, err := connectFallback(ctx, t, o, tokens)
+	var ce *fail.ConnectError
+	if err == nil || ctx.Err() != nil || !errors.As(err, &ce) || ce.Phase != "initialize" {
+		return c, err
+	}
+	refused, ok := asVersionRefusal(err)
+	if !ok {
+		return c, err
+	}
+	sent := o.ProtocolVersion
+	if mcp.IsModernProtocol(sent) {
+		sent = mcp.LATEST_LEGACY_PROTOCOL_VERSION // what the handshake asks for after server/discover
+	}
+	v := newestLegacy(refused.Known)
+	if v == "" || v == sent {
+		return c, err
+	}
+	if o.Debug != nil {
+		o.Debug("server %q refused protocol %s at initialize (code %d); initializing at %s", t.Name, sent, mcp.UNSUPPORTED_PROTOCOL_VERSION, v)
+	}
+	asked := o.ProtocolVersion
+	o.ProtocolVersion = v
+	c, err = connectFallback(ctx, t, o, tokens)
+	if err == nil {
+		say := o.Debug // as afterInitialize says it: a note when the 2026 era was asked for
+		if mcp.IsModernProtocol(asked) {
+			say = o.Note
+		}
+		if say != nil {
+			say("server %q speaks protocol %s, not %s", t.Name, c.Protocol, asked)
+		}
+	}
+	return c, err
 }
 
 // connectFallback connects over t's transport, and retries an inferred http
@@ -259,11 +327,14 @@ func connectFallback(ctx context.Context, t *config.Target, o Options, tokens *a
 		or := o
 		or.remembered = true
 		c, err := connect(ctx, t, or, config.SSE, tokens)
+		if errors.Is(err, ErrNoWarmTarget) {
+			return nil, err // the one a remembered SSE server would have
+		}
 		if err != nil && c != nil && c.warmRetry.Load() && ctx.Err() == nil {
 			or.Warm = nil
 			c, err = connect(ctx, t, or, config.SSE, tokens)
 		}
-		var ae *auth.Error
+		var ae *fail.AuthError
 		if err == nil || errors.As(err, &ae) {
 			return c, err // an SSE server, asking for authentication or not
 		}
@@ -290,7 +361,7 @@ func connectFallback(ctx context.Context, t *config.Target, o Options, tokens *a
 				o.Warm = nil
 				c, err = connect(ctx, t, o, config.SSE, tokens)
 			}
-			var ce *transport.ConnectError
+			var ce *fail.ConnectError
 			if errors.As(err, &ce) {
 				ce.Msg = fmt.Sprintf("over SSE (after HTTP %d to POST): %s", st, ce.Msg)
 			}
@@ -301,12 +372,12 @@ func connectFallback(ctx context.Context, t *config.Target, o Options, tokens *a
 		return connectFallback(ctx, t, o, tokens)
 	}
 	if err != nil && t.Fallback && c != nil && c.rt != nil {
-		if st := c.rt.FirstPostStatus(); sseStatus(st) && ctx.Err() == nil {
+		if st := c.rt.FallbackStatus(); sseStatus(st) && ctx.Err() == nil {
 			if o.Note != nil {
 				o.Note("%s answered HTTP %d to POST; retrying over SSE", t.URL, st)
 			}
 			c, err = connect(ctx, t, o, config.SSE, tokens)
-			var ce *transport.ConnectError
+			var ce *fail.ConnectError
 			if errors.As(err, &ce) {
 				ce.Msg = fmt.Sprintf("over SSE (after HTTP %d to POST): %s", st, ce.Msg)
 			}
@@ -319,7 +390,7 @@ func connectFallback(ctx context.Context, t *config.Target, o Options, tokens *a
 // rememberSSE remembers that t's URL answered over SSE, when it did (or
 // asked for authentication there: it is an SSE server all the same).
 func rememberSSE(t *config.Target, o Options, err error) {
-	var ae *auth.Error
+	var ae *fail.AuthError
 	if err != nil && !errors.As(err, &ae) {
 		return
 	}
@@ -339,7 +410,7 @@ func sseStatus(st int) bool {
 // (a server process, or an HTTP or SSE client), mcp-go's client started on
 // it, the initialize handshake, then what follows it (the log level).
 func connect(ctx context.Context, t *config.Target, o Options, kind string, tokens *auth.Source) (*Conn, error) {
-	c := &Conn{T: t, limit: &transport.Limit{}, phase: "start", debug: o.Debug, mask: o.Mask, maskIn: o.MaskIn, lost: newLost(), kind: kind, opts: o, tokens: tokens}
+	c := &Conn{T: t, limit: &transport.Limit{}, phase: "start", debug: o.Debug, secrets: o.Secrets, lost: newLost(), kind: kind, opts: o, tokens: tokens}
 	c.hooks = &serverHooks{o: o, conn: c}
 	// The GET stream is asked for even when the 2026 era is: the tap hides
 	// the option from mcp-go's client (RequiresLegacyProtocol), and the
@@ -348,6 +419,7 @@ func connect(ctx context.Context, t *config.Target, o Options, kind string, toke
 	if ctx.Err() != nil { // interrupted or out of time already: start nothing
 		return nil, c.classify(ctx, "start", ctx.Err())
 	}
+	start := time.Now()
 	tr, err := c.openTransport(ctx, o, tokens, listen)
 	if err != nil {
 		return nil, err
@@ -359,12 +431,15 @@ func connect(ctx context.Context, t *config.Target, o Options, kind string, toke
 	if err != nil {
 		return c, err
 	}
+	c.times.add(&c.times.t.Connect, time.Since(start))
+	start = time.Now()
 	if err := c.initialize(ctx, wrapped, life, o); err != nil {
 		return c, err
 	}
 	if err := c.afterInitialize(ctx, o); err != nil {
 		return c, err
 	}
+	c.times.add(&c.times.t.Initialize, time.Since(start))
 	return c, nil
 }
 
@@ -374,7 +449,7 @@ func connect(ctx context.Context, t *config.Target, o Options, kind string, toke
 func (c *Conn) openTransport(ctx context.Context, o Options, tokens *auth.Source, listen bool) (mcptransport.Interface, error) {
 	switch c.kind {
 	case config.Stdio:
-		if o.Warm != nil {
+		if o.Warm != nil && tokens.DPoP() == nil { // the daemon has no DPoP key: one-shot
 			tr, err := c.openWarm(ctx, o)
 			if err != errOneShot {
 				return tr, err
@@ -391,7 +466,7 @@ func (c *Conn) openTransport(ctx context.Context, o Options, tokens *auth.Source
 		ho := transport.HTTPOptions{URL: c.T.URL, MessageCeiling: o.MessageCeiling, Limit: c.limit,
 			KeepElicitations: o.Elicit != nil && c.kind == config.HTTP, Listen: listen, Answers: c.kind == config.HTTP}
 		if tokens != nil {
-			ho.Bearer = tokens.Bearer
+			ho.Bearer, ho.DPoP = tokens.Bearer, tokens.DPoP
 		}
 		c.rt = transport.NewHTTP(ho)
 		hc := &http.Client{Transport: c.rt, CheckRedirect: transport.SameOrigin}
@@ -403,11 +478,11 @@ func (c *Conn) openTransport(ctx context.Context, o Options, tokens *auth.Source
 			tr, err = c.sse(ctx, hc, o)
 		}
 		if err != nil {
-			return nil, &transport.ConnectError{Server: c.T.Name, Phase: "start", Msg: err.Error(), Err: err}
+			return nil, &fail.ConnectError{Server: c.T.Name, Phase: "start", Msg: err.Error(), Err: err}
 		}
 		return tr, nil
 	default:
-		return nil, &config.Error{Server: c.T.Name, Msg: fmt.Sprintf("unknown transport %q", c.kind)}
+		return nil, config.Invalid(c.T.Name, fmt.Sprintf("unknown transport %q", c.kind))
 	}
 }
 
@@ -430,7 +505,7 @@ func (c *Conn) startProcess(o Options) (mcptransport.Interface, error) {
 		}
 	}
 	return transport.NewStdio(p.Stdout(), p.Stdin(), transport.StdioOptions{MessageCeiling: o.MessageCeiling, Limit: c.limit,
-		OnSkip: onSkip, Mask: o.Mask, MaskIn: o.MaskIn, Logger: o.Logger}), nil
+		OnSkip: onSkip, Secrets: o.Secrets, Logger: o.Logger}), nil
 }
 
 // streamableHTTP is mcp-go's streamable HTTP transport over hc, with the
@@ -476,6 +551,7 @@ func (c *Conn) sse(ctx context.Context, hc *http.Client, o Options) (mcptranspor
 func (c *Conn) startClient(ctx context.Context, tr mcptransport.Interface, o Options, listen bool) (mcptransport.Interface, context.Context, error) {
 	wrapped, tapBase := wrapTap(tr, c.hooks)
 	c.tap = tapBase
+	tapBase.trace = o.traceMeta()
 	tapBase.outlive = c.kind == config.SSE && !c.warm
 	if listen {
 		// The legacy handshake's last step: the server may send its first
@@ -486,7 +562,7 @@ func (c *Conn) startClient(ctx context.Context, tr mcptransport.Interface, o Opt
 			c.awaitListen(ctx)
 		}
 	}
-	c.mc = mcpclient.NewClient(wrapped, mcpclient.WithProtocolVersion(o.ProtocolVersion), mcpclient.WithDiscoverTimeout(time.Second))
+	c.mc = mcpclient.NewClient(wrapped, mcpclient.WithProtocolVersion(o.ProtocolVersion), mcpclient.WithDiscoverTimeout(max(discoverWaitWithin(ctx), time.Millisecond)))
 	c.mc.OnNotification(c.hooks.notification)
 	// The Start context owns the stdio child and the SSE stream: it lives
 	// until Close, and the per-call deadlines come from ctx.
@@ -536,7 +612,7 @@ func (c *Conn) initialize(ctx context.Context, wrapped mcptransport.Interface, l
 		caps := res.Capabilities
 		c.Caps = Capabilities{Tools: caps.Tools != nil, Resources: caps.Resources != nil, Prompts: caps.Prompts != nil,
 			Completions: caps.Completions != nil, Logging: caps.Logging != nil,
-			Subscribe: caps.Resources != nil && caps.Resources.Subscribe}
+			Subscribe: caps.Resources != nil && caps.Resources.Subscribe, Skills: hasSkills(caps.Extensions)}
 	}
 	if o.Debug != nil {
 		o.Debug("server %q: %s, protocol %s", c.T.Name, text.Escape(c.clip(c.ServerName+" "+c.ServerVersion, 300)), c.Protocol)
@@ -544,39 +620,58 @@ func (c *Conn) initialize(ctx context.Context, wrapped mcptransport.Interface, l
 	return nil
 }
 
+// initializeReply is the error of a failed initialize (err), and what the
+// server answered (see classifyCall): the initialize POST answered with a
+// 4xx and a JSON-RPC error (a -32022 naming the versions the server
+// speaks, say) is that error, not a hint of an SSE server.
+func (c *Conn) initializeReply(err error, s *handshake) (error, error) {
+	if errors.Is(err, mcptransport.ErrLegacySSEServer) && c.rt != nil {
+		if d := c.rt.LastPostError(); d != nil {
+			e := errorReply(*d)
+			return e, e
+		}
+	}
+	return err, s.asError(err)
+}
+
 // failInitialize closes c and says why initialize failed: a connection
 // error for what the server answered, or a timeout, with a stdio server's
 // last words on stderr (read once it is stopped).
 func (c *Conn) failInitialize(ctx context.Context, err error, s *handshake) error {
 	t := c.T
+	err, reply := c.initializeReply(err, s)
 	var e error
-	var known *transport.ConnectError
+	var known *fail.ConnectError
 	var badVersion mcp.UnsupportedProtocolVersionError
 	switch {
 	case errors.As(err, &known):
 		e = known
-	case errors.As(err, &badVersion):
-		e = &transport.ConnectError{Server: t.Name, Phase: "initialize", Err: err,
+	case errors.As(err, &badVersion) && s.answered == "initialize":
+		// (the result's version: mcp-go reports a -32022 reply with the
+		// same type)
+		e = &fail.ConnectError{Server: t.Name, Phase: "initialize", Err: err,
 			Msg: fmt.Sprintf("the server answered with protocol version %q, which mcpx does not know", c.clip(badVersion.Version, 40))}
 	case refusedResult[mcp.InitializeResult](s, "initialize"):
-		e = &transport.ConnectError{Server: t.Name, Phase: "initialize", Err: err, Msg: "the initialize result does not follow the schema: " + text.OneLine(c.clip(err.Error(), 200))}
+		e = &fail.ConnectError{Server: t.Name, Phase: "initialize", Err: err, Msg: "the initialize result does not follow the schema: " + text.OneLine(c.clip(err.Error(), 200))}
 	default:
-		e = c.classifyCall(ctx, "initialize", s.asError(err), false)
+		e = c.classifyCall(ctx, "initialize", reply, false)
 	}
 	c.Close()
-	switch se := e.(type) {
-	case *ServerError:
-		e = &transport.ConnectError{Server: t.Name, Phase: "initialize", Msg: fmt.Sprintf("the server answered initialize with an error: %s (code %d)", se.Shown(), se.RPC.Code), Err: se}
-	case *UnsupportedError:
-		e = &transport.ConnectError{Server: t.Name, Phase: "initialize", Msg: "the server does not know initialize (method not found); is it an MCP server?", Err: se}
+	if se, ok := e.(*fail.Error); ok {
+		switch {
+		case se.Code == fail.ServerError && se.What == "method":
+			e = &fail.ConnectError{Server: t.Name, Phase: "initialize", Msg: fmt.Sprintf("the server answered initialize with an error: %s (code %d)", se.Said, se.RPC.Code), Err: se}
+		case se.Code == fail.Unsupported:
+			e = &fail.ConnectError{Server: t.Name, Phase: "initialize", Msg: "the server does not know initialize (method not found); is it an MCP server?", Err: se}
+		}
 	}
-	if ce, ok := e.(*transport.ConnectError); ok {
+	if ce, ok := e.(*fail.ConnectError); ok {
 		ce.Msg = "initialize failed: " + ce.Msg
 		if c.proc != nil || c.warm {
 			ce.Stderr = c.Stderr(10)
 		}
 	}
-	if te, ok := e.(*TimeoutError); ok && (c.proc != nil || c.warm) {
+	if te, ok := e.(*fail.TimeoutError); ok && (c.proc != nil || c.warm) {
 		te.Stderr = c.Stderr(10)
 	}
 	return e
@@ -612,10 +707,7 @@ func (c *Conn) afterInitialize(ctx context.Context, o Options) error {
 
 // clip masks secrets, then shortens s to n characters.
 func (c *Conn) clip(s string, n int) string {
-	if c.mask != nil {
-		s = c.mask(s)
-	}
-	return text.Truncate(s, n)
+	return text.Truncate(c.secrets.Mask(s), n)
 }
 
 // shown makes a server-originated string fit in a human message: secrets
@@ -624,7 +716,7 @@ func (c *Conn) clip(s string, n int) string {
 // a window at its start is masked: a server's 10 MiB error message is
 // never copied whole to show 500 characters of it.
 func (c *Conn) shown(s string) string {
-	return text.OneLine(text.MaskWindow(strings.TrimLeftFunc(s, unicode.IsSpace), text.ClipWindow, c.mask, c.maskIn))
+	return text.OneLine(c.secrets.Window(strings.TrimLeftFunc(s, unicode.IsSpace), text.ClipWindow))
 }
 
 // lenientInitialize completes a legacy handshake whose result mcp-go could
@@ -635,7 +727,7 @@ func (c *Conn) shown(s string) string {
 func (c *Conn) lenientInitialize(ctx context.Context, tr mcptransport.Interface, life context.Context, raw json.RawMessage, o Options) (*mcp.InitializeResult, error) {
 	var r map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &r); err != nil || r == nil {
-		return nil, &transport.ConnectError{Server: c.T.Name, Phase: "initialize", Msg: "the initialize result is not a JSON object"}
+		return nil, &fail.ConnectError{Server: c.T.Name, Phase: "initialize", Msg: "the initialize result is not a JSON object"}
 	}
 	str := func(raw json.RawMessage) string {
 		var v string
@@ -644,7 +736,7 @@ func (c *Conn) lenientInitialize(ctx context.Context, tr mcptransport.Interface,
 	}
 	version := str(r["protocolVersion"])
 	if !mcp.IsValidProtocolVersion(version) {
-		return nil, &transport.ConnectError{Server: c.T.Name, Phase: "initialize", Msg: fmt.Sprintf("the server answered with protocol version %q, which mcpx does not know", c.clip(version, 40))}
+		return nil, &fail.ConnectError{Server: c.T.Name, Phase: "initialize", Msg: fmt.Sprintf("the server answered with protocol version %q, which mcpx does not know", c.clip(version, 40))}
 	}
 	var caps, info map[string]json.RawMessage
 	_ = json.Unmarshal(r["capabilities"], &caps) // not an object: nothing advertised
@@ -669,8 +761,10 @@ func (c *Conn) lenientInitialize(ctx context.Context, tr mcptransport.Interface,
 	c.Protocol = version
 	c.ServerName, c.ServerVersion = str(info["name"]), str(info["version"])
 	c.Instructions = str(r["instructions"])
+	var ext map[string]any
+	_ = json.Unmarshal(caps["extensions"], &ext)
 	c.Caps = Capabilities{Tools: has("tools"), Resources: has("resources"), Prompts: has("prompts"),
-		Completions: has("completions"), Logging: has("logging"), Subscribe: gjson.GetBytes(caps["resources"], "subscribe").Bool()}
+		Completions: has("completions"), Logging: has("logging"), Subscribe: gjson.GetBytes(caps["resources"], "subscribe").Bool(), Skills: hasSkills(ext)}
 	if o.Note != nil {
 		o.Note("server %q sent an initialize result that does not follow the schema; using what could be read of it", c.T.Name)
 	}
@@ -690,7 +784,7 @@ func startWithin(ctx context.Context, start func() error) error {
 }
 
 func (c *Conn) startError(err error) error {
-	e := &transport.ConnectError{Server: c.T.Name, Phase: "start", Msg: "cannot start the server: " + err.Error(), Err: err}
+	e := &fail.ConnectError{Server: c.T.Name, Phase: "start", Msg: "cannot start the server: " + err.Error(), Err: err}
 	var ee *exec.Error
 	if errors.As(err, &ee) {
 		e.Msg = fmt.Sprintf("cannot start the server: %s: %v", c.T.Command, ee.Err)
@@ -759,8 +853,7 @@ func (c *Conn) Stderr(n int) []string {
 // (see renegotiate): send reads c's state when it runs.
 func (c *Conn) callRaw(ctx context.Context, method string, send func(context.Context) (json.RawMessage, error)) (json.RawMessage, error) {
 	raw, err := c.callRawOnce(ctx, method, send)
-	var refused *versionRefusal
-	if err != nil && errors.As(err, &refused) && mcp.IsModernProtocol(c.Protocol) && !c.renegotiated && c.mc != nil {
+	if refused, ok := asVersionRefusal(err); ok && mcp.IsModernProtocol(c.Protocol) && !c.renegotiated && c.mc != nil {
 		if err := c.renegotiate(ctx, method, refused); err != nil {
 			return nil, err
 		}
@@ -772,17 +865,17 @@ func (c *Conn) callRaw(ctx context.Context, method string, send func(context.Con
 // renegotiate replaces the connection, whose 2026-07-28 era the server
 // refused during method, by a new one (a new session, or a new stdio
 // server) initialized at the newest legacy version both sides speak: the
-// newest of refused.Supported that mcpx knows (the default version when the
+// newest of the versions it supports (refused.Known) that mcpx knows (the default version when the
 // server named none), with the note any fallback from the 2026-07-28 era
 // gives.
-func (c *Conn) renegotiate(ctx context.Context, method string, refused *versionRefusal) error {
+func (c *Conn) renegotiate(ctx context.Context, method string, refused *fail.Error) error {
 	c.renegotiated = true
 	version := DefaultProtocolVersion
-	if len(refused.Supported) > 0 {
-		if version = newestLegacy(refused.Supported); version == "" {
-			return &transport.ConnectError{Server: c.T.Name, Phase: method, Err: refused,
+	if len(refused.Known) > 0 {
+		if version = newestLegacy(refused.Known); version == "" {
+			return &fail.ConnectError{Server: c.T.Name, Phase: method, Err: refused,
 				Msg: fmt.Sprintf("the server refused protocol %s during %s and speaks only %s, which mcpx does not",
-					c.Protocol, method, c.clip(strings.Join(refused.Supported, ", "), 200))}
+					c.Protocol, method, c.clip(strings.Join(refused.Known, ", "), 200))}
 		}
 	}
 	if c.debug != nil {
@@ -825,8 +918,8 @@ func (c *Conn) ConfirmEra(ctx context.Context) error {
 		_, err := c.callRaw(ctx, spec.method, func(ctx context.Context) (json.RawMessage, error) {
 			return c.plain(ctx, spec.method, spec.params(""))
 		})
-		var ce *transport.ConnectError
-		var te *TimeoutError
+		var ce *fail.ConnectError
+		var te *fail.TimeoutError
 		if errors.As(err, &ce) || errors.As(err, &te) || err != nil && ctx.Err() != nil {
 			return err
 		}
@@ -856,6 +949,12 @@ func (c *Conn) adopt(n *Conn) {
 	c.Protocol, c.ServerName, c.ServerVersion, c.Caps, c.Instructions = n.Protocol, n.ServerName, n.ServerVersion, n.Caps, n.Instructions
 	c.mc, c.hooks, c.tap, c.kind, c.proc, c.rt, c.limit, c.stop, c.lost = n.mc, n.hooks, n.tap, n.kind, n.proc, n.rt, n.limit, n.stop, n.lost
 	c.logLevel, c.headerTools = n.logLevel, n.headerTools
+	n.times.mu.Lock()
+	c.times.mu.Lock()
+	c.times.t.Connect += n.times.t.Connect
+	c.times.t.Initialize += n.times.t.Initialize
+	c.times.mu.Unlock()
+	n.times.mu.Unlock()
 	c.warm, c.warmStderr = n.warm, n.warmStderr
 }
 
@@ -867,12 +966,15 @@ func (c *Conn) callRawOnce(ctx context.Context, method string, send func(context
 	}
 	refusals := c.hooks.refusals()
 	gctx, cancel := c.guard(ctx)
+	start := time.Now()
 	raw, err := send(gctx)
+	if method != "logging/setLevel" { // counted with the handshake
+		c.count(method, start)
+	}
 	cancel()
 	c.hooks.endCall()
 	refused := c.hooks.refusals() > refusals
-	var broken *brokenReplyError
-	if errors.As(err, &broken) {
+	if reply := (*replyError)(nil); errors.As(err, &reply) && reply.Broken != "" {
 		return nil, c.classifyCall(ctx, method, err, refused)
 	}
 	var unanswered *unansweredError
@@ -904,8 +1006,12 @@ func (c *Conn) cancelled(id mcp.RequestId, method string, why error) {
 		return
 	}
 	reason := "mcpx was interrupted"
-	if errors.Is(why, context.DeadlineExceeded) {
+	var r CancelReasoner
+	switch {
+	case errors.Is(why, context.DeadlineExceeded):
 		reason = "mcpx timed out"
+	case errors.As(why, &r) && r.CancelReason() != "":
+		reason = r.CancelReason()
 	}
 	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{
 		Method: string(mcp.MethodNotificationCancelled),

@@ -2,96 +2,50 @@ package client
 
 import (
 	"fmt"
-	"time"
 
-	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
-// TimeoutError: the deadline expired (exit 7).
-type TimeoutError struct {
-	Server  string
-	Phase   string
-	Timeout time.Duration
-	// Stdout are the first lines a stdio server wrote on stdout that are
-	// not JSON-RPC (at most transport.KeepSkipped), which may explain it: a
-	// banner such as "Listening on port 3000".
-	Stdout []SkippedLine
-	// Stderr is the last lines a stdio server wrote on stderr when it
-	// did not initialize in time (a proxy that cannot reach its upstream
-	// says why only there).
-	Stderr []string
+// The failures of the connection's operations, as *fail.Error values (see
+// internal/fail): what each sets is what the hints and the JSON error
+// document read.
+
+// serverError: the server answered method with an error reply (exit 1,
+// server_error). shown is the reply's message as a message quotes it
+// (masked, one line, clipped); "" for the raw message on one line.
+func serverError(server, method string, rpc fail.RPCError, shown string) *fail.Error {
+	shown = shownOr(shown, rpc.Message)
+	return &fail.Error{Code: fail.ServerError, Server: server, What: "method", Name: method, Said: shown, RPC: &rpc,
+		Message: fmt.Sprintf("server %q: %s failed: %s (code %d)", server, method, shown, rpc.Code)}
 }
 
-// SkippedLine is a line a stdio server wrote on stdout that is not a
-// JSON-RPC message, as a message quotes it: masked, on one line, clipped.
-type SkippedLine struct {
-	Text string
-	JSON bool // it is JSON (a log line), not plain text
-}
-
-func (e *TimeoutError) Error() string {
-	if e.Server == "" { // a deadline of several servers (catalog --all)
-		return fmt.Sprintf("timed out after %s during %s", e.Timeout, e.Phase)
+// AsServerError returns the server's error reply to a request in err's
+// chain: a server_error whose What is "method", Name the method, RPC the
+// reply and Said its message as shown.
+func AsServerError(err error) (*fail.Error, bool) {
+	if e, ok := fail.As(err, fail.ServerError); ok && e.What == "method" {
+		return e, true
 	}
-	return fmt.Sprintf("server %q: timed out after %s during %s", e.Server, e.Timeout, e.Phase)
+	return nil, false
 }
 
-// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
-func (e *TimeoutError) ErrorCode() string { return "timeout" }
-
-// ErrorDetails are the error's fields under --json: what was under way.
-func (e *TimeoutError) ErrorDetails() map[string]any { return map[string]any{"phase": e.Phase} }
-
-// ServerError: the server answered a request with an error (exit 1).
-type ServerError struct {
-	Server string
-	Method string
-	RPC    transport.RPCError
-	shown  string // RPC.Message as the message shows it: masked, one line, clipped
-}
-
-func (e *ServerError) Error() string {
-	return fmt.Sprintf("server %q: %s failed: %s (code %d)", e.Server, e.Method, shownOr(e.shown, e.RPC.Message), e.RPC.Code)
-}
-
-// Shown is the server's error message as a human message quotes it: secrets
-// masked, on one line, at most text.MaxShown characters.
-func (e *ServerError) Shown() string { return shownOr(e.shown, e.RPC.Message) }
-
-// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
-func (e *ServerError) ErrorCode() string { return "server_error" }
-
-// ErrorDetails are the error's fields under --json: the error reply.
-func (e *ServerError) ErrorDetails() map[string]any { return map[string]any{"rpc": e.RPC} }
-
-// UnsupportedError: the server does not offer what was asked (exit 5).
-type UnsupportedError struct {
-	Server string
-	What   string // e.g. "resources"
-	Method string
-	RPC    *transport.RPCError
-	shown  string // RPC.Message as the message shows it (see ServerError)
-}
-
-func (e *UnsupportedError) Error() string {
-	if e.RPC != nil {
-		return fmt.Sprintf("server %q does not support %s: %s", e.Server, e.Method, shownOr(e.shown, e.RPC.Message))
+// unsupported: the server does not offer what, a capability such as
+// "resources" (exit 5). With an error reply (rpc not nil), it refused
+// method: What is the capability, Name the method.
+func unsupported(server, what, method string, rpc *fail.RPCError, shown string) *fail.Error {
+	e := &fail.Error{Code: fail.Unsupported, Server: server, What: what, Name: method, RPC: rpc,
+		Message: fmt.Sprintf("server %q does not offer %s", server, what)}
+	if rpc != nil {
+		e.Said = shownOr(shown, rpc.Message)
+		e.Message = fmt.Sprintf("server %q does not support %s: %s", server, method, e.Said)
 	}
-	return fmt.Sprintf("server %q does not offer %s", e.Server, e.What)
+	return e
 }
 
-// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
-func (e *UnsupportedError) ErrorCode() string { return "unsupported" }
-
-// ErrorDetails are the error's fields under --json: the error reply, when
-// the server sent one.
-func (e *UnsupportedError) ErrorDetails() map[string]any {
-	if e.RPC == nil {
-		return nil
-	}
-	return map[string]any{"rpc": e.RPC}
-}
+// Unsupported is a server that does not offer what, a capability such as
+// "prompts" (exit 5).
+func Unsupported(server, what string) *fail.Error { return unsupported(server, what, "", nil, "") }
 
 // rpcMessageLimit bounds a server's error message kept whole for --json
 // (error.rpc.message) and error.rpc.data.
@@ -104,20 +58,37 @@ func shownOr(shown, raw string) string {
 	return text.OneLine(raw)
 }
 
-// BadReplyError: the server answered, but not with what the method returns
-// (a list result that is not an object, items that are not an array).
-type BadReplyError struct {
-	Server string
-	Method string
-	Msg    string
+// badReply: the server answered, but not with what method returns (a
+// list result that is not an object, items that are not an array): a
+// server_error whose What is "result" and Name the method.
+func badReply(server, method, msg string) *fail.Error {
+	return &fail.Error{Code: fail.ServerError, Server: server, What: "result", Name: method,
+		Message: fmt.Sprintf("server %q: %s %s", server, method, msg)}
 }
 
-func (e *BadReplyError) Error() string {
-	return fmt.Sprintf("server %q: %s %s", e.Server, e.Method, e.Msg)
+// TaskEnded: a task ended without a result (exit 1): it failed, or was
+// cancelled, or cannot be cancelled any more. A server_error whose What is
+// "task", Name the task's id and Status its status; msg is the server's
+// status message or error as shown, rpc the server's error when it sent
+// one.
+func TaskEnded(server, id, status, msg string, rpc *fail.RPCError) *fail.Error {
+	what := "failed"
+	switch status {
+	case taskCancelled:
+		what = "was cancelled"
+	case taskCompleted:
+		what = "has completed"
+	}
+	m := fmt.Sprintf("server %q: task %s %s", server, shownID(id), what)
+	if msg != "" {
+		m += ": " + msg
+	}
+	return &fail.Error{Code: fail.ServerError, Server: server, What: "task", Name: id, Status: status, Said: msg, RPC: rpc, Message: m}
 }
 
-// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
-func (e *BadReplyError) ErrorCode() string { return "server_error" }
-
-// ErrorDetails: none.
-func (e *BadReplyError) ErrorDetails() map[string]any { return nil }
+// IsTaskFailure reports whether err is a task that ended without a result
+// (see TaskEnded).
+func IsTaskFailure(err error) bool {
+	e, ok := fail.As(err, fail.ServerError)
+	return ok && e.What == "task"
+}

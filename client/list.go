@@ -11,8 +11,10 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
 
-	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -31,9 +33,8 @@ var Kinds = []string{KindTool, KindResource, KindTemplate, KindPrompt}
 const maxPages = 10000
 
 // defaultListCeiling bounds the items one listing of one kind gathers when
-// the connection's message ceiling is not known (it is the same as
-// render.MessageCeiling, which client does not import).
-const defaultListCeiling = 128 << 20
+// the connection's message ceiling is not known.
+const defaultListCeiling = limits.MessageCeiling
 
 // itemSlot is what each listed item costs beyond its bytes (its place in
 // the list): the listing bound counts it, so that a server sending millions
@@ -100,6 +101,14 @@ type listError struct {
 func (e *listError) Error() string { return e.Err.Error() }
 func (e *listError) Unwrap() error { return e.Err }
 
+// listingFailure reports whether err, a request's failure, is the
+// server's error reply or its "method not found": a failure of that
+// listing alone.
+func listingFailure(err error) bool {
+	e, ok := err.(*fail.Error)
+	return ok && (e.Code == fail.ServerError && e.What == "method" || e.Code == fail.Unsupported)
+}
+
 // listAll lists every item of one kind, following nextCursor to the end.
 // It returns each item's raw JSON, a sub-slice of the page it came in. A
 // cursor that repeats, a server that is still paging after maxPages pages,
@@ -111,116 +120,160 @@ func (c *Conn) listAll(ctx context.Context, kind string) ([]json.RawMessage, []P
 	return c.listRaw(ctx, kind, c.messageCeiling())
 }
 
+// listRaw is listAll under the given bound of the items' bytes.
 func (c *Conn) listRaw(ctx context.Context, kind string, ceiling int64) ([]json.RawMessage, []Problem, error) {
 	spec := listSpecs[kind]
-	var items []json.RawMessage
-	var problems []Problem
-	var size int64                       // of the items so far, counting itemSlot for each
-	seen := map[[sha256.Size]byte]bool{} // the cursors so far, by hash: a cursor can be big
+	l := &listing{c: c, kind: kind, method: spec.method, ceiling: ceiling, seen: map[[sha256.Size]byte]bool{}}
 	cursor := ""
 	for page := 1; ; page++ {
 		if err := ctx.Err(); err != nil {
-			return nil, problems, c.classify(ctx, spec.method, err)
+			return nil, l.problems, c.classify(ctx, spec.method, err)
 		}
 		raw, err := c.callRaw(ctx, spec.method, func(ctx context.Context) (json.RawMessage, error) {
 			return c.request(ctx, spec.method, spec.params(cursor))
 		})
 		if err != nil {
-			switch err.(type) {
-			case *ServerError, *UnsupportedError:
-				return items, problems, &listError{Kind: kind, Err: err}
+			if listingFailure(err) {
+				return l.items, l.problems, &listError{Kind: kind, Err: err}
 			}
-			return nil, problems, err
+			return nil, l.problems, err
 		}
 		if kind == KindTool && mcp.IsModernProtocol(c.Protocol) {
 			c.rememberHeaderTools(ctx, raw)
 		}
-		// A streamable HTTP client of the 2026-07-28 era must leave out a
-		// tool whose x-mcp-header annotations break SEP-2243.
-		headers := kind == KindTool && c.kind == config.HTTP && mcp.IsModernProtocol(c.Protocol)
-		arr, next, ok := pageMembers(raw, spec.key)
-		if inputRequired(raw) {
-			// Only calls take part in input_required rounds: such a page
-			// counts as an empty last one, as it did when mcp-go decoded it.
-			arr, next, ok = []byte("[]"), nil, true
+		arr, next, err := c.pageArray(raw, spec.method, spec.key)
+		if err != nil {
+			return l.items, l.problems, &listError{Kind: kind, Err: err}
 		}
-		if !ok {
-			return items, problems, &listError{Kind: kind, Err: &BadReplyError{Server: c.T.Name, Method: spec.method, Msg: "returned a result that is not a JSON object"}}
-		}
-		// The array is required: a result without it (or with null) is
-		// malformed, as the TypeScript SDK holds it, not an empty page.
-		switch {
-		case arr == nil:
-			return items, problems, &listError{Kind: kind, Err: &BadReplyError{Server: c.T.Name, Method: spec.method, Msg: fmt.Sprintf("returned a result with no %q array", spec.key)}}
-		case string(arr) == "null":
-			return items, problems, &listError{Kind: kind, Err: &BadReplyError{Server: c.T.Name, Method: spec.method, Msg: fmt.Sprintf("returned %q: null, not an array", spec.key)}}
-		case arr[0] != '[':
-			return items, problems, &listError{Kind: kind, Err: &BadReplyError{Server: c.T.Name, Method: spec.method, Msg: fmt.Sprintf("returned %q that is not an array", spec.key)}}
-		}
-		full, n := false, 0
-		first, kept := len(items), 0
-		elements(arr, func(el []byte) bool {
-			if n++; n%checkEvery == 0 && ctx.Err() != nil {
-				return false
-			}
-			if size += int64(len(el)) + itemSlot; size > ceiling {
-				full = true
-				return false
-			}
-			if len(items) == cap(items) {
-				// Doubled, not grown by a quarter as append does past a
-				// few hundred: less to copy and collect, and the
-				// capacity not yet used is never touched.
-				grown := make([]json.RawMessage, len(items), max(2*cap(items), 256))
-				copy(grown, items)
-				items = grown
-			}
-			if headers && bytes.Contains(el, []byte("x-mcp-header")) {
-				if p, bad := c.badHeaderTool(el); bad {
-					problems = append(problems, p)
-					return true
-				}
-			}
-			items = append(items, el)
-			kept += len(el)
-			return true
-		})
+		full := l.gather(ctx, raw, arr)
 		if err := ctx.Err(); err != nil {
-			return nil, problems, c.classify(ctx, spec.method, err)
+			return nil, l.problems, c.classify(ctx, spec.method, err)
 		}
-		compactPage(raw, items[first:], kept)
 		if full {
-			problems = append(problems, Problem{Kind: kind, Code: "too_large",
+			l.problems = append(l.problems, Problem{Kind: kind, Code: "too_large",
 				Message: fmt.Sprintf("server %q: %s listed more %s than the message ceiling of %s holds; the listing stops at page %d, after %d %s",
-					c.T.Name, spec.method, pluralKind(kind), text.HumanBytes(ceiling), page, len(items), pluralKind(kind))})
-			return items, problems, nil
+					c.T.Name, spec.method, pluralKind(kind), text.HumanBytes(ceiling), page, len(l.items), pluralKind(kind))})
+			return l.items, l.problems, nil
 		}
-		if next == nil || string(next) == "null" {
-			return items, problems, nil
+		var more bool
+		if cursor, more = l.cursorAfter(next, page); !more {
+			return l.items, l.problems, nil
 		}
-		var cur string
-		if err := json.Unmarshal(next, &cur); err != nil {
-			problems = append(problems, Problem{Kind: kind, Code: "bad_cursor",
-				Message: fmt.Sprintf("server %q: %s returned a nextCursor that is not a string (%s); the listing stops at page %d", c.T.Name, spec.method, text.Escape(c.clip(string(next), 40)), page)})
-			return items, problems, nil
-		}
-		if cur == "" {
-			return items, problems, nil
-		}
-		sum := sha256.Sum256([]byte(cur))
-		if seen[sum] {
-			problems = append(problems, Problem{Kind: kind, Code: "repeated_cursor",
-				Message: fmt.Sprintf("server %q: %s repeated the cursor %q; the listing stops after %d pages", c.T.Name, spec.method, c.clip(cur, 40), page)})
-			return items, problems, nil
-		}
-		if page >= maxPages {
-			problems = append(problems, Problem{Kind: kind, Code: "too_many_pages",
-				Message: fmt.Sprintf("server %q: %s is still paging after %d pages; the listing stops there", c.T.Name, spec.method, page)})
-			return items, problems, nil
-		}
-		seen[sum] = true
-		cursor = cur
 	}
+}
+
+// listing is the state of one listing of one kind: the items gathered so
+// far and their size (counting itemSlot for each), the problems met, and
+// the cursors seen, by hash (a cursor can be big).
+type listing struct {
+	c            *Conn
+	kind, method string
+	ceiling      int64
+	items        []json.RawMessage
+	problems     []Problem
+	size         int64
+	seen         map[[sha256.Size]byte]bool
+}
+
+// pageArray is the array of items of one page of a listing (key names it)
+// and its nextCursor, or why the page is malformed (a *BadReplyError).
+func (c *Conn) pageArray(raw json.RawMessage, method, key string) (arr, next []byte, err error) {
+	arr, next, ok := pageMembers(raw, key)
+	if inputRequired(raw) {
+		// Only calls take part in input_required rounds: such a page
+		// counts as an empty last one, as it did when mcp-go decoded it.
+		arr, next, ok = []byte("[]"), nil, true
+	}
+	bad := func(msg string) ([]byte, []byte, error) {
+		return nil, nil, badReply(c.T.Name, method, msg)
+	}
+	// The array is required: a result without it (or with null) is
+	// malformed, as the TypeScript SDK holds it, not an empty page.
+	switch {
+	case !ok:
+		return bad("returned a result that is not a JSON object")
+	case arr == nil:
+		return bad(fmt.Sprintf("returned a result with no %q array", key))
+	case string(arr) == "null":
+		return bad(fmt.Sprintf("returned %q: null, not an array", key))
+	case arr[0] != '[':
+		return bad(fmt.Sprintf("returned %q that is not an array", key))
+	}
+	return arr, next, nil
+}
+
+// gather adds the items of arr, the array of the page raw, to the listing,
+// and reports whether they reached the bound (the items after are left
+// out). A streamable HTTP client of the 2026-07-28 era leaves out a tool
+// whose x-mcp-header annotations break SEP-2243. The end of ctx stops it.
+func (l *listing) gather(ctx context.Context, raw json.RawMessage, arr []byte) (full bool) {
+	c := l.c
+	headers := l.kind == KindTool && c.kind == config.HTTP && mcp.IsModernProtocol(c.Protocol)
+	n := 0
+	first, kept := len(l.items), 0
+	elements(arr, func(el []byte) bool {
+		if n++; n%checkEvery == 0 && ctx.Err() != nil {
+			return false
+		}
+		if l.size += int64(len(el)) + itemSlot; l.size > l.ceiling {
+			full = true
+			return false
+		}
+		if len(l.items) == cap(l.items) {
+			// Doubled, not grown by a quarter as append does past a
+			// few hundred: less to copy and collect, and the
+			// capacity not yet used is never touched.
+			grown := make([]json.RawMessage, len(l.items), max(2*cap(l.items), 256))
+			copy(grown, l.items)
+			l.items = grown
+		}
+		if headers && bytes.Contains(el, []byte("x-mcp-header")) {
+			if p, bad := c.badHeaderTool(el); bad {
+				l.problems = append(l.problems, p)
+				return true
+			}
+		}
+		l.items = append(l.items, el)
+		kept += len(el)
+		return true
+	})
+	if ctx.Err() == nil {
+		compactPage(raw, l.items[first:], kept)
+	}
+	return full
+}
+
+// cursorAfter reads the nextCursor of page: the cursor of the page after
+// it, and whether there is one. A cursor that is not a string, that
+// repeats, or that comes after maxPages pages ends the listing with a
+// Problem.
+func (l *listing) cursorAfter(next []byte, page int) (string, bool) {
+	c := l.c
+	if next == nil || string(next) == "null" {
+		return "", false
+	}
+	var cur string
+	if err := json.Unmarshal(next, &cur); err != nil {
+		l.problems = append(l.problems, Problem{Kind: l.kind, Code: "bad_cursor",
+			Message: fmt.Sprintf("server %q: %s returned a nextCursor that is not a string (%s); the listing stops at page %d", c.T.Name, l.method, text.Escape(c.clip(string(next), 40)), page)})
+		return "", false
+	}
+	if cur == "" {
+		return "", false
+	}
+	sum := sha256.Sum256([]byte(cur))
+	if l.seen[sum] {
+		l.problems = append(l.problems, Problem{Kind: l.kind, Code: "repeated_cursor",
+			Message: fmt.Sprintf("server %q: %s repeated the cursor %q; the listing stops after %d pages", c.T.Name, l.method, c.clip(cur, 40), page)})
+		return "", false
+	}
+	if page >= maxPages {
+		l.problems = append(l.problems, Problem{Kind: l.kind, Code: "too_many_pages",
+			Message: fmt.Sprintf("server %q: %s is still paging after %d pages; the listing stops there", c.T.Name, l.method, page)})
+		return "", false
+	}
+	l.seen[sum] = true
+	return cur, true
 }
 
 // compactPage copies the items kept from a page out of it when they are

@@ -15,8 +15,9 @@ import (
 
 	mcpclient "github.com/mark3labs/mcp-go/client"
 
-	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // fakeServer answers the requests of a Conn over two io.Pipes, through the
@@ -233,7 +234,7 @@ func TestListTimeoutWhileScanning(t *testing.T) {
 	} {
 		ctx.gone.Store(false)
 		n, err := list()
-		var te *TimeoutError
+		var te *fail.TimeoutError
 		if !errors.As(err, &te) || te.Phase != "tools/list" || n != 0 {
 			t.Errorf("%s: %d items, err %v, want a TimeoutError during tools/list and nothing", name, n, err)
 		}
@@ -249,7 +250,7 @@ func TestListTimeoutBetweenPages(t *testing.T) {
 		return `{"tools":[{"name":"a"},{"nameless":1}],"nextCursor":"2"}`
 	})
 	items, problems, err := c.List(ctx, KindTool)
-	var te *TimeoutError
+	var te *fail.TimeoutError
 	if !errors.As(err, &te) || items != nil || len(problems) != 0 || fs.calls.Load() != 1 {
 		t.Errorf("items %v, problems %+v, err %v, %d calls", items, problems, err, fs.calls.Load())
 	}
@@ -265,7 +266,7 @@ func TestListTimeoutWhileParsing(t *testing.T) {
 		raws[i] = json.RawMessage(fmt.Sprintf(`{"name":"x%d"}`, i))
 	}
 	items, _, err := c.parseItems(ctx, KindTool, raws, nil)
-	var te *TimeoutError
+	var te *fail.TimeoutError
 	if !errors.As(err, &te) || te.Phase != "tools/list" || items != nil {
 		t.Errorf("%d items, err %v", len(items), err)
 	}

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpx-cli/mcpx/client/auth"
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // TestListenRefusalNotTheCallsError: a streamable HTTP server that refuses
@@ -66,7 +66,7 @@ func TestListenRefusalNotTheCallsError(t *testing.T) {
 			}
 			defer c.Close()
 			_, err = c.CallTool(ctx, "t", nil)
-			var ae *auth.Error
+			var ae *fail.AuthError
 			if err == nil || errors.As(err, &ae) || !strings.Contains(err.Error(), "status 500: internal boom") {
 				t.Fatalf("tools/call: %v (%T), want the HTTP 500", err, err)
 			}

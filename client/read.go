@@ -9,7 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
 
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/uritemplate"
 )
 
@@ -22,10 +22,10 @@ const codeResourceNotFound = -32002
 // big blob). A server without the resources capability is refused before
 // any request. Not found — -32002, -32602 with data.uri, or -32602 for a
 // uri that is neither listed nor matches a listed template — is a
-// *NotFoundError.
+// not_found *fail.Error.
 func (c *Conn) ReadResource(ctx context.Context, uri string) (json.RawMessage, error) {
 	if !c.Caps.Resources {
-		return nil, &UnsupportedError{Server: c.T.Name, What: "resources"}
+		return nil, Unsupported(c.T.Name, "resources")
 	}
 	raw, err := c.callRaw(ctx, "resources/read", func(ctx context.Context) (json.RawMessage, error) {
 		meta := c.progressMeta()
@@ -33,25 +33,22 @@ func (c *Conn) ReadResource(ctx context.Context, uri string) (json.RawMessage, e
 			return mcp.ReadResourceParams{URI: uri, Meta: meta, MultiRoundTripParams: round}
 		})
 	})
-	var se *ServerError
-	if err == nil || !errors.As(err, &se) {
+	se, ok := AsServerError(err)
+	if err == nil || !ok {
 		return raw, err
 	}
-	answer := fmt.Sprintf("%s (code %d)", se.Shown(), se.RPC.Code)
+	answer := fmt.Sprintf("%s (code %d)", se.Said, se.RPC.Code)
 	switch se.RPC.Code {
 	case codeResourceNotFound:
-		return nil, &config.NotFoundError{What: "resource", Name: uri, RPC: &se.RPC, Server: c.T.Name,
-			Detail: fmt.Sprintf("server %q answered: %s", c.T.Name, answer)}
+		return nil, c.unknownResource(uri, se.RPC, fmt.Sprintf("server %q answered: %s", c.T.Name, answer))
 	case mcp.INVALID_PARAMS:
 		if u := gjson.GetBytes(se.RPC.Data, "uri"); u.Type == gjson.String {
 			// How servers say "not found" since SEP-2164 (the Go SDK from
 			// 1.7): -32602 naming the URI in data.uri.
-			return nil, &config.NotFoundError{What: "resource", Name: uri, RPC: &se.RPC, Server: c.T.Name,
-				Detail: fmt.Sprintf("server %q answered: %s", c.T.Name, answer)}
+			return nil, c.unknownResource(uri, se.RPC, fmt.Sprintf("server %q answered: %s", c.T.Name, answer))
 		}
 		if known, lerr := c.knows(ctx, uri); lerr == nil && !known {
-			return nil, &config.NotFoundError{What: "resource", Name: uri, RPC: &se.RPC, Server: c.T.Name,
-				Detail: fmt.Sprintf("server %q lists no such resource and no template matches it; it answered: %s", c.T.Name, answer)}
+			return nil, c.unknownResource(uri, se.RPC, fmt.Sprintf("server %q lists no such resource and no template matches it; it answered: %s", c.T.Name, answer))
 		}
 	}
 	return nil, err
@@ -76,4 +73,11 @@ func (c *Conn) knows(ctx context.Context, uri string) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// unknownResource: the server says it has no resource uri.
+func (c *Conn) unknownResource(uri string, rpc *fail.RPCError, detail string) error {
+	e := fail.Unknown("resource", uri, detail)
+	e.Server, e.RPC = c.T.Name, rpc
+	return e
 }

@@ -12,26 +12,26 @@ import (
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
-func testConn(mask func(string) string) *Conn {
-	return &Conn{T: &config.Target{Name: "srv"}, limit: &transport.Limit{}, lost: newLost(), mask: mask}
+func testConn(secrets ...string) *Conn {
+	return &Conn{T: &config.Target{Name: "srv"}, limit: &transport.Limit{}, lost: newLost(), secrets: secretsOf(secrets...)}
 }
 
 // TestServerErrorBounded: a server's error message is shown as one line of
 // at most text.MaxShown characters, secrets masked before it is cut; --json
 // keeps it exact up to 64 KiB, and data up to 64 KiB.
 func TestServerErrorBounded(t *testing.T) {
-	const secret = "hunter2-hunter2"
-	mask := func(s string) string { return strings.ReplaceAll(s, secret, "***") }
-	c := testConn(mask)
-	huge := strings.Repeat("é", text.MaxShown-5) + secret + strings.Repeat("E", 10<<20)
-	err := c.classifyCall(context.Background(), "tools/call", &rpcReplyError{Details: mcp.JSONRPCErrorDetails{Code: -32000, Message: huge, Data: strings.Repeat("d", 70<<10)}}, false)
-	var se *ServerError
-	if !errors.As(err, &se) {
+	const pw = "hunter2-hunter2"
+	c := testConn(pw)
+	huge := strings.Repeat("é", text.MaxShown-5) + pw + strings.Repeat("E", 10<<20)
+	err := c.classifyCall(context.Background(), "tools/call", errorReply(mcp.JSONRPCErrorDetails{Code: -32000, Message: huge, Data: strings.Repeat("d", 70<<10)}), false)
+	se, ok := AsServerError(err)
+	if !ok {
 		t.Fatalf("%T %v", err, err)
 	}
 	msg := se.Error()
@@ -48,9 +48,9 @@ func TestServerErrorBounded(t *testing.T) {
 		t.Errorf("rpc.data of %d bytes kept", len(se.RPC.Data))
 	}
 
-	err = c.classifyCall(context.Background(), "tools/call", &rpcReplyError{Details: mcp.JSONRPCErrorDetails{Code: -32601, Message: "no such method\nmcpx: a forged line", Data: map[string]any{"a": 1}}}, false)
-	var ue *UnsupportedError
-	if !errors.As(err, &ue) || ue.Error() != `server "srv" does not support tools/call: no such method\nmcpx: a forged line` || string(ue.RPC.Data) != `{"a":1}` ||
+	err = c.classifyCall(context.Background(), "tools/call", errorReply(mcp.JSONRPCErrorDetails{Code: -32601, Message: "no such method\nmcpx: a forged line", Data: map[string]any{"a": 1}}), false)
+	ue, ok := fail.As(err, fail.Unsupported)
+	if !ok || ue.Error() != `server "srv" does not support tools/call: no such method\nmcpx: a forged line` || string(ue.RPC.Data) != `{"a":1}` ||
 		ue.RPC.Message != "no such method\nmcpx: a forged line" {
 		t.Errorf("%T %v", err, err)
 	}
@@ -59,7 +59,7 @@ func TestServerErrorBounded(t *testing.T) {
 // TestConnectErrorOneLine: a transport error quoting what the server sent
 // (an HTTP error body) is one clipped line, its line breaks escaped.
 func TestConnectErrorOneLine(t *testing.T) {
-	c := testConn(nil)
+	c := testConn()
 	err := c.classify(context.Background(), "tools/call", errors.New("request failed with status 500: boom\nmcpx: forged\n"+strings.Repeat("E", 1<<20)))
 	if msg := err.Error(); msg != `server "srv": request failed with status 500: boom\nmcpx: forged\n`+strings.Repeat("E", text.MaxShown-len(`request failed with status 500: boom\nmcpx: forged\n`))+`... (during tools/call)` {
 		t.Errorf("%q", msg)
@@ -76,34 +76,9 @@ func TestConnectErrorOneLine(t *testing.T) {
 // the window below what the message shows (the framer's clip is tested
 // alike in the transport package).
 func TestShownCutSecret(t *testing.T) {
-	secret := "eyJ" + strings.Repeat("0123456789", 40)
-	mask := func(s string) string { return strings.ReplaceAll(s, secret, "***") }
-	maskIn := func(before, text, after string) string {
-		// brute force: every byte an occurrence in before+text+after covers
-		whole := before + text + after
-		covered := make([]bool, len(whole))
-		for i := strings.Index(whole, secret); i >= 0; {
-			for k := i; k < i+len(secret); k++ {
-				covered[k] = true
-			}
-			next := strings.Index(whole[i+1:], secret)
-			if next < 0 {
-				break
-			}
-			i += 1 + next
-		}
-		var b strings.Builder
-		for i := len(before); i < len(before)+len(text); i++ {
-			if !covered[i] {
-				b.WriteByte(whole[i])
-			} else if i == len(before) || !covered[i-1] {
-				b.WriteString("***")
-			}
-		}
-		return b.String()
-	}
-	msg := strings.Repeat(secret, 200) + " tail"
-	c := &Conn{mask: mask, maskIn: maskIn}
+	jwt := "eyJ" + strings.Repeat("0123456789", 40)
+	c := testConn(jwt)
+	msg := strings.Repeat(jwt, 200) + " tail"
 	if got := c.shown(msg); strings.Contains(got, "eyJ") || strings.Contains(got, "0123") {
 		t.Errorf("shown ends %q", got[max(0, len(got)-40):])
 	}

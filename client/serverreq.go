@@ -29,7 +29,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
 
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -57,6 +57,10 @@ type Answer struct {
 	// moment later, maybe, than the one the question watched (a context's
 	// children are cancelled after its own Done is closed).
 	Interrupted bool
+	// Stop: mcpx ends the operation here (nobody could answer, see
+	// HEADLESS RUNS in mcpx(1)): as for Interrupted, the request that
+	// asked is not sent again with the answer.
+	Stop bool
 }
 
 // Root is one root mcpx offers (a file:// URI and its name).
@@ -157,6 +161,11 @@ func (h *serverHooks) capabilities(kind string) mcp.ClientCapabilities {
 		caps.Roots = &struct {
 			ListChanged bool `json:"listChanged,omitempty"`
 		}{}
+	}
+	if mcp.IsModernProtocol(h.o.ProtocolVersion) {
+		// The extensions of the 2026-07-28 era (SEP-2133): mcpx reads
+		// server-published skills.
+		caps.Extensions = skillsCapability()
 	}
 	return caps
 }

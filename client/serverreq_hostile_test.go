@@ -9,7 +9,6 @@ package client
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,11 +20,10 @@ import (
 	"testing"
 	"time"
 
-	mcpclient "github.com/mark3labs/mcp-go/client"
 	"github.com/tidwall/gjson"
 
-	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // hxPeer is the server end of a Conn over OS pipes (as a stdio child's
@@ -79,16 +77,7 @@ func hxConn(t *testing.T, o Options) (*Conn, *hxPeer) {
 	}
 	lf := &transport.Limit{}
 	tr := transport.NewStdio(stdoutR, stdinW, transport.StdioOptions{MessageCeiling: 64 << 20, Limit: lf})
-	c := &Conn{T: &config.Target{Name: "s", Timeout: 5 * time.Second}, limit: lf, phase: "start", lost: newLost(),
-		kind: config.Stdio, Protocol: "2025-11-25", debug: o.Debug, mask: o.Mask, Caps: Capabilities{Tools: true, Resources: true, Prompts: true}}
-	c.hooks = &serverHooks{o: o, conn: c}
-	wrapped, base := wrapTap(tr, c.hooks)
-	c.tap = base
-	c.mc = mcpclient.NewClient(wrapped, mcpclient.WithSession())
-	c.mc.OnNotification(c.hooks.notification)
-	if err := c.mc.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	c := scriptedConn(t, o, "2025-11-25", tr, lf)
 	p := &hxPeer{t: t, out: stdoutW, lines: make(chan string, 1<<16)}
 	go func() {
 		in := bufio.NewReader(stdinR)
@@ -110,20 +99,6 @@ func hxConn(t *testing.T, o Options) (*Conn, *hxPeer) {
 		_ = stdoutR.Close()
 	})
 	return c, p
-}
-
-type hxResult struct {
-	raw json.RawMessage
-	err error
-}
-
-func hxCall(c *Conn, ctx context.Context) <-chan hxResult {
-	ch := make(chan hxResult, 1)
-	go func() {
-		raw, err := c.CallTool(ctx, "t", nil)
-		ch <- hxResult{raw, err}
-	}()
-	return ch
 }
 
 // hxID is the raw id of a request line of mcpx's.
@@ -205,7 +180,7 @@ func TestHostileProgressAfterTheCall(t *testing.T) {
 	var mu sync.Mutex
 	var got []Progress
 	c, p := hxConn(t, Options{OnProgress: func(pr Progress) { mu.Lock(); got = append(got, pr); mu.Unlock() }})
-	call := hxCall(c, context.Background())
+	call := srCallTool(c, context.Background(), "")
 	line := p.next()
 	tok := gjson.Get(line, "params._meta.progressToken").Raw
 	p.send(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":` + tok + `,"progress":1,"total":2}}`)
@@ -272,7 +247,7 @@ func TestHostileDeafServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	call := hxCall(c, ctx)
+	call := srCallTool(c, ctx, "")
 	p.next()
 	p.deaf.Store(true)
 	go func() {
@@ -287,7 +262,7 @@ func TestHostileDeafServer(t *testing.T) {
 	select {
 	case r := <-call:
 		took := time.Since(start)
-		var te *TimeoutError
+		var te *fail.TimeoutError
 		if !errors.As(r.err, &te) {
 			t.Errorf("error %T %v, want a TimeoutError", r.err, r.err)
 		}
@@ -313,7 +288,7 @@ func TestHostileMRTRManyInputRequests(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	call := hxCall(c, ctx)
+	call := srCallTool(c, ctx, "")
 	id := hxID(t, p.next())
 	var reqs []string
 	for i := range n {
@@ -323,8 +298,7 @@ func TestHostileMRTRManyInputRequests(t *testing.T) {
 	select {
 	case r := <-call:
 		took := time.Since(start)
-		var be *BadReplyError
-		if !errors.As(r.err, &be) || !strings.Contains(be.Msg, fmt.Sprintf("with %d input requests; mcpx answers at most %d at once", n, maxInputRequests)) || asked.Load() != 0 {
+		if be, ok := fail.As(r.err, fail.ServerError); !ok || be.What != "result" || !strings.Contains(be.Message, fmt.Sprintf("with %d input requests; mcpx answers at most %d at once", n, maxInputRequests)) || asked.Load() != 0 {
 			t.Errorf("error %T %v (%d asked), want the result refused before any is asked", r.err, r.err, asked.Load())
 		}
 		if took > 800*time.Millisecond {

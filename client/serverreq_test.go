@@ -17,12 +17,12 @@ import (
 	"testing"
 	"time"
 
-	mcpclient "github.com/mark3labs/mcp-go/client"
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // srNotes records what the hooks say (Note and Debug), in order.
@@ -54,7 +54,7 @@ func (n *srNotes) all() []string {
 func srHooks(o Options) (*serverHooks, *srNotes) {
 	n := &srNotes{}
 	o.Note, o.Debug = n.note, n.debug
-	c := &Conn{T: &config.Target{Name: "s"}, lost: newLost(), mask: o.Mask, debug: o.Debug}
+	c := &Conn{T: &config.Target{Name: "s"}, lost: newLost(), secrets: o.Secrets, debug: o.Debug}
 	c.hooks = &serverHooks{o: o, conn: c}
 	return c.hooks, n
 }
@@ -214,7 +214,7 @@ func TestServerHooksWrap(t *testing.T) {
 			method: "tasks/get", params: map[string]any{"taskId": "t"},
 			want:  `{"jsonrpc":"2.0","id":23,"error":{"code":-32601,"message":"Method not found: tasks/get"}}`,
 			notes: []string{`note: server "s" sent the request tasks/get, which mcpx does not offer; answered "method not found"`}},
-		{name: "long method clipped in the note, masked", o: Options{Mask: func(s string) string { return strings.ReplaceAll(s, "hunter2", "***") }},
+		{name: "long method clipped in the note, masked", o: Options{Secrets: secretsOf("hunter2")},
 			id: mcp.NewRequestId(int64(24)), method: "hunter2/" + strings.Repeat("m", 100),
 			want:  `{"jsonrpc":"2.0","id":24,"error":{"code":-32601,"message":"Method not found: hunter2/` + strings.Repeat("m", 100) + `"}}`,
 			notes: []string{`note: server "s" sent the request ***/` + strings.Repeat("m", 76) + `..., which mcpx does not offer; answered "method not found"`}},
@@ -587,10 +587,10 @@ func TestReplyResult(t *testing.T) {
 	}{
 		{&mcptransport.JSONRPCResponse{Result: json.RawMessage(`{"a":1}`)}, `{"a":1}`},
 		{&mcptransport.JSONRPCResponse{Result: json.RawMessage(`null`)}, `null`},
-		{&mcptransport.JSONRPCResponse{}, `*client.brokenReplyError the response has neither a result nor an error`},
-		{&mcptransport.JSONRPCResponse{Result: json.RawMessage(`{}`), Error: &mcp.JSONRPCErrorDetails{Code: 1, Message: "x"}}, `*client.brokenReplyError the response has both a result and an error`},
-		{&mcptransport.JSONRPCResponse{Result: json.RawMessage(`null`), Error: &mcp.JSONRPCErrorDetails{Code: -32000, Message: "no"}}, `*client.rpcReplyError no`},
-		{&mcptransport.JSONRPCResponse{Result: json.RawMessage(`{"resultType":"input_required","inputRequests":{` + strings.Repeat(`"a":{},`, 64) + `"b":{}}}`)}, `*client.tooManyInputsError 65 input requests`},
+		{&mcptransport.JSONRPCResponse{}, `*client.replyError the response has neither a result nor an error`},
+		{&mcptransport.JSONRPCResponse{Result: json.RawMessage(`{}`), Error: &mcp.JSONRPCErrorDetails{Code: 1, Message: "x"}}, `*client.replyError the response has both a result and an error`},
+		{&mcptransport.JSONRPCResponse{Result: json.RawMessage(`null`), Error: &mcp.JSONRPCErrorDetails{Code: -32000, Message: "no"}}, `*client.replyError no`},
+		{&mcptransport.JSONRPCResponse{Result: json.RawMessage(`{"resultType":"input_required","inputRequests":{` + strings.Repeat(`"a":{},`, 64) + `"b":{}}}`)}, `*client.inputError 65 input requests`},
 	} {
 		raw, err := replyResult(tc.resp)
 		got := string(raw)
@@ -758,16 +758,7 @@ func srConn(t *testing.T, o Options, protocol string) (*Conn, *srServer) {
 	stdinR, stdinW := io.Pipe()
 	lf := &transport.Limit{}
 	tr := transport.NewStdio(stdoutR, stdinW, transport.StdioOptions{MessageCeiling: 1 << 20, Limit: lf})
-	c := &Conn{T: &config.Target{Name: "s", Timeout: 5 * time.Second}, limit: lf, phase: "start", lost: newLost(),
-		kind: config.Stdio, Protocol: protocol, debug: o.Debug, mask: o.Mask, Caps: Capabilities{Tools: true, Resources: true, Prompts: true}}
-	c.hooks = &serverHooks{o: o, conn: c}
-	wrapped, base := wrapTap(tr, c.hooks)
-	c.tap = base
-	c.mc = mcpclient.NewClient(wrapped, mcpclient.WithSession())
-	c.mc.OnNotification(c.hooks.notification)
-	if err := c.mc.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	c := scriptedConn(t, o, protocol, tr, lf)
 	s := &srServer{t: t, out: stdoutW, lines: make(chan string, 64)}
 	go func() {
 		in := bufio.NewReader(stdinR)
@@ -785,31 +776,6 @@ func srConn(t *testing.T, o Options, protocol string) (*Conn, *srServer) {
 		_ = stdinR.Close()
 	})
 	return c, s
-}
-
-type srCall struct {
-	raw json.RawMessage
-	err error
-}
-
-func srCallTool(c *Conn, ctx context.Context, args string) <-chan srCall {
-	ch := make(chan srCall, 1)
-	go func() {
-		raw, err := c.CallTool(ctx, "t", json.RawMessage(args))
-		ch <- srCall{raw, err}
-	}()
-	return ch
-}
-
-func srWait(t *testing.T, ch <-chan srCall) srCall {
-	t.Helper()
-	select {
-	case r := <-ch:
-		return r
-	case <-time.After(3 * time.Second):
-		t.Fatal("the call did not return")
-		return srCall{}
-	}
 }
 
 // TestConnCancelled: a call interrupted or out of time sends one
@@ -857,7 +823,7 @@ func TestConnCancelled(t *testing.T) {
 			if r.err == nil {
 				t.Fatalf("no error: %s", r.raw)
 			}
-			var te *TimeoutError
+			var te *fail.TimeoutError
 			if errors.As(r.err, &te) != tc.timeout {
 				t.Errorf("error %T %v: a TimeoutError is %v", r.err, r.err, tc.timeout)
 			}
@@ -1094,8 +1060,7 @@ func TestRefusedMethodNotFound(t *testing.T) {
 	}
 	s.send(`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"mcpx does not offer sampling"}}`)
 	r := srWait(t, call)
-	var se *ServerError
-	if !errors.As(r.err, &se) || r.err.Error() != `server "s": tools/call failed: mcpx does not offer sampling (code -32601)` {
+	if _, ok := AsServerError(r.err); !ok || r.err.Error() != `server "s": tools/call failed: mcpx does not offer sampling (code -32601)` {
 		t.Errorf("after a refusal: %T %v", r.err, r.err)
 	}
 	if n := c.hooks.refusals(); n != 1 {
@@ -1106,8 +1071,7 @@ func TestRefusedMethodNotFound(t *testing.T) {
 	s.next()
 	s.send(`{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found"}}`)
 	r = srWait(t, call)
-	var ue *UnsupportedError
-	if !errors.As(r.err, &ue) || r.err.Error() != `server "s" does not support tools/call: Method not found` {
+	if !fail.Is(r.err, fail.Unsupported) || r.err.Error() != `server "s" does not support tools/call: Method not found` {
 		t.Errorf("without a refusal: %T %v", r.err, r.err)
 	}
 	if (*serverHooks)(nil).refusals() != 0 {
@@ -1118,7 +1082,7 @@ func TestRefusedMethodNotFound(t *testing.T) {
 // TestConnInputNotGiven: a 2026-07-28 input request mcpx does not answer
 // (sampling; roots when none are offered; a method it does not know) and
 // a server that keeps asking for nothing fail the operation with a
-// BadReplyError (exit 1), not the connection, and cancel nothing.
+// bad reply (server_error, exit 1), not the connection, and cancel nothing.
 func TestConnInputNotGiven(t *testing.T) {
 	for _, tc := range []struct{ name, requests, want string }{
 		{"sampling", `{"x":{"method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}}`,
@@ -1148,9 +1112,8 @@ func TestConnInputNotGiven(t *testing.T) {
 				}
 				break
 			}
-			var be *BadReplyError
-			if !errors.As(r.err, &be) || r.err.Error() != tc.want {
-				t.Errorf("%T %v\nwant *client.BadReplyError %s", r.err, r.err, tc.want)
+			if be, ok := fail.As(r.err, fail.ServerError); !ok || be.What != "result" || r.err.Error() != tc.want {
+				t.Errorf("%T %v\nwant a bad reply (server_error) %s", r.err, r.err, tc.want)
 			}
 			s.nothing(30 * time.Millisecond)
 		})

@@ -3,11 +3,13 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"sync"
 	"time"
 
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/tidwall/gjson"
 )
 
 // handshake records the replies to the requests mcp-go sends during the
@@ -58,10 +60,10 @@ func (h *handshake) lastError() *mcp.JSONRPCErrorDetails {
 // last JSON-RPC error; err itself when neither.
 func (h *handshake) asError(err error) error {
 	if h.broken != "" {
-		return &brokenReplyError{How: h.broken}
+		return brokenReply(h.broken)
 	}
 	if d := h.lastError(); d != nil {
-		return &rpcReplyError{Details: *d}
+		return errorReply(*d)
 	}
 	return err
 }
@@ -107,6 +109,12 @@ type tap struct {
 	// hs, when set, records the replies to mcp-go's requests (the
 	// handshake; see Conn.initialize).
 	hs *handshake
+	// trace is the trace context every request's _meta carries (nil:
+	// none; see withTrace).
+	trace map[string]string
+	// rediscovered: server/discover was sent again after a -32022 that
+	// named the version it had been sent at (see retryDiscover).
+	rediscovered bool
 }
 
 func (t *tap) Start(ctx context.Context) error { return t.inner.Start(ctx) }
@@ -140,6 +148,7 @@ func (t *tap) recordHandshake(h *handshake) {
 
 // send sends one request through the inner transport.
 func (t *tap) send(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
+	req.Params = withTrace(req.Params, t.trace)
 	ictx := ctx
 	if t.outlive {
 		var stop context.CancelFunc
@@ -166,7 +175,55 @@ func (t *tap) SendRequest(ctx context.Context, req mcptransport.JSONRPCRequest) 
 		hs.record(req.Method, resp)
 		t.mu.Unlock()
 	}
+	if again, ok := t.retryDiscover(req, resp, err); ok {
+		if t.hooks != nil && t.hooks.o.Debug != nil {
+			t.hooks.o.Debug("the server refused server/discover at a protocol version it says it supports (code %d); sending it once more", mcp.UNSUPPORTED_PROTOCOL_VERSION)
+		}
+		return t.SendRequest(ctx, again)
+	}
 	return resp, err
+}
+
+// retryDiscover returns the request to send when the server answered
+// server/discover with an unsupported-version error (-32022) whose
+// data.supported names the very version the request was sent at: a
+// server that refuses the first request it gets (a stateless server
+// behind a balancer that has not yet seen the version) is asked once
+// more, with a new id, at that version, rather than taken for a legacy
+// server (mcp-go retries only at a different version). The retry is made
+// once per connection.
+func (t *tap) retryDiscover(req mcptransport.JSONRPCRequest, resp *mcptransport.JSONRPCResponse, err error) (mcptransport.JSONRPCRequest, bool) {
+	if err != nil || resp == nil || resp.Error == nil || resp.Error.Code != mcp.UNSUPPORTED_PROTOCOL_VERSION ||
+		req.Method != string(mcp.MethodServerDiscover) {
+		return req, false
+	}
+	params, mErr := json.Marshal(req.Params)
+	if mErr != nil {
+		return req, false
+	}
+	sent := gjson.GetBytes(params, `_meta.io\.modelcontextprotocol/protocolVersion`).String()
+	var data struct {
+		Supported []string `json:"supported"`
+	}
+	if b, mErr := json.Marshal(resp.Error.Data); mErr != nil || json.Unmarshal(b, &data) != nil {
+		return req, false
+	}
+	if sent == "" || !slices.Contains(data.Supported, sent) {
+		return req, false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.rediscovered {
+		return req, false
+	}
+	t.rediscovered = true
+	// A new id: mcp-go's later ids move past it (SendRequest adds the
+	// offset; this request's id was given the offset already).
+	if v, ok := req.ID.Value().(int64); ok {
+		t.idOffset++
+		req.ID = mcp.NewRequestId(v + 1 - t.idOffset)
+	}
+	return req, true
 }
 
 // outliveGrace is how much later than the call's deadline the inner

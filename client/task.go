@@ -12,8 +12,8 @@ package client
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -22,24 +22,23 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
 
-	"github.com/mcpx-cli/mcpx/client/config"
-	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // Task statuses.
 const (
-	TaskWorking       = "working"
-	TaskInputRequired = "input_required"
-	TaskCompleted     = "completed"
+	taskWorking       = "working"
+	taskInputRequired = "input_required"
+	taskCompleted     = "completed"
 	TaskFailed        = "failed"
-	TaskCancelled     = "cancelled"
+	taskCancelled     = "cancelled"
 )
 
 // Task support of a tool (execution.taskSupport).
 const (
 	TaskSupportRequired  = "required"
-	TaskSupportOptional  = "optional"
+	taskSupportOptional  = "optional"
 	TaskSupportForbidden = "forbidden"
 )
 
@@ -48,12 +47,12 @@ const (
 const tasksExtension = "io.modelcontextprotocol/tasks"
 
 // Bounds on the wait between two tasks/get: the server's pollInterval is
-// kept within [MinPollInterval, MaxPollInterval]; DefaultPollInterval is
+// kept within [minPollInterval, maxPollInterval]; defaultPollInterval is
 // used when it names none.
 const (
-	MinPollInterval     = 100 * time.Millisecond
-	MaxPollInterval     = 30 * time.Second
-	DefaultPollInterval = time.Second
+	minPollInterval     = 100 * time.Millisecond
+	maxPollInterval     = 30 * time.Second
+	defaultPollInterval = time.Second
 )
 
 // taskCancelTimeout bounds the tasks/cancel sent for a task mcpx stops
@@ -88,29 +87,29 @@ type Task struct {
 	token string
 }
 
-// Terminal reports whether the task has ended (completed, failed or
+// terminal reports whether the task has ended (completed, failed or
 // cancelled).
-func (t *Task) Terminal() bool {
-	return t.Status == TaskCompleted || t.Status == TaskFailed || t.Status == TaskCancelled
+func (t *Task) terminal() bool {
+	return t.Status == taskCompleted || t.Status == TaskFailed || t.Status == taskCancelled
 }
 
-// Poll is the wait before the next tasks/get: the server's pollInterval,
+// poll is the wait before the next tasks/get: the server's pollInterval,
 // bounded.
-func (t *Task) Poll() time.Duration {
+func (t *Task) poll() time.Duration {
 	if t.PollInterval == nil || *t.PollInterval <= 0 {
-		return DefaultPollInterval
+		return defaultPollInterval
 	}
-	if *t.PollInterval >= int64(MaxPollInterval/time.Millisecond) {
-		return MaxPollInterval
+	if *t.PollInterval >= int64(maxPollInterval/time.Millisecond) {
+		return maxPollInterval
 	}
-	return max(time.Duration(*t.PollInterval)*time.Millisecond, MinPollInterval)
+	return max(time.Duration(*t.PollInterval)*time.Millisecond, minPollInterval)
 }
 
 // TaskSupport is a tool's execution.taskSupport: TaskSupportRequired,
-// TaskSupportOptional, or TaskSupportForbidden (absent, or anything else).
+// taskSupportOptional, or TaskSupportForbidden (absent, or anything else).
 func (it *Item) TaskSupport() string {
 	switch s := gjson.GetBytes(it.Execution, "taskSupport").String(); s {
-	case TaskSupportRequired, TaskSupportOptional:
+	case TaskSupportRequired, taskSupportOptional:
 		return s
 	}
 	return TaskSupportForbidden
@@ -167,40 +166,16 @@ func isTaskReply(raw json.RawMessage) bool {
 	return r.Get("resultType").String() == "task" || r.Get("task").IsObject()
 }
 
-type tasksCtxKey struct{}
-
-// declaresTasks marks a request context: the request declares the tasks
-// extension among the client's capabilities (2026-07-28 era).
-func declaresTasks(ctx context.Context) context.Context {
-	return context.WithValue(ctx, tasksCtxKey{}, true)
-}
-
-// withTasksExtension adds the tasks extension to the client capabilities
-// of params' _meta (as requestMeta made them) when ctx asks for it.
-func withTasksExtension(ctx context.Context, params any) any {
-	fields, ok := params.(map[string]json.RawMessage)
-	if !ok || ctx.Value(tasksCtxKey{}) == nil {
-		return params
+// declareTasks is the request option of the task requests: the request
+// declares the tasks extension among the client's capabilities
+// (2026-07-28 era); other requests do not.
+func declareTasks(caps *mcp.ClientCapabilities) {
+	ext := maps.Clone(caps.Extensions)
+	if ext == nil {
+		ext = map[string]any{}
 	}
-	var meta map[string]json.RawMessage
-	if json.Unmarshal(fields["_meta"], &meta) != nil || meta == nil {
-		return params
-	}
-	var caps mcp.ClientCapabilities
-	_ = json.Unmarshal(meta[mcp.MetaKeyClientCapabilities], &caps)
-	if caps.Extensions == nil {
-		caps.Extensions = map[string]any{}
-	}
-	caps.Extensions[tasksExtension] = map[string]any{}
-	b, err := json.Marshal(caps)
-	if err != nil {
-		return params
-	}
-	meta[mcp.MetaKeyClientCapabilities] = b
-	if fields["_meta"], err = json.Marshal(meta); err != nil {
-		return params
-	}
-	return fields
+	ext[tasksExtension] = map[string]any{}
+	caps.Extensions = ext
 }
 
 // taskWatch wakes the wait for one task when the server sends a status
@@ -253,17 +228,16 @@ func (c *Conn) StartTask(ctx context.Context, name string, args json.RawMessage)
 		args = json.RawMessage("{}")
 	}
 	var token string
-	raw, err = c.callRaw(declaresTasks(ctx), "tools/call", func(ctx context.Context) (json.RawMessage, error) {
+	raw, err = c.callRaw(ctx, "tools/call", func(ctx context.Context) (json.RawMessage, error) {
 		meta := c.progressMeta()
 		if meta != nil {
 			token, _ = meta.ProgressToken.(string)
 		}
 		return c.roundTrips(ctx, "tools/call", func(round mcp.MultiRoundTripParams) any {
 			return mcp.CallToolParams{Name: name, Arguments: args, Meta: meta, Task: &mcp.TaskParams{}, MultiRoundTripParams: round}
-		})
+		}, declareTasks)
 	})
-	var unsup *UnsupportedError
-	if errors.As(err, &unsup) && !c.Caps.Tools {
+	if unsup, ok := fail.As(err, fail.Unsupported); ok && !c.Caps.Tools {
 		unsup.What = "tools"
 	}
 	if err != nil {
@@ -272,7 +246,7 @@ func (c *Conn) StartTask(ctx context.Context, name string, args json.RawMessage)
 	if isTaskReply(raw) {
 		t, ok := parseTask(raw)
 		if !ok {
-			return nil, nil, &BadReplyError{Server: c.T.Name, Method: "tools/call", Msg: "answered with a task that has no taskId and status"}
+			return nil, nil, badReply(c.T.Name, "tools/call", "answered with a task that has no taskId and status")
 		}
 		t.token = token
 		return t, nil, nil
@@ -282,21 +256,23 @@ func (c *Conn) StartTask(ctx context.Context, name string, args json.RawMessage)
 
 // taskRequest sends one request about task id and classifies its failure:
 // an invalid-params reply (the answer of the SDKs to a task id they do not
-// know, or no longer keep) is a *config.NotFoundError.
+// know, or no longer keep) is a not_found *fail.Error.
 func (c *Conn) taskRequest(ctx context.Context, method, id string, params any) (json.RawMessage, error) {
-	raw, err := c.callRaw(declaresTasks(ctx), method, func(ctx context.Context) (json.RawMessage, error) {
-		return c.plain(ctx, method, params)
+	raw, err := c.callRaw(ctx, method, func(ctx context.Context) (json.RawMessage, error) {
+		return c.plain(ctx, method, params, declareTasks)
 	})
-	var se *ServerError
-	if errors.As(err, &se) && se.RPC.Code == mcp.INVALID_PARAMS && method != string(mcp.MethodTasksCancel) {
-		rpc := se.RPC
-		return nil, &config.NotFoundError{What: "task", Name: id, Server: c.T.Name, Detail: "server said: " + se.Shown(), RPC: &rpc}
+	se, ok := AsServerError(err)
+	if ok && se.RPC.Code == mcp.INVALID_PARAMS && method != string(mcp.MethodTasksCancel) {
+		rpc := *se.RPC
+		e := fail.Unknown("task", id, "server said: "+se.Said)
+		e.Server, e.RPC = c.T.Name, &rpc
+		return nil, e
 	}
 	return raw, err
 }
 
 // GetTask asks for the status of task id (tasks/get). An unknown or
-// expired id is a *config.NotFoundError.
+// expired id is a not_found *fail.Error.
 func (c *Conn) GetTask(ctx context.Context, id string) (*Task, error) {
 	raw, err := c.taskRequest(ctx, string(mcp.MethodTasksGet), id, mcp.GetTaskParams{TaskId: id})
 	if err != nil {
@@ -304,7 +280,7 @@ func (c *Conn) GetTask(ctx context.Context, id string) (*Task, error) {
 	}
 	t, ok := parseTask(raw)
 	if !ok {
-		return nil, &BadReplyError{Server: c.T.Name, Method: "tasks/get", Msg: "answered with no taskId and status"}
+		return nil, badReply(c.T.Name, "tasks/get", "answered with no taskId and status")
 	}
 	if t.ID != id {
 		return nil, c.otherTask("tasks/get", id, t.ID)
@@ -315,25 +291,24 @@ func (c *Conn) GetTask(ctx context.Context, id string) (*Task, error) {
 // otherTask: the server answered a request about task id with another
 // task, whose status (and result) is not id's.
 func (c *Conn) otherTask(method, id, other string) error {
-	return &BadReplyError{Server: c.T.Name, Method: method,
-		Msg: fmt.Sprintf("answered about task %s when asked about task %s", shownID(other), shownID(id))}
+	return badReply(c.T.Name, method, fmt.Sprintf("answered about task %s when asked about task %s", shownID(other), shownID(id)))
 }
 
 // CancelTask asks the server to cancel task id (tasks/cancel) and returns
 // the task as it then is (asked again with tasks/get when the answer does
 // not say). A task that has ended already cannot be cancelled: a
-// *TaskError; an unknown id is a *config.NotFoundError.
+// task failure (TaskEnded); an unknown id is a not_found *fail.Error.
 func (c *Conn) CancelTask(ctx context.Context, id string) (*Task, error) {
 	raw, err := c.taskRequest(ctx, string(mcp.MethodTasksCancel), id, mcp.CancelTaskParams{TaskId: id})
-	var se *ServerError
-	if errors.As(err, &se) && se.RPC.Code == mcp.INVALID_PARAMS {
+	se, ok := AsServerError(err)
+	if ok && se.RPC.Code == mcp.INVALID_PARAMS {
 		// Unknown, or already ended: tasks/get tells which.
 		t, gerr := c.GetTask(ctx, id)
 		if gerr != nil {
 			return nil, gerr
 		}
-		if t.Terminal() {
-			return t, &TaskError{Server: c.T.Name, ID: id, Status: t.Status, Message: "it cannot be cancelled any more (the server said: " + se.Shown() + ")"}
+		if t.terminal() {
+			return t, TaskEnded(c.T.Name, id, t.Status, "it cannot be cancelled any more (the server said: "+se.Said+")", nil)
 		}
 		return nil, err
 	}
@@ -362,8 +337,8 @@ func (c *Conn) ListTasks(ctx context.Context) (tasks []Task, warnings []Problem,
 		}
 		var p mcp.PaginatedParams
 		p.Cursor = mcp.Cursor(cursor)
-		raw, err := c.callRaw(declaresTasks(ctx), "tasks/list", func(ctx context.Context) (json.RawMessage, error) {
-			return c.plain(ctx, "tasks/list", p)
+		raw, err := c.callRaw(ctx, "tasks/list", func(ctx context.Context) (json.RawMessage, error) {
+			return c.plain(ctx, "tasks/list", p, declareTasks)
 		})
 		if err != nil {
 			return tasks, warnings, err
@@ -371,7 +346,7 @@ func (c *Conn) ListTasks(ctx context.Context) (tasks []Task, warnings []Problem,
 		r := gjson.ParseBytes(raw)
 		list := r.Get("tasks")
 		if !list.IsArray() {
-			return tasks, warnings, &BadReplyError{Server: c.T.Name, Method: "tasks/list", Msg: "answered without a tasks array"}
+			return tasks, warnings, badReply(c.T.Name, "tasks/list", "answered without a tasks array")
 		}
 		for i, v := range list.Array() {
 			if len(tasks) >= maxTasks {
@@ -410,14 +385,14 @@ type WaitOptions struct {
 
 // WaitTask waits until task t ends and returns its result, raw, as
 // tools/call would have returned it. It polls tasks/get at the task's
-// poll interval (see Task.Poll), sooner when the server sends a status
+// poll interval (see Task.poll), sooner when the server sends a status
 // notification for it. A task that needs input is answered through the
 // connection's hooks (elicitation): in the 2025-11-25 era by asking for
 // its result (tasks/result), during which the server sends its requests;
 // in the 2026-07-28 era with tasks/update. A task that failed without a
-// result, or was cancelled, is a *TaskError (or the server's error reply);
-// one that failed with a result that does not report an error returns the
-// result and a *TaskError (see taskOutcome).
+// result, or was cancelled, is a task failure (TaskEnded), or the server's
+// error reply; one that failed with a result that does not report an error
+// returns the result and a task failure (see taskOutcome).
 func (c *Conn) WaitTask(ctx context.Context, t *Task, o WaitOptions) (raw json.RawMessage, err error) {
 	wake := c.hooks.tasks.start(t.ID, t.token)
 	defer c.hooks.tasks.stop()
@@ -432,21 +407,20 @@ func (c *Conn) WaitTask(ctx context.Context, t *Task, o WaitOptions) (raw json.R
 			o.OnStatus(*t)
 		}
 		switch {
-		case t.Terminal():
+		case t.terminal():
 			return c.taskOutcome(ctx, t)
-		case t.Status == TaskInputRequired && t.inputs != nil:
+		case t.Status == taskInputRequired && t.inputs != nil:
 			if answered++; answered > maxInputRounds {
-				return nil, &BadReplyError{Server: c.T.Name, Method: "tasks/get",
-					Msg: fmt.Sprintf("asked for input more than %d times for task %s", maxInputRounds, shownID(t.ID))}
+				return nil, badReply(c.T.Name, "tasks/get", fmt.Sprintf("asked for input more than %d times for task %s", maxInputRounds, shownID(t.ID)))
 			}
 			if err := c.answerTask(ctx, t); err != nil {
 				return nil, err
 			}
-		case t.Status == TaskInputRequired && !mcp.IsModernProtocol(c.Protocol):
+		case t.Status == taskInputRequired && !mcp.IsModernProtocol(c.Protocol):
 			// The server sends its requests while tasks/result waits.
 			return c.taskResult(ctx, t)
 		default:
-			timer := time.NewTimer(t.Poll())
+			timer := time.NewTimer(t.poll())
 			select {
 			case <-timer.C:
 			case <-wake:
@@ -469,11 +443,11 @@ func (c *Conn) WaitTask(ctx context.Context, t *Task, o WaitOptions) (raw json.R
 
 // taskOutcome is the result of a task that has ended. A task that failed
 // and yet has a result that does not report an error (isError) returns
-// both: the result, to be shown, and a *TaskError (a failed task exits 1).
+// both: the result, to be shown, and a task failure (TaskEnded) (a failed task exits 1).
 func (c *Conn) taskOutcome(ctx context.Context, t *Task) (json.RawMessage, error) {
 	raw, err := c.taskEnd(ctx, t)
 	if err == nil && t.Status == TaskFailed && !gjson.GetBytes(raw, "isError").Bool() {
-		return raw, &TaskError{Server: c.T.Name, ID: t.ID, Status: t.Status, Message: c.shown(t.StatusMessage)}
+		return raw, TaskEnded(c.T.Name, t.ID, t.Status, c.shown(t.StatusMessage), nil)
 	}
 	return raw, err
 }
@@ -483,31 +457,30 @@ func (c *Conn) taskEnd(ctx context.Context, t *Task) (json.RawMessage, error) {
 	switch {
 	case t.result != nil:
 		return t.result, nil
-	case t.Status == TaskCancelled:
-		return nil, &TaskError{Server: c.T.Name, ID: t.ID, Status: t.Status, Message: c.shown(t.StatusMessage)}
+	case t.Status == taskCancelled:
+		return nil, TaskEnded(c.T.Name, t.ID, t.Status, c.shown(t.StatusMessage), nil)
 	case t.failure != nil:
-		rpc := transport.RPCError{Code: int(gjson.GetBytes(t.failure, "code").Int()), Message: gjson.GetBytes(t.failure, "message").String()}
+		rpc := fail.RPCError{Code: int(gjson.GetBytes(t.failure, "code").Int()), Message: gjson.GetBytes(t.failure, "message").String()}
 		if d := gjson.GetBytes(t.failure, "data"); d.Exists() {
 			rpc.Data = json.RawMessage(d.Raw)
 		}
-		return nil, &TaskError{Server: c.T.Name, ID: t.ID, Status: t.Status, Message: c.shown(rpc.Message), RPC: &rpc}
+		return nil, TaskEnded(c.T.Name, t.ID, t.Status, c.shown(rpc.Message), &rpc)
 	case mcp.IsModernProtocol(c.Protocol):
 		// The tasks extension has no tasks/result: tasks/get carries it.
-		return nil, &BadReplyError{Server: c.T.Name, Method: "tasks/get",
-			Msg: fmt.Sprintf("reported task %s %s without its result or error, which the 2026-07-28 tasks extension puts there", shownID(t.ID), c.shown(t.Status))}
+		return nil, badReply(c.T.Name, "tasks/get", fmt.Sprintf("reported task %s %s without its result or error, which the 2026-07-28 tasks extension puts there", shownID(t.ID), c.shown(t.Status)))
 	}
 	return c.taskResult(ctx, t)
 }
 
 // taskResult fetches the result of task t with tasks/result (2025-11-25),
 // which waits until the task ends. A failed task's error reply is a
-// *TaskError.
+// task failure (TaskEnded).
 func (c *Conn) taskResult(ctx context.Context, t *Task) (json.RawMessage, error) {
 	raw, err := c.taskRequest(ctx, string(mcp.MethodTasksResult), t.ID, mcp.TaskResultParams{TaskId: t.ID})
-	var se *ServerError
-	if errors.As(err, &se) {
-		rpc := se.RPC
-		return nil, &TaskError{Server: c.T.Name, ID: t.ID, Status: TaskFailed, Message: se.Shown(), RPC: &rpc}
+	se, ok := AsServerError(err)
+	if ok {
+		rpc := *se.RPC
+		return nil, TaskEnded(c.T.Name, t.ID, TaskFailed, se.Said, &rpc)
 	}
 	return raw, err
 }
@@ -517,11 +490,10 @@ func (c *Conn) taskResult(ctx context.Context, t *Task) (json.RawMessage, error)
 func (c *Conn) answerTask(ctx context.Context, t *Task) error {
 	var requests mcp.InputRequests
 	if err := json.Unmarshal([]byte(gjson.GetBytes(t.inputs, "inputRequests").Raw), &requests); err != nil {
-		return &BadReplyError{Server: c.T.Name, Method: "tasks/get", Msg: "returned input requests mcpx cannot read: " + c.shown(err.Error())}
+		return badReply(c.T.Name, "tasks/get", "returned input requests mcpx cannot read: "+c.shown(err.Error()))
 	}
 	if n := len(requests); n > maxInputRequests {
-		return &BadReplyError{Server: c.T.Name, Method: "tasks/get",
-			Msg: fmt.Sprintf("returned %d input requests; mcpx answers at most %d at once", n, maxInputRequests)}
+		return badReply(c.T.Name, "tasks/get", fmt.Sprintf("returned %d input requests; mcpx answers at most %d at once", n, maxInputRequests))
 	}
 	responses, err := c.hooks.answerInputs(ctx, t.inputs, requests)
 	if err != nil {
@@ -538,7 +510,7 @@ func (c *Conn) answerTask(ctx context.Context, t *Task) error {
 func (c *Conn) abandonTask(id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), taskCancelTimeout)
 	defer cancel()
-	_, err := c.plain(declaresTasks(ctx), string(mcp.MethodTasksCancel), mcp.CancelTaskParams{TaskId: id})
+	_, err := c.plain(ctx, string(mcp.MethodTasksCancel), mcp.CancelTaskParams{TaskId: id}, declareTasks)
 	say := c.opts.Note
 	if say == nil {
 		return
@@ -553,16 +525,6 @@ func (c *Conn) abandonTask(id string) {
 // maxShownID bounds a task id a message shows (a server chooses it).
 const maxShownID = 200
 
-// TaskError: a task ended without a result (exit 1): it failed, or was
-// cancelled, or cannot be cancelled any more.
-type TaskError struct {
-	Server  string
-	ID      string
-	Status  string
-	Message string              // the server's status message or error, as shown
-	RPC     *transport.RPCError // the server's error, when it sent one
-}
-
 // shownID is a task id as a message shows it: at most maxShownID
 // characters, quoted when cut or when it holds control characters.
 func shownID(id string) string {
@@ -570,33 +532,4 @@ func shownID(id string) string {
 		return text.QuoteClip(id, maxShownID)
 	}
 	return id
-}
-
-func (e *TaskError) Error() string {
-	id := shownID(e.ID)
-	what := "failed"
-	switch e.Status {
-	case TaskCancelled:
-		what = "was cancelled"
-	case TaskCompleted:
-		what = "has completed"
-	}
-	msg := fmt.Sprintf("server %q: task %s %s", e.Server, id, what)
-	if e.Message != "" {
-		msg += ": " + e.Message
-	}
-	return msg
-}
-
-// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
-func (e *TaskError) ErrorCode() string { return "server_error" }
-
-// ErrorDetails are the error's fields under --json: the task's id and
-// status, and the server's error reply when there was one.
-func (e *TaskError) ErrorDetails() map[string]any {
-	d := map[string]any{"task_id": e.ID, "status": e.Status}
-	if e.RPC != nil {
-		d["rpc"] = e.RPC
-	}
-	return d
 }

@@ -66,14 +66,14 @@ func TestTaskPoll(t *testing.T) {
 		poll *int64
 		want time.Duration
 	}{
-		{nil, DefaultPollInterval},
-		{ms(0), DefaultPollInterval},
-		{ms(1), MinPollInterval},
+		{nil, defaultPollInterval},
+		{ms(0), defaultPollInterval},
+		{ms(1), minPollInterval},
 		{ms(250), 250 * time.Millisecond},
-		{ms(60000), MaxPollInterval},
-		{ms(1 << 62), MaxPollInterval},
+		{ms(60000), maxPollInterval},
+		{ms(1 << 62), maxPollInterval},
 	} {
-		if got := (&Task{PollInterval: tc.poll}).Poll(); got != tc.want {
+		if got := (&Task{PollInterval: tc.poll}).poll(); got != tc.want {
 			t.Errorf("Poll(%v) = %s, want %s", tc.poll, got, tc.want)
 		}
 	}
@@ -82,7 +82,7 @@ func TestTaskPoll(t *testing.T) {
 func TestTaskSupport(t *testing.T) {
 	for raw, want := range map[string]string{
 		``: TaskSupportForbidden, `{}`: TaskSupportForbidden, `{"taskSupport":"required"}`: TaskSupportRequired,
-		`{"taskSupport":"optional"}`: TaskSupportOptional, `{"taskSupport":"sometimes"}`: TaskSupportForbidden,
+		`{"taskSupport":"optional"}`: taskSupportOptional, `{"taskSupport":"sometimes"}`: TaskSupportForbidden,
 		`{"taskSupport":true}`: TaskSupportForbidden,
 	} {
 		it := &Item{Execution: json.RawMessage(raw)}
@@ -94,10 +94,10 @@ func TestTaskSupport(t *testing.T) {
 
 // The task requests of the 2026-07-28 era declare the tasks extension next
 // to the capabilities every request declares; other requests do not.
-func TestWithTasksExtension(t *testing.T) {
+func TestDeclareTasks(t *testing.T) {
 	c := &Conn{Protocol: mcp.LATEST_PROTOCOL_VERSION, hooks: &serverHooks{o: Options{Elicit: func(context.Context, Elicitation) Answer { return Answer{} }}}}
 	c.hooks.conn = c
-	params := c.requestMeta(mcp.GetTaskParams{TaskId: "a"})
+	params := mcp.GetTaskParams{TaskId: "a"}
 	caps := func(p any) string {
 		b, _ := json.Marshal(p)
 		var v struct {
@@ -106,10 +106,10 @@ func TestWithTasksExtension(t *testing.T) {
 		_ = json.Unmarshal(b, &v)
 		return string(v.Meta[mcp.MetaKeyClientCapabilities])
 	}
-	if got := caps(withTasksExtension(context.Background(), params)); got != `{"elicitation":{"form":{},"url":{}}}` {
+	if got := caps(c.requestMeta(params)); got != `{"elicitation":{"form":{},"url":{}}}` {
 		t.Errorf("a plain request declares %s", got)
 	}
-	got := caps(withTasksExtension(declaresTasks(context.Background()), params))
+	got := caps(c.requestMeta(params, declareTasks))
 	if want := `{"extensions":{"io.modelcontextprotocol/tasks":{}},"elicitation":{"form":{},"url":{}}}`; got != want {
 		t.Errorf("a task request declares %s, want %s", got, want)
 	}
@@ -124,7 +124,7 @@ func TestTaskErrorShownID(t *testing.T) {
 		"a\x1bb": `server "s": task "a\x1bb" failed: boom`,
 		long:     `server "s": task "` + strings.Repeat("x", maxShownID) + `..." failed: boom`,
 	} {
-		e := &TaskError{Server: "s", ID: id, Status: TaskFailed, Message: "boom"}
+		e := TaskEnded("s", id, TaskFailed, "boom", nil)
 		if got := e.Error(); got != want {
 			t.Errorf("Error() = %q, want %q", got, want)
 		}

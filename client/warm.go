@@ -20,9 +20,11 @@ import (
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/ascaller"
+	"github.com/mcpx-cli/mcpx/internal/config"
 	"github.com/mcpx-cli/mcpx/internal/daemon"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // Warm asks for a warm connection.
@@ -43,19 +45,19 @@ type Warm struct {
 	// MaxWarm bounds the targets the daemon holds ("maxWarm"; 0: the
 	// daemon's default).
 	MaxWarm int
+	// Existing: use the warm connection the daemon holds to the target,
+	// alive, and never start one (nor the daemon): a task command, whose
+	// task a new server cannot know. None is ErrNoWarmTarget.
+	Existing bool
+	// Listings are the listings (KindTool, ...) the command will ask for:
+	// the daemon sends their pages it has cached with its reply, and no
+	// round trip is made for them.
+	Listings []string
 }
 
-// UnsupportedWarmError is keep-alive asked for on the command line where
-// the platform has no daemon (exit 2).
-type UnsupportedWarmError struct{ Err error }
-
-func (e *UnsupportedWarmError) Error() string { return e.Err.Error() }
-
-// ErrorCode: a usage error, as --keep-alive is where warm connections are
-// not supported at all.
-func (e *UnsupportedWarmError) ErrorCode() string { return "usage" }
-
-func (e *UnsupportedWarmError) ErrorDetails() map[string]any { return nil }
+// ErrNoWarmTarget: Warm.Existing asked for the daemon's connection to a
+// target, and no daemon holds one.
+var ErrNoWarmTarget = errors.New("no warm connection to the server is open")
 
 // Warm reports whether the connection is a warm one: held by the mcpx
 // daemon, it outlives this process (a detached task stays reachable).
@@ -74,19 +76,27 @@ func (c *Conn) openWarm(ctx context.Context, o Options) (mcptransport.Interface,
 		Env:   daemon.Env{Getenv: w.Getenv, Environ: w.Environ, Version: w.Version},
 		Hello: c.warmHello(o),
 		Stdio: transport.StdioOptions{MessageCeiling: o.MessageCeiling, Limit: c.limit,
-			Mask: o.Mask, MaskIn: o.MaskIn, Logger: o.Logger},
+			Secrets: o.Secrets, Logger: o.Logger},
 		Events: &warmEvents{conn: c, lost: c.lost, onStderr: o.OnStderr, debug: o.Debug, note: o.Note},
 	})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, c.classify(ctx, "start", ctx.Err())
 		}
+		if w.Existing {
+			// Whatever keeps the daemon from answering, it holds no
+			// connection this process can use.
+			return nil, ErrNoWarmTarget
+		}
 		if errors.Is(err, daemon.ErrStart) {
 			return nil, errOneShot
 		}
 		if errors.Is(err, daemon.ErrUnsupported) {
 			if w.Required {
-				return nil, &UnsupportedWarmError{Err: err}
+				// keep-alive asked for on the command line where the platform has
+				// no daemon: a usage error, as --keep-alive is where warm
+				// connections are not supported at all.
+				return nil, fail.New(fail.Usage, "", err.Error())
 			}
 			return nil, errOneShot
 		}
@@ -99,7 +109,7 @@ func (c *Conn) openWarm(ctx context.Context, o Options) (mcptransport.Interface,
 			}
 			return nil, errOneShot
 		}
-		return nil, &transport.ConnectError{Server: t.Name, Phase: "start", Msg: "cannot reach the mcpx daemon: " + c.shown(err.Error()), Err: err}
+		return nil, &fail.ConnectError{Server: t.Name, Phase: "start", Msg: "cannot reach the mcpx daemon: " + c.shown(err.Error()), Err: err}
 	}
 	if rep.Note != "" && o.Note != nil {
 		o.Note("%s", c.shown(rep.Note))
@@ -115,8 +125,10 @@ func (c *Conn) openWarm(ctx context.Context, o Options) (mcptransport.Interface,
 
 // warmHello is the attach of c's target: the resolved entry (a stdio
 // server's command, environment and directory, or an http or sse server's
-// URL and headers), what else makes the connection (identity), and how
-// long it stays.
+// URL and headers), what else makes the connection (identity), what of
+// this process the connection is made as (a stdio server's umask and
+// resource limits, an http or sse server's proxy and CA variables), and
+// how long it stays.
 func (c *Conn) warmHello(o Options) daemon.Hello {
 	w, t := o.Warm, c.T
 	dir := t.Dir
@@ -129,12 +141,18 @@ func (c *Conn) warmHello(o Options) daemon.Hello {
 	}
 	spec := &daemon.Spec{Name: t.Name, Transport: "stdio", Command: t.Command, Argv0: t.Argv0, Args: t.Args,
 		Env: t.Env, Dir: dir, MessageCeiling: o.MessageCeiling, Secrets: t.Secrets,
-		Identity: c.identity(o)}
+		Identity: c.identity(o), AsCaller: ascaller.Capture()}
 	if c.kind != config.Stdio {
 		spec = &daemon.Spec{Name: t.Name, Transport: c.kind, URL: t.URL, Headers: t.Headers,
-			MessageCeiling: o.MessageCeiling, Secrets: t.Secrets, Identity: c.identity(o)}
+			MessageCeiling: o.MessageCeiling, Secrets: t.Secrets, Identity: c.identity(o),
+			NetEnv: daemon.NetEnv(w.Environ)}
 	}
-	hello := daemon.Hello{Spec: spec, KeepAlive: w.KeepAlive, Refresh: w.Refresh, MaxWarm: w.MaxWarm}
+	hello := daemon.Hello{Spec: spec, KeepAlive: w.KeepAlive, Refresh: w.Refresh, MaxWarm: w.MaxWarm, Existing: w.Existing}
+	for _, k := range w.Listings {
+		if spec, ok := listSpecs[k]; ok {
+			hello.Listings = append(hello.Listings, spec.method)
+		}
+	}
 	if c.kind != config.Stdio && c.tokens != nil {
 		// The credential identity is the token store's entry (in the
 		// target); the token itself goes with each attach, refreshed here.
@@ -233,7 +251,7 @@ func (e *warmEvents) Auth(status int, challenge []string) {
 	}
 }
 
-func (e *warmEvents) BrokenReply(how string) error { return &brokenReplyError{How: how} }
+func (e *warmEvents) BrokenReply(how string) error { return brokenReply(how) }
 
 // OneShot: Connect connects again one-shot (or over SSE, see
 // connectFallback).

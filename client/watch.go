@@ -87,7 +87,7 @@ func (h *serverHooks) notified(n mcp.JSONRPCNotification) {
 // resources.subscribe is refused before anything is sent.
 func (c *Conn) Subscribe(ctx context.Context, uri string) error {
 	if !c.Caps.Subscribe {
-		return &UnsupportedError{Server: c.T.Name, What: "resource subscriptions (resources.subscribe)"}
+		return Unsupported(c.T.Name, "resource subscriptions (resources.subscribe)")
 	}
 	_, err := c.callRaw(ctx, "resources/subscribe", func(ctx context.Context) (json.RawMessage, error) {
 		return c.plain(ctx, "resources/subscribe", mcp.SubscribeParams{URI: uri})
@@ -143,7 +143,7 @@ func (l *Listening) Acknowledge(n Notification) bool {
 // resources.subscribe is refused URIs before anything is sent.
 func (c *Conn) Listen(ctx context.Context, filter ListenFilter) (*Listening, error) {
 	if len(filter.URIs) > 0 && !c.Caps.Subscribe {
-		return nil, &UnsupportedError{Server: c.T.Name, What: "resource subscriptions (resources.subscribe)"}
+		return nil, Unsupported(c.T.Name, "resource subscriptions (resources.subscribe)")
 	}
 	if !c.Modern() {
 		return nil, fmt.Errorf("subscriptions/listen needs the 2026-07-28 era, not %s", c.Protocol)

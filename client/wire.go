@@ -19,24 +19,30 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
 
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
 )
 
-// rpcReplyError is the server's JSON-RPC error answer to a request.
-type rpcReplyError struct {
-	Details mcp.JSONRPCErrorDetails
+// replyError is a response that is an error: the server's JSON-RPC error
+// answer (Details), or a response JSON-RPC does not allow (Broken:
+// "neither a result nor an error", "error": null counting as none, or
+// "both a result and an error").
+type replyError struct {
+	Details *mcp.JSONRPCErrorDetails
+	Broken  string
 }
 
-func (e *rpcReplyError) Error() string { return e.Details.AsError().Error() }
-
-// brokenReplyError is a response that JSON-RPC does not allow: How is
-// "neither a result nor an error" ("error": null counting as none) or
-// "both a result and an error".
-type brokenReplyError struct {
-	How string
+func (e *replyError) Error() string {
+	if e.Broken != "" {
+		return "the response has " + e.Broken
+	}
+	return e.Details.AsError().Error()
 }
 
-func (e *brokenReplyError) Error() string { return "the response has " + e.How }
+// brokenReply is a response that JSON-RPC does not allow (see replyError).
+func brokenReply(how string) error { return &replyError{Broken: how} }
+
+// errorReply is the server's JSON-RPC error answer to a request.
+func errorReply(d mcp.JSONRPCErrorDetails) error { return &replyError{Details: &d} }
 
 // unansweredError is a request sent whose answer never came: the
 // transport failed, or the call ended first (then the server is told to
@@ -50,22 +56,15 @@ type unansweredError struct {
 func (e *unansweredError) Error() string { return e.Err.Error() }
 func (e *unansweredError) Unwrap() error { return e.Err }
 
-// tooManyInputsError is an input_required result with more than
-// maxInputRequests input requests: refused before any is answered.
-type tooManyInputsError struct {
-	N int
-}
-
-func (e *tooManyInputsError) Error() string {
-	return fmt.Sprintf("%d input requests", e.N)
-}
-
 // inputError is a call whose input_required rounds failed: the server asked
 // for input mcpx does not give (an unanswered method, too many rounds), or
-// sent an input_required result mcpx cannot read (Unreadable).
+// sent an input_required result mcpx cannot read (Unreadable), or one with
+// more than maxInputRequests input requests (TooMany of them: refused
+// before any is answered).
 type inputError struct {
 	Why        string
 	Unreadable bool
+	TooMany    int
 }
 
 func (e *inputError) Error() string { return e.Why }
@@ -86,13 +85,13 @@ const (
 // 2026-07-28 era the params carry the _meta every request declares, and
 // the request the Mcp-* headers (Mcp-Param-* for a tool's x-mcp-header
 // parameters); a tools/call or prompts/get always has an "arguments"
-// object. A failure is a typed error (see the types above), or the
-// transport's.
-func (c *Conn) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+// object. opts add to what the _meta declares (declareTasks). A failure is
+// a typed error (see the types above), or the transport's.
+func (c *Conn) request(ctx context.Context, method string, params any, opts ...requestOption) (json.RawMessage, error) {
 	modern := mcp.IsModernProtocol(c.Protocol)
 	var header http.Header
 	if modern {
-		params = withTasksExtension(ctx, c.requestMeta(params))
+		params = c.requestMeta(params, opts...)
 		header = c.standardHeaders(method, params)
 	}
 	if method == string(mcp.MethodPromptsGet) || method == string(mcp.MethodToolsCall) {
@@ -131,17 +130,17 @@ func (c *Conn) interrupted(ctx context.Context) bool {
 func replyResult(resp *mcptransport.JSONRPCResponse) (json.RawMessage, error) {
 	switch {
 	case resp == nil:
-		return nil, &brokenReplyError{How: "neither a result nor an error"}
+		return nil, brokenReply("neither a result nor an error")
 	case resp.Error != nil && resp.Result != nil && string(resp.Result) != "null":
-		return nil, &brokenReplyError{How: "both a result and an error"}
+		return nil, brokenReply("both a result and an error")
 	case resp.Error != nil:
-		return nil, &rpcReplyError{Details: *resp.Error}
+		return nil, errorReply(*resp.Error)
 	case resp.Result == nil:
-		return nil, &brokenReplyError{How: "neither a result nor an error"}
+		return nil, brokenReply("neither a result nor an error")
 	}
 	if inputRequired(resp.Result) {
 		if n := int(gjson.GetBytes(resp.Result, "inputRequests.@keys.#").Int()); n > maxInputRequests {
-			return nil, &tooManyInputsError{N: n}
+			return nil, &inputError{Why: fmt.Sprintf("%d input requests", n), TooMany: n}
 		}
 	}
 	return resp.Result, nil
@@ -155,19 +154,25 @@ func inputRequired(raw json.RawMessage) bool {
 
 // plain is request for a method that takes no part in input_required
 // rounds: an input_required result of it counts as the empty result {}.
-func (c *Conn) plain(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	raw, err := c.request(ctx, method, params)
+func (c *Conn) plain(ctx context.Context, method string, params any, opts ...requestOption) (json.RawMessage, error) {
+	raw, err := c.request(ctx, method, params, opts...)
 	if err == nil && inputRequired(raw) {
 		raw = json.RawMessage("{}")
 	}
 	return raw, err
 }
 
+// requestOption is what one request declares beyond what every request
+// of the 2026-07-28 era does: it changes the client's capabilities while
+// requestMeta builds the _meta (declareTasks).
+type requestOption func(*mcp.ClientCapabilities)
+
 // requestMeta adds the 2026-07-28 era's _meta to params: the protocol
-// version, the client's capabilities and identity, and the log level
-// asked for, next to what params' own _meta holds (a progress token).
-// Params become a map of raw members (object keys sorted on the wire).
-func (c *Conn) requestMeta(params any) any {
+// version, the client's capabilities (as opts change them) and identity,
+// and the log level asked for, next to what params' own _meta holds (a
+// progress token). Params become a map of raw members (object keys sorted
+// on the wire).
+func (c *Conn) requestMeta(params any, opts ...requestOption) any {
 	fields := map[string]json.RawMessage{}
 	if params != nil {
 		b, err := json.Marshal(params)
@@ -183,6 +188,9 @@ func (c *Conn) requestMeta(params any) any {
 	var caps mcp.ClientCapabilities
 	if c.hooks != nil {
 		caps = c.hooks.capabilities(c.kind)
+	}
+	for _, o := range opts {
+		o(&caps)
 	}
 	meta[mcp.MetaKeyClientCapabilities] = caps
 	meta[mcp.MetaKeyClientInfo] = mcp.Implementation{Name: "mcpx", Version: c.opts.ClientVersion}
@@ -265,12 +273,12 @@ func (c *Conn) rememberHeaderTools(ctx context.Context, page json.RawMessage) {
 // (elicitation, roots) through the connection's hooks and sends the
 // request again (params with inputResponses and the requestState), at
 // most maxInputRounds times. params makes the request's params for a
-// round.
-func (c *Conn) roundTrips(ctx context.Context, method string, params func(mcp.MultiRoundTripParams) any) (json.RawMessage, error) {
+// round; opts are each round's request options.
+func (c *Conn) roundTrips(ctx context.Context, method string, params func(mcp.MultiRoundTripParams) any, opts ...requestOption) (json.RawMessage, error) {
 	var round mcp.MultiRoundTripParams
 	shedding := 0
 	for attempt := 1; ; attempt++ {
-		raw, err := c.request(ctx, method, params(round))
+		raw, err := c.request(ctx, method, params(round), opts...)
 		if err != nil || !inputRequired(raw) {
 			return raw, err
 		}
@@ -435,5 +443,5 @@ func (h *serverHooks) answerInputElicit(ctx context.Context, id string, raw json
 	if a.Content != nil {
 		res.Content = a.Content
 	}
-	return res, a.Interrupted
+	return res, a.Interrupted || a.Stop
 }

@@ -15,15 +15,19 @@ import (
 	"strings"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/schema"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // elicitor answers a connection's elicitations: on the terminal when mcpx
 // may ask (clk paused meanwhile), else by itself. ctx is the command's,
 // which an interrupt ends; stdinUsed: stdin gave a value, so nothing can
-// be asked on it.
-func (a *app) elicitor(ctx context.Context, clk *clock, stdinUsed bool) func(context.Context, client.Elicitation) client.Answer {
+// be asked on it; op: the tool or prompt whose answers --answers gives
+// (see answers.go).
+func (a *app) elicitor(ctx context.Context, clk *clock, stdinUsed bool, op string) func(context.Context, client.Elicitation) client.Answer {
+	stop := a.stopper(clk)
 	return func(_ context.Context, e client.Elicitation) client.Answer {
 		// One question at a time, whichever server asks (catalog --all).
 		a.elicitMu.Lock()
@@ -33,14 +37,24 @@ func (a *app) elicitor(ctx context.Context, clk *clock, stdinUsed bool) func(con
 		}
 		msg := a.line(e.Message, 500)
 		if e.Mode == "url" {
+			if !a.interactive(stdinUsed) && a.g.onInput == onInputFail {
+				a.log.URL(fmt.Sprintf("server %q asks you to open a URL: %s", e.Server, msg), a.line(e.URL, 2000))
+				stop(needsInput{Server: e.Server, Message: e.Message, URL: e.URL}.err())
+				return client.Answer{Action: "cancel", Stop: true}
+			}
 			return a.elicitURL(ctx, clk, e, msg, stdinUsed)
 		}
-		fields := formFields(e.Schema)
+		fields := schema.Fields(e.Schema)
+		given, err := a.givenFor(e.Server, op, fields)
+		if err != nil {
+			stop(err)
+			return client.Answer{Action: "cancel", Stop: true}
+		}
 		if !a.interactive(stdinUsed) {
-			return a.elicitDefaults(e.Server, msg, fields, a.notAsked(stdinUsed))
+			return a.headlessForm(e, msg, fields, given, a.notAsked(stdinUsed), stop)
 		}
 		defer a.asking(clk)()
-		ans, err := a.askForm(ctx, e.Server, msg, fields)
+		ans, err := a.askForm(ctx, e.Server, msg, fields, given)
 		if err != nil {
 			a.log.Note("server %q: elicitation cancelled (%s)", e.Server, askErr(err))
 			return client.Answer{Action: "cancel", Interrupted: interrupt(err)}
@@ -95,12 +109,12 @@ func (a *app) notAsked(stdinUsed bool) string {
 
 // elicitDefaults is the answer when nobody can be asked (why): accept with
 // the schema's defaults when every required field has one, else decline.
-func (a *app) elicitDefaults(server, msg string, fields []field, why string) client.Answer {
+func (a *app) elicitDefaults(server, msg string, fields []schema.Field, why string) client.Answer {
 	values := map[string]json.RawMessage{}
 	var shown, missing []string
 	for i := range fields {
 		f := &fields[i]
-		if f.defaultOK() {
+		if f.DefaultOK() {
 			values[f.Name] = f.Default
 			shown = append(shown, a.line(f.Name, 80)+"="+a.line(text.CompactJSON(f.Default), 80))
 			continue
@@ -155,7 +169,7 @@ func (a *app) elicitURL(ctx context.Context, clk *clock, e client.Elicitation, m
 
 // askForm asks for each field on the terminal, after the user agrees to
 // answer at all.
-func (a *app) askForm(ctx context.Context, server, msg string, fields []field) (client.Answer, error) {
+func (a *app) askForm(ctx context.Context, server, msg string, fields []schema.Field, given map[string]json.RawMessage) (client.Answer, error) {
 	a.log.Askf("mcpx: server %q asks: %s\n", server, msg)
 	for {
 		line, err := a.askLine(ctx, "answer? [y]es / [n]o, decline / [c]ancel: ")
@@ -179,6 +193,10 @@ func (a *app) askForm(ctx context.Context, server, msg string, fields []field) (
 	values := map[string]json.RawMessage{}
 	for i := range fields {
 		f := &fields[i]
+		if v, ok := given[f.Name]; ok { // answered on the command line
+			values[f.Name] = v
+			continue
+		}
 		if f.Kind == "" {
 			if f.Required {
 				a.log.Note("server %q: field %q is of a kind mcpx cannot ask for; elicitation declined", server, a.line(f.Name, 80))
@@ -197,7 +215,7 @@ func (a *app) askForm(ctx context.Context, server, msg string, fields []field) (
 			// the note below and in whatever the server sends back.
 			var typed string
 			if config.IsSecretName(f.Name) && json.Unmarshal(v, &typed) == nil {
-				a.s.AddSecrets(typed)
+				a.s.Secrets().Add(typed)
 			}
 		}
 	}
@@ -208,11 +226,41 @@ func (a *app) askForm(ctx context.Context, server, msg string, fields []field) (
 
 // askField asks for one field until the answer fits: an empty answer takes
 // the default, or leaves an optional field out.
-func (a *app) askField(ctx context.Context, f *field) (json.RawMessage, error) {
+func (a *app) askField(ctx context.Context, f *schema.Field) (json.RawMessage, error) {
 	label := a.line(f.Name, 80)
 	if f.Title != "" {
 		label = a.line(f.Title, 80) + " (" + label + ")"
 	}
+	about := a.fieldAbout(f)
+	if f.Desc != "" {
+		a.log.Askf("  %s\n", a.line(f.Desc, 200))
+	}
+	for {
+		line, err := a.askLine(ctx, fmt.Sprintf("%s [%s]: ", label, strings.Join(about, "; ")))
+		if err != nil {
+			return nil, err
+		}
+		if line == "" {
+			if f.DefaultOK() {
+				return f.Default, nil
+			}
+			if !f.Required {
+				return nil, nil
+			}
+			a.log.Askf("%s is required\n", label)
+			continue
+		}
+		v, want := f.Check(line)
+		if want == "" {
+			return v, nil
+		}
+		a.log.Askf("%s must be %s\n", label, want)
+	}
+}
+
+// fieldAbout is what the question for a field says of it: its choices or
+// kind, format, default, or that it is optional.
+func (a *app) fieldAbout(f *schema.Field) []string {
 	var about []string
 	switch f.Kind {
 	case "enum", "multi":
@@ -237,35 +285,12 @@ func (a *app) askField(ctx context.Context, f *field) (json.RawMessage, error) {
 			about = append(about, a.line(f.Format, 40))
 		}
 	}
-	if f.defaultOK() {
+	if f.DefaultOK() {
 		about = append(about, "default "+a.line(text.CompactJSON(f.Default), 80))
 	} else if !f.Required {
 		about = append(about, "optional")
 	}
-	if f.Desc != "" {
-		a.log.Askf("  %s\n", a.line(f.Desc, 200))
-	}
-	for {
-		line, err := a.askLine(ctx, fmt.Sprintf("%s [%s]: ", label, strings.Join(about, "; ")))
-		if err != nil {
-			return nil, err
-		}
-		if line == "" {
-			if f.defaultOK() {
-				return f.Default, nil
-			}
-			if !f.Required {
-				return nil, nil
-			}
-			a.log.Askf("%s is required\n", label)
-			continue
-		}
-		v, want := f.check(line)
-		if want == "" {
-			return v, nil
-		}
-		a.log.Askf("%s must be %s\n", label, want)
-	}
+	return about
 }
 
 // askLine prints a question on stderr and reads one line from stdin, where
@@ -337,7 +362,7 @@ func (a *app) askPromptArgs(ctx context.Context, prompt string, missing []client
 			case err := <-errc:
 				fmt.Fprintln(a.s.Err)
 				if errors.Is(err, io.EOF) {
-					return &UsageError{Msg: fmt.Sprintf("no value given for the required argument %q of prompt %q", m.Name, prompt),
+					return &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("no value given for the required argument %q of prompt %q", m.Name, prompt),
 						Details: map[string]any{"missing": []string{m.Name}}}
 				}
 				return err

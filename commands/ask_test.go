@@ -29,7 +29,7 @@ func elAsk(t *testing.T, a *app, e client.Elicitation) client.Answer {
 	if e.Server == "" {
 		e.Server = "s"
 	}
-	return a.elicitor(context.Background(), clk, false)(context.Background(), e)
+	return a.elicitor(context.Background(), clk, false, "")(context.Background(), e)
 }
 
 const elWhy = "(not asked: stdin is not a terminal)"
@@ -116,7 +116,7 @@ func TestElicitNotInteractive(t *testing.T) {
 			}
 			clk, stop := newClock(context.Background(), time.Minute)
 			defer stop()
-			ans := a.elicitor(context.Background(), clk, tc.stdinUsed)(context.Background(),
+			ans := a.elicitor(context.Background(), clk, tc.stdinUsed, "")(context.Background(),
 				client.Elicitation{Server: "s", Mode: "form", Message: "A?", Schema: schema})
 			if ans.Action != "decline" {
 				t.Errorf("answer %+v", ans)
@@ -261,7 +261,7 @@ func TestAskFormSecret(t *testing.T) {
 	if stderr.String() != want {
 		t.Errorf("stderr\n got %q\nwant %q", stderr, want)
 	}
-	if got := a.s.Mask("welcome alice, your password is hunter22"); got != "welcome alice, your password is ***" {
+	if got := a.s.Secrets().Mask("welcome alice, your password is hunter22"); got != "welcome alice, your password is ***" {
 		t.Errorf("later output: %q", got)
 	}
 }
@@ -301,7 +301,7 @@ func TestAskFormInterrupted(t *testing.T) {
 	defer stop()
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(30*time.Millisecond, cancel)
-	ans := a.elicitor(ctx, clk, false)(context.Background(), client.Elicitation{Server: "s", Mode: "form", Message: "M", Schema: raw(`{"properties":{}}`)})
+	ans := a.elicitor(ctx, clk, false, "")(context.Background(), client.Elicitation{Server: "s", Mode: "form", Message: "M", Schema: raw(`{"properties":{}}`)})
 	if ans.Action != "cancel" {
 		t.Errorf("answer %+v", ans)
 	}
@@ -322,7 +322,7 @@ func TestElicitPausesClock(t *testing.T) {
 		time.Sleep(200 * time.Millisecond) // longer than the clock's time
 		_, _ = io.WriteString(inW, "y\nfine\n")
 	}()
-	ans := a.elicitor(context.Background(), clk, false)(context.Background(), client.Elicitation{Server: "s", Mode: "form", Message: "M",
+	ans := a.elicitor(context.Background(), clk, false, "")(context.Background(), client.Elicitation{Server: "s", Mode: "form", Message: "M",
 		Schema: raw(`{"properties":{"a":{"type":"string"}}}`)})
 	if ans.Action != "accept" || string(ans.Content) != `{"a":"fine"}` {
 		t.Errorf("answer %s %s", ans.Action, ans.Content)

@@ -11,7 +11,8 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
 )
@@ -96,74 +97,21 @@ type serverCatalog struct {
 }
 
 func (a *app) catalog(ctx context.Context, o *catalogOptions) error {
-	var parts []serverCatalog
-	if o.All {
-		cfg, err := a.config()
-		if err != nil {
-			return err
-		}
-		names := cfg.Enabled()
-		parts = make([]serverCatalog, len(names))
-		if err := a.forEach(ctx, len(names), func(i int) {
-			parts[i] = a.serverCatalogOf(ctx, cfg.Servers[names[i]], o.Kinds)
-		}); err != nil {
-			return err
-		}
-		if len(names) == 0 {
-			a.log.Note("no servers are configured; --all has nothing to list")
-		}
-	} else {
-		t, err := a.target(o.Server)
-		if err != nil {
-			return err
-		}
-		s, err := a.connect(ctx, t, connectOptions{})
-		if err != nil {
-			return err
-		}
-		// The server is stopped (the deferred close) once the catalog is
-		// printed, not before (see SERVER PROCESSES in mcpx(1)).
-		defer s.close()
-		conn := s.conn
-		listing, err := conn.ListCatalog(s.ctx, o.Kinds)
-		if err != nil {
-			return err
-		}
-		parts = []serverCatalog{{listing: listing, deadline: s.expires(), timeout: conn.T.Timeout}}
-		if !conn.Caps.Tools && !conn.Caps.Resources && !conn.Caps.Prompts {
-			a.log.Note("server %q advertises no tools, resources or prompts", conn.T.Name)
-		}
+	parts, closeAll, err := a.catalogParts(ctx, o)
+	if err != nil {
+		return err
 	}
-	// With one server, the --timeout that covers connecting and listing
-	// covers building and printing the document too. Under --all each
-	// server's deadline covers its connection and listing, and the
-	// document has one of its own, from now, as long as the longest of
-	// theirs (one server can be done long before the slowest).
-	deadline, bound, server := time.Time{}, time.Duration(0), ""
-	if o.All {
-		for _, p := range parts {
-			bound = max(bound, p.timeout)
-		}
-		if bound == 0 {
-			bound = config.DefaultTimeout
-			if a.g.timeoutSet {
-				bound = a.g.timeout
-			}
-		}
-		deadline = time.Now().Add(bound)
-	} else {
-		deadline, bound, server = parts[0].deadline, parts[0].timeout, parts[0].listing.Server
-	}
+	defer closeAll()
+	deadline, bound, server := a.documentDeadline(o, parts)
 	pctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	pr := &catalogPrinter{a: a, o: o, w: &warner{a: a, keep: a.asJSON()}}
 	if err := pr.print(pctx, parts); err != nil {
-		var stalled *output.StalledError
 		switch {
-		case errors.As(err, &stalled) && errors.Is(err, context.DeadlineExceeded):
-			err = &client.TimeoutError{Server: server, Phase: "printing", Timeout: bound}
+		case errors.Is(err, output.ErrStalled) && errors.Is(err, context.DeadlineExceeded):
+			err = &fail.TimeoutError{Server: server, Phase: "printing", Timeout: bound}
 		case errors.Is(err, context.DeadlineExceeded):
-			err = &client.TimeoutError{Server: server, Phase: "rendering", Timeout: bound}
+			err = &fail.TimeoutError{Server: server, Phase: "rendering", Timeout: bound}
 		}
 		return err
 	}
@@ -171,9 +119,72 @@ func (a *app) catalog(ctx context.Context, o *catalogOptions) error {
 		a.log.Note("no catalog items match %q", o.Query)
 	}
 	if o.Strict && pr.w.total > 0 {
-		return &StrictError{N: pr.w.total}
+		return strictWarnings(pr.w.total)
 	}
 	return nil
+}
+
+// catalogParts lists every server o names: each configured one under
+// --all (a failure is its warning), else the one server. The function it
+// returns stops the one server once the catalog is printed, not before
+// (see SERVER PROCESSES in mcpx(1)).
+func (a *app) catalogParts(ctx context.Context, o *catalogOptions) ([]serverCatalog, func(), error) {
+	if o.All {
+		cfg, err := a.config()
+		if err != nil {
+			return nil, nil, err
+		}
+		names := cfg.Enabled()
+		parts := make([]serverCatalog, len(names))
+		if err := a.forEach(ctx, len(names), func(i int) {
+			parts[i] = a.serverCatalogOf(ctx, cfg.Servers[names[i]], o.Kinds)
+		}); err != nil {
+			return nil, nil, err
+		}
+		if len(names) == 0 {
+			a.log.Note("no servers are configured; --all has nothing to list")
+		}
+		return parts, func() {}, nil
+	}
+	t, err := a.target(o.Server)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := a.connect(ctx, t, connectOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	conn := s.conn
+	listing, err := conn.ListCatalog(s.ctx, o.Kinds)
+	if err != nil {
+		s.close()
+		return nil, nil, err
+	}
+	if !conn.Caps.Tools && !conn.Caps.Resources && !conn.Caps.Prompts {
+		a.log.Note("server %q advertises no tools, resources or prompts", conn.T.Name)
+	}
+	return []serverCatalog{{listing: listing, deadline: s.expires(), timeout: conn.T.Timeout}}, s.close, nil
+}
+
+// documentDeadline: with one server, the --timeout that covers connecting
+// and listing covers building and printing the document too. Under --all
+// each server's deadline covers its connection and listing, and the
+// document has one of its own, from now, as long as the longest of theirs
+// (one server can be done long before the slowest).
+func (a *app) documentDeadline(o *catalogOptions, parts []serverCatalog) (deadline time.Time, bound time.Duration, server string) {
+	if !o.All {
+		return parts[0].deadline, parts[0].timeout, parts[0].listing.Server
+	}
+	for _, p := range parts {
+		bound = max(bound, p.timeout)
+	}
+	if bound == 0 {
+		bound = config.DefaultTimeout
+		if a.g.timeoutSet {
+			bound = a.g.timeout
+		}
+	}
+	return time.Now().Add(bound), bound, ""
 }
 
 // serverCatalogOf lists one server for --all: every failure is a warning.

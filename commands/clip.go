@@ -8,8 +8,8 @@ package commands
 import (
 	"unicode/utf8"
 
+	"github.com/mcpx-cli/mcpx/internal/secret"
 	"github.com/mcpx-cli/mcpx/internal/text"
-	"github.com/mcpx-cli/mcpx/render"
 )
 
 // argClip keeps at most n characters of s, the last one "…" when cut. It
@@ -31,17 +31,17 @@ func clipLine(s string, n int) string {
 
 // maskedClip and maskedLine are argClip and clipLine of a server's string
 // with sec's secrets masked before it is cut, so that a cut never shows
-// the start of a secret in clear (see render.MaskedHead).
-func maskedClip(sec render.Secrets, s string, n int) string {
-	head, more := render.MaskedHead(sec, s, n)
+// the start of a secret in clear (see secret.Set.Head).
+func maskedClip(sec *secret.Set, s string, n int) string {
+	head, more := sec.Head(s, n)
 	if more {
 		head += "…"
 	}
 	return argClip(head, n)
 }
 
-func maskedLine(sec render.Secrets, s string, n int) string {
-	head, more := render.MaskedHead(sec, s, n)
+func maskedLine(sec *secret.Set, s string, n int) string {
+	head, more := sec.Head(s, n)
 	if more {
 		head += "…"
 	}
@@ -51,14 +51,14 @@ func maskedLine(sec render.Secrets, s string, n int) string {
 // line makes a server's string one line of at most n characters, secrets
 // masked before it is cut (a secret cut short would not be masked). Only a
 // window at its start is looked at: a 10 MiB log message is not copied
-// whole to show 500 characters of it (see render.MaskedHead).
+// whole to show 500 characters of it (see secret.Set.Head).
 func (a *app) line(s string, n int) string {
-	head, more := render.MaskedHead(a.s.Secrets(), s, n)
+	head, more := a.s.Secrets().Head(s, n)
 	return text.EscapeClipHead(text.Squash(head), more, n)
 }
 
 // clip and quote are text.EscapeClip and text.QuoteClip for a server's
 // string in a message, its secrets masked before it is cut, so that a cut
 // never shows the start of a secret in clear (see SECRETS in mcpx(1)).
-func (a *app) clip(s string, n int) string  { return render.ClipMasked(a.s.Secrets(), s, n) }
-func (a *app) quote(s string, n int) string { return render.QuoteMasked(a.s.Secrets(), s, n) }
+func (a *app) clip(s string, n int) string  { return a.s.Secrets().Clip(s, n) }
+func (a *app) quote(s string, n int) string { return a.s.Secrets().Quote(s, n) }

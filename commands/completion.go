@@ -16,11 +16,15 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/client/auth"
-	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/completions"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/limits"
+	"github.com/mcpx-cli/mcpx/internal/schema"
+	"github.com/mcpx-cli/mcpx/internal/skills"
+	"github.com/mcpx-cli/mcpx/internal/snapshot"
 	"github.com/mcpx-cli/mcpx/internal/uritemplate"
 	"github.com/mcpx-cli/mcpx/output"
-	"github.com/mcpx-cli/mcpx/render"
 )
 
 // completeBudget is the default bound on one TAB: server start, initialize
@@ -39,7 +43,7 @@ type completionOptions struct {
 
 func (o *completionOptions) validate() error {
 	if len(o.Args) == 0 {
-		return &UsageError{Msg: "completion needs the name of a shell: bash, zsh, fish or powershell",
+		return &fail.Error{Code: fail.Usage, Message: "completion needs the name of a shell: bash, zsh, fish or powershell",
 			Hints: []string{"e.g. source <(mcpx completion bash) in ~/.bashrc; mcpx completion --help shows the others"}}
 	}
 	if len(o.Args) > 1 {
@@ -74,7 +78,7 @@ func (a *app) newCompletionCmd() *cli.Command {
 			}
 			script, err := completions.Script(o.Shell, cmd.Root().Name)
 			if err != nil {
-				return &UsageError{Msg: err.Error()}
+				return &fail.Error{Code: fail.Usage, Message: err.Error()}
 			}
 			_, err = io.WriteString(a.s.RawOut, script)
 			return err
@@ -99,53 +103,13 @@ func (a *app) newCompleteCmd() *cli.Command {
 // notes, warnings and errors are dropped, and a problem of any kind is an
 // empty answer.
 func (a *app) completeLine(ctx context.Context, root *cli.Command, args []string) {
-	quiet, _, _ := output.ForTest(false)
-	a.log = output.NewLog(quiet, false, false)
+	a.log = output.NewLog(output.Discard(), false, false)
 	if len(args) < 1 {
 		return
 	}
-	shell, args := args[0], args[1:]
-	var words []string
-	var cur string
-	var bash completions.BashWord
-	compType := '\t'
-	switch shell {
-	case "bash":
-		if len(args) != 3 {
-			return
-		}
-		if n, err := strconv.Atoi(args[0]); err == nil {
-			compType = rune(n)
-		}
-		bash = completions.SplitBash(args[2], args[1])
-		if len(bash.Words) == 0 {
-			return
-		}
-		words, cur = skipProgram(bash.Words), bash.Cur
-	case "zsh", "fish":
-		if len(args) > 0 && args[0] == "--" {
-			args = args[1:]
-		}
-		if len(args) == 0 {
-			return
-		}
-		words, cur = args[:len(args)-1], args[len(args)-1]
-	case "powershell":
-		// every word comes with a leading '.' (an empty one would be lost)
-		if len(args) > 0 && args[0] == "--" {
-			args = args[1:]
-		}
-		if len(args) == 0 {
-			return
-		}
-		for i, w := range args {
-			if !strings.HasPrefix(w, ".") {
-				return
-			}
-			args[i] = w[1:]
-		}
-		words, cur = args[:len(args)-1], args[len(args)-1]
-	default:
+	shell := args[0]
+	words, cur, bash, compType, ok := completeWords(shell, args[1:])
+	if !ok {
 		return
 	}
 	spec := completionSpec(root)
@@ -156,16 +120,61 @@ func (a *app) completeLine(ctx context.Context, root *cli.Command, args []string
 	defer src.close()
 	for _, h := range line.Flag("header") {
 		if _, v, err := config.ParseHeader(h); err == nil {
-			a.s.AddSecrets(config.HeaderSecrets(v)...)
+			a.s.Secrets().Add(config.HeaderSecrets(v)...)
 		}
 	}
 	res := completions.Complete(ctx, line, cur, src)
-	res.Cands = maskCandidates(res.Cands, a.s.Mask)
+	res.Cands = maskCandidates(res.Cands, a.s.Secrets().Mask)
 	if shell == "bash" {
 		_ = completions.WriteBash(a.s.RawOut, res, bash, int(compType))
 	} else {
 		_ = completions.WriteTabbed(a.s.RawOut, res, shell)
 	}
+}
+
+// undot strips the leading '.' PowerShell's script puts before every word
+// (an empty one would be lost); false when a word lacks it.
+func undot(args []string) bool {
+	for i, w := range args {
+		if !strings.HasPrefix(w, ".") {
+			return false
+		}
+		args[i] = w[1:]
+	}
+	return true
+}
+
+// completeWords reads the words of the line being completed as shell
+// passes them to __complete: the words before the cursor and the one
+// under it (for bash, its COMP_TYPE and the split line too); ok is false
+// for what no shell sends.
+func completeWords(shell string, args []string) (words []string, cur string, bash completions.BashWord, compType rune, ok bool) {
+	compType = '\t'
+	switch shell {
+	case "bash":
+		if len(args) != 3 {
+			return nil, "", bash, compType, false
+		}
+		if n, err := strconv.Atoi(args[0]); err == nil {
+			compType = rune(n)
+		}
+		bash = completions.SplitBash(args[2], args[1])
+		if len(bash.Words) == 0 {
+			return nil, "", bash, compType, false
+		}
+		words, cur = skipProgram(bash.Words), bash.Cur
+	case "zsh", "fish", "powershell":
+		if len(args) > 0 && args[0] == "--" {
+			args = args[1:]
+		}
+		if len(args) == 0 || (shell == "powershell" && !undot(args)) {
+			return nil, "", bash, compType, false
+		}
+		words, cur = args[:len(args)-1], args[len(args)-1]
+	default:
+		return nil, "", bash, compType, false
+	}
+	return words, cur, bash, compType, true
 }
 
 // maskCandidates masks secrets in the descriptions and leaves out the
@@ -261,14 +270,18 @@ func specFlags(c *cli.Command) []completions.Flag {
 			sf.TakesValue, sf.Usage = d.TakesValue(), flagUsage(d.GetUsage())
 		}
 		switch names[0] {
-		case "config", "output":
+		case "config", "output", "answers":
 			sf.Path = completions.Files
+		case "on-input":
+			sf.Values = []string{onInputDecline, onInputFail}
 		case "cache-dir", "root":
 			sf.Path = completions.Dirs
 		case "kind":
 			sf.Values = []string{client.KindTool, client.KindResource, client.KindTemplate, client.KindPrompt}
 		case "protocol-version":
 			sf.Values = client.ProtocolVersions()
+		case "fail-on":
+			sf.Values = snapshot.Classes
 		}
 		out = append(out, sf)
 	}
@@ -409,6 +422,43 @@ func (s *completeSource) open(ctx context.Context, srv string) (*client.Conn, er
 	return s.conn, s.err
 }
 
+// headers are the -H of the line that parse (the others are left out).
+func (s *completeSource) headers() []string {
+	var headers []string
+	for _, h := range s.line.Flag("header") {
+		if _, _, err := config.ParseHeader(h); err == nil {
+			headers = append(headers, h)
+		}
+	}
+	return headers
+}
+
+// roots are the roots a TAB's connection offers: those of --root on the
+// line (relative to the working directory), else the server's.
+func (s *completeSource) roots(dirs []string) ([]client.Root, error) {
+	if v := s.line.Flag("root"); len(v) > 0 {
+		dirs = nil
+		for _, d := range v {
+			if d != "" && !filepath.IsAbs(d) && s.a.cwd != "" {
+				d = filepath.Join(s.a.cwd, d)
+			}
+			dirs = append(dirs, d)
+		}
+	}
+	var roots []client.Root
+	for _, d := range dirs {
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("root %s: not a directory", d)
+		}
+		r, err := client.RootFor(d)
+		if err != nil {
+			return nil, err
+		}
+		roots = append(roots, r)
+	}
+	return roots, nil
+}
+
 func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, error) {
 	var cfg *config.Config
 	if config.IsURL(srv) {
@@ -427,19 +477,14 @@ func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, er
 	if v := s.line.Flag("protocol-version"); len(v) > 0 && slices.Contains(client.ProtocolVersions(), v[len(v)-1]) {
 		pv = v[len(v)-1]
 	}
-	var headers []string
-	for _, h := range s.line.Flag("header") {
-		if _, _, err := config.ParseHeader(h); err == nil {
-			headers = append(headers, h)
-		}
-	}
+	headers := s.headers()
 	deadline, _ := ctx.Deadline()
 	t, err := config.Resolve(server, config.ResolveOptions{Getenv: s.a.getenv, Environ: s.a.environ, Headers: headers,
 		Timeout: time.Until(deadline), TokenDir: auth.TokenDir(s.a.getenv)})
 	if err != nil {
 		return nil, err
 	}
-	s.a.s.AddSecrets(t.Secrets...)
+	s.a.s.Secrets().Add(t.Secrets...)
 	// A stored token is used while it is valid; a TAB never refreshes one
 	// and never starts a login.
 	t.NoRefresh = true
@@ -447,26 +492,9 @@ func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, er
 	// tools only to a client that offers elicitation or roots): the roots
 	// of --root on the line, else the server's "roots", else none. A TAB
 	// asks nobody anything: an elicitation is declined, without a note.
-	var roots []client.Root
-	dirs := t.Roots
-	if v := s.line.Flag("root"); len(v) > 0 {
-		dirs = nil
-		for _, d := range v {
-			if d != "" && !filepath.IsAbs(d) && s.a.cwd != "" {
-				d = filepath.Join(s.a.cwd, d)
-			}
-			dirs = append(dirs, d)
-		}
-	}
-	for _, d := range dirs {
-		if st, err := os.Stat(d); err != nil || !st.IsDir() {
-			return nil, fmt.Errorf("root %s: not a directory", d)
-		}
-		r, err := client.RootFor(d)
-		if err != nil {
-			return nil, err
-		}
-		roots = append(roots, r)
+	roots, err := s.roots(t.Roots)
+	if err != nil {
+		return nil, err
 	}
 	// A TAB keeps the server warm ("completionKeepAlive", default 2m): a
 	// slow server that misses this TAB's budget answers the next one.
@@ -481,13 +509,14 @@ func (s *completeSource) dial(ctx context.Context, srv string) (*client.Conn, er
 		Warm:            warm,
 		ProtocolVersion: pv,
 		ClientVersion:   version(),
-		MessageCeiling:  render.MessageCeiling,
+		MessageCeiling:  limits.MessageCeiling,
 		Elicit:          func(context.Context, client.Elicitation) client.Answer { return client.Answer{Action: "decline"} },
 		Roots:           roots,
-		Mask:            s.a.s.Mask,
-		MaskIn:          s.a.s.Secrets().MaskIn,
-		AddSecrets:      s.a.s.AddSecrets,
+		Secrets:         s.a.s.Secrets(),
 		Transports:      auth.TransportsDir(s.a.getenv),
+		HideTool:        hideTool(t), // completion is silent about hidden tools
+		TraceParent:     s.a.traceParent,
+		TraceState:      s.a.traceState,
 	})
 	if err != nil {
 		return nil, err
@@ -604,14 +633,14 @@ func (s *completeSource) Tools(ctx context.Context, srv string) ([]completions.T
 	out := make([]completions.Tool, 0, len(items))
 	for _, it := range items {
 		t := completions.Tool{Name: it.ID, Desc: itemDesc(it)}
-		if sc := parseToolSchema(it.InputSchema); sc != nil && sc.propsOK {
+		if sc := parseToolSchema(it.InputSchema); sc != nil && sc.PropsOK {
 			sc.secrets = s.a.s.Secrets()
-			for _, m := range sc.props {
-				at := schemaType(sc.doc, m.raw)
-				p := completions.Param{Name: m.key, Type: at.label, Desc: sc.description(m.raw),
-					Required: slices.Contains(sc.required, m.key), Values: schemaValues(sc.doc, m.raw, at)}
+			sc.Props.Each(func(key string, raw json.RawMessage) {
+				at := schema.TypeOf(sc.Doc, raw)
+				p := completions.Param{Name: key, Type: at.Label, Desc: sc.description(raw),
+					Required: slices.Contains(sc.Required, key), Values: schemaValues(sc.Doc, raw, at)}
 				t.Params = append(t.Params, p)
-			}
+			})
 		}
 		out = append(out, t)
 	}
@@ -622,11 +651,11 @@ func (s *completeSource) Tools(ctx context.Context, srv string) ([]completions.T
 // line: those its enum or const allows, through local $refs and unions
 // (strings as they are, other values as JSON), or true and false for a
 // boolean.
-func schemaValues(doc *render.SchemaDoc, raw json.RawMessage, at argType) []string {
-	if set := schemaAllowed(doc, raw); set != nil {
+func schemaValues(doc *schema.Doc, raw json.RawMessage, at schema.Type) []string {
+	if set := schema.Allowed(doc, raw); set != nil {
 		var out []string
 		seen := map[string]bool{}
-		for _, v := range set.values {
+		for _, v := range set.Values {
 			// the same text for two values ("1" and 1): KEY=VALUE gives the string
 			if f := lineForm(v); !seen[f] {
 				seen[f] = true
@@ -635,7 +664,7 @@ func schemaValues(doc *render.SchemaDoc, raw json.RawMessage, at argType) []stri
 		}
 		return out
 	}
-	if slices.Equal(at.kinds, []string{"boolean"}) {
+	if slices.Equal(at.Kinds, []string{"boolean"}) {
 		return []string{"true", "false"}
 	}
 	return nil
@@ -686,6 +715,24 @@ func (s *completeSource) Tasks(ctx context.Context, srv string) ([]completions.C
 			desc += ": " + t.StatusMessage
 		}
 		out = append(out, completions.Candidate{Value: t.ID, Desc: desc})
+	}
+	return out, nil
+}
+
+func (s *completeSource) Skills(ctx context.Context, srv string) ([]completions.Candidate, error) {
+	conn, err := s.open(ctx, srv)
+	if err != nil || !conn.Caps.Skills {
+		return nil, err
+	}
+	raws, _, err := conn.ListSkills(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]completions.Candidate, 0, len(raws))
+	for _, raw := range raws {
+		if e, perr := skills.ParseEntry(raw); perr == nil {
+			out = append(out, completions.Candidate{Value: e.Name, Desc: e.Description})
+		}
 	}
 	return out, nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"reflect"
 	"slices"
 	"testing"
@@ -12,8 +11,9 @@ import (
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/completions"
+	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/schema"
 	"github.com/mcpx-cli/mcpx/output"
-	"github.com/mcpx-cli/mcpx/render"
 )
 
 func TestCompleteTimeout(t *testing.T) {
@@ -101,8 +101,8 @@ func TestSchemaValues(t *testing.T) {
 	}
 	for _, tt := range tests {
 		raw := json.RawMessage(tt.schema)
-		doc := render.NewSchemaDoc(raw)
-		got := schemaValues(doc, raw, schemaType(doc, raw))
+		doc := schema.New(raw)
+		got := schemaValues(doc, raw, schema.TypeOf(doc, raw))
 		if !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("schemaValues(%s) = %q, want %q", tt.schema, got, tt.want)
 		}
@@ -140,7 +140,7 @@ func TestCompletionSpec(t *testing.T) {
 			names = append(names, c.Name)
 		}
 	}
-	if want := []string{"servers", "import", "catalog", "describe", "read", "prompt", "invoke", "task", "login", "logout", "completion", "daemon"}; !slices.Equal(names, want) {
+	if want := []string{"servers", "import", "catalog", "describe", "read", "prompt", "invoke", "snapshot", "diff", "task", "watch", "skills", "search", "add", "login", "logout", "completion", "daemon"}; !slices.Equal(names, want) {
 		t.Errorf("commands = %q, want %q", names, want)
 	}
 	if want := []string{"help"}; !slices.Equal(hidden, want) {
@@ -221,7 +221,7 @@ func TestCompleteLine(t *testing.T) {
 	}{
 		{"bash: commands", []string{"bash", "9", breaks, "mcpx comp"}, "-\ncompletion\n"},
 		{"bash: env assignment first", []string{"bash", "9", breaks, "MCPX_X=1 ./mcpx comp"}, "-\ncompletion\n"},
-		{"bash: root flags", []string{"bash", "9", breaks, "mcpx -"}, "-\n--config\n--project\n--header\n-H\n--json\n--select\n--timeout\n--protocol-version\n--jobs\n--no-input\n--verbose\n-v\n--root\n--keep-alive\n--no-keep-alive\n--refresh\n--cache-dir\n"},
+		{"bash: root flags", []string{"bash", "9", breaks, "mcpx -"}, "-\n--config\n--project\n--header\n-H\n--json\n--select\n--timeout\n--protocol-version\n--jobs\n--no-input\n--verbose\n-v\n--root\n--keep-alive\n--no-keep-alive\n--refresh\n--cache-dir\n--answer\n--answers\n--on-input\n--read-only\n--timings\n"},
 		{"bash: no hidden command", []string{"bash", "9", breaks, "mcpx __"}, ""},
 		{"bash: no hidden serve-demo", []string{"bash", "9", breaks, "mcpx serve"}, "-\nservers\n"},
 		{"bash: shells", []string{"bash", "9", breaks, "mcpx completion "}, "-\nbash\nzsh\nfish\npowershell\n"},
@@ -277,8 +277,7 @@ func TestCompletionCommand(t *testing.T) {
 		a, out := testApp()
 		root := a.newRoot()
 		err := root.Run(context.Background(), append([]string{"mcpx", "completion"}, args...))
-		var uerr *UsageError
-		if !errors.As(err, &uerr) || out.Len() != 0 {
+		if !fail.Is(err, fail.Usage) || out.Len() != 0 {
 			t.Errorf("completion %q: err %v, output %q; want a usage error and no output", args, err, out.String())
 		}
 	}
@@ -300,11 +299,11 @@ func TestSchemaValuesRefs(t *testing.T) {
 		"model":    nil,
 		"empty":    nil,
 	} {
-		raw, ok := sc.prop(key)
+		raw, ok := sc.Prop(key)
 		if !ok {
 			t.Fatalf("no property %q", key)
 		}
-		if got := schemaValues(sc.doc, raw, schemaType(sc.doc, raw)); !reflect.DeepEqual(got, want) {
+		if got := schemaValues(sc.Doc, raw, schema.TypeOf(sc.Doc, raw)); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: %q, want %q", key, got, want)
 		}
 	}

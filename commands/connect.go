@@ -9,7 +9,6 @@ package commands
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -18,14 +17,16 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/client/auth"
-	"github.com/mcpx-cli/mcpx/client/config"
-	"github.com/mcpx-cli/mcpx/render"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 )
 
 // target finds and resolves the server a SRV argument names.
@@ -33,7 +34,7 @@ func (a *app) target(arg string) (*config.Target, error) {
 	if config.IsURL(arg) {
 		// A URL needs no config file (and a broken one does not stop it).
 		if u, err := url.Parse(arg); err == nil {
-			a.s.AddSecrets(config.URLSecrets(u)...)
+			a.s.Secrets().Add(config.URLSecrets(u)...)
 		}
 		srv, err := (&config.Config{}).Lookup(arg, a.self)
 		if err != nil {
@@ -46,8 +47,7 @@ func (a *app) target(arg string) (*config.Target, error) {
 		return nil, err
 	}
 	srv, err := cfg.Lookup(arg, a.self)
-	var nf *config.NotFoundError
-	if errors.As(err, &nf) && nf.What == "server" {
+	if nf, ok := fail.As(err, fail.NotFound); ok && nf.What == "server" {
 		nf.Hints = append(unknownServerHints(cfg, arg), nf.Hints...)
 	}
 	if err != nil {
@@ -127,7 +127,7 @@ func (a *app) resolve(srv *config.Server) (*config.Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.s.AddSecrets(t.Secrets...)
+	a.s.Secrets().Add(t.Secrets...)
 	return t, nil
 }
 
@@ -143,6 +143,17 @@ type connectOptions struct {
 	// never through the daemon (a connection held as long as the command).
 	notify func(client.Notification)
 	noWarm bool
+	// existing: only the warm connection the daemon holds to the target
+	// will do (a task command); none is client.ErrNoWarmTarget.
+	existing bool
+	// oneShot: a one-shot connection, whatever keep-alive says.
+	oneShot bool
+	// op: the tool or prompt whose section of --answers answers the
+	// server's forms.
+	op string
+	// listings: the kinds the operation lists (client.KindTool, ...): a
+	// warm connection gets the pages the daemon has cached ahead.
+	listings []string
 }
 
 // session is one connection of a command, under the clock of its
@@ -157,6 +168,8 @@ type session struct {
 	a   *app
 	clk *clock
 	end context.CancelFunc
+	// timed: --timings has reported the connection (at its first close).
+	timed sync.Once
 }
 
 // connect connects to t under t's own --timeout.
@@ -171,25 +184,35 @@ func (a *app) connect(ctx context.Context, t *config.Target, o connectOptions) (
 			return nil, err
 		}
 	}
+	if o.existing {
+		warm = &client.Warm{Existing: true, Refresh: a.g.refresh, Getenv: a.getenv, Environ: a.environ, Version: version()}
+	}
+	if o.oneShot {
+		warm = nil
+	}
+	if warm != nil {
+		warm.Listings = o.listings
+	}
 	clk, end := newClock(ctx, t.Timeout)
 	co := client.Options{
 		Warm:            warm,
 		ProtocolVersion: a.g.protocolVersion,
 		ClientVersion:   version(),
-		MessageCeiling:  render.MessageCeiling,
+		MessageCeiling:  limits.MessageCeiling,
 		Debug:           a.log.Debug,
 		Note:            a.log.Note,
 		UnusableToken:   func(server string, err error) { a.log.Note("%s", unusableTokenNote(server, err)) },
-		Mask:            a.s.Mask,
-		MaskIn:          a.s.Secrets().MaskIn,
-		AddSecrets:      a.s.AddSecrets,
-		Elicit:          a.elicitor(ctx, clk, o.stdinUsed),
+		Secrets:         a.s.Secrets(),
+		Elicit:          a.elicitor(ctx, clk, o.stdinUsed || a.answersStdin, o.op),
 		Roots:           roots,
 		OnLog:           a.onLog,
 		OnProgress:      a.onProgress,
 		Listen:          o.listen,
 		OnNotification:  o.notify,
 		Transports:      auth.TransportsDir(a.getenv),
+		HideTool:        hideTool(t),
+		TraceParent:     a.traceParent,
+		TraceState:      a.traceState,
 	}
 	if o.listen && !a.g.verbose {
 		// Servers often default to errors only: ask for what mcpx shows.
@@ -212,6 +235,7 @@ func (a *app) connect(ctx context.Context, t *config.Target, o connectOptions) (
 // close closes the connection (stopping a stdio server) and stops the
 // clock. It may be called more than once.
 func (s *session) close() {
+	s.timed.Do(func() { s.a.reportTimings(s) })
 	s.a.log.Progress("")
 	s.conn.Close()
 	s.end()
@@ -240,7 +264,7 @@ func (a *app) roots(t *config.Target) ([]client.Root, error) {
 		var roots []client.Root
 		for i, d := range t.Roots {
 			bad := func(why string) error {
-				return &config.Error{Server: t.Name, Msg: fmt.Sprintf("roots[%d] %s: %s", i, d, why)}
+				return config.Invalid(t.Name, fmt.Sprintf("roots[%d] %s: %s", i, d, why))
 			}
 			if st, err := os.Stat(d); err != nil || !st.IsDir() {
 				return nil, bad("not a directory")
@@ -308,3 +332,5 @@ func (a *app) onProgress(p client.Progress) {
 	}
 	a.log.Progress(fmt.Sprintf("mcpx: server %q: %s %s", p.Server, frac, p.Message))
 }
+
+func fmtNum(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }

@@ -16,8 +16,9 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
 	"github.com/mcpx-cli/mcpx/internal/daemon"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // keepAliveBare is the value a bare --keep-alive is given (see
@@ -50,18 +51,11 @@ func (a *app) keepAlive(t *config.Target, fallback time.Duration) (*client.Warm,
 		return nil, nil
 	case a.g.keepAlive != "":
 		w.Required = true
-		if a.g.keepAlive == keepAliveBare {
-			w.KeepAlive = t.KeepAlive
-			if w.KeepAlive <= 0 {
-				w.KeepAlive = config.DefaultKeepAlive
-			}
-		} else {
-			d, err := time.ParseDuration(a.g.keepAlive)
-			if err != nil || d < 0 {
-				return nil, usagef("--keep-alive takes a duration such as 10m, not %q", a.g.keepAlive)
-			}
-			w.KeepAlive = d
+		d, err := a.keepAliveFlag(t)
+		if err != nil {
+			return nil, err
 		}
+		w.KeepAlive = d
 	case a.getenv("MCPX_KEEP_ALIVE") != "":
 		v := a.getenv("MCPX_KEEP_ALIVE")
 		d, err := time.ParseDuration(v)
@@ -89,6 +83,22 @@ func (a *app) keepAlive(t *config.Target, fallback time.Duration) (*client.Warm,
 		}
 	}
 	return w, nil
+}
+
+// keepAliveFlag is the idle time --keep-alive[=DUR] gives: DUR, or bare,
+// the entry's "keepAlive" (else config.DefaultKeepAlive).
+func (a *app) keepAliveFlag(t *config.Target) (time.Duration, error) {
+	if a.g.keepAlive == keepAliveBare {
+		if t.KeepAlive > 0 {
+			return t.KeepAlive, nil
+		}
+		return config.DefaultKeepAlive, nil
+	}
+	d, err := time.ParseDuration(a.g.keepAlive)
+	if err != nil || d < 0 {
+		return 0, usagef("--keep-alive takes a duration such as 10m, not %q", a.g.keepAlive)
+	}
+	return d, nil
 }
 
 func (a *app) newDaemonCmd() *cli.Command {
@@ -163,10 +173,9 @@ func (a *app) daemonBound(ctx context.Context) (context.Context, context.CancelF
 // daemonFailure is err of a daemon command, its bound named when the
 // daemon did not answer in time.
 func daemonFailure(err error, bound time.Duration) error {
-	var na *daemon.NoAnswerError
-	if errors.As(err, &na) {
-		na.Timeout = bound
-		return na
+	var na *fail.TimeoutError
+	if errors.Is(err, daemon.ErrNoAnswer) && errors.As(err, &na) {
+		return daemon.NoAnswer(na.Pid, na.Phase, bound)
 	}
 	return fmt.Errorf("the mcpx daemon: %w", err)
 }
@@ -208,42 +217,54 @@ func (a *app) daemonStatus(ctx context.Context) error {
 		targets = cs.Own.Reply.Status
 	}
 	if a.asJSON() {
-		out := struct {
-			Running  bool               `json:"running"`
-			Pid      *int               `json:"pid"`
-			Socket   *string            `json:"socket"`
-			Draining bool               `json:"draining"`
-			Targets  []daemonTargetJSON `json:"targets"`
-			Others   []daemonOtherJSON  `json:"others"`
-		}{Running: cs.Own != nil, Targets: []daemonTargetJSON{}, Others: []daemonOtherJSON{}}
-		if cs.Own != nil {
-			out.Pid, out.Socket, out.Draining = &cs.Own.Pid, &cs.Own.Socket, cs.Own.Reply.Draining
-		}
-		for _, t := range targets {
-			var pid *int
-			if t.Pid != 0 {
-				pid = &t.Pid
-			}
-			out.Targets = append(out.Targets, daemonTargetJSON{Server: t.Server, Transport: t.Transport, Pid: pid,
-				Since: t.Since.UTC().Format(time.RFC3339), LastUse: t.LastUse.UTC().Format(time.RFC3339),
-				Calls: t.Calls, Callers: t.Callers, IdleLeftMs: t.IdleLeft.Milliseconds()})
-		}
-		for _, f := range cs.Others {
-			o := daemonOtherJSON{Socket: f.Socket, Answers: f.Reply != nil}
-			if f.Pid != 0 {
-				o.Pid = &f.Pid
-			}
-			if f.Reply != nil {
-				o.Build = &f.Reply.Build
-			}
-			if f.Known() {
-				n := len(f.Reply.Status)
-				o.Connections, o.Exe, o.Draining = &n, &f.Reply.Exe, f.Reply.Draining
-			}
-			out.Others = append(out.Others, o)
-		}
-		return a.writeDoc(out)
+		return a.daemonStatusJSON(cs, targets)
 	}
+	return a.daemonStatusText(cs, targets)
+}
+
+// daemonStatusJSON writes daemon status --json: this build's daemon, its
+// connections, and the other builds' daemons found.
+func (a *app) daemonStatusJSON(cs *daemon.Census, targets []daemon.Target) error {
+	out := struct {
+		Running  bool               `json:"running"`
+		Pid      *int               `json:"pid"`
+		Socket   *string            `json:"socket"`
+		Draining bool               `json:"draining"`
+		Targets  []daemonTargetJSON `json:"targets"`
+		Others   []daemonOtherJSON  `json:"others"`
+	}{Running: cs.Own != nil, Targets: []daemonTargetJSON{}, Others: []daemonOtherJSON{}}
+	if cs.Own != nil {
+		out.Pid, out.Socket, out.Draining = &cs.Own.Pid, &cs.Own.Socket, cs.Own.Reply.Draining
+	}
+	for _, t := range targets {
+		var pid *int
+		if t.Pid != 0 {
+			pid = &t.Pid
+		}
+		out.Targets = append(out.Targets, daemonTargetJSON{Server: t.Server, Transport: t.Transport, Pid: pid,
+			Since: t.Since.UTC().Format(time.RFC3339), LastUse: t.LastUse.UTC().Format(time.RFC3339),
+			Calls: t.Calls, Callers: t.Callers, IdleLeftMs: t.IdleLeft.Milliseconds()})
+	}
+	for _, f := range cs.Others {
+		o := daemonOtherJSON{Socket: f.Socket, Answers: f.Reply != nil}
+		if f.Pid != 0 {
+			o.Pid = &f.Pid
+		}
+		if f.Reply != nil {
+			o.Build = &f.Reply.Build
+		}
+		if f.Known() {
+			n := len(f.Reply.Status)
+			o.Connections, o.Exe, o.Draining = &n, &f.Reply.Exe, f.Reply.Draining
+		}
+		out.Others = append(out.Others, o)
+	}
+	return a.writeDoc(out)
+}
+
+// daemonStatusText tells of the daemons found and lists this build's
+// connections as a table.
+func (a *app) daemonStatusText(cs *daemon.Census, targets []daemon.Target) error {
 	switch {
 	case cs.Own == nil && len(cs.Others) == 0 && cs.NoDir != nil:
 		a.log.Note("no mcpx daemon is running (%s)", cs.NoDir)
@@ -290,8 +311,7 @@ func otherDaemon(f daemon.Found, what string, conns int) string {
 	}
 	switch {
 	case f.Err != nil:
-		var na *daemon.NoAnswerError
-		if errors.As(f.Err, &na) {
+		if errors.Is(f.Err, daemon.ErrNoAnswer) {
 			return fmt.Sprintf("another mcpx daemon does not answer: %s, %s", pid, f.Socket)
 		}
 		return fmt.Sprintf("another mcpx daemon cannot be asked (%v): %s", f.Err, f.Socket)
@@ -316,11 +336,11 @@ func (a *app) daemonStop(ctx context.Context, names []string) error {
 	case rep == nil && len(names) == 0:
 		a.log.Note("no mcpx daemon is running")
 	case rep == nil:
-		return &noWarmError{Names: names, NoDaemon: true}
+		return noWarm(names, true)
 	case len(names) == 0:
 		a.log.Note("stopped the mcpx daemon (%s)", count(rep.Stopped, "connection"))
 	case rep.Stopped == 0:
-		return &noWarmError{Names: rep.Missed}
+		return noWarm(rep.Missed, false)
 	default:
 		var hit []string
 		for _, n := range names {
@@ -330,7 +350,7 @@ func (a *app) daemonStop(ctx context.Context, names []string) error {
 		}
 		a.log.Note("closed %s of %s", count(rep.Stopped, "connection"), strings.Join(hit, ", "))
 		if len(rep.Missed) > 0 {
-			a.log.Note("%s", (&noWarmError{Names: rep.Missed}).Error())
+			a.log.Note("%s", noWarm(rep.Missed, false).Error())
 		}
 	}
 	return nil
@@ -369,33 +389,22 @@ func (a *app) daemonStopAll(ctx context.Context) error {
 	return failed
 }
 
-// noWarmError: `daemon stop SRV...` named servers of which the daemon held
-// no connection (exit 4).
-type noWarmError struct {
-	Names    []string
-	NoDaemon bool // no daemon of this build runs
-}
-
-func (e *noWarmError) Error() string {
-	q := make([]string, len(e.Names))
-	for i, n := range e.Names {
+// noWarm: `daemon stop SRV...` named servers of which the daemon held no
+// connection (exit 4); noDaemon: no daemon of this build runs.
+func noWarm(names []string, noDaemon bool) *fail.Error {
+	q := make([]string, len(names))
+	for i, n := range names {
 		q[i] = strconv.Quote(n)
 	}
 	msg := "no warm connection to server " + strings.Join(q, ", ")
 	if len(q) > 1 {
 		msg = "no warm connection to servers " + strings.Join(q, ", ")
 	}
-	if e.NoDaemon {
+	if noDaemon {
 		msg += " (no mcpx daemon is running)"
 	}
-	return msg
+	return &fail.Error{Code: fail.NotFound, Details: map[string]any{"servers": names}, Message: msg}
 }
-
-// ErrorCode is error.code under --json.
-func (e *noWarmError) ErrorCode() string { return "not_found" }
-
-// ErrorDetails are the error's fields under --json: the servers.
-func (e *noWarmError) ErrorDetails() map[string]any { return map[string]any{"servers": e.Names} }
 
 // newDaemonServeCmd is the daemon itself (started by a command that wants
 // a warm connection; never by a person).

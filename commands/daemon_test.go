@@ -5,7 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 func TestBareKeepAlive(t *testing.T) {
@@ -58,7 +59,7 @@ func TestKeepAlivePrecedence(t *testing.T) {
 			a.g.keepAlive, a.g.noKeepAlive = tt.flag, tt.no
 			w, err := a.keepAlive(tt.target, tt.fallback)
 			if tt.usage {
-				if _, ok := err.(*UsageError); !ok {
+				if _, ok := err.(*fail.Error); !ok {
 					t.Fatalf("err = %v, want a usage error", err)
 				}
 				return

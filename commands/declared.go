@@ -11,12 +11,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 	"github.com/mcpx-cli/mcpx/internal/text"
-	"github.com/mcpx-cli/mcpx/render"
 )
 
 // promptArgs checks pairs against the prompt's declared arguments: an undeclared
-// key is a *UsageError listing the declared names (Details "declared": []string,
+// key is a usage error listing the declared names (Details "declared": []string,
 // and "unknown": []string). It returns the values by name and the missing required
 // arguments (in declared order), which the caller asks for or reports.
 func promptArgs(prompt string, pairs []pair, declared []client.PromptArgument) (map[string]string, []client.PromptArgument, error) {
@@ -73,12 +74,12 @@ func undeclaredError(kind, name, verb, detailKey string, extra, declared, sugges
 		d["missing"] = missing
 		hints = append(hints, "also missing: "+strings.Join(missing, ", "))
 	}
-	return &UsageError{Msg: msg, Hints: hints, Details: d}
+	return &fail.Error{Code: fail.Usage, Message: msg, Hints: hints, Details: d}
 }
 
 // missingPromptArgs is the exit-2 error listing every missing required argument
 // (Details "missing": names), each with its description in the message.
-func missingPromptArgs(prompt string, missing []client.PromptArgument, sec render.Secrets) error {
+func missingPromptArgs(prompt string, missing []client.PromptArgument, sec *secret.Set) error {
 	names := make([]string, 0, len(missing))
 	items := make([]string, 0, len(missing))
 	pairs := make([]string, 0, len(missing))
@@ -93,8 +94,9 @@ func missingPromptArgs(prompt string, missing []client.PromptArgument, sec rende
 		items = append(items, item)
 		pairs = append(pairs, shellArg(maskedClip(sec, a.Name, 100)+"=VALUE")) // a server's name, pasted into a shell
 	}
-	return &UsageError{
-		Msg:     fmt.Sprintf("prompt %q is missing required %s: %s", prompt, text.Plural(len(missing), "argument", "arguments"), strings.Join(items, ", ")),
+	return &fail.Error{
+		Code:    fail.Usage,
+		Message: fmt.Sprintf("prompt %q is missing required %s: %s", prompt, text.Plural(len(missing), "argument", "arguments"), strings.Join(items, ", ")),
 		Hints:   []string{"add " + strings.Join(pairs, " ")},
 		Details: map[string]any{"missing": names},
 	}

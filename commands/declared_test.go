@@ -88,8 +88,8 @@ func TestPromptArgsUnknown(t *testing.T) {
 			}
 			_, _, err = promptArgs("p", pairs, tc.declared)
 			u := usageOf(t, err)
-			if u.Msg != tc.msg {
-				t.Errorf("message\n got %s\nwant %s", u.Msg, tc.msg)
+			if u.Message != tc.msg {
+				t.Errorf("message\n got %s\nwant %s", u.Message, tc.msg)
 			}
 			if !reflect.DeepEqual(u.Details, tc.details) {
 				t.Errorf("details %#v, want %#v", u.Details, tc.details)
@@ -116,8 +116,8 @@ func TestMissingPromptArgs(t *testing.T) {
 			[]string{"topic"}, "add topic=VALUE"},
 	} {
 		u := usageOf(t, missingPromptArgs("p", tc.missing, nil))
-		if u.Msg != tc.msg {
-			t.Errorf("message\n got %s\nwant %s", u.Msg, tc.msg)
+		if u.Message != tc.msg {
+			t.Errorf("message\n got %s\nwant %s", u.Message, tc.msg)
 		}
 		if !reflect.DeepEqual(u.Details, map[string]any{"missing": tc.names}) {
 			t.Errorf("details %#v", u.Details)

@@ -8,7 +8,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/internal/uritemplate"
 	"github.com/mcpx-cli/mcpx/render"
@@ -91,7 +91,7 @@ func (a *app) describe(ctx context.Context, o *describeOptions) error {
 	w := &warner{a: a}
 	defer w.flush(conn.T.Name)
 	if o.Kind != "" && !conn.Advertised(o.Kind) {
-		return &client.UnsupportedError{Server: conn.T.Name, What: capabilityOf[o.Kind]}
+		return client.Unsupported(conn.T.Name, capabilityOf[o.Kind])
 	}
 	it, err := describedItem(newListings(s.ctx, conn, w), o)
 	if err != nil {
@@ -138,14 +138,14 @@ func describedItem(l *listings, o *describeOptions) (*client.Item, error) {
 	for i, it := range found {
 		keys[i] = it.Key()
 	}
-	return nil, &AmbiguousError{ID: o.ID, Candidates: keys}
+	return nil, ambiguous(o.ID, keys)
 }
 
 // notDescribed is the error when no listing of kinds holds the item o
 // names: the listing's own error when one failed, as the item may be in it.
 func notDescribed(l *listings, o *describeOptions, kinds []string) error {
 	if o.KeyKind != "" && !l.conn.Advertised(o.KeyKind) {
-		return &client.UnsupportedError{Server: l.conn.T.Name, What: capabilityOf[o.KeyKind]}
+		return client.Unsupported(l.conn.T.Name, capabilityOf[o.KeyKind])
 	}
 	for _, k := range kinds {
 		if err := l.failed[k]; err != nil {
@@ -158,8 +158,8 @@ func notDescribed(l *listings, o *describeOptions, kinds []string) error {
 	} else if o.KeyKind != "" {
 		what, name = strings.ReplaceAll(o.KeyKind, "_", " "), o.KeyID
 	}
-	e := &config.NotFoundError{What: what, Name: name,
-		Hints: []string{fmt.Sprintf("list what there is with: mcpx catalog %s", shellArg(o.Server))}}
+	e := fail.Unknown(what, name, "")
+	e.Hints = []string{fmt.Sprintf("list what there is with: mcpx catalog %s", shellArg(o.Server))}
 	if near := nearItem(l, o, kinds); near != "" {
 		e.Hints = append([]string{fmt.Sprintf("did you mean %q?", near)}, e.Hints...)
 	}

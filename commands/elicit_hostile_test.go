@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -22,8 +21,8 @@ import (
 	"time"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/config"
-	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/output"
 )
 
@@ -34,7 +33,7 @@ const hxSecret = "s3cr3t-VALUE-123456"
 // hxApp is elApp with hxSecret registered.
 func hxApp(in io.Reader, tty bool) (*app, *bytes.Buffer) {
 	a, stderr := elApp(in, tty)
-	a.s.AddSecrets(hxSecret)
+	a.s.Secrets().Add(hxSecret)
 	return a, stderr
 }
 
@@ -131,7 +130,7 @@ func TestHostileNotesDuringAQuestion(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 		_, _ = io.WriteString(inW, "Ann\n")
 	}()
-	ans := a.elicitor(context.Background(), clk, false)(context.Background(), client.Elicitation{Server: "s", Mode: "form", Message: "Name?",
+	ans := a.elicitor(context.Background(), clk, false, "")(context.Background(), client.Elicitation{Server: "s", Mode: "form", Message: "Name?",
 		Schema: raw(`{"properties":{"name":{"type":"string","description":"your name"}},"required":["name"]}`)})
 	close(quit)
 	wg.Wait()
@@ -175,7 +174,7 @@ func TestHostileInterruptedQueue(t *testing.T) {
 	defer stop()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // Ctrl-C, while questions were queued
-	elicit := a.elicitor(ctx, clk, false)
+	elicit := a.elicitor(ctx, clk, false, "")
 	for i := range 3 {
 		ans := elicit(context.Background(), client.Elicitation{Server: "s", Mode: "form", Message: fmt.Sprintf("queued %d", i), Schema: raw(`{"properties":{}}`)})
 		if ans.Action != "cancel" {
@@ -322,7 +321,7 @@ func TestHostileURLRequiredHintSecret(t *testing.T) {
 		a.log = output.NewLog(a.s, asJSON, false)
 		data := `{"elicitations":[{"mode":"url","elicitationId":"e","url":"https://x.example/` + strings.Repeat("u", 1977) + hxSecret +
 			`","message":"` + strings.Repeat("m", 195) + hxSecret + `"}]}`
-		err := &client.ServerError{Server: "s", Method: "tools/call", RPC: transport.RPCError{Code: -32042, Message: "open a URL first", Data: json.RawMessage(data)}}
+		err := urlRequired(data)
 		if code := a.finish(err, nil); code != 1 {
 			t.Errorf("exit %d, want 1", code)
 		}
@@ -335,7 +334,7 @@ func TestHostileURLRequiredHintSecret(t *testing.T) {
 		a, stderr = hxApp(nil, false)
 		a.log = output.NewLog(a.s, asJSON, false)
 		data = `{"elicitations":[{"mode":"url","elicitationId":"e","url":"https://x.example/?k=` + hxSecret + `"}]}`
-		err = &client.ServerError{Server: "s", Method: "tools/call", RPC: transport.RPCError{Code: -32042, Message: "open a URL first", Data: json.RawMessage(data)}}
+		err = urlRequired(data)
 		a.finish(err, nil)
 		hxNoPrefix(t, fmt.Sprintf("--json=%v short", asJSON), stderr.String())
 		if !strings.Contains(stderr.String(), "open this URL, then run the command again: https://x.example/?k=***") {
@@ -353,8 +352,7 @@ func TestHostileEmptyRoot(t *testing.T) {
 	a, _ := hxApp(nil, false)
 	a.cwd, a.g.roots = t.TempDir(), []string{""}
 	roots, err := a.roots(&config.Target{Name: "s"})
-	var ue *UsageError
-	if !errors.As(err, &ue) {
+	if !fail.Is(err, fail.Usage) {
 		t.Errorf("--root '': roots %+v, error %v; want a usage error", roots, err)
 	}
 }
@@ -391,20 +389,7 @@ func TestHostileRootPaths(t *testing.T) {
 func TestHostileClockRaces(t *testing.T) {
 	for round := range 200 {
 		clk, stop := newClock(context.Background(), time.Duration(round%5)*time.Millisecond)
-		var wg sync.WaitGroup
-		for range 8 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for range 20 {
-					clk.pause()
-					_ = clk.expires()
-					clk.resume()
-				}
-			}()
-		}
-		wg.Wait()
-		clk.resume() // one too many: ignored
+		racePauses(clk)
 		select {
 		case <-clk.ctx.Done():
 			if !timedOut(clk.ctx, clk.ctx.Err()) {
@@ -429,4 +414,11 @@ func TestHostileClockRaces(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("never ran out after the resume")
 	}
+}
+
+// urlRequired is a server's -32042 error reply to tools/call.
+func urlRequired(data string) error {
+	return &fail.Error{Code: fail.ServerError, Server: "s", What: "method", Name: "tools/call", Said: "open a URL first",
+		RPC:     &fail.RPCError{Code: -32042, Message: "open a URL first", Data: json.RawMessage(data)},
+		Message: `server "s": tools/call failed: open a URL first (code -32042)`}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -47,7 +48,7 @@ func (a *app) newHelpCmd() *cli.Command {
 
 // unknownCommand is the usage error for a command mcpx does not have.
 func unknownCommand(root *cli.Command, name string) error {
-	e := &UsageError{Msg: fmt.Sprintf("unknown command %q (see mcpx --help)", name)}
+	e := &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("unknown command %q (see mcpx --help)", name)}
 	if near := nearest(name, visibleNames(root)); near != "" {
 		e.Hints = []string{fmt.Sprintf("did you mean %q?", near)}
 	}
@@ -57,7 +58,7 @@ func unknownCommand(root *cli.Command, name string) error {
 // unknownSubcommand: help for a path whose last word names no command of
 // parent (help task frob, help invoke x).
 func unknownSubcommand(parent *cli.Command, path, name string) error {
-	e := &UsageError{Msg: fmt.Sprintf("unknown command %q (see %s --help)", path, parent.FullName())}
+	e := &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("unknown command %q (see %s --help)", path, parent.FullName())}
 	names := visibleNames(parent)
 	if near := nearest(name, names); near != "" {
 		e.Hints = []string{fmt.Sprintf("did you mean %q?", parent.Name+" "+near)}
@@ -84,7 +85,7 @@ func visibleNames(cmd *cli.Command) []string {
 func (a *app) usageError(cmd *cli.Command, err error) error {
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		e := &UsageError{Msg: "unknown flag " + a.typedFlag(name)}
+		e := &fail.Error{Code: fail.Usage, Message: "unknown flag " + a.typedFlag(name)}
 		if near := nearest(name, flagNames(cmd)); near != "" {
 			e.Hints = append(e.Hints, "did you mean "+dashed(near)+"?")
 		}
@@ -96,11 +97,11 @@ func (a *app) usageError(cmd *cli.Command, err error) error {
 		if isDurationFlag(cmd, name) {
 			// time.ParseDuration's own words ("missing unit in duration")
 			// show no example
-			return &UsageError{Msg: fmt.Sprintf("%s takes a duration such as 30s or 2m, not %s", a.typedFlag(name), strings.TrimPrefix(before, "invalid value "))}
+			return &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("%s takes a duration such as 30s or 2m, not %s", a.typedFlag(name), strings.TrimPrefix(before, "invalid value "))}
 		}
-		return &UsageError{Msg: fmt.Sprintf("%s for flag %s: %s", before, a.typedFlag(name), why)}
+		return &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("%s for flag %s: %s", before, a.typedFlag(name), why)}
 	}
-	return &UsageError{Msg: msg}
+	return &fail.Error{Code: fail.Usage, Message: msg}
 }
 
 // isDurationFlag reports whether the flag name of cmd (or of a command

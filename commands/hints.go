@@ -14,41 +14,25 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/auth"
-	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
 	"github.com/mcpx-cli/mcpx/internal/daemon"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
-	"github.com/mcpx-cli/mcpx/output"
 )
 
 // hints says what would help with f.
-func hints(f failure) []string {
+func hints(f fail.Failure) []string {
 	switch e := f.(type) {
-	case *AmbiguousError:
-		return []string{"name one of them as KIND:ID, or pass --kind"}
-	case *UsageError:
-		return e.Hints
-	case *config.Error:
-		if e.TrustIn != "" {
-			return []string{trustHint(e.TrustIn)}
-		}
-	case *config.NotFoundError:
-		return append(slices.Clone(e.Hints), notFoundHints(e)...)
-	case *transport.ConnectError:
+	case *fail.Error:
+		return generalHints(e)
+	case *fail.ConnectError:
 		return connectHints(e)
-	case *client.TimeoutError:
-		return timeoutHints(e)
-	case *client.ServerError:
-		return urlElicitations(e.RPC)
-	case *auth.Error:
+	case *fail.AuthError:
 		return authHints(e)
-	case *output.NoMatchError:
-		if g, ok := jqPath(e.Path); ok {
-			return []string{fmt.Sprintf("--select takes a gjson path, not jq's syntax: try --select %s", shellArg(g))}
+	case *fail.TimeoutError:
+		if !errors.Is(e, daemon.ErrNoAnswer) {
+			return timeoutHints(e)
 		}
-	case *daemon.NoAnswerError:
 		switch {
 		case e.Pid <= 0:
 		case runtime.GOOS == "windows":
@@ -58,6 +42,29 @@ func hints(f failure) []string {
 		}
 	}
 	return nil
+}
+
+// generalHints says what would help with a failure that has no type of
+// its own: the hints commands worded when it made e, and those its fields
+// call for.
+func generalHints(e *fail.Error) []string {
+	switch e.Code {
+	case fail.Usage:
+		if e.What == "trustedProjects" {
+			return append(slices.Clone(e.Hints), trustHint(e.Name))
+		}
+	case fail.NotFound:
+		return append(slices.Clone(e.Hints), notFoundHints(e)...)
+	case fail.NoMatch:
+		if g, ok := jqPath(e.Name); ok {
+			return []string{fmt.Sprintf("--select takes a gjson path, not jq's syntax: try --select %s", shellArg(g))}
+		}
+	case fail.ServerError:
+		if e.What == "method" { // the server's error reply
+			return urlElicitations(*e.RPC)
+		}
+	}
+	return e.Hints
 }
 
 // jqPath reads a --select path that looks like jq's syntax (a leading
@@ -131,10 +138,10 @@ func gjsonKey(k string) string {
 	return b.String()
 }
 
-func notFoundHints(e *config.NotFoundError) []string {
+func notFoundHints(e *fail.Error) []string {
 	switch {
-	case e.What == "server" && len(e.Elsewhere) > 0:
-		return []string{"it is defined as " + strings.Join(e.Elsewhere, ", ")}
+	case e.What == "server" && e.Source != "" && len(e.Known) > 0: // the NAME@SOURCE forms that define it
+		return []string{"it is defined as " + strings.Join(e.Known, ", ")}
 	case e.What == "server" && e.Source != "": // NAME@SOURCE, or import's names
 		if len(e.Hints) > 0 {
 			return nil
@@ -153,7 +160,7 @@ func notFoundHints(e *config.NotFoundError) []string {
 	return nil
 }
 
-func connectHints(e *transport.ConnectError) []string {
+func connectHints(e *fail.ConnectError) []string {
 	var h []string
 	var rel *transport.RelativeOnlyError
 	switch {
@@ -179,7 +186,7 @@ func connectHints(e *transport.ConnectError) []string {
 	return h
 }
 
-func timeoutHints(e *client.TimeoutError) []string {
+func timeoutHints(e *fail.TimeoutError) []string {
 	if e.Phase == "login" {
 		return []string{"login waits 5 minutes for the browser unless --timeout says otherwise"}
 	}
@@ -199,7 +206,7 @@ func timeoutHints(e *client.TimeoutError) []string {
 	return append(h, "such a server was likely started for another transport (HTTP), or waits for an option: check its command and args (-v shows every line it writes)")
 }
 
-func authHints(e *auth.Error) []string {
+func authHints(e *fail.AuthError) []string {
 	if e.Msg != "" { // a failure of the login flow
 		if e.NoClient {
 			return []string{`register mcpx with the authorization server (redirect URI http://127.0.0.1/callback, any port) and set "oauth": {"clientId": "...", "clientSecret": "${VAR}"} in the server's config entry`}
@@ -207,11 +214,18 @@ func authHints(e *auth.Error) []string {
 		return nil
 	}
 	if e.Token == "grant" {
+		switch e.Grant {
+		case "jwt-bearer":
+			return []string{`check the "oauth" entry of the server (its assertionFile or assertionEnv: a current identity token for the authorization server) and that its authorization server accepts it`}
+		case "id-jag":
+			return []string{`check the "oauth" entry of the server (its client, and the "idp": a current ID token) and that the identity provider and the authorization server accept them`}
+		}
 		return []string{`check the "oauth" client of the server's config entry (clientId, and clientSecret or privateKey) and that its authorization server accepts it`}
 	}
 	login := "mcpx login " + serverWord(e.Server)
 	if e.Status == 403 && e.Scope != "" {
-		for _, s := range e.Scopes() {
+		// The refused token's scopes too: a step-up keeps them (SEP-2350).
+		for _, s := range e.LoginScopes() {
 			login += " --scope " + serverWord(s)
 		}
 		return []string{"log in again with the scopes it requires: " + login}
@@ -242,11 +256,11 @@ func unusableTokenNote(server string, err error) string {
 }
 
 // stderrLines are the last lines a server wrote on stderr that explain f.
-func stderrLines(f failure) []string {
+func stderrLines(f fail.Failure) []string {
 	switch e := f.(type) {
-	case *transport.ConnectError:
+	case *fail.ConnectError:
 		return e.Stderr
-	case *client.TimeoutError:
+	case *fail.TimeoutError:
 		return e.Stderr
 	}
 	return nil
@@ -258,7 +272,7 @@ const urlElicitationRequired = -32042
 
 // urlElicitations returns a hint for each URL a -32042 error asks the user
 // to visit (mcpx opens none itself).
-func urlElicitations(rpc transport.RPCError) []string {
+func urlElicitations(rpc fail.RPCError) []string {
 	if rpc.Code != urlElicitationRequired || len(rpc.Data) == 0 {
 		return nil
 	}

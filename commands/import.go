@@ -8,7 +8,8 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 type importOptions struct {
@@ -57,7 +58,7 @@ func (a *app) newImportCmd() *cli.Command {
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if !cmd.Args().Present() {
-				return &UsageError{Msg: "import needs a SOURCE", Hints: []string{"sources: " + strings.Join(config.Sources()[2:], ", ")}}
+				return &fail.Error{Code: fail.Usage, Message: "import needs a SOURCE", Hints: []string{"sources: " + strings.Join(config.Sources()[2:], ", ")}}
 			}
 			o.Source, o.Names = cmd.Args().First(), cmd.Args().Tail()
 			return a.importServers(o)
@@ -67,7 +68,7 @@ func (a *app) newImportCmd() *cli.Command {
 
 func (a *app) importServers(o *importOptions) error {
 	if !config.IsHostSource(o.Source) {
-		return &UsageError{Msg: fmt.Sprintf("unknown source %q", o.Source),
+		return &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("unknown source %q", o.Source),
 			Hints: []string{"sources: " + strings.Join(config.Sources()[2:], ", ")}}
 	}
 	servers, files, err := config.ReadSource(o.Source, config.LoadOptions{Project: a.g.project, Cwd: a.cwd, Getenv: a.getenv})
@@ -100,8 +101,8 @@ func (a *app) importServers(o *importOptions) error {
 				have = append(have, n)
 			}
 			slices.Sort(have)
-			e := &config.NotFoundError{What: "server", Name: missing[0],
-				Detail: fmt.Sprintf("%s does not define it", o.Source), Candidates: have, Source: o.Source}
+			e := fail.Unknown("server", missing[0], fmt.Sprintf("%s does not define it", o.Source))
+			e.Candidates, e.Source = have, o.Source
 			if len(have) > 0 {
 				e.Hints = []string{fmt.Sprintf("%s defines: %s", o.Source, strings.Join(have, ", "))}
 			}
@@ -113,7 +114,7 @@ func (a *app) importServers(o *importOptions) error {
 		target = config.UserConfigPath(a.getenv)
 	}
 	if target == "" {
-		return &UsageError{Msg: "import has no user config file to write: no home directory is known",
+		return &fail.Error{Code: fail.Usage, Message: "import has no user config file to write: no home directory is known",
 			Hints: []string{"set HOME (or XDG_CONFIG_HOME), or give --config FILE"}}
 	}
 	res := importResult{Source: o.Source, Files: files, Target: target, DryRun: o.DryRun, Servers: []importedItem{}}
@@ -139,7 +140,7 @@ func (a *app) importServers(o *importOptions) error {
 				if entry.Disabled {
 					it.Reason = ptr("disabled in " + o.Source + ": imported as disabled")
 				}
-				a.s.AddSecrets(config.ImportSecrets(entry)...)
+				a.s.Secrets().Add(config.ImportSecrets(entry)...)
 				write = append(write, config.NamedEntry{Name: n, Entry: entry})
 			}
 			res.Servers = append(res.Servers, it)

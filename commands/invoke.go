@@ -3,7 +3,6 @@ package commands
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -11,6 +10,8 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
@@ -30,6 +31,7 @@ type invokeOptions struct {
 	StdinUsed    bool // a value was read from stdin
 	Detach       bool // --detach: start the call as a task and leave it running
 	Strict       bool // --strict: refuse keys the tool's schema does not declare
+	DryRun       bool // --dry-run: print the tools/call params instead of sending them
 }
 
 func (a *app) newInvokeCmd() *cli.Command {
@@ -59,17 +61,22 @@ func (a *app) newInvokeCmd() *cli.Command {
 			"content and exits 1.\n\n" +
 			"A tool whose execution.taskSupport is \"required\" is called as a task and waited for (Ctrl-C and --timeout " +
 			"cancel it); --detach starts a task and prints its id instead, for mcpx task wait (see TASKS in mcpx(1)).\n\n" +
+			"--dry-run does everything up to the call, then prints the exact tools/call params (secrets masked) and exits 0; " +
+			"a server's \"tools\" rules and --read-only are checked before any call (see HEADLESS RUNS in mcpx(1)).\n\n" +
 			"EXIT STATUS: 0 (notes allowed), 1 the tool reported an error (isError; it wins over --select matching nothing), " +
 			"a server error, a failed or cancelled task, or a malformed result, 2 usage (a bad value, missing or forbidden keys, an unreadable @FILE, " +
 			"bad --args), 3 connection, 4 no such server or tool, 5 the server does not know tools/call, 6 authentication, " +
-			"7 timeout, 8 a safety limit, 9 --select matched nothing, 129/130/143 SIGHUP/SIGINT/SIGTERM, 141 stdout closed.",
+			"7 timeout, 8 a safety limit, 9 --select matched nothing, 10 the server asked for input nobody could give (--on-input fail), " +
+			"11 mcpx's policy refused the call (a tool the server's \"tools\" rules hide, --read-only), 129/130/143 SIGHUP/SIGINT/SIGTERM, 141 stdout closed.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "args", Usage: "the whole argument object, `JSON|@FILE|-`: inline JSON, a file, or - for stdin (pairs are merged over it)", Destination: &o.ArgsFlag},
 			&cli.BoolFlag{Name: "strict", Usage: "refuse arguments the tool's input schema does not declare (else they are sent, with a warning)", Destination: &o.Strict},
 			&cli.BoolFlag{Name: "detach", Usage: "start the call as a task, print its id and leave it running (wait for it with mcpx task wait)", Destination: &o.Detach},
+			&cli.BoolFlag{Name: "dry-run", Usage: "connect, list, type and check the arguments, then print the exact tools/call params (secrets masked) instead of calling", Destination: &o.DryRun},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			o.Args, o.ArgsCount = cmd.Args().Slice(), cmd.Count("args")
+			o.StdinUsed = a.answersStdin // --answers - read it
 			if err := o.validate(a.s.In); err != nil {
 				return err
 			}
@@ -102,6 +109,21 @@ func (o *invokeOptions) validate(stdin io.Reader) error {
 	return err
 }
 
+// inputSchemaOf is the input schema that types a tool's arguments: nil,
+// with a note, when the listing did not complete (incomplete says how) or
+// the tool has none and arguments were given.
+func (a *app) inputSchemaOf(server, tool string, it *client.Item, incomplete string, given bool) json.RawMessage {
+	switch {
+	case it == nil:
+		a.log.Note("server %q: the tool listing %s, so %s is called without its schema: values are sent as strings, unchecked", server, incomplete, a.quote(tool, 200))
+	case it.InputSchema == nil && given:
+		a.log.Note("server %q: tool %s has no input schema: values are sent as strings, unchecked", server, a.quote(tool, 200))
+	default:
+		return it.InputSchema
+	}
+	return nil
+}
+
 func (a *app) invoke(ctx context.Context, o *invokeOptions) error {
 	srv, tool := o.Server, o.Tool
 	t, err := a.target(srv)
@@ -111,26 +133,20 @@ func (a *app) invoke(ctx context.Context, o *invokeOptions) error {
 	if o.Detach && !a.tasksOutlive(t) {
 		return detachStdioError(t)
 	}
-	s, err := a.connect(ctx, t, connectOptions{listen: true, stdinUsed: o.StdinUsed})
+	s, err := a.connect(ctx, t, connectOptions{listen: true, stdinUsed: o.StdinUsed, op: tool, listings: []string{client.KindTool}})
 	if err != nil {
 		return err
 	}
 	defer s.close()
 	conn, cctx, done := s.conn, s.ctx, s.close
 	it, incomplete, err := a.lookup(cctx, conn, srv, client.KindTool, tool)
+	if err := a.gate(t, tool, it, err); err != nil {
+		return err
+	}
 	if err != nil {
 		return err
 	}
-	given := o.Base != nil || len(o.Pairs) > 0
-	var schema json.RawMessage
-	switch {
-	case it == nil:
-		a.log.Note("server %q: the tool listing %s, so %s is called without its schema: values are sent as strings, unchecked", conn.T.Name, incomplete, a.quote(tool, 200))
-	case it.InputSchema == nil && given:
-		a.log.Note("server %q: tool %s has no input schema: values are sent as strings, unchecked", conn.T.Name, a.quote(tool, 200))
-	default:
-		schema = it.InputSchema
-	}
+	schema := a.inputSchemaOf(conn.T.Name, tool, it, incomplete, o.Base != nil || len(o.Pairs) > 0)
 	args, undeclared, err := toolArgs(tool, o.Base, o.Pairs, schema, a.s.Secrets())
 	if err != nil {
 		return err
@@ -143,6 +159,9 @@ func (a *app) invoke(ctx context.Context, o *invokeOptions) error {
 			Message: fmt.Sprintf("server %q: tool %s does not declare %s %s; sent as given (--strict refuses %s)",
 				conn.T.Name, a.quote(tool, 200), text.Plural(len(undeclared), "argument", "arguments"), a.clip(quoteList(undeclared), 500),
 				text.Plural(len(undeclared), "it", "them"))})
+	}
+	if o.DryRun {
+		return a.dryRun(cctx, s, it, tool, args, o.Detach)
 	}
 	raw, err := a.callTool(cctx, s, it, tool, args, o.Detach)
 	return a.showTaskResult(cctx, conn, tool, raw, err, done)
@@ -168,8 +187,7 @@ func (a *app) showToolResult(cctx context.Context, conn *client.Conn, tool strin
 	a.contentWarnings(conn.T.Name, "tool", tool, warnings)
 	if a.asJSON() {
 		a.invokeNotes(doc)
-		var nm *output.NoMatchError
-		if err := a.writeDoc(doc); err != nil && !(doc.IsError && errors.As(err, &nm)) {
+		if err := a.writeDoc(doc); err != nil && !(doc.IsError && fail.Is(err, fail.NoMatch)) {
 			return err // a tool error outranks a --select that matched nothing
 		}
 	} else {
@@ -179,7 +197,7 @@ func (a *app) showToolResult(cctx context.Context, conn *client.Conn, tool strin
 		a.invokeNotes(doc)
 	}
 	if doc.IsError {
-		return &ToolError{Server: conn.T.Name, Tool: tool}
+		return toolError(conn.T.Name, tool)
 	}
 	return nil
 }
@@ -219,9 +237,9 @@ func (a *app) invokeNotes(doc *render.ToolDoc) {
 		switch it := item.(type) {
 		case *render.TextItem:
 			if it.Truncated {
-				limit := fmt.Sprintf("the slice clamp of %s, the most of one text a tool result prints", text.HumanBytes(render.SliceClamp))
+				limit := fmt.Sprintf("the slice clamp of %s, the most of one text a tool result prints", text.HumanBytes(limits.SliceClamp))
 				if it.CutByCeiling {
-					limit = fmt.Sprintf("the response ceiling of %s, shared by all the items of a result", text.HumanBytes(render.ResponseCeiling))
+					limit = fmt.Sprintf("the response ceiling of %s, shared by all the items of a result", text.HumanBytes(limits.ResponseCeiling))
 				}
 				n.note("item #%d: the text was cut at %d of its %d bytes by %s; narrow the call's arguments to get less", i, it.Bytes, it.TotalBytes, limit)
 			}
@@ -235,10 +253,10 @@ func (a *app) invokeNotes(doc *render.ToolDoc) {
 	}
 	n.done()
 	if doc.Omitted > 0 {
-		a.log.Note("%s omitted: the response ceiling of %s was reached", count(doc.Omitted, "item"), text.HumanBytes(render.ResponseCeiling))
+		a.log.Note("%s omitted: the response ceiling of %s was reached", count(doc.Omitted, "item"), text.HumanBytes(limits.ResponseCeiling))
 	}
 	if doc.StructuredContentPath != nil {
-		a.log.Note("the structured content is over the slice clamp of %s; it was written to %s", text.HumanBytes(render.SliceClamp), *doc.StructuredContentPath)
+		a.log.Note("the structured content is over the slice clamp of %s; it was written to %s", text.HumanBytes(limits.SliceClamp), *doc.StructuredContentPath)
 	}
 	if len(doc.Content) == 0 && doc.Omitted == 0 && doc.StructuredContent == nil && doc.StructuredContentPath == nil {
 		what := "the task"
@@ -249,22 +267,13 @@ func (a *app) invokeNotes(doc *render.ToolDoc) {
 	}
 }
 
-// ToolError: the tool's result had isError: true (exit 1, tool_error). The
-// result itself has been printed.
-type ToolError struct {
-	Server string
-	Tool   string
-}
-
-func (e *ToolError) Error() string {
-	if e.Tool == "" { // a task's result, fetched by its id
-		return fmt.Sprintf("server %q: the task's result reports an error (isError: true)", e.Server)
+// toolError: the tool's result had isError: true (exit 1, tool_error). The
+// result itself has been printed. tool is "" for a task's result, fetched
+// by its id.
+func toolError(server, tool string) error {
+	msg := fmt.Sprintf("server %q: tool %s reported an error (isError: true)", server, text.QuoteClip(tool, 200))
+	if tool == "" {
+		msg = fmt.Sprintf("server %q: the task's result reports an error (isError: true)", server)
 	}
-	return fmt.Sprintf("server %q: tool %s reported an error (isError: true)", e.Server, text.QuoteClip(e.Tool, 200))
+	return &fail.Error{Code: fail.ToolError, Server: server, What: "tool", Name: tool, Message: msg}
 }
-
-// ErrorCode is error.code under --json.
-func (e *ToolError) ErrorCode() string { return "tool_error" }
-
-// ErrorDetails: none.
-func (e *ToolError) ErrorDetails() map[string]any { return nil }

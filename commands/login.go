@@ -12,9 +12,9 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/mcpx-cli/mcpx/client"
 	"github.com/mcpx-cli/mcpx/client/auth"
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // loginTimeout is login's own bound when --timeout is not given: the user
@@ -95,29 +95,40 @@ func (a *app) login(ctx context.Context, o *loginOptions) error {
 		Scopes:          o.Scopes,
 		ProtocolVersion: a.g.protocolVersion,
 		ClientVersion:   version(),
-		Mask:            a.s.Mask,
-		AddSecrets:      a.s.AddSecrets,
+		Secrets:         a.s.Secrets(),
 		Note:            a.log.Note,
-		Open: func(u string) {
-			a.log.URL(fmt.Sprintf("open this URL in a browser to log in to %q", t.Name), u)
-			if o.Paste {
-				a.log.Note("then paste here the URL the browser ends on (http://127.0.0.1:PORT/callback?code=..., a page that fails to load), or the code; waiting up to %s", bound)
-				return
-			}
-			if a.s.ErrTTY && !o.NoBrowser {
-				if err := openBrowser(u, a.getenv); err != nil {
-					a.log.Note("could not open a browser (%v); open the URL above yourself", err)
-				}
-			}
-			a.log.Note("waiting up to %s for the authorization (Ctrl-C to give up)", bound)
-		},
+		Open:            a.loginOpener(t.Name, o, bound),
 	})
 	if errors.Is(err, context.DeadlineExceeded) {
-		return &client.TimeoutError{Server: t.Name, Phase: "login", Timeout: bound}
+		return &fail.TimeoutError{Server: t.Name, Phase: "login", Timeout: bound}
 	}
 	if err != nil {
 		return err
 	}
+	return a.loginReport(t, tok)
+}
+
+// loginOpener shows the authorization URL (and opens a browser on it
+// when mcpx may), saying how long login waits.
+func (a *app) loginOpener(name string, o *loginOptions, bound time.Duration) func(string) {
+	return func(u string) {
+		a.log.URL(fmt.Sprintf("open this URL in a browser to log in to %q", name), u)
+		if o.Paste {
+			a.log.Note("then paste here the URL the browser ends on (http://127.0.0.1:PORT/callback?code=..., a page that fails to load), or the code; waiting up to %s", bound)
+			return
+		}
+		if a.s.ErrTTY && !o.NoBrowser {
+			if err := openBrowser(u, a.getenv); err != nil {
+				a.log.Note("could not open a browser (%v); open the URL above yourself", err)
+			}
+		}
+		a.log.Note("waiting up to %s for the authorization (Ctrl-C to give up)", bound)
+	}
+}
+
+// loginReport says what login obtained: the token's scope, expiry and
+// whether it refreshes (--json: one object).
+func (a *app) loginReport(t *config.Target, tok *auth.StoredToken) error {
 	if a.asJSON() {
 		var scope, expires any
 		if tok.Scope != "" {
@@ -140,8 +151,8 @@ func (a *app) login(ctx context.Context, o *loginOptions) error {
 		facts = append(facts, "refreshable")
 	}
 	msg := fmt.Sprintf("logged in to %q", t.Name)
-	if t.OAuth != nil && t.OAuth.Grant == config.GrantClientCredentials {
-		msg = fmt.Sprintf("obtained a token for %q with the client_credentials grant; other commands obtain and renew it themselves, so login is not needed", t.Name)
+	if t.OAuth != nil && t.OAuth.Grant != "" && t.OAuth.Grant != config.GrantCode {
+		msg = fmt.Sprintf("obtained a token for %q with the %s grant; other commands obtain and renew it themselves, so login is not needed", t.Name, t.OAuth.Grant)
 	}
 	if len(facts) > 0 {
 		msg += " (" + strings.Join(facts, "; ") + ")"
@@ -240,9 +251,9 @@ func (a *app) logout(ctx context.Context, o *logoutOptions) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
-	r, err := auth.Logout(ctx, t, a.s.Mask)
+	r, err := auth.Logout(ctx, t, a.s.Secrets())
 	if errors.Is(err, context.DeadlineExceeded) {
-		return &client.TimeoutError{Server: t.Name, Phase: "logout", Timeout: t.Timeout}
+		return &fail.TimeoutError{Server: t.Name, Phase: "logout", Timeout: t.Timeout}
 	}
 	if err != nil {
 		return err

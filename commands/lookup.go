@@ -2,19 +2,18 @@ package commands
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"unicode/utf8"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
 )
 
 // lookup finds the tool or prompt name in the server's listing. A name
-// missing from the complete listing is a *config.NotFoundError (naming a
+// missing from the complete listing is a not_found *fail.Error (naming a
 // close match when there is one). When the listing did not complete (it
 // failed, repeated a cursor, grew too big, or had an item whose id could
 // not be read), the item may exist: it returns nil and why, and the caller
@@ -34,9 +33,8 @@ func (a *app) lookup(ctx context.Context, conn *client.Conn, srv, kind, name str
 		return it, "", nil
 	}
 	if complete {
-		e := &config.NotFoundError{What: kind, Name: name,
-			Detail: fmt.Sprintf("server %q does not list it", conn.T.Name),
-			Hints:  []string{fmt.Sprintf("list the %ss with: mcpx catalog %s --kind %s", kind, shellArg(srv), kind)}}
+		e := fail.Unknown(kind, name, fmt.Sprintf("server %q does not list it", conn.T.Name))
+		e.Hints = []string{fmt.Sprintf("list the %ss with: mcpx catalog %s --kind %s", kind, shellArg(srv), kind)}
 		for _, p := range problems {
 			if p.Excluded && p.Item == name {
 				// Listed by the server, left out by mcpx: say why.
@@ -51,14 +49,14 @@ func (a *app) lookup(ctx context.Context, conn *client.Conn, srv, kind, name str
 	why := "did not complete"
 	for _, p := range problems {
 		a.log.Debug("%s", p.Message)
-		var se *client.ServerError
-		var ue *client.UnsupportedError
+		se, isReply := client.AsServerError(p.Err)
+		ue, isUnsupported := fail.As(p.Err, fail.Unsupported)
 		switch {
 		case p.Code != "list_failed" || p.Err == nil:
-		case errors.As(p.Err, &se):
-			why = fmt.Sprintf("failed (%s, code %d)", se.Shown(), se.RPC.Code)
-		case errors.As(p.Err, &ue):
-			why = "failed (the server does not know " + ue.Method + ")"
+		case isReply:
+			why = fmt.Sprintf("failed (%s, code %d)", se.Said, se.RPC.Code)
+		case isUnsupported:
+			why = "failed (the server does not know " + ue.Name + ")"
 		default:
 			why = "failed (" + a.clip(p.Err.Error(), 200) + ")"
 		}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand"
 	"os"
@@ -13,9 +12,10 @@ import (
 	"time"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/output"
-	"github.com/mcpx-cli/mcpx/render"
 )
 
 // bigListing is how many tools (and prompts) the lookup server lists, in
@@ -81,7 +81,7 @@ func lookupConn(t *testing.T, mode string) (*app, *client.Conn, func() context.C
 		t.Cleanup(cancel)
 		return ctx
 	}
-	conn, err := client.Connect(opCtx(), tgt, client.Options{MessageCeiling: render.MessageCeiling})
+	conn, err := client.Connect(opCtx(), tgt, client.Options{MessageCeiling: limits.MessageCeiling})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,12 +114,12 @@ func TestLookupBigListing(t *testing.T) {
 		t.Errorf("duplicate ids keep the first: %+v %v", it, err)
 	}
 	_, _, err = a.lookup(opCtx(), conn, "big", client.KindTool, "X12")
-	var nf *config.NotFoundError
-	if !errors.As(err, &nf) || len(nf.Hints) != 2 || nf.Hints[0] != `did you mean "x12"?` {
+	nf, _ := fail.As(err, fail.NotFound)
+	if nf == nil || len(nf.Hints) != 2 || nf.Hints[0] != `did you mean "x12"?` {
 		t.Errorf("a close match: %v %+v", err, nf)
 	}
 	_, _, err = a.lookup(opCtx(), conn, "big", client.KindPrompt, "nothing-like-it")
-	if !errors.As(err, &nf) || len(nf.Hints) != 1 || !strings.Contains(nf.Hints[0], "mcpx catalog big --kind prompt") {
+	if nf, _ = fail.As(err, fail.NotFound); nf == nil || len(nf.Hints) != 1 || !strings.Contains(nf.Hints[0], "mcpx catalog big --kind prompt") {
 		t.Errorf("no close match: %v %+v", err, nf)
 	}
 

@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/render"
+	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 )
 
 // The options types are checked here without running anything: each
@@ -27,7 +28,7 @@ func wantErr(t *testing.T, name string, err error, want string) bool {
 		}
 		return err == nil
 	}
-	if _, ok := err.(*UsageError); !ok || err.Error() != want {
+	if _, ok := err.(*fail.Error); !ok || err.Error() != want {
 		t.Errorf("%s: error %T %v\nwant the usage error %q", name, err, err, want)
 	}
 	return false
@@ -123,7 +124,7 @@ func TestDescribeValidate(t *testing.T) {
 }
 
 func TestReadValidate(t *testing.T) {
-	read := func(args ...string) readOptions { return readOptions{Args: args, Max: render.DefaultPage} }
+	read := func(args ...string) readOptions { return readOptions{Args: args, Max: limits.DefaultPage} }
 	with := func(o readOptions, f func(o *readOptions)) readOptions { f(&o); return o }
 	given := func(names ...string) map[string]bool {
 		m := map[string]bool{}
@@ -140,7 +141,7 @@ func TestReadValidate(t *testing.T) {
 		notes string
 	}{
 		{"uri", read("s", "x://a"), "", func(o *readOptions) string {
-			if o.Server != "s" || o.URI != "x://a" || o.Raw || o.Pattern != nil || o.Max != render.DefaultPage {
+			if o.Server != "s" || o.URI != "x://a" || o.Raw || o.Pattern != nil || o.Max != limits.DefaultPage {
 				return fmt.Sprintf("%+v", o)
 			}
 			return ""
@@ -168,16 +169,16 @@ func TestReadValidate(t *testing.T) {
 		{"--json without --raw", with(read("s", "x://a"), func(o *readOptions) { o.JSON, o.Select = true, true }), "", nil, ""},
 		{"offset", with(read("s", "x://a"), func(o *readOptions) { o.Offset = -1 }), "--offset must be 0 or more, not -1", nil, ""},
 		{"max", with(read("s", "x://a"), func(o *readOptions) { o.Max = 0 }), "--max-bytes must be at least 1, not 0", nil, ""},
-		{"max over the clamp", with(read("s", "x://a"), func(o *readOptions) { o.Max = render.SliceClamp + 1 }), "", func(o *readOptions) string {
-			if o.Max != render.SliceClamp {
+		{"max over the clamp", with(read("s", "x://a"), func(o *readOptions) { o.Max = limits.SliceClamp + 1 }), "", func(o *readOptions) string {
+			if o.Max != limits.SliceClamp {
 				return fmt.Sprint(o.Max)
 			}
 			return ""
-		}, fmt.Sprintf("--max-bytes %d is over the slice clamp of 200 KiB (204800 bytes): using %d", render.SliceClamp+1, render.SliceClamp)},
+		}, fmt.Sprintf("--max-bytes %d is over the slice clamp of 200 KiB (204800 bytes): using %d", limits.SliceClamp+1, limits.SliceClamp)},
 		{"max over the clamp, then a bad pattern", with(read("s", "x://a"), func(o *readOptions) {
-			o.Max, o.PatternText, o.Given = render.SliceClamp+1, "(", given("pattern")
+			o.Max, o.PatternText, o.Given = limits.SliceClamp+1, "(", given("pattern")
 		}), "invalid --pattern: error parsing regexp: missing closing ): `(`", nil,
-			fmt.Sprintf("--max-bytes %d is over the slice clamp of 200 KiB (204800 bytes): using %d", render.SliceClamp+1, render.SliceClamp)},
+			fmt.Sprintf("--max-bytes %d is over the slice clamp of 200 KiB (204800 bytes): using %d", limits.SliceClamp+1, limits.SliceClamp)},
 		{"pattern", with(read("s", "x://a"), func(o *readOptions) { o.PatternText, o.Given = "^a", given("pattern") }), "", func(o *readOptions) string {
 			if o.Pattern == nil || o.Pattern.String() != "^a" {
 				return fmt.Sprint(o.Pattern)

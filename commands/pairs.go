@@ -15,7 +15,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mcpx-cli/mcpx/render"
+	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 )
 
 // pair is one ARG=VALUE, KEY=VALUE or KEY:=JSON argument after @-reading.
@@ -30,11 +31,11 @@ type pair struct {
 // VALUE forms: "@FILE" reads FILE verbatim; "@-" reads stdin (at most once per
 // invocation, also counting --args -: pass stdinUsed); "@@x" is the literal "@x".
 // A missing/unreadable FILE (or a directory) is exit 2 naming the key and file,
-// never sent as a literal. A file or stdin over render.MessageCeiling is a
-// *render.LimitError. Content that is not valid UTF-8 is exit 2 (values are JSON strings).
+// never sent as a literal. A file or stdin over limits.MessageCeiling is a
+// *limits.Error. Content that is not valid UTF-8 is exit 2 (values are JSON strings).
 // A pair without "=" or with an empty key is exit 2 with an example. The same key twice is exit 2.
 func parsePairs(args []string, allowRaw bool, stdin io.Reader, stdinUsed *bool) ([]pair, error) {
-	return parsePairsLimit(args, allowRaw, stdin, stdinUsed, render.MessageCeiling)
+	return parsePairsLimit(args, allowRaw, stdin, stdinUsed, limits.MessageCeiling)
 }
 
 // parsePairsLimit is parsePairs with the size ceiling as a parameter (tests).
@@ -50,7 +51,7 @@ func parsePairsLimit(args []string, allowRaw bool, stdin io.Reader, stdinUsed *b
 			return nil, err
 		}
 		if seen[p.Key] {
-			e := &UsageError{Msg: fmt.Sprintf("argument %q is given twice", p.Key), Details: map[string]any{"key": p.Key}}
+			e := &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("argument %q is given twice", p.Key), Details: map[string]any{"key": p.Key}}
 			if allowRaw {
 				e.Hints = []string{fmt.Sprintf("give each key once; a list is one JSON value: %s:='[\"a\",\"b\"]'", p.Key)}
 			} else {
@@ -92,14 +93,14 @@ func splitPair(arg string, allowRaw bool) (pair, error) {
 		} else {
 			msg = fmt.Sprintf("%q has an empty name before \"=\"", argClip(arg, 60))
 		}
-		return pair{}, &UsageError{Msg: msg, Hints: []string{pairExample(allowRaw)}}
+		return pair{}, &fail.Error{Code: fail.Usage, Message: msg, Hints: []string{pairExample(allowRaw)}}
 	}
 	p := pair{Key: key, Value: val}
 	if allowRaw && strings.HasSuffix(key, ":") {
 		p.Key, p.Raw = strings.TrimSuffix(key, ":"), true
 	}
 	if !utf8.ValidString(p.Key) {
-		return pair{}, &UsageError{Msg: fmt.Sprintf("argument name %q is not valid UTF-8", p.Key)}
+		return pair{}, &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("argument name %q is not valid UTF-8", p.Key)}
 	}
 	return p, nil
 }
@@ -136,29 +137,29 @@ func readAtValue(v, what, key string, stdin io.Reader, stdinUsed *bool, limit in
 		return []byte(rest), "", nil
 	case rest == "-":
 		if *stdinUsed {
-			return nil, "", &UsageError{Msg: fmt.Sprintf("%s: @- reads stdin, which another value already read", what),
+			return nil, "", &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("%s: @- reads stdin, which another value already read", what),
 				Details: details("-"),
 				Hints:   []string{"stdin can be read only once: put the other value in a file and pass @FILE"}}
 		}
 		*stdinUsed = true
 		b, err := readCapped(stdin, limit)
 		if err != nil {
-			var le *render.LimitError
+			var le *limits.Error
 			if errors.As(err, &le) {
 				le.Msg = fmt.Sprintf("%s: the value read from stdin is too large", what)
 				return nil, "", le
 			}
-			return nil, "", &UsageError{Msg: fmt.Sprintf("%s: cannot read stdin: %v", what, err), Details: details("-")}
+			return nil, "", &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("%s: cannot read stdin: %v", what, err), Details: details("-")}
 		}
 		return b, "-", nil
 	case rest == "":
-		return nil, "", &UsageError{Msg: fmt.Sprintf("%s: \"@\" names no file", what), Details: details(""),
+		return nil, "", &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("%s: \"@\" names no file", what), Details: details(""),
 			Hints: []string{`@FILE reads a file, @- reads stdin, and @@ stands for a literal "@"`}}
 	}
 	file := rest
 	b, err := readFileCapped(file, limit)
 	if err != nil {
-		var le *render.LimitError
+		var le *limits.Error
 		if errors.As(err, &le) {
 			le.Msg = fmt.Sprintf("%s: %s is too large", what, file)
 			return nil, "", le
@@ -168,7 +169,7 @@ func readAtValue(v, what, key string, stdin io.Reader, stdinUsed *bool, limit in
 		if errors.As(err, &pe) {
 			cause = pe.Err
 		}
-		e := &UsageError{Msg: fmt.Sprintf("%s: cannot read @%s: %v", what, file, cause), Details: details(file)}
+		e := &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("%s: cannot read @%s: %v", what, file, cause), Details: details(file)}
 		if strings.HasPrefix(file, "~/") {
 			e.Hints = append(e.Hints, `the shell does not expand "~" after "@"; write @$HOME/`+file[2:])
 		}
@@ -197,7 +198,7 @@ func readFileCapped(name string, limit int64) ([]byte, error) {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: errIsDir}
 	}
 	if st.Mode().IsRegular() && st.Size() > limit {
-		return nil, &render.LimitError{Limit: "message ceiling", Value: limit}
+		return nil, &limits.Error{Limit: "message ceiling", Value: limit}
 	}
 	return readCapped(f, limit)
 }
@@ -213,7 +214,7 @@ func readCapped(r io.Reader, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	if int64(len(b)) > limit {
-		return nil, &render.LimitError{Limit: "message ceiling", Value: limit}
+		return nil, &limits.Error{Limit: "message ceiling", Value: limit}
 	}
 	return b, nil
 }
@@ -234,7 +235,7 @@ func notUTF8(what, key, file string) error {
 		d["file"] = file
 		msg = fmt.Sprintf("%s: %s is not valid UTF-8 text", what, file)
 	}
-	return &UsageError{Msg: msg, Details: d,
+	return &fail.Error{Code: fail.Usage, Message: msg, Details: d,
 		Hints: []string{"values are sent as JSON strings; encode binary data (e.g. base64) first"}}
 }
 
@@ -242,7 +243,7 @@ func notUTF8(what, key, file string) error {
 // "@FILE" reads FILE, "@@x" is the literal "@x", anything else is the JSON
 // itself. stdinUsed is shared with parsePairs (stdin is read at most once).
 func readArgsFlag(v string, stdin io.Reader, stdinUsed *bool) ([]byte, error) {
-	return readArgsFlagLimit(v, stdin, stdinUsed, render.MessageCeiling)
+	return readArgsFlagLimit(v, stdin, stdinUsed, limits.MessageCeiling)
 }
 
 func readArgsFlagLimit(v string, stdin io.Reader, stdinUsed *bool, limit int64) ([]byte, error) {

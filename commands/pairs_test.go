@@ -8,15 +8,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpx-cli/mcpx/render"
+	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 )
 
-// usageOf fails the test unless err is a *UsageError.
-func usageOf(t *testing.T, err error) *UsageError {
+// usageOf fails the test unless err is a usage *fail.Error.
+func usageOf(t *testing.T, err error) *fail.Error {
 	t.Helper()
-	var u *UsageError
-	if !errors.As(err, &u) {
-		t.Fatalf("got error %T %v, want *UsageError", err, err)
+	u, ok := fail.As(err, fail.Usage)
+	if !ok {
+		t.Fatalf("got error %T %v, want a usage error", err, err)
 	}
 	if r := classify(err, nil); r.ExitCode != exitUsage {
 		t.Fatalf("exit code %d, want %d", r.ExitCode, exitUsage)
@@ -163,8 +164,8 @@ func TestParsePairsErrors(t *testing.T) {
 			used := tc.stdinUsed
 			_, err := parsePairs(tc.args, tc.allowRaw, strings.NewReader("data"), &used)
 			u := usageOf(t, err)
-			if u.Msg != tc.msg {
-				t.Errorf("message\n got %s\nwant %s", u.Msg, tc.msg)
+			if u.Message != tc.msg {
+				t.Errorf("message\n got %s\nwant %s", u.Message, tc.msg)
 			}
 			if tc.details == nil {
 				if len(u.Details) != 0 {
@@ -192,9 +193,9 @@ func TestParsePairsStdinOnce(t *testing.T) {
 	}
 	// stdin that is not UTF-8
 	_, err = parsePairs([]string{"a=@-"}, false, strings.NewReader("\xc3"), nil)
-	if u := usageOf(t, err); u.Msg != `argument "a": the value read from stdin is not valid UTF-8` ||
+	if u := usageOf(t, err); u.Message != `argument "a": the value read from stdin is not valid UTF-8` ||
 		!reflect.DeepEqual(u.Details, map[string]any{"key": "a", "file": "-"}) {
-		t.Errorf("non-UTF-8 stdin: %q %v", u.Msg, u.Details)
+		t.Errorf("non-UTF-8 stdin: %q %v", u.Message, u.Details)
 	}
 	// stdin shared with --args: whichever reads second fails
 	used := false
@@ -214,16 +215,16 @@ func TestParsePairsLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Truncate(render.MessageCeiling + 1); err != nil {
+	if err := f.Truncate(limits.MessageCeiling + 1); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
 	_, err = parsePairs([]string{"k=@" + huge}, false, nil, nil)
-	var le *render.LimitError
+	var le *limits.Error
 	if !errors.As(err, &le) {
-		t.Fatalf("got %T %v, want *render.LimitError", err, err)
+		t.Fatalf("got %T %v, want *limits.Error", err, err)
 	}
-	if le.Limit != "message ceiling" || le.Value != render.MessageCeiling {
+	if le.Limit != "message ceiling" || le.Value != limits.MessageCeiling {
 		t.Errorf("limit %q %d", le.Limit, le.Value)
 	}
 	if want := `argument "k": ` + huge + ` is too large: over the message ceiling of 128 MiB (134217728 bytes)`; err.Error() != want {
@@ -239,18 +240,18 @@ func TestParsePairsLimit(t *testing.T) {
 	}
 	_, err = parsePairsLimit([]string{"k=@-"}, false, strings.NewReader("123456"), nil, 5)
 	if !errors.As(err, &le) || le.Value != 5 {
-		t.Fatalf("got %T %v, want *render.LimitError", err, err)
+		t.Fatalf("got %T %v, want *limits.Error", err, err)
 	}
 	if want := `argument "k": the value read from stdin is too large: over the message ceiling of 5 bytes`; err.Error() != want {
 		t.Errorf("message\n got %s\nwant %s", err, want)
 	}
 	// a file that is not regular (no size to stat) is still capped while reading
 	if _, err := parsePairsLimit([]string{"k=@/dev/zero"}, false, nil, nil, 1024); !errors.As(err, &le) {
-		t.Errorf("/dev/zero: got %T %v, want *render.LimitError", err, err)
+		t.Errorf("/dev/zero: got %T %v, want *limits.Error", err, err)
 	}
 	// --args has the same ceiling
 	if _, err := readArgsFlagLimit("-", strings.NewReader("{}    "), nil, 4); !errors.As(err, &le) {
-		t.Errorf("--args -: got %T %v, want *render.LimitError", err, err)
+		t.Errorf("--args -: got %T %v, want *limits.Error", err, err)
 	} else if want := "--args: the value read from stdin is too large"; le.Msg != want {
 		t.Errorf("message %q, want %q", le.Msg, want)
 	}
@@ -279,8 +280,8 @@ func TestReadArgsFlag(t *testing.T) {
 		{"@bad.bin", "--args: bad.bin is not valid UTF-8 text"},
 	} {
 		_, err := readArgsFlag(tc.in, nil, nil)
-		if u := usageOf(t, err); u.Msg != tc.msg {
-			t.Errorf("%q: message %q, want %q", tc.in, u.Msg, tc.msg)
+		if u := usageOf(t, err); u.Message != tc.msg {
+			t.Errorf("%q: message %q, want %q", tc.in, u.Message, tc.msg)
 		}
 	}
 }

@@ -2,12 +2,15 @@ package commands
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/render"
@@ -43,9 +46,10 @@ func (a *app) newPromptCmd() *cli.Command {
 			"otherwise it is an error listing every missing one.\n\n" +
 			"EXIT STATUS: 0 (notes allowed), 1 a server error or a malformed message, 2 usage (missing or undeclared arguments, " +
 			"an unreadable @FILE), 3 connection, 4 no such server or prompt, 5 the server has no prompts, 6 authentication, " +
-			"7 timeout, 8 a safety limit, 9 --select matched nothing, 129/130/143 SIGHUP/SIGINT/SIGTERM, 141 stdout closed.",
+			"7 timeout, 8 a safety limit, 9 --select matched nothing, 10 the server asked for input nobody could give (--on-input fail), 129/130/143 SIGHUP/SIGINT/SIGTERM, 141 stdout closed.",
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			o.Args = cmd.Args().Slice()
+			o.StdinUsed = a.answersStdin // --answers - read it
 			if err := o.validate(a.s.In); err != nil {
 				return err
 			}
@@ -72,7 +76,7 @@ func (a *app) prompt(ctx context.Context, o *promptOptions) error {
 	if err != nil {
 		return err
 	}
-	co := connectOptions{listen: true, stdinUsed: o.StdinUsed}
+	co := connectOptions{listen: true, stdinUsed: o.StdinUsed, op: name, listings: []string{client.KindPrompt}}
 	s, err := a.connect(ctx, t, co)
 	if err != nil {
 		return err
@@ -80,7 +84,7 @@ func (a *app) prompt(ctx context.Context, o *promptOptions) error {
 	defer func() { s.close() }() // s changes when the server is reached again
 	conn, cctx, done := s.conn, s.ctx, s.close
 	if !conn.Caps.Prompts {
-		return &client.UnsupportedError{Server: conn.T.Name, What: "prompts"}
+		return client.Unsupported(conn.T.Name, "prompts")
 	}
 	it, incomplete, err := a.lookup(cctx, conn, srv, client.KindPrompt, name)
 	if err != nil {
@@ -116,7 +120,7 @@ func (a *app) prompt(ctx context.Context, o *promptOptions) error {
 			s = s2
 			conn, cctx = s.conn, s.ctx
 			if !conn.Caps.Prompts {
-				return &client.UnsupportedError{Server: conn.T.Name, What: "prompts"}
+				return client.Unsupported(conn.T.Name, "prompts")
 			}
 		}
 	}
@@ -124,6 +128,12 @@ func (a *app) prompt(ctx context.Context, o *promptOptions) error {
 	if err != nil {
 		return err
 	}
+	return a.printPrompt(cctx, conn, name, raw)
+}
+
+// printPrompt renders a prompts/get result and prints it: the block of
+// text, or the JSON document.
+func (a *app) printPrompt(cctx context.Context, conn *client.Conn, name string, raw json.RawMessage) error {
 	doc, warnings, err := render.RenderPrompt(raw, a.contentPolicy(cctx, conn))
 	if err != nil {
 		return a.contentErrorFor(conn, "prompts/get", err)
@@ -152,13 +162,13 @@ func (a *app) promptNotes(doc *render.PromptDoc) {
 		if doc.Omitted > 0 {
 			more = "; left out after the cut: " + count(doc.Omitted, "content item")
 		}
-		a.log.Note("the prompt was cut at the response ceiling of %s%s", text.HumanBytes(render.ResponseCeiling), more)
+		a.log.Note("the prompt was cut at the response ceiling of %s%s", text.HumanBytes(limits.ResponseCeiling), more)
 	}
 }
 
 // argCountError: too few arguments for a command.
 func argCountError(cmd, takes string, args []string, hint string) error {
-	e := &UsageError{Msg: fmt.Sprintf("%s takes %s, got %s", cmd, takes, count(len(args), "argument"))}
+	e := &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("%s takes %s, got %s", cmd, takes, count(len(args), "argument"))}
 	if hint != "" {
 		e.Hints = []string{hint}
 	}

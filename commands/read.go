@@ -12,7 +12,9 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/internal/text"
 	"github.com/mcpx-cli/mcpx/internal/uritemplate"
 	"github.com/mcpx-cli/mcpx/output"
@@ -54,11 +56,11 @@ func (a *app) newReadCmd() *cli.Command {
 			"EXIT STATUS: 0 (notes allowed), 1 a server error, a malformed item or a failed -o write, 2 usage (flags, " +
 			"pattern, template, no cache directory), 3 connection, 4 no such server or resource, 5 the server has no " +
 			"resources, 6 authentication, 7 timeout, 8 a safety limit (message or decode ceiling, spill directory, binary " +
-			"content for a terminal), 9 --select matched nothing, 129/130/143 SIGHUP/SIGINT/SIGTERM, 141 stdout closed.",
+			"content for a terminal), 9 --select matched nothing, 10 the server asked for input nobody could give (--on-input fail), 129/130/143 SIGHUP/SIGINT/SIGTERM, 141 stdout closed.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "pattern", Usage: "keep lines of text matching the Go regexp `RE`, with 2 lines of context", Destination: &o.PatternText},
 			&cli.IntFlag{Name: "offset", Usage: "start each text item at byte `N` (of the filtered text with --pattern)", Destination: &o.Offset},
-			&cli.IntFlag{Name: "max-bytes", Usage: fmt.Sprintf("print at most `N` bytes of each text item (at most %d; a longer character is printed whole)", render.SliceClamp), Value: render.DefaultPage, Destination: &o.Max},
+			&cli.IntFlag{Name: "max-bytes", Usage: fmt.Sprintf("print at most `N` bytes of each text item (at most %d; a longer character is printed whole)", limits.SliceClamp), Value: limits.DefaultPage, Destination: &o.Max},
 			&cli.BoolFlag{Name: "raw", Usage: "write the decoded contents whole, with no paging, filtering or spilling", Destination: &o.Raw},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the decoded contents to `FILE` (implies --raw; - is stdout)", Destination: &o.Output},
 		},
@@ -84,27 +86,8 @@ func (o *readOptions) validate(note func(format string, args ...any)) error {
 	if o.Given["output"] && o.Output == "" {
 		return usagef("-o needs a file name (or - for stdout)")
 	}
-	if o.Raw {
-		var clash []string
-		if o.JSON {
-			clash = append(clash, "--json")
-		}
-		if o.Select {
-			clash = append(clash, "--select")
-		}
-		for _, f := range []string{"pattern", "offset", "max-bytes"} {
-			if o.Given[f] {
-				clash = append(clash, "--"+f)
-			}
-		}
-		if len(clash) > 0 {
-			what := "--raw"
-			if o.Given["output"] {
-				what = "-o"
-			}
-			return &UsageError{Msg: fmt.Sprintf("%s cannot be combined with %s: it writes the contents whole", what, strings.Join(clash, ", ")),
-				Details: map[string]any{"forbidden": clash}}
-		}
+	if err := o.rawClash(); err != nil {
+		return err
 	}
 	if o.Offset < 0 {
 		return usagef("--offset must be 0 or more, not %d", o.Offset)
@@ -112,14 +95,14 @@ func (o *readOptions) validate(note func(format string, args ...any)) error {
 	if o.Max < 1 {
 		return usagef("--max-bytes must be at least 1, not %d", o.Max)
 	}
-	if o.Max > render.SliceClamp {
-		note("--max-bytes %d is over the slice clamp of %s: using %d", o.Max, text.HumanBytes(render.SliceClamp), render.SliceClamp)
-		o.Max = render.SliceClamp
+	if o.Max > limits.SliceClamp {
+		note("--max-bytes %d is over the slice clamp of %s: using %d", o.Max, text.HumanBytes(limits.SliceClamp), limits.SliceClamp)
+		o.Max = limits.SliceClamp
 	}
 	if o.Given["pattern"] {
 		re, err := regexp.Compile(o.PatternText)
 		if err != nil {
-			return &UsageError{Msg: fmt.Sprintf("invalid --pattern: %v", err),
+			return &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("invalid --pattern: %v", err),
 				Hints: []string{"--pattern takes Go regexp syntax (RE2), see https://pkg.go.dev/regexp/syntax"}}
 		}
 		o.Pattern = re
@@ -132,13 +115,42 @@ func (o *readOptions) validate(note func(format string, args ...any)) error {
 	return nil
 }
 
+// rawClash refuses --raw (or -o) with a flag that pages or shapes the
+// contents: it writes them whole.
+func (o *readOptions) rawClash() error {
+	if !o.Raw {
+		return nil
+	}
+	var clash []string
+	if o.JSON {
+		clash = append(clash, "--json")
+	}
+	if o.Select {
+		clash = append(clash, "--select")
+	}
+	for _, f := range []string{"pattern", "offset", "max-bytes"} {
+		if o.Given[f] {
+			clash = append(clash, "--"+f)
+		}
+	}
+	if len(clash) == 0 {
+		return nil
+	}
+	what := "--raw"
+	if o.Given["output"] {
+		what = "-o"
+	}
+	return &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("%s cannot be combined with %s: it writes the contents whole", what, strings.Join(clash, ", ")),
+		Details: map[string]any{"forbidden": clash}}
+}
+
 // expandURI expands a resource template from VAR=VALUE pairs.
 func expandURI(uri string, pairs []string) (string, error) {
 	vars := map[string]string{}
 	for _, p := range pairs {
 		k, v, ok := strings.Cut(p, "=")
 		if !ok || k == "" {
-			return "", &UsageError{Msg: fmt.Sprintf("%q is not a VAR=VALUE pair", p),
+			return "", &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("%q is not a VAR=VALUE pair", p),
 				Hints: []string{"arguments after the URI fill a resource template: mcpx read SRV 'x://items/{id}' id=42"}}
 		}
 		if _, dup := vars[k]; dup {
@@ -151,15 +163,15 @@ func expandURI(uri string, pairs []string) (string, error) {
 	}
 	out, err := uritemplate.Expand(uri, vars)
 	if err != nil {
-		if te, ok := err.(*uritemplate.Error); ok {
+		if te, ok := err.(*fail.Error); ok { // a refusal: its expression and variables
 			d := map[string]any{}
-			if te.Variables != nil {
-				d["variables"] = te.Variables
+			if te.Known != nil {
+				d["variables"] = te.Known
 			}
-			if te.Expression != "" {
-				d["expression"] = te.Expression
+			if te.Name != "" {
+				d["expression"] = te.Name
 			}
-			return "", &UsageError{Msg: te.Msg, Details: d}
+			return "", &fail.Error{Code: fail.Usage, Message: te.Message, Details: d}
 		}
 		return "", err
 	}
@@ -194,7 +206,7 @@ func (a *app) read(ctx context.Context, o *readOptions) error {
 	p.Pattern, p.Offset, p.Max = o.Pattern, o.Offset, o.Max
 	rendered, omitted, err := render.RenderResourceRead(raw, p)
 	if timedOut(cctx, err) {
-		return &client.TimeoutError{Server: conn.T.Name, Phase: "rendering", Timeout: conn.T.Timeout}
+		return &fail.TimeoutError{Server: conn.T.Name, Phase: "rendering", Timeout: conn.T.Timeout}
 	}
 	if err != nil {
 		return a.contentError(conn, err)
@@ -210,13 +222,23 @@ func (a *app) read(ctx context.Context, o *readOptions) error {
 		a.readNotes(&doc, o)
 		return a.writeDoc(doc)
 	}
-	for i, r := range doc.Contents {
+	if err := a.printContents(doc.Contents); err != nil {
+		return err
+	}
+	a.readNotes(&doc, o)
+	return nil
+}
+
+// printContents prints the rendered items of a read as text: each text
+// page (a newline after it where pageBreak says), each spilled blob's path.
+func (a *app) printContents(contents []any) error {
+	for i, r := range contents {
 		var err error
 		switch it := r.(type) {
 		case *render.TextItem:
 			if it.Text != "" {
 				_, err = fmt.Fprint(a.s.Out, it.Text)
-				if err == nil && !strings.HasSuffix(it.Text, "\n") && a.pageBreak(it.NextOffset == nil || i+1 < len(doc.Contents)) {
+				if err == nil && !strings.HasSuffix(it.Text, "\n") && a.pageBreak(it.NextOffset == nil || i+1 < len(contents)) {
 					_, err = fmt.Fprintln(a.s.Out)
 				}
 			}
@@ -227,7 +249,6 @@ func (a *app) read(ctx context.Context, o *readOptions) error {
 			return err
 		}
 	}
-	a.readNotes(&doc, o)
 	return nil
 }
 
@@ -252,37 +273,11 @@ func (a *app) readNotes(doc *render.ReadDoc, o *readOptions) {
 	for i, r := range doc.Contents {
 		switch it := r.(type) {
 		case *render.TextItem:
-			name := a.clip(orDefault(it.URI, doc.URI), 200)
-			if len(doc.Contents) > 1 {
-				name = fmt.Sprintf("item #%d (%s)", i, name)
-			}
-			if it.NextOffset != nil {
-				what := "more text remains"
-				if o.Pattern != nil {
-					what = "more matching lines remain"
-				}
-				if len(doc.Contents) > 1 {
-					what = fmt.Sprintf("%s: %s", name, what)
-				}
-				cut := ""
-				if it.CutByCeiling {
-					cut = fmt.Sprintf(", cut short by the response ceiling of %s", text.HumanBytes(render.ResponseCeiling))
-				}
-				note("%s (bytes %d to %d of %d shown%s); next page: --offset %d", what, it.Offset, it.Offset+it.Bytes, it.TotalBytes, cut, *it.NextOffset)
-				nexts[*it.NextOffset] = true
-			} else if it.Text == "" && o.Pattern != nil && it.TotalBytes == 0 {
-				note("no line of %s matches --pattern %s", name, a.quote(o.Pattern.String(), 200))
-			} else if it.Text == "" && it.TotalBytes > 0 && o.Offset >= it.TotalBytes {
-				note("nothing to show at --offset %d: %s has %s", o.Offset, name, count(it.TotalBytes, "byte"))
-			}
-			if it.Annotations != nil {
-				note("%s: annotations %s", name, a.clip(text.CompactJSON(it.Annotations), 200))
+			if next := a.textNotes(note, it, itemName(doc, i, it.URI, a), len(doc.Contents) > 1, o); next != nil {
+				nexts[*next] = true
 			}
 		case *render.BlobItem:
-			name := a.clip(orDefault(it.URI, doc.URI), 200)
-			if len(doc.Contents) > 1 {
-				name = fmt.Sprintf("item #%d (%s)", i, name)
-			}
+			name := itemName(doc, i, it.URI, a)
 			note("%s: binary content (%s, %s) is never printed; it was written to %s", name, a.clip(orDefault(it.MimeType, "no mime type"), 100), count(int(it.SizeBytes), "byte"), it.Path)
 			if it.Annotations != nil {
 				note("%s: annotations %s", name, a.clip(text.CompactJSON(it.Annotations), 200))
@@ -295,8 +290,46 @@ func (a *app) readNotes(doc *render.ReadDoc, o *readOptions) {
 	}
 	if doc.Omitted > 0 {
 		a.log.Note("%s omitted: the response ceiling of %s was reached; --raw or -o FILE writes every item whole",
-			count(doc.Omitted, "item"), text.HumanBytes(render.ResponseCeiling))
+			count(doc.Omitted, "item"), text.HumanBytes(limits.ResponseCeiling))
 	}
+}
+
+// itemName names item i of a read in a note: its URI, with its number
+// when the read has several.
+func itemName(doc *render.ReadDoc, i int, uri *string, a *app) string {
+	name := a.clip(orDefault(uri, doc.URI), 200)
+	if len(doc.Contents) > 1 {
+		name = fmt.Sprintf("item #%d (%s)", i, name)
+	}
+	return name
+}
+
+// textNotes says where a text item's next page starts (naming the item
+// when the read has several), or why it shows nothing, and its
+// annotations; it returns the next offset, if any.
+func (a *app) textNotes(note func(string, ...any), it *render.TextItem, name string, several bool, o *readOptions) *int {
+	if it.NextOffset != nil {
+		what := "more text remains"
+		if o.Pattern != nil {
+			what = "more matching lines remain"
+		}
+		if several {
+			what = fmt.Sprintf("%s: %s", name, what)
+		}
+		cut := ""
+		if it.CutByCeiling {
+			cut = fmt.Sprintf(", cut short by the response ceiling of %s", text.HumanBytes(limits.ResponseCeiling))
+		}
+		note("%s (bytes %d to %d of %d shown%s); next page: --offset %d", what, it.Offset, it.Offset+it.Bytes, it.TotalBytes, cut, *it.NextOffset)
+	} else if it.Text == "" && o.Pattern != nil && it.TotalBytes == 0 {
+		note("no line of %s matches --pattern %s", name, a.quote(o.Pattern.String(), 200))
+	} else if it.Text == "" && it.TotalBytes > 0 && o.Offset >= it.TotalBytes {
+		note("nothing to show at --offset %d: %s has %s", o.Offset, name, count(it.TotalBytes, "byte"))
+	}
+	if it.Annotations != nil {
+		note("%s: annotations %s", name, a.clip(text.CompactJSON(it.Annotations), 200))
+	}
+	return it.NextOffset
 }
 
 func orDefault(s *string, def string) string {
@@ -328,7 +361,7 @@ func (a *app) writeRaw(items []render.Content, file string) error {
 	if a.s.OutTTY {
 		for i, p := range parts {
 			if !utf8.Valid(p) {
-				return &render.LimitError{Limit: "terminal safety",
+				return &limits.Error{Limit: "terminal safety",
 					Msg: fmt.Sprintf("item #%d is binary content, which mcpx does not write to a terminal; redirect stdout or use -o FILE", i)}
 			}
 		}
@@ -363,6 +396,6 @@ func (a *app) spiller() *render.Spiller {
 }
 
 func noCacheDir() error {
-	return &UsageError{Msg: "binary content must be written to a file, and no cache directory is known",
+	return &fail.Error{Code: fail.Usage, Message: "binary content must be written to a file, and no cache directory is known",
 		Hints: []string{"set --cache-dir DIR or $MCPX_CACHE_DIR (or $XDG_CACHE_HOME / $HOME)"}}
 }

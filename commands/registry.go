@@ -17,38 +17,16 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/registry"
 )
 
-// registryError is a failure of the registry, classified for EXIT STATUS.
-type registryError struct {
-	err  error
-	code string
-}
-
-func (e *registryError) Error() string                { return e.err.Error() }
-func (e *registryError) Unwrap() error                { return e.err }
-func (e *registryError) ErrorCode() string            { return e.code }
-func (e *registryError) ErrorDetails() map[string]any { return nil }
-
-// classifyRegistry gives the registry's errors their exit codes.
+// classifyRegistry gives a registry that does not answer in time its
+// exit code (the registry's other failures have theirs).
 func classifyRegistry(err error) error {
-	var re *registry.Error
-	var nf *registry.NotFoundError
-	var ve *registry.VarsError
-	var ue *registry.UnsupportedError
-	switch {
-	case errors.As(err, &re):
-		return &registryError{err: err, code: "connection"}
-	case errors.As(err, &nf):
-		return &registryError{err: err, code: "not_found"}
-	case errors.As(err, &ve):
-		return &registryError{err: err, code: "usage"}
-	case errors.As(err, &ue):
-		return &registryError{err: err, code: "unsupported"}
-	case errors.Is(err, context.DeadlineExceeded):
-		return &registryError{err: fmt.Errorf("the registry did not answer in time: %w", err), code: "timeout"}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &fail.Error{Code: fail.Timeout, Message: fmt.Sprintf("the registry did not answer in time: %v", err), Cause: err}
 	}
 	return err
 }
@@ -94,13 +72,13 @@ func (a *app) fileRegistry() (string, error) {
 		return "", nil
 	}
 	if err != nil {
-		return "", &config.Error{Msg: fmt.Sprintf("cannot read config file: %v", err)}
+		return "", config.Invalid("", fmt.Sprintf("cannot read config file: %v", err))
 	}
 	var f struct {
 		Registry *string `json:"registry"`
 	}
 	if err := json.Unmarshal(data, &f); err != nil {
-		return "", &config.Error{Msg: fmt.Sprintf("config file %s: %v", path, err)}
+		return "", config.Invalid("", fmt.Sprintf("config file %s: %v", path, err))
 	}
 	if f.Registry == nil {
 		return "", nil
@@ -302,18 +280,18 @@ func (a *app) add(ctx context.Context, rc *registry.Client, o *addOptions) error
 		return classifyRegistry(err)
 	}
 	for _, name := range e.Unset {
-		a.s.AddSecrets(o.Vars[name])
+		a.s.Secrets().Add(o.Vars[name])
 		a.log.Warnf("--var %s: a secret is never written to the config file; it is written as ${%s}: export %s instead", name, name, name)
 	}
 	path := a.userFile()
 	if path == "" {
-		return &UsageError{Msg: "add has no user config file to write: no home directory is known",
+		return &fail.Error{Code: fail.Usage, Message: "add has no user config file to write: no home directory is known",
 			Hints: []string{"set HOME (or XDG_CONFIG_HOME), or give --config FILE"}}
 	}
 	entry := config.MCPXEntry{Type: e.Type, Command: e.Command, Args: e.Args, Env: e.Env, URL: e.URL, Headers: e.Headers}
 	err = config.EditServers(path, func(have map[string]bool) ([]config.NamedEntry, error) {
 		if have[o.As] {
-			return nil, &UsageError{Msg: fmt.Sprintf("%s already has a server named %q; nothing was written", path, o.As),
+			return nil, &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("%s already has a server named %q; nothing was written", path, o.As),
 				Hints: []string{"give the new one another name with --as LOCAL"}}
 		}
 		return []config.NamedEntry{{Name: o.As, Entry: entry}}, nil
@@ -345,7 +323,7 @@ func (a *app) checkStatus(rec *registry.Record) error {
 	}
 	switch rec.Status() {
 	case registry.StatusDeleted:
-		return &registryError{code: "refused", err: fmt.Errorf("%s %s is deleted from the registry%s; nothing was written", rec.Server.Name, rec.Server.Version, why)}
+		return fmt.Errorf("%s %s is deleted from the registry%s; nothing was written", rec.Server.Name, rec.Server.Version, why)
 	case registry.StatusDeprecated:
 		a.log.Warnf("%s %s is deprecated in the registry%s", rec.Server.Name, rec.Server.Version, why)
 	}

@@ -17,8 +17,9 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/output"
 )
 
@@ -57,6 +58,13 @@ type globals struct {
 
 	// timeoutSet and selectSet: --timeout and --select were given.
 	timeoutSet, selectSet bool
+
+	// Headless runs (headless.go, answers.go).
+	answerPairs []string
+	answersFile string
+	onInput     string
+	readOnly    bool
+	timings     bool
 }
 
 // app is what every command shares: streams, the stderr voice, the
@@ -87,6 +95,15 @@ type app struct {
 
 	// warmFallback: the note that the daemon cannot be used is given once.
 	warmFallback sync.Once
+
+	// Headless runs (see headless.go): the answers given, whether
+	// --answers read stdin, MCPX_READ_ONLY, the trace context of the
+	// environment, and the error that ended an operation from inside.
+	answers                 answerSet
+	answersStdin            bool
+	readOnlyEnv             bool
+	traceParent, traceState string
+	opFailed                opFailure
 
 	// catchSignals installs the SIGINT, SIGTERM, SIGHUP and SIGPIPE
 	// handler (once; nil in tests that build an app without Main).
@@ -157,6 +174,9 @@ func wantsJSON(args []string) bool {
 
 // finish reports err (if any) and returns the exit code.
 func (a *app) finish(err error, sig os.Signal) int {
+	if e := a.opFailed.get(); e != nil && sig == nil {
+		err = e // what ended the operation from inside, not how it then ended
+	}
 	if err == nil && sig == nil {
 		return 0
 	}
@@ -180,7 +200,7 @@ func (a *app) newRoot() *cli.Command {
 		ErrWriter:                 a.s.Err,
 		DisableSliceFlagSeparator: true,
 		HideHelpCommand:           true,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "config", Usage: "read servers from `FILE` alone", Sources: cli.EnvVars("MCPX_CONFIG"), Destination: &g.config},
 			&cli.BoolFlag{Name: "project", Usage: "trust ./.mcp.json for this invocation", Destination: &g.project},
 			&cli.StringSliceFlag{Name: "header", Aliases: []string{"H"}, Usage: "extra HTTP header `'K: V'` for URL, http and sse servers (repeatable; values are secrets)", Destination: &g.headers},
@@ -196,7 +216,7 @@ func (a *app) newRoot() *cli.Command {
 			&cli.BoolFlag{Name: "no-keep-alive", Usage: "never use a warm connection (also MCPX_KEEP_ALIVE=0)", Destination: &g.noKeepAlive},
 			&cli.BoolFlag{Name: "refresh", Usage: "ignore the cached listings of a warm connection", Destination: &g.refresh},
 			&cli.StringFlag{Name: "cache-dir", Usage: "root `DIR` of spilled files", Sources: cli.EnvVars("MCPX_CACHE_DIR"), Destination: &g.cacheDir},
-		},
+		}, a.headlessFlags()...),
 		Before: func(ctx context.Context, cmd *cli.Command) (context.Context, error) {
 			if a.catchSignals != nil {
 				a.catchSignals()
@@ -219,6 +239,8 @@ func (a *app) newRoot() *cli.Command {
 			a.newReadCmd(),
 			a.newPromptCmd(),
 			a.newInvokeCmd(),
+			a.newSnapshotCmd(),
+			a.newDiffCmd(),
 			a.newTaskCmd(),
 			a.newWatchCmd(),
 			a.newSkillsCmd(),
@@ -295,9 +317,9 @@ func (a *app) setup() error {
 	}
 	for _, h := range a.g.headers {
 		_, v, _ := config.ParseHeader(h) // checked by validate
-		a.s.AddSecrets(config.HeaderSecrets(v)...)
+		a.s.Secrets().Add(config.HeaderSecrets(v)...)
 	}
-	return nil
+	return a.setupHeadless()
 }
 
 // validate checks the global flags, before any command runs.
@@ -312,7 +334,7 @@ func (g *globals) validate() error {
 		return usagef("--select needs a gjson path (an empty one matches nothing)")
 	}
 	if !slices.Contains(client.ProtocolVersions(), g.protocolVersion) {
-		return &UsageError{Msg: fmt.Sprintf("unknown protocol version %q", g.protocolVersion),
+		return &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("unknown protocol version %q", g.protocolVersion),
 			Hints: []string{"known versions: " + strings.Join(client.ProtocolVersions(), ", ")}}
 	}
 	for _, h := range g.headers {

@@ -12,8 +12,8 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/auth"
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // serversOptions are servers' arguments and flags; validate checks them.
@@ -28,7 +28,7 @@ func (o *serversOptions) validate() error {
 		return usagef("servers takes no arguments")
 	}
 	if o.Strict && !o.Probe {
-		return &UsageError{Msg: "--strict fails when a probed server fails, and needs --probe",
+		return &fail.Error{Code: fail.Usage, Message: "--strict fails when a probed server fails, and needs --probe",
 			Hints: []string{"a health check: mcpx servers --probe --strict"}}
 	}
 	return nil
@@ -118,20 +118,11 @@ func (a *app) servers(ctx context.Context, o *serversOptions) error {
 	sort.SliceStable(servers, func(i, j int) bool { return servers[i].Name < servers[j].Name })
 	entries := make([]serverEntry, len(servers))
 	for i, s := range servers {
-		entries[i] = serverEntry{Name: s.Name, Transport: s.Transport, Target: s.Target(), Source: s.Source, Origin: s.Origin, Status: "active"}
-		switch {
-		case cfg.Servers[s.Name] != nil && cfg.Shadowed(s):
-			entries[i].Status = "shadowed"
-		case s.Disabled:
-			entries[i].Status = "disabled"
-		case s.Problem() != nil:
-			entries[i].Status = "invalid"
-		}
+		entries[i] = serverEntry{Name: s.Name, Transport: s.Transport, Target: s.Target(), Source: s.Source, Origin: s.Origin, Status: entryStatus(cfg, s)}
 		if err := s.Problem(); err != nil {
 			msg := err.Error()
-			var ce *config.Error
-			if errors.As(err, &ce) {
-				msg = ce.Msg
+			if ce, ok := fail.As(err, fail.Usage); ok { // the entry's problem, without its name
+				msg = strings.TrimPrefix(ce.Message, fmt.Sprintf("server %q: ", ce.Server))
 			}
 			a.log.Warnf("server %q in %s cannot be used: %s", s.Name, s.Source, msg)
 		}
@@ -139,17 +130,47 @@ func (a *app) servers(ctx context.Context, o *serversOptions) error {
 			entries[i].Transport = "-"
 		}
 	}
+	var failed []string
 	if o.Probe {
-		if err := a.forEach(ctx, len(servers), func(i int) {
-			if servers[i].Disabled {
-				msg := "disabled: not started"
-				entries[i].Probe = &probe{Error: &msg}
-				return
-			}
-			entries[i].Probe = a.probe(ctx, servers[i])
-		}); err != nil {
+		if failed, err = a.probeAll(ctx, servers, entries); err != nil {
 			return err
 		}
+	}
+	if err := a.writeServers(entries, o); err != nil {
+		return err
+	}
+	if o.Strict && len(failed) > 0 {
+		return probeFailed(failed)
+	}
+	return nil
+}
+
+// entryStatus is how a server's entry stands: active, shadowed (by an
+// entry of the same name that comes first), disabled or invalid.
+func entryStatus(cfg *config.Config, s *config.Server) string {
+	switch {
+	case cfg.Servers[s.Name] != nil && cfg.Shadowed(s):
+		return "shadowed"
+	case s.Disabled:
+		return "disabled"
+	case s.Problem() != nil:
+		return "invalid"
+	}
+	return "active"
+}
+
+// probeAll probes every server but the disabled ones (--jobs at a time)
+// into its entry, and returns the names of those whose probe failed.
+func (a *app) probeAll(ctx context.Context, servers []*config.Server, entries []serverEntry) ([]string, error) {
+	if err := a.forEach(ctx, len(servers), func(i int) {
+		if servers[i].Disabled {
+			msg := "disabled: not started"
+			entries[i].Probe = &probe{Error: &msg}
+			return
+		}
+		entries[i].Probe = a.probe(ctx, servers[i])
+	}); err != nil {
+		return nil, err
 	}
 	var failed []string
 	for i, e := range entries {
@@ -157,27 +178,15 @@ func (a *app) servers(ctx context.Context, o *serversOptions) error {
 			failed = append(failed, e.Name)
 		}
 	}
-	if err := a.writeServers(entries, o); err != nil {
-		return err
-	}
-	if o.Strict && len(failed) > 0 {
-		return &ProbeError{Failed: failed}
-	}
-	return nil
+	return failed, nil
 }
 
-// ProbeError: --strict, and a probed server failed (exit 1, strict).
-type ProbeError struct{ Failed []string }
-
-func (e *ProbeError) Error() string {
-	return fmt.Sprintf("--strict: %s failed: %s", count(len(e.Failed), "probed server"), strings.Join(e.Failed, ", "))
+// probeFailed: --strict, and the probed servers failed failed (exit 1,
+// strict).
+func probeFailed(failed []string) error {
+	return &fail.Error{Code: fail.Strict, Details: map[string]any{"failed": failed},
+		Message: fmt.Sprintf("--strict: %s failed: %s", count(len(failed), "probed server"), strings.Join(failed, ", "))}
 }
-
-// ErrorCode is error.code under --json.
-func (e *ProbeError) ErrorCode() string { return "strict" }
-
-// ErrorDetails: the servers that failed.
-func (e *ProbeError) ErrorDetails() map[string]any { return map[string]any{"failed": e.Failed} }
 
 // writeServers prints the servers document, or its table.
 func (a *app) writeServers(entries []serverEntry, o *serversOptions) error {
@@ -209,10 +218,10 @@ func (a *app) writeServers(entries []serverEntry, o *serversOptions) error {
 }
 
 func (a *app) probe(ctx context.Context, s *config.Server) *probe {
-	fail := func(err error) *probe {
+	failed := func(err error) *probe {
 		msg := classify(err, nil).Message
 		p := &probe{Error: &msg}
-		var ae *auth.Error
+		var ae *fail.AuthError
 		if errors.As(err, &ae) && ae.Status != 0 {
 			p.Auth = &probeAuth{State: "required"}
 			if ae.Token == "expired" {
@@ -229,19 +238,18 @@ func (a *app) probe(ctx context.Context, s *config.Server) *probe {
 	if err == nil {
 		sess, err = a.connect(ctx, t, connectOptions{})
 	}
-	var cfgErr *config.Error
-	if errors.As(err, &cfgErr) {
+	if errors.Is(err, config.ErrInvalid) {
 		a.log.Warnf("%v", err)
 	}
 	if err != nil {
-		return fail(err)
+		return failed(err)
 	}
 	defer sess.closeLater()
 	conn := sess.conn
 	// the protocol a command would get: a server may accept the 2026-07-28
 	// era at server/discover and refuse it for every request after
 	if err := conn.ConfirmEra(sess.ctx); err != nil {
-		return fail(err)
+		return failed(err)
 	}
 	pa := &probeAuth{State: conn.Auth.State}
 	if e := conn.Auth.ExpiresAt; e != nil && pa.State != "none" {

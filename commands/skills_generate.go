@@ -17,6 +17,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/output"
 )
 
@@ -60,7 +61,7 @@ func (a *app) newSkillsGenerateCmd() *cli.Command {
 			case cmd.IsSet("output") && o.Dir == "":
 				return usagef("-o needs a directory")
 			case cmd.IsSet("to") && o.To != "claude":
-				return &UsageError{Msg: fmt.Sprintf("--to %s: unknown agent", shellArg(o.To)), Hints: []string{"--to takes claude"}}
+				return &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("--to %s: unknown agent", shellArg(o.To)), Hints: []string{"--to takes claude"}}
 			}
 			o.Server = args[0]
 			return a.skillsGenerate(ctx, o)

@@ -11,13 +11,15 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
 	"github.com/mcpx-cli/mcpx/internal/daemon"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // taskMarker starts the catalog's description of a tool that runs only as
@@ -38,8 +40,9 @@ func (a *app) tasksOutlive(t *config.Target) bool {
 
 // detachStdioError: --detach of a one-shot stdio server (exit 2).
 func detachStdioError(t *config.Target) error {
-	return &UsageError{
-		Msg: fmt.Sprintf("--detach leaves a task running on the server, but server %q is a stdio server that mcpx stops when it exits, and its tasks with it", t.Name),
+	return &fail.Error{
+		Code:    fail.Usage,
+		Message: fmt.Sprintf("--detach leaves a task running on the server, but server %q is a stdio server that mcpx stops when it exits, and its tasks with it", t.Name),
 		Hints: []string{"keep the server running between calls with --keep-alive (a warm connection)",
 			"or leave out --detach: invoke then waits for the task's result"},
 	}
@@ -65,9 +68,10 @@ func (a *app) callTool(ctx context.Context, s *session, it *client.Item, tool st
 		support = it.TaskSupport()
 	}
 	if detach && it != nil && support == client.TaskSupportForbidden {
-		return nil, &UsageError{
-			Msg:   fmt.Sprintf("server %q: tool %s does not run as a task (its execution.taskSupport is %s), so --detach cannot leave it running", conn.T.Name, a.quote(tool, 200), taskSupportWord(it)),
-			Hints: []string{"leave out --detach to call it and wait for its result"},
+		return nil, &fail.Error{
+			Code:    fail.Usage,
+			Message: fmt.Sprintf("server %q: tool %s does not run as a task (its execution.taskSupport is %s), so --detach cannot leave it running", conn.T.Name, a.quote(tool, 200), taskSupportWord(it)),
+			Hints:   []string{"leave out --detach to call it and wait for its result"},
 		}
 	}
 	if !detach && support != client.TaskSupportRequired {
@@ -85,7 +89,7 @@ func (a *app) callTool(ctx context.Context, s *session, it *client.Item, tool st
 	}
 	a.log.Debug("server %q: tool %s runs as task %s", conn.T.Name, a.quote(tool, 200), a.quote(task.ID, 200))
 	if detach {
-		return nil, a.detached(conn, tool, task)
+		return nil, a.detached(ctx, conn, tool, task)
 	}
 	return conn.WaitTask(ctx, task, client.WaitOptions{OnStatus: a.taskProgress(conn.T.Name), Cancel: true})
 }
@@ -116,8 +120,10 @@ type detachedDoc struct {
 }
 
 // detached prints a task left running: its id alone (text), or
-// detachedDoc; a note says how to follow it.
-func (a *app) detached(conn *client.Conn, tool string, t *client.Task) error {
+// detachedDoc; a note says how to follow it, as a command that works as
+// printed: on a one-shot http or sse connection, another session is asked
+// first whether it sees the task (sessionBound).
+func (a *app) detached(ctx context.Context, conn *client.Conn, tool string, t *client.Task) error {
 	if a.asJSON() {
 		if err := a.writeDoc(detachedDoc{Server: conn.T.Name, Tool: tool, TaskID: t.ID, Status: t.Status,
 			PollIntervalMS: t.PollInterval, TTLMS: t.TTL}); err != nil {
@@ -126,12 +132,60 @@ func (a *app) detached(conn *client.Conn, tool string, t *client.Task) error {
 	} else if _, err := fmt.Fprintln(a.s.Out, t.ID); err != nil {
 		return err
 	}
-	how := "mcpx task wait " + serverWord(conn.T.Name) + " ID"
+	how := "mcpx " + a.targetFlags() + "task wait " + serverWord(conn.T.Name) + " ID"
 	if len(t.ID) <= 200 {
-		how = "mcpx task wait " + serverWord(conn.T.Name) + " " + serverWord(t.ID)
+		how = "mcpx " + a.targetFlags() + "task wait " + serverWord(conn.T.Name) + " " + serverWord(t.ID)
+	}
+	if len(a.g.headers) > 0 {
+		how += " (with the same -H)" // secrets: never printed
+	}
+	if !conn.Warm() && a.sessionBound(ctx, conn.T, t.ID) {
+		a.log.Note("server %q: task %s is %s, but the server keeps its tasks in the session that started them, which ends as mcpx exits: "+
+			"nothing can wait for it; to follow one, start it on a warm connection, which keeps the session: mcpx --keep-alive %sinvoke %s %s ... --detach",
+			conn.T.Name, a.quote(t.ID, 200), a.line(t.Status, 40), a.targetFlags(), serverWord(conn.T.Name), serverWord(a.line(tool, 200)))
+		return nil
 	}
 	a.log.Note("server %q: task %s is %s; wait for its result with: %s", conn.T.Name, a.quote(t.ID, 200), a.line(t.Status, 40), how)
 	return nil
+}
+
+// sessionBound reports whether a task that a one-shot connection to t
+// started is unknown to another session of t (a new connection, one-shot:
+// as a later mcpx would make): the server binds its tasks to the session
+// that started them. Any other answer, or none, is taken as not.
+func (a *app) sessionBound(ctx context.Context, t *config.Target, id string) bool {
+	s, err := a.connect(ctx, t, connectOptions{oneShot: true})
+	if err != nil {
+		return false
+	}
+	defer s.close()
+	_, err = s.conn.GetTask(s.ctx, id)
+	nf, ok := fail.As(err, fail.NotFound)
+	return ok && nf.What == "task"
+}
+
+// targetFlags are the options of this command line that make the
+// connection to the server what it is (the config read, the protocol
+// version, the roots), each followed by a space: a task command finds the
+// warm connection holding the task only with the same ones.
+func (a *app) targetFlags() string {
+	var f []string
+	if a.g.config != "" && a.g.config != a.getenv("MCPX_CONFIG") { // the environment's goes on
+		f = append(f, "--config", shellArg(a.g.config))
+	}
+	if a.g.project {
+		f = append(f, "--project")
+	}
+	if a.g.protocolVersion != client.DefaultProtocolVersion {
+		f = append(f, "--protocol-version", shellArg(a.g.protocolVersion))
+	}
+	for _, r := range a.g.roots {
+		f = append(f, "--root", shellArg(r))
+	}
+	if len(f) == 0 {
+		return ""
+	}
+	return strings.Join(f, " ") + " "
 }
 
 // taskDoc is one task under --json (task get, cancel, list).
@@ -230,11 +284,12 @@ func (a *app) newTaskCmd() *cli.Command {
 		Description: "A tool whose execution.taskSupport is \"required\" runs as a task: invoke waits for it. " +
 			"invoke --detach starts a task and prints its id instead; these commands follow it, from any process, " +
 			"as long as the server keeps it (an http server whose tasks do not belong to the session that started them, " +
-			"or a warm connection).",
+			"or a warm connection). They use the warm connection the daemon holds to the server when there is one, " +
+			"without --keep-alive repeated, and never start a stdio server that cannot know the task (exit 4).",
 		Action: func(_ context.Context, cmd *cli.Command) error {
 			if cmd.Args().Present() {
-				e := unknownCommand(cmd, cmd.Args().First()).(*UsageError)
-				e.Msg = fmt.Sprintf("unknown task command %q: it is get, wait, cancel or list", cmd.Args().First())
+				e := unknownCommand(cmd, cmd.Args().First()).(*fail.Error)
+				e.Message = fmt.Sprintf("unknown task command %q: it is get, wait, cancel or list", cmd.Args().First())
 				return e
 			}
 			return cli.ShowSubcommandHelp(cmd)
@@ -267,15 +322,39 @@ func (a *app) newTaskCmd() *cli.Command {
 	}
 }
 
-// taskSession connects to the server SRV names. The callers stop it (a
-// deferred close) once their result is printed, not before (see SERVER
-// PROCESSES in mcpx(1)).
+// taskSession connects to the server SRV names: the warm connection the
+// daemon holds to it, when there is one, whether or not keep-alive is
+// asked for (the task may be that connection's: see TASKS in mcpx(1));
+// else a stdio server's tasks are nowhere (exit 4: a new server cannot
+// know them), and an http or sse server is connected to as usual. The
+// callers stop it (a deferred close) once their result is printed, not
+// before (see SERVER PROCESSES in mcpx(1)).
 func (a *app) taskSession(ctx context.Context, o *taskOptions, listen bool) (*session, error) {
 	t, err := a.target(o.Server)
 	if err != nil {
 		return nil, err
 	}
+	if !a.g.noKeepAlive && daemon.Supported {
+		s, err := a.connect(ctx, t, connectOptions{listen: listen, existing: true})
+		if !errors.Is(err, client.ErrNoWarmTarget) {
+			return s, err
+		}
+		if t.Transport == config.Stdio {
+			return nil, noWarmTaskError(t, o.ID)
+		}
+	}
 	return a.connect(ctx, t, connectOptions{listen: listen})
+}
+
+// noWarmTaskError: a task command on a stdio server that no warm
+// connection holds (exit 4).
+func noWarmTaskError(t *config.Target, id string) error {
+	msg := fmt.Sprintf("no warm connection to server %q is open, and a stdio server's tasks live only in the one that started them", t.Name)
+	if id != "" {
+		msg = fmt.Sprintf("unknown task %q: ", id) + msg
+	}
+	return &fail.Error{Code: fail.NotFound, What: "warm connection", Name: t.Name, Server: t.Name, Message: msg,
+		Hints: []string{"start a task on a warm connection with: mcpx --keep-alive invoke " + serverWord(t.Name) + " TOOL --detach"}}
 }
 
 func (a *app) taskGet(ctx context.Context, o *taskOptions) error {
@@ -292,7 +371,7 @@ func (a *app) taskGet(ctx context.Context, o *taskOptions) error {
 		return err
 	}
 	if t.Status == client.TaskFailed {
-		return &client.TaskError{Server: s.conn.T.Name, ID: t.ID, Status: t.Status, Message: a.line(t.StatusMessage, 500)}
+		return client.TaskEnded(s.conn.T.Name, t.ID, t.Status, a.line(t.StatusMessage, 500), nil)
 	}
 	return nil
 }
@@ -315,10 +394,9 @@ func (a *app) taskWait(ctx context.Context, o *taskOptions) error {
 // showTaskResult shows the result of a call or a task (raw; nil when
 // there is none, or the task was detached) and returns err: a task that
 // failed with a result that does not report an error has the result shown,
-// then its *client.TaskError returned (exit 1).
+// then its task failure (client.TaskEnded) returned (exit 1).
 func (a *app) showTaskResult(ctx context.Context, conn *client.Conn, tool string, raw json.RawMessage, err error, done func()) error {
-	var te *client.TaskError
-	if raw == nil || (err != nil && !errors.As(err, &te)) {
+	if raw == nil || (err != nil && !client.IsTaskFailure(err)) {
 		return err
 	}
 	if serr := a.showToolResult(ctx, conn, tool, raw, done); serr != nil {

@@ -10,13 +10,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/schema"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 	"github.com/mcpx-cli/mcpx/internal/text"
-	"github.com/mcpx-cli/mcpx/render"
 )
 
 // valueClip bounds the "value" detail of an error (in characters).
@@ -30,7 +31,7 @@ const valueClip = 200
 // warns, or refuses them under --strict). A key that is a near miss of a
 // declared one not given (see nearMiss) is refused. Messages mask sec's
 // secrets in what they quote of the schema.
-func toolArgs(tool string, base []byte, pairs []pair, schema json.RawMessage, sec render.Secrets) (json.RawMessage, []string, error) {
+func toolArgs(tool string, base []byte, pairs []pair, schema json.RawMessage, sec *secret.Set) (json.RawMessage, []string, error) {
 	sc := parseToolSchema(schema)
 	if sc != nil {
 		sc.secrets = sec
@@ -51,7 +52,7 @@ func toolArgs(tool string, base []byte, pairs []pair, schema json.RawMessage, se
 		for _, m := range members {
 			var b bytes.Buffer
 			if err := json.Compact(&b, m.raw); err != nil {
-				return nil, nil, &UsageError{Msg: fmt.Sprintf("--args must be a JSON object: %v", err)}
+				return nil, nil, &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("--args must be a JSON object: %v", err)}
 			}
 			set(m.key, b.Bytes())
 		}
@@ -89,14 +90,14 @@ func toolArgs(tool string, base []byte, pairs []pair, schema json.RawMessage, se
 func argsObject(base []byte) ([]argMember, error) {
 	hint := []string{`e.g. --args '{"path":"/tmp/notes.txt","limit":10}'`}
 	if !utf8.Valid(base) {
-		return nil, &UsageError{Msg: "--args is not valid UTF-8", Hints: []string{"values are sent as JSON strings; encode binary data (e.g. base64) first"}}
+		return nil, &fail.Error{Code: fail.Usage, Message: "--args is not valid UTF-8", Hints: []string{"values are sent as JSON strings; encode binary data (e.g. base64) first"}}
 	}
 	if err := json.Unmarshal(base, new(json.RawMessage)); err != nil {
-		return nil, &UsageError{Msg: fmt.Sprintf("--args must be a JSON object: %v", err), Hints: hint}
+		return nil, &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("--args must be a JSON object: %v", err), Hints: hint}
 	}
 	members, ok := jsonObjectMembers(base)
 	if !ok {
-		return nil, &UsageError{Msg: fmt.Sprintf("--args must be a JSON object, not %s", kindPhrase(valueKind(bytes.TrimSpace(base)))), Hints: hint}
+		return nil, &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("--args must be a JSON object, not %s", kindPhrase(schema.ValueKind(bytes.TrimSpace(base)))), Hints: hint}
 	}
 	return members, nil
 }
@@ -139,99 +140,35 @@ func jsonObjectMembers(data []byte) (members []argMember, ok bool) {
 
 // toolSchema is what toolArgs uses of a tool's inputSchema.
 type toolSchema struct {
-	props    []argMember // properties, in schema order
-	propsOK  bool        // properties absent or an object (typing and the forbidden check apply)
-	required []string
-	closed   bool             // additionalProperties: false
-	open     bool             // additionalProperties: true, or a schema: any key is welcome
-	extra    json.RawMessage  // additionalProperties when it is a schema object
-	patterns []*regexp.Regexp // the keys of patternProperties (those Go's regexp reads)
-	doc      *render.SchemaDoc
-	secrets  render.Secrets // masked in what messages quote of the schema (nil: none)
+	*schema.Input
+	secrets *secret.Set // masked in what messages quote of the schema (nil: none)
 }
 
 // parseToolSchema returns nil when there is no usable schema (none, null, or
 // not a JSON object).
 func parseToolSchema(s json.RawMessage) *toolSchema {
-	top, ok := jsonObjectMembers(s)
-	if !ok {
+	in := schema.ReadInput(s)
+	if in == nil {
 		return nil
 	}
-	sc := &toolSchema{propsOK: true, doc: render.NewSchemaDoc(s)}
-	for _, m := range top {
-		switch m.key {
-		case "properties":
-			sc.props, sc.propsOK = jsonObjectMembers(m.raw)
-		case "required":
-			sc.required = nil
-			var list []json.RawMessage
-			if json.Unmarshal(m.raw, &list) == nil {
-				seen := map[string]bool{} // a set: a server's list can be long
-				for _, r := range list {
-					var name string
-					// "" cannot be given as a pair: it is not required of anyone
-					if json.Unmarshal(r, &name) == nil && name != "" && !seen[name] {
-						seen[name] = true
-						sc.required = append(sc.required, name)
-					}
-				}
-			}
-		case "additionalProperties":
-			sc.closed, sc.open, sc.extra = false, false, nil
-			switch v := string(bytes.TrimSpace(m.raw)); {
-			case v == "false":
-				sc.closed = true
-			case v == "true":
-				sc.open = true
-			default:
-				if _, ok := jsonObjectMembers(m.raw); ok {
-					sc.extra, sc.open = m.raw, true
-				}
-			}
-		case "patternProperties":
-			sc.patterns = nil
-			pats, _ := jsonObjectMembers(m.raw)
-			for _, p := range pats {
-				if len(sc.patterns) == 100 {
-					break // a server's schema: no unbounded work
-				}
-				if re, err := regexp.Compile(p.key); err == nil {
-					sc.patterns = append(sc.patterns, re)
-				}
-			}
-		}
-	}
-	return sc
+	return &toolSchema{Input: in}
 }
 
-// prop returns the schema of a declared property.
-func (sc *toolSchema) prop(key string) (json.RawMessage, bool) {
-	for _, m := range sc.props {
-		if m.key == key {
-			return m.raw, true
-		}
-	}
-	return nil, false
-}
-
-// propSchema is the schema a key's value must match: its property, else
-// additionalProperties when that is a schema; nil when there is none.
+// propSchema is the schema a key's value must match (see
+// schema.Input.PropSchema).
 func (sc *toolSchema) propSchema(key string) json.RawMessage {
-	if sc == nil || !sc.propsOK {
+	if sc == nil {
 		return nil
 	}
-	if raw, ok := sc.prop(key); ok {
-		return raw
-	}
-	return sc.extra
+	return sc.PropSchema(key)
 }
 
 // typeOf is the type a KEY=VALUE value takes.
-func (sc *toolSchema) typeOf(key string) argType {
+func (sc *toolSchema) typeOf(key string) schema.Type {
 	if raw := sc.propSchema(key); raw != nil {
-		return schemaType(sc.doc, raw)
+		return schema.TypeOf(sc.Doc, raw)
 	}
-	return argType{str: true}
+	return schema.Type{Str: true}
 }
 
 // check applies required and additionalProperties: false to the merged
@@ -239,36 +176,22 @@ func (sc *toolSchema) typeOf(key string) argType {
 // (haed for head). It returns the other keys the schema does not declare
 // (nor allow through additionalProperties or patternProperties).
 func (sc *toolSchema) check(tool string, keys []string) ([]string, error) {
-	var missing []string
-	for _, r := range sc.required {
-		if !slices.Contains(keys, r) {
-			missing = append(missing, r)
-		}
-	}
-	declared := sc.declared()
+	missing := without(sc.Required, keys)
+	declared := sc.Declared()
 	var undeclared []string
-	if sc.propsOK {
-		for _, k := range keys {
-			if !slices.Contains(declared, k) {
-				undeclared = append(undeclared, k)
-			}
-		}
+	if sc.PropsOK {
+		undeclared = without(keys, declared)
 	}
-	if sc.closed && len(undeclared) > 0 {
+	if sc.Closed && len(undeclared) > 0 {
 		return nil, undeclaredError("tool", tool, "does not accept", "forbidden", undeclared, declared, declared, missing)
 	}
-	var notGiven []string
-	for _, d := range declared {
-		if !slices.Contains(keys, d) {
-			notGiven = append(notGiven, d)
-		}
-	}
+	notGiven := without(declared, keys)
 	var near, other []string
 	for _, k := range undeclared {
 		switch {
 		case nearMiss(k, notGiven) != "":
 			near = append(near, k)
-		case !sc.open && !sc.patterned(k):
+		case !sc.Open && !sc.patterned(k):
 			other = append(other, k)
 		}
 	}
@@ -276,56 +199,62 @@ func (sc *toolSchema) check(tool string, keys []string) ([]string, error) {
 		return nil, undeclaredError("tool", tool, "does not declare", "unknown", near, declared, notGiven, missing)
 	}
 	if len(missing) > 0 {
-		items := make([]string, 0, len(missing))
-		pairs := make([]string, 0, len(missing))
-		for _, name := range missing {
-			var about []string
-			if raw, ok := sc.prop(name); ok {
-				if t := schemaType(sc.doc, raw).label; t != "" {
-					about = append(about, t)
-				}
-				if d := sc.description(raw); d != "" {
-					about = append(about, d)
-				}
-			}
-			item := name
-			if len(about) > 0 {
-				item += " (" + strings.Join(about, ", ") + ")"
-			}
-			items = append(items, item)
-			pairs = append(pairs, shellArg(maskedClip(sc.secrets, name, 100)+"=VALUE")) // a server's name, pasted into a shell
-		}
-		return nil, &UsageError{
-			Msg:     fmt.Sprintf("tool %q is missing required %s: %s", tool, text.Plural(len(missing), "argument", "arguments"), strings.Join(items, ", ")),
-			Hints:   []string{"add " + strings.Join(pairs, " ") + ", or put them in --args"},
-			Details: map[string]any{"missing": missing},
-		}
+		return nil, sc.missingError(tool, missing)
 	}
 	return other, nil
 }
 
-// declared are the names of the properties, in schema order, each once.
-func (sc *toolSchema) declared() []string {
-	declared := make([]string, 0, len(sc.props))
-	for _, m := range sc.props {
-		if !slices.Contains(declared, m.key) {
-			declared = append(declared, m.key)
+// without is list less the names in drop, in list's order.
+func without(list, drop []string) []string {
+	var out []string
+	for _, n := range list {
+		if !slices.Contains(drop, n) {
+			out = append(out, n)
 		}
 	}
-	return declared
+	return out
+}
+
+// missingError: required keys not given (exit 2), each with its type and
+// description.
+func (sc *toolSchema) missingError(tool string, missing []string) error {
+	items := make([]string, 0, len(missing))
+	pairs := make([]string, 0, len(missing))
+	for _, name := range missing {
+		var about []string
+		if raw, ok := sc.Prop(name); ok {
+			if t := schema.TypeOf(sc.Doc, raw).Label; t != "" {
+				about = append(about, t)
+			}
+			if d := sc.description(raw); d != "" {
+				about = append(about, d)
+			}
+		}
+		item := name
+		if len(about) > 0 {
+			item += " (" + strings.Join(about, ", ") + ")"
+		}
+		items = append(items, item)
+		pairs = append(pairs, shellArg(maskedClip(sc.secrets, name, 100)+"=VALUE")) // a server's name, pasted into a shell
+	}
+	return &fail.Error{Code: fail.Usage,
+		Message: fmt.Sprintf("tool %q is missing required %s: %s", tool, text.Plural(len(missing), "argument", "arguments"), strings.Join(items, ", ")),
+		Hints:   []string{"add " + strings.Join(pairs, " ") + ", or put them in --args"},
+		Details: map[string]any{"missing": missing},
+	}
 }
 
 // declaredKeys are the properties a tool's input schema declares.
-func declaredKeys(schema json.RawMessage) []string {
-	if sc := parseToolSchema(schema); sc != nil {
-		return sc.declared()
+func declaredKeys(s json.RawMessage) []string {
+	if sc := parseToolSchema(s); sc != nil {
+		return sc.Declared()
 	}
 	return []string{}
 }
 
 // patterned reports whether a key matches one of the patternProperties.
 func (sc *toolSchema) patterned(key string) bool {
-	for _, re := range sc.patterns {
+	for _, re := range sc.Patterns {
 		if re.MatchString(key) {
 			return true
 		}
@@ -337,7 +266,7 @@ func (sc *toolSchema) patterned(key string) bool {
 // one line, secrets masked), else that of the schema its local $ref (or an
 // allOf of one member) names.
 func (sc *toolSchema) description(raw json.RawMessage) string {
-	return maskedLine(sc.secrets, sc.doc.Description(raw), 80)
+	return maskedLine(sc.secrets, schema.Description(sc.Doc, raw), 80)
 }
 
 // typePair returns the JSON of one pair's value.
@@ -350,7 +279,7 @@ func typePair(p pair, sc *toolSchema) (json.RawMessage, error) {
 	}
 	v, err := typeValue(p, sc.typeOf(p.Key))
 	if raw := sc.propSchema(p.Key); raw != nil {
-		if set := schemaAllowed(sc.doc, raw); set != nil {
+		if set := schema.Allowed(sc.Doc, raw); set != nil {
 			return enumValue(p, set, v, err, sc.secrets)
 		}
 	}
@@ -358,8 +287,8 @@ func typePair(p pair, sc *toolSchema) (json.RawMessage, error) {
 }
 
 // typeValue returns the JSON of a pair's value typed as t.
-func typeValue(p pair, t argType) (json.RawMessage, error) {
-	if t.str {
+func typeValue(p pair, t schema.Type) (json.RawMessage, error) {
+	if t.Str {
 		return jsonString(p.Value), nil
 	}
 	if p.File != "" {
@@ -367,34 +296,36 @@ func typeValue(p pair, t argType) (json.RawMessage, error) {
 		// mcpx(1)), as httpie's field=@file does; KEY:=@FILE reads JSON. A
 		// string where the schema wants something else is a bad value, never
 		// coerced.
-		exp, what := t.expected(), t.expected()
-		if len(t.kinds) == 1 {
-			what = kindPhrase(t.kinds[0])
+		exp, what := t.Expected(), t.Expected()
+		if len(t.Kinds) == 1 {
+			what = kindPhrase(t.Kinds[0])
 		}
-		return nil, &UsageError{
-			Msg:     fmt.Sprintf("argument %q: %s is a string (KEY=@FILE reads text, verbatim), and %q takes %s", p.Key, valueSource(p), p.Key, what),
+		return nil, &fail.Error{
+			Code:    fail.Usage,
+			Message: fmt.Sprintf("argument %q: %s is a string (KEY=@FILE reads text, verbatim), and %q takes %s", p.Key, valueSource(p), p.Key, what),
 			Hints:   []string{fmt.Sprintf("%s:=@%s reads a JSON value from the file instead", p.Key, p.File)},
 			Details: map[string]any{"key": p.Key, "value": argClip(p.Value, valueClip), "expected": exp},
 		}
 	}
 	v := []byte(strings.TrimSpace(p.Value))
-	if json.Valid(v) && t.allows(valueKind(v)) {
+	if json.Valid(v) && t.Allows(schema.ValueKind(v)) {
 		var b bytes.Buffer
 		if err := json.Compact(&b, v); err == nil {
 			return b.Bytes(), nil
 		}
 	}
-	exp := t.expected()
+	exp := t.Expected()
 	var what string
-	if len(t.kinds) == 1 {
-		what = kindPhrase(t.kinds[0])
+	if len(t.Kinds) == 1 {
+		what = kindPhrase(t.Kinds[0])
 	} else {
 		what = exp
 	}
-	return nil, &UsageError{
-		Msg: fmt.Sprintf("argument %q: %s is not %s", p.Key, valueSource(p), what),
+	return nil, &fail.Error{
+		Code:    fail.Usage,
+		Message: fmt.Sprintf("argument %q: %s is not %s", p.Key, valueSource(p), what),
 		Hints: []string{fmt.Sprintf("%q takes %s, e.g. %s=%s; %s:=JSON sends any JSON value as is",
-			p.Key, what, p.Key, kindExample[t.kinds[0]], p.Key)},
+			p.Key, what, p.Key, kindExample[t.Kinds[0]], p.Key)},
 		Details: map[string]any{"key": p.Key, "value": argClip(p.Value, valueClip), "expected": exp},
 	}
 }
@@ -412,8 +343,9 @@ func rawPairJSON(p pair) (json.RawMessage, error) {
 	if p.File == "" {
 		src = fmt.Sprintf("%s:=%s", p.Key, argClip(p.Value, 60))
 	}
-	return nil, &UsageError{
-		Msg: fmt.Sprintf("argument %q: %s is not valid JSON (%v)", p.Key, src, err),
+	return nil, &fail.Error{
+		Code:    fail.Usage,
+		Message: fmt.Sprintf("argument %q: %s is not valid JSON (%v)", p.Key, src, err),
 		Hints: []string{fmt.Sprintf(`quote JSON for the shell, e.g. %s:='{"a":[1,2]}'; to send text, write %s=TEXT`,
 			p.Key, p.Key)},
 		Details: map[string]any{"key": p.Key, "value": argClip(p.Value, valueClip), "expected": "JSON"},
@@ -429,30 +361,6 @@ func valueSource(p pair) string {
 		return "the value read from stdin"
 	}
 	return "the content of " + p.File
-}
-
-// valueKind is the JSON kind of a valid JSON value: a number without
-// fraction or exponent is "integer".
-func valueKind(v []byte) string {
-	if len(v) == 0 {
-		return ""
-	}
-	switch v[0] {
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	}
-	if bytes.ContainsAny(v, ".eE") {
-		return "number"
-	}
-	return "integer"
 }
 
 func kindPhrase(kind string) string {
@@ -485,10 +393,4 @@ var kindExample = map[string]string{
 }
 
 // jsonString encodes s as a JSON string, without HTML escaping.
-func jsonString(s string) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
-}
+func jsonString(s string) []byte { return schema.Quote(s) }

@@ -373,8 +373,8 @@ func TestToolArgsErrors(t *testing.T) {
 				t.Fatalf("no error; got %s", out)
 			}
 			u := usageOf(t, err)
-			if u.Msg != tc.msg {
-				t.Errorf("message\n got %s\nwant %s", u.Msg, tc.msg)
+			if u.Message != tc.msg {
+				t.Errorf("message\n got %s\nwant %s", u.Message, tc.msg)
 			}
 			if tc.details == nil {
 				if len(u.Details) != 0 {
@@ -428,7 +428,7 @@ func TestToolArgsUndeclared(t *testing.T) {
 			if tc.refused != "" {
 				u := usageOf(t, err)
 				if got := u.Details["unknown"]; !reflect.DeepEqual(got, []string{tc.refused}) {
-					t.Errorf("unknown = %v, want %q (%s)", got, tc.refused, u.Msg)
+					t.Errorf("unknown = %v, want %q (%s)", got, tc.refused, u.Message)
 				}
 				if !strings.Contains(strings.Join(u.Hints, "\n"), tc.hint) {
 					t.Errorf("hints %q lack %q", u.Hints, tc.hint)
@@ -448,16 +448,16 @@ func TestToolArgsUndeclared(t *testing.T) {
 func TestToolArgsBaseWithEmptyBytes(t *testing.T) {
 	// an empty --args (an empty file) is not "no --args"
 	_, _, err := toolArgs("t", []byte{}, nil, nil, nil)
-	if u := usageOf(t, err); u.Msg != "--args must be a JSON object: unexpected end of JSON input" {
-		t.Errorf("message %q", u.Msg)
+	if u := usageOf(t, err); u.Message != "--args must be a JSON object: unexpected end of JSON input" {
+		t.Errorf("message %q", u.Message)
 	}
 }
 
 func TestToolArgsPairsWithoutParse(t *testing.T) {
 	// pairs built by hand: invalid UTF-8 and bad raw JSON are still refused
 	_, _, err := toolArgs("t", nil, []pair{{Key: "k", Value: "\xff"}}, nil, nil)
-	if u := usageOf(t, err); u.Msg != `argument "k": the value is not valid UTF-8` {
-		t.Errorf("message %q", u.Msg)
+	if u := usageOf(t, err); u.Message != `argument "k": the value is not valid UTF-8` {
+		t.Errorf("message %q", u.Message)
 	}
 	_, _, err = toolArgs("t", nil, []pair{{Key: "k", Value: "{", Raw: true}}, nil, nil)
 	usageOf(t, err)
@@ -633,8 +633,8 @@ func TestToolArgsEnumErrors(t *testing.T) {
 				t.Fatalf("no error; got %s", out)
 			}
 			u := usageOf(t, err)
-			if u.Msg != tc.msg {
-				t.Errorf("message\n got %s\nwant %s", u.Msg, tc.msg)
+			if u.Message != tc.msg {
+				t.Errorf("message\n got %s\nwant %s", u.Message, tc.msg)
 			}
 			key, _, _ := strings.Cut(tc.args[0], "=")
 			want := map[string]any{"key": key, "value": tc.value, "allowed": tc.allowed}
@@ -649,8 +649,8 @@ func TestToolArgsEnumErrors(t *testing.T) {
 	// a value of another type from a file: the type error, with its hint
 	pairs, _ := parsePairs([]string{"priority=@count.txt"}, true, nil, nil)
 	_, _, err := toolArgs("t", nil, pairs, json.RawMessage(refSchema), nil)
-	if u := usageOf(t, err); !strings.Contains(u.Msg, "is a string (KEY=@FILE reads text, verbatim)") {
-		t.Errorf("file into an integer enum: %s", u.Msg)
+	if u := usageOf(t, err); !strings.Contains(u.Message, "is a string (KEY=@FILE reads text, verbatim)") {
+		t.Errorf("file into an integer enum: %s", u.Message)
 	}
 	// a long list is cut in the message, whole in the details
 	var many []string
@@ -661,8 +661,8 @@ func TestToolArgsEnumErrors(t *testing.T) {
 	pairs, _ = parsePairs([]string{"n=99"}, true, nil, nil)
 	_, _, err = toolArgs("t", nil, pairs, json.RawMessage(schema), nil)
 	u := usageOf(t, err)
-	if !strings.HasSuffix(u.Msg, ", 48, 49, and 10 more") || len(u.Details["allowed"].([]json.RawMessage)) != 60 {
-		t.Errorf("long enum: %s", u.Msg)
+	if !strings.HasSuffix(u.Message, ", 48, 49, and 10 more") || len(u.Details["allowed"].([]json.RawMessage)) != 60 {
+		t.Errorf("long enum: %s", u.Message)
 	}
 }
 
@@ -671,7 +671,18 @@ func TestToolArgsRefsMissing(t *testing.T) {
 	schema := `{"$defs":{"M":{"type":"object","description":"A model.\nMore."}},"properties":{"m":{"$ref":"#/$defs/M"},` +
 		`"c":{"allOf":[{"$ref":"#/$defs/M"}],"description":"Own words"}},"required":["m","c"]}`
 	_, _, err := toolArgs("t", nil, pairs, json.RawMessage(schema), nil)
-	if u := usageOf(t, err); u.Msg != `tool "t" is missing required arguments: m (object, A model. More.), c (object, Own words)` {
-		t.Errorf("message %s", u.Msg)
+	if u := usageOf(t, err); u.Message != `tool "t" is missing required arguments: m (object, A model. More.), c (object, Own words)` {
+		t.Errorf("message %s", u.Message)
+	}
+}
+
+// TestToolArgsDuplicateKeys: a property named twice is typed by its last
+// schema, as describe and forms read it (first place, last value).
+func TestToolArgsDuplicateKeys(t *testing.T) {
+	schema := json.RawMessage(`{"properties":{"n":{"type":"string"},"n":{"type":"integer"}},"required":["x"],"required":["n"]}`)
+	pairs, _ := parsePairs([]string{"n=7"}, true, nil, nil)
+	got, undeclared, err := toolArgs("t", nil, pairs, schema, nil)
+	if err != nil || string(got) != `{"n":7}` || len(undeclared) != 0 {
+		t.Errorf("toolArgs = %s %q %v, want {\"n\":7}", got, undeclared, err)
 	}
 }

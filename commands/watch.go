@@ -16,7 +16,8 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/mcpx-cli/mcpx/client"
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/output"
 )
 
@@ -341,9 +342,8 @@ func (w *watcher) pinging(ctx context.Context, ws *watching) <-chan string {
 // answered reports whether a failed ping was answered all the same (an
 // error reply, "method not found" among them): the server is there.
 func answered(err error) bool {
-	var se *client.ServerError
-	var ue *client.UnsupportedError
-	return errors.As(err, &se) || errors.As(err, &ue)
+	_, replied := client.AsServerError(err)
+	return replied || fail.Is(err, fail.Unsupported)
 }
 
 // ended says why the listen request ended: the server closed the

@@ -14,12 +14,12 @@ type Candidate struct {
 	Desc  string
 }
 
-// PathKind says that a word is a path the shell completes itself.
-type PathKind int
+// pathKind says that a word is a path the shell completes itself.
+type pathKind int
 
 // The kinds of path a shell completes itself.
 const (
-	NoPath PathKind = iota
+	NoPath pathKind = iota
 	Files
 	Dirs
 )
@@ -30,7 +30,7 @@ type Flag struct {
 	Usage      string
 	TakesValue bool
 	Values     []string // a fixed set of values, when there is one
-	Path       PathKind // the value is a file or a directory
+	Path       pathKind // the value is a file or a directory
 }
 
 // Command describes one command.
@@ -187,11 +187,11 @@ type Ref struct {
 	Prompt, URI string
 }
 
-// Source is where suggestions come from. Every method but Servers and
+// source is where suggestions come from. Every method but Servers and
 // TemplateVars asks a server; each returns nothing (and no error) when the
 // server does not offer what is asked, and the caller bounds them all with
 // one deadline in ctx.
-type Source interface {
+type source interface {
 	Servers() []Candidate
 	Prompts(ctx context.Context, srv string) ([]Prompt, error)
 	Tools(ctx context.Context, srv string) ([]Tool, error)
@@ -199,6 +199,9 @@ type Source interface {
 	Keys(ctx context.Context, srv string) ([]Candidate, error)
 	// Tasks are the ids of the server's tasks (tasks/list), with their status.
 	Tasks(ctx context.Context, srv string) ([]Candidate, error)
+	// Skills are the names of the skills the server publishes (skills/list),
+	// with their descriptions.
+	Skills(ctx context.Context, srv string) ([]Candidate, error)
 	Complete(ctx context.Context, srv string, ref Ref, arg, value string, context map[string]string) ([]string, error)
 	TemplateVars(tmpl string) []string
 	// ImportSources and ImportNames answer mcpx import: the sources that
@@ -207,23 +210,23 @@ type Source interface {
 	ImportNames(source string) []Candidate
 }
 
-// Result is what a TAB offers.
-type Result struct {
+// result is what a TAB offers.
+type result struct {
 	Cands []Candidate
-	Path  PathKind // the shell completes a path instead (Cands is empty)
+	Path  pathKind // the shell completes a path instead (Cands is empty)
 }
 
 // Complete returns the suggestions for cur, the word being completed, after
 // line. Any error from src means no suggestions.
-func Complete(ctx context.Context, line *Line, cur string, src Source) Result {
+func Complete(ctx context.Context, line *Line, cur string, src source) result {
 	cands, path, err := complete(ctx, line, cur, src)
 	if err != nil || ctx.Err() != nil {
-		return Result{}
+		return result{}
 	}
-	return Result{Cands: cands, Path: path}
+	return result{Cands: cands, Path: path}
 }
 
-func complete(ctx context.Context, l *Line, cur string, src Source) ([]Candidate, PathKind, error) {
+func complete(ctx context.Context, l *Line, cur string, src source) ([]Candidate, pathKind, error) {
 	spec := l.spec
 	cmd := spec.command(l.Command)
 	if l.pending != nil {
@@ -293,6 +296,23 @@ func complete(ctx context.Context, l *Line, cur string, src Source) ([]Candidate
 			return tasks, NoPath, err
 		}
 		return nil, NoPath, nil
+	case "snapshot":
+		if len(args) == 0 {
+			return src.Servers(), NoPath, nil
+		}
+		return nil, NoPath, nil
+	case "diff":
+		// OLD and NEW: a word that looks like a path is a snapshot file,
+		// anything else a server name (no server is contacted).
+		switch {
+		case len(args) >= 2:
+			return nil, NoPath, nil
+		case looksLikePath(cur):
+			return nil, Files, nil
+		}
+		return src.Servers(), NoPath, nil
+	case "skills":
+		return skillsStage(ctx, src, args)
 	case "login", "logout":
 		// Server names only: completing them contacts no server.
 		if len(args) == 0 {
@@ -319,6 +339,36 @@ func complete(ctx context.Context, l *Line, cur string, src Source) ([]Candidate
 		return invokeStage(ctx, src, srv, args[1:], cur)
 	case "read":
 		return readStage(ctx, src, srv, args[1:], cur)
+	}
+	return nil, NoPath, nil
+}
+
+// looksLikePath reports whether a word being typed names a file: it has a
+// "/" or a ".", or starts with "~".
+func looksLikePath(cur string) bool {
+	return strings.ContainsAny(cur, "/.") || strings.HasPrefix(cur, "~")
+}
+
+// skillsStage completes skills: the subcommand get or generate, or a
+// server name (whose skills it lists), then get's server and the server's
+// skill names, or generate's server.
+func skillsStage(ctx context.Context, src source, args []string) ([]Candidate, pathKind, error) {
+	switch {
+	case len(args) == 0:
+		return append([]Candidate{{"get", "write one of a server's skills as a skill directory"},
+			{"generate", "write a SKILL.md that teaches a server through mcpx"}}, src.Servers()...), NoPath, nil
+	case args[0] == "generate":
+		if len(args) == 1 {
+			return src.Servers(), NoPath, nil
+		}
+		return nil, NoPath, nil
+	case args[0] != "get":
+		return nil, NoPath, nil
+	case len(args) == 1:
+		return src.Servers(), NoPath, nil
+	case len(args) == 2:
+		skills, err := src.Skills(ctx, args[1])
+		return skills, NoPath, err
 	}
 	return nil, NoPath, nil
 }
@@ -359,7 +409,7 @@ func flagNames(flags []Flag) []Candidate {
 
 // flagValues completes the value of f; prefix is "--flag=" when the value is
 // part of the flag's word (the scripts then complete the path after the '=').
-func flagValues(f *Flag, prefix, _ string) ([]Candidate, PathKind, error) {
+func flagValues(f *Flag, prefix, _ string) ([]Candidate, pathKind, error) {
 	if f.Path != NoPath {
 		return nil, f.Path, nil
 	}
@@ -422,7 +472,7 @@ func keyDesc(typ string, required bool, desc string) string {
 	return strings.Join(parts, " ")
 }
 
-func promptStage(ctx context.Context, src Source, srv string, args []string, cur string) ([]Candidate, PathKind, error) {
+func promptStage(ctx context.Context, src source, srv string, args []string, cur string) ([]Candidate, pathKind, error) {
 	if len(args) == 0 {
 		prompts, err := src.Prompts(ctx, srv)
 		var out []Candidate
@@ -458,7 +508,7 @@ func promptStage(ctx context.Context, src Source, srv string, args []string, cur
 	return out, NoPath, nil
 }
 
-func invokeStage(ctx context.Context, src Source, srv string, args []string, cur string) ([]Candidate, PathKind, error) {
+func invokeStage(ctx context.Context, src source, srv string, args []string, cur string) ([]Candidate, pathKind, error) {
 	tools, err := src.Tools(ctx, srv)
 	if err != nil {
 		return nil, NoPath, err
@@ -495,7 +545,7 @@ func invokeStage(ctx context.Context, src Source, srv string, args []string, cur
 	return out, NoPath, nil
 }
 
-func readStage(ctx context.Context, src Source, srv string, args []string, cur string) ([]Candidate, PathKind, error) {
+func readStage(ctx context.Context, src source, srv string, args []string, cur string) ([]Candidate, pathKind, error) {
 	if len(args) == 0 {
 		res, err := src.Resources(ctx, srv)
 		var out []Candidate

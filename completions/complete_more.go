@@ -7,9 +7,9 @@ import (
 )
 
 // moreStages completes the arguments of watch (a server, then its
-// resources, but templates and those typed already) and of skills (its
-// subcommand generate, then a server); other commands take nothing.
-func moreStages(ctx context.Context, src Source, cmd string, args []string) ([]Candidate, PathKind, error) {
+// resources, but templates and those typed already); other commands take
+// nothing.
+func moreStages(ctx context.Context, src source, cmd string, args []string) ([]Candidate, pathKind, error) {
 	switch cmd {
 	case "watch":
 		if len(args) == 0 {
@@ -23,13 +23,6 @@ func moreStages(ctx context.Context, src Source, cmd string, args []string) ([]C
 			}
 		}
 		return out, NoPath, err
-	case "skills":
-		switch {
-		case len(args) == 0:
-			return []Candidate{{"generate", "write a SKILL.md that teaches a server through mcpx"}}, NoPath, nil
-		case len(args) == 1 && args[0] == "generate":
-			return src.Servers(), NoPath, nil
-		}
 	}
 	return nil, NoPath, nil
 }

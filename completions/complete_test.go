@@ -42,10 +42,17 @@ var testSpec = &Spec{
 		{Name: "logout", Usage: "log out"},
 		{Name: "completion", Usage: "print a script"},
 		{Name: "task", Usage: "follow a task"},
+		{Name: "snapshot", Usage: "write a snapshot", Flags: []Flag{
+			{Names: []string{"output", "o"}, Usage: "write FILE", TakesValue: true, Path: Files},
+		}},
+		{Name: "diff", Usage: "compare catalogs", Flags: []Flag{
+			{Names: []string{"fail-on"}, TakesValue: true, Values: []string{"breaking", "risky", "compatible", "cosmetic"}},
+		}},
+		{Name: "skills", Usage: "list skills"},
 	},
 }
 
-// call is one request of Complete to its Source.
+// call is one request of Complete to its source.
 type call struct {
 	Method, Srv string
 	Ref         Ref
@@ -112,6 +119,13 @@ func (f *fakeSource) Tasks(_ context.Context, srv string) ([]Candidate, error) {
 	return f.tasks, f.err
 }
 
+func (f *fakeSource) Skills(_ context.Context, srv string) ([]Candidate, error) {
+	f.calls = append(f.calls, call{Method: "Skills", Srv: srv})
+	return testSkills, f.err
+}
+
+var testSkills = []Candidate{{"pdf-processing", "Extract, fill, and assemble PDF documents"}}
+
 func (f *fakeSource) Complete(_ context.Context, srv string, ref Ref, arg, value string, ctx map[string]string) ([]string, error) {
 	f.calls = append(f.calls, call{Method: "Complete", Srv: srv, Ref: ref, Arg: arg, Value: value, Context: ctx})
 	return f.values, f.err
@@ -175,6 +189,7 @@ func TestComplete(t *testing.T) {
 		{"servers", "list servers"}, {"import", "copy servers"}, {"catalog", "list the catalog"}, {"describe", "describe an item"},
 		{"read", "read a resource"}, {"prompt", "get a prompt"}, {"invoke", "call a tool"},
 		{"login", "log in"}, {"logout", "log out"}, {"completion", "print a script"}, {"task", "follow a task"},
+		{"snapshot", "write a snapshot"}, {"diff", "compare catalogs"}, {"skills", "list skills"},
 	}
 	rootFlags := []Candidate{
 		{"--config", "read servers from FILE alone"}, {"--project", ""}, {"--header", "extra HTTP header"},
@@ -191,145 +206,162 @@ func TestComplete(t *testing.T) {
 		name  string
 		words []string
 		cur   string
-		want  Result
+		want  result
 		calls []call
 	}{
 		// commands and flags
-		{"commands", nil, "", Result{Cands: commands}, nil},
-		{"commands after a root flag", []string{"--json"}, "re", Result{Cands: commands}, nil},
-		{"commands after a root flag's value", []string{"--config", "c.json"}, "", Result{Cands: commands}, nil},
-		{"root flags", nil, "-", Result{Cands: rootFlags}, nil},
-		{"a command's flags, then the root's", []string{"read", "alpha"}, "--", Result{Cands: readFlags}, nil},
-		{"flags of an unknown command are the root's", []string{"frobnicate"}, "--j", Result{Cands: rootFlags}, nil},
-		{"unknown command", []string{"frobnicate"}, "", Result{}, nil},
-		{"unknown command, more words", []string{"frobnicate", "alpha"}, "", Result{}, nil},
-		{"completion", []string{"completion"}, "", Result{Cands: []Candidate{{"bash", ""}, {"zsh", ""}, {"fish", ""}, {"powershell", ""}}}, nil},
-		{"completion SHELL", []string{"completion", "bash"}, "", Result{}, nil},
-		{"servers takes no argument", []string{"servers"}, "", Result{}, nil},
-		{"import <TAB>: the sources", []string{"import"}, "", Result{Cands: testSources}, []call{{Method: "ImportSources"}}},
+		{"commands", nil, "", result{Cands: commands}, nil},
+		{"commands after a root flag", []string{"--json"}, "re", result{Cands: commands}, nil},
+		{"commands after a root flag's value", []string{"--config", "c.json"}, "", result{Cands: commands}, nil},
+		{"root flags", nil, "-", result{Cands: rootFlags}, nil},
+		{"a command's flags, then the root's", []string{"read", "alpha"}, "--", result{Cands: readFlags}, nil},
+		{"flags of an unknown command are the root's", []string{"frobnicate"}, "--j", result{Cands: rootFlags}, nil},
+		{"unknown command", []string{"frobnicate"}, "", result{}, nil},
+		{"unknown command, more words", []string{"frobnicate", "alpha"}, "", result{}, nil},
+		{"completion", []string{"completion"}, "", result{Cands: []Candidate{{"bash", ""}, {"zsh", ""}, {"fish", ""}, {"powershell", ""}}}, nil},
+		{"completion SHELL", []string{"completion", "bash"}, "", result{}, nil},
+		{"servers takes no argument", []string{"servers"}, "", result{}, nil},
+		{"import <TAB>: the sources", []string{"import"}, "", result{Cands: testSources}, []call{{Method: "ImportSources"}}},
 		{"import SOURCE <TAB>: its entries", []string{"import", "--dry-run", "cursor"}, "",
-			Result{Cands: []Candidate{{"github", "stdio npx -y gh"}, {"linear", "http https://mcp.linear.app/mcp"}}},
+			result{Cands: []Candidate{{"github", "stdio npx -y gh"}, {"linear", "http https://mcp.linear.app/mcp"}}},
 			[]call{{Method: "ImportNames", Srv: "cursor"}}},
 		{"import SOURCE NAME <TAB>: the others", []string{"import", "cursor", "github"}, "",
-			Result{Cands: []Candidate{{"linear", "http https://mcp.linear.app/mcp"}}},
+			result{Cands: []Candidate{{"linear", "http https://mcp.linear.app/mcp"}}},
 			[]call{{Method: "ImportNames", Srv: "cursor"}}},
-		{"import of an unknown source", []string{"import", "nope"}, "", Result{}, []call{{Method: "ImportNames", Srv: "nope"}}},
+		{"import of an unknown source", []string{"import", "nope"}, "", result{}, []call{{Method: "ImportNames", Srv: "nope"}}},
 
 		// flag values
-		{"--config <TAB>", []string{"--config"}, "", Result{Path: Files}, nil},
-		{"--config <TAB> after the command", []string{"servers", "--config"}, "x", Result{Path: Files}, nil},
-		{"--cache-dir <TAB>", []string{"read", "alpha", "--cache-dir"}, "", Result{Path: Dirs}, nil},
-		{"-o <TAB>", []string{"read", "alpha", "file:///x", "-o"}, "", Result{Path: Files}, nil},
-		{"--output <TAB>", []string{"read", "alpha", "--output"}, "/t", Result{Path: Files}, nil},
-		{"--output=<TAB> completes files after the =", []string{"read", "alpha", "x"}, "--output=", Result{Path: Files}, nil},
-		{"-o of another command is unknown", []string{"invoke", "alpha", "-o"}, "", Result{Cands: []Candidate{{"add", "add two numbers"}, {"echo", "echo"}}},
+		{"--config <TAB>", []string{"--config"}, "", result{Path: Files}, nil},
+		{"--config <TAB> after the command", []string{"servers", "--config"}, "x", result{Path: Files}, nil},
+		{"--cache-dir <TAB>", []string{"read", "alpha", "--cache-dir"}, "", result{Path: Dirs}, nil},
+		{"-o <TAB>", []string{"read", "alpha", "file:///x", "-o"}, "", result{Path: Files}, nil},
+		{"--output <TAB>", []string{"read", "alpha", "--output"}, "/t", result{Path: Files}, nil},
+		{"--output=<TAB> completes files after the =", []string{"read", "alpha", "x"}, "--output=", result{Path: Files}, nil},
+		{"-o of another command is unknown", []string{"invoke", "alpha", "-o"}, "", result{Cands: []Candidate{{"add", "add two numbers"}, {"echo", "echo"}}},
 			[]call{{Method: "Tools", Srv: "alpha"}}},
-		{"--kind <TAB>", []string{"catalog", "--kind"}, "", Result{Cands: kinds}, nil},
-		{"--kind=<TAB>", []string{"catalog"}, "--kind=", Result{Cands: prefixKinds("--kind=")}, nil},
-		{"--kind=re<TAB> (the shell filters)", []string{"describe", "alpha", "x"}, "--kind=re", Result{Cands: prefixKinds("--kind=")}, nil},
-		{"--kind of another command is unknown", []string{"read"}, "--kind=", Result{}, nil},
-		{"--protocol-version <TAB>", []string{"--protocol-version"}, "", Result{Cands: []Candidate{{"2025-06-18", ""}, {"2025-03-26", ""}}}, nil},
-		{"pending value with no values", []string{"invoke", "alpha", "add", "--select"}, "", Result{}, nil},
-		{"pending value: -H", []string{"read", "-H"}, "", Result{}, nil},
-		{"--json= takes no value", []string{"read", "alpha"}, "--json=", Result{}, nil},
-		{"--unknown=", []string{"read", "alpha"}, "--bogus=x", Result{}, nil},
+		{"--kind <TAB>", []string{"catalog", "--kind"}, "", result{Cands: kinds}, nil},
+		{"--kind=<TAB>", []string{"catalog"}, "--kind=", result{Cands: prefixKinds("--kind=")}, nil},
+		{"--kind=re<TAB> (the shell filters)", []string{"describe", "alpha", "x"}, "--kind=re", result{Cands: prefixKinds("--kind=")}, nil},
+		{"--kind of another command is unknown", []string{"read"}, "--kind=", result{}, nil},
+		{"--protocol-version <TAB>", []string{"--protocol-version"}, "", result{Cands: []Candidate{{"2025-06-18", ""}, {"2025-03-26", ""}}}, nil},
+		{"pending value with no values", []string{"invoke", "alpha", "add", "--select"}, "", result{}, nil},
+		{"pending value: -H", []string{"read", "-H"}, "", result{}, nil},
+		{"--json= takes no value", []string{"read", "alpha"}, "--json=", result{}, nil},
+		{"--unknown=", []string{"read", "alpha"}, "--bogus=x", result{}, nil},
+
+		// snapshot and diff: servers, or files for a word that looks like a path
+		{"snapshot <TAB>", []string{"snapshot"}, "", result{Cands: testServers}, []call{servers}},
+		{"snapshot SRV <TAB>", []string{"snapshot", "alpha"}, "", result{}, nil},
+		{"snapshot -o <TAB>", []string{"snapshot", "alpha", "-o"}, "", result{Path: Files}, nil},
+		{"diff <TAB>", []string{"diff"}, "", result{Cands: testServers}, []call{servers}},
+		{"diff old.<TAB>", []string{"diff"}, "old.", result{Path: Files}, nil},
+		{"diff FILE ./<TAB>", []string{"diff", "old.json"}, "./", result{Path: Files}, nil},
+		{"diff FILE <TAB>", []string{"diff", "old.json"}, "al", result{Cands: testServers}, []call{servers}},
+		{"diff OLD NEW <TAB>", []string{"diff", "old.json", "alpha"}, "", result{}, nil},
+		{"diff --fail-on <TAB>", []string{"diff", "--fail-on"}, "", result{Cands: []Candidate{{"breaking", ""}, {"risky", ""}, {"compatible", ""}, {"cosmetic", ""}}}, nil},
 
 		// servers
-		{"catalog <TAB>", []string{"catalog"}, "", Result{Cands: testServers}, []call{servers}},
-		{"catalog --kind tool <TAB>", []string{"catalog", "--kind", "tool"}, "", Result{Cands: testServers}, []call{servers}},
-		{"catalog --kind=tool <TAB>", []string{"catalog", "--kind=tool"}, "", Result{Cands: testServers}, []call{servers}},
-		{"catalog --all <TAB>", []string{"catalog", "--all"}, "", Result{}, nil},
-		{"catalog --all=false <TAB>", []string{"catalog", "--all=false"}, "", Result{Cands: testServers}, []call{servers}},
-		{"catalog --all=true <TAB>", []string{"catalog", "--all=true"}, "", Result{}, nil},
-		{"--all before the command", []string{"--all", "catalog"}, "", Result{Cands: testServers}, []call{servers}},
-		{"catalog SRV <TAB> (QUERY)", []string{"catalog", "alpha"}, "", Result{}, nil},
-		{"login <TAB>", []string{"login"}, "", Result{Cands: testServers}, []call{servers}},
-		{"login --scope S <TAB>", []string{"login", "--scope", "a"}, "", Result{Cands: testServers}, []call{servers}},
-		{"login SRV <TAB>", []string{"login", "alpha"}, "", Result{}, nil},
-		{"logout <TAB>", []string{"logout"}, "", Result{Cands: testServers}, []call{servers}},
-		{"logout SRV <TAB>", []string{"logout", "alpha"}, "", Result{}, nil},
-		{"task <TAB>", []string{"task"}, "", Result{Cands: []Candidate{{"get", "show a task's status"},
+		{"catalog <TAB>", []string{"catalog"}, "", result{Cands: testServers}, []call{servers}},
+		{"catalog --kind tool <TAB>", []string{"catalog", "--kind", "tool"}, "", result{Cands: testServers}, []call{servers}},
+		{"catalog --kind=tool <TAB>", []string{"catalog", "--kind=tool"}, "", result{Cands: testServers}, []call{servers}},
+		{"catalog --all <TAB>", []string{"catalog", "--all"}, "", result{}, nil},
+		{"catalog --all=false <TAB>", []string{"catalog", "--all=false"}, "", result{Cands: testServers}, []call{servers}},
+		{"catalog --all=true <TAB>", []string{"catalog", "--all=true"}, "", result{}, nil},
+		{"--all before the command", []string{"--all", "catalog"}, "", result{Cands: testServers}, []call{servers}},
+		{"catalog SRV <TAB> (QUERY)", []string{"catalog", "alpha"}, "", result{}, nil},
+		{"login <TAB>", []string{"login"}, "", result{Cands: testServers}, []call{servers}},
+		{"login --scope S <TAB>", []string{"login", "--scope", "a"}, "", result{Cands: testServers}, []call{servers}},
+		{"login SRV <TAB>", []string{"login", "alpha"}, "", result{}, nil},
+		{"logout <TAB>", []string{"logout"}, "", result{Cands: testServers}, []call{servers}},
+		{"logout SRV <TAB>", []string{"logout", "alpha"}, "", result{}, nil},
+		{"task <TAB>", []string{"task"}, "", result{Cands: []Candidate{{"get", "show a task's status"},
 			{"wait", "wait for a task and print its result"}, {"cancel", "cancel a task"}, {"list", "list a server's tasks"}}}, nil},
-		{"task wait <TAB>", []string{"task", "wait"}, "", Result{Cands: testServers}, []call{servers}},
-		{"task wait SRV <TAB>", []string{"task", "wait", "alpha"}, "", Result{Cands: testTasks}, []call{{Method: "Tasks", Srv: "alpha"}}},
-		{"task list SRV <TAB>", []string{"task", "list", "alpha"}, "", Result{}, nil},
-		{"task get SRV ID <TAB>", []string{"task", "get", "alpha", "t-1"}, "", Result{}, nil},
-		{"describe <TAB>", []string{"describe"}, "", Result{Cands: testServers}, []call{servers}},
-		{"read <TAB>", []string{"read"}, "al", Result{Cands: testServers}, []call{servers}},
-		{"prompt <TAB>", []string{"prompt"}, "", Result{Cands: testServers}, []call{servers}},
-		{"invoke <TAB>", []string{"--json", "invoke", "-v"}, "", Result{Cands: testServers}, []call{servers}},
+		{"task wait <TAB>", []string{"task", "wait"}, "", result{Cands: testServers}, []call{servers}},
+		{"task wait SRV <TAB>", []string{"task", "wait", "alpha"}, "", result{Cands: testTasks}, []call{{Method: "Tasks", Srv: "alpha"}}},
+		{"task list SRV <TAB>", []string{"task", "list", "alpha"}, "", result{}, nil},
+		{"task get SRV ID <TAB>", []string{"task", "get", "alpha", "t-1"}, "", result{}, nil},
+		{"skills <TAB>", []string{"skills"}, "", result{Cands: append([]Candidate{{"get", "write one of a server's skills as a skill directory"}, {"generate", "write a SKILL.md that teaches a server through mcpx"}}, testServers...)}, []call{servers}},
+		{"skills generate <TAB>", []string{"skills", "generate"}, "", result{Cands: testServers}, []call{servers}},
+		{"skills SRV <TAB>", []string{"skills", "alpha"}, "", result{}, nil},
+		{"skills get <TAB>", []string{"skills", "get"}, "", result{Cands: testServers}, []call{servers}},
+		{"skills get SRV <TAB>", []string{"skills", "get", "alpha"}, "", result{Cands: testSkills}, []call{{Method: "Skills", Srv: "alpha"}}},
+		{"skills get SRV NAME <TAB>", []string{"skills", "get", "alpha", "pdf-processing"}, "", result{}, nil},
+		{"describe <TAB>", []string{"describe"}, "", result{Cands: testServers}, []call{servers}},
+		{"read <TAB>", []string{"read"}, "al", result{Cands: testServers}, []call{servers}},
+		{"prompt <TAB>", []string{"prompt"}, "", result{Cands: testServers}, []call{servers}},
+		{"invoke <TAB>", []string{"--json", "invoke", "-v"}, "", result{Cands: testServers}, []call{servers}},
 
 		// describe
-		{"describe SRV <TAB>", []string{"describe", "alpha"}, "", Result{Cands: newFake().keys}, []call{{Method: "Keys", Srv: "alpha"}}},
-		{"describe SRV ID <TAB>", []string{"describe", "alpha", "tool:add"}, "", Result{}, nil},
+		{"describe SRV <TAB>", []string{"describe", "alpha"}, "", result{Cands: newFake().keys}, []call{{Method: "Keys", Srv: "alpha"}}},
+		{"describe SRV ID <TAB>", []string{"describe", "alpha", "tool:add"}, "", result{}, nil},
 
 		// prompt
-		{"prompt SRV <TAB>", []string{"prompt", "alpha"}, "", Result{Cands: []Candidate{{"review", "review code"}, {"greet", ""}}},
+		{"prompt SRV <TAB>", []string{"prompt", "alpha"}, "", result{Cands: []Candidate{{"review", "review code"}, {"greet", ""}}},
 			[]call{{Method: "Prompts", Srv: "alpha"}}},
-		{"prompt SRV NAME <TAB>", []string{"prompt", "alpha", "review"}, "", Result{Cands: reviewArgs},
+		{"prompt SRV NAME <TAB>", []string{"prompt", "alpha", "review"}, "", result{Cands: reviewArgs},
 			[]call{{Method: "Prompts", Srv: "alpha"}}},
-		{"prompt SRV NAME: typed args excluded", []string{"prompt", "alpha", "review", "lang=go", "code=@f.go"}, "s", Result{Cands: []Candidate{{"style=", ""}}},
+		{"prompt SRV NAME: typed args excluded", []string{"prompt", "alpha", "review", "lang=go", "code=@f.go"}, "s", result{Cands: []Candidate{{"style=", ""}}},
 			[]call{{Method: "Prompts", Srv: "alpha"}}},
-		{"prompt SRV NAME: every arg typed", []string{"prompt", "alpha", "review", "lang=", "code=x", "style=y"}, "", Result{},
+		{"prompt SRV NAME: every arg typed", []string{"prompt", "alpha", "review", "lang=", "code=x", "style=y"}, "", result{},
 			[]call{{Method: "Prompts", Srv: "alpha"}}},
-		{"prompt SRV NAME with no args", []string{"prompt", "alpha", "greet"}, "", Result{},
+		{"prompt SRV NAME with no args", []string{"prompt", "alpha", "greet"}, "", result{},
 			[]call{{Method: "Prompts", Srv: "alpha"}}},
-		{"prompt SRV unknown NAME", []string{"prompt", "alpha", "nosuch"}, "", Result{},
+		{"prompt SRV unknown NAME", []string{"prompt", "alpha", "nosuch"}, "", result{},
 			[]call{{Method: "Prompts", Srv: "alpha"}}},
-		{"prompt SRV NAME ARG=<TAB>", []string{"prompt", "alpha", "review"}, "lang=", Result{Cands: []Candidate{{"lang=go", ""}, {"lang=rust:1", ""}, {"lang=a b", ""}}},
+		{"prompt SRV NAME ARG=<TAB>", []string{"prompt", "alpha", "review"}, "lang=", result{Cands: []Candidate{{"lang=go", ""}, {"lang=rust:1", ""}, {"lang=a b", ""}}},
 			[]call{{Method: "Complete", Srv: "alpha", Ref: Ref{Prompt: "review"}, Arg: "lang", Value: "", Context: map[string]string{}}}},
 		{"prompt SRV NAME ARG=prefix<TAB> with context", []string{"prompt", "alpha", "review", "code=x=1", "lang=old", "file=@f.txt", "in=@-", "at=@@home", "bare", "--json", "style=terse", "style=plain"}, "lang=ru",
-			Result{Cands: []Candidate{{"lang=go", ""}, {"lang=rust:1", ""}, {"lang=a b", ""}}},
+			result{Cands: []Candidate{{"lang=go", ""}, {"lang=rust:1", ""}, {"lang=a b", ""}}},
 			[]call{{Method: "Complete", Srv: "alpha", Ref: Ref{Prompt: "review"}, Arg: "lang", Value: "ru",
 				Context: map[string]string{"code": "x=1", "at": "@home", "style": "plain"}}}},
-		{"prompt SRV NAME ARG=@<TAB> reads no file", []string{"prompt", "alpha", "review"}, "code=@", Result{}, nil},
-		{"prompt SRV NAME =<TAB>", []string{"prompt", "alpha", "review"}, "=x", Result{}, nil},
-		{"prompt args after --", []string{"prompt", "--", "-alpha", "review"}, "-x=", Result{Cands: []Candidate{{"-x=go", ""}, {"-x=rust:1", ""}, {"-x=a b", ""}}},
+		{"prompt SRV NAME ARG=@<TAB> reads no file", []string{"prompt", "alpha", "review"}, "code=@", result{}, nil},
+		{"prompt SRV NAME =<TAB>", []string{"prompt", "alpha", "review"}, "=x", result{}, nil},
+		{"prompt args after --", []string{"prompt", "--", "-alpha", "review"}, "-x=", result{Cands: []Candidate{{"-x=go", ""}, {"-x=rust:1", ""}, {"-x=a b", ""}}},
 			[]call{{Method: "Complete", Srv: "-alpha", Ref: Ref{Prompt: "review"}, Arg: "-x", Value: "", Context: map[string]string{}}}},
 
 		// invoke
-		{"invoke SRV <TAB>", []string{"invoke", "alpha"}, "", Result{Cands: []Candidate{{"add", "add two numbers"}, {"echo", "echo"}}},
+		{"invoke SRV <TAB>", []string{"invoke", "alpha"}, "", result{Cands: []Candidate{{"add", "add two numbers"}, {"echo", "echo"}}},
 			[]call{{Method: "Tools", Srv: "alpha"}}},
-		{"invoke SRV TOOL <TAB>", []string{"invoke", "alpha", "add"}, "", Result{Cands: addKeys},
+		{"invoke SRV TOOL <TAB>", []string{"invoke", "alpha", "add"}, "", result{Cands: addKeys},
 			[]call{{Method: "Tools", Srv: "alpha"}}},
-		{"invoke SRV TOOL: KEY= and KEY:= excluded", []string{"invoke", "alpha", "add", "a=1", "b:=2", "--args", "{}", "note=@x"}, "", Result{Cands: addKeys[2:4]},
+		{"invoke SRV TOOL: KEY= and KEY:= excluded", []string{"invoke", "alpha", "add", "a=1", "b:=2", "--args", "{}", "note=@x"}, "", result{Cands: addKeys[2:4]},
 			[]call{{Method: "Tools", Srv: "alpha"}}},
-		{"invoke SRV TOOL enum values", []string{"invoke", "alpha", "add"}, "mode=", Result{Cands: []Candidate{{"mode=fast", ""}, {"mode=slow", ""}}},
+		{"invoke SRV TOOL enum values", []string{"invoke", "alpha", "add"}, "mode=", result{Cands: []Candidate{{"mode=fast", ""}, {"mode=slow", ""}}},
 			[]call{{Method: "Tools", Srv: "alpha"}}},
-		{"invoke SRV TOOL boolean values", []string{"invoke", "alpha", "add", "a=1"}, "exact=t", Result{Cands: []Candidate{{"exact=true", ""}, {"exact=false", ""}}},
+		{"invoke SRV TOOL boolean values", []string{"invoke", "alpha", "add", "a=1"}, "exact=t", result{Cands: []Candidate{{"exact=true", ""}, {"exact=false", ""}}},
 			[]call{{Method: "Tools", Srv: "alpha"}}},
-		{"invoke SRV TOOL key with no values", []string{"invoke", "alpha", "add"}, "a=", Result{Cands: []Candidate{}},
+		{"invoke SRV TOOL key with no values", []string{"invoke", "alpha", "add"}, "a=", result{Cands: []Candidate{}},
 			[]call{{Method: "Tools", Srv: "alpha"}}},
-		{"invoke SRV TOOL KEY:=<TAB>", []string{"invoke", "alpha", "add"}, "mode:=", Result{},
+		{"invoke SRV TOOL KEY:=<TAB>", []string{"invoke", "alpha", "add"}, "mode:=", result{},
 			[]call{{Method: "Tools", Srv: "alpha"}}},
-		{"invoke SRV TOOL unknown KEY=", []string{"invoke", "alpha", "add"}, "zzz=", Result{},
+		{"invoke SRV TOOL unknown KEY=", []string{"invoke", "alpha", "add"}, "zzz=", result{},
 			[]call{{Method: "Tools", Srv: "alpha"}}},
-		{"invoke SRV unknown TOOL", []string{"invoke", "alpha", "nosuch"}, "", Result{},
+		{"invoke SRV unknown TOOL", []string{"invoke", "alpha", "nosuch"}, "", result{},
 			[]call{{Method: "Tools", Srv: "alpha"}}},
-		{"invoke flags anywhere", []string{"invoke", "-H", "K: V", "alpha", "--json", "add", "--args", "{}", "a=1"}, "", Result{Cands: addKeys[1:]},
+		{"invoke flags anywhere", []string{"invoke", "-H", "K: V", "alpha", "--json", "add", "--args", "{}", "a=1"}, "", result{Cands: addKeys[1:]},
 			[]call{{Method: "Tools", Srv: "alpha"}}},
 
 		// read
-		{"read SRV <TAB>", []string{"read", "alpha"}, "file:", Result{Cands: []Candidate{{"file:///tmp/a b.txt", "a file"}, {"notes://{owner}/{id}", "template: a note"}}},
+		{"read SRV <TAB>", []string{"read", "alpha"}, "file:", result{Cands: []Candidate{{"file:///tmp/a b.txt", "a file"}, {"notes://{owner}/{id}", "template: a note"}}},
 			[]call{{Method: "Resources", Srv: "alpha"}}},
-		{"read SRV TEMPLATE <TAB>", []string{"read", "alpha", "notes://{owner}/{id}"}, "", Result{Cands: []Candidate{{"owner=", "template variable"}, {"id=", "template variable"}}}, nil},
-		{"read SRV TEMPLATE VAR=x <TAB>", []string{"read", "alpha", "notes://{owner}/{id}", "owner=me"}, "", Result{Cands: []Candidate{{"id=", "template variable"}}}, nil},
+		{"read SRV TEMPLATE <TAB>", []string{"read", "alpha", "notes://{owner}/{id}"}, "", result{Cands: []Candidate{{"owner=", "template variable"}, {"id=", "template variable"}}}, nil},
+		{"read SRV TEMPLATE VAR=x <TAB>", []string{"read", "alpha", "notes://{owner}/{id}", "owner=me"}, "", result{Cands: []Candidate{{"id=", "template variable"}}}, nil},
 		{"read SRV TEMPLATE VAR=<TAB>", []string{"read", "alpha", "notes://{owner}/{id}", "owner=me", "id=old"}, "id=4",
-			Result{Cands: []Candidate{{"id=go", ""}, {"id=rust:1", ""}, {"id=a b", ""}}},
+			result{Cands: []Candidate{{"id=go", ""}, {"id=rust:1", ""}, {"id=a b", ""}}},
 			[]call{{Method: "Complete", Srv: "alpha", Ref: Ref{URI: "notes://{owner}/{id}"}, Arg: "id", Value: "4",
 				Context: map[string]string{"owner": "me"}}}},
 		{"read SRV TEMPLATE VAR=<TAB>: values are literal", []string{"read", "alpha", "notes://{owner}/{id}", "owner=@me", "x=@@y", "k:=1", "bare"}, "id=",
-			Result{Cands: []Candidate{{"id=go", ""}, {"id=rust:1", ""}, {"id=a b", ""}}},
+			result{Cands: []Candidate{{"id=go", ""}, {"id=rust:1", ""}, {"id=a b", ""}}},
 			[]call{{Method: "Complete", Srv: "alpha", Ref: Ref{URI: "notes://{owner}/{id}"}, Arg: "id", Value: "",
 				Context: map[string]string{"owner": "@me", "x": "@@y", "k:": "1"}}}},
-		{"read SRV TEMPLATE VAR:=x <TAB> is no VAR", []string{"read", "alpha", "notes://{owner}/{id}", "owner:=me"}, "", Result{Cands: []Candidate{{"owner=", "template variable"}, {"id=", "template variable"}}}, nil},
+		{"read SRV TEMPLATE VAR:=x <TAB> is no VAR", []string{"read", "alpha", "notes://{owner}/{id}", "owner:=me"}, "", result{Cands: []Candidate{{"owner=", "template variable"}, {"id=", "template variable"}}}, nil},
 		{"read SRV TEMPLATE VAR=<TAB>, flags anywhere", []string{"read", "--json", "alpha", "-o", "out", "notes://{owner}/{id}", "--raw"}, "owner=",
-			Result{Cands: []Candidate{{"owner=go", ""}, {"owner=rust:1", ""}, {"owner=a b", ""}}},
+			result{Cands: []Candidate{{"owner=go", ""}, {"owner=rust:1", ""}, {"owner=a b", ""}}},
 			[]call{{Method: "Complete", Srv: "alpha", Ref: Ref{URI: "notes://{owner}/{id}"}, Arg: "owner", Value: "", Context: map[string]string{}}}},
-		{"read SRV TEMPLATE unknown VAR=", []string{"read", "alpha", "notes://{owner}/{id}"}, "nope=", Result{}, nil},
-		{"read SRV URI <TAB>", []string{"read", "alpha", "file:///plain"}, "", Result{}, nil},
-		{"read SRV URI --pattern <TAB>", []string{"read", "alpha", "notes://{id}", "--pattern"}, "", Result{}, nil},
-		{"read after --: a dash is positional", []string{"read", "alpha", "--"}, "-", Result{Cands: []Candidate{{"file:///tmp/a b.txt", "a file"}, {"notes://{owner}/{id}", "template: a note"}}},
+		{"read SRV TEMPLATE unknown VAR=", []string{"read", "alpha", "notes://{owner}/{id}"}, "nope=", result{}, nil},
+		{"read SRV URI <TAB>", []string{"read", "alpha", "file:///plain"}, "", result{}, nil},
+		{"read SRV URI --pattern <TAB>", []string{"read", "alpha", "notes://{id}", "--pattern"}, "", result{}, nil},
+		{"read after --: a dash is positional", []string{"read", "alpha", "--"}, "-", result{Cands: []Candidate{{"file:///tmp/a b.txt", "a file"}, {"notes://{owner}/{id}", "template: a note"}}},
 			[]call{{Method: "Resources", Srv: "alpha"}}},
 	}
 	for _, tt := range tests {
@@ -348,7 +380,7 @@ func TestComplete(t *testing.T) {
 }
 
 // sameResult compares results, a nil and an empty list of candidates alike.
-func sameResult(a, b Result) bool {
+func sameResult(a, b result) bool {
 	if len(a.Cands) == 0 && len(b.Cands) == 0 {
 		return a.Path == b.Path
 	}
@@ -375,7 +407,7 @@ func TestCompleteSourceError(t *testing.T) {
 		src := newFake() // the partial results come with the error
 		src.err = boom
 		got := Complete(context.Background(), Parse(testSpec, l.words), l.cur, src)
-		if !reflect.DeepEqual(got, Result{}) {
+		if !reflect.DeepEqual(got, result{}) {
 			t.Errorf("Complete(%q, %q) with a failing source = %q, want nothing", l.words, l.cur, got)
 		}
 		if len(src.calls) == 0 {
@@ -400,7 +432,7 @@ func TestCompleteCancelled(t *testing.T) {
 	}
 	for _, l := range lines {
 		got := Complete(ctx, Parse(testSpec, l.words), l.cur, newFake())
-		if !reflect.DeepEqual(got, Result{}) {
+		if !reflect.DeepEqual(got, result{}) {
 			t.Errorf("Complete(%q, %q) after the deadline = %q, want nothing", l.words, l.cur, got)
 		}
 	}

@@ -1,5 +1,5 @@
 // Package completions is mcpx's live, staged shell completion. Complete
-// turns the words of a command line into suggestions, asking a Source (the
+// turns the words of a command line into suggestions, asking a source (the
 // servers, through commands) only for what the stage needs; Write prints
 // them for the bash, zsh and fish scripts of this package (Script). It never
 // reports an error: a suggestion that cannot be had is no suggestion.

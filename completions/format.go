@@ -77,7 +77,7 @@ func clean(cands []Candidate) []Candidate {
 
 // directive is the first line of every answer: what the script does besides
 // offering the candidates.
-func directive(r Result, cands []Candidate) string {
+func directive(r result, cands []Candidate) string {
 	switch r.Path {
 	case Files:
 		return "files"
@@ -96,7 +96,7 @@ func directive(r Result, cands []Candidate) string {
 // one "VALUE<TAB>DESCRIPTION" line per candidate (the shell matches them
 // against the word itself). No suggestion is no output at all. shell is
 // "zsh", "fish" or "powershell".
-func WriteTabbed(w io.Writer, r Result, shell string) error {
+func WriteTabbed(w io.Writer, r result, shell string) error {
 	cands := clean(r.Cands)
 	if shell == "fish" {
 		// fish inserts a leading '~' of a function's suggestion unescaped,
@@ -125,7 +125,7 @@ func WriteTabbed(w io.Writer, r Result, shell string) error {
 // when bash lists the choices (COMP_TYPE 63, the second TAB) and there are
 // several, each is the whole value and its description instead, for display.
 // No suggestion is no output at all.
-func WriteBash(wr io.Writer, r Result, w BashWord, compType int) error {
+func WriteBash(wr io.Writer, r result, w BashWord, compType int) error {
 	var cands []Candidate
 	for _, c := range clean(r.Cands) {
 		if strings.HasPrefix(c.Value, w.Cur) {

@@ -103,15 +103,15 @@ func TestClean(t *testing.T) {
 func TestDirective(t *testing.T) {
 	tests := []struct {
 		name string
-		res  Result
+		res  result
 		want string
 	}{
-		{"files", Result{Path: Files}, "files"},
-		{"dirs", Result{Path: Dirs}, "dirs"},
-		{"plain", Result{Cands: []Candidate{{"a", ""}, {"b", ""}}}, "-"},
-		{"a value with '=' inside", Result{Cands: []Candidate{{"a=b", ""}}}, "-"},
-		{"a candidate ending with '='", Result{Cands: []Candidate{{"a", ""}, {"key=", ""}}}, "nospace"},
-		{"nothing", Result{}, "-"},
+		{"files", result{Path: Files}, "files"},
+		{"dirs", result{Path: Dirs}, "dirs"},
+		{"plain", result{Cands: []Candidate{{"a", ""}, {"b", ""}}}, "-"},
+		{"a value with '=' inside", result{Cands: []Candidate{{"a=b", ""}}}, "-"},
+		{"a candidate ending with '='", result{Cands: []Candidate{{"a", ""}, {"key=", ""}}}, "nospace"},
+		{"nothing", result{}, "-"},
 	}
 	for _, tt := range tests {
 		if got := directive(tt.res, tt.res.Cands); got != tt.want {
@@ -123,23 +123,23 @@ func TestDirective(t *testing.T) {
 func TestWriteTabbed(t *testing.T) {
 	tests := []struct {
 		name string
-		res  Result
+		res  result
 		want string
 	}{
-		{"nothing is no output", Result{}, ""},
-		{"only unusable candidates is no output", Result{Cands: []Candidate{{"", "x"}, {"a\nb", ""}}}, ""},
-		{"values and descriptions", Result{Cands: []Candidate{{"alpha", "stdio node a.js"}, {"file:///a b", ""}, {"demo", "built-in\tdemo\nserver"}}},
+		{"nothing is no output", result{}, ""},
+		{"only unusable candidates is no output", result{Cands: []Candidate{{"", "x"}, {"a\nb", ""}}}, ""},
+		{"values and descriptions", result{Cands: []Candidate{{"alpha", "stdio node a.js"}, {"file:///a b", ""}, {"demo", "built-in\tdemo\nserver"}}},
 			"-\nalpha\tstdio node a.js\nfile:///a b\ndemo\tbuilt-in demo\n"},
-		{"not filtered (the shell matches)", Result{Cands: []Candidate{{"zeta", ""}, {"alpha", ""}}},
+		{"not filtered (the shell matches)", result{Cands: []Candidate{{"zeta", ""}, {"alpha", ""}}},
 			"-\nzeta\nalpha\n"},
-		{"not escaped", Result{Cands: []Candidate{{"$(x) `y` 'z'", ""}}},
+		{"not escaped", result{Cands: []Candidate{{"$(x) `y` 'z'", ""}}},
 			"-\n$(x) `y` 'z'\n"},
-		{"nospace", Result{Cands: []Candidate{{"code=", "(required) the code"}, {"lang=", ""}}},
+		{"nospace", result{Cands: []Candidate{{"code=", "(required) the code"}, {"lang=", ""}}},
 			"nospace\ncode=\t(required) the code\nlang=\n"},
-		{"repeats and unusable values dropped", Result{Cands: []Candidate{{"a", "1"}, {"a\u2066", ""}, {"a", "2"}}},
+		{"repeats and unusable values dropped", result{Cands: []Candidate{{"a", "1"}, {"a\u2066", ""}, {"a", "2"}}},
 			"-\na\t1\n"},
-		{"files", Result{Path: Files}, "files\n"},
-		{"dirs", Result{Path: Dirs}, "dirs\n"},
+		{"files", result{Path: Files}, "files\n"},
+		{"dirs", result{Path: Dirs}, "dirs\n"},
 	}
 	for _, tt := range tests {
 		var b bytes.Buffer
@@ -152,7 +152,7 @@ func TestWriteTabbed(t *testing.T) {
 	}
 	// fish would expand a leading '~' of a suggestion: such values go.
 	var b bytes.Buffer
-	res := Result{Cands: []Candidate{{"~root", ""}, {"~", ""}, {"a~b", ""}}}
+	res := result{Cands: []Candidate{{"~root", ""}, {"~", ""}, {"a~b", ""}}}
 	if err := WriteTabbed(&b, res, "fish"); err != nil || b.String() != "-\na~b\n" {
 		t.Errorf("WriteTabbed for fish = %q, %v; want %q", b.String(), err, "-\na~b\n")
 	}

@@ -12,9 +12,9 @@ var templates embed.FS
 // Shells are the shells Script writes for, in order.
 var Shells = []string{"bash", "zsh", "fish", "powershell"}
 
-// FileNames are the names packagers install the scripts under, by shell (the
+// fileNames are the names packagers install the scripts under, by shell (the
 // generated copies in this directory).
-var FileNames = map[string]string{"bash": "mcpx.bash", "zsh": "_mcpx", "fish": "mcpx.fish", "powershell": "mcpx.ps1"}
+var fileNames = map[string]string{"bash": "mcpx.bash", "zsh": "_mcpx", "fish": "mcpx.fish", "powershell": "mcpx.ps1"}
 
 // Script returns the completion script of shell for the program prog.
 func Script(shell, prog string) (string, error) {

@@ -71,11 +71,11 @@ func TestScript(t *testing.T) {
 // TestScriptFilesFresh fails when a committed script differs from what
 // `mcpx completion SHELL` prints.
 func TestScriptFilesFresh(t *testing.T) {
-	if len(FileNames) != len(Shells) {
-		t.Errorf("FileNames has %d entries for %d shells", len(FileNames), len(Shells))
+	if len(fileNames) != len(Shells) {
+		t.Errorf("FileNames has %d entries for %d shells", len(fileNames), len(Shells))
 	}
 	for _, shell := range Shells {
-		name := FileNames[shell]
+		name := fileNames[shell]
 		want, err := Script(shell, "mcpx")
 		if err != nil {
 			t.Fatal(err)
@@ -103,14 +103,14 @@ func TestScriptSyntax(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			file := filepath.Join(t.TempDir(), FileNames[shell])
+			file := filepath.Join(t.TempDir(), fileNames[shell])
 			if err := os.WriteFile(file, []byte(s), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			cmd := exec.Command(path, "-n", file)
 			cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir()}
 			if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
-				t.Errorf("%s -n %s: %v\n%s", shell, FileNames[shell], err, out)
+				t.Errorf("%s -n %s: %v\n%s", shell, fileNames[shell], err, out)
 			}
 		})
 	}

@@ -9,21 +9,15 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
-// NoMatchError is returned when --select matches nothing (exit 9).
-type NoMatchError struct{ Path string }
-
-func (e *NoMatchError) Error() string {
-	return fmt.Sprintf("--select %q matched nothing", e.Path)
+// noMatch: --select path matched nothing (exit 9, no_match; Name is the
+// path).
+func noMatch(path string) error {
+	return &fail.Error{Code: fail.NoMatch, What: "--select", Name: path, Message: fmt.Sprintf("--select %q matched nothing", path)}
 }
-
-// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
-func (e *NoMatchError) ErrorCode() string { return "no_match" }
-
-// ErrorDetails: none.
-func (e *NoMatchError) ErrorDetails() map[string]any { return nil }
 
 // Marshal encodes v as one compact JSON document without HTML escaping.
 func Marshal(v any) ([]byte, error) {
@@ -39,14 +33,14 @@ func Marshal(v any) ([]byte, error) {
 // WriteJSON prints v as one JSON document on stdout: indented on a terminal,
 // compact in a pipe. With a --select path it prints the selection instead:
 // a string raw, an array one element per line (strings raw, others compact
-// JSON), anything else compact JSON. No match is a *NoMatchError and prints
+// JSON), anything else compact JSON. No match is a no_match *fail.Error and prints
 // nothing.
 func (s *Streams) WriteJSON(v any, selectPath string) error {
 	doc, err := Marshal(v)
 	if err != nil {
 		return err
 	}
-	doc = s.masker.MaskJSON(doc)
+	doc = s.secrets.MaskJSON(doc)
 	if selectPath != "" {
 		return writeSelection(s.outJSON, doc, selectPath)
 	}
@@ -65,7 +59,7 @@ func (s *Streams) WriteJSON(v any, selectPath string) error {
 // inside text output (a tool's structured content). Like WriteJSON, it
 // masks secrets in string values only, never in keys.
 func (s *Streams) WriteJSONLine(doc []byte) error {
-	doc = s.masker.MaskJSON(doc)
+	doc = s.secrets.MaskJSON(doc)
 	_, err := s.outJSON.Write(append(doc[:len(doc):len(doc)], '\n'))
 	return err
 }
@@ -73,7 +67,7 @@ func (s *Streams) WriteJSONLine(doc []byte) error {
 func writeSelection(w io.Writer, doc []byte, path string) error {
 	r := gjson.GetBytes(doc, path)
 	if !r.Exists() {
-		return &NoMatchError{Path: path}
+		return noMatch(path)
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	switch {

@@ -61,7 +61,7 @@ func (l *Log) writeJSON(v any) {
 	}
 	// Go's encoder escapes U+2028 and U+2029 but leaves NEL (U+0085) raw,
 	// which some line readers take for a line break: one object, one line.
-	b = bytes.ReplaceAll(l.s.masker.MaskJSON(b), []byte("\u0085"), []byte(`\u0085`))
+	b = bytes.ReplaceAll(l.s.secrets.MaskJSON(b), []byte("\u0085"), []byte(`\u0085`))
 	b = append(b, '\n')
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -104,7 +104,7 @@ func (l *Log) Progress(line string) {
 		return
 	}
 	if line != "" {
-		line = Sanitize(l.s.masker.Mask(text.Squash(line)))
+		line = sanitize(l.s.secrets.Mask(text.Squash(line)))
 		// Columns, not characters: a wide character takes two.
 		line = runewidth.Truncate(line, progressWidth, "…")
 	}

@@ -3,9 +3,11 @@ package output
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
+	"io"
 	"strings"
 	"testing"
+
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 func TestSanitize(t *testing.T) {
@@ -19,8 +21,8 @@ func TestSanitize(t *testing.T) {
 		{"bad utf8 \xff\xfe", `bad utf8 \xff\xfe`},
 		{"héllo wörld ✓ 😀", "héllo wörld ✓ 😀"},
 	} {
-		if got := Sanitize(tc.in); got != tc.want {
-			t.Errorf("Sanitize(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := sanitize(tc.in); got != tc.want {
+			t.Errorf("sanitize(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
@@ -56,7 +58,7 @@ func TestTerminalOnlyEscapes(t *testing.T) {
 
 func TestMask(t *testing.T) {
 	s, out, errb := ForTest(false)
-	s.AddSecrets("s3cr3t-token", "ab", `quo"te`)
+	s.Secrets().Add("s3cr3t-token", "ab", `quo"te`)
 	_, _ = s.Out.Write([]byte("Authorization: Bearer s3cr3t-token\n"))
 	_, _ = s.Err.Write([]byte(`{"v":"quo\"te"} ab` + "\n"))
 	if got := out.String(); got != "Authorization: Bearer ***\n" {
@@ -82,8 +84,7 @@ func TestWriteJSONSelect(t *testing.T) {
 	} {
 		s, out, _ := ForTest(false)
 		err := s.WriteJSON(doc, tc.path)
-		var nm *NoMatchError
-		if tc.err != errors.As(err, &nm) {
+		if tc.err != fail.Is(err, fail.NoMatch) {
 			t.Errorf("%q: err = %v", tc.path, err)
 		}
 		if out.String() != tc.want {
@@ -182,7 +183,7 @@ mcpx: hint: f\r\ng
 
 func TestMaskJSON(t *testing.T) {
 	s, out, errb := ForTest(false)
-	s.AddSecrets("true", "8080", `p&ss"w0rd`, "tok<en>")
+	s.Secrets().Add("true", "8080", `p&ss"w0rd`, "tok<en>")
 	doc := map[string]any{"required": true, "size": 8080, "port": "8080", "pw": `value p&ss"w0rd`, "t": "tok<en>", "true": 1}
 	if err := s.WriteJSON(doc, ""); err != nil {
 		t.Fatal(err)
@@ -218,99 +219,29 @@ func TestTerminalJSONStaysJSON(t *testing.T) {
 	}
 }
 
-// TestMaskJSONKeys: a key is never rewritten, even when a secret occurs in
-// it (the issue: MCP_LOG_LEVEL=error turned "is_error" into "is_***"); only
-// string values are masked, and the document keeps its structure.
-func TestMaskJSONKeys(t *testing.T) {
-	m := &Masker{}
-	m.Add("error", "s3cr3t-value")
-	for in, want := range map[string]string{
-		`{"is_error":true,"msg":"an error"}`:                     `{"is_error":true,"msg":"an ***"}`,
-		`{"is_error" : "error", "list": ["error", {"error":1}]}`: `{"is_error" : "***", "list": ["***", {"error":1}]}`,
-		"{\n  \"s3cr3t-value\":\n  \"s3cr3t-value\"\n}":          "{\n  \"s3cr3t-value\":\n  \"***\"\n}",
-		`{"a\"error":"x\"error"}`:                                `{"a\"error":"x\"***"}`,
-		`["is_error",":"]`:                                       `["is_***",":"]`,
-	} {
-		if got := string(m.MaskJSON([]byte(in))); got != want {
-			t.Errorf("MaskJSON(%s)\n got %s\nwant %s", in, got, want)
-		}
-	}
-}
-
-// TestMaskIn: a piece cut from a text shows *** for the part of a secret
-// it holds, whichever side the cut is on, and a piece that lies inside a
-// secret is *** alone.
-func TestMaskIn(t *testing.T) {
-	m := &Masker{}
-	if got := m.MaskIn("hunt", "er2-hunter2 x", ""); got != "er2-hunter2 x" {
-		t.Errorf("no secrets: %q", got)
-	}
-	m.Add("hunter2-hunter2", "tok-9999")
-	whole := "the key is hunter2-hunter2, and tok-9999 too"
-	if m.Longest() != len("hunter2-hunter2") {
-		t.Errorf("Longest %d", m.Longest())
-	}
-	for _, tc := range []struct {
-		start, end int
-		want       string
-	}{
-		{0, len(whole), "the key is ***, and *** too"},
-		{0, 15, "the key is ***"}, // ends inside the first secret
-		{15, 35, "***, and ***"},  // starts inside one, ends inside the other
-		{13, 20, "***"},           // inside one secret
-		{30, 44, "d *** too"},
-		{34, 44, "*** too"},
-		{0, 11, "the key is "},
-		{26, 32, ", and "},
-		{25, 33, "***, and ***"},
-	} {
-		got := m.MaskIn(whole[:tc.start], whole[tc.start:tc.end], whole[tc.end:])
-		if got != tc.want {
-			t.Errorf("[%d:%d] %q: got %q, want %q", tc.start, tc.end, whole[tc.start:tc.end], got, tc.want)
-		}
-	}
-	// across items: the end of one text and the start of the next
-	if got := m.MaskIn("", "a value: hunter2-", "hunter2 and more"); got != "a value: ***" {
-		t.Errorf("item end: %q", got)
-	}
-	if got := m.MaskIn("a value: hunter2-", "hunter2 and more", ""); got != "*** and more" {
-		t.Errorf("item start: %q", got)
-	}
-}
-
-// TestMaskOverlapping: secrets that overlap (the end of one is the start
-// of another, as a hostile server can arrange) are masked whole, in Mask
-// and in MaskIn: masking one must not leave the rest of the other in clear.
-func TestMaskOverlapping(t *testing.T) {
-	m := &Masker{}
-	m.Add("tok-AAAA-BBBB", "BBBB-CCCC-key")
-	for in, want := range map[string]string{
-		"x tok-AAAA-BBBB-CCCC-key y":      "x *** y", // one run
-		"x tok-AAAA-BBBB tok-AAAA-BBBB y": "x *** *** y",
-		"BBBB-CCCC-keyBBBB-CCCC-key":      "******", // adjacent: two runs
-		"tok-AAAA-BBBB-CCCC-ke":           "***-CCCC-ke",
-	} {
-		if got := m.Mask(in); got != want {
-			t.Errorf("Mask(%q) = %q, want %q", in, got, want)
-		}
-	}
-	whole := "x tok-AAAA-BBBB-CCCC-key y"
-	for i := 0; i <= len(whole); i++ {
-		got := m.MaskIn(whole[:i], whole[i:], "") + "|" + m.MaskIn("", whole[:i], whole[i:])
-		if strings.Contains(got, "CCCC") || strings.Contains(got, "AAAA") || strings.Contains(got, "-key") {
-			t.Errorf("split at %d: %q", i, got)
-		}
-	}
-}
-
 // TestDataUnmasked: Data is stdout byte for byte (--raw to a pipe or a
 // file); Out and RawOut mask.
 func TestDataUnmasked(t *testing.T) {
 	s, out, _ := ForTest(false)
-	s.AddSecrets("s3cr3t-token")
+	s.Secrets().Add("s3cr3t-token")
 	_, _ = s.Data.Write([]byte("\x00s3cr3t-token\xff"))
 	_, _ = s.RawOut.Write([]byte(" s3cr3t-token"))
 	if got := out.String(); got != "\x00s3cr3t-token\xff ***" {
 		t.Errorf("stdout %q", got)
+	}
+}
+
+// TestDiscard: discarding streams take every write without error and are
+// no terminal.
+func TestDiscard(t *testing.T) {
+	s := Discard()
+	NewLog(s, false, false).Note("a note %d", 1)
+	for _, w := range []io.Writer{s.Out, s.Err, s.RawOut, s.Data} {
+		if n, err := io.WriteString(w, "data"); n != 4 || err != nil {
+			t.Errorf("write: %d, %v", n, err)
+		}
+	}
+	if s.InTTY || s.OutTTY || s.ErrTTY {
+		t.Errorf("terminal flags %v %v %v", s.InTTY, s.OutTTY, s.ErrTTY)
 	}
 }

@@ -63,7 +63,7 @@ func TestProgress(t *testing.T) {
 // in half.
 func TestProgressMasked(t *testing.T) {
 	s, _, errb := ForTest(true)
-	s.AddSecrets("s3cr3t-value")
+	s.Secrets().Add("s3cr3t-value")
 	l := NewLog(s, false, false)
 	l.Progress("token s3cr3t-value here")
 	l.Progress(strings.Repeat("x", 70) + " s3cr3t-value")

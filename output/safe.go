@@ -7,19 +7,16 @@ import (
 	"unicode/utf8"
 )
 
-// Sanitize makes s safe to show on a terminal: C0 controls other than LF and
+// sanitize makes s safe to show on a terminal: C0 controls other than LF and
 // TAB, DEL, C1 controls (U+0080-U+009F), the bidi controls U+202A-U+202E and
 // U+2066-U+2069, the marks U+200E, U+200F and U+061C, and bytes that are not
 // UTF-8 are escaped (\x1b, \u202e, \xff), so a server cannot drive the
 // terminal. Everything else is unchanged.
-func Sanitize(s string) string { return sanitize(s, false) }
+func sanitize(s string) string { return escapeUnsafe(s, false) }
 
-// SanitizeJSON is Sanitize for a JSON document: inside its strings every
-// escape is a valid JSON escape (\u007f, \u202e), so the document stays
-// JSON. (The encoder already escaped C0 controls and replaced invalid UTF-8.)
-func SanitizeJSON(s string) string { return sanitize(s, true) }
-
-func sanitize(s string, asJSON bool) string {
+// escapeUnsafe is sanitize, and for a JSON document (asJSON) with every
+// escape inside its strings a valid JSON escape (\u007f, \u202e).
+func escapeUnsafe(s string, asJSON bool) string {
 	if !needsEscape(s) {
 		return s
 	}
@@ -67,7 +64,7 @@ func needsEscape(s string) bool {
 	return false
 }
 
-// safeWriter escapes what it writes with Sanitize. A UTF-8 sequence split
+// safeWriter escapes what it writes with sanitize. A UTF-8 sequence split
 // across two writes is held back until it is complete.
 type safeWriter struct {
 	w       io.Writer
@@ -96,7 +93,7 @@ func (sw *safeWriter) Write(p []byte) (int, error) {
 		}
 	}
 	sw.pending = append([]byte(nil), buf[cut:]...)
-	if _, err := io.WriteString(sw.w, sanitize(string(buf[:cut]), sw.json)); err != nil {
+	if _, err := io.WriteString(sw.w, escapeUnsafe(string(buf[:cut]), sw.json)); err != nil {
 		return 0, err
 	}
 	return len(p), nil

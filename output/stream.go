@@ -5,22 +5,24 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"strings"
 
 	"github.com/mattn/go-runewidth"
 )
 
-// StalledError is a write to stdout that was still blocked when the
+// ErrStalled is a write to stdout that was still blocked when the
 // deadline passed (a reader that stopped reading): it is abandoned, and
-// whatever was written before it stays written.
-type StalledError struct{ Err error }
+// whatever was written before it stays written. The error wraps the
+// context's too.
+var ErrStalled = errors.New("writing to stdout")
 
-func (e *StalledError) Error() string { return "writing to stdout: " + e.Err.Error() }
-func (e *StalledError) Unwrap() error { return e.Err }
+func stalled(err error) error { return fmt.Errorf("%w: %w", ErrStalled, err) }
 
 // ctxWriter returns from a write still blocked when ctx ends, with a
-// *StalledError. The write itself goes on in the background (nothing can
+// ErrStalled. The write itself goes on in the background (nothing can
 // interrupt it); the buffer under it is not written to again, since a
 // bufio.Writer keeps its first error.
 type ctxWriter struct {
@@ -30,7 +32,7 @@ type ctxWriter struct {
 
 func (cw *ctxWriter) Write(p []byte) (int, error) {
 	if err := cw.ctx.Err(); err != nil {
-		return 0, &StalledError{Err: err}
+		return 0, stalled(err)
 	}
 	type result struct {
 		n   int
@@ -45,41 +47,41 @@ func (cw *ctxWriter) Write(p []byte) (int, error) {
 	case r := <-done:
 		return r.n, r.err
 	case <-cw.ctx.Done():
-		return 0, &StalledError{Err: cw.ctx.Err()}
+		return 0, stalled(cw.ctx.Err())
 	}
 }
 
-// Stream is stdout for a result printed piece by piece as it is rendered,
+// stream is stdout for a result printed piece by piece as it is rendered,
 // so that no whole document is held in memory: a buffer whose writes give
-// up when ctx ends (a *StalledError; a write is checked only when the
+// up when ctx ends (ErrStalled; a write is checked only when the
 // buffer is flushed, 64 KiB at a time). A result cut short that way leaves
 // a partial document on stdout, as any interrupted producer does; the exit
 // status says so.
-type Stream struct {
+type stream struct {
 	s *Streams
 	w *bufio.Writer
 }
 
-// Stream returns stdout as a Stream bounded by ctx.
-func (s *Streams) Stream(ctx context.Context) *Stream {
+// Stream returns stdout as a stream bounded by ctx.
+func (s *Streams) Stream(ctx context.Context) *stream {
 	var w io.Writer = s.out
 	if ctx.Done() != nil {
 		w = &ctxWriter{ctx: ctx, w: w}
 	}
-	return &Stream{s: s, w: bufio.NewWriterSize(w, 64<<10)}
+	return &stream{s: s, w: bufio.NewWriterSize(w, 64<<10)}
 }
 
 // Flush writes what is buffered.
-func (st *Stream) Flush() error { return st.w.Flush() }
+func (st *stream) Flush() error { return st.w.Flush() }
 
 // cell is a table cell as a terminal shows it: one line, secrets masked,
 // controls escaped.
 func (s *Streams) cell(c string) string {
-	return Sanitize(s.masker.Mask(CleanField(c)))
+	return sanitize(s.secrets.Mask(cleanField(c)))
 }
 
 // CellWidth is the number of terminal columns a table cell takes on stdout
-// (see Table): a caller measures its columns with it in a pass of its own.
+// (see table): a caller measures its columns with it in a pass of its own.
 func (s *Streams) CellWidth(c string) int {
 	if !s.OutTTY {
 		return 0
@@ -87,7 +89,7 @@ func (s *Streams) CellWidth(c string) int {
 	return runewidth.StringWidth(s.cell(c))
 }
 
-// Table writes rows one at a time. On a terminal they are aligned under a
+// table writes rows one at a time. On a terminal they are aligned under a
 // header: each column but the last as wide as the widest of its cells
 // (widths, measured by the caller with CellWidth) or its header, two
 // spaces apart, and the last column is cut (with "…") to what is left of
@@ -95,8 +97,8 @@ func (s *Streams) CellWidth(c string) int {
 // never cut. Tab, CR and LF inside a cell become a space; secrets are
 // masked; a terminal gets controls escaped. The set of lines is the same in
 // both; only the decoration differs.
-type Table struct {
-	st      *Stream
+type table struct {
+	st      *stream
 	header  []string
 	widths  []int
 	started bool
@@ -104,8 +106,8 @@ type Table struct {
 }
 
 // Table starts a table on the stream.
-func (st *Stream) Table(header []string, widths []int) *Table {
-	t := &Table{st: st, header: header, widths: make([]int, len(header))}
+func (st *stream) Table(header []string, widths []int) *table {
+	t := &table{st: st, header: header, widths: make([]int, len(header))}
 	for i, h := range header {
 		t.widths[i] = runewidth.StringWidth(h)
 		if i < len(widths) {
@@ -116,7 +118,7 @@ func (st *Stream) Table(header []string, widths []int) *Table {
 }
 
 // Row writes one row (the header first, on a terminal).
-func (t *Table) Row(cells []string) error {
+func (t *table) Row(cells []string) error {
 	s := t.st.s
 	if !s.OutTTY {
 		t.line.Reset()
@@ -124,10 +126,10 @@ func (t *Table) Row(cells []string) error {
 			if i > 0 {
 				t.line.WriteByte('\t')
 			}
-			t.line.WriteString(CleanField(c))
+			t.line.WriteString(cleanField(c))
 		}
 		t.line.WriteByte('\n')
-		_, err := t.st.w.WriteString(s.masker.Mask(t.line.String()))
+		_, err := t.st.w.WriteString(s.secrets.Mask(t.line.String()))
 		return err
 	}
 	if !t.started {
@@ -144,7 +146,7 @@ func (t *Table) Row(cells []string) error {
 }
 
 // write writes a row of cells already made safe, aligned.
-func (t *Table) write(cells []string) error {
+func (t *table) write(cells []string) error {
 	t.line.Reset()
 	used := 0
 	for i, c := range cells {
@@ -189,20 +191,20 @@ func allEmpty(cells []string) bool {
 	return true
 }
 
-// Member is a member of a JSON object, for JSONList.Close.
+// Member is a member of a JSON object, for jsonList.Close.
 type Member struct {
 	Key   string
 	Value any
 }
 
-// JSONList writes the JSON document {"KEY": [ELEMENT...], MEMBER...} an
+// jsonList writes the JSON document {"KEY": [ELEMENT...], MEMBER...} an
 // element at a time, as the elements are rendered: compact in a pipe,
 // indented on a terminal (as WriteJSON prints a document), each element
 // masked on its own (MaskJSON). With a --select path the document is built
 // in memory instead, since a gjson path needs all of it, and the selection
 // is printed by Close.
-type JSONList struct {
-	st         *Stream
+type jsonList struct {
+	st         *stream
 	w          io.Writer // the stream, escaped as JSON on a terminal
 	selectPath string
 	doc        bytes.Buffer // with --select: the document so far
@@ -213,8 +215,8 @@ type JSONList struct {
 }
 
 // JSONList starts a document whose first member is the array key.
-func (st *Stream) JSONList(key, selectPath string) *JSONList {
-	l := &JSONList{st: st, w: st.w, selectPath: selectPath}
+func (st *stream) JSONList(key, selectPath string) *jsonList {
+	l := &jsonList{st: st, w: st.w, selectPath: selectPath}
 	if st.s.OutTTY {
 		l.w = &safeWriter{w: st.w, json: true}
 	}
@@ -229,9 +231,9 @@ func (st *Stream) JSONList(key, selectPath string) *JSONList {
 	return l
 }
 
-func (l *JSONList) indented() bool { return l.selectPath == "" && l.st.s.OutTTY }
+func (l *jsonList) indented() bool { return l.selectPath == "" && l.st.s.OutTTY }
 
-func (l *JSONList) write(b []byte) error {
+func (l *jsonList) write(b []byte) error {
 	if l.selectPath != "" {
 		l.doc.Write(b)
 		return nil
@@ -241,18 +243,18 @@ func (l *JSONList) write(b []byte) error {
 }
 
 // encode encodes v, masked, into l.buf (without its newline) and returns it.
-func (l *JSONList) encode(v any) ([]byte, error) {
+func (l *jsonList) encode(v any) ([]byte, error) {
 	l.buf.Reset()
 	if err := l.enc.Encode(v); err != nil {
 		return nil, err
 	}
-	b := l.st.s.masker.MaskJSON(bytes.TrimSuffix(l.buf.Bytes(), []byte("\n")))
+	b := l.st.s.secrets.MaskJSON(bytes.TrimSuffix(l.buf.Bytes(), []byte("\n")))
 	return b, nil
 }
 
 // indent is b indented as the member values of an indented document at
 // depth levels are.
-func (l *JSONList) indent(b []byte, depth int) []byte {
+func (l *jsonList) indent(b []byte, depth int) []byte {
 	l.pretty.Reset()
 	if json.Indent(&l.pretty, b, strings.Repeat("  ", depth), "  ") != nil {
 		return b
@@ -261,7 +263,7 @@ func (l *JSONList) indent(b []byte, depth int) []byte {
 }
 
 // Add writes one element of the array.
-func (l *JSONList) Add(v any) error {
+func (l *jsonList) Add(v any) error {
 	b, err := l.encode(v)
 	if err != nil {
 		return err
@@ -285,8 +287,8 @@ func (l *JSONList) Add(v any) error {
 
 // Close ends the array, writes the other members and ends the document,
 // or, with --select, prints the selection of the document (a
-// *NoMatchError when it matches nothing). It flushes the stream.
-func (l *JSONList) Close(members ...Member) error {
+// a no_match *fail.Error when it matches nothing). It flushes the stream.
+func (l *jsonList) Close(members ...Member) error {
 	var tail bytes.Buffer
 	if l.indented() && l.n > 0 {
 		tail.WriteString("\n  ")

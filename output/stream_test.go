@@ -28,12 +28,12 @@ func TestJSONListIsWriteJSON(t *testing.T) {
 	for _, tty := range []bool{false, true} {
 		for _, doc := range []listDoc{{items, warnings}, {[]any{}, []any{}}, {items[:1], []any{}}} {
 			whole, out, _ := ForTest(tty)
-			whole.AddSecrets("s3cr3t-token")
+			whole.Secrets().Add("s3cr3t-token")
 			if err := whole.WriteJSON(doc, ""); err != nil {
 				t.Fatal(err)
 			}
 			streamed, got, _ := ForTest(tty)
-			streamed.AddSecrets("s3cr3t-token")
+			streamed.Secrets().Add("s3cr3t-token")
 			l := streamed.Stream(context.Background()).JSONList("items", "")
 			for _, it := range doc.Items {
 				if err := l.Add(it); err != nil {
@@ -80,7 +80,7 @@ func TestJSONListSelect(t *testing.T) {
 func TestTable(t *testing.T) {
 	rows := [][]string{{"tool", "add", "Add two numbers."}, {"tool", "wide\x1b", "a b\tc"}, {"prompt", "p", ""}, {"tool", "日本", "s3cr3t-token here"}}
 	pipe, out, _ := ForTest(false)
-	pipe.AddSecrets("s3cr3t-token")
+	pipe.Secrets().Add("s3cr3t-token")
 	st := pipe.Stream(context.Background())
 	tab := st.Table([]string{"KIND", "ID", "DESCRIPTION"}, nil)
 	for _, r := range rows {
@@ -96,7 +96,7 @@ func TestTable(t *testing.T) {
 	}
 
 	tty, out, _ := ForTest(true)
-	tty.AddSecrets("s3cr3t-token")
+	tty.Secrets().Add("s3cr3t-token")
 	tty.OutWidth = 30
 	widths := []int{0, 0}
 	for _, r := range rows {
@@ -125,7 +125,7 @@ func TestTable(t *testing.T) {
 }
 
 // TestStreamStalled: a write still blocked when the deadline passes is
-// abandoned with a *StalledError that says why.
+// abandoned with ErrStalled, which says why.
 func TestStreamStalled(t *testing.T) {
 	r, w := io.Pipe()
 	defer r.Close()
@@ -142,8 +142,7 @@ func TestStreamStalled(t *testing.T) {
 	if err == nil {
 		err = st.Flush()
 	}
-	var stalled *StalledError
-	if !errors.As(err, &stalled) || !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second {
+	if !errors.Is(err, ErrStalled) || !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 5*time.Second {
 		t.Fatalf("err %v after %s", err, time.Since(start))
 	}
 }

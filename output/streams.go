@@ -11,6 +11,8 @@ import (
 	"syscall"
 
 	"github.com/mattn/go-isatty"
+
+	"github.com/mcpx-cli/mcpx/internal/secret"
 )
 
 // Streams are the three standard streams plus the facts about them that are
@@ -38,8 +40,8 @@ type Streams struct {
 	// it is unknown or stdout is not a terminal.
 	OutWidth int
 
-	out    io.Writer // stdout itself (broken pipes marked): under Stream's buffer
-	masker *Masker
+	out     io.Writer // stdout itself (broken pipes marked): under stream's buffer
+	secrets *secret.Set
 }
 
 // System returns the process's streams. MCPX_FORCE_TTY makes streams count as
@@ -78,10 +80,10 @@ func outWidth(f *os.File, columns string) int {
 }
 
 // New wraps the given writers: secrets are masked on both, and a stream that is
-// a terminal escapes control characters (see Sanitize).
+// a terminal escapes control characters (see sanitize).
 func New(in io.Reader, out, errw io.Writer, inTTY, outTTY, errTTY bool) *Streams {
-	m := &Masker{}
-	s := &Streams{In: in, InTTY: inTTY, OutTTY: outTTY, ErrTTY: errTTY, masker: m}
+	m := &secret.Set{}
+	s := &Streams{In: in, InTTY: inTTY, OutTTY: outTTY, ErrTTY: errTTY, secrets: m}
 	out = &stdoutWriter{w: out}
 	s.out = out
 	s.RawOut = &maskWriter{m: m, w: out}
@@ -115,18 +117,36 @@ func (sw *stdoutWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// Discard returns streams that read nothing and drop everything written
+// to them, none a terminal: for what must never write, such as the notes
+// of a TAB's completion, without buffers that grow while it runs.
+func Discard() *Streams {
+	return New(bytes.NewReader(nil), io.Discard, io.Discard, false, false, false)
+}
+
 // ForTest returns streams over buffers; tty sets all three terminal flags.
 func ForTest(tty bool) (*Streams, *bytes.Buffer, *bytes.Buffer) {
 	var out, errb bytes.Buffer
 	return New(bytes.NewReader(nil), &out, &errb, tty, tty, tty), &out, &errb
 }
 
-// AddSecrets registers values that must never be printed; they show as ***.
-func (s *Streams) AddSecrets(values ...string) { s.masker.Add(values...) }
+// Secrets is the set of secrets the streams mask: what is added to it
+// is never printed from then on; it shows as ***.
+func (s *Streams) Secrets() *secret.Set { return s.secrets }
 
-// Mask replaces every registered secret in str with ***.
-func (s *Streams) Mask(str string) string { return s.masker.Mask(str) }
+// maskWriter masks secrets in each Write. Callers write whole documents or
+// whole lines, so a secret is never split across two writes.
+type maskWriter struct {
+	m *secret.Set
+	w io.Writer
+}
 
-// Secrets is the set of secrets registered so far, for masking pieces of a
-// text against the text around them (see Masker.MaskIn).
-func (s *Streams) Secrets() *Masker { return s.masker }
+func (mw *maskWriter) Write(p []byte) (int, error) {
+	if !mw.m.Active() {
+		return mw.w.Write(p)
+	}
+	if _, err := io.WriteString(mw.w, mw.m.Mask(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}

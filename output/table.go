@@ -7,8 +7,8 @@ import (
 	"text/tabwriter"
 )
 
-// CleanField makes a value fit in one table cell: tab, CR and LF become a space.
-func CleanField(s string) string {
+// cleanField makes a value fit in one table cell: tab, CR and LF become a space.
+func cleanField(s string) string {
 	if !strings.ContainsAny(s, "\t\r\n") {
 		return s
 	}
@@ -35,7 +35,7 @@ func (s *Streams) WriteTable(header []string, rows [][]string) error {
 		for _, r := range rows {
 			safe := make([]string, len(r))
 			for i, c := range r {
-				safe[i] = Sanitize(CleanField(c))
+				safe[i] = sanitize(cleanField(c))
 			}
 			writeRow(tw, safe)
 		}
@@ -55,7 +55,7 @@ func writeRow(w io.Writer, cells []string) {
 		if i > 0 {
 			_, _ = io.WriteString(w, "\t")
 		}
-		_, _ = io.WriteString(w, CleanField(c))
+		_, _ = io.WriteString(w, cleanField(c))
 	}
 	_, _ = io.WriteString(w, "\n")
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mcpx-cli/mcpx/internal/limits"
 )
 
 // benchLog is a 50 MiB log-like text: lines of 80 to 120 bytes, about 1%
@@ -84,7 +86,7 @@ func BenchmarkGrep50MiB(b *testing.B) {
 	}
 }
 
-// BenchmarkPageText measures one page (DefaultPage bytes) of a text mixing
+// BenchmarkPageText measures one page (limits.DefaultPage bytes) of a text mixing
 // 1- to 4-byte characters, from offsets that mostly fall inside a
 // character. Paging slices the text without copying it, so the cost does
 // not depend on the page size.
@@ -92,7 +94,7 @@ func BenchmarkPageText(b *testing.B) {
 	text := strings.Repeat("log line with é, 世 and 😀 characters\n", 1<<15) // 1.2 MiB
 	off := 1
 	for b.Loop() {
-		p := PageText(text, off, DefaultPage)
+		p := pageText(text, off, limits.DefaultPage)
 		off = 1
 		if p.Next != nil {
 			off = *p.Next + 1

@@ -10,9 +10,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mcpx-cli/mcpx/internal/limits"
 )
 
-const blob50MiB = DecodeCeiling // the largest blob a response can carry
+const blob50MiB = limits.DecodeCeiling // the largest blob a response can carry
 
 // BenchmarkSpill50MiB spills a new 50 MiB blob each iteration: hash, write
 // through a temporary file and rename, and an eviction walk.

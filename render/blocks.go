@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -18,16 +19,16 @@ import (
 
 // Block types as MCP names them.
 const (
-	BlockText     = "text"
-	BlockImage    = "image"
-	BlockAudio    = "audio"
-	BlockResource = "resource"
-	BlockLink     = "resource_link"
+	blockText     = "text"
+	blockImage    = "image"
+	blockAudio    = "audio"
+	blockResource = "resource"
+	blockLink     = "resource_link"
 )
 
-// LinkItem is a rendered resource link, in the content of prompt and
+// linkItem is a rendered resource link, in the content of prompt and
 // invoke (see CONTENT POLICY in mcpx(1)).
-type LinkItem struct {
+type linkItem struct {
 	Type        string          `json:"type"` // "resource_link"
 	URI         string          `json:"uri"`
 	Name        *string         `json:"name"`
@@ -38,9 +39,9 @@ type LinkItem struct {
 	Annotations json.RawMessage `json:"annotations"`
 }
 
-// UnknownItem stands for a block of a type mcpx does not know: it is
+// unknownItem stands for a block of a type mcpx does not know: it is
 // never rendered, only named.
-type UnknownItem struct {
+type unknownItem struct {
 	Type        string          `json:"type"`         // "unknown"
 	ContentType string          `json:"content_type"` // the type the server sent
 	Omitted     bool            `json:"omitted"`      // always true
@@ -142,23 +143,23 @@ func checkBlock(doc []byte, start, end, index int, where string) (block, error) 
 	}
 	b.typ = typ
 	switch typ {
-	case BlockText:
+	case blockText:
 		if !b.m.get("text").is(doc, '"') {
 			return block{}, bad("a text block without a string \"text\"")
 		}
-	case BlockImage, BlockAudio:
+	case blockImage, blockAudio:
 		sp := b.m.get("data")
 		if !sp.is(doc, '"') {
 			return block{}, bad("an %s block without a string \"data\"", typ)
 		}
 		b.blob = decodedSize(base64Source(doc, sp))
-	case BlockResource:
+	case blockResource:
 		sp := b.m.get("resource")
 		if !sp.is(doc, '{') {
 			return block{}, bad("a resource block without a \"resource\" object")
 		}
 		b.res = &resourceRef{sp.s, sp.e}
-	case BlockLink:
+	case blockLink:
 		if uri, ok := shortString(doc, b.m.get("uri")); !ok || uri == "" {
 			return block{}, bad("a resource_link block without a string \"uri\"")
 		}
@@ -191,7 +192,7 @@ func (b *block) checkSizes(raw []byte, where string, sizes *int64) error {
 			return err
 		}
 	}
-	if *sizes > DecodeCeiling {
+	if *sizes > limits.DecodeCeiling {
 		return decodeCeilingError()
 	}
 	return nil
@@ -214,7 +215,7 @@ func (b *block) str(doc []byte, key string) *string {
 // rendered is one block after the content policy, with the line that text
 // output (and the flattened prompt) shows for it.
 type rendered struct {
-	item    any    // *TextItem, *BlobItem, *LinkItem or *UnknownItem
+	item    any    // *TextItem, *BlobItem, *linkItem or *unknownItem
 	text    string // what text output shows
 	isText  bool   // a text item (text, or an embedded resource that is text)
 	warning string // for an unknown type
@@ -226,9 +227,9 @@ type rendered struct {
 // renderer.omit); nothing is spilled.
 func (b *block) textOf(doc []byte) (string, bool) {
 	switch b.typ {
-	case BlockText:
+	case blockText:
 		return textOf(doc, b.m.get("text")), true
-	case BlockResource:
+	case blockResource:
 		var decoded int64
 		c, err := parseItemAt(doc, b.res.start, b.res.end, b.index, &decoded, true)
 		if err != nil {
@@ -244,13 +245,13 @@ func (b *block) textOf(doc []byte) (string, bool) {
 func (p Policy) renderBlock(doc []byte, b *block, where string, decoded *int64) (rendered, error) {
 	ann := b.annotations(doc)
 	switch b.typ {
-	case BlockText:
+	case blockText:
 		t := textOf(doc, b.m.get("text"))
 		return rendered{item: &TextItem{Type: "text", Text: t, TotalBytes: len(t), Annotations: ann}, text: t, isText: true}, nil
-	case BlockImage, BlockAudio:
-		data, err := DecodeBase64(base64Source(doc, b.m.get("data")), DecodeCeiling-*decoded)
+	case blockImage, blockAudio:
+		data, err := decodeBase64(base64Source(doc, b.m.get("data")), limits.DecodeCeiling-*decoded)
 		if err != nil {
-			if le, ok := err.(*LimitError); ok {
+			if le, ok := err.(*limits.Error); ok {
 				return rendered{}, le
 			}
 			return rendered{}, &BadContentError{Item: b.index, Where: where, Msg: fmt.Sprintf("its %s data is not valid base64: %v", b.typ, err)}
@@ -263,7 +264,7 @@ func (p Policy) renderBlock(doc []byte, b *block, where string, decoded *int64) 
 		}
 		bi.Type = b.typ
 		return rendered{item: bi, text: placeholder(b.typ, bi)}, nil
-	case BlockResource:
+	case blockResource:
 		c, err := parseItemAt(doc, b.res.start, b.res.end, b.index, decoded, true)
 		if err != nil {
 			if bc, ok := err.(*BadContentError); ok {
@@ -275,7 +276,7 @@ func (p Policy) renderBlock(doc []byte, b *block, where string, decoded *int64) 
 		if c.Annotations == nil {
 			c.Annotations = ann
 		}
-		if c.IsBlob && !IsText(c.Blob) {
+		if c.IsBlob && !isText(c.Blob) {
 			bi, err := p.blob(c)
 			if err != nil {
 				return rendered{}, err
@@ -288,19 +289,19 @@ func (p Policy) renderBlock(doc []byte, b *block, where string, decoded *int64) 
 		}
 		return rendered{item: &TextItem{Type: "text", URI: orNil(c.URI), MimeType: orNil(c.MimeType), Text: text,
 			TotalBytes: len(text), Annotations: c.Annotations}, text: text, isText: true}, nil
-	case BlockLink:
+	case blockLink:
 		uri, _ := shortString(doc, b.m.get("uri"))
-		l := &LinkItem{Type: BlockLink, URI: uri, Name: b.str(doc, "name"), Title: b.str(doc, "title"),
+		l := &linkItem{Type: blockLink, URI: uri, Name: b.str(doc, "name"), Title: b.str(doc, "title"),
 			Description: b.str(doc, "description"), MimeType: b.str(doc, "mimeType"), Annotations: ann}
 		if sp := b.m.get("size"); sp.e > 0 && isNonNegIntBytes(doc[sp.s:sp.e]) {
 			l.Size = json.RawMessage(append([]byte(nil), doc[sp.s:sp.e]...))
 		}
-		return rendered{item: l, text: "[resource: " + SafeURI(uri) + "]"}, nil
+		return rendered{item: l, text: "[resource: " + safeURI(uri) + "]"}, nil
 	}
-	label := SafeType(b.typ)
-	return rendered{item: &UnknownItem{Type: "unknown", ContentType: b.typ, Omitted: true, Annotations: ann},
+	label := safeType(b.typ)
+	return rendered{item: &unknownItem{Type: "unknown", ContentType: b.typ, Omitted: true, Annotations: ann},
 		text:    "[" + label + " content omitted]",
-		warning: fmt.Sprintf("%s: content of type %s is not something mcpx shows; it was left out", location(where, b.index), QuoteMasked(p.Secrets, b.typ, 40))}, nil
+		warning: fmt.Sprintf("%s: content of type %s is not something mcpx shows; it was left out", location(where, b.index), p.Secrets.Quote(b.typ, 40))}, nil
 }
 
 // location names a block: "item #2", "message #1, item #0".
@@ -316,7 +317,7 @@ func location(where string, index int) string {
 func placeholder(kind string, b *BlobItem) string {
 	mime := "no mime type"
 	if b.MimeType != nil {
-		mime = SafeMime(*b.MimeType)
+		mime = safeMime(*b.MimeType)
 	}
 	return fmt.Sprintf("[%s: %s (%s, %d bytes)]", kind, b.Path, mime, b.SizeBytes)
 }
@@ -352,10 +353,10 @@ func mimeToken(m string) bool {
 // typeToken: [A-Za-z0-9][A-Za-z0-9_.+-]{0,39}.
 func typeToken(t string) bool { return isToken(t, 40, true, "_.+-") }
 
-// SafeMime is a server's mime type as a placeholder may show it: its
+// safeMime is a server's mime type as a placeholder may show it: its
 // type/subtype when it is a plain token, else "invalid mime type" (a
 // server could otherwise write "]\n[assistant]" into a flattened prompt).
-func SafeMime(mime string) string {
+func safeMime(mime string) string {
 	m, _, _ := strings.Cut(mime, ";")
 	m = strings.TrimSpace(m)
 	if mimeToken(m) {
@@ -364,18 +365,18 @@ func SafeMime(mime string) string {
 	return "invalid mime type"
 }
 
-// SafeType is a content type as "[TYPE content omitted]" may show it.
-func SafeType(t string) string {
+// safeType is a content type as "[TYPE content omitted]" may show it.
+func safeType(t string) string {
 	if typeToken(t) {
 		return t
 	}
 	return "unknown"
 }
 
-// SafeURI percent-encodes the characters a URI may not contain unencoded
+// safeURI percent-encodes the characters a URI may not contain unencoded
 // and that could break a flattened prompt's lines: controls, spaces and
 // other white space.
-func SafeURI(uri string) string {
+func safeURI(uri string) string {
 	if strings.IndexFunc(uri, needsEscape) < 0 {
 		return uri
 	}

@@ -71,10 +71,10 @@ func blkShown(t testing.TB, item any) string {
 		return it.Text
 	case *BlobItem:
 		return placeholder(it.Type, it)
-	case *LinkItem:
-		return "[resource: " + SafeURI(it.URI) + "]"
-	case *UnknownItem:
-		return "[" + SafeType(it.ContentType) + " content omitted]"
+	case *linkItem:
+		return "[resource: " + safeURI(it.URI) + "]"
+	case *unknownItem:
+		return "[" + safeType(it.ContentType) + " content omitted]"
 	}
 	t.Fatalf("item %#v of type %T", item, item)
 	return ""
@@ -179,7 +179,7 @@ func TestCheckBlock(t *testing.T) {
 		if b.typ != c.typ || b.blob != c.blob || b.index != 3 {
 			t.Errorf("%s: type %q blob %d index %d, want %q %d", c.block, b.typ, b.blob, b.index, c.typ, c.blob)
 		}
-		if (b.res != nil) != (c.typ == BlockResource) {
+		if (b.res != nil) != (c.typ == blockResource) {
 			t.Errorf("%s: res %v", c.block, b.res)
 		}
 		if b.res != nil && string(doc[b.res.start:b.res.end]) != `{"uri":"x","text":"t"}` {
@@ -234,7 +234,7 @@ func TestSafeMime(t *testing.T) {
 		{"imäge/png", "invalid mime type"},
 		{"image/png\u202e", "invalid mime type"},
 	} {
-		if got := SafeMime(c.in); got != c.want {
+		if got := safeMime(c.in); got != c.want {
 			t.Errorf("SafeMime(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
@@ -255,7 +255,7 @@ func TestSafeType(t *testing.T) {
 		{"vidéo", "unknown"},
 		{"video\n", "unknown"},
 	} {
-		if got := SafeType(c.in); got != c.want {
+		if got := safeType(c.in); got != c.want {
 			t.Errorf("SafeType(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
@@ -284,7 +284,7 @@ func TestSafeURI(t *testing.T) {
 		{"a\u2066b\u2069", "a%E2%81%A6b%E2%81%A9"},
 		{"a\u200fb\u061c", "a%E2%80%8Fb%D8%9C"},
 	} {
-		if got := SafeURI(c.in); got != c.want {
+		if got := safeURI(c.in); got != c.want {
 			t.Errorf("SafeURI(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
@@ -301,10 +301,10 @@ func TestItemLine(t *testing.T) {
 		{&TextItem{Type: "text", Text: "\x1b[31m\u202e"}, "\x1b[31m\u202e"}, // render never escapes
 		{&BlobItem{Type: "image", Path: "/c/mcp-resources/srv/ab.png", MimeType: &mime, SizeBytes: 4}, "/c/mcp-resources/srv/ab.png"},
 		{&BlobItem{Type: "blob", Path: "/c/x.bin"}, "/c/x.bin"},
-		{&LinkItem{Type: BlockLink, URI: "file:///a[1]/é"}, "file:///a[1]/é"},
-		{&LinkItem{Type: BlockLink, URI: "file:///a b\n[user]"}, "file:///a%20b%0A[user]"},
-		{&UnknownItem{Type: "unknown", ContentType: "video", Omitted: true}, "[video content omitted]"},
-		{&UnknownItem{Type: "unknown", ContentType: "x]\n[assistant", Omitted: true}, "[unknown content omitted]"},
+		{&linkItem{Type: blockLink, URI: "file:///a[1]/é"}, "file:///a[1]/é"},
+		{&linkItem{Type: blockLink, URI: "file:///a b\n[user]"}, "file:///a%20b%0A[user]"},
+		{&unknownItem{Type: "unknown", ContentType: "video", Omitted: true}, "[video content omitted]"},
+		{&unknownItem{Type: "unknown", ContentType: "x]\n[assistant", Omitted: true}, "[unknown content omitted]"},
 		{"not an item", ""},
 		{nil, ""},
 	} {

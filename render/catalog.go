@@ -44,12 +44,6 @@ type Warning struct {
 	Message string  `json:"message"`
 }
 
-// Catalog is the document of `mcpx catalog`.
-type Catalog struct {
-	Items    []CatalogItem `json:"items"`
-	Warnings []Warning     `json:"warnings"`
-}
-
 // Describe is the document of `mcpx describe`: the catalog item plus, by
 // kind, the tool's schemas exactly as sent or the template's variables.
 type Describe struct {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -26,12 +27,12 @@ type Content struct {
 }
 
 // asText is the text the content policy renders for c: its text, or its
-// blob when that is text (see IsText); ok is false for any other blob.
+// blob when that is text (see isText); ok is false for any other blob.
 func (c Content) asText() (text string, ok bool) {
 	switch {
 	case !c.IsBlob:
 		return c.Text, true
-	case IsText(c.Blob):
+	case isText(c.Blob):
 		return string(c.Blob), true
 	}
 	return "", false
@@ -40,7 +41,7 @@ func (c Content) asText() (text string, ok bool) {
 // ParseResourceContents reads the items of a resources/read result. An item
 // with both text and blob, or neither, or a blob that is not base64, is a
 // *BadContentError naming it; blobs that decode to more than the decode
-// ceiling in total are a *LimitError. The result must be valid JSON (the
+// ceiling in total are a *limits.Error. The result must be valid JSON (the
 // transport has checked it). Texts are decoded in place: raw belongs to the
 // items afterwards and must not be read as JSON again.
 func ParseResourceContents(raw []byte) ([]Content, error) {
@@ -140,15 +141,15 @@ func parseItemAt(doc []byte, start, end, i int, decoded *int64, decode bool) (Co
 	}
 	if !decode {
 		n := decodedSize(src)
-		if n > DecodeCeiling-*decoded {
+		if n > limits.DecodeCeiling-*decoded {
 			return c, decodeCeilingError()
 		}
 		*decoded += n
 		return c, nil
 	}
-	data, err := DecodeBase64(src, DecodeCeiling-*decoded)
+	data, err := decodeBase64(src, limits.DecodeCeiling-*decoded)
 	if err != nil {
-		if le, ok := err.(*LimitError); ok {
+		if le, ok := err.(*limits.Error); ok {
 			return c, le
 		}
 		return c, &BadContentError{Item: i, URI: c.URI, Msg: "its blob is not valid base64: " + err.Error()}
@@ -267,10 +268,10 @@ func unicodeEscape(b []byte) (rune, int) {
 	return v, 6
 }
 
-// DecodeBase64 decodes standard base64 (padding optional; line breaks
-// ignored), refusing output over left bytes with a *LimitError naming the
+// decodeBase64 decodes standard base64 (padding optional; line breaks
+// ignored), refusing output over left bytes with a *limits.Error naming the
 // decode ceiling.
-func DecodeBase64(src []byte, left int64) ([]byte, error) {
+func decodeBase64(src []byte, left int64) ([]byte, error) {
 	if decodedSize(src) > left {
 		return nil, decodeCeilingError()
 	}
@@ -301,6 +302,6 @@ func decodedSize(src []byte) int64 {
 	return int64(n) * 3 / 4
 }
 
-func decodeCeilingError() *LimitError {
-	return &LimitError{Limit: "decode ceiling", Value: DecodeCeiling, Msg: "the blobs of this response are too large to decode"}
+func decodeCeilingError() *limits.Error {
+	return &limits.Error{Limit: "decode ceiling", Value: limits.DecodeCeiling, Msg: "the blobs of this response are too large to decode"}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpx-cli/mcpx/internal/limits"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -93,13 +94,13 @@ func TestParseResourceContents(t *testing.T) {
 
 func TestDecodeBase64Ceiling(t *testing.T) {
 	src := []byte(base64.StdEncoding.EncodeToString(make([]byte, 30)))
-	if b, err := DecodeBase64(src, 30); err != nil || len(b) != 30 {
+	if b, err := decodeBase64(src, 30); err != nil || len(b) != 30 {
 		t.Fatalf("30 bytes within 30: %d, %v", len(b), err)
 	}
 	for _, left := range []int64{29, 0} {
-		_, err := DecodeBase64(src, left)
-		var le *LimitError
-		if !errors.As(err, &le) || le.Limit != "decode ceiling" || le.Value != DecodeCeiling {
+		_, err := decodeBase64(src, left)
+		var le *limits.Error
+		if !errors.As(err, &le) || le.Limit != "decode ceiling" || le.Value != limits.DecodeCeiling {
 			t.Fatalf("left %d: err = %v, want the decode ceiling", left, err)
 		}
 		if want := "the blobs of this response are too large to decode: over the decode ceiling of 50 MiB (52428800 bytes)"; le.Error() != want {
@@ -108,10 +109,10 @@ func TestDecodeBase64Ceiling(t *testing.T) {
 	}
 	// padding: 31 bytes encode to 44 characters with one '='
 	src = []byte(base64.StdEncoding.EncodeToString(make([]byte, 31)))
-	if b, err := DecodeBase64(src, 31); err != nil || len(b) != 31 {
+	if b, err := decodeBase64(src, 31); err != nil || len(b) != 31 {
 		t.Fatalf("31 bytes within 31: %d, %v", len(b), err)
 	}
-	if _, err := DecodeBase64(src, 30); err == nil {
+	if _, err := decodeBase64(src, 30); err == nil {
 		t.Fatal("31 bytes within 30: no error")
 	}
 }
@@ -121,14 +122,14 @@ func TestParseResourceContentsDecodeCeilingSum(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a 70 MB reply")
 	}
-	half := base64.StdEncoding.EncodeToString(make([]byte, DecodeCeiling/2))
+	half := base64.StdEncoding.EncodeToString(make([]byte, limits.DecodeCeiling/2))
 	raw := `{"contents":[{"uri":"a","blob":"` + half + `"},{"uri":"b","blob":"` + half + `"}]}`
 	if items, err := ParseResourceContents([]byte(raw)); err != nil || len(items) != 2 {
 		t.Fatalf("exactly the ceiling: %d items, %v", len(items), err)
 	}
 	raw = `{"contents":[{"uri":"a","blob":"` + half + `"},{"uri":"b","blob":"` + half + `"},{"uri":"c","blob":"QQ=="}]}`
 	_, err := ParseResourceContents([]byte(raw))
-	var le *LimitError
+	var le *limits.Error
 	if !errors.As(err, &le) || le.Limit != "decode ceiling" {
 		t.Fatalf("one byte over: err = %v, want the decode ceiling", err)
 	}
@@ -171,7 +172,7 @@ func FuzzParseResourceContents(f *testing.F) {
 		items, err := ParseResourceContents(bytes.Clone(raw)) // it decodes escapes in place
 		if err != nil {
 			var bc *BadContentError
-			var le *LimitError
+			var le *limits.Error
 			if !errors.As(err, &bc) && !errors.As(err, &le) {
 				t.Fatalf("err %v (%T) is neither bad content nor a limit", err, err)
 			}

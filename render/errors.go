@@ -3,12 +3,8 @@ package render
 import (
 	"fmt"
 
-	"github.com/mcpx-cli/mcpx/internal/limits"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
-
-// LimitError: a named limit (LIMITS in mcpx(1)) refused the content or the
-// spill directory (exit 8); the transports' type, for the same meaning.
-type LimitError = limits.Error
 
 // BadContentError: an item of a server's reply cannot be rendered — a
 // resource item with both text and blob or neither, invalid base64 (exit 1,
@@ -30,16 +26,9 @@ func (e *BadContentError) Error() string {
 	return e.what()
 }
 
-// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
-func (e *BadContentError) ErrorCode() string { return "bad_content" }
-
-// ErrorDetails are the error's fields under --json: the item's index.
-func (e *BadContentError) ErrorDetails() map[string]any {
-	if e.Item < 0 {
-		return nil
-	}
-	return map[string]any{"item": e.Item}
-}
+// FailCode is fail.BadContent: under --json, the error's "item" is the
+// item's index (none for the result as a whole).
+func (e *BadContentError) FailCode() fail.Code { return fail.BadContent }
 
 // what is the message without the server and method.
 func (e *BadContentError) what() string {

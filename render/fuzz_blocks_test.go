@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/mcpx-cli/mcpx/internal/limits"
 )
 
 // errFuzzSpill is the spill failure the fuzz policy returns for the mime
@@ -26,14 +28,14 @@ func fuzzPolicy(spills *int) Policy {
 		*spills++
 		sum := sha256.Sum256(data)
 		h := hex.EncodeToString(sum[:])
-		return Spilled{Path: "/cache/mcp-resources/srv/" + h + "." + Extension(mime), SHA256: h, Size: int64(len(data))}, nil
+		return Spilled{Path: "/cache/mcp-resources/srv/" + h + "." + extension(mime), SHA256: h, Size: int64(len(data))}, nil
 	}}
 }
 
 // fuzzErr checks that a failure is bad content, a limit or the spill's own.
 func fuzzErr(t *testing.T, err error) {
 	var bc *BadContentError
-	var le *LimitError
+	var le *limits.Error
 	if !errors.As(err, &bc) && !errors.As(err, &le) && !errors.Is(err, errFuzzSpill) {
 		t.Fatalf("err %v (%T) is neither bad content, nor a limit, nor the spill's", err, err)
 	}
@@ -45,7 +47,7 @@ func fuzzErr(t *testing.T, err error) {
 // fuzzFill is a text block that leaves room bytes of the response ceiling
 // after used bytes of text, so that the fuzzed content meets the ceiling.
 func fuzzFill(used, room int) string {
-	return `{"type":"text","text":"` + strings.Repeat("x", max(0, ResponseCeiling-used-room)) + `"}`
+	return `{"type":"text","text":"` + strings.Repeat("x", max(0, limits.ResponseCeiling-used-room)) + `"}`
 }
 
 // fuzzMember decodes the member key of the JSON object raw as encoding/json
@@ -86,15 +88,15 @@ func fuzzCheckItem(t *testing.T, item any, raw json.RawMessage) {
 		if !utf8.ValidString(it.Text) {
 			t.Fatalf("text %q is not UTF-8", it.Text)
 		}
-		if b.Type != BlockText {
+		if b.Type != blockText {
 			return
 		}
 		if !strings.HasPrefix(b.Text, it.Text) || it.Truncated == (it.Text == b.Text && it.TotalBytes == len(b.Text)) || it.TotalBytes != len(b.Text) {
 			t.Fatalf("text item %q (truncated %v, total %d) of the text %q", it.Text, it.Truncated, it.TotalBytes, b.Text)
 		}
 	case *BlobItem:
-		if b.Type != BlockImage && b.Type != BlockAudio {
-			if b.Type != BlockResource || it.Type != "blob" {
+		if b.Type != blockImage && b.Type != blockAudio {
+			if b.Type != blockResource || it.Type != "blob" {
 				t.Fatalf("a %s item from a %q block", it.Type, b.Type)
 			}
 			return
@@ -107,11 +109,11 @@ func fuzzCheckItem(t *testing.T, item any, raw json.RawMessage) {
 		if it.Type != b.Type || err != nil || int64(len(data)) != it.SizeBytes {
 			t.Fatalf("%s item of %d bytes from a %q block of %d bytes (%v)", it.Type, it.SizeBytes, b.Type, len(data), err)
 		}
-	case *LinkItem:
-		if b.Type != BlockLink || it.URI == "" {
+	case *linkItem:
+		if b.Type != blockLink || it.URI == "" {
 			t.Fatalf("a link %q from a %q block", it.URI, b.Type)
 		}
-	case *UnknownItem:
+	case *unknownItem:
 		if it.ContentType != b.Type || !it.Omitted {
 			t.Fatalf("unknown item %q from a %q block", it.ContentType, b.Type)
 		}
@@ -173,7 +175,7 @@ func FuzzRenderPrompt(f *testing.F) {
 			}
 			return
 		}
-		if len(doc.Text) > ResponseCeiling || !utf8.ValidString(doc.Text) {
+		if len(doc.Text) > limits.ResponseCeiling || !utf8.ValidString(doc.Text) {
 			t.Fatalf("text of %d bytes, valid UTF-8 %v", len(doc.Text), utf8.ValidString(doc.Text))
 		}
 		flat := blkFlatten(t, doc)
@@ -208,7 +210,7 @@ func FuzzRenderPrompt(f *testing.F) {
 			}
 			for i, it := range dm.Content {
 				fuzzCheckItem(t, it, blocks[i])
-				if _, ok := it.(*UnknownItem); ok {
+				if _, ok := it.(*unknownItem); ok {
 					unknown++
 				}
 			}
@@ -290,18 +292,18 @@ func FuzzRenderToolResult(f *testing.F) {
 			fuzzCheckItem(t, it, blocks[i])
 			switch it := it.(type) {
 			case *TextItem:
-				if len(it.Text) > SliceClamp {
+				if len(it.Text) > limits.SliceClamp {
 					t.Fatalf("item %d: %d bytes of text", i, len(it.Text))
 				}
 				if it.Truncated && i != len(doc.Content)-1 {
 					t.Fatalf("item %d was cut at the ceiling, yet item %d follows", i, i+1)
 				}
 				text += len(it.Text)
-			case *UnknownItem:
+			case *unknownItem:
 				unknown++
 			}
 		}
-		if text > ResponseCeiling {
+		if text > limits.ResponseCeiling {
 			t.Fatalf("%d bytes of text", text)
 		}
 		if len(warnings) != unknown {
@@ -322,7 +324,7 @@ func FuzzRenderToolResult(f *testing.F) {
 			if doc.StructuredContent != nil || doc.StructuredContentPath != nil || doc.StructuredContentTruncated {
 				t.Fatalf("structured content %s from nothing", doc.StructuredContent)
 			}
-		case compact.Len() <= SliceClamp:
+		case compact.Len() <= limits.SliceClamp:
 			if !bytes.Equal(doc.StructuredContent, compact.Bytes()) || doc.StructuredContentPath != nil || doc.StructuredContentTruncated {
 				t.Fatalf("structured content %s, want %s", doc.StructuredContent, compact.Bytes())
 			}

@@ -36,7 +36,7 @@ func FuzzPageText(f *testing.F) {
 		max = 1 + int(uint(max)%uint(n+8))
 		bounds := pageDecodeBoundaries(text)
 
-		p := PageText(text, offset, max)
+		p := pageText(text, offset, max)
 		start := min(offset, n)
 		end := p.Offset + len(p.Text)
 		switch {
@@ -84,7 +84,7 @@ func FuzzPageText(f *testing.F) {
 			if pages > n {
 				t.Fatalf("more than %d pages", n)
 			}
-			p := PageText(text, off, max)
+			p := pageText(text, off, max)
 			if p.Offset != off {
 				t.Fatalf("Next %d gave a page at %d", off, p.Offset)
 			}
@@ -170,7 +170,7 @@ func FuzzExtension(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, mime string) {
-		ext := Extension(mime)
+		ext := extension(mime)
 		if !safeExtPattern.MatchString(ext) {
 			t.Fatalf("Extension(%q) = %q", mime, ext)
 		}

@@ -12,10 +12,10 @@ import (
 	"unicode/utf8"
 )
 
-// PatternContext is the number of lines of context around each match.
-const PatternContext = 2
+// patternContext is the number of lines of context around each match.
+const patternContext = 2
 
-// Grep keeps the lines of text that re matches, with PatternContext lines of
+// Grep keeps the lines of text that re matches, with patternContext lines of
 // context, the way `grep -n -C2` prints them: "N:line" for a matching line,
 // "N-line" for a context line (N counts lines from 1), and "--" between
 // groups that are not contiguous. Every output line ends with "\n". No match,
@@ -34,28 +34,28 @@ func Grep(text string, re *regexp.Regexp) string {
 	return out
 }
 
-// GrepPage is PageText(Grep(text, re), offset, max) without building the
+// GrepPage is pageText(Grep(text, re), offset, max) without building the
 // whole filtered text, which can be many times the size of text (a line
 // number for every line): it keeps only the bytes the page needs and counts
 // the rest. It stops early, returning false, once done is closed.
-func GrepPage(text string, re *regexp.Regexp, offset, max int, done <-chan struct{}) (Page, bool) {
+func GrepPage(text string, re *regexp.Regexp, offset, max int, done <-chan struct{}) (page, bool) {
 	pg, _, _, ok := grepPage(text, re, offset, max, 0, done)
 	return pg, ok
 }
 
 // grepPage is GrepPage that also returns up to ctx bytes of the filtered
 // text on either side of the page (for masking a secret the page cuts).
-func grepPage(text string, re *regexp.Regexp, offset, max, ctx int, done <-chan struct{}) (pg Page, before, after string, ok bool) {
+func grepPage(text string, re *regexp.Regexp, offset, max, ctx int, done <-chan struct{}) (pg page, before, after string, ok bool) {
 	offset, max = maxInt(offset, 0), maxInt(max, 1)
 	// The page starts at or after offset (rounded forward at most 3 bytes)
 	// and ends by offset+max+3 (a page holds at least one character).
 	lo := maxInt(offset-ctx, 0)
 	window, total, ok := grepWindow(text, re, lo, offset+max+2*utf8.UTFMax+ctx, done)
 	if !ok {
-		return Page{}, "", "", false
+		return page{}, "", "", false
 	}
 	if offset >= total {
-		return Page{Offset: total, Total: total}, "", "", true
+		return page{Offset: total, Total: total}, "", "", true
 	}
 	pre, window := window[:offset-lo], window[offset-lo:]
 	// An offset inside a character moves forward to the next one (the
@@ -65,7 +65,7 @@ func grepPage(text string, re *regexp.Regexp, offset, max, ctx int, done <-chan 
 		k++
 	}
 	// the page as a window without context after it would give it
-	pg = PageText(window[k:min(len(window), max+2*utf8.UTFMax)], 0, max)
+	pg = pageText(window[k:min(len(window), max+2*utf8.UTFMax)], 0, max)
 	before, after = pre+window[:k], window[k+len(pg.Text):]
 	offset += k
 	pg.Offset += offset
@@ -189,7 +189,7 @@ func (g *grepper) match(start, end int) {
 	n := g.countLine + strings.Count(g.text[g.countPos:start], "\n")
 	g.countPos, g.countLine = start, n
 	g.flushAfter(n - 1)
-	first := max(1, n-PatternContext, g.last+1)
+	first := max(1, n-patternContext, g.last+1)
 	if g.last > 0 && first > g.last+1 {
 		g.write("--\n")
 	}
@@ -203,7 +203,7 @@ func (g *grepper) match(start, end int) {
 		pos = e + 1
 	}
 	g.writeLine(n, ':', g.text[start:end])
-	g.last, g.lastEnd, g.afterUntil = n, end+1, n+PatternContext
+	g.last, g.lastEnd, g.afterUntil = n, end+1, n+patternContext
 }
 
 // flushAfter writes the trailing context of the last group, up to line

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// GrepPage gives exactly PageText(Grep(text, re), offset, max).
+// GrepPage gives exactly pageText(Grep(text, re), offset, max).
 func TestGrepPageEqualsPageOfGrep(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	words := []string{"ERROR", "ok", "é", "世界", "😀", "", "warn", "x"}
@@ -26,7 +26,7 @@ func TestGrepPageEqualsPageOfGrep(t *testing.T) {
 		re := res[iter%len(res)]
 		full := Grep(text, re)
 		offset, max := rng.IntN(len(full)+5), 1+rng.IntN(20)
-		want := PageText(full, offset, max)
+		want := pageText(full, offset, max)
 		got, ok := GrepPage(text, re, offset, max, nil)
 		if !ok || got.Text != want.Text || got.Offset != want.Offset || got.Total != want.Total ||
 			got.Truncated != want.Truncated || (got.Next == nil) != (want.Next == nil) || (got.Next != nil && *got.Next != *want.Next) {
@@ -68,7 +68,7 @@ func FuzzGrepPage(f *testing.F) {
 		if err != nil {
 			return
 		}
-		want := PageText(Grep(text, re), offset, max)
+		want := pageText(Grep(text, re), offset, max)
 		got, ok := GrepPage(text, re, offset, max, nil)
 		if !ok || got.Text != want.Text || got.Offset != want.Offset || got.Total != want.Total ||
 			got.Truncated != want.Truncated || (got.Next == nil) != (want.Next == nil) || (got.Next != nil && *got.Next != *want.Next) {

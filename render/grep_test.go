@@ -175,7 +175,7 @@ func naiveGrep(text string, re *regexp.Regexp) string {
 	for i, l := range lines {
 		if re.MatchString(l) {
 			match[i] = true
-			for j := i - PatternContext; j <= i+PatternContext; j++ {
+			for j := i - patternContext; j <= i+patternContext; j++ {
 				if j >= 0 && j < len(lines) {
 					show[j] = true
 				}

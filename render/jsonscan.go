@@ -1,6 +1,11 @@
 package render
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/mcpx-cli/mcpx/internal/jsonscan"
+)
 
 // span is a value's bytes [s, e) in its JSON document; e == 0 means absent.
 type span struct{ s, e int }
@@ -47,65 +52,12 @@ func scanItem(doc []byte, start, end int) itemFields {
 	return f
 }
 
-func containsByte(b []byte, c byte) bool {
-	for _, x := range b {
-		if x == c {
-			return true
-		}
-	}
-	return false
-}
+// The scanner itself lives in internal/jsonscan (the schema reader uses it
+// too); these are its names here.
 
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
+func containsByte(b []byte, c byte) bool { return bytes.IndexByte(b, c) >= 0 }
+
+func skipSpace(b []byte, i int) int { return jsonscan.SkipSpace(b, i) }
 
 // skipValue returns the end of the JSON value starting at b[i].
-func skipValue(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return i
-	}
-	for i < len(b) {
-		switch b[i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i
-		}
-		i++
-	}
-	return i
-}
-
-// skipString returns the end of the JSON string starting at b[i] (its opening quote).
-func skipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return i
-}
+func skipValue(b []byte, i int) int { return jsonscan.SkipValue(b, i) }

@@ -94,13 +94,13 @@ var mimeExtensions = map[string]string{
 	"text/yaml":                 "yaml",
 }
 
-// Extension returns the file extension (without dot) spilled files of a mime type get.
+// extension returns the file extension (without dot) spilled files of a mime type get.
 //
 // The mime type is lowercased (ASCII letters only: mime types are ASCII
 // tokens), its parameters (";...") dropped and spaces trimmed, then looked up
 // in a fixed table; anything else is "bin". The extension is never derived
 // from the mime string itself, so a server cannot choose a file name.
-func Extension(mime string) string {
+func extension(mime string) string {
 	if i := strings.IndexByte(mime, ';'); i >= 0 {
 		mime = mime[:i]
 	}

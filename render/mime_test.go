@@ -55,14 +55,14 @@ func TestExtension(t *testing.T) {
 		{"image/pn\u212a", "bin"}, // KELVIN SIGN
 		{"image/ png", "bin"},
 	} {
-		if got := Extension(tc.mime); got != tc.want {
+		if got := extension(tc.mime); got != tc.want {
 			t.Errorf("Extension(%q) = %q, want %q", tc.mime, got, tc.want)
 		}
 	}
 }
 
 // TestExtensionTable checks every entry of the table: a lowercase key
-// without parameters or spaces, a safe extension, and found by Extension.
+// without parameters or spaces, a safe extension, and found by extension.
 func TestExtensionTable(t *testing.T) {
 	if len(mimeExtensions) < 40 {
 		t.Errorf("the table has %d entries", len(mimeExtensions))
@@ -75,7 +75,7 @@ func TestExtensionTable(t *testing.T) {
 		if !key.MatchString(mime) {
 			t.Errorf("table key %q is not a lowercase type/subtype", mime)
 		}
-		if got := Extension(mime); got != ext {
+		if got := extension(mime); got != ext {
 			t.Errorf("Extension(%q) = %q, want the table's %q", mime, got, ext)
 		}
 	}

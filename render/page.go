@@ -2,8 +2,8 @@ package render
 
 import "unicode/utf8"
 
-// Page is one page of a text.
-type Page struct {
+// page is one page of a text.
+type page struct {
 	Text      string
 	Offset    int  // the byte where this page actually starts, after rounding forward to a character boundary (clamped to len(text))
 	Truncated bool // more text remains after this page
@@ -11,7 +11,7 @@ type Page struct {
 	Next      *int // the offset of the next page; nil at the end
 }
 
-// PageText returns the page of text that starts at offset and holds at most
+// pageText returns the page of text that starts at offset and holds at most
 // max bytes, without ever splitting a character: an offset inside a
 // character moves forward to the next character boundary, the end of the
 // page moves back to one. An offset at or past the end gives an empty page
@@ -29,7 +29,7 @@ type Page struct {
 // than 3 bytes, and valid characters are never split.
 //
 // Callers pass offset >= 0 and max >= 1; smaller values are treated as 0 and 1.
-func PageText(text string, offset, max int) Page {
+func pageText(text string, offset, max int) page {
 	n := len(text)
 	if offset < 0 {
 		offset = 0
@@ -41,7 +41,7 @@ func PageText(text string, offset, max int) Page {
 		max = 1
 	}
 	offset = boundaryForward(text, offset)
-	p := Page{Offset: offset, Total: n}
+	p := page{Offset: offset, Total: n}
 	if offset >= n {
 		return p
 	}

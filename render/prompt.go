@@ -7,14 +7,16 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/mcpx-cli/mcpx/internal/limits"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
-// PromptMessage is one rendered message of a prompt (see prompt in
+// promptMessage is one rendered message of a prompt (see prompt in
 // COMMANDS, mcpx(1)).
-type PromptMessage struct {
+type promptMessage struct {
 	Role    string `json:"role"`
-	Content []any  `json:"content"` // *TextItem, *BlobItem, *LinkItem, *UnknownItem
+	Content []any  `json:"content"` // *TextItem, *BlobItem, *linkItem, *unknownItem
 }
 
 // PromptDoc is the document of `mcpx prompt`. Text is exactly what text
@@ -23,7 +25,7 @@ type PromptDoc struct {
 	Server      string          `json:"server"`
 	Prompt      string          `json:"prompt"`
 	Description *string         `json:"description"`
-	Messages    []PromptMessage `json:"messages"`
+	Messages    []promptMessage `json:"messages"`
 	Text        string          `json:"text"`
 	Truncated   bool            `json:"truncated"` // the text was cut at the response ceiling
 	Omitted     int             `json:"omitted"`   // content blocks past the ceiling, not rendered
@@ -76,7 +78,7 @@ func readPrompt(raw []byte) (doc *PromptDoc, list gjson.Result, base int, err er
 	if !res.IsObject() {
 		return nil, list, 0, &BadContentError{Item: -1, Msg: "the result is not a JSON object"}
 	}
-	doc = &PromptDoc{Messages: []PromptMessage{}}
+	doc = &PromptDoc{Messages: []promptMessage{}}
 	// The members as encoding/json reads them (the last of repeated keys
 	// wins), like those of each message and block.
 	top := scanMembers(raw, res.Index, res.Index+len(res.Raw))
@@ -94,7 +96,7 @@ func readPrompt(raw []byte) (doc *PromptDoc, list gjson.Result, base int, err er
 // checkPromptBlocks checks every message and block of list (at base in
 // raw) and applies the decode ceiling to them all, keeping nothing; it
 // returns how many blocks there are.
-func checkPromptBlocks(raw []byte, list gjson.Result, base int, sec Secrets) (total int, err error) {
+func checkPromptBlocks(raw []byte, list gjson.Result, base int, sec *secret.Set) (total int, err error) {
 	var sizes int64
 	err = eachMessage(raw, list, base, sec, func(k int, role string, content span) error {
 		where := fmt.Sprintf("message #%d", k)
@@ -132,7 +134,7 @@ func (w *promptWriter) message(k int, role string, content span) error {
 	if k > 0 {
 		label = "\n" + label
 	}
-	if len(label) > ResponseCeiling-w.out.Len() {
+	if len(label) > limits.ResponseCeiling-w.out.Len() {
 		w.full = true
 		return errStop
 	}
@@ -145,7 +147,7 @@ func (w *promptWriter) message(k int, role string, content span) error {
 		roleWarning = fmt.Sprintf("%s has the role %q, which MCP does not define; it is labelled [%s]", where, role, text.EscapeClip(role, 200))
 	}
 	nwarn := len(w.warnings)
-	pm := PromptMessage{Role: role, Content: []any{}}
+	pm := promptMessage{Role: role, Content: []any{}}
 	err := eachBlock(w.raw, content, func(i int, sp span) error {
 		return w.block(i, sp, where, &pm)
 	})
@@ -164,7 +166,7 @@ func (w *promptWriter) message(k int, role string, content span) error {
 	if err != nil {
 		return err
 	}
-	if w.out.Len() >= ResponseCeiling {
+	if w.out.Len() >= limits.ResponseCeiling {
 		w.full = true
 		return errStop
 	}
@@ -174,7 +176,7 @@ func (w *promptWriter) message(k int, role string, content span) error {
 
 // block renders block i of a message into pm and the text, cutting a text
 // at the ceiling; a placeholder that does not fit whole ends the walk.
-func (w *promptWriter) block(i int, sp span, where string, pm *PromptMessage) error {
+func (w *promptWriter) block(i int, sp span, where string, pm *promptMessage) error {
 	b, err := checkBlock(w.raw, sp.s, sp.e, i, where)
 	if err != nil {
 		return err
@@ -183,7 +185,7 @@ func (w *promptWriter) block(i int, sp span, where string, pm *PromptMessage) er
 	if i > 0 {
 		sep = "\n"
 	}
-	left := ResponseCeiling - w.out.Len() - len(sep)
+	left := limits.ResponseCeiling - w.out.Len() - len(sep)
 	if left <= 0 || b.minLine(w.raw, w.p.SpillDir, true) > left {
 		w.full = true
 		return errStop
@@ -225,7 +227,7 @@ var errStop = errors.New("stop")
 // an object, has no string role, a role that is not a plain word, or no
 // content object or array is a *BadContentError (quoting a role with
 // sec's secrets masked).
-func eachMessage(raw []byte, list gjson.Result, base int, sec Secrets, visit func(k int, role string, content span) error) error {
+func eachMessage(raw []byte, list gjson.Result, base int, sec *secret.Set, visit func(k int, role string, content span) error) error {
 	k := 0
 	var err error
 	list.ForEach(func(_, m gjson.Result) bool {
@@ -244,7 +246,7 @@ func eachMessage(raw []byte, list gjson.Result, base int, sec Secrets, visit fun
 			return bad("no string \"role\"")
 		case role == "user" || role == "assistant" || plainRole(role):
 		default:
-			return bad("its role %s is not a plain word", QuoteMasked(sec, role, 40))
+			return bad("its role %s is not a plain word", sec.Quote(role, 40))
 		}
 		c := f.get("content")
 		if !c.is(raw, '{') && !c.is(raw, '[') {
@@ -278,11 +280,11 @@ func eachBlock(raw []byte, content span, visit func(i int, sp span) error) error
 // placeholder with a path of the spill directory plus a file name
 // (SHA256.EXT); when path is false, the path alone and its newline.
 func (b *block) minLine(doc []byte, spillDir string, placeholderLine bool) int {
-	if b.typ != BlockImage && b.typ != BlockAudio {
+	if b.typ != blockImage && b.typ != blockAudio {
 		return 0
 	}
 	mime, _ := shortString(doc, b.m.get("mimeType"))
-	path := len(spillDir) + 1 + 64 + 1 + len(Extension(mime))
+	path := len(spillDir) + 1 + 64 + 1 + len(extension(mime))
 	if !placeholderLine {
 		return path + 1
 	}

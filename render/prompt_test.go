@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/mcpx-cli/mcpx/internal/limits"
 )
 
 // plainLabel is a line that reads as a message label.
@@ -282,21 +284,21 @@ func TestRenderPromptMalformed(t *testing.T) {
 	}
 }
 
-// Blobs over the decode ceiling in total are a *LimitError, found before
+// Blobs over the decode ceiling in total are a *limits.Error, found before
 // anything is decoded or spilled.
 func TestRenderPromptDecodeCeiling(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a 70 MB prompt")
 	}
-	half := strings.Repeat("A", (DecodeCeiling/2)/3*4+8) // DecodeCeiling/2 + 6 bytes, roughly
+	half := strings.Repeat("A", (limits.DecodeCeiling/2)/3*4+8) // limits.DecodeCeiling/2 + 6 bytes, roughly
 	raw := blkPrompt(
 		blkMsg("user", `[{"type":"image","data":"AAEC","mimeType":"image/png"},{"type":"image","data":"`+half+`"}]`),
 		blkMsg("assistant", `{"type":"resource","resource":{"uri":"x","blob":"`+half+`"}}`),
 	)
 	p, root := blkPolicy(t)
 	doc, _, err := RenderPrompt(raw, p)
-	var le *LimitError
-	if !errors.As(err, &le) || le.Limit != "decode ceiling" || le.Value != DecodeCeiling || doc != nil {
+	var le *limits.Error
+	if !errors.As(err, &le) || le.Limit != "decode ceiling" || le.Value != limits.DecodeCeiling || doc != nil {
 		t.Fatalf("err %v (%T)", err, err)
 	}
 	if !strings.Contains(err.Error(), "50 MiB (52428800 bytes)") {
@@ -317,15 +319,15 @@ func TestRenderPromptCeiling(t *testing.T) {
 		ch   string // straddles the ceiling
 		keep int    // length of the text kept
 	}{
-		{ResponseCeiling - label - 1, "é", ResponseCeiling - label - 1},
-		{ResponseCeiling - label - 2, "é", ResponseCeiling - label},
-		{ResponseCeiling - label - 1, "世", ResponseCeiling - label - 1},
-		{ResponseCeiling - label - 2, "世", ResponseCeiling - label - 2},
-		{ResponseCeiling - label - 3, "世", ResponseCeiling - label},
-		{ResponseCeiling - label - 1, "😀", ResponseCeiling - label - 1},
-		{ResponseCeiling - label - 2, "😀", ResponseCeiling - label - 2},
-		{ResponseCeiling - label - 3, "😀", ResponseCeiling - label - 3},
-		{ResponseCeiling - label - 4, "😀", ResponseCeiling - label},
+		{limits.ResponseCeiling - label - 1, "é", limits.ResponseCeiling - label - 1},
+		{limits.ResponseCeiling - label - 2, "é", limits.ResponseCeiling - label},
+		{limits.ResponseCeiling - label - 1, "世", limits.ResponseCeiling - label - 1},
+		{limits.ResponseCeiling - label - 2, "世", limits.ResponseCeiling - label - 2},
+		{limits.ResponseCeiling - label - 3, "世", limits.ResponseCeiling - label},
+		{limits.ResponseCeiling - label - 1, "😀", limits.ResponseCeiling - label - 1},
+		{limits.ResponseCeiling - label - 2, "😀", limits.ResponseCeiling - label - 2},
+		{limits.ResponseCeiling - label - 3, "😀", limits.ResponseCeiling - label - 3},
+		{limits.ResponseCeiling - label - 4, "😀", limits.ResponseCeiling - label},
 	} {
 		text := strings.Repeat("a", c.pad) + c.ch + strings.Repeat(c.ch, 100) + "end"
 		img := `{"type":"image","data":"AAEC","mimeType":"image/png"}`
@@ -338,8 +340,8 @@ func TestRenderPromptCeiling(t *testing.T) {
 		if err != nil || len(warnings) != 0 {
 			t.Fatal(err, warnings)
 		}
-		name := c.ch + " at " + strings.Repeat("+", ResponseCeiling-label-c.pad)
-		if len(doc.Text) > ResponseCeiling || !utf8.ValidString(doc.Text) {
+		name := c.ch + " at " + strings.Repeat("+", limits.ResponseCeiling-label-c.pad)
+		if len(doc.Text) > limits.ResponseCeiling || !utf8.ValidString(doc.Text) {
 			t.Errorf("%s: %d bytes of text, valid UTF-8 %v", name, len(doc.Text), utf8.ValidString(doc.Text))
 		}
 		if doc.Text != "[user]\n"+text[:c.keep] || !doc.Truncated || doc.Omitted != 4 || len(doc.Messages) != 1 {
@@ -366,7 +368,7 @@ func TestRenderPromptCeiling(t *testing.T) {
 func TestRenderPromptCeilingEdges(t *testing.T) {
 	img := `{"type":"image","data":"AAEC","mimeType":"image/png"}`
 	// text fills message #0 up to n bytes before the ceiling
-	fill := func(n int) string { return strings.Repeat("x", ResponseCeiling-len("[user]\n")-len("\n")-n) }
+	fill := func(n int) string { return strings.Repeat("x", limits.ResponseCeiling-len("[user]\n")-len("\n")-n) }
 	for _, c := range []struct {
 		name      string
 		raw       []byte
@@ -406,7 +408,7 @@ func TestRenderPromptCeilingEdges(t *testing.T) {
 				len("[user]\n"+c.text), c.text[max(0, len(c.text)-20):], c.messages, c.omitted, c.truncated)
 			continue
 		}
-		if len(doc.Text) > ResponseCeiling {
+		if len(doc.Text) > limits.ResponseCeiling {
 			t.Errorf("%s: %d bytes", c.name, len(doc.Text))
 		}
 		if got := blkFlatten(t, doc); got != doc.Text && got != doc.Text+"\n" {
@@ -450,8 +452,8 @@ func TestRenderPromptManyBlocks(t *testing.T) {
 	// block #0 right after the label, then one separator per block while
 	// there is room for the separator and something more
 	shown := len(doc.Messages[0].Content)
-	if doc.Text != "[user]\n"+strings.Repeat("\n", ResponseCeiling-len("[user]\n")-1) || !doc.Truncated ||
-		shown+doc.Omitted != m || shown != ResponseCeiling-len("[user]\n") {
+	if doc.Text != "[user]\n"+strings.Repeat("\n", limits.ResponseCeiling-len("[user]\n")-1) || !doc.Truncated ||
+		shown+doc.Omitted != m || shown != limits.ResponseCeiling-len("[user]\n") {
 		t.Fatalf("%d bytes, truncated %v, %d shown, %d omitted", len(doc.Text), doc.Truncated, shown, doc.Omitted)
 	}
 	if got := blkFlatten(t, doc); got != doc.Text+"\n" {

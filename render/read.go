@@ -6,6 +6,9 @@ import (
 	"regexp"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/mcpx-cli/mcpx/internal/limits"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 )
 
 // TextItem is a rendered text item (see read in COMMANDS, mcpx(1)).
@@ -54,7 +57,7 @@ type ReadDoc struct {
 type Policy struct {
 	Pattern *regexp.Regexp // --pattern, or nil
 	Offset  int            // --offset
-	Max     int            // --max-bytes, already clamped to SliceClamp
+	Max     int            // --max-bytes, already clamped to limits.SliceClamp
 	// Spill writes binary content to a file (the spill writer, bound to the server).
 	Spill func(data []byte, mime string) (Spilled, error)
 	// Ctx bounds the work (the filter over a big text): its end stops it.
@@ -65,21 +68,21 @@ type Policy struct {
 	SpillDir string
 	// Secrets masks a secret that a page, a cut or an item boundary
 	// splits (nil: nothing is masked here; output masks whole secrets).
-	Secrets Secrets
+	Secrets *secret.Set
 	// Text says the result is printed as text, not as a JSON document:
 	// a tool result's structured content, which mirrors its content
 	// items, is then rendered (and spilled) only when there are none.
 	Text bool
 }
 
-// RenderContents applies the content policy to the items of a response, in
+// renderContents applies the content policy to the items of a response, in
 // order: text is filtered by the pattern and paged; a blob that is text
-// (IsText) is treated as text whatever its claimed mime type, any other
+// (isText) is treated as text whatever its claimed mime type, any other
 // blob is spilled. Once the text of the response reaches the response
 // ceiling, the remaining items are counted in omitted instead of rendered
 // (a spilled blob counts as the line that shows its path, an empty text as
 // one byte, so that no number of items can grow a response without bound).
-func RenderContents(items []Content, p Policy) (rendered []any, omitted int, err error) {
+func renderContents(items []Content, p Policy) (rendered []any, omitted int, err error) {
 	r := renderer{p: p, seams: newSeams(p)}
 	for _, c := range items {
 		if r.full() {
@@ -93,7 +96,7 @@ func RenderContents(items []Content, p Policy) (rendered []any, omitted int, err
 	return r.rendered, r.omitted, nil
 }
 
-// RenderResourceRead is RenderContents for a raw resources/read result,
+// RenderResourceRead is renderContents for a raw resources/read result,
 // parsed defensively (see ParseResourceContents): every item is checked, and
 // the decode ceiling applied, before anything is decoded or spilled; then
 // items are decoded and rendered one at a time, and items past the response
@@ -138,7 +141,7 @@ type renderer struct {
 	seams    *seams
 }
 
-func (r *renderer) full() bool { return r.used >= ResponseCeiling }
+func (r *renderer) full() bool { return r.used >= limits.ResponseCeiling }
 
 // omit counts c, an item the response ceiling leaves out. The first one
 // ends the seams: a page that reached the end of its text, right before
@@ -155,7 +158,7 @@ func (r *renderer) omit(c Content) {
 }
 
 func (r *renderer) add(c Content) error {
-	if c.IsBlob && !IsText(c.Blob) {
+	if c.IsBlob && !isText(c.Blob) {
 		b, err := r.p.blob(c)
 		if err != nil {
 			return err
@@ -169,7 +172,7 @@ func (r *renderer) add(c Content) error {
 	if c.IsBlob {
 		text = string(c.Blob)
 	}
-	left := ResponseCeiling - r.used
+	left := limits.ResponseCeiling - r.used
 	t, err := r.p.text(text, min(r.p.Max, left), r.seams)
 	if err != nil {
 		return err
@@ -202,7 +205,7 @@ func (p Policy) text(text string, max int, sm *seams) (*TextItem, error) {
 		sm.other()
 		return t, nil
 	}
-	pg := PageText(text, p.Offset, max)
+	pg := pageText(text, p.Offset, max)
 	t := &TextItem{Type: "text", Text: pg.Text, Offset: pg.Offset, Truncated: pg.Truncated,
 		TotalBytes: pg.Total, NextOffset: pg.Next, Bytes: len(pg.Text)}
 	sm.text(t, text, pg.Offset, pg.Offset+len(pg.Text))

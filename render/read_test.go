@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mcpx-cli/mcpx/internal/limits"
 )
 
 // fakeSpill records what would be spilled.
@@ -25,7 +27,7 @@ func TestRenderContents(t *testing.T) {
 		{Index: 3, URI: "x://nul", MimeType: "text/plain", IsBlob: true, Blob: []byte("a\x00b")},
 		{Index: 4, Text: ""},
 	}
-	got, omitted, err := RenderContents(items, Policy{Offset: 1, Max: 3, Spill: f.spill})
+	got, omitted, err := renderContents(items, Policy{Offset: 1, Max: 3, Spill: f.spill})
 	if err != nil || omitted != 0 {
 		t.Fatalf("err %v, omitted %d", err, omitted)
 	}
@@ -45,7 +47,7 @@ func TestRenderContents(t *testing.T) {
 
 func TestRenderContentsPattern(t *testing.T) {
 	text := "a\nERROR 1\nb\nc\nd\ne\nf\nERROR 2\n"
-	got, _, err := RenderContents([]Content{{Text: text}}, Policy{Pattern: regexp.MustCompile("ERROR"), Max: 1000})
+	got, _, err := renderContents([]Content{{Text: text}}, Policy{Pattern: regexp.MustCompile("ERROR"), Max: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +57,7 @@ func TestRenderContentsPattern(t *testing.T) {
 		t.Fatalf("got %q (%d), want %q", it.Text, it.TotalBytes, want)
 	}
 	// offsets count the filtered text
-	got, _, _ = RenderContents([]Content{{Text: text}}, Policy{Pattern: regexp.MustCompile("ERROR"), Offset: 22, Max: 6})
+	got, _, _ = renderContents([]Content{{Text: text}}, Policy{Pattern: regexp.MustCompile("ERROR"), Offset: 22, Max: 6})
 	it = got[0].(*TextItem)
 	if it.Text != "--\n6-e" || *it.NextOffset != 28 {
 		t.Fatalf("page at 22: %q next %v", it.Text, *it.NextOffset)
@@ -67,7 +69,7 @@ func TestRenderContentsCeiling(t *testing.T) {
 	big := strings.Repeat("x", 90000)
 	items := []Content{{Text: big}, {Text: big}, {Text: big}, {Text: "small"}, {IsBlob: true, Blob: []byte{0xff}}}
 	f := &fakeSpill{}
-	got, omitted, err := RenderContents(items, Policy{Max: SliceClamp, Spill: f.spill})
+	got, omitted, err := renderContents(items, Policy{Max: limits.SliceClamp, Spill: f.spill})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,22 +77,22 @@ func TestRenderContentsCeiling(t *testing.T) {
 		t.Fatalf("%d rendered, %d omitted; want 3 and 2", len(got), omitted)
 	}
 	third := got[2].(*TextItem)
-	if len(third.Text) != ResponseCeiling-180000 || !third.Truncated || *third.NextOffset != ResponseCeiling-180000 {
+	if len(third.Text) != limits.ResponseCeiling-180000 || !third.Truncated || *third.NextOffset != limits.ResponseCeiling-180000 {
 		t.Fatalf("third item: %d bytes, next %v", len(third.Text), third.NextOffset)
 	}
 	if len(f.calls) != 0 {
 		t.Fatalf("an omitted blob was spilled: %q", f.calls)
 	}
 	// exactly at the ceiling: the next item is omitted
-	got, omitted, _ = RenderContents([]Content{{Text: strings.Repeat("y", ResponseCeiling)}, {Text: "z"}}, Policy{Max: SliceClamp})
+	got, omitted, _ = renderContents([]Content{{Text: strings.Repeat("y", limits.ResponseCeiling)}, {Text: "z"}}, Policy{Max: limits.SliceClamp})
 	if len(got) != 1 || omitted != 1 {
 		t.Fatalf("at the ceiling: %d rendered, %d omitted", len(got), omitted)
 	}
 }
 
 func TestRenderContentsSpillError(t *testing.T) {
-	boom := &LimitError{Limit: "spill directory", Msg: "refused"}
-	_, _, err := RenderContents([]Content{{IsBlob: true, Blob: []byte{0}}}, Policy{Max: 10,
+	boom := &limits.Error{Limit: "spill directory", Msg: "refused"}
+	_, _, err := renderContents([]Content{{IsBlob: true, Blob: []byte{0}}}, Policy{Max: 10,
 		Spill: func([]byte, string) (Spilled, error) { return Spilled{}, boom }})
 	if !errors.Is(err, boom) {
 		t.Fatalf("err = %v", err)
@@ -122,12 +124,12 @@ func TestRenderResourceRead(t *testing.T) {
 	}
 	b.WriteString(`]}`)
 	got, omitted, err := RenderResourceRead([]byte(b.String()), Policy{Max: 10, Spill: f.spill})
-	if err != nil || len(got) != ResponseCeiling || omitted != n-ResponseCeiling {
-		t.Fatalf("%d empty items: %d rendered, %d omitted, %v; want %d and %d", n, len(got), omitted, err, ResponseCeiling, n-ResponseCeiling)
+	if err != nil || len(got) != limits.ResponseCeiling || omitted != n-limits.ResponseCeiling {
+		t.Fatalf("%d empty items: %d rendered, %d omitted, %v; want %d and %d", n, len(got), omitted, err, limits.ResponseCeiling, n-limits.ResponseCeiling)
 	}
 
-	raw = `{"contents":[{"uri":"a","text":"` + strings.Repeat("x", ResponseCeiling) + `"},{"uri":"b","blob":"/wA="},{"uri":"c","text":"late"}]}`
-	got, omitted, err = RenderResourceRead([]byte(raw), Policy{Max: SliceClamp, Spill: f.spill})
+	raw = `{"contents":[{"uri":"a","text":"` + strings.Repeat("x", limits.ResponseCeiling) + `"},{"uri":"b","blob":"/wA="},{"uri":"c","text":"late"}]}`
+	got, omitted, err = RenderResourceRead([]byte(raw), Policy{Max: limits.SliceClamp, Spill: f.spill})
 	if err != nil || len(got) != 1 || omitted != 2 || len(f.calls) != 0 {
 		t.Fatalf("after the ceiling: %d rendered, %d omitted, %d spilled, %v", len(got), omitted, len(f.calls), err)
 	}
@@ -136,7 +138,7 @@ func TestRenderResourceRead(t *testing.T) {
 // CutByCeiling marks the page the response ceiling shortened, and only it.
 func TestRenderContentsCutByCeiling(t *testing.T) {
 	big := strings.Repeat("x", 61440)
-	got, _, err := RenderContents([]Content{{Text: big}, {Text: big}, {Text: big}, {Text: big}}, Policy{Max: SliceClamp})
+	got, _, err := renderContents([]Content{{Text: big}, {Text: big}, {Text: big}, {Text: big}}, Policy{Max: limits.SliceClamp})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +148,7 @@ func TestRenderContentsCutByCeiling(t *testing.T) {
 			t.Errorf("item %d (%d bytes): CutByCeiling %v, want %v", i, len(it.Text), it.CutByCeiling, want)
 		}
 	}
-	got, _, _ = RenderContents([]Content{{Text: big}, {Text: big}, {Text: big}, {Text: big}}, Policy{Max: 51200})
+	got, _, _ = renderContents([]Content{{Text: big}, {Text: big}, {Text: big}, {Text: big}}, Policy{Max: 51200})
 	for i, r := range got {
 		if r.(*TextItem).CutByCeiling {
 			t.Errorf("default pages: item %d marked as cut by the ceiling", i)

@@ -1,28 +1,15 @@
 package render
 
-import (
-	"unicode/utf8"
-
-	"github.com/mcpx-cli/mcpx/internal/text"
-)
-
-// Secrets masks the secrets in the texts of a response. Output masks every
-// whole secret it prints; what it cannot see is a secret cut in two — by
-// the start or end of a page, by the response ceiling, or by the boundary
-// between two content items — so the content policy masks each piece it
-// shows against the text around it (see SECRETS in mcpx(1)).
-type Secrets interface {
-	// MaskIn returns text with every secret masked, including the part
-	// of one that begins in before or ends in after.
-	MaskIn(before, text, after string) string
-	// Longest is the length in bytes of the longest secret (0: none).
-	Longest() int
-}
+// Output masks every whole secret it prints; what it cannot see is a
+// secret cut in two — by the start or end of a page, by the response
+// ceiling, or by the boundary between two content items — so the content
+// policy masks each piece it shows against the text around it, with the
+// Policy's secret set (see SECRETS in mcpx(1)).
 
 // maskPage returns page = whole[start:end] masked against the rest of
-// whole (nil Secrets: page as it is).
+// whole (no secrets: page as it is).
 func (p Policy) maskPage(whole string, start, end int) string {
-	if p.Secrets == nil || p.Secrets.Longest() == 0 {
+	if p.Secrets.Longest() == 0 {
 		return whole[start:end]
 	}
 	return p.Secrets.MaskIn(whole[:start], whole[start:end], whole[end:])
@@ -44,11 +31,7 @@ type seams struct {
 }
 
 func newSeams(p Policy) *seams {
-	s := &seams{p: p}
-	if p.Secrets != nil {
-		s.n = p.Secrets.Longest()
-	}
-	return s
+	return &seams{p: p, n: p.Secrets.Longest()}
 }
 
 // text masks t, whose Text is the page whole[start:end] of an item.
@@ -91,39 +74,4 @@ func (s *seams) omitted(next string) {
 // around it.
 func (s *seams) other() {
 	s.open, s.prevTail = nil, ""
-}
-
-// MaskedHead returns the start of s, a server's string that a message
-// quotes, with its secrets masked (sec may be nil), and whether s goes on
-// past it: the first 4n+4096 bytes, enough for a cut at n characters,
-// masked against the bytes after them, so that a secret the window cuts
-// shows as *** too. A message masks before it cuts: a cut must never leave
-// the start of a secret in clear (see SECRETS in mcpx(1)).
-func MaskedHead(sec Secrets, s string, n int) (head string, more bool) {
-	w := len(s)
-	if limit := utf8.UTFMax*n + 4096; w > limit {
-		w = limit
-		for w > 0 && !utf8.RuneStart(s[w]) {
-			w--
-		}
-	}
-	head, more = s[:w], w < len(s)
-	if sec != nil && sec.Longest() > 0 {
-		head = sec.MaskIn("", head, s[w:])
-	}
-	return head, more
-}
-
-// ClipMasked is text.EscapeClip of a server's string whose secrets are
-// masked before it is cut (see MaskedHead).
-func ClipMasked(sec Secrets, s string, n int) string {
-	head, more := MaskedHead(sec, s, n)
-	return text.EscapeClipHead(head, more, n)
-}
-
-// QuoteMasked is text.QuoteClip of a server's string whose secrets are
-// masked before it is cut (see MaskedHead).
-func QuoteMasked(sec Secrets, s string, n int) string {
-	head, more := MaskedHead(sec, s, n)
-	return text.QuoteClipHead(head, more, n)
 }

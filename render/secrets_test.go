@@ -7,42 +7,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpx-cli/mcpx/internal/text"
+	"github.com/mcpx-cli/mcpx/internal/limits"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 )
 
-// fakeSecrets masks by brute force: every byte of text that an occurrence
-// of a secret in before+text+after covers is part of a run shown as ***.
-type fakeSecrets []string
-
-func (f fakeSecrets) Longest() int {
-	n := 0
-	for _, s := range f {
-		n = max(n, len(s))
-	}
-	return n
-}
-
-func (f fakeSecrets) MaskIn(before, text, after string) string {
-	whole := before + text + after
-	covered := make([]bool, len(whole))
-	for _, s := range f {
-		for i := 0; i+len(s) <= len(whole); i++ {
-			if whole[i:i+len(s)] == s {
-				for k := i; k < i+len(s); k++ {
-					covered[k] = true
-				}
-			}
-		}
-	}
-	var b strings.Builder
-	for i := len(before); i < len(before)+len(text); i++ {
-		if !covered[i] {
-			b.WriteByte(whole[i])
-		} else if i == len(before) || !covered[i-1] {
-			b.WriteString("***")
-		}
-	}
-	return b.String()
+// secretsOf is a set of the given secrets.
+func secretsOf(values ...string) *secret.Set {
+	s := &secret.Set{}
+	s.Add(values...)
+	return s
 }
 
 // TestPagesMaskSplitSecrets: a page that starts or ends inside a secret
@@ -51,7 +24,7 @@ func (f fakeSecrets) MaskIn(before, text, after string) string {
 // two halves).
 func TestPagesMaskSplitSecrets(t *testing.T) {
 	text := "token: hunter2-hunter2 end"
-	sec := fakeSecrets{"hunter2-hunter2"}
+	sec := secretsOf("hunter2-hunter2")
 	for _, tc := range []struct {
 		offset, max int
 		want        string
@@ -63,7 +36,7 @@ func TestPagesMaskSplitSecrets(t *testing.T) {
 		{0, 100, "token: *** end", nil},
 		{5, 3, ": ***", 8}, // ": h", where the secret starts
 	} {
-		got, _, err := RenderContents([]Content{{Text: text}}, Policy{Offset: tc.offset, Max: tc.max, Secrets: sec})
+		got, _, err := renderContents([]Content{{Text: text}}, Policy{Offset: tc.offset, Max: tc.max, Secrets: sec})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +50,7 @@ func TestPagesMaskSplitSecrets(t *testing.T) {
 		}
 	}
 	// with --pattern, pages of the filtered text
-	got, _, err := RenderContents([]Content{{Text: "a\nkey hunter2-hunter2\nb\n"}},
+	got, _, err := renderContents([]Content{{Text: "a\nkey hunter2-hunter2\nb\n"}},
 		Policy{Pattern: regexp.MustCompile("key"), Offset: 0, Max: 12, Secrets: sec})
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +58,7 @@ func TestPagesMaskSplitSecrets(t *testing.T) {
 	if it := got[0].(*TextItem); it.Text != "1-a\n2:key ***" || *it.NextOffset != 12 {
 		t.Errorf("pattern page %q next %d", it.Text, *it.NextOffset)
 	}
-	got, _, _ = RenderContents([]Content{{Text: "a\nkey hunter2-hunter2\nb\n"}},
+	got, _, _ = renderContents([]Content{{Text: "a\nkey hunter2-hunter2\nb\n"}},
 		Policy{Pattern: regexp.MustCompile("key"), Offset: 12, Max: 100, Secrets: sec})
 	if it := got[0].(*TextItem); it.Text != "***\n3-b\n" {
 		t.Errorf("pattern page 2 %q", it.Text)
@@ -96,8 +69,8 @@ func TestPagesMaskSplitSecrets(t *testing.T) {
 // items is masked on both sides, in a resource read and in a tool result;
 // an item in between (a blob) separates them.
 func TestItemsMaskSplitSecrets(t *testing.T) {
-	sec := fakeSecrets{"hunter2-hunter2"}
-	got, _, err := RenderContents([]Content{{Text: "first hunter2"}, {Text: "-hunter2 second"}, {Text: "x"}}, Policy{Max: 100, Secrets: sec})
+	sec := secretsOf("hunter2-hunter2")
+	got, _, err := renderContents([]Content{{Text: "first hunter2"}, {Text: "-hunter2 second"}, {Text: "x"}}, Policy{Max: 100, Secrets: sec})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,12 +87,12 @@ func TestItemsMaskSplitSecrets(t *testing.T) {
 		t.Errorf("raw read items %q %q", a, b)
 	}
 	// pages that do not reach the seam are left alone
-	got, _, _ = RenderContents([]Content{{Text: "first hunter2"}, {Text: "-hunter2 second"}}, Policy{Max: 3, Secrets: sec})
+	got, _, _ = renderContents([]Content{{Text: "first hunter2"}, {Text: "-hunter2 second"}}, Policy{Max: 3, Secrets: sec})
 	if a, b := got[0].(*TextItem).Text, got[1].(*TextItem).Text; a != "fir" || b != "***" {
 		t.Errorf("short pages %q %q", a, b)
 	}
 	f := &fakeSpill{}
-	got, _, _ = RenderContents([]Content{{Text: "first hunter2"}, {IsBlob: true, Blob: []byte{0, 1}}, {Text: "-hunter2 second"}},
+	got, _, _ = renderContents([]Content{{Text: "first hunter2"}, {IsBlob: true, Blob: []byte{0, 1}}, {Text: "-hunter2 second"}},
 		Policy{Max: 100, Secrets: sec, Spill: f.spill})
 	if a, b := got[0].(*TextItem).Text, got[2].(*TextItem).Text; a != "first hunter2" || b != "-hunter2 second" {
 		t.Errorf("separated items %q %q", a, b)
@@ -144,18 +117,18 @@ func TestItemsMaskSplitSecrets(t *testing.T) {
 // ceiling shows *** for the part of a secret it keeps.
 func TestCeilingCutMasksSecret(t *testing.T) {
 	secret := "s3cr3t-" + strings.Repeat("x", 20)
-	sec := fakeSecrets{secret}
-	text := strings.Repeat("a", SliceClamp-10) + secret + " tail"
+	sec := secretsOf(secret)
+	text := strings.Repeat("a", limits.SliceClamp-10) + secret + " tail"
 	tool := fmt.Sprintf(`{"content":[{"type":"text","text":%q}]}`, text)
 	doc, _, err := RenderToolResult([]byte(tool), Policy{Secrets: sec})
 	if err != nil {
 		t.Fatal(err)
 	}
 	it := doc.Content[0].(*TextItem)
-	if !it.Truncated || it.Bytes != SliceClamp || !strings.HasSuffix(it.Text, "a***") || strings.Contains(it.Text, "s3cr") {
+	if !it.Truncated || it.Bytes != limits.SliceClamp || !strings.HasSuffix(it.Text, "a***") || strings.Contains(it.Text, "s3cr") {
 		t.Errorf("tool cut: truncated %v bytes %d, ends %q", it.Truncated, it.Bytes, it.Text[len(it.Text)-10:])
 	}
-	prompt := fmt.Sprintf(`{"messages":[{"role":"user","content":{"type":"text","text":%q}}]}`, strings.Repeat("a", ResponseCeiling-20)+secret+" tail")
+	prompt := fmt.Sprintf(`{"messages":[{"role":"user","content":{"type":"text","text":%q}}]}`, strings.Repeat("a", limits.ResponseCeiling-20)+secret+" tail")
 	pd, _, err := RenderPrompt([]byte(prompt), Policy{Secrets: sec})
 	if err != nil {
 		t.Fatal(err)
@@ -174,24 +147,24 @@ func TestCeilingCutMasksSecret(t *testing.T) {
 // which the ceiling leaves out: a secret split between them shows as ***
 // on the side that is shown, in a resource read and in a tool result.
 func TestCeilingSeamMasksOmittedItem(t *testing.T) {
-	sec := fakeSecrets{"hunter2-hunter2"}
-	first := strings.Repeat("a", ResponseCeiling-len("hunter2")) + "hunter2"
+	sec := secretsOf("hunter2-hunter2")
+	first := strings.Repeat("a", limits.ResponseCeiling-len("hunter2")) + "hunter2"
 	check := func(what string, text string, omitted int) {
 		t.Helper()
-		if omitted != 1 || len(text) > ResponseCeiling || !strings.HasSuffix(text, "a***") || strings.Contains(text, "hunt") {
+		if omitted != 1 || len(text) > limits.ResponseCeiling || !strings.HasSuffix(text, "a***") || strings.Contains(text, "hunt") {
 			t.Errorf("%s: omitted %d, text ends %q", what, omitted, text[max(0, len(text)-12):])
 		}
 	}
-	got, omitted, err := RenderContents([]Content{{Text: first}, {Text: "-hunter2 second"}}, Policy{Max: SliceClamp, Secrets: sec})
+	got, omitted, err := renderContents([]Content{{Text: first}, {Text: "-hunter2 second"}}, Policy{Max: limits.SliceClamp, Secrets: sec})
 	if err != nil {
 		t.Fatal(err)
 	}
 	check("contents", got[0].(*TextItem).Text, omitted)
 	// a blob that is text is a text
-	got, omitted, _ = RenderContents([]Content{{Text: first}, {IsBlob: true, Blob: []byte("-hunter2 second")}}, Policy{Max: SliceClamp, Secrets: sec})
+	got, omitted, _ = renderContents([]Content{{Text: first}, {IsBlob: true, Blob: []byte("-hunter2 second")}}, Policy{Max: limits.SliceClamp, Secrets: sec})
 	check("text blob", got[0].(*TextItem).Text, omitted)
 	raw := fmt.Sprintf(`{"contents":[{"uri":"x://a","text":%q},{"uri":"x://b","text":"-hunter2 second"},{"uri":"x://c","text":"x"}]}`, first)
-	got, omitted, err = RenderResourceRead([]byte(raw), Policy{Max: SliceClamp, Secrets: sec})
+	got, omitted, err = RenderResourceRead([]byte(raw), Policy{Max: limits.SliceClamp, Secrets: sec})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,38 +177,8 @@ func TestCeilingSeamMasksOmittedItem(t *testing.T) {
 	}
 	check("tool", doc.Content[0].(*TextItem).Text, doc.Omitted)
 	// the next item not a text: nothing joins, nothing is masked
-	got, omitted, _ = RenderContents([]Content{{Text: first}, {IsBlob: true, Blob: []byte{0, 1}}}, Policy{Max: SliceClamp, Secrets: sec})
+	got, omitted, _ = renderContents([]Content{{Text: first}, {IsBlob: true, Blob: []byte{0, 1}}}, Policy{Max: limits.SliceClamp, Secrets: sec})
 	if text := got[0].(*TextItem).Text; omitted != 1 || !strings.HasSuffix(text, "ahunter2") {
 		t.Errorf("blob after: omitted %d, text ends %q", omitted, text[len(text)-12:])
-	}
-}
-
-// TestClipMasked: a server's string cut for a message is masked before
-// the cut, so that the cut never shows the start of a secret; also when a
-// huge string's window cuts one.
-func TestClipMasked(t *testing.T) {
-	sec := fakeSecrets{"hunter2-hunter2"}
-	s := strings.Repeat("x", 95) + "hunter2-hunter2 tail"
-	if got := ClipMasked(sec, s, 100); got != strings.Repeat("x", 95)+"*** t..." {
-		t.Errorf("ClipMasked = %q", got)
-	}
-	if got := text.EscapeClip(s, 100); got != strings.Repeat("x", 95)+"hunte..." {
-		t.Errorf("EscapeClip = %q (the cut a message must never show)", got)
-	}
-	if got := QuoteMasked(sec, s, 97); got != `"`+strings.Repeat("x", 95)+`**..."` {
-		t.Errorf("QuoteMasked = %q", got)
-	}
-	if got := QuoteMasked(nil, "a\nb", 10); got != `"a\nb"` {
-		t.Errorf("QuoteMasked without secrets = %q", got)
-	}
-	// only a window at the start of a huge string is read: masking shrinks
-	// it below n characters, and the secret the window cuts is *** too
-	huge := strings.Repeat("hunter2-hunter2", 1000) + " and more"
-	head, more := MaskedHead(sec, huge, 10)
-	if !more || head != "***" {
-		t.Errorf("MaskedHead: more %v, head %q", more, head)
-	}
-	if got := ClipMasked(sec, huge, 2000); got != "***..." {
-		t.Errorf("ClipMasked of a huge string = %q", got)
 	}
 }

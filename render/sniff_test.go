@@ -25,7 +25,7 @@ func TestIsText(t *testing.T) {
 		{"%PDF-1.7\n\xe2\xe3\xcf\xd3", false},
 		{"\x89PNG\r\n\x1a\n", false},
 	} {
-		if got := IsText([]byte(tc.in)); got != tc.want {
+		if got := isText([]byte(tc.in)); got != tc.want {
 			t.Errorf("IsText(%q) = %v, want %v", tc.in, got, tc.want)
 		}
 	}

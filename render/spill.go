@@ -12,18 +12,20 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcpx-cli/mcpx/internal/limits"
 )
 
 // The spill writer is the only IO in package render (see CONTENT POLICY in
 // mcpx(1)). Its rules:
 //
 //   - A blob goes to ROOT/mcp-resources/SERVER/SHA256.EXT. SERVER is
-//     SpillDirName(server) and EXT is Extension(mime), checked again here, so
+//     spillDirName(server) and EXT is extension(mime), checked again here, so
 //     nothing a server sends can name a file outside ROOT/mcp-resources.
 //   - ROOT, ROOT/mcp-resources and SERVER are created 0700 when missing; each,
 //     new or old, must be a real directory (not a symlink), owned by the user
 //     and not group- or world-writable, or the spill is refused with a
-//     *LimitError (exit 8).
+//     *limits.Error (exit 8).
 //   - A file is written to a ".tmp-*" name created exclusively (O_EXCL,
 //     O_NOFOLLOW, 0600) in its directory and renamed into place, so a reader
 //     never sees half a file. There is no fsync: this is a cache, and a file
@@ -41,7 +43,7 @@ import (
 // Spiller writes blobs to CACHE/mcp-resources/SERVER/SHA256.EXT.
 type Spiller struct {
 	Root   string // the cache root (--cache-dir, $MCPX_CACHE_DIR, or the user cache dir + "/mcpx")
-	Budget int64  // the spill budget; 0 (or less) means SpillBudget
+	Budget int64  // the spill budget; 0 (or less) means limits.SpillBudget
 	// Warn, when set, receives eviction problems (a file that could not be
 	// removed, a directory that could not be read). They never fail a spill.
 	Warn func(msg string)
@@ -77,10 +79,10 @@ const (
 // before it removes a file ("remove", file).
 var testOnlyHook func(event, path string)
 
-// SpillDirName reduces a server name to a safe directory name: only
+// spillDirName reduces a server name to a safe directory name: only
 // [A-Za-z0-9._-] is kept (every other byte is dropped), leading dots become
 // "_" (so neither "." nor ".." nor a hidden name), and an empty result is "_".
-func SpillDirName(server string) string {
+func spillDirName(server string) string {
 	b := make([]byte, 0, len(server))
 	for i := 0; i < len(server); i++ {
 		switch c := server[i]; {
@@ -100,7 +102,7 @@ func SpillDirName(server string) string {
 // Spill writes data to ROOT/mcp-resources/SERVER/SHA256.EXT, or reuses the
 // file already there, then evicts old files over the budget. data is hashed
 // and written as given, never copied. A refused spill directory is a
-// *LimitError; other failures are plain errors naming the path. An empty
+// *limits.Error; other failures are plain errors naming the path. An empty
 // Root is an error, never the current directory.
 // Dir is the directory the server's files are spilled to (for lengths and
 // messages; it may not exist yet).
@@ -109,7 +111,7 @@ func (s *Spiller) Dir(server string) string {
 	if err != nil {
 		root = s.Root
 	}
-	return filepath.Join(root, spillSubdir, SpillDirName(server))
+	return filepath.Join(root, spillSubdir, spillDirName(server))
 }
 
 func (s *Spiller) Spill(server string, data []byte, mime string) (Spilled, error) {
@@ -121,7 +123,7 @@ func (s *Spiller) Spill(server string, data []byte, mime string) (Spilled, error
 		return Spilled{}, fmt.Errorf("spill directory %q: %w", s.Root, err)
 	}
 	top := filepath.Join(root, spillSubdir)
-	dir := filepath.Join(top, SpillDirName(server))
+	dir := filepath.Join(top, spillDirName(server))
 	if err := ensureDir(root, true); err != nil {
 		return Spilled{}, err
 	}
@@ -134,8 +136,8 @@ func (s *Spiller) Spill(server string, data []byte, mime string) (Spilled, error
 
 	sum := sha256.Sum256(data)
 	out := Spilled{SHA256: hex.EncodeToString(sum[:]), Size: int64(len(data))}
-	ext := Extension(mime)
-	if !safeExtension(ext) { // Extension promises this; the file name depends on it
+	ext := extension(mime)
+	if !safeExtension(ext) { // extension promises this; the file name depends on it
 		ext = "bin"
 	}
 	out.Path = filepath.Join(dir, out.SHA256+"."+ext)
@@ -259,7 +261,7 @@ func ensureDir(path string, makeParents bool) error {
 // owned by the user, or writable by group or others.
 func checkDir(path string, fi fs.FileInfo) error {
 	refuse := func(why, fix string) error {
-		return &LimitError{Limit: "spill directory", Msg: fmt.Sprintf("spill directory %s %s: refusing to use it; %s", path, why, fix)}
+		return &limits.Error{Limit: "spill directory", Msg: fmt.Sprintf("spill directory %s %s: refusing to use it; %s", path, why, fix)}
 	}
 	const other = "or choose another --cache-dir"
 	switch {
@@ -286,7 +288,7 @@ type spillFile struct {
 
 func (s *Spiller) budget() int64 {
 	if s.Budget <= 0 {
-		return SpillBudget
+		return limits.SpillBudget
 	}
 	return s.Budget
 }

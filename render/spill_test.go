@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpx-cli/mcpx/internal/limits"
 )
 
 func TestSpillDirName(t *testing.T) {
@@ -43,7 +45,7 @@ func TestSpillDirName(t *testing.T) {
 		{"a\\b", "ab"},
 		{"srv.", "srv."},
 	} {
-		if got := SpillDirName(c.in); got != c.want {
+		if got := spillDirName(c.in); got != c.want {
 			t.Errorf("SpillDirName(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
@@ -86,7 +88,7 @@ func TestSpillPathsAndModes(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(root, "mcp-resources", "host.example.com8080")
-	want := Spilled{Path: filepath.Join(dir, sha(data)+"."+Extension("image/png")), SHA256: sha(data), Size: int64(len(data))}
+	want := Spilled{Path: filepath.Join(dir, sha(data)+"."+extension("image/png")), SHA256: sha(data), Size: int64(len(data))}
 	if got != want {
 		t.Fatalf("Spill = %+v, want %+v", got, want)
 	}
@@ -239,7 +241,7 @@ func TestSpillReplacesSymlinkAtFinalName(t *testing.T) {
 	}
 	os.Chmod(root, 0o700)
 	os.Chmod(filepath.Dir(dir), 0o700)
-	final := filepath.Join(dir, sha(data)+"."+Extension("application/octet-stream"))
+	final := filepath.Join(dir, sha(data)+"."+extension("application/octet-stream"))
 	if err := os.Symlink(outside, final); err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +291,7 @@ func TestSpillDirectoryAtFinalName(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), final) {
 		t.Fatalf("over a non-empty directory: %v, want an error naming %s", err, final)
 	}
-	var le *LimitError
+	var le *limits.Error
 	if errors.As(err, &le) {
 		t.Errorf("a write failure is not a limit: %v", err)
 	}
@@ -363,9 +365,9 @@ func TestSpillRefusesDirectory(t *testing.T) {
 			outside := t.TempDir()
 			bad := c.setup(t, root, outside)
 			_, err := (&Spiller{Root: root}).Spill("srv", []byte{0}, "")
-			var le *LimitError
+			var le *limits.Error
 			if !errors.As(err, &le) {
-				t.Fatalf("got %v, want a *LimitError", err)
+				t.Fatalf("got %v, want a *limits.Error", err)
 			}
 			if le.Limit != "spill directory" || !strings.Contains(le.Msg, bad+" ") || !strings.Contains(le.Msg, c.why) {
 				t.Errorf("got %+v, want the spill directory limit naming %s and %q", le, bad, c.why)
@@ -405,9 +407,9 @@ func TestSpillRefusesForeignOwner(t *testing.T) {
 		bad = "/"
 	}
 	_, err := (&Spiller{Root: root}).Spill("srv", []byte{0}, "")
-	var le *LimitError
+	var le *limits.Error
 	if !errors.As(err, &le) || !strings.Contains(le.Msg, bad+" is owned by uid ") || !strings.Contains(le.Msg, "--cache-dir") {
-		t.Fatalf("got %v, want a *LimitError naming %s and its owner", err, bad)
+		t.Fatalf("got %v, want a *limits.Error naming %s and its owner", err, bad)
 	}
 	if entries, _ := os.ReadDir(root); root != "/" && len(entries) != 0 {
 		t.Errorf("wrote into it: %v", entries)
@@ -493,7 +495,7 @@ func TestSpillEvictionKeepsTheFileReturned(t *testing.T) {
 
 func TestSpillEvictionDefaultBudget(t *testing.T) {
 	root := t.TempDir()
-	// Budget 0 means SpillBudget: 100 files of 1000 bytes are far below it.
+	// Budget 0 means limits.SpillBudget: 100 files of 1000 bytes are far below it.
 	var planted []string
 	for i := range 100 {
 		planted = append(planted, plant(t, root, fmt.Sprintf("srv/f%d.bin", i), 1000, time.Duration(i+1)*time.Hour))
@@ -559,7 +561,7 @@ func TestSpillRacesWithAnotherProcess(t *testing.T) {
 			}
 		}
 		got, err := (&Spiller{Root: root}).Spill("srv", data, "")
-		var le *LimitError
+		var le *limits.Error
 		if refused && !errors.As(err, &le) || !refused && (err != nil || !exists(got.Path)) {
 			t.Errorf("server directory made meanwhile with mode %v: %+v, %v", mode, got, err)
 		}

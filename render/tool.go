@@ -7,6 +7,8 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/mcpx-cli/mcpx/internal/limits"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -16,7 +18,7 @@ type ToolDoc struct {
 	Server                     string          `json:"server"`
 	Tool                       *string         `json:"tool"` // nil: not known (a task's result, fetched by its id)
 	IsError                    bool            `json:"is_error"`
-	Content                    []any           `json:"content"` // *TextItem, *BlobItem, *LinkItem, *UnknownItem
+	Content                    []any           `json:"content"` // *TextItem, *BlobItem, *linkItem, *unknownItem
 	StructuredContent          json.RawMessage `json:"structured_content"`
 	StructuredContentTruncated bool            `json:"structured_content_truncated"`
 	StructuredContentPath      *string         `json:"structured_content_path"`
@@ -28,7 +30,7 @@ type ToolDoc struct {
 // room left under the response ceiling), then cut there on a character
 // boundary and marked truncated; images, audio and binary blobs are
 // spilled; resource links are kept as links; a block of an unknown type is
-// an UnknownItem and a warning. Blocks past the response ceiling are
+// an unknownItem and a warning. Blocks past the response ceiling are
 // counted in Omitted, never decoded. Structured content is passed through
 // compacted (its digits untouched), or spilled as a .json file when that is
 // over the slice clamp; with p.Text, only when there are no content
@@ -81,7 +83,7 @@ func RenderToolResult(raw []byte, p Policy) (doc *ToolDoc, warnings []string, er
 
 // readToolResult reads a tools/call result's isError into a new document
 // and returns the result's members.
-func readToolResult(raw []byte, sec Secrets) (*ToolDoc, members, error) {
+func readToolResult(raw []byte, sec *secret.Set) (*ToolDoc, members, error) {
 	res := gjson.Parse(text.StringView(raw))
 	if !res.IsObject() {
 		return nil, members{}, &BadContentError{Item: -1, Msg: "the result is not a JSON object"}
@@ -94,7 +96,7 @@ func readToolResult(raw []byte, sec Secrets) (*ToolDoc, members, error) {
 			doc.IsError = true
 		case "false":
 		default: // "true" as a string may well mean an error: never guess success
-			return nil, members{}, &BadContentError{Item: -1, Msg: "its isError is not a boolean: " + ClipMasked(sec, string(raw[isErr.s:isErr.e]), 40)}
+			return nil, members{}, &BadContentError{Item: -1, Msg: "its isError is not a boolean: " + sec.Clip(string(raw[isErr.s:isErr.e]), 40)}
 		}
 	}
 	return doc, f, nil
@@ -137,7 +139,7 @@ func (p Policy) structuredContent(sc []byte, doc *ToolDoc, member string) error 
 	if err := json.Compact(&buf, sc); err != nil {
 		return &BadContentError{Item: -1, Msg: "its " + member + " is not valid JSON"}
 	}
-	if buf.Len() <= SliceClamp {
+	if buf.Len() <= limits.SliceClamp {
 		doc.StructuredContent = buf.Bytes()
 		return nil
 	}
@@ -164,7 +166,7 @@ type toolWriter struct {
 }
 
 func (w *toolWriter) block(i int, sp span) error {
-	if w.used >= ResponseCeiling {
+	if w.used >= limits.ResponseCeiling {
 		// the first block left out ends the seams (see renderer.omit)
 		if w.sm.waiting() {
 			if b, err := checkBlock(w.raw, sp.s, sp.e, i, ""); err == nil {
@@ -179,10 +181,10 @@ func (w *toolWriter) block(i int, sp span) error {
 	if err != nil {
 		return err
 	}
-	left := ResponseCeiling - w.used
+	left := limits.ResponseCeiling - w.used
 	if b.minLine(w.raw, w.p.SpillDir, false) > left {
 		// what cannot be shown is not decoded or spilled
-		w.used = ResponseCeiling
+		w.used = limits.ResponseCeiling
 		return errStop
 	}
 	r, err := w.p.renderBlock(w.raw, &b, "", &w.decoded)
@@ -197,7 +199,7 @@ func (w *toolWriter) block(i int, sp span) error {
 		if line > left {
 			// a path or a URI is shown whole or not at all (a
 			// resource link's URI can be megabytes long)
-			w.used = ResponseCeiling
+			w.used = limits.ResponseCeiling
 			return errStop
 		}
 		w.used += line
@@ -212,10 +214,10 @@ func (w *toolWriter) block(i int, sp span) error {
 // text cuts t, whose whole text is full, at the slice clamp or at left,
 // the room under the ceiling, and counts what it uses.
 func (w *toolWriter) text(t *TextItem, full string, left int) {
-	n := min(SliceClamp, left)
+	n := min(limits.SliceClamp, left)
 	if len(t.Text) > n {
 		t.Text, t.Truncated = cutText(t.Text, n), true
-		t.CutByCeiling = n < SliceClamp
+		t.CutByCeiling = n < limits.SliceClamp
 	}
 	t.Bytes = len(t.Text)
 	w.used += len(t.Text) // and the newline text output adds when it lacks one
@@ -225,7 +227,7 @@ func (w *toolWriter) text(t *TextItem, full string, left int) {
 	if t.Truncated && n == left {
 		// cut at the ceiling, maybe a few bytes short of it (a
 		// character boundary): the blocks after it are omitted
-		w.used = ResponseCeiling
+		w.used = limits.ResponseCeiling
 	}
 	w.sm.text(t, full, 0, t.Bytes)
 }
@@ -239,10 +241,10 @@ func ItemLine(item any) string {
 		return it.Text
 	case *BlobItem:
 		return it.Path
-	case *LinkItem:
-		return SafeURI(it.URI)
-	case *UnknownItem:
-		return "[" + SafeType(it.ContentType) + " content omitted]"
+	case *linkItem:
+		return safeURI(it.URI)
+	case *unknownItem:
+		return "[" + safeType(it.ContentType) + " content omitted]"
 	}
 	return ""
 }

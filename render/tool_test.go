@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/mcpx-cli/mcpx/internal/limits"
 )
 
 func blkTool(content ...string) []byte {
@@ -87,12 +89,12 @@ func TestRenderToolResultIsError(t *testing.T) {
 // boundary past it; the response ceiling is shared by all texts.
 func TestRenderToolResultText(t *testing.T) {
 	p, root := blkPolicy(t)
-	exact := strings.Repeat("é", SliceClamp/2)
+	exact := strings.Repeat("é", limits.SliceClamp/2)
 	doc, _, err := RenderToolResult(blkTool(blkText(exact)), p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if it := doc.Content[0].(*TextItem); it.Text != exact || it.Truncated || it.TotalBytes != SliceClamp || doc.Omitted != 0 {
+	if it := doc.Content[0].(*TextItem); it.Text != exact || it.Truncated || it.TotalBytes != limits.SliceClamp || doc.Omitted != 0 {
 		t.Fatalf("%d bytes: %d kept, truncated %v", len(exact), len(it.Text), it.Truncated)
 	}
 
@@ -101,13 +103,13 @@ func TestRenderToolResultText(t *testing.T) {
 		ch   string
 		keep int
 	}{
-		{SliceClamp - 1, "é", SliceClamp - 1},
-		{SliceClamp - 2, "世", SliceClamp - 2},
-		{SliceClamp - 1, "世", SliceClamp - 1},
-		{SliceClamp - 3, "😀", SliceClamp - 3},
-		{SliceClamp - 2, "😀", SliceClamp - 2},
-		{SliceClamp - 1, "😀", SliceClamp - 1},
-		{SliceClamp - 4, "😀", SliceClamp},
+		{limits.SliceClamp - 1, "é", limits.SliceClamp - 1},
+		{limits.SliceClamp - 2, "世", limits.SliceClamp - 2},
+		{limits.SliceClamp - 1, "世", limits.SliceClamp - 1},
+		{limits.SliceClamp - 3, "😀", limits.SliceClamp - 3},
+		{limits.SliceClamp - 2, "😀", limits.SliceClamp - 2},
+		{limits.SliceClamp - 1, "😀", limits.SliceClamp - 1},
+		{limits.SliceClamp - 4, "😀", limits.SliceClamp},
 	} {
 		text := strings.Repeat("a", c.pad) + c.ch
 		text += strings.Repeat("z", 300000-len(text))
@@ -131,13 +133,13 @@ func TestRenderToolResultText(t *testing.T) {
 		t.Fatalf("%d items, %d omitted", len(doc.Content), doc.Omitted)
 	}
 	first, second := doc.Content[0].(*TextItem), doc.Content[1].(*TextItem)
-	if len(first.Text) != 150000 || first.Truncated || len(second.Text) != ResponseCeiling-150001 || !second.Truncated || second.TotalBytes != 150000 { // the first counts its newline
+	if len(first.Text) != 150000 || first.Truncated || len(second.Text) != limits.ResponseCeiling-150001 || !second.Truncated || second.TotalBytes != 150000 { // the first counts its newline
 		t.Fatalf("first %d bytes (truncated %v), second %d bytes (truncated %v, total %d)",
 			len(first.Text), first.Truncated, len(second.Text), second.Truncated, second.TotalBytes)
 	}
 
 	// blocks past the ceiling are never decoded or spilled
-	doc, _, err = RenderToolResult(blkTool(blkText(strings.Repeat("x", ResponseCeiling)), `{"type":"image","data":"!!!!"}`,
+	doc, _, err = RenderToolResult(blkTool(blkText(strings.Repeat("x", limits.ResponseCeiling)), `{"type":"image","data":"!!!!"}`,
 		`{"type":"resource","resource":{"uri":"r","blob":"AAEC"}}`, `{"type":"video"}`), p)
 	if err != nil || len(doc.Content) != 1 || doc.Omitted != 3 || doc.Content[0].(*TextItem).Truncated {
 		t.Fatalf("%v: %d items, %d omitted", err, len(doc.Content), doc.Omitted)
@@ -156,21 +158,21 @@ func TestRenderToolResultManyItems(t *testing.T) {
 		items[i] = `{"type":"text","text":""}`
 	}
 	doc, _, err := RenderToolResult(blkTool(items...), p)
-	if err != nil || len(doc.Content) != ResponseCeiling || doc.Omitted != n-ResponseCeiling {
+	if err != nil || len(doc.Content) != limits.ResponseCeiling || doc.Omitted != n-limits.ResponseCeiling {
 		t.Fatalf("%v: %d items, %d omitted", err, len(doc.Content), doc.Omitted)
 	}
 	for i := range items {
 		items[i] = `{"type":"text","text":"a"}` // a byte and the newline text output adds
 	}
 	doc, _, err = RenderToolResult(blkTool(items...), p)
-	if err != nil || len(doc.Content) != ResponseCeiling/2 || doc.Omitted != n-ResponseCeiling/2 {
+	if err != nil || len(doc.Content) != limits.ResponseCeiling/2 || doc.Omitted != n-limits.ResponseCeiling/2 {
 		t.Fatalf("%v: %d items, %d omitted", err, len(doc.Content), doc.Omitted)
 	}
 	for i := range items {
 		items[i] = `{"type":"resource_link","uri":"x://aaaaaaa"}` // 11 bytes and a newline a line, shown whole or not at all
 	}
 	doc, _, err = RenderToolResult(blkTool(items[:20000]...), p)
-	if err != nil || len(doc.Content) != ResponseCeiling/12 || doc.Omitted != 20000-len(doc.Content) {
+	if err != nil || len(doc.Content) != limits.ResponseCeiling/12 || doc.Omitted != 20000-len(doc.Content) {
 		t.Fatalf("%v: %d items, %d omitted", err, len(doc.Content), doc.Omitted)
 	}
 }
@@ -198,9 +200,9 @@ func TestRenderToolResultStructured(t *testing.T) {
 	}
 
 	// white space does not count: compacted, it fits
-	spaced := `{"a":` + blkQ(strings.Repeat("v", SliceClamp-8)) + strings.Repeat(" ", 1000) + `}`
+	spaced := `{"a":` + blkQ(strings.Repeat("v", limits.SliceClamp-8)) + strings.Repeat(" ", 1000) + `}`
 	doc, _, err = RenderToolResult([]byte(`{"structuredContent":`+spaced+`}`), p)
-	if err != nil || len(doc.StructuredContent) != SliceClamp || doc.StructuredContentPath != nil {
+	if err != nil || len(doc.StructuredContent) != limits.SliceClamp || doc.StructuredContentPath != nil {
 		t.Fatalf("%v: %d bytes, path %v", err, len(doc.StructuredContent), doc.StructuredContentPath)
 	}
 	if files := blkSpilled(t, root); len(files) != 0 {
@@ -208,8 +210,8 @@ func TestRenderToolResultStructured(t *testing.T) {
 	}
 
 	// one byte more, and it is spilled as SHA256.json
-	big := `{"a" : ` + blkQ(strings.Repeat("v", SliceClamp-7)) + `}`
-	compact := []byte(`{"a":` + blkQ(strings.Repeat("v", SliceClamp-7)) + `}`)
+	big := `{"a" : ` + blkQ(strings.Repeat("v", limits.SliceClamp-7)) + `}`
+	compact := []byte(`{"a":` + blkQ(strings.Repeat("v", limits.SliceClamp-7)) + `}`)
 	doc, _, err = RenderToolResult([]byte(`{"content":[{"type":"text","text":"t"}],"structuredContent":`+big+`}`), p)
 	if err != nil {
 		t.Fatal(err)
@@ -228,7 +230,7 @@ func TestRenderToolResultStructured(t *testing.T) {
 	}
 
 	// a spill failure fails the result
-	boom := &LimitError{Limit: "spill directory", Msg: "refused"}
+	boom := &limits.Error{Limit: "spill directory", Msg: "refused"}
 	_, _, err = RenderToolResult([]byte(`{"structuredContent":`+big+`}`), Policy{Spill: func([]byte, string) (Spilled, error) { return Spilled{}, boom }})
 	if !errors.Is(err, boom) {
 		t.Fatalf("err %v", err)
@@ -241,7 +243,7 @@ func TestRenderToolResultStructured(t *testing.T) {
 // or for a JSON document, it is.
 func TestRenderToolResultTextMirror(t *testing.T) {
 	img := `{"type":"image","data":"AAEC","mimeType":"image/png"}`
-	big := `{"content":[` + img + `],"pad":` + blkQ(strings.Repeat("v", SliceClamp)) + `}`
+	big := `{"content":[` + img + `],"pad":` + blkQ(strings.Repeat("v", limits.SliceClamp)) + `}`
 	p, root := blkPolicy(t)
 	p.Text = true
 	doc, _, err := RenderToolResult([]byte(`{"content":[`+img+`],"structuredContent":`+big+`}`), p)
@@ -398,11 +400,11 @@ func TestRenderToolResultDecodeCeiling(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a 70 MB result")
 	}
-	half := strings.Repeat("A", (DecodeCeiling/2)/3*4+8)
+	half := strings.Repeat("A", (limits.DecodeCeiling/2)/3*4+8)
 	p, root := blkPolicy(t)
 	_, _, err := RenderToolResult(blkTool(`{"type":"audio","data":"`+half+`"}`, `{"type":"resource","resource":{"uri":"x","blob":"`+half+`"}}`), p)
-	var le *LimitError
-	if !errors.As(err, &le) || le.Limit != "decode ceiling" || le.Value != DecodeCeiling {
+	var le *limits.Error
+	if !errors.As(err, &le) || le.Limit != "decode ceiling" || le.Value != limits.DecodeCeiling {
 		t.Fatalf("err %v (%T)", err, err)
 	}
 	_, _, err = RenderToolResult(blkTool(`{"type":"image","data":"`+half+`"}`, `{"type":"image","data":"`+half+`"}`), p)
@@ -419,7 +421,7 @@ func TestRenderToolResultDecodeCeiling(t *testing.T) {
 func TestRenderToolResultNoRoomForImage(t *testing.T) {
 	p, root := blkPolicy(t)
 	img := `{"type":"image","data":"AAEC","mimeType":"image/png"}`
-	doc, _, err := RenderToolResult(blkTool(blkText(strings.Repeat("a", ResponseCeiling-100)), img), p)
+	doc, _, err := RenderToolResult(blkTool(blkText(strings.Repeat("a", limits.ResponseCeiling-100)), img), p)
 	if err != nil || len(doc.Content) != 1 || doc.Omitted != 1 {
 		t.Fatalf("%v: %d items, %d omitted", err, len(doc.Content), doc.Omitted)
 	}
@@ -431,7 +433,7 @@ func TestRenderToolResultNoRoomForImage(t *testing.T) {
 		t.Fatalf("%v: %d items", err, len(doc.Content))
 	}
 	first, second := doc.Content[0].(*TextItem), doc.Content[1].(*TextItem)
-	if first.Truncated || first.CutByCeiling || !second.Truncated || !second.CutByCeiling || len(second.Text) != ResponseCeiling-150001 {
+	if first.Truncated || first.CutByCeiling || !second.Truncated || !second.CutByCeiling || len(second.Text) != limits.ResponseCeiling-150001 {
 		t.Fatalf("first %v/%v, second %v/%v %d bytes", first.Truncated, first.CutByCeiling, second.Truncated, second.CutByCeiling, len(second.Text))
 	}
 	doc, _, err = RenderToolResult(blkTool(blkText(strings.Repeat("a", 300000))), p)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/bench.sh [-n N] [-w W] [-t hyperfine|benchrun] [-s catalog|catalogmem|complete|hosts|read|startup|warm|all]
+# scripts/bench.sh [-n N] [-w W] [-t hyperfine|benchrun] [-s catalog|catalogmem|complete|hosts|read|snapshot|startup|warm|all]
 #
 # catalog: times a one-shot `mcpx catalog SRV` against a floor
 # (scripts/benchfloor: a minimal program doing the same JSON-RPC exchange with
@@ -48,15 +48,16 @@
 # client and the demo server). Aim: `mcpx --version` <= 2x hello world.
 #
 # warm: warm connections (WARM CONNECTIONS in mcpx(1)), timed in one run
-# against `mcpx --version`: a warm `invoke` (the daemon already holds the
-# server) and the one-shot invoke of the same tool, on server-everything
-# (current, else 2025, else demo); a warm `catalog` of a 1000-tool stdio
-# server (scripts/benchserver many-tools) and its one-shot catalog. The
-# daemon is the run's own (XDG_RUNTIME_DIR in the temporary directory) and
-# is stopped at the end. Aims: warm invoke <= 1.3x `mcpx --version` and >= 10x
-# faster than one-shot; warm catalog within the same bound plus its rendering.
-# `mcpx daemon status` is timed too: start-up, the socket checks, one hello
-# and its reply, and no MCP at all, the least any warm call costs.
+# against `mcpx daemon status` (start-up, the socket checks, one hello and
+# its reply, and no MCP at all: the least any warm call costs) and `mcpx
+# --version`: a warm `invoke` (the daemon already holds the server) and the
+# one-shot invoke of the same tool, on server-everything (current, else
+# 2025, else demo); a warm `catalog` of a 1000-tool stdio server
+# (scripts/benchserver many-tools) and its one-shot catalog. The daemon is
+# the run's own (XDG_RUNTIME_DIR in the temporary directory) and is stopped
+# at the end. Aims: warm invoke <= 1.3x `mcpx daemon status` and >= 30x
+# faster than one-shot; warm catalog within the same bound plus its
+# rendering.
 #
 # hosts: what the hosts' files cost (CONFIGURATION in mcpx(1)): `mcpx
 # servers` with a 50 MiB ~/.claude.json (Claude Code's history, 200
@@ -68,6 +69,13 @@
 # one run each (GNU time). Aims: the 50 MiB file adds at most 50 ms and
 # 20 MiB to a command; every TAB within its budget.
 #
+# snapshot: `mcpx snapshot` of a 1000-tool stdio server (scripts/benchserver
+# many-tools) against `mcpx --json catalog` of the same server, timed in the
+# same run, one-shot; then the diff of two 10 000-item snapshots
+# (BenchmarkDiff10000 in internal/snapshot: unchanged, 1% and every item
+# changed), in CPU ms per diff and bytes allocated. Aims: snapshot <= 1.2x
+# catalog --json; a diff under 200 ms.
+#
 # Each command is run N times (default 30) after W warm-up runs (default 3).
 # Timing uses hyperfine when it is installed (each command's runs back to
 # back), else scripts/benchrun (the commands alternated). -t forces one.
@@ -77,7 +85,7 @@
 set -eu
 
 usage() {
-	echo "usage: scripts/bench.sh [-n RUNS] [-w WARMUP] [-t hyperfine|benchrun] [-s catalog|catalogmem|complete|hosts|read|startup|warm|all]" >&2
+	echo "usage: scripts/bench.sh [-n RUNS] [-w WARMUP] [-t hyperfine|benchrun] [-s catalog|catalogmem|complete|hosts|read|snapshot|startup|warm|all]" >&2
 	exit 2
 }
 
@@ -94,7 +102,7 @@ while getopts n:w:t:s:h opt; do
 	*) usage ;;
 	esac
 done
-case $section in catalog | catalogmem | complete | hosts | read | startup | warm | all) ;; *) usage ;; esac
+case $section in catalog | catalogmem | complete | hosts | read | snapshot | startup | warm | all) ;; *) usage ;; esac
 shift $((OPTIND - 1))
 [ $# -eq 0 ] || usage
 case $runs in '' | *[!0-9]* | 0) usage ;; esac
@@ -558,19 +566,49 @@ bench_warm() {
 		{ med[$1] = $4; sd[$1] = $5 }
 		END {
 			v = med["version"]
-			printf "%-40s %10s %8s %12s\n", "", "median", "sd", "x --version"
+			st = med["status"]
+			printf "%-40s %10s %8s %12s %10s\n", "", "median", "sd", "x --version", "x status"
 			n = split("version status warm oneshot warmcat oneshotcat", k, " ")
 			split("mcpx --version|mcpx daemon status|warm invoke " srv "|one-shot invoke " srv "|warm catalog tools1000|one-shot catalog tools1000", label, "|")
 			for (i = 1; i <= n; i++)
-				printf "%-40s %7.1f ms %5.1f ms %11.2fx\n", label[i], med[k[i]], sd[k[i]], (v > 0 ? med[k[i]] / v : 0)
-			printf "\nwarm invoke: %.2fx mcpx --version (aim <= 1.3x), %.1fx faster than one-shot (aim >= 10x)\n", \
-				(v > 0 ? med["warm"] / v : 0), (med["warm"] > 0 ? med["oneshot"] / med["warm"] : 0)
-			printf "warm catalog of 1000 tools: %.2fx mcpx --version (the bound plus rendering 1000 items)\n", (v > 0 ? med["warmcat"] / v : 0)
+				printf "%-40s %7.1f ms %5.1f ms %11.2fx %9.2fx\n", label[i], med[k[i]], sd[k[i]], (v > 0 ? med[k[i]] / v : 0), (st > 0 ? med[k[i]] / st : 0)
+			printf "\nwarm invoke: %.2fx mcpx daemon status (aim <= 1.3x), %.1fx faster than one-shot (aim >= 30x); %.2fx mcpx --version\n", \
+				(st > 0 ? med["warm"] / st : 0), (med["warm"] > 0 ? med["oneshot"] / med["warm"] : 0), (v > 0 ? med["warm"] / v : 0)
+			printf "warm catalog of 1000 tools: %.2fx mcpx daemon status (the bound plus rendering 1000 items)\n", (st > 0 ? med["warmcat"] / st : 0)
 			printf "daemon status (start-up and one daemon round trip, no MCP): %.2fx mcpx --version\n", (v > 0 ? med["status"] / v : 0)
 		}' "$tmp/timing"
 	if [ -n "$load_before" ]; then
 		echo "Load average before: $load_before, after: $(load_note) ($(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?') CPUs)."
 	fi
+}
+
+# bench_snapshot: snapshot against catalog --json of a 1000-tool server,
+# and the 10 000-item diff (see the top of this file).
+bench_snapshot() {
+	local cfg=$tmp/snapshot-config.json load_before
+	printf '{"mcpServers":{"tools1000":{"command":"%s/bin/benchserver","args":["many-tools"],"env":{"MCPX_FIXTURE_ITEMS":"1000"}}}}\n' "$root" >"$cfg"
+	mkdir -p "$tmp/state"
+	local env=(env MCPX_CONFIG="$cfg" XDG_STATE_HOME="$tmp/state" MCPX_KEEP_ALIVE=0)
+	"${env[@]}" "$mcpx" snapshot tools1000 >/dev/null
+	load_before=$(load_note)
+	echo "snapshot: timing $runs runs each (+$warmup warm-up) with $tool ..." >&2
+	timing catalog "${env[@]}" "$mcpx" --json catalog tools1000 ::: snapshot "${env[@]}" "$mcpx" snapshot tools1000
+	echo
+	echo "snapshot of a 1000-tool stdio server, $runs runs each, timed with $tool"
+	awk -F'\t' '
+		{ med[$1] = $4; sd[$1] = $5 }
+		END {
+			printf "%-32s %10s %8s\n", "", "median", "sd"
+			printf "%-32s %7.1f ms %5.1f ms\n", "mcpx --json catalog tools1000", med["catalog"], sd["catalog"]
+			printf "%-32s %7.1f ms %5.1f ms\n", "mcpx snapshot tools1000", med["snapshot"], sd["snapshot"]
+			printf "\nsnapshot: %.2fx catalog --json (aim <= 1.2x)\n", (med["catalog"] > 0 ? med["snapshot"] / med["catalog"] : 0)
+		}' "$tmp/timing"
+	if [ -n "$load_before" ]; then
+		echo "Load average before: $load_before, after: $(load_note) ($(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?') CPUs)."
+	fi
+	echo
+	echo "diff of two 10 000-item snapshots (go test -bench BenchmarkDiff10000 ./internal/snapshot; aim: < 200 cpu-ms/op)"
+	"$go" test -run '^$' -bench BenchmarkDiff10000 -benchtime 5x -count 1 ./internal/snapshot | grep '^Benchmark'
 }
 
 # bench_hosts: mcpx servers and a TAB with large host files, against the
@@ -657,6 +695,7 @@ startup) bench_startup ;;
 catalog) bench_catalog ;;
 catalogmem) bench_catalogmem ;;
 read) bench_read ;;
+snapshot) bench_snapshot ;;
 complete) bench_complete ;;
 hosts) bench_hosts ;;
 all)
@@ -671,5 +710,7 @@ all)
 	bench_catalogmem
 	echo
 	bench_hosts
+	echo
+	bench_snapshot
 	;;
 esac

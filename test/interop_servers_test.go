@@ -14,10 +14,15 @@ package test
 //	            SDK (stdio): a prompt whose arguments are all optional, tools
 //	            with FastMCP/pydantic-style $defs schemas, an image result
 //	            with a structured mirror, a resource
+//	ts2         interop/ts2-server.mjs, the same surface written with v2 of
+//	            the TypeScript SDK (@modelcontextprotocol/server), the SDK
+//	            line that serves 2026-07-28: over stdio, and over its HTTP
+//	            handler (one process all scripts share)
 //	gosdk       gosdk/, a server written with the Go SDK (v1.8.0, from the
 //	            module proxy), built by this test with `go build`: over stdio,
-//	            over the SDK's default (stateful) streamable HTTP handler and
-//	            over its SSE handler
+//	            over the SDK's default (stateful) streamable HTTP handler, over
+//	            a stateless one (which serves 2026-07-28) and over its SSE
+//	            handler
 //
 // The npm packages are installed by `make interop-deps`. What mcpx prints is
 // compared with what the server answers an independent client (mcp-go's,
@@ -30,10 +35,13 @@ package test
 //	                     configure server NAME in $MCPX_CONFIG; KIND is
 //	                     filesystem DIR..., memory (its graph in $WORK/memory.jsonl),
 //	                     ts SDK (SDK: the npm package of the TypeScript SDK, sdk-1.31
-//	                     or @modelcontextprotocol/sdk), gosdk (stdio), or gosdk-http,
-//	                     gosdk-sse, gosdk-sse-notype: the one Go-SDK HTTP server all
-//	                     scripts share ($GOSDK_URL is its base URL), its /mcp URL, its
-//	                     /sse URL with type sse, its /sse URL with no type. -tap
+//	                     or @modelcontextprotocol/sdk), ts2 (stdio), ts2-http (the
+//	                     one TS-SDK v2 HTTP server all scripts share, its /mcp URL),
+//	                     gosdk (stdio), or gosdk-http, gosdk-stateless, gosdk-sse,
+//	                     gosdk-sse-notype: the one Go-SDK HTTP server all scripts
+//	                     share ($GOSDK_URL is its base URL), its /mcp URL, its
+//	                     /stateless URL, its /sse URL with type sse, its /sse URL
+//	                     with no type. -tap
 //	                     (stdio) runs the server through sh, which writes its pid to
 //	                     $WORK/server.pid and copies what mcpx writes to
 //	                     $WORK/server.in (for sent, declares, group-gone); -env adds
@@ -86,6 +94,7 @@ var realServerScripts = map[string]string{
 	"filesystem": "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js",
 	"memory":     "node_modules/@modelcontextprotocol/server-memory/dist/index.js",
 	"ts":         "ts-server.mjs",
+	"ts2":        "ts2-server.mjs",
 }
 
 // tsSDKs are the TypeScript SDK packages ts-server.mjs can serve with.
@@ -97,7 +106,8 @@ func TestInteropServers(t *testing.T) {
 	if err != nil {
 		t.Fatalf("interop: node is not on PATH (%v): install Node.js 20 or newer, then run make interop-deps", err)
 	}
-	rs := &realServers{node: node, scripts: map[string]string{}, states: map[*testscript.TestScript]*scriptState{}}
+	rs := &realServers{node: node, scripts: map[string]string{}, states: map[*testscript.TestScript]*scriptState{},
+		goHTTP: &fixtureHTTP{name: "gosdk-fixture"}, ts2HTTP: &fixtureHTTP{name: "ts2-fixture"}}
 	for kind, rel := range realServerScripts {
 		p, err := filepath.Abs(filepath.Join("interop", rel))
 		if err != nil {
@@ -108,7 +118,7 @@ func TestInteropServers(t *testing.T) {
 		}
 		rs.scripts[kind] = p
 	}
-	for _, sdk := range tsSDKs {
+	for _, sdk := range append([]string{"@modelcontextprotocol/server"}, tsSDKs...) {
 		if p := filepath.Join("interop", "node_modules", sdk, "package.json"); !fileExists(p) {
 			t.Fatalf("interop: %s is missing: run make interop-deps", p)
 		}
@@ -122,7 +132,8 @@ func TestInteropServers(t *testing.T) {
 	}()
 	t.Cleanup(func() {
 		<-rs.gosdkBuilt
-		rs.stopHTTP()
+		rs.goHTTP.stop()
+		rs.ts2HTTP.stop()
 	})
 
 	p := params("testdata/interop_servers")
@@ -169,11 +180,8 @@ type realServers struct {
 	gosdkBin   string
 	gosdkErr   error
 
-	httpOnce sync.Once
-	httpURL  string // base URL of the shared Go-SDK HTTP server
-	httpErr  error
-	httpCmd  *exec.Cmd
-	httpDone chan struct{}
+	goHTTP  *fixtureHTTP // the Go-SDK HTTP server
+	ts2HTTP *fixtureHTTP // the TS-SDK v2 HTTP server
 
 	mu     sync.Mutex
 	states map[*testscript.TestScript]*scriptState
@@ -230,62 +238,73 @@ func (rs *realServers) goSDK(ts *testscript.TestScript) string {
 	return rs.gosdkBin
 }
 
-// startHTTP starts the shared Go-SDK HTTP server once; it runs until the test ends.
-func (rs *realServers) startHTTP(ts *testscript.TestScript) string {
-	bin := rs.goSDK(ts)
-	rs.httpOnce.Do(func() {
-		cmd := exec.Command(bin, "http")
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			rs.httpErr = err
-			return
-		}
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			rs.httpErr = err
-			return
-		}
-		rs.httpCmd, rs.httpDone = cmd, make(chan struct{})
-		port := make(chan string, 1)
-		go func() {
-			sc := bufio.NewScanner(out)
-			for sc.Scan() {
-				if p, ok := strings.CutPrefix(sc.Text(), "gosdk-fixture listening on port "); ok {
-					port <- p
-				}
-			}
-			close(port)
-			_ = cmd.Wait()
-			close(rs.httpDone)
-		}()
-		select {
-		case p, ok := <-port:
-			if !ok {
-				rs.httpErr = fmt.Errorf("%s http exited before listening: %s", bin, stderr.String())
-				return
-			}
-			rs.httpURL = "http://127.0.0.1:" + p
-		case <-time.After(30 * time.Second):
-			rs.httpErr = fmt.Errorf("%s http did not listen within 30s", bin)
-		}
-	})
-	if rs.httpErr != nil {
-		ts.Fatalf("the Go-SDK HTTP server: %v", rs.httpErr)
-	}
-	return rs.httpURL
+// fixtureHTTP is an HTTP fixture server all scripts share: started on first use,
+// it runs until the test ends.
+type fixtureHTTP struct {
+	name string // it prints "NAME listening on port N" when ready
+
+	once sync.Once
+	url  string // its base URL
+	err  error
+	cmd  *exec.Cmd
+	done chan struct{}
 }
 
-func (rs *realServers) stopHTTP() {
-	if rs.httpCmd != nil && rs.httpCmd.Process != nil {
-		_ = syscall.Kill(-rs.httpCmd.Process.Pid, syscall.SIGKILL)
-		<-rs.httpDone
+// start starts the server (command name, args) once and returns its base URL.
+func (h *fixtureHTTP) start(ts *testscript.TestScript, name string, args ...string) string {
+	h.once.Do(func() { h.url, h.err = h.run(name, args) })
+	if h.err != nil {
+		ts.Fatalf("the %s HTTP server: %v", h.name, h.err)
+	}
+	return h.url
+}
+
+func (h *fixtureHTTP) run(name string, args []string) (string, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = "interop"
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", err
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	h.cmd, h.done = cmd, make(chan struct{})
+	port := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if p, ok := strings.CutPrefix(sc.Text(), h.name+" listening on port "); ok {
+				port <- p
+			}
+		}
+		close(port)
+		_ = cmd.Wait()
+		close(h.done)
+	}()
+	select {
+	case p, ok := <-port:
+		if !ok {
+			return "", fmt.Errorf("%s exited before listening: %s", h.name, stderr.String())
+		}
+		return "http://127.0.0.1:" + p, nil
+	case <-time.After(30 * time.Second):
+		return "", fmt.Errorf("%s did not listen within 30s", h.name)
+	}
+}
+
+func (h *fixtureHTTP) stop() {
+	if h.cmd != nil && h.cmd.Process != nil {
+		_ = syscall.Kill(-h.cmd.Process.Pid, syscall.SIGKILL)
+		<-h.done
 	}
 }
 
 func (rs *realServers) cmdServe(ts *testscript.TestScript, neg bool, args []string) {
-	const usage = "serve [-tap] [-env K=V]... NAME filesystem DIR...|memory|ts SDK|gosdk|gosdk-http|gosdk-sse|gosdk-sse-notype"
+	const usage = "serve [-tap] [-env K=V]... NAME filesystem DIR...|memory|ts SDK|ts2|ts2-http|gosdk|gosdk-http|gosdk-stateless|gosdk-sse|gosdk-sse-notype"
 	if neg {
 		ts.Fatalf("usage: %s", usage)
 	}
@@ -329,14 +348,21 @@ func (rs *realServers) cmdServe(ts *testscript.TestScript, neg bool, args []stri
 			ts.Fatalf("usage: %s", usage)
 		}
 		spec.command, spec.args = rs.node, []string{rs.scripts[kind], rest[0]}
+	case "ts2":
+		spec.command, spec.args = rs.node, []string{rs.scripts[kind], "stdio"}
+	case "ts2-http":
+		spec.url = rs.ts2HTTP.start(ts, rs.node, rs.scripts["ts2"], "http") + "/mcp"
 	case "gosdk":
 		spec.command, spec.args = rs.goSDK(ts), []string{"stdio"}
-	case "gosdk-http", "gosdk-sse", "gosdk-sse-notype":
-		base := rs.startHTTP(ts)
+	case "gosdk-http", "gosdk-stateless", "gosdk-sse", "gosdk-sse-notype":
+		base := rs.goHTTP.start(ts, rs.goSDK(ts), "http")
 		ts.Setenv("GOSDK_URL", base)
-		spec.url, spec.sse = base+"/mcp", kind != "gosdk-http"
-		if spec.sse {
+		spec.url, spec.sse = base+"/mcp", strings.HasPrefix(kind, "gosdk-sse")
+		switch {
+		case spec.sse:
 			spec.url = base + "/sse"
+		case kind == "gosdk-stateless":
+			spec.url = base + "/stateless"
 		}
 	default:
 		ts.Fatalf("unknown KIND %q; usage: %s", kind, usage)

@@ -33,12 +33,16 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/mcpx-cli/mcpx/commands"
+	"github.com/mcpx-cli/mcpx/internal/ascaller"
 	"github.com/mcpx-cli/mcpx/internal/hermetic"
 	"github.com/mcpx-cli/mcpx/output"
 	"github.com/mcpx-cli/mcpx/test/fixture"
 )
 
 func TestMain(m *testing.M) {
+	// The daemon starts a warm server through its own binary, this one, as
+	// mcpx's main does (see ascaller).
+	ascaller.Trampoline()
 	// hermetic: the tests that run mcpx (or node, or go) outside a
 	// script never see the machine's own config, state or daemon.
 	testscript.Main(hermetic.M(m), map[string]func(){
@@ -158,6 +162,10 @@ func params(dir string) testscript.Params {
 			// The daemon's faults and bounds (suspended: warm_test.go).
 			"fixture-http-restart": cmdFixtureHTTPRestart,
 			"suspended":            cmdSuspended,
+
+			// A forward proxy, for a warm target's caller (proxy_script_test.go).
+			"fixture-proxy": cmdFixtureProxy,
+			"proxy-calls":   cmdProxyCalls,
 		},
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -23,8 +24,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 )
 
 // ---- connections: stored tokens, refresh, retry ----
@@ -115,32 +118,32 @@ func TestConnAuthRefreshesExpired(t *testing.T) {
 		answer               string
 		wantRefresh, wantScp string
 	}{
-		{"answer without refresh token or scope", `{"access_token":"new","token_type":"Bearer","expires_in":3600}`, "r1", "read write"},
-		{"answer with both", `{"access_token":"new","token_type":"bearer","expires_in":3600,"refresh_token":"r2","scope":"read"}`, "r2", "read"},
+		{"answer without refresh token or scope", `{"access_token":"new-token","token_type":"Bearer","expires_in":3600}`, "refresh-1", "read write"},
+		{"answer with both", `{"access_token":"new-token","token_type":"bearer","expires_in":3600,"refresh_token":"refresh-2","scope":"read"}`, "refresh-2", "read"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ts := newCATokenServer(t, caAnswer(200, c.answer))
 			tg := caTarget(t)
-			old := caStored(ts.URL+"/token", "old", "r1", -time.Minute)
+			old := caStored(ts.URL+"/token", "old-token", "refresh-1", -time.Minute)
 			caSave(t, tg, old)
-			var secrets []string
-			a := NewSource(context.Background(), tg, SourceOptions{AddSecrets: func(s ...string) { secrets = append(secrets, s...) }})
+			sec := &secret.Set{}
+			a := NewSource(context.Background(), tg, SourceOptions{Secrets: sec})
 			if a == nil {
 				t.Fatal("NewSource = nil")
 			}
-			if got := a.Bearer(); got != "new" {
-				t.Errorf("bearer = %q, want new", got)
+			if got := a.Bearer(); got != "new-token" {
+				t.Errorf("bearer = %q, want new-token", got)
 			}
 			if ts.hits() != 1 {
 				t.Fatalf("token endpoint hits = %d, want 1", ts.hits())
 			}
-			want := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {"r1"}, "resource": {caServer}, "client_id": {"cid"}}
+			want := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {"refresh-1"}, "resource": {caServer}, "client_id": {"cid"}}
 			if got := ts.form(0); !reflect.DeepEqual(got, want) {
 				t.Errorf("refresh request %v, want %v", got, want)
 			}
-			for _, s := range []string{"old", "r1", "new"} {
-				if !slices.Contains(secrets, s) {
-					t.Errorf("secret %q not registered (%q)", s, secrets)
+			for _, s := range []string{"old-token", "refresh-1", "new-token"} {
+				if sec.Mask(s) != secret.Masked {
+					t.Errorf("secret %q not registered", s)
 				}
 			}
 			st := caLoad(t, tg)
@@ -152,13 +155,13 @@ func TestConnAuthRefreshesExpired(t *testing.T) {
 				t.Errorf("info = %+v", info)
 			}
 			wantTok := *old
-			wantTok.AccessToken, wantTok.RefreshToken, wantTok.Scope = "new", c.wantRefresh, c.wantScp
+			wantTok.AccessToken, wantTok.RefreshToken, wantTok.Scope = "new-token", c.wantRefresh, c.wantScp
 			wantTok.ExpiresAt, wantTok.ObtainedAt = st.ExpiresAt, st.ObtainedAt
 			if !reflect.DeepEqual(*st, wantTok) {
 				t.Errorf("stored\n %+v\nwant\n %+v", *st, wantTok)
 			}
 			// One refresh per connection: a 401 now is final.
-			if a.Retry(context.Background(), &Error{Server: "srv", Status: 401}) {
+			if a.Retry(context.Background(), &fail.AuthError{Server: "srv", Status: 401}) {
 				t.Error("retry after a refresh = true")
 			}
 			if ts.hits() != 1 {
@@ -224,7 +227,7 @@ func TestConnAuthNoRefresh(t *testing.T) {
 	if a.Bearer() != "" {
 		t.Errorf("bearer = %q", a.Bearer())
 	}
-	ae := &Error{Server: "srv", Status: 401}
+	ae := &fail.AuthError{Server: "srv", Status: 401}
 	if a.Retry(context.Background(), ae) {
 		t.Error("retry = true")
 	}
@@ -260,7 +263,7 @@ func TestConnAuthRefreshFails(t *testing.T) {
 		wantHits int
 	}{
 		{"invalid_grant", 400, `{"error":"invalid_grant","error_description":"revoked"}`, "", "r1", "invalid_grant: revoked (HTTP 400)", 1},
-		{"a mac token", 200, `{"access_token":"x","token_type":"mac"}`, "", "r1", `the token endpoint issued a "mac" token; mcpx uses Bearer tokens only`, 1},
+		{"a mac token", 200, `{"access_token":"x","token_type":"mac"}`, "", "r1", `the token endpoint issued a "mac" token; mcpx uses Bearer tokens, and DPoP ones when it proved a key`, 1},
 		{"no refresh token", 200, `{"access_token":"x"}`, "", "", "", 0},
 		{"unreachable", 200, ``, dead.URL + "/token", "r1", `cannot reach ` + dead.URL + "/token: ...", 0},
 	} {
@@ -283,7 +286,7 @@ func TestConnAuthRefreshFails(t *testing.T) {
 			if ts.hits() != c.wantHits {
 				t.Errorf("token endpoint hits = %d, want %d", ts.hits(), c.wantHits)
 			}
-			ae := &Error{Server: "srv", Status: 401}
+			ae := &fail.AuthError{Server: "srv", Status: 401}
 			a.Explain(ae)
 			if p, ok := strings.CutSuffix(c.wantWhy, "..."); ok && !strings.HasPrefix(ae.Why, p) || !ok && ae.Why != c.wantWhy {
 				t.Errorf("Why = %q, want %q", ae.Why, c.wantWhy)
@@ -319,7 +322,7 @@ func TestConnAuthRefreshStoreTrouble(t *testing.T) {
 	a := NewSource(ctx, tg, SourceOptions{})
 	cancel()
 	unlock()
-	ae := &Error{Server: "srv", Status: 401}
+	ae := &fail.AuthError{Server: "srv", Status: 401}
 	a.Explain(ae)
 	if a.Info().State != "expired" || ae.Why != "context deadline exceeded" || ts.hits() != 0 {
 		t.Errorf("lock held: info %+v, why %q, hits %d", a.Info(), ae.Why, ts.hits())
@@ -331,7 +334,7 @@ func TestConnAuthRefreshStoreTrouble(t *testing.T) {
 	if err := os.WriteFile(p, []byte("{"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ae = &Error{Server: "srv", Status: 401}
+	ae = &fail.AuthError{Server: "srv", Status: 401}
 	if a.Retry(context.Background(), ae) {
 		t.Error("retry = true")
 	}
@@ -379,7 +382,7 @@ func TestConnAuthNothingUsable(t *testing.T) {
 	if a == nil || a.Bearer() != "" || a.Info() != (Info{State: "none"}) {
 		t.Fatalf("nothing stored: %+v", a)
 	}
-	ae := &Error{Server: "srv", Status: 401}
+	ae := &fail.AuthError{Server: "srv", Status: 401}
 	if a.Retry(context.Background(), ae) {
 		t.Error("retry = true")
 	}
@@ -411,22 +414,19 @@ func TestConnAuthUsesFresherToken(t *testing.T) {
 	ts := newCATokenServer(t, caAnswer(200, `{"access_token":"refreshed","expires_in":3600}`))
 	tg := caTarget(t)
 	store := tokenStore{dir: tg.TokenDir}
-	caSave(t, tg, caStored(ts.URL+"/token", "old", "r1", -time.Minute))
+	caSave(t, tg, caStored(ts.URL+"/token", "old-token", "refresh-1", -time.Minute))
 	unlock, err := store.lock(context.Background(), caServer)
 	if err != nil {
 		t.Fatal(err)
 	}
-	loaded := make(chan struct{}, 1)
+	sec := &secret.Set{}
 	done := make(chan *Source, 1)
 	go func() {
-		done <- NewSource(context.Background(), tg, SourceOptions{AddSecrets: func(...string) {
-			select {
-			case loaded <- struct{}{}:
-			default:
-			}
-		}})
+		done <- NewSource(context.Background(), tg, SourceOptions{Secrets: sec})
 	}()
-	<-loaded                          // it read the expired token ...
+	for sec.Longest() == 0 { // it read the expired token (and registered its secrets) ...
+		runtime.Gosched()
+	}
 	time.Sleep(60 * time.Millisecond) // ... and waits for the lock
 	fresh := caStored(ts.URL+"/token", "fresh", "r9", time.Hour)
 	caSave(t, tg, fresh)
@@ -440,7 +440,7 @@ func TestConnAuthUsesFresherToken(t *testing.T) {
 	caSave(t, tg, caStored(ts.URL+"/token", "a1", "r1", time.Hour))
 	a = NewSource(context.Background(), tg, SourceOptions{})
 	caSave(t, tg, caStored(ts.URL+"/token", "a2", "r2", time.Hour))
-	if !a.Retry(context.Background(), &Error{Server: "srv", Status: 401}) || a.Bearer() != "a2" || ts.hits() != 0 {
+	if !a.Retry(context.Background(), &fail.AuthError{Server: "srv", Status: 401}) || a.Bearer() != "a2" || ts.hits() != 0 {
 		t.Errorf("retry: bearer %q, hits %d", a.Bearer(), ts.hits())
 	}
 }
@@ -453,24 +453,24 @@ func TestConnAuthRetryOnce(t *testing.T) {
 	if a.Bearer() != "a1" || ts.hits() != 0 {
 		t.Fatalf("bearer %q, hits %d", a.Bearer(), ts.hits())
 	}
-	if a.Retry(context.Background(), &Error{Server: "srv", Status: 403}) {
+	if a.Retry(context.Background(), &fail.AuthError{Server: "srv", Status: 403}) {
 		t.Error("retry on a 403 = true")
 	}
 	cctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if a.Retry(cctx, &Error{Server: "srv", Status: 401}) {
+	if a.Retry(cctx, &fail.AuthError{Server: "srv", Status: 401}) {
 		t.Error("retry with a cancelled context = true")
 	}
 	if ts.hits() != 0 {
 		t.Fatalf("hits = %d", ts.hits())
 	}
-	if !a.Retry(context.Background(), &Error{Server: "srv", Status: 401}) {
+	if !a.Retry(context.Background(), &fail.AuthError{Server: "srv", Status: 401}) {
 		t.Fatal("retry on a 401 = false")
 	}
 	if a.Bearer() != "a2" || ts.hits() != 1 || ts.form(0).Get("refresh_token") != "r1" {
 		t.Errorf("bearer %q, hits %d", a.Bearer(), ts.hits())
 	}
-	if a.Retry(context.Background(), &Error{Server: "srv", Status: 401}) {
+	if a.Retry(context.Background(), &fail.AuthError{Server: "srv", Status: 401}) {
 		t.Error("second retry = true")
 	}
 	if ts.hits() != 1 {
@@ -488,7 +488,7 @@ func TestConnAuthRetryRefused(t *testing.T) {
 	tg := caTarget(t)
 	caSave(t, tg, caStored(ts.URL+"/token", "a1", "r1", time.Hour))
 	a := NewSource(context.Background(), tg, SourceOptions{})
-	ae := &Error{Server: "srv", Status: 401}
+	ae := &fail.AuthError{Server: "srv", Status: 401}
 	if a.Retry(context.Background(), ae) {
 		t.Error("retry = true")
 	}
@@ -500,7 +500,7 @@ func TestConnAuthRetryRefused(t *testing.T) {
 		t.Errorf("Error() = %q\nwant %q", ae.Error(), want)
 	}
 	// A 403 is not explained.
-	ae403 := &Error{Server: "srv", Status: 403}
+	ae403 := &fail.AuthError{Server: "srv", Status: 403}
 	a.Explain(ae403)
 	if ae403.Token != "" {
 		t.Errorf("403 explained: %+v", ae403)
@@ -512,13 +512,13 @@ func TestConnAuthRetryRefused(t *testing.T) {
 	if _, err := (tokenStore{dir: tg.TokenDir}).remove(caServer); err != nil {
 		t.Fatal(err)
 	}
-	if a.Retry(context.Background(), &Error{Server: "srv", Status: 401}) {
+	if a.Retry(context.Background(), &fail.AuthError{Server: "srv", Status: 401}) {
 		t.Error("retry after logout = true")
 	}
 	if a.Bearer() != "" || a.Info() != (Info{State: "none"}) {
 		t.Errorf("after logout: bearer %q, info %+v", a.Bearer(), a.Info())
 	}
-	ae = &Error{Server: "srv", Status: 401}
+	ae = &fail.AuthError{Server: "srv", Status: 401}
 	a.Explain(ae)
 	if ae.Token != "" {
 		t.Errorf("explained %+v", ae)
@@ -580,40 +580,40 @@ func TestAuthErrorMessages(t *testing.T) {
 	at := time.Date(2025, 1, 2, 5, 4, 5, 0, time.FixedZone("EET", 2*3600))
 	for _, c := range []struct {
 		name string
-		e    Error
+		e    fail.AuthError
 		err  string
 	}{
-		{"401, nothing stored", Error{Server: "srv", Status: 401},
+		{"401, nothing stored", fail.AuthError{Server: "srv", Status: 401},
 			`server "srv" requires authentication (HTTP 401)`},
-		{"401 with resource metadata", Error{Server: "srv", Status: 401, ResourceMetadata: "https://rs.example/.well-known/oauth-protected-resource"},
+		{"401 with resource metadata", fail.AuthError{Server: "srv", Status: 401, ResourceMetadata: "https://rs.example/.well-known/oauth-protected-resource"},
 			`server "srv" requires authentication (HTTP 401); resource metadata: https://rs.example/.well-known/oauth-protected-resource`},
-		{"401, expired, no refresh token", Error{Server: "srv", Status: 401, Token: "expired", ExpiredAt: at},
+		{"401, expired, no refresh token", fail.AuthError{Server: "srv", Status: 401, Token: "expired", ExpiredAt: at},
 			`server "srv" requires authentication (HTTP 401); the stored token expired at 2025-01-02T03:04:05Z and there is no refresh token`},
-		{"401, expired, refresh failed", Error{Server: "srv", Status: 401, Token: "expired", ExpiredAt: at, Why: "invalid_grant (HTTP 400)"},
+		{"401, expired, refresh failed", fail.AuthError{Server: "srv", Status: 401, Token: "expired", ExpiredAt: at, Why: "invalid_grant (HTTP 400)"},
 			`server "srv" requires authentication (HTTP 401); the stored token expired at 2025-01-02T03:04:05Z and refreshing it failed: invalid_grant (HTTP 400)`},
-		{"401, rejected", Error{Server: "srv", Status: 401, Token: "rejected"},
+		{"401, rejected", fail.AuthError{Server: "srv", Status: 401, Token: "rejected"},
 			`server "srv" rejected the stored token (HTTP 401)`},
-		{"401, rejected, refresh failed", Error{Server: "srv", Status: 401, Token: "rejected", Why: "boom", ResourceMetadata: "https://m"},
+		{"401, rejected, refresh failed", fail.AuthError{Server: "srv", Status: 401, Token: "rejected", Why: "boom", ResourceMetadata: "https://m"},
 			`server "srv" rejected the stored token (HTTP 401); refreshing it failed: boom; resource metadata: https://m`},
-		{"403 with scopes", Error{Server: "srv", Status: 403, Scope: "files:read  files:write", Token: "rejected"},
+		{"403 with scopes", fail.AuthError{Server: "srv", Status: 403, Scope: "files:read  files:write", Token: "rejected"},
 			`server "srv" refused access (HTTP 403); it requires the scope files:read  files:write`},
-		{"403 without scopes", Error{Server: "srv", Status: 403},
+		{"403 without scopes", fail.AuthError{Server: "srv", Status: 403},
 			`server "srv" refused access (HTTP 403)`},
-		{"a URL server", Error{Server: "https://rs.example/mcp?a=1&b=2", Status: 403, Scope: "x"},
+		{"a URL server", fail.AuthError{Server: "https://rs.example/mcp?a=1&b=2", Status: 403, Scope: "x"},
 			`server "https://rs.example/mcp?a=1&b=2" refused access (HTTP 403); it requires the scope x`},
-		{"quotes", Error{Server: `it's "x"`, Status: 403, Scope: "a'b c$d"},
+		{"quotes", fail.AuthError{Server: `it's "x"`, Status: 403, Scope: "a'b c$d"},
 			`server "it's \"x\"" refused access (HTTP 403); it requires the scope a'b c$d`},
-		{"a login failure", Error{Server: "srv", Msg: "the token endpoint refused the authorization code: x", Status: 401},
+		{"a login failure", fail.AuthError{Server: "srv", Msg: "the token endpoint refused the authorization code: x", Status: 401},
 			`server "srv": the token endpoint refused the authorization code: x`},
 	} {
 		if got := c.e.Error(); got != c.err {
 			t.Errorf("%s: Error() =\n %q\nwant\n %q", c.name, got, c.err)
 		}
 	}
-	if got := (&Error{Scope: " a\tb  c "}).Scopes(); !slices.Equal(got, []string{"a", "b", "c"}) {
+	if got := (&fail.AuthError{Scope: " a\tb  c "}).Scopes(); !slices.Equal(got, []string{"a", "b", "c"}) {
 		t.Errorf("Scopes() = %q", got)
 	}
-	if got := (&Error{}).Scopes(); len(got) != 0 {
+	if got := (&fail.AuthError{}).Scopes(); len(got) != 0 {
 		t.Errorf("Scopes() = %q", got)
 	}
 }
@@ -653,14 +653,13 @@ func TestTokenOfTarget(t *testing.T) {
 		t.Errorf("stored: %v, %v", tok, err)
 	}
 	other.URL = "rs.example"
-	var ce *config.Error
-	if _, err := Token(&other); !errors.As(err, &ce) || ce.Server != "srv" || ce.Msg != `"rs.example" is not an http(s) URL` {
+	if _, err := Token(&other); !fail.Is(err, fail.Usage) || err.Error() != `server "srv": "rs.example" is not an http(s) URL` {
 		t.Errorf("bad URL: %v", err)
 	}
 	if err := os.WriteFile(tokenStore{dir: tg.TokenDir}.path(caServer), []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var ae *Error
+	var ae *fail.AuthError
 	if _, err := Token(tg); !errors.As(err, &ae) || ae.Msg != fmt.Sprintf("token file %s is damaged", tokenStore{dir: tg.TokenDir}.path(caServer)) {
 		t.Errorf("damaged: %v", err)
 	}
@@ -687,6 +686,11 @@ type caAS struct {
 	tokenDelay  time.Duration             // the token endpoint answers after this
 	regFail     bool                      // the registration endpoint refuses
 	onAuthorize func(redirect url.Values) // sees the redirect's parameters
+	prmAS       string                    // the PRM's authorization server ("" this one)
+	regClientID string                    // the client_id registration gives ("" dyn-client)
+	dpop        bool                      // the metadata advertises DPoP; a proved token is a DPoP one
+	dpopNonce   string                    // the token endpoint wants this nonce in the proof
+	proofs      []string                  // the DPoP headers of the token requests
 
 	reqs      []string
 	authQuery url.Values
@@ -719,7 +723,11 @@ func (as *caAS) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer resource_metadata="%s/.well-known/oauth-protected-resource/mcp", scope="read write"`, as.URL))
 		w.WriteHeader(401)
 	case "GET /.well-known/oauth-protected-resource/mcp":
-		oaWriteJSON(w, 200, map[string]any{"resource": as.URL + "/mcp", "authorization_servers": []string{as.URL}, "scopes_supported": []string{"read", "write", "admin"}})
+		issuer := as.URL
+		if as.prmAS != "" {
+			issuer = as.prmAS
+		}
+		oaWriteJSON(w, 200, map[string]any{"resource": as.URL + "/mcp", "authorization_servers": []string{issuer}, "scopes_supported": []string{"read", "write", "admin"}})
 	case "GET /.well-known/oauth-authorization-server":
 		doc := oaASDoc(as.URL)
 		if as.methods != nil {
@@ -731,11 +739,16 @@ func (as *caAS) serve(w http.ResponseWriter, r *http.Request) {
 		if as.issRequired {
 			doc["authorization_response_iss_parameter_supported"] = true
 		}
+		if as.dpop {
+			doc["dpop_signing_alg_values_supported"] = []string{"RS256", "ES256"}
+		}
 		oaWriteJSON(w, 200, doc)
 	case "POST /register":
 		_ = json.NewDecoder(r.Body).Decode(&as.regBody)
 		if as.regFail {
 			oaWriteJSON(w, 400, `{"error":"invalid_client_metadata"}`)
+		} else if as.regClientID != "" {
+			oaWriteJSON(w, 201, map[string]any{"client_id": as.regClientID})
 		} else if as.regBody["token_endpoint_auth_method"] == "none" {
 			oaWriteJSON(w, 201, `{"client_id":"dyn-client"}`)
 		} else {
@@ -768,6 +781,14 @@ func (as *caAS) serve(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(as.tokenDelay)
 		_ = r.ParseForm()
 		as.tokenForm, as.tokenAuth = r.PostForm, r.Header.Get("Authorization")
+		if proof := r.Header.Get("DPoP"); proof != "" {
+			as.proofs = append(as.proofs, proof)
+			if as.dpopNonce != "" && !strings.Contains(dpClaims(as.t, proof), `"nonce":"`+as.dpopNonce+`"`) {
+				w.Header().Set("DPoP-Nonce", as.dpopNonce)
+				oaWriteJSON(w, 400, `{"error":"use_dpop_nonce"}`)
+				return
+			}
+		}
 		f, q := r.PostForm, as.authQuery
 		sum := sha256.Sum256([]byte(f.Get("code_verifier")))
 		as.pkceOK = q != nil && base64.RawURLEncoding.EncodeToString(sum[:]) == q.Get("code_challenge")
@@ -777,6 +798,9 @@ func (as *caAS) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		ans := map[string]any{"access_token": "at-1", "token_type": "Bearer", "refresh_token": "rt-1", "expires_in": 3600}
+		if as.dpop && r.Header.Get("DPoP") != "" {
+			ans["token_type"] = "DPoP"
+		}
 		if as.tokenScope != "" {
 			ans["scope"] = as.tokenScope
 		}
@@ -841,12 +865,12 @@ func TestLoginRegistered(t *testing.T) {
 	as := newCAAS(t)
 	as.methods = []string{"client_secret_post"}
 	tg := &config.Target{Name: "srv", Transport: config.HTTP, URL: as.URL + "/mcp/", TokenDir: filepath.Join(t.TempDir(), "tokens")}
-	var secrets []string
+	sec := &secret.Set{}
 	open, browsed, _ := caBrowser(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	tok, err := Login(ctx, tg, LoginOptions{ProtocolVersion: "2025-06-18", ClientVersion: "9.9.9", Open: open,
-		AddSecrets: func(s ...string) { secrets = append(secrets, s...) }})
+		Secrets: sec})
 	if err != nil {
 		t.Fatalf("Login: %v", err)
 	}
@@ -888,8 +912,8 @@ func TestLoginRegistered(t *testing.T) {
 		t.Errorf("token request %v (Authorization %q)", form, auth)
 	}
 	for _, s := range []string{"dyn-secret", "at-1", "rt-1"} {
-		if !slices.Contains(secrets, s) {
-			t.Errorf("secret %q not registered (%q)", s, secrets)
+		if sec.Mask(s) != secret.Masked {
+			t.Errorf("secret %q not registered", s)
 		}
 	}
 
@@ -934,7 +958,7 @@ func TestLoginRegistered(t *testing.T) {
 func TestLoginConfiguredClient(t *testing.T) {
 	as := newCAAS(t)
 	as.tokenScope = "files:read"
-	as.iss = as.URL + "/" // the issuer, with a trailing slash
+	as.iss = as.URL // the issuer, exactly
 	tg := &config.Target{Name: "srv", Transport: config.HTTP, URL: as.URL + "/mcp", TokenDir: t.TempDir(),
 		OAuth: &config.OAuthConfig{ClientID: "cfg:id", ClientSecret: "cfg secret", Scopes: []string{"ignored"}}}
 	open, browsed, _ := caBrowser(t, nil)
@@ -1019,6 +1043,11 @@ func TestLoginRefused(t *testing.T) {
 	}{
 		{"iss mismatch", func(as *caAS) { as.iss = "https://evil.example" },
 			`the authorization redirect came from issuer "https://evil.example", not "%[1]s" (RFC 9207); nothing was accepted`, true, 400, false},
+		// RFC 9207 §2.4: simple string comparison, no URL normalization.
+		{"iss with a trailing slash", func(as *caAS) { as.iss = as.URL + "/" },
+			`the authorization redirect came from issuer "%[1]s/", not "%[1]s" (RFC 9207); nothing was accepted`, true, 400, false},
+		{"iss in upper case", func(as *caAS) { as.iss = strings.ToUpper(as.URL) },
+			`the authorization redirect came from issuer "%[2]s", not "%[1]s" (RFC 9207); nothing was accepted`, true, 400, false},
 		{"refused", func(as *caAS) { as.redirectErr = "access_denied" },
 			"the authorization server refused: access_denied: the user said no", true, 400, false},
 		{"no code", func(as *caAS) { as.noCode = true },
@@ -1042,10 +1071,10 @@ func TestLoginRefused(t *testing.T) {
 			if tok != nil {
 				t.Errorf("Login = %+v", tok)
 			}
-			if msg, want := oaAuthMsg(t, err), strings.ReplaceAll(c.wantMsg, "%[1]s", as.URL); msg != want {
+			if msg, want := oaAuthMsg(t, err), strings.NewReplacer("%[1]s", as.URL, "%[2]s", strings.ToUpper(as.URL)).Replace(c.wantMsg); msg != want {
 				t.Errorf("error:\n got %q\nwant %q", msg, want)
 			}
-			var ae *Error
+			var ae *fail.AuthError
 			if errors.As(err, &ae) && ae.NoClient != c.noClient {
 				t.Errorf("NoClient = %v", ae.NoClient)
 			}
@@ -1237,16 +1266,15 @@ func TestLoginDiscoveryFails(t *testing.T) {
 	// Unreachable.
 	f.Close()
 	_, err = Login(context.Background(), tg, LoginOptions{Open: func(string) { t.Error("opened") }})
-	var ce *transport.ConnectError
+	var ce *fail.ConnectError
 	if !errors.As(err, &ce) || !strings.HasPrefix(ce.Msg, "cannot reach the server: ") {
 		t.Errorf("unreachable: %v", err)
 	}
 }
 
 func TestLoginMisuse(t *testing.T) {
-	var ce *config.Error
 	_, err := Login(context.Background(), &config.Target{Name: "srv", Transport: config.Stdio, TokenDir: t.TempDir()}, LoginOptions{})
-	if !errors.As(err, &ce) || ce.Msg != "login is for http and sse servers; a stdio server gets its credentials from its environment" {
+	if !fail.Is(err, fail.Usage) || err.Error() != `server "srv": login is for http and sse servers; a stdio server gets its credentials from its environment` {
 		t.Errorf("stdio: %v", err)
 	}
 	_, err = Login(context.Background(), &config.Target{Name: "srv", Transport: config.HTTP, URL: "https://rs.example/mcp"}, LoginOptions{})
@@ -1254,7 +1282,7 @@ func TestLoginMisuse(t *testing.T) {
 		t.Errorf("no token directory: %q", msg)
 	}
 	_, err = Login(context.Background(), &config.Target{Name: "srv", Transport: config.HTTP, URL: "rs.example", TokenDir: t.TempDir()}, LoginOptions{})
-	if !errors.As(err, &ce) || ce.Msg != `"rs.example" is not an http(s) URL` {
+	if !fail.Is(err, fail.Usage) || err.Error() != `server "srv": "rs.example" is not an http(s) URL` {
 		t.Errorf("bad URL: %v", err)
 	}
 	as := newCAAS(t)
@@ -1413,11 +1441,10 @@ func TestLogoutStates(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Stdio; a bad URL.
-	var ce *config.Error
-	if _, err := Logout(context.Background(), &config.Target{Name: "srv", Transport: config.Stdio}, nil); !errors.As(err, &ce) || ce.Msg != "logout is for http and sse servers" {
+	if _, err := Logout(context.Background(), &config.Target{Name: "srv", Transport: config.Stdio}, nil); !fail.Is(err, fail.Usage) || err.Error() != `server "srv": logout is for http and sse servers` {
 		t.Errorf("stdio: %v", err)
 	}
-	if _, err := Logout(context.Background(), &config.Target{Name: "srv", Transport: config.HTTP, URL: "x"}, nil); !errors.As(err, &ce) {
+	if _, err := Logout(context.Background(), &config.Target{Name: "srv", Transport: config.HTTP, URL: "x"}, nil); !fail.Is(err, fail.Usage) {
 		t.Errorf("bad URL: %v", err)
 	}
 	// The lock held elsewhere until the deadline: the context's error.
@@ -1504,11 +1531,11 @@ func TestLoginWrongStateOnly(t *testing.T) {
 func Token(t *config.Target) (*StoredToken, error) {
 	server, err := transport.CanonicalURL(t.URL)
 	if err != nil {
-		return nil, &config.Error{Server: t.Name, Msg: err.Error()}
+		return nil, config.Invalid(t.Name, err.Error())
 	}
 	tok, err := tokenStore{dir: t.TokenDir}.load(server)
 	if err != nil {
-		return nil, &Error{Server: t.Name, Msg: err.Error()}
+		return nil, &fail.AuthError{Server: t.Name, Msg: err.Error()}
 	}
 	return tok, nil
 }

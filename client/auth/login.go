@@ -21,8 +21,10 @@ import (
 
 	mcpclient "github.com/mark3labs/mcp-go/client"
 
-	"github.com/mcpx-cli/mcpx/client/config"
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -33,8 +35,7 @@ type LoginOptions struct {
 	ClientVersion   string                       // software_version at registration
 	Open            func(authURL string)         // shows the authorization URL (prints it, opens a browser)
 	Note            func(string, ...any)         // progress notes
-	Mask            func(string) string          // hides secrets in quoted answers
-	AddSecrets      func(...string)              // registers secrets to hide from now on
+	Secrets         *secret.Set                  // masked in quoted answers, and given the tokens and client secrets met
 	Listen          func() (net.Listener, error) // the loopback listener (tests); nil: 127.0.0.1:0
 	// Paste, when set, is where the user pastes the URL the browser ended
 	// on (or the code), for a browser on another machine: no listener
@@ -52,8 +53,8 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 		return nil, err
 	}
 	if machine(t) {
-		// No person: the client_credentials grant, as any command does it.
-		tok, err := clientCredentials(ctx, t, server, nil, grantOptions{scopes: o.Scopes, protocol: o.ProtocolVersion, mask: o.Mask, addSecrets: o.AddSecrets, note: o.Note})
+		// No person: the machine grant, as any command does it.
+		tok, err := machineGrant(ctx, t, server, nil, grantOptions{scopes: o.Scopes, protocol: o.ProtocolVersion, secrets: o.Secrets, note: o.Note})
 		if err != nil {
 			return nil, err
 		}
@@ -61,13 +62,16 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return nil, &Error{Server: t.Name, Msg: err.Error()}
+			return nil, &fail.AuthError{Server: t.Name, Msg: err.Error()}
 		}
 		return tok, nil
 	}
-	h := newOAuthHTTP(t.Name, o.Mask)
+	h := newOAuthHTTP(t.Name, o.Secrets)
 	as, challenged, err := h.findAuthServer(ctx, t, server, o)
 	if err != nil {
+		return nil, err
+	}
+	if err := h.prepareLogin(store, server, as, o); err != nil {
 		return nil, err
 	}
 	ln, redirect, err := listenForRedirect(t.Name, o.Listen)
@@ -98,7 +102,7 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			return nil, &Error{Server: t.Name, Msg: err.Error()}
+			return nil, &fail.AuthError{Server: t.Name, Msg: err.Error()}
 		}
 	} else {
 		// The listener already queues connections: serving after Open
@@ -114,24 +118,42 @@ func Login(ctx context.Context, t *config.Target, o LoginOptions) (*StoredToken,
 		cb.done(err)
 		return nil, err
 	}
-	o.AddSecrets(tok.Secrets()...)
+	if tok.TokenType == "DPoP" {
+		tok.DPoPKey = h.dpop.storedJWK()
+	}
+	o.Secrets.Add(tok.Secrets()...)
 	recordGrant(tok, server, as, ca, registered, scopes)
 	if err := saveLocked(ctx, store, tok); err != nil {
 		cb.done(err)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, &Error{Server: t.Name, Msg: err.Error()}
+		return nil, &fail.AuthError{Server: t.Name, Msg: err.Error()}
 	}
 	cb.done(nil)
 	return tok, nil
 }
 
+// prepareLogin notes a server that moved to another authorization server
+// since its stored token (SEP-2352: nothing of the old one's, its client or
+// its tokens, is presented to the new one), and makes the DPoP key of the
+// tokens when the authorization server advertises DPoP (RFC 9449).
+func (h *oauthHTTP) prepareLogin(store tokenStore, server string, as *authServer, o LoginOptions) error {
+	if prev, _ := store.load(server); prev != nil && prev.Issuer != "" && strings.TrimSuffix(prev.Issuer, "/") != strings.TrimSuffix(as.Issuer, "/") {
+		o.Note("the server's authorization server is now %s (the stored token is from %s): logging in there anew", text.OneLine(as.Issuer), prev.Issuer)
+	}
+	if offersDPoP(&as.asDoc) {
+		k, err := newDPoPKey()
+		if err != nil {
+			return h.fail("%v", err)
+		}
+		h.dpop = k
+	}
+	return nil
+}
+
 // fillDefaults makes the callbacks a caller left nil do nothing.
 func (o *LoginOptions) fillDefaults() {
-	if o.AddSecrets == nil {
-		o.AddSecrets = func(...string) {}
-	}
 	if o.Note == nil {
 		o.Note = func(string, ...any) {}
 	}
@@ -145,17 +167,17 @@ func (o *LoginOptions) fillDefaults() {
 // and returns the server's canonical URL, the token store's key.
 func checkLoginTarget(t *config.Target, store tokenStore) (string, error) {
 	if t.Transport == config.Stdio {
-		return "", &config.Error{Server: t.Name, Msg: "login is for http and sse servers; a stdio server gets its credentials from its environment"}
+		return "", config.Invalid(t.Name, "login is for http and sse servers; a stdio server gets its credentials from its environment")
 	}
 	if err := store.mkdir(); err != nil {
-		return "", &Error{Server: t.Name, Msg: err.Error()}
+		return "", &fail.AuthError{Server: t.Name, Msg: err.Error()}
 	}
 	server, err := transport.CanonicalURL(t.URL)
 	if err != nil {
-		return "", &config.Error{Server: t.Name, Msg: err.Error()}
+		return "", config.Invalid(t.Name, err.Error())
 	}
 	if err := checkEndpoint("the server URL", t.URL, true); err != nil {
-		return "", &Error{Server: t.Name, Msg: err.Error() + " (a token must not travel in clear)"}
+		return "", &fail.AuthError{Server: t.Name, Msg: err.Error() + " (a token must not travel in clear)"}
 	}
 	return server, nil
 }
@@ -170,7 +192,7 @@ func (h *oauthHTTP) findAuthServer(ctx context.Context, t *config.Target, server
 		return nil, "", err
 	}
 	as, err := h.discover(ctx, server, ch)
-	if np := (*noPRMError)(nil); errors.As(err, &np) {
+	if np, ok := noPRM(err); ok {
 		// No protected-resource metadata anywhere: a server of the
 		// 2025-03-26 spec (see legacyAuthServer).
 		as, err = h.legacyAuthServer(ctx, server, o.ProtocolVersion, np)
@@ -192,7 +214,7 @@ func listenForRedirect(name string, listen func() (net.Listener, error)) (net.Li
 	}
 	ln, err := listen()
 	if err != nil {
-		return nil, "", &Error{Server: name, Msg: fmt.Sprintf("cannot listen on a loopback port for the redirect: %v", err)}
+		return nil, "", &fail.AuthError{Server: name, Msg: fmt.Sprintf("cannot listen on a loopback port for the redirect: %v", err)}
 	}
 	return ln, fmt.Sprintf("http://127.0.0.1:%d/callback", ln.Addr().(*net.TCPAddr).Port), nil
 }
@@ -206,7 +228,7 @@ func (h *oauthHTTP) loginClient(ctx context.Context, t *config.Target, as *authS
 	switch {
 	case t.OAuth != nil && t.OAuth.ClientID != "" && t.OAuth.PrivateKey != "":
 		// A confidential client that authenticates with a JWT assertion.
-		if ca, err = machineClient(t, as.TokenEndpointAuthMethodsSupported, as.Issuer, o.AddSecrets); err != nil {
+		if ca, err = machineClient(t, as.TokenEndpointAuthMethodsSupported, as.Issuer, o.Secrets); err != nil {
 			return ca, false, h.fail("%v", err)
 		}
 		return ca, false, nil
@@ -222,7 +244,7 @@ func (h *oauthHTTP) loginClient(ctx context.Context, t *config.Target, as *authS
 		return clientAuth{ID: t.OAuth.ClientMetadataURL, Method: "none"}, false, nil
 	case as.RegistrationEndpoint != "":
 		if ca, err = h.register(ctx, as, redirect, o.ClientVersion); err != nil {
-			var ae *Error
+			var ae *fail.AuthError
 			if l := as.legacy; l != nil && l.defaults && errors.As(err, &ae) {
 				// A guessed endpoint: say what the guess rested on.
 				return ca, false, h.fail("%s nor authorization-server metadata (RFC 8414) at %s, and the 2025-03-26 default endpoints do not work: %s",
@@ -230,7 +252,7 @@ func (h *oauthHTTP) loginClient(ctx context.Context, t *config.Target, as *authS
 			}
 			return ca, false, err
 		}
-		o.AddSecrets(ca.Secret)
+		o.Secrets.Add(ca.Secret)
 		return ca, true, nil
 	}
 	e := h.fail("authorization server %s offers no dynamic client registration, and no client is configured for this server", as.Issuer)
@@ -397,7 +419,7 @@ func (cb *callback) wait(ctx context.Context, name string) (string, error) {
 	}
 	if res.err != nil {
 		cb.done(res.err)
-		return "", &Error{Server: name, Msg: res.err.Error()}
+		return "", &fail.AuthError{Server: name, Msg: res.err.Error()}
 	}
 	return res.code, nil
 }
@@ -454,7 +476,9 @@ func (cb *callback) check(q url.Values) callbackResult {
 			msg += ": " + d
 		}
 		res.err = fmt.Errorf("the authorization server refused: %s", text.OneLine(msg))
-	case q.Get("iss") != "" && strings.TrimSuffix(q.Get("iss"), "/") != strings.TrimSuffix(cb.issuer, "/"):
+	case q.Get("iss") != "" && q.Get("iss") != cb.issuer:
+		// Simple string comparison (RFC 9207 §2.4): no case folding, port
+		// elision, trailing slash or percent-decoding.
 		res.err = fmt.Errorf("the authorization redirect came from issuer %q, not %q (RFC 9207); nothing was accepted", text.OneLine(q.Get("iss")), cb.issuer)
 	case q.Get("iss") == "" && cb.issRequired:
 		res.err = fmt.Errorf("the authorization redirect lacks the iss parameter its server's metadata promises (RFC 9207); nothing was accepted")
@@ -551,14 +575,14 @@ type LogoutResult struct {
 // Logout revokes a server's stored tokens where the authorization server
 // offers revocation, then removes them; a failed revocation is a warning,
 // and the tokens are removed all the same.
-func Logout(ctx context.Context, t *config.Target, mask func(string) string) (LogoutResult, error) {
+func Logout(ctx context.Context, t *config.Target, sec *secret.Set) (LogoutResult, error) {
 	var r LogoutResult
 	if t.Transport == config.Stdio {
-		return r, &config.Error{Server: t.Name, Msg: "logout is for http and sse servers"}
+		return r, config.Invalid(t.Name, "logout is for http and sse servers")
 	}
 	server, err := transport.CanonicalURL(t.URL)
 	if err != nil {
-		return r, &config.Error{Server: t.Name, Msg: err.Error()}
+		return r, config.Invalid(t.Name, err.Error())
 	}
 	store := tokenStore{dir: t.TokenDir}
 	unlock, err := store.lock(ctx, server)
@@ -566,7 +590,7 @@ func Logout(ctx context.Context, t *config.Target, mask func(string) string) (Lo
 		if ctx.Err() != nil {
 			return r, ctx.Err()
 		}
-		return r, &Error{Server: t.Name, Msg: err.Error()}
+		return r, &fail.AuthError{Server: t.Name, Msg: err.Error()}
 	}
 	defer unlock()
 	tok, err := store.load(server)
@@ -575,7 +599,7 @@ func Logout(ctx context.Context, t *config.Target, mask func(string) string) (Lo
 		removed, rerr := store.remove(server)
 		r.Removed = removed
 		if rerr != nil {
-			return r, &Error{Server: t.Name, Msg: rerr.Error()}
+			return r, &fail.AuthError{Server: t.Name, Msg: rerr.Error()}
 		}
 		r.Warns = append(r.Warns, err.Error())
 		return r, nil
@@ -584,7 +608,7 @@ func Logout(ctx context.Context, t *config.Target, mask func(string) string) (Lo
 		return r, nil
 	}
 	if tok.RevocationEndpoint != "" && checkEndpoint("revocation_endpoint", tok.RevocationEndpoint, true) == nil {
-		h := newOAuthHTTP(t.Name, mask)
+		h := newOAuthHTTP(t.Name, sec)
 		ca := clientFor(tok, t)
 		for _, k := range []struct{ hint, value string }{{"refresh_token", tok.RefreshToken}, {"access_token", tok.AccessToken}} {
 			if k.value == "" {
@@ -600,7 +624,7 @@ func Logout(ctx context.Context, t *config.Target, mask func(string) string) (Lo
 	removed, err := store.remove(server)
 	r.Removed = removed
 	if err != nil {
-		return r, &Error{Server: t.Name, Msg: err.Error()}
+		return r, &fail.AuthError{Server: t.Name, Msg: err.Error()}
 	}
 	return r, nil
 }
@@ -623,8 +647,8 @@ func clientFor(tok *StoredToken, t *config.Target) clientAuth {
 // bare is an error's message without the "server X:" its type adds, for a
 // message that names the server already.
 func bare(err error) string {
-	var ce *transport.ConnectError
-	var ae *Error
+	var ce *fail.ConnectError
+	var ae *fail.AuthError
 	switch {
 	case errors.As(err, &ce):
 		return ce.Msg

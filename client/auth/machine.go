@@ -33,23 +33,44 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
 // assertionType is client_assertion_type for a JWT (RFC 7523 §2.2).
 const assertionType = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 
-// refusedGrant starts the message of a refused client_credentials grant.
-const refusedGrant = "the token endpoint refused the client_credentials grant: "
+// refusedGrant starts the message of a refused machine grant (%s: the
+// grant's name).
+const refusedGrant = "the token endpoint refused the %s grant: "
 
 // assertionLife is how long a client assertion is valid.
 const assertionLife = 60 * time.Second
 
-// machine reports whether a target's tokens come from the client_credentials
-// grant.
+// machine reports whether a target's tokens come from a grant that needs
+// no person: client_credentials, jwt-bearer (workload identity) or id-jag
+// (enterprise-managed authorization).
 func machine(t *config.Target) bool {
-	return t.OAuth != nil && t.OAuth.Grant == config.GrantClientCredentials
+	if t.OAuth == nil {
+		return false
+	}
+	switch t.OAuth.Grant {
+	case config.GrantClientCredentials, config.GrantJWTBearer, config.GrantIDJAG:
+		return true
+	}
+	return false
+}
+
+// machineGrant obtains a token with the target's machine grant.
+func machineGrant(ctx context.Context, t *config.Target, server string, prev *StoredToken, o grantOptions) (*StoredToken, error) {
+	switch t.OAuth.Grant {
+	case config.GrantJWTBearer:
+		return jwtBearer(ctx, t, server, prev, o)
+	case config.GrantIDJAG:
+		return idJAG(ctx, t, server, prev, o)
+	}
+	return clientCredentials(ctx, t, server, prev, o)
 }
 
 // signAssertion makes a JWT client assertion (RFC 7523 §3): iss and sub the
@@ -124,9 +145,9 @@ func hashOf(alg string) crypto.Hash {
 // machineClient is the client of a client_credentials grant: its id, and
 // its secret or private key; method is the configured one, else
 // private_key_jwt for a key, else what the metadata allows for a secret.
-func machineClient(t *config.Target, supported []string, audience string, addSecrets func(...string)) (clientAuth, error) {
+func machineClient(t *config.Target, supported []string, audience string, sec *secret.Set) (clientAuth, error) {
 	oc := t.OAuth
-	ca := clientAuth{ID: oc.ClientID, Secret: oc.ClientSecret, Method: oc.AuthMethod, Audience: audience, KeyID: oc.KeyID, addSecrets: addSecrets}
+	ca := clientAuth{ID: oc.ClientID, Secret: oc.ClientSecret, Method: oc.AuthMethod, Audience: audience, KeyID: oc.KeyID, secrets: sec}
 	if oc.PrivateKey != "" {
 		key, err := config.ParsePrivateKey(oc.PrivateKey)
 		if err != nil {
@@ -146,60 +167,84 @@ func machineClient(t *config.Target, supported []string, audience string, addSec
 
 // grantOptions are what a client_credentials grant needs besides the target.
 type grantOptions struct {
-	scopes     []string // login --scope
-	protocol   string
-	mask       func(string) string
-	addSecrets func(...string)
-	note       func(string, ...any)
+	scopes   []string // login --scope
+	protocol string
+	secrets  *secret.Set
+	note     func(string, ...any)
 }
 
 // clientCredentials obtains a token with the client_credentials grant. A
 // stored token of the same client (prev) gives the token endpoint, the
 // issuer and the resource; else discovery finds them, as login does.
 func clientCredentials(ctx context.Context, t *config.Target, server string, prev *StoredToken, o grantOptions) (*StoredToken, error) {
-	if o.addSecrets == nil {
-		o.addSecrets = func(...string) {}
+	h, as, scopes, err := machineAuthServer(ctx, t, server, prev, &o, config.GrantClientCredentials)
+	if err != nil {
+		return nil, err
 	}
-	h := newOAuthHTTP(t.Name, o.mask)
-	h.machine = true
-	var as *authServer
-	scopes := ""
-	if prev != nil && prev.Grant == config.GrantClientCredentials && prev.ClientID == t.OAuth.ClientID && prev.TokenEndpoint != "" &&
-		checkEndpoint("the stored token endpoint", prev.TokenEndpoint, true) == nil {
-		as = &authServer{resource: prev.Resource, asDoc: asDoc{Issuer: prev.Issuer, TokenEndpoint: prev.TokenEndpoint, RevocationEndpoint: prev.RevocationEndpoint}}
-		scopes = selectScopes(o.scopes, t.OAuth, prev.Scope, nil)
-	} else {
-		if o.protocol == "" {
-			o.protocol = mcp.LATEST_PROTOCOL_VERSION
-		}
-		found, challenged, err := h.findAuthServer(ctx, t, server, LoginOptions{ProtocolVersion: o.protocol, Note: o.note})
-		if err != nil {
-			return nil, err
-		}
-		if g := found.GrantTypesSupported; len(g) > 0 && !slices.Contains(g, config.GrantClientCredentials) {
-			return nil, h.fail("authorization server %s does not offer the client_credentials grant (grant_types_supported: %s)", text.OneLine(found.Issuer), text.OneLine(strings.Join(g, ", ")))
-		}
-		as = found
-		scopes = selectScopes(o.scopes, t.OAuth, challenged, as.prmScopes)
-	}
-	ca, err := machineClient(t, as.TokenEndpointAuthMethodsSupported, as.Issuer, o.addSecrets)
+	ca, err := machineClient(t, as.TokenEndpointAuthMethodsSupported, as.Issuer, o.secrets)
 	if err != nil {
 		return nil, h.fail("%v", err)
 	}
 	form := url.Values{"grant_type": {config.GrantClientCredentials}, "resource": {as.resource}}
+	return machineToken(ctx, h, t, server, as, ca, form, scopes, o)
+}
+
+// machineAuthServer finds the authorization server of a machine grant: the
+// one of a stored token of the same client and grant (prev), else by
+// discovery, as login does; one whose metadata lists grant_types_supported
+// without the grant (its URN, for wire) is refused. It returns the scopes
+// to ask for too.
+func machineAuthServer(ctx context.Context, t *config.Target, server string, prev *StoredToken, o *grantOptions, wire string) (*oauthHTTP, *authServer, string, error) {
+	h := newOAuthHTTP(t.Name, o.secrets)
+	h.machine = true
+	if prev != nil && prev.Grant == t.OAuth.Grant && prev.ClientID == t.OAuth.ClientID && prev.TokenEndpoint != "" &&
+		checkEndpoint("the stored token endpoint", prev.TokenEndpoint, true) == nil {
+		as := &authServer{resource: prev.Resource, asDoc: asDoc{Issuer: prev.Issuer, TokenEndpoint: prev.TokenEndpoint, RevocationEndpoint: prev.RevocationEndpoint}}
+		if prev.DPoPKey != "" {
+			// The authorization server gave DPoP tokens: the same key.
+			h.dpop, _ = parseDPoPKey(prev.DPoPKey)
+		}
+		return h, as, selectScopes(o.scopes, t.OAuth, prev.Scope, nil), nil
+	}
+	if o.protocol == "" {
+		o.protocol = mcp.LATEST_PROTOCOL_VERSION
+	}
+	as, challenged, err := h.findAuthServer(ctx, t, server, LoginOptions{ProtocolVersion: o.protocol, Note: o.note})
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if g := as.GrantTypesSupported; len(g) > 0 && !slices.Contains(g, wire) {
+		return nil, nil, "", h.fail("authorization server %s does not offer the %s grant (grant_types_supported: %s)", text.OneLine(as.Issuer), t.OAuth.Grant, text.OneLine(strings.Join(g, ", ")))
+	}
+	if offersDPoP(&as.asDoc) {
+		if h.dpop, err = newDPoPKey(); err != nil {
+			return nil, nil, "", h.fail("%v", err)
+		}
+	}
+	return h, as, selectScopes(o.scopes, t.OAuth, challenged, as.prmScopes), nil
+}
+
+// machineToken asks the token endpoint for a machine grant's token (once:
+// a refused grant is not tried again) and records it; with the DPoP key
+// of h (machineAuthServer's: a stored one, else a new one when the
+// authorization server advertises DPoP) bound to it.
+func machineToken(ctx context.Context, h *oauthHTTP, t *config.Target, server string, as *authServer, ca clientAuth, form url.Values, scopes string, o grantOptions) (*StoredToken, error) {
 	if scopes != "" {
 		form.Set("scope", scopes)
 	}
 	tok, err := h.token(ctx, as.TokenEndpoint, form, ca)
 	var ge *grantError
 	if errors.As(err, &ge) {
-		return nil, h.fail("%s%s", refusedGrant, ge.Msg)
+		return nil, h.fail(refusedGrant+"%s", t.OAuth.Grant, ge.Msg)
 	}
 	if err != nil {
 		return nil, err
 	}
-	o.addSecrets(tok.Secrets()...)
+	if tok.TokenType == "DPoP" {
+		tok.DPoPKey = h.dpop.storedJWK()
+	}
+	o.secrets.Add(tok.Secrets()...)
 	recordGrant(tok, server, as, ca, false, scopes)
-	tok.Grant = config.GrantClientCredentials
+	tok.Grant = t.OAuth.Grant
 	return tok, nil
 }

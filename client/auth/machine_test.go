@@ -99,6 +99,7 @@ func TestReadPasted(t *testing.T) {
 		{"http://127.0.0.1:5/callback?code=c", "", "the pasted URL has no state, so it cannot be checked; paste the whole URL the browser ended on, or the code alone"},
 		{"http://127.0.0.1:5/callback?error=access_denied&state=st-1", "", "the authorization server refused: access_denied"},
 		{"http://127.0.0.1:5/callback?code=c&state=st-1&iss=https%3A%2F%2Fevil", "", `the authorization redirect came from issuer "https://evil", not "https://as.example" (RFC 9207); nothing was accepted`},
+		{"http://127.0.0.1:5/callback?code=c&state=st-1&iss=https%3A%2F%2Fas.example%2F", "", `the authorization redirect came from issuer "https://as.example/", not "https://as.example" (RFC 9207); nothing was accepted`},
 		{"a code", "", "the pasted code has characters a code cannot have; paste the URL the browser ended on, or the code"},
 		{"\n\n", "", "stdin ended before the redirected URL or the code was pasted; nothing was accepted"},
 		{strings.Repeat("x", maxPaste+1), "", "the pasted line is longer than 65536 bytes; paste the URL the browser ended on, or the code"},

@@ -40,8 +40,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mark3labs/mcp-go/mcp"
+
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
@@ -51,20 +55,20 @@ const maxOAuthBody = 1 << 20
 // oauthHTTP makes the requests of an OAuth flow: redirects only within an
 // origin, every body bounded, every failure worded for the user.
 type oauthHTTP struct {
-	hc     *http.Client
-	server string              // the server's name, for messages
-	mask   func(string) string // hides secrets in quoted answers
+	hc      *http.Client
+	server  string      // the server's name, for messages
+	secrets *secret.Set // masked in quoted answers
 	// machine: a client_credentials grant, which needs no authorization
 	// endpoint nor PKCE from the metadata.
 	machine bool
+	// dpop, when set, proves possession of the key at the token endpoint
+	// (RFC 9449 §5), which then issues DPoP tokens bound to it.
+	dpop *dpopKey
 }
 
-func newOAuthHTTP(server string, mask func(string) string) *oauthHTTP {
-	if mask == nil {
-		mask = func(s string) string { return s }
-	}
+func newOAuthHTTP(server string, sec *secret.Set) *oauthHTTP {
 	base := http.DefaultTransport.(*http.Transport).Clone()
-	return &oauthHTTP{hc: &http.Client{Transport: base, CheckRedirect: transport.SameOrigin}, server: server, mask: mask}
+	return &oauthHTTP{hc: &http.Client{Transport: base, CheckRedirect: transport.SameOrigin}, server: server, secrets: sec}
 }
 
 // do sends req and reads at most maxOAuthBody of the answer.
@@ -74,7 +78,7 @@ func (h *oauthHTTP) do(req *http.Request) (*http.Response, []byte, error) {
 		if ctxErr := req.Context().Err(); ctxErr != nil {
 			return nil, nil, ctxErr
 		}
-		return nil, nil, &transport.ConnectError{Server: h.server, Phase: "login", Msg: fmt.Sprintf("cannot reach %s: %v", req.URL.Redacted(), unwrapURLError(err)), Err: err}
+		return nil, nil, &fail.ConnectError{Server: h.server, Phase: "login", Msg: fmt.Sprintf("cannot reach %s: %v", req.URL.Redacted(), unwrapURLError(err)), Err: err}
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxOAuthBody+1))
@@ -82,7 +86,7 @@ func (h *oauthHTTP) do(req *http.Request) (*http.Response, []byte, error) {
 		if ctxErr := req.Context().Err(); ctxErr != nil {
 			return nil, nil, ctxErr
 		}
-		return nil, nil, &transport.ConnectError{Server: h.server, Phase: "login", Msg: fmt.Sprintf("reading the answer of %s: %v", req.URL.Redacted(), err), Err: err}
+		return nil, nil, &fail.ConnectError{Server: h.server, Phase: "login", Msg: fmt.Sprintf("reading the answer of %s: %v", req.URL.Redacted(), err), Err: err}
 	}
 	if len(body) > maxOAuthBody {
 		return nil, nil, h.fail("%s answered more than %d bytes", req.URL.Redacted(), maxOAuthBody)
@@ -99,8 +103,8 @@ func unwrapURLError(err error) error {
 }
 
 // fail is an authentication failure of the flow (exit 6).
-func (h *oauthHTTP) fail(format string, args ...any) *Error {
-	return &Error{Server: h.server, Msg: fmt.Sprintf(format, args...)}
+func (h *oauthHTTP) fail(format string, args ...any) *fail.AuthError {
+	return &fail.AuthError{Server: h.server, Msg: fmt.Sprintf(format, args...)}
 }
 
 // getJSON fetches a metadata document. It returns the HTTP status; v is
@@ -141,26 +145,65 @@ type challenge struct {
 
 // probeChallenge sends the request a client starts with (an initialize POST;
 // for SSE the stream's GET) without a token, to read the server's
-// WWW-Authenticate challenge.
+// WWW-Authenticate challenge. A streamable HTTP server that lets initialize
+// through unchallenged (a 2xx, or the 400 of a server without initialize)
+// and asks for a token only for operations, each maybe with its own scope,
+// gets a tools/list too, as the first operation
+// of a client: its challenge is the one that counts.
 func (h *oauthHTTP) probeChallenge(ctx context.Context, t *config.Target, protocol string) (challenge, error) {
-	var req *http.Request
-	var err error
 	if t.Transport == config.SSE {
-		req, err = http.NewRequestWithContext(ctx, http.MethodGet, t.URL, nil)
-		if err == nil {
-			req.Header.Set("Accept", "text/event-stream")
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.URL, nil)
+		if err != nil {
+			return challenge{}, h.fail("bad server URL: %v", err)
 		}
-	} else {
-		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"mcpx","version":"login"}}}`, protocol)
-		req, err = http.NewRequestWithContext(ctx, http.MethodPost, t.URL, strings.NewReader(body))
-		if err == nil {
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-		}
+		req.Header.Set("Accept", "text/event-stream")
+		c, _, err := h.probe(t, req)
+		return c, err
 	}
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"mcpx","version":"login"}}}`, protocol)
+	req, err := probePost(ctx, t.URL, body)
 	if err != nil {
 		return challenge{}, h.fail("bad server URL: %v", err)
 	}
+	c, session, err := h.probe(t, req)
+	if err != nil || c.status >= 300 && c.status != http.StatusBadRequest {
+		// A challenge, or no MCP endpoint at all; a 400 may be a server
+		// of the 2026-07-28 era, which has no initialize.
+		return c, err
+	}
+	// The first operation, as a client of protocol would send it: in the
+	// 2026-07-28 era stateless, with the version header and _meta.
+	params := ""
+	if protocol >= "2026" {
+		params = fmt.Sprintf(`,"params":{"_meta":{%q:%q,%q:{},%q:{"name":"mcpx","version":"login"}}}`,
+			mcp.MetaKeyProtocolVersion, protocol, mcp.MetaKeyClientCapabilities, mcp.MetaKeyClientInfo)
+	}
+	req, _ = probePost(ctx, t.URL, `{"jsonrpc":"2.0","id":1,"method":"tools/list"`+params+`}`)
+	req.Header.Set("Mcp-Protocol-Version", protocol)
+	req.Header.Set("Mcp-Method", "tools/list")
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+	}
+	if c2, _, err := h.probe(t, req); err != nil || c2.status == http.StatusUnauthorized || c2.status == http.StatusForbidden {
+		return c2, err
+	}
+	return c, nil
+}
+
+// probePost is a JSON-RPC POST of a probe.
+func probePost(ctx context.Context, u, body string) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader(body))
+	if err == nil {
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+	}
+	return req, err
+}
+
+// probe sends a probe with the target's headers (never its Authorization)
+// and reads the status, the challenge and the session id given.
+func (h *oauthHTTP) probe(t *config.Target, req *http.Request) (challenge, string, error) {
+	ctx := req.Context()
 	for k, v := range t.Headers {
 		if !strings.EqualFold(k, "Authorization") {
 			req.Header.Set(k, v)
@@ -171,9 +214,9 @@ func (h *oauthHTTP) probeChallenge(ctx context.Context, t *config.Target, protoc
 	resp, err := h.hc.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return challenge{}, ctx.Err()
+			return challenge{}, "", ctx.Err()
 		}
-		return challenge{}, &transport.ConnectError{Server: h.server, Phase: "login", Msg: fmt.Sprintf("cannot reach the server: %v", unwrapURLError(err)), Err: err}
+		return challenge{}, "", &fail.ConnectError{Server: h.server, Phase: "login", Msg: fmt.Sprintf("cannot reach the server: %v", unwrapURLError(err)), Err: err}
 	}
 	resp.Body.Close()
 	c := challenge{status: resp.StatusCode}
@@ -187,7 +230,7 @@ func (h *oauthHTTP) probeChallenge(ctx context.Context, t *config.Target, protoc
 			}
 		}
 	}
-	return c, nil
+	return c, resp.Header.Get("Mcp-Session-Id"), nil
 }
 
 // prmDoc is RFC 9728 protected-resource metadata.
@@ -210,6 +253,7 @@ type asDoc struct {
 	AuthorizationResponseIssParameter bool     `json:"authorization_response_iss_parameter_supported"`
 	GrantTypesSupported               []string `json:"grant_types_supported"`
 	ClientIDMetadataDocumentSupported bool     `json:"client_id_metadata_document_supported"`
+	DPoPSigningAlgValuesSupported     []string `json:"dpop_signing_alg_values_supported"`
 }
 
 // authServer is what discovery found.
@@ -240,15 +284,20 @@ func (l *legacyFallback) note() string {
 	return head + "the authorization server's metadata at " + l.metadataURL
 }
 
-// noPRMError is discover's refusal of a server that looks like one of the
-// 2025-03-26 spec: it asked for authentication (401) without naming
-// resource_metadata, and every well-known protected-resource URL answered
-// 404. Login then applies the 2025-03-26 rules (legacyAuthServer); as an
-// error it is the *Error it wraps.
-type noPRMError struct{ err *Error }
+// errNoPRM is the cause of discover's refusal of a server that looks like
+// one of the 2025-03-26 spec: it asked for authentication (401) without
+// naming resource_metadata, and every well-known protected-resource URL
+// answered 404. Login then applies the 2025-03-26 rules (legacyAuthServer).
+var errNoPRM = errors.New("no protected-resource metadata")
 
-func (e *noPRMError) Error() string { return e.err.Error() }
-func (e *noPRMError) Unwrap() error { return e.err }
+// noPRM returns discover's refusal for errNoPRM, if err is one.
+func noPRM(err error) (*fail.AuthError, bool) {
+	var ae *fail.AuthError
+	if errors.As(err, &ae) && ae.Cause == errNoPRM {
+		return ae, true
+	}
+	return nil, false
+}
 
 // wellKnown returns the URL with /.well-known/NAME inserted between the
 // host and the path (RFC 8414 §3.1, RFC 9728 §3.1), and, when there is a
@@ -316,7 +365,8 @@ func (h *oauthHTTP) discover(ctx context.Context, server string, ch challenge) (
 			// Not plainly absent: no 2025-03-26 fallback on a guess.
 			e.Msg += fmt.Sprintf(" (%s, not 404, so mcpx does not fall back to the 2025-03-26 rules)", notFound)
 		case ch.status == http.StatusUnauthorized:
-			return nil, &noPRMError{e}
+			e.Cause = errNoPRM
+			return nil, e
 		}
 		return nil, e
 	}
@@ -390,17 +440,17 @@ func legacyOrigin(server string) (string, error) {
 // origin is refused). The resource parameter stays the server's canonical
 // URL (RFC 8707; the 2025-03-26 spec has none, and an authorization server
 // that does not know it ignores it). Without metadata, PKCE is still S256.
-func (h *oauthHTTP) legacyAuthServer(ctx context.Context, server, protocol string, np *noPRMError) (*authServer, error) {
+func (h *oauthHTTP) legacyAuthServer(ctx context.Context, server, protocol string, np *fail.AuthError) (*authServer, error) {
 	origin, err := legacyOrigin(server)
 	if err != nil {
 		return nil, h.fail("%v", err)
 	}
-	l := &legacyFallback{noPRM: np.err.Msg, origin: origin, metadataURL: origin + "/.well-known/oauth-authorization-server"}
-	fail := func(format string, args ...any) *Error {
-		return h.fail("%s; by the 2025-03-26 rules, %s", strings.TrimSuffix(np.err.Msg, ", so its authorization server is unknown"), fmt.Sprintf(format, args...))
+	l := &legacyFallback{noPRM: np.Msg, origin: origin, metadataURL: origin + "/.well-known/oauth-authorization-server"}
+	refuse := func(format string, args ...any) *fail.AuthError {
+		return h.fail("%s; by the 2025-03-26 rules, %s", strings.TrimSuffix(np.Msg, ", so its authorization server is unknown"), fmt.Sprintf(format, args...))
 	}
 	if err := checkEndpoint("the authorization base URL", origin, true); err != nil {
-		return nil, fail("%v", err)
+		return nil, refuse("%v", err)
 	}
 	as := &authServer{resource: server, legacy: l}
 	var hdr http.Header
@@ -410,19 +460,19 @@ func (h *oauthHTTP) legacyAuthServer(ctx context.Context, server, protocol strin
 	var md asDoc
 	st, err := h.getJSONWith(ctx, l.metadataURL, &md, hdr)
 	if err != nil {
-		var ae *Error
+		var ae *fail.AuthError
 		if errors.As(err, &ae) {
-			return nil, fail("%s", ae.Msg)
+			return nil, refuse("%s", ae.Msg)
 		}
 		return nil, err
 	}
 	switch st {
 	case http.StatusOK:
 		if !onOrigin(md.Issuer, origin) {
-			return nil, fail("the metadata at %s is for issuer %q, not one on the server's origin %s; refusing to use it", l.metadataURL, text.OneLine(md.Issuer), origin)
+			return nil, refuse("the metadata at %s is for issuer %q, not one on the server's origin %s; refusing to use it", l.metadataURL, text.OneLine(md.Issuer), origin)
 		}
 		if err := md.check(h.machine); err != nil {
-			return nil, fail("authorization server %s: %v", text.OneLine(md.Issuer), err)
+			return nil, refuse("authorization server %s: %v", text.OneLine(md.Issuer), err)
 		}
 		as.asDoc = md
 	case http.StatusNotFound:
@@ -430,7 +480,7 @@ func (h *oauthHTTP) legacyAuthServer(ctx context.Context, server, protocol strin
 		as.asDoc = asDoc{Issuer: origin, AuthorizationEndpoint: origin + "/authorize", TokenEndpoint: origin + "/token",
 			RegistrationEndpoint: origin + "/register"}
 	default:
-		return nil, fail("the authorization server's metadata at %s answered HTTP %d (only a 404 means the default endpoints)", l.metadataURL, st)
+		return nil, refuse("the authorization server's metadata at %s answered HTTP %d (only a 404 means the default endpoints)", l.metadataURL, st)
 	}
 	return as, nil
 }
@@ -520,11 +570,11 @@ type clientAuth struct {
 	ID, Secret, Method string
 	// Key signs the client assertions of private_key_jwt (KeyID its kid),
 	// for the audience Audience (the issuer); each assertion is given to
-	// addSecrets.
-	Key        crypto.Signer
-	KeyID      string
-	Audience   string
-	addSecrets func(...string)
+	// secrets.
+	Key      crypto.Signer
+	KeyID    string
+	Audience string
+	secrets  *secret.Set
 }
 
 // chooseMethod picks the token endpoint auth method for a client with or
@@ -553,7 +603,10 @@ func (h *oauthHTTP) register(ctx context.Context, as *authServer, redirect, vers
 		}
 	}
 	doc := map[string]any{
-		"client_name":                "mcpx",
+		"client_name": "mcpx",
+		// A native client (OpenID Connect Dynamic Registration §2, SEP-837):
+		// its redirect is a loopback URI.
+		"application_type":           "native",
 		"redirect_uris":              []string{redirect},
 		"grant_types":                []string{"authorization_code", "refresh_token"},
 		"response_types":             []string{"code"},
@@ -613,7 +666,7 @@ func (h *oauthHTTP) oauthErr(resp *http.Response, body []byte) string {
 		}
 		msg = fmt.Sprintf("%s (HTTP %d)", msg, resp.StatusCode)
 	}
-	return text.OneLine(h.mask(msg))
+	return text.OneLine(h.secrets.Mask(msg))
 }
 
 // tokenAnswer is a token endpoint's successful answer.
@@ -662,8 +715,12 @@ func (h *oauthHTTP) token(ctx context.Context, endpoint string, form url.Values,
 		}
 		return nil, h.fail("the token endpoint's answer has no access_token")
 	}
-	if ans.TokenType != "" && !strings.EqualFold(ans.TokenType, "bearer") {
-		return nil, h.fail("the token endpoint issued a %q token; mcpx uses Bearer tokens only", text.OneLine(ans.TokenType))
+	tokenType := "Bearer"
+	switch {
+	case h.dpop != nil && strings.EqualFold(ans.TokenType, "DPoP"):
+		tokenType = "DPoP"
+	case ans.TokenType != "" && !strings.EqualFold(ans.TokenType, "bearer"):
+		return nil, h.fail("the token endpoint issued a %q token; mcpx uses Bearer tokens, and DPoP ones when it proved a key", text.OneLine(ans.TokenType))
 	}
 	if !tokenChars(ans.AccessToken) || ans.RefreshToken != "" && !tokenChars(ans.RefreshToken) {
 		return nil, h.fail("the token endpoint issued a token with characters an HTTP header cannot carry (RFC 6750 wants printable ASCII without spaces)")
@@ -671,7 +728,7 @@ func (h *oauthHTTP) token(ctx context.Context, endpoint string, form url.Values,
 	if !scopeChars(ans.Scope) {
 		ans.Scope = "" // not an RFC 6749 scope: ignored (the scope asked for is kept)
 	}
-	st := &StoredToken{AccessToken: ans.AccessToken, TokenType: "Bearer", RefreshToken: ans.RefreshToken, Scope: ans.Scope, ObtainedAt: now.UTC().Truncate(time.Second)}
+	st := &StoredToken{AccessToken: ans.AccessToken, TokenType: tokenType, RefreshToken: ans.RefreshToken, Scope: ans.Scope, ObtainedAt: now.UTC().Truncate(time.Second)}
 	if secs, ok := expiresIn(ans.ExpiresIn); ok {
 		at := now.Add(time.Duration(secs) * time.Second).UTC().Truncate(time.Second)
 		st.ExpiresAt = &at
@@ -743,17 +800,30 @@ func (h *oauthHTTP) postForm(ctx context.Context, endpoint string, form url.Valu
 		if err != nil {
 			return nil, nil, h.fail("%v", err)
 		}
-		if ca.addSecrets != nil {
-			ca.addSecrets(jwt)
-		}
+		ca.secrets.Add(jwt)
 		form.Set("client_id", ca.ID)
 		form.Set("client_assertion_type", assertionType)
 		form.Set("client_assertion", jwt)
 	case "client_secret_basic":
 	default:
-		form.Set("client_id", ca.ID)
+		if ca.ID != "" { // a jwt-bearer grant may name no client
+			form.Set("client_id", ca.ID)
+		}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
+	body := form.Encode()
+	resp, data, err := h.postOnce(ctx, endpoint, body, ca)
+	if err == nil && h.dpop != nil && useDPoPNonce(resp, data) && h.dpop.SetNonce(endpoint, resp.Header.Get("DPoP-Nonce")) {
+		// RFC 9449 §8: the server wants its nonce in the proof; once more
+		// with a new proof that carries it.
+		return h.postOnce(ctx, endpoint, body, ca)
+	}
+	return resp, data, err
+}
+
+// postOnce sends a form to a token endpoint: Basic client authentication
+// when the method says so, a DPoP proof when the flow has a key.
+func (h *oauthHTTP) postOnce(ctx context.Context, endpoint, body string, ca clientAuth) (*http.Response, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(body))
 	if err != nil {
 		return nil, nil, h.fail("bad endpoint %q: %v", endpoint, err)
 	}
@@ -763,5 +833,24 @@ func (h *oauthHTTP) postForm(ctx context.Context, endpoint string, form url.Valu
 		cred := url.QueryEscape(ca.ID) + ":" + url.QueryEscape(ca.Secret)
 		req.Header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(cred)))
 	}
+	if h.dpop != nil {
+		proof, err := h.dpop.Proof(http.MethodPost, endpoint, "")
+		if err != nil {
+			return nil, nil, h.fail("%v", err)
+		}
+		req.Header.Set("DPoP", proof)
+	}
 	return h.do(req)
+}
+
+// useDPoPNonce reports whether a token endpoint's answer is the
+// use_dpop_nonce error (RFC 9449 §8).
+func useDPoPNonce(resp *http.Response, body []byte) bool {
+	if resp.StatusCode != http.StatusBadRequest && resp.StatusCode != http.StatusUnauthorized {
+		return false
+	}
+	var e struct {
+		Error string `json:"error"`
+	}
+	return json.Unmarshal(body, &e) == nil && e.Error == "use_dpop_nonce"
 }

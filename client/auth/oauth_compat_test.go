@@ -22,7 +22,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 const (
@@ -324,7 +325,8 @@ func TestLegacyRefused(t *testing.T) {
 				s.metadata(nil)
 				s.handle("/mcp", func(w http.ResponseWriter, r *http.Request) { oaWriteJSON(w, 200, `{}`) })
 			},
-			reqs: []string{"GET " + ocPRMPath + "/mcp", "GET " + ocPRMPath},
+			// initialize, then tools/list: neither challenged
+			reqs: []string{"POST /mcp", "GET " + ocPRMPath + "/mcp", "GET " + ocPRMPath},
 			wantMsg: "the server did not ask for authentication (it answered HTTP 200) and publishes no protected-resource metadata (RFC 9728) at %[1]s" +
 				ocPRMPath + "/mcp or %[1]s" + ocPRMPath + ", so its authorization server is unknown",
 		},
@@ -382,9 +384,8 @@ func TestLegacyRefused(t *testing.T) {
 			if msg, want := oaAuthMsg(t, err), strings.ReplaceAll(c.wantMsg, "%[1]s", s.URL); msg != want {
 				t.Errorf("error:\n got %q\nwant %q", msg, want)
 			}
-			var np *noPRMError
-			if errors.As(err, &np) {
-				t.Error("Login returned the internal noPRMError")
+			if errors.Is(err, errNoPRM) {
+				t.Error("Login returned discover's internal refusal")
 			}
 			if got, want := s.requests(), append([]string{"POST /mcp"}, c.reqs...); !slices.Equal(got, want) {
 				t.Errorf("requests:\n got %q\nwant %q", got, want)
@@ -406,7 +407,7 @@ func TestLegacyPlainHTTPOrigin(t *testing.T) {
 	if msg, want := oaAuthMsg(t, err), "the server URL http://mcp.example/v1/mcp is plain http on a host that is not loopback; OAuth needs https (a token must not travel in clear)"; msg != want {
 		t.Errorf("Login:\n got %q\nwant %q", msg, want)
 	}
-	np := &noPRMError{&Error{Server: "srv", Msg: "the server publishes no protected-resource metadata (RFC 9728) at X, so its authorization server is unknown"}}
+	np := &fail.AuthError{Server: "srv", Msg: "the server publishes no protected-resource metadata (RFC 9728) at X, so its authorization server is unknown", Cause: errNoPRM}
 	as, err := newOAuthHTTP("srv", nil).legacyAuthServer(context.Background(), "http://mcp.example/v1/mcp", "2025-11-25", np)
 	want := "the server publishes no protected-resource metadata (RFC 9728) at X; by the 2025-03-26 rules, " +
 		"the authorization base URL http://mcp.example is plain http on a host that is not loopback; OAuth needs https"

@@ -12,7 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpx-cli/mcpx/client/config"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // A token answer with a scope that could forge output lines, or tokens that
@@ -37,7 +38,7 @@ func TestTokenAnswerValues(t *testing.T) {
 			defer srv.Close()
 			tok, err := newOAuthHTTP("srv", nil).token(context.Background(), srv.URL, map[string][]string{}, clientAuth{ID: "c", Method: "none"})
 			if c.wantErr != "" {
-				var ae *Error
+				var ae *fail.AuthError
 				if !errors.As(err, &ae) || ae.Msg != c.wantErr {
 					t.Fatalf("token = %v, %v; want %q", tok, err, c.wantErr)
 				}
@@ -58,7 +59,7 @@ func TestLoginPlainHTTP(t *testing.T) {
 	defer cancel()
 	_, err := Login(ctx, tg, LoginOptions{})
 	want := `the server URL http://192.0.2.1/mcp is plain http on a host that is not loopback; OAuth needs https (a token must not travel in clear)`
-	var ae *Error
+	var ae *fail.AuthError
 	if !errors.As(err, &ae) || ae.Msg != want {
 		t.Fatalf("Login: %v; want %q", err, want)
 	}
@@ -89,7 +90,7 @@ func TestDiscoverResourceUserinfo(t *testing.T) {
 			oaWriteJSON(w, 200, map[string]any{"resource": r0, "authorization_servers": []string{srv.URL}})
 		}))
 		_, err := newOAuthHTTP("srv", nil).discover(context.Background(), srv.URL+"/mcp", challenge{})
-		var ae *Error
+		var ae *fail.AuthError
 		if !errors.As(err, &ae) || !strings.Contains(ae.Msg, "which has user information or a fragment; refusing to authorize") {
 			t.Errorf("%s: discover = %v", res, err)
 		}

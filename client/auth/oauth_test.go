@@ -17,8 +17,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpx-cli/mcpx/client/config"
-	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/config"
+	"github.com/mcpx-cli/mcpx/internal/fail"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 )
 
 // oaFake is an httptest server answering per path; it records every
@@ -90,9 +91,9 @@ func oaASDoc(issuer string) map[string]any {
 
 func oaAuthMsg(t *testing.T, err error) string {
 	t.Helper()
-	var ae *Error
+	var ae *fail.AuthError
 	if !errors.As(err, &ae) {
-		t.Fatalf("error %v (%T) is not an *Error", err, err)
+		t.Fatalf("error %v (%T) is not an *fail.AuthError", err, err)
 	}
 	if ae.Server != "srv" || ae.Status != 0 {
 		t.Errorf("Error server %q status %d", ae.Server, ae.Status)
@@ -331,12 +332,47 @@ func TestProbeChallenge(t *testing.T) {
 		t.Errorf("200 challenge = %+v, %v; want %+v", ch, err, want)
 	}
 	<-got
+	if s := <-got; s.body["method"] != "tools/list" {
+		t.Errorf("second probe: %+v", s)
+	}
+
+	// An initialize let through: the first operation's challenge counts
+	// (its scope, its metadata), with the session initialize gave; in the
+	// 2026-07-28 era with the version header and _meta.
+	for _, protocol := range []string{"2025-11-25", "2026-07-28"} {
+		var second *http.Request
+		var secondBody map[string]any
+		f.handle("/mcp", func(w http.ResponseWriter, r *http.Request) {
+			var b map[string]any
+			_ = json.NewDecoder(r.Body).Decode(&b)
+			if b["method"] == "initialize" {
+				w.Header().Set("Mcp-Session-Id", "sess-1")
+				oaWriteJSON(w, 200, `{}`)
+				return
+			}
+			second, secondBody = r, b
+			w.Header().Set("WWW-Authenticate", `Bearer scope="mcp:basic", resource_metadata="https://rs.example/prm"`)
+			w.WriteHeader(401)
+		})
+		ch, err = h.probeChallenge(ctx, tgt, protocol)
+		if want := (challenge{status: 401, resourceMetadata: "https://rs.example/prm", scope: "mcp:basic"}); err != nil || ch != want {
+			t.Errorf("%s: challenge = %+v, %v; want %+v", protocol, ch, err, want)
+		}
+		if second == nil || secondBody["method"] != "tools/list" || second.Header.Get("Mcp-Session-Id") != "sess-1" ||
+			second.Header.Get("Mcp-Protocol-Version") != protocol || second.Header.Get("Authorization") != "" {
+			t.Fatalf("%s: second probe %v %v", protocol, second, secondBody)
+		}
+		meta, _ := secondBody["params"].(map[string]any)
+		if (protocol >= "2026") != (meta != nil) {
+			t.Errorf("%s: params %v", protocol, secondBody["params"])
+		}
+	}
 
 	// Unreachable; cancelled.
 	dead := httptest.NewServer(http.NotFoundHandler())
 	dead.Close()
 	_, err = h.probeChallenge(ctx, &config.Target{Name: "srv", Transport: config.HTTP, URL: dead.URL}, "x")
-	var ce *transport.ConnectError
+	var ce *fail.ConnectError
 	if !errors.As(err, &ce) || ce.Phase != "login" || !strings.HasPrefix(ce.Msg, "cannot reach the server: ") {
 		t.Errorf("unreachable: %v", err)
 	}
@@ -694,7 +730,7 @@ func TestRegisterUnreachable(t *testing.T) {
 	dead.Close()
 	h := newOAuthHTTP("srv", nil)
 	_, err := h.register(context.Background(), &authServer{asDoc: asDoc{RegistrationEndpoint: dead.URL + "/register"}}, "http://127.0.0.1:1/callback", "v")
-	var ce *transport.ConnectError
+	var ce *fail.ConnectError
 	if !errors.As(err, &ce) || !strings.HasPrefix(ce.Msg, "cannot reach "+dead.URL+"/register: ") {
 		t.Errorf("unreachable: %v", err)
 	}
@@ -758,6 +794,7 @@ func TestRegister(t *testing.T) {
 			} else {
 				want := map[string]any{
 					"client_name":                "mcpx",
+					"application_type":           "native",
 					"redirect_uris":              []any{redirect},
 					"grant_types":                []any{"authorization_code", "refresh_token"},
 					"response_types":             []any{"code"},
@@ -857,7 +894,8 @@ func TestPostFormClientAuth(t *testing.T) {
 }
 
 func TestTokenAnswers(t *testing.T) {
-	mask := func(s string) string { return strings.ReplaceAll(s, "s3cr3t", "***") }
+	sec := &secret.Set{}
+	sec.Add("s3cr3t")
 	for _, c := range []struct {
 		name          string
 		status        int
@@ -883,9 +921,9 @@ func TestTokenAnswers(t *testing.T) {
 		{name: "null expiry", status: 200, ctype: "application/json",
 			body: `{"access_token":"a","expires_in":null}`, want: StoredToken{AccessToken: "a", TokenType: "Bearer"}},
 		{name: "mac", status: 200, ctype: "application/json", body: `{"access_token":"a","token_type":"mac"}`,
-			wantErr: `the token endpoint issued a "mac" token; mcpx uses Bearer tokens only`},
+			wantErr: `the token endpoint issued a "mac" token; mcpx uses Bearer tokens, and DPoP ones when it proved a key`},
 		{name: "DPoP", status: 200, ctype: "application/json", body: `{"access_token":"a","token_type":"DPoP"}`,
-			wantErr: `the token endpoint issued a "DPoP" token; mcpx uses Bearer tokens only`},
+			wantErr: `the token endpoint issued a "DPoP" token; mcpx uses Bearer tokens, and DPoP ones when it proved a key`},
 		{name: "HTML", status: 200, ctype: "text/html; charset=utf-8", body: `<html>{"access_token":"a"}`,
 			wantErr: "the token endpoint answered text/html, not JSON"},
 		{name: "form-encoded", status: 200, ctype: "application/x-www-form-urlencoded", body: `access_token=a`,
@@ -912,7 +950,7 @@ func TestTokenAnswers(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			f, seen := oaTokenEndpoint(t, c.status, c.ctype, c.body)
 			before := time.Now().UTC().Truncate(time.Second)
-			tok, err := newOAuthHTTP("srv", mask).token(context.Background(), f.URL+"/token", url.Values{"grant_type": {"refresh_token"}}, clientAuth{ID: "i", Method: "none"})
+			tok, err := newOAuthHTTP("srv", sec).token(context.Background(), f.URL+"/token", url.Values{"grant_type": {"refresh_token"}}, clientAuth{ID: "i", Method: "none"})
 			after := time.Now().UTC()
 			<-seen
 			switch {
@@ -956,7 +994,7 @@ func TestOAuthHTTPFailures(t *testing.T) {
 	dead := httptest.NewServer(http.NotFoundHandler())
 	dead.Close()
 	_, err := h.token(ctx, dead.URL+"/token", url.Values{}, clientAuth{ID: "i"})
-	var ce *transport.ConnectError
+	var ce *fail.ConnectError
 	if !errors.As(err, &ce) || ce.Server != "srv" || ce.Phase != "login" || !strings.HasPrefix(ce.Msg, "cannot reach "+dead.URL+"/token: ") {
 		t.Errorf("unreachable: %v", err)
 	}

@@ -44,6 +44,9 @@ type StoredToken struct {
 	Scope              string     `json:"scope,omitempty"`
 	ExpiresAt          *time.Time `json:"expires_at,omitempty"`
 	ObtainedAt         time.Time  `json:"obtained_at"`
+	// DPoPKey is the private JWK a DPoP token (TokenType "DPoP") is bound
+	// to (RFC 9449): the file is the key's only copy.
+	DPoPKey string `json:"dpop_key,omitempty"`
 }
 
 // expired reports whether the access token is past its expiry, or close
@@ -63,6 +66,12 @@ func (s *StoredToken) expired(now time.Time) bool {
 // Secrets are the values a message must never show.
 func (s *StoredToken) Secrets() []string {
 	var out []string
+	if s.DPoPKey != "" {
+		if k, err := parseDPoPKey(s.DPoPKey); err == nil {
+			raw, _ := k.key.Bytes()
+			out = append(out, b64(raw))
+		}
+	}
 	for _, v := range []string{s.AccessToken, s.RefreshToken, s.ClientSecret} {
 		if v != "" {
 			out = append(out, v)

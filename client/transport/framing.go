@@ -15,23 +15,20 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/mcpx-cli/mcpx/internal/limits"
+	"github.com/mcpx-cli/mcpx/internal/secret"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
-
-// LimitError says a safety limit refused what a server sent (exit 8); the
-// renderer's type, for the same meaning.
-type LimitError = limits.Error
 
 // Limit records the first limit error of a connection, so that whatever
 // error mcp-go reports afterwards can be classified as exit 8, and the
 // first framing violation (exit 3).
 type Limit struct {
 	mu  sync.Mutex
-	err *LimitError
+	err *limits.Error
 	bad string // a protocol framing violation (exit 3)
 }
 
-func (f *Limit) set(e *LimitError) {
+func (f *Limit) set(e *limits.Error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.err == nil {
@@ -41,14 +38,14 @@ func (f *Limit) set(e *LimitError) {
 
 // Set records e as the connection's limit error, unless one is recorded
 // (a warm connection: the daemon's framer met it).
-func (f *Limit) Set(e *LimitError) { f.set(e) }
+func (f *Limit) Set(e *limits.Error) { f.set(e) }
 
 // SetViolation records a framing violation, unless one is recorded (a warm
 // connection: the daemon's framer met it).
 func (f *Limit) SetViolation(msg string) { f.setViolation(msg) }
 
 // Get is the first limit error, nil when none.
-func (f *Limit) Get() *LimitError {
+func (f *Limit) Get() *limits.Error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.err
@@ -68,13 +65,6 @@ func (f *Limit) Violation() string {
 	defer f.mu.Unlock()
 	return f.bad
 }
-
-// protocolError is a server that broke the JSON-RPC framing: a line that
-// looks like a message but does not parse, or a response to an id mcpx
-// never sent.
-type protocolError struct{ Msg string }
-
-func (e *protocolError) Error() string { return e.Msg }
 
 // inflight is the set of request ids awaiting a response (as JSON text).
 // The framer takes an id out as it reads the response, before the response
@@ -120,19 +110,18 @@ func (f *inflight) answer(id string) bool {
 // its own, never over the message ceiling; it is then judged, in the same
 // pass that locates its members (see envelope). Lines that are not
 // JSON-RPC messages are skipped and reported to onSkip; a line that breaks
-// the framing ends the stream with a protocolError, and a line over the
-// ceiling with a LimitError (both also recorded in limit, for the
-// connection to classify).
+// the framing ends the stream with an error that says the violation, and
+// a line over the ceiling with a limits.Error (both also recorded in
+// limit, for the connection to classify).
 type framer struct {
 	r        *bufio.Reader
 	max      int64
 	onSkip   func(string)
 	limit    *Limit
-	inflight *inflight // when set, responses must answer an id in it
-	mask     func(string) string
-	maskIn   func(before, text, after string) string // see Options.MaskIn
-	stop     <-chan struct{}                         // when closed, reading stops (the transport is closed)
-	err      error                                   // sticky: what ended the stream
+	inflight *inflight       // when set, responses must answer an id in it
+	secrets  *secret.Set     // masked in what a message quotes
+	stop     <-chan struct{} // when closed, reading stops (the transport is closed)
+	err      error           // sticky: what ended the stream
 }
 
 func newFramer(r io.Reader, max int64, limit *Limit, onSkip func(string)) *framer {
@@ -145,7 +134,7 @@ func newFramer(r io.Reader, max int64, limit *Limit, onSkip func(string)) *frame
 func (f *framer) clip(b []byte, n int) string {
 	// (the window's string, and as much after it as a secret can span)
 	s := string(b[:min(len(b), 2*text.ClipWindow)])
-	return text.Escape(text.Truncate(text.MaskWindow(s, text.ClipWindow, f.mask, f.maskIn), n))
+	return text.Escape(text.Truncate(f.secrets.Window(s, text.ClipWindow), n))
 }
 
 // envelope is where the top-level members of a message are in its line:
@@ -287,8 +276,11 @@ func (f *framer) next() ([]byte, envelope, error) {
 			msg = fmt.Sprintf("the server answered request id %s twice", f.clip(env.id, 40))
 		}
 		if msg != "" {
+			// A server that broke the JSON-RPC framing (a line that looks
+			// like a message but does not parse, a response to an id mcpx
+			// never sent): the stream's error says the violation.
 			f.limit.setViolation(msg)
-			f.err = &protocolError{Msg: msg}
+			f.err = errors.New(msg)
 			return nil, envelope{}, f.err
 		}
 		if skip {
@@ -334,7 +326,7 @@ const collectAfter = 8 << 20
 // trimmed, in a fresh slice of exactly its size; other lines are reported
 // to onSkip (blank ones silently) and give nil, without being buffered. A
 // line is counted against the message ceiling as it comes: past it,
-// reading stops with a LimitError, and the rest of the line is never read.
+// reading stops with a limits.Error, and the rest of the line is never read.
 //
 // A line longer than the reader's buffer is kept as copies of its chunks,
 // joined into one slice at its end: twice the line at the join, and no
@@ -371,7 +363,7 @@ func (f *framer) readLine() ([]byte, error) {
 		}
 		n += int64(len(chunk))
 		if n > f.max {
-			e := &LimitError{Limit: "message ceiling", Value: f.max, Msg: "the server sent a JSON-RPC message too large to accept"}
+			e := &limits.Error{Limit: "message ceiling", Value: f.max, Msg: "the server sent a JSON-RPC message too large to accept"}
 			f.limit.set(e)
 			f.err = e
 			return nil, e

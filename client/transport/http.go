@@ -19,6 +19,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
+
+	"github.com/mcpx-cli/mcpx/internal/limits"
 )
 
 // HTTP is the round tripper under mcp-go's HTTP and SSE transports. It
@@ -37,6 +39,7 @@ type HTTP struct {
 	// Authorization header already keeps it).
 	origin string
 	bearer func() string
+	dpop   func() Prover
 
 	// getSeen, when not nil, is closed once the first GET (the standalone
 	// stream) is answered or fails. getGate holds the GET until the legacy
@@ -50,9 +53,11 @@ type HTTP struct {
 	owed     *owedAnswers // the server's requests not yet answered (nil: not counted)
 
 	mu         sync.Mutex
-	initStatus int      // status of the first POST (initialize), for the SSE fallback
-	authStatus int      // the last 401 or 403
-	challenge  []string // its WWW-Authenticate values
+	initStatus int                      // status of the first POST (initialize), for the SSE fallback
+	initRPC    *mcp.JSONRPCErrorDetails // that POST's error answer, when a JSON-RPC error (an MCP server's)
+	lastRPC    *mcp.JSONRPCErrorDetails // the last POST answered with an HTTP error status and a JSON-RPC error
+	authStatus int                      // the last 401 or 403
+	challenge  []string                 // its WWW-Authenticate values
 }
 
 // HTTPOptions configure an HTTP round tripper.
@@ -62,6 +67,10 @@ type HTTPOptions struct {
 	Limit          *Limit // where a limit error is recorded (nil: a new one)
 	// Bearer, when set, gives the stored OAuth token to send ("" for none).
 	Bearer func() string
+	// DPoP, when set, gives the prover of a DPoP token (nil: the token is
+	// a Bearer one): the token goes as "Authorization: DPoP", with a fresh
+	// proof on each request (RFC 9449 §7).
+	DPoP func() Prover
 	// KeepElicitations keeps the raw params of the elicitations that event
 	// streams carry (see TakeElicitation).
 	KeepElicitations bool
@@ -79,7 +88,7 @@ type HTTPOptions struct {
 
 // NewHTTP returns the round tripper for one connection.
 func NewHTTP(o HTTPOptions) *HTTP {
-	t := &HTTP{inner: o.Inner, max: o.MessageCeiling, limit: o.Limit, bearer: o.Bearer, origin: originOf(o.URL)}
+	t := &HTTP{inner: o.Inner, max: o.MessageCeiling, limit: o.Limit, bearer: o.Bearer, dpop: o.DPoP, origin: originOf(o.URL)}
 	if t.inner == nil {
 		t.inner = http.DefaultTransport.(*http.Transport).Clone()
 	}
@@ -138,11 +147,9 @@ func (t *HTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 		// origin: headers and tokens stay with the server's own origin.
 		return nil, fmt.Errorf("refusing to send a request to %s, which is not the server's origin (%s)", req.URL.Redacted(), t.origin)
 	}
-	if t.bearer != nil && req.Header.Get("Authorization") == "" {
-		if tok := t.bearer(); tok != "" {
-			req = req.Clone(req.Context())
-			req.Header.Set("Authorization", "Bearer "+tok)
-		}
+	req, token, prover, err := t.withToken(req)
+	if err != nil {
+		return nil, err
 	}
 	if req.Method == http.MethodGet && t.getGate != nil {
 		select {
@@ -157,17 +164,22 @@ func (t *HTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	resp, err := t.inner.RoundTrip(req)
+	if err == nil && prover != nil {
+		resp, err = t.nonceRetry(req, resp, token, prover)
+	}
 	if req.Method == http.MethodGet && t.getSeen != nil {
 		t.getOnce.Do(func() { close(t.getSeen) })
 	}
 	if err != nil {
 		return nil, err
 	}
+	first := false
 	if req.Method == http.MethodPost {
 		t.mu.Lock()
 		if t.initStatus == 0 {
-			t.initStatus = resp.StatusCode
+			t.initStatus, first = resp.StatusCode, true
 		}
+		t.lastRPC = nil // the last POST's, or none
 		t.mu.Unlock()
 	}
 	// A 401 or 403 is the connection's, to explain the failure of what
@@ -190,9 +202,108 @@ func (t *HTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 		// An error answer: mcp-go reads all of it into its error message,
 		// of which mcpx shows one clipped line. Read only its start.
 		body = &prefixBody{rc: body, left: errorBodyLimit}
+		if req.Method == http.MethodPost {
+			body = t.peekError(body, first)
+		}
 	}
 	resp.Body = body
 	return resp, nil
+}
+
+// withToken is req with the stored token (a copy), unless it carries an
+// Authorization header of its own; with the token and its DPoP prover.
+func (t *HTTP) withToken(req *http.Request) (*http.Request, string, Prover, error) {
+	if t.bearer == nil || req.Header.Get("Authorization") != "" {
+		return req, "", nil, nil
+	}
+	token := t.bearer()
+	if token == "" {
+		return req, "", nil, nil
+	}
+	req = req.Clone(req.Context())
+	var prover Prover
+	if t.dpop != nil {
+		prover = t.dpop()
+	}
+	return req, token, prover, authorize(req, token, prover)
+}
+
+// Prover makes the DPoP proofs of a token's requests (RFC 9449).
+type Prover interface {
+	// Proof is a fresh proof for a request with the access token, with
+	// the last nonce of the URL's server.
+	Proof(method, url, accessToken string) (string, error)
+	// SetNonce keeps a server's nonce; false when it is not new.
+	SetNonce(url, nonce string) bool
+}
+
+// authorize sets the token on req: Bearer, or DPoP with a fresh proof.
+func authorize(req *http.Request, token string, p Prover) error {
+	if p == nil {
+		req.Header.Set("Authorization", "Bearer "+token)
+		return nil
+	}
+	proof, err := p.Proof(req.Method, req.URL.String(), token)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "DPoP "+token)
+	req.Header.Set("DPoP", proof)
+	return nil
+}
+
+// nonceRetry sends req once more, with a new proof, when the server
+// answered its DPoP proof with 401 use_dpop_nonce and a nonce it had not
+// given before (RFC 9449 §9); the request's body must be re-readable.
+func (t *HTTP) nonceRetry(req *http.Request, resp *http.Response, token string, p Prover) (*http.Response, error) {
+	if resp.StatusCode != http.StatusUnauthorized || (req.Body != nil && req.Body != http.NoBody && req.GetBody == nil) {
+		return resp, nil
+	}
+	asked := false
+	for _, v := range resp.Header.Values("WWW-Authenticate") {
+		asked = asked || ChallengeParam(v, "error") == "use_dpop_nonce"
+	}
+	if !asked || !p.SetNonce(req.URL.String(), resp.Header.Get("DPoP-Nonce")) {
+		return resp, nil
+	}
+	again := req.Clone(req.Context())
+	if req.GetBody != nil {
+		body, err := req.GetBody()
+		if err != nil {
+			return resp, nil
+		}
+		again.Body = body
+	}
+	if err := authorize(again, token, p); err != nil {
+		return resp, nil
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, errorBodyLimit))
+	resp.Body.Close()
+	return t.inner.RoundTrip(again)
+}
+
+// peekError reads the error answer to a POST (at most errorBodyLimit
+// bytes) and keeps it when it is a JSON-RPC error: mcp-go reads no body of
+// an initialize answered with a 4xx, and a server that answers the first
+// POST with 400 and a JSON-RPC error (-32022 to server/discover, say)
+// speaks streamable HTTP, and is no legacy SSE server to fall back to.
+// The body is read again from what was read.
+func (t *HTTP) peekError(body io.ReadCloser, first bool) io.ReadCloser {
+	b, _ := io.ReadAll(body)
+	_ = body.Close()
+	var msg struct {
+		JSONRPC string                   `json:"jsonrpc"`
+		Error   *mcp.JSONRPCErrorDetails `json:"error"`
+	}
+	if json.Unmarshal(b, &msg) == nil && msg.JSONRPC == "2.0" && msg.Error != nil {
+		t.mu.Lock()
+		if first {
+			t.initRPC = msg.Error
+		}
+		t.lastRPC = msg.Error
+		t.mu.Unlock()
+	}
+	return io.NopCloser(bytes.NewReader(b))
 }
 
 // OpenGate lets the standalone GET stream go out.
@@ -300,6 +411,27 @@ func (t *HTTP) FirstPostStatus() int {
 	return t.initStatus
 }
 
+// FallbackStatus is the status of the first POST as the SSE fallback
+// reads it: FirstPostStatus, but 0 when the answer was a JSON-RPC error,
+// which only a streamable HTTP server sends (see peekFirstError).
+func (t *HTTP) FallbackStatus() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.initRPC != nil {
+		return 0
+	}
+	return t.initStatus
+}
+
+// LastPostError is the JSON-RPC error the last POST answered with an HTTP
+// error status carried (nil when none): mcp-go reads no body of an
+// initialize answered with a 4xx.
+func (t *HTTP) LastPostError() *mcp.JSONRPCErrorDetails {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.lastRPC
+}
+
 type limitBody struct {
 	rc     io.ReadCloser
 	max    int64
@@ -342,7 +474,7 @@ func (b *limitBody) Read(p []byte) (int, error) {
 		}
 	}
 	if b.n > b.max {
-		e := &LimitError{Limit: "message ceiling", Value: b.max, Msg: "the server sent a JSON-RPC message too large to accept"}
+		e := &limits.Error{Limit: "message ceiling", Value: b.max, Msg: "the server sent a JSON-RPC message too large to accept"}
 		b.limit.set(e)
 		return 0, e
 	}

@@ -194,12 +194,12 @@ func batchCommandLine(comspec, script string, args []string) (string, error) {
 	b.WriteString(quoteArg(comspec))
 	b.WriteString(` /d /s /c "`)
 	if strings.ContainsAny(script, "\"%!\r\n\x00") {
-		return "", &BatchArgError{Arg: script}
+		return "", batchArgError(script)
 	}
 	b.WriteString(`"` + script + `"`)
 	for _, a := range args {
 		if strings.ContainsAny(a, "\"%!\r\n\x00") {
-			return "", &BatchArgError{Arg: a}
+			return "", batchArgError(a)
 		}
 		b.WriteByte(' ')
 		if a == "" || strings.ContainsAny(a, " \t&|<>()^,;=") {
@@ -212,16 +212,12 @@ func batchCommandLine(comspec, script string, args []string) (string, error) {
 	return b.String(), nil
 }
 
-// BatchArgError: an argument for a .cmd or .bat server that cmd.exe could
-// misread (see batchCommandLine).
-type BatchArgError struct{ Arg string }
-
-func (e *BatchArgError) Error() string {
-	return "the argument " + strconv.Quote(e.Arg) + " " + errBatchArg.Error() +
-		" (it holds '\"', '%', '!' or a line break); run the server's program directly instead"
+// batchArgError: an argument for a .cmd or .bat server that cmd.exe could
+// misread (see batchCommandLine); it is errBatchArg.
+func batchArgError(arg string) error {
+	return fmt.Errorf("the argument %s %w (it holds '\"', '%%', '!' or a line break); run the server's program directly instead",
+		strconv.Quote(arg), errBatchArg)
 }
-
-func (e *BatchArgError) Unwrap() error { return errBatchArg }
 
 // quoteArg quotes a program path for a Windows command line when it holds
 // a space or a tab (a path holds no '"').

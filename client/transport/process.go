@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpx-cli/mcpx/internal/ascaller"
 )
 
 // Stop timings (SERVER PROCESSES in mcpx(1)): close stdin, wait, SIGTERM the
@@ -168,6 +170,11 @@ type Command struct {
 	// does it; a no-op elsewhere): the mcpx daemon's servers never
 	// outlive it.
 	DieWithParent bool
+	// AsCaller, when set, is the umask and resource limits the server
+	// starts with (a warm server's, its caller's): it is started through
+	// mcpx itself, which sets them and then executes it (Unix; see
+	// ascaller).
+	AsCaller *ascaller.Attrs
 }
 
 // StartProcess starts a stdio server in a session of its own; onStderr,

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/mcpx-cli/mcpx/internal/ascaller"
 )
 
 // prepare starts the server in a session of its own (so a process group
@@ -21,6 +23,11 @@ func prepare(cmd *exec.Cmd, c *Command) error {
 		return withAbs(err)
 	}
 	cmd.Path = path
+	if c.AsCaller != nil {
+		if err := ascaller.Wrap(cmd, c.AsCaller); err != nil {
+			return err
+		}
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if c.DieWithParent {
 		dieWithParent(cmd.SysProcAttr)

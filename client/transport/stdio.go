@@ -17,6 +17,8 @@ import (
 
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcpx-cli/mcpx/internal/secret"
 )
 
 // Stdio is mcpx's transport to a stdio server, in place of mcp-go's
@@ -74,11 +76,8 @@ type StdioOptions struct {
 	MessageCeiling int64             // largest JSON-RPC message accepted
 	Limit          *Limit            // where a limit error or a framing violation is recorded (nil: a new one)
 	OnSkip         func(line string) // each line on stdout that is not a JSON-RPC message
-	// Mask and MaskIn hide secrets in the lines a message quotes (see
-	// text.MaskWindow).
-	Mask   func(string) string
-	MaskIn func(before, text, after string) string
-	Logger *slog.Logger // where the transport logs (nil: nowhere)
+	Secrets        *secret.Set       // masked in the lines a message quotes (see secret.Set.Window)
+	Logger         *slog.Logger      // where the transport logs (nil: nowhere)
 }
 
 // NewStdio reads messages from a server's stdout, framed (see framer), and
@@ -89,7 +88,7 @@ func NewStdio(stdout io.Reader, stdin io.WriteCloser, o StdioOptions) *Stdio {
 		o.Limit = &Limit{}
 	}
 	fr := newFramer(stdout, o.MessageCeiling, o.Limit, o.OnSkip)
-	fr.inflight, fr.mask, fr.maskIn = &inflight{}, o.Mask, o.MaskIn
+	fr.inflight, fr.secrets = &inflight{}, o.Secrets
 	return newStdioTransport(fr, stdin, o.Logger)
 }
 
@@ -127,10 +126,6 @@ func (t *Stdio) closeDone() {
 	})
 }
 
-// Done is closed once the server's stdout has ended (or the transport is
-// closed): nothing more will come.
-func (t *Stdio) Done() <-chan struct{} { return t.done }
-
 // Close fails whatever is in flight, stops reading and closes the server's
 // stdin. It is safe to call more than once, and concurrently.
 func (t *Stdio) Close() error {
@@ -143,6 +138,10 @@ func (t *Stdio) Close() error {
 	})
 	return err
 }
+
+// Done is closed when stdout ends or the transport is closed: a request
+// sent from then on fails with ErrTransportClosed.
+func (t *Stdio) Done() <-chan struct{} { return t.done }
 
 // MessageCeiling is the largest message accepted.
 func (t *Stdio) MessageCeiling() int64 { return t.fr.max }

@@ -112,64 +112,79 @@ func logEntry(i int, h uint64) (level, component, msg string) {
 	user := logUsers[a%uint64(len(logUsers))]
 	req := uint32(h >> 16)
 	if i >= incidentStart && i < incidentStart+incidentLen {
-		n := i - incidentStart
-		if n%4 == 0 {
-			return "ERROR", "db", fmt.Sprintf("connection pool exhausted (50/50 in use): request req=%08x rejected after 5000ms wait", req)
-		}
-		if n%8 == 2 {
-			return "ERROR", "http", fmt.Sprintf("GET /api/v1/orders/%d 503 5004ms req=%08x: database unavailable", 1000+b%9000, req)
-		}
-		return "WARN", "db", fmt.Sprintf("slow query table=orders took=%dms (threshold 250ms)", 900+a%4000)
+		return incidentEntry(i-incidentStart, a, b, req)
 	}
 	switch r := h % 48; {
 	case r == 0:
-		switch a % 5 {
-		case 0:
-			return "ERROR", "db", fmt.Sprintf("query failed table=%s: pq: canceling statement due to statement timeout (took=5000ms)", logTables[b%uint64(len(logTables))])
-		case 1:
-			return "ERROR", "payments", fmt.Sprintf("charge failed order=%d: upstream gateway returned 502 Bad Gateway", 10000+b%90000)
-		case 2:
-			return "ERROR", "worker", fmt.Sprintf("job %d (%s) panicked: runtime error: index out of range [3] with length 3", 5000+b%5000, logJobs[b%uint64(len(logJobs))])
-		case 3:
-			return "ERROR", "http", fmt.Sprintf("GET /api/v1/reports/%d 500 %dms req=%08x: nil pointer dereference in reports.Render", 1+b%500, 20+b%300, req)
-		default:
-			return "ERROR", "mail", fmt.Sprintf("send failed to=%s@example.com: dial tcp 10.0.4.12:587: i/o timeout", user)
-		}
+		return errorEntry(a, b, req, user)
 	case r <= 2:
-		switch a % 4 {
-		case 0:
-			return "WARN", "http", fmt.Sprintf("slow request GET /api/v1/search?q=%s took %dms (threshold 500ms)", logSearch[b%uint64(len(logSearch))], 500+b%2500)
-		case 1:
-			return "WARN", "db", fmt.Sprintf("connection pool at %d%% capacity (%d/50 in use)", 70+b%25, 35+b%12)
-		case 2:
-			return "WARN", "auth", fmt.Sprintf("failed login user=%s from 10.0.%d.%d (attempt %d of 5)", user, b%8, 2+b%250, 1+b%4)
-		default:
-			return "WARN", "worker", fmt.Sprintf("job %d (%s) retry %d/5 after timeout", 5000+b%5000, logJobs[b%uint64(len(logJobs))], 1+b%4)
-		}
+		return warnEntry(a, b, user)
 	case r <= 10:
-		switch a % 3 {
-		case 0:
-			return "DEBUG", "db", fmt.Sprintf("query ok table=%s rows=%d took=%dms", logTables[b%uint64(len(logTables))], b%200, 1+b%40)
-		case 1:
-			return "DEBUG", "cache", fmt.Sprintf("miss key=user:%d, loading from db", 1+b%5000)
-		default:
-			return "DEBUG", "http", fmt.Sprintf("keep-alive connection reused conn=%d", 1+b%64)
-		}
-	default:
-		switch a % 6 {
-		case 0, 1:
-			path := fmt.Sprintf(logPaths[b%uint64(len(logPaths))], 1+(b>>8)%5000)
-			return "INFO", "http", fmt.Sprintf("GET %s 200 %dms req=%08x", path, 2+b%120, req)
-		case 2:
-			return "INFO", "http", fmt.Sprintf("POST /api/v1/orders 201 %dms req=%08x user=%s", 15+b%200, req, user)
-		case 3:
-			return "INFO", "auth", fmt.Sprintf("login ok user=%s method=password mfa=%t", user, b%3 == 0)
-		case 4:
-			return "INFO", "worker", fmt.Sprintf("job %d (%s) completed in %dms", 5000+b%5000, logJobs[b%uint64(len(logJobs))], 10+b%3000)
-		default:
-			return "INFO", "cache", fmt.Sprintf("hit ratio %d.%d%% over the last 1000 lookups", 80+b%19, (b>>8)%10)
-		}
+		return debugEntry(a, b)
 	}
+	return infoEntry(a, b, req, user)
+}
+
+// incidentEntry is line n of the incident: the pool exhausted.
+func incidentEntry(n int, a, b uint64, req uint32) (level, component, msg string) {
+	if n%4 == 0 {
+		return "ERROR", "db", fmt.Sprintf("connection pool exhausted (50/50 in use): request req=%08x rejected after 5000ms wait", req)
+	}
+	if n%8 == 2 {
+		return "ERROR", "http", fmt.Sprintf("GET /api/v1/orders/%d 503 5004ms req=%08x: database unavailable", 1000+b%9000, req)
+	}
+	return "WARN", "db", fmt.Sprintf("slow query table=orders took=%dms (threshold 250ms)", 900+a%4000)
+}
+
+func errorEntry(a, b uint64, req uint32, user string) (level, component, msg string) {
+	switch a % 5 {
+	case 0:
+		return "ERROR", "db", fmt.Sprintf("query failed table=%s: pq: canceling statement due to statement timeout (took=5000ms)", logTables[b%uint64(len(logTables))])
+	case 1:
+		return "ERROR", "payments", fmt.Sprintf("charge failed order=%d: upstream gateway returned 502 Bad Gateway", 10000+b%90000)
+	case 2:
+		return "ERROR", "worker", fmt.Sprintf("job %d (%s) panicked: runtime error: index out of range [3] with length 3", 5000+b%5000, logJobs[b%uint64(len(logJobs))])
+	case 3:
+		return "ERROR", "http", fmt.Sprintf("GET /api/v1/reports/%d 500 %dms req=%08x: nil pointer dereference in reports.Render", 1+b%500, 20+b%300, req)
+	}
+	return "ERROR", "mail", fmt.Sprintf("send failed to=%s@example.com: dial tcp 10.0.4.12:587: i/o timeout", user)
+}
+
+func warnEntry(a, b uint64, user string) (level, component, msg string) {
+	switch a % 4 {
+	case 0:
+		return "WARN", "http", fmt.Sprintf("slow request GET /api/v1/search?q=%s took %dms (threshold 500ms)", logSearch[b%uint64(len(logSearch))], 500+b%2500)
+	case 1:
+		return "WARN", "db", fmt.Sprintf("connection pool at %d%% capacity (%d/50 in use)", 70+b%25, 35+b%12)
+	case 2:
+		return "WARN", "auth", fmt.Sprintf("failed login user=%s from 10.0.%d.%d (attempt %d of 5)", user, b%8, 2+b%250, 1+b%4)
+	}
+	return "WARN", "worker", fmt.Sprintf("job %d (%s) retry %d/5 after timeout", 5000+b%5000, logJobs[b%uint64(len(logJobs))], 1+b%4)
+}
+
+func debugEntry(a, b uint64) (level, component, msg string) {
+	switch a % 3 {
+	case 0:
+		return "DEBUG", "db", fmt.Sprintf("query ok table=%s rows=%d took=%dms", logTables[b%uint64(len(logTables))], b%200, 1+b%40)
+	case 1:
+		return "DEBUG", "cache", fmt.Sprintf("miss key=user:%d, loading from db", 1+b%5000)
+	}
+	return "DEBUG", "http", fmt.Sprintf("keep-alive connection reused conn=%d", 1+b%64)
+}
+
+func infoEntry(a, b uint64, req uint32, user string) (level, component, msg string) {
+	switch a % 6 {
+	case 0, 1:
+		path := fmt.Sprintf(logPaths[b%uint64(len(logPaths))], 1+(b>>8)%5000)
+		return "INFO", "http", fmt.Sprintf("GET %s 200 %dms req=%08x", path, 2+b%120, req)
+	case 2:
+		return "INFO", "http", fmt.Sprintf("POST /api/v1/orders 201 %dms req=%08x user=%s", 15+b%200, req, user)
+	case 3:
+		return "INFO", "auth", fmt.Sprintf("login ok user=%s method=password mfa=%t", user, b%3 == 0)
+	case 4:
+		return "INFO", "worker", fmt.Sprintf("job %d (%s) completed in %dms", 5000+b%5000, logJobs[b%uint64(len(logJobs))], 10+b%3000)
+	}
+	return "INFO", "cache", fmt.Sprintf("hit ratio %d.%d%% over the last 1000 lookups", 80+b%19, (b>>8)%10)
 }
 
 // encodePNG encodes img with fixed settings; the result is the same bytes on
@@ -181,6 +196,14 @@ func encodePNG(img image.Image) []byte {
 		panic("demo: encoding a PNG: " + err.Error()) // cannot happen for an in-memory image
 	}
 	return buf.Bytes()
+}
+
+// insideRounded reports whether pixel (x, y) lies in a w by h square with
+// corners rounded to radius r.
+func insideRounded(x, y, w, h, r int) bool {
+	cx, cy := min(max(x, r), w-1-r), min(max(y, r), h-1-r)
+	dx, dy := x-cx, y-cy
+	return dx*dx+dy*dy <= r*r
 }
 
 // drawLogo draws a 64x64 terminal icon: a dark rounded square with a green
@@ -196,24 +219,7 @@ func drawLogo() image.Image {
 		color.NRGBA{0xea, 0xb3, 0x08, 255}, // 5 yellow dot
 	}
 	img := image.NewPaletted(image.Rect(0, 0, w, h), pal)
-	const r = 8 // corner radius
-	inside := func(x, y int) bool {
-		cx, cy := x, y
-		switch {
-		case x < r:
-			cx = r
-		case x > w-1-r:
-			cx = w - 1 - r
-		}
-		switch {
-		case y < r:
-			cy = r
-		case y > h-1-r:
-			cy = h - 1 - r
-		}
-		dx, dy := x-cx, y-cy
-		return dx*dx+dy*dy <= r*r
-	}
+	inside := func(x, y int) bool { return insideRounded(x, y, w, h, 8) }
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
 			switch {

@@ -25,15 +25,7 @@ func serveBuild(t *testing.T, run, version, exe string) *inProcess {
 	if err != nil {
 		t.Fatal(err)
 	}
-	getenv := func(k string) string {
-		switch k {
-		case "XDG_RUNTIME_DIR", "LOCALAPPDATA":
-			return run
-		case "XDG_STATE_HOME":
-			return filepath.Join(run, "state")
-		}
-		return ""
-	}
+	getenv := runGetenv(run)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	env := Env{Getenv: getenv, Version: version, Self: filepath.Join(run, "no-daemon-here")}
@@ -58,23 +50,6 @@ func serveBuild(t *testing.T, run, version, exe string) *inProcess {
 		t.Fatalf("the daemon exited at start: %v", d.err)
 	}
 	return d
-}
-
-// runDir is a runtime directory for in-process daemons (skipped where
-// there are no Unix sockets).
-func runDir(t *testing.T) string {
-	t.Helper()
-	run, err := os.MkdirTemp("", "mcpxd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(run) })
-	if ln, err := net.Listen("unix", filepath.Join(run, "probe")); err != nil {
-		t.Skipf("no Unix sockets here: %v", err)
-	} else {
-		ln.Close()
-	}
-	return run
 }
 
 // attached is a caller attached to an echo server.

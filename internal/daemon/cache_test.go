@@ -93,3 +93,44 @@ func TestWithField(t *testing.T) {
 		t.Errorf("withField(nil) = %v", got)
 	}
 }
+
+// A page is reused only in the authorization context it was listed in,
+// unless its cacheScope is "public" (SEP-2549).
+func TestCacheScope(t *testing.T) {
+	c := NewCache(nil)
+	p := json.RawMessage(`{}`)
+	alice, bob := AuthContext("token-a"), AuthContext("token-b")
+	if alice == bob || alice == "" || AuthContext("") != "" {
+		t.Fatalf("AuthContext: %q, %q, %q", alice, bob, AuthContext(""))
+	}
+	c.PutIn(alice, "tools/list", p, json.RawMessage(`{"tools":["a"],"ttlMs":60000,"cacheScope":"private"}`), c.Gen("tools/list"))
+	c.PutIn(alice, "prompts/list", p, json.RawMessage(`{"prompts":["a"],"ttlMs":60000}`), c.Gen("prompts/list"))
+	c.PutIn(alice, "resources/list", p, json.RawMessage(`{"resources":["a"],"ttlMs":60000,"cacheScope":"public"}`), c.Gen("resources/list"))
+	for _, m := range []string{"tools/list", "prompts/list", "resources/list"} {
+		if _, ok := c.GetIn(alice, m, p); !ok {
+			t.Errorf("%s: the page is not reused in the context it was listed in", m)
+		}
+	}
+	for _, who := range []string{bob, ""} {
+		if r, ok := c.GetIn(who, "tools/list", p); ok {
+			t.Errorf("a private page was reused in another context: %s", r)
+		}
+		if r, ok := c.GetIn(who, "prompts/list", p); ok {
+			t.Errorf("a page with no cacheScope was reused in another context: %s", r)
+		}
+		if _, ok := c.GetIn(who, "resources/list", p); !ok {
+			t.Errorf("a public page was not reused in another context")
+		}
+	}
+	c.PutIn(bob, "tools/list", p, json.RawMessage(`{"tools":["b"],"ttlMs":60000,"cacheScope":"private"}`), c.Gen("tools/list"))
+	if r, _ := c.GetIn(alice, "tools/list", p); string(r) != `{"tools":["a"],"ttlMs":60000,"cacheScope":"private"}` {
+		t.Errorf("alice's page: %s", r)
+	}
+	if r, _ := c.GetIn(bob, "tools/list", p); string(r) != `{"tools":["b"],"ttlMs":60000,"cacheScope":"private"}` {
+		t.Errorf("bob's page: %s", r)
+	}
+	c.Changed("notifications/tools/list_changed")
+	if _, ok := c.GetIn(bob, "tools/list", p); ok {
+		t.Error("list_changed left a context's page")
+	}
+}

@@ -27,6 +27,7 @@ type caller struct {
 	tr      *transport.Stdio
 	q       *outQueue // what the caller is sent, in order (tr writes there)
 	refresh bool
+	auth    string // the caller's authorization context (AuthContext of its token), for the cache
 
 	gone     context.Context
 	goneFn   context.CancelFunc
@@ -53,7 +54,7 @@ type forwarded struct {
 // newCaller makes the caller of an attach; it is registered (and sent
 // anything) only once the reply is written (serve).
 func (s *session) newCaller(conn *net.UnixConn, r *bufio.Reader, h *Hello) *caller {
-	c := &caller{d: s.d, conn: conn, refresh: h.Refresh, inflight: map[string]*forwarded{}, headers: map[string]heldHeaders{}}
+	c := &caller{d: s.d, conn: conn, refresh: h.Refresh, auth: AuthContext(h.Bearer), inflight: map[string]*forwarded{}, headers: map[string]heldHeaders{}}
 	c.sess.Store(s)
 	c.gone, c.goneFn = context.WithCancel(context.Background())
 	c.q = newOutQueue(conn, s.d.queueLimit(), s.d.stallWait(), c.stalled, s.d.notePeak)
@@ -108,7 +109,7 @@ func (c *caller) serve() {
 		c.drop(s.lostParams())
 	case s.oneShot():
 		// An HTTP or SSE connection that failed before its handshake.
-		c.notify(MethodOneShot, map[string]any{"why": s.deadWhyNow(), "first_post": s.rt.FirstPostStatus()})
+		c.notify(MethodOneShot, map[string]any{"why": s.deadWhyNow(), "first_post": s.rt.FallbackStatus()})
 		c.closeSoon()
 	}
 	// A server that died before this caller was attached is started

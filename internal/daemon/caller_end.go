@@ -8,6 +8,7 @@ package daemon
 // server's, framed as over a stdio server's pipes.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,8 +17,10 @@ import (
 
 	mcptransport "github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/tidwall/gjson"
 
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/limits"
 )
 
 // Events receives what the daemon says of an attached connection besides
@@ -62,7 +65,7 @@ type Lost struct {
 	// Violation and Limit are what the daemon's framer met, if anything:
 	// the connection's, as if its own framer had met it.
 	Violation string
-	Limit     *transport.LimitError
+	Limit     *limits.Error
 }
 
 // CallerOptions configure the caller's end of an attach (Open).
@@ -90,8 +93,8 @@ func Open(ctx context.Context, o CallerOptions) (mcptransport.Interface, *Reply,
 	ev := o.Events
 	in := &endReader{r: nc, end: ev.Closed}
 	st := transport.NewStdio(in, nc, o.Stdio)
-	e := &callerEnd{Stdio: st, in: in, ev: ev, fails: map[string]chan error{},
-		http: o.Hello.Spec != nil && o.Hello.Spec.Transport != "stdio"}
+	e := &callerEnd{Stdio: st, in: in, ev: ev, fails: map[string]*failure{},
+		http: o.Hello.Spec != nil && o.Hello.Spec.Transport != "stdio", ahead: rep.Ahead}
 	// The daemon's own notifications are taken from the first byte on,
 	// before mcp-go sets its handler.
 	st.SetNotificationHandler(e.notification)
@@ -111,13 +114,18 @@ type callerEnd struct {
 	h   func(mcp.JSONRPCNotification) // mcp-go's
 
 	fmu   sync.Mutex
-	fails map[string]chan error // requests in flight, for MethodFailed
+	fails map[string]*failure // requests in flight, for MethodFailed
 
 	// http: an http or sse target's: each request's HTTP headers, and the
 	// protocol version, go to the daemon before it.
 	http    bool
 	vmu     sync.Mutex
 	version string
+
+	// ahead is what the daemon would answer the handshake with from its
+	// record (see answerAhead); nil: nothing.
+	amu   sync.Mutex
+	ahead *Ahead
 }
 
 // httpCallerEnd is the daemon's socket standing in for an HTTP or SSE
@@ -161,40 +169,145 @@ func (w *callerEnd) sendHeaders(ctx context.Context, req mcptransport.JSONRPCReq
 }
 
 // SendRequest sends req through the daemon; a MethodFailed for it ends it
-// with the error the daemon met.
+// with the error the daemon met. A handshake request the daemon would
+// answer from its record is answered here (see answerAhead).
 func (w *callerEnd) SendRequest(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
+	if r, ok := w.answerAhead(req); ok {
+		select {
+		case <-w.Done():
+			return nil, mcptransport.ErrTransportClosed
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		default:
+		}
+		return r, nil
+	}
 	key := req.ID.String()
-	ch := make(chan error, 1)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	f := &failure{cancel: cancel}
 	w.fmu.Lock()
-	w.fails[key] = ch
+	w.fails[key] = f
 	w.fmu.Unlock()
 	defer func() {
 		w.fmu.Lock()
 		delete(w.fails, key)
 		w.fmu.Unlock()
 	}()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	if w.http && req.Method != MethodFlush {
 		if err := w.sendHeaders(ctx, req); err != nil {
+			if ferr := f.get(); ferr != nil {
+				return nil, ferr
+			}
 			return nil, err
 		}
 	}
-	type result struct {
-		resp *mcptransport.JSONRPCResponse
-		err  error
+	// In this goroutine: a MethodFailed ends the wait by cancelling ctx,
+	// and its error is the request's.
+	resp, err := w.Stdio.SendRequest(ctx, req)
+	if ferr := f.get(); ferr != nil {
+		return nil, ferr
 	}
-	done := make(chan result, 1)
-	go func() {
-		resp, err := w.Stdio.SendRequest(ctx, req)
-		done <- result{resp, err}
-	}()
-	select {
-	case r := <-done:
-		return r.resp, r.err
-	case err := <-ch:
-		return nil, err
+	return resp, err
+}
+
+// failure is a request in flight that a MethodFailed may end: the first
+// error given (set) is kept, and the request's wait is cancelled.
+type failure struct {
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	err    error
+}
+
+func (f *failure) set(err error) {
+	f.mu.Lock()
+	if f.err == nil {
+		f.err = err
 	}
+	f.mu.Unlock()
+	f.cancel()
+}
+
+func (f *failure) get() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
+}
+
+// answerAhead is the daemon's answer to req from the record its attach
+// reply carried (Reply.Ahead), as the daemon gives it without asking the
+// server (caller.handshakeOn, caller.setLevel): the server's answer to a
+// handshake request of the same method, and to a logging/setLevel with
+// the same params. A logging/setLevel with other params goes to the
+// daemon, and the level it sets is no longer known here.
+func (w *callerEnd) answerAhead(req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, bool) {
+	w.amu.Lock()
+	defer w.amu.Unlock()
+	a := w.ahead
+	if a == nil {
+		return nil, false
+	}
+	var r json.RawMessage
+	switch req.Method {
+	case string(mcp.MethodInitialize), string(mcp.MethodServerDiscover):
+		r = a.Handshake[req.Method]
+	case string(mcp.MethodSetLogLevel):
+		params, err := json.Marshal(req.Params)
+		if a.Level != nil && err == nil && bytes.Equal(params, a.Level) {
+			r = a.LevelResult
+			break
+		}
+		a.Level, a.LevelResult = nil, nil
+	default:
+		if Cacheable(req.Method) {
+			r = a.page(req)
+		}
+	}
+	if r == nil {
+		return nil, false
+	}
+	return &mcptransport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: req.ID, Result: r}, true
+}
+
+// page is the cached page a listing request asks for, if it came ahead:
+// the page at its cursor, as the daemon's cache finds it (pageKey).
+func (a *Ahead) page(req mcptransport.JSONRPCRequest) json.RawMessage {
+	if len(a.Pages) == 0 {
+		return nil
+	}
+	params, err := json.Marshal(req.Params)
+	if err != nil {
+		return nil
+	}
+	cursor := gjson.GetBytes(params, "cursor").String()
+	for _, p := range a.Pages {
+		if p.Method == req.Method && p.Cursor == cursor {
+			return p.Result
+		}
+	}
+	return nil
+}
+
+// SendNotification sends n through the daemon, but for a
+// notifications/initialized the daemon has sent already (Ahead), which it
+// would not forward (see session.sendInitialized).
+func (w *callerEnd) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
+	if n.Method == string(mcp.MethodNotificationInitialized) {
+		w.amu.Lock()
+		sent := w.ahead != nil && w.ahead.Initialized
+		w.amu.Unlock()
+		if sent {
+			select {
+			case <-w.Done():
+				return mcptransport.ErrTransportClosed
+			case <-ctx.Done():
+				return ctx.Err()
+			default:
+			}
+			return nil
+		}
+	}
+	return w.Stdio.SendNotification(ctx, n)
 }
 
 // Close closes the socket. Its end is reported (Events.Closed) whether or
@@ -265,7 +378,7 @@ func lostOf(f map[string]any) Lost {
 	}
 	l.Violation, _ = f["violation"].(string)
 	if m, ok := f["limit"].(map[string]any); ok {
-		e := &transport.LimitError{}
+		e := &limits.Error{}
 		e.Limit, _ = m["limit"].(string)
 		e.Msg, _ = m["msg"].(string)
 		if v, ok := m["value"].(float64); ok {
@@ -292,13 +405,10 @@ func (w *callerEnd) failed(f map[string]any) {
 	}
 	w.auth(f)
 	w.fmu.Lock()
-	ch := w.fails[id.String()]
+	fl := w.fails[id.String()]
 	w.fmu.Unlock()
-	if ch != nil {
-		select {
-		case ch <- err:
-		default:
-		}
+	if fl != nil {
+		fl.set(err)
 	}
 }
 
@@ -325,10 +435,7 @@ func (w *callerEnd) auth(f map[string]any) bool {
 func (w *callerEnd) failAll(err error) {
 	w.fmu.Lock()
 	defer w.fmu.Unlock()
-	for _, ch := range w.fails {
-		select {
-		case ch <- err:
-		default:
-		}
+	for _, f := range w.fails {
+		f.set(err)
 	}
 }

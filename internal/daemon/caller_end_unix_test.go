@@ -3,7 +3,9 @@
 package daemon
 
 import (
+	"encoding/json"
 	"errors"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -109,4 +111,83 @@ func TestOpenReportsTheDaemonsNotes(t *testing.T) {
 	if len(theirs) != 0 {
 		t.Errorf("the server's handler was given %s", strings.Join(theirs, ", "))
 	}
+}
+
+// TestOpenAnswersAhead: a caller attached to a target whose handshake the
+// daemon recorded is answered its initialize, its logging/setLevel of the
+// level known and the listing pages cached that its hello named by its own
+// end of the socket, as the daemon would answer them (the server's first
+// answers, under the caller's ids), without a round trip; a
+// logging/setLevel of another level, and the next of the first level after
+// it, go to the server, as does a page not cached. The echo server answers
+// each request with the daemon's id for it: the ids the server saw are
+// counted.
+func TestOpenAnswersAhead(t *testing.T) {
+	d := startDaemon(t)
+	ctx := d.ctx
+	spec := &Spec{Name: "echo", Transport: "stdio", Command: d.self, Env: append(os.Environ(), echoEnv+"=1")}
+	open := func(h Hello) (mcptransport.Interface, *Reply) {
+		t.Helper()
+		ev := &events{lines: make(chan string, 16), lost: make(chan Lost, 1), closed: make(chan struct{})}
+		h.Spec, h.KeepAlive = spec, time.Minute
+		tr, rep, err := Open(ctx, CallerOptions{Env: d.env, Hello: h, Stdio: transport.StdioOptions{MessageCeiling: 1 << 20}, Events: ev})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tr.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tr.Close() })
+		return tr, rep
+	}
+	call := func(tr mcptransport.Interface, id int64, method string, params any, want string) {
+		t.Helper()
+		resp, err := tr.SendRequest(ctx, mcptransport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(id), Method: method, Params: params})
+		if err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+		if resp.ID.String() != mcp.NewRequestId(id).String() || string(resp.Result) != want {
+			t.Errorf("%s: id %s, result %s; want id %d, result %s", method, resp.ID.String(), resp.Result, id, want)
+		}
+	}
+	initialized := func(tr mcptransport.Interface) {
+		t.Helper()
+		if err := tr.SendNotification(ctx, mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION,
+			Notification: mcp.Notification{Method: string(mcp.MethodNotificationInitialized)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	warning := mcp.SetLevelParams{Level: mcp.LoggingLevelWarning}
+	first, rep := open(Hello{Listings: []string{"tools/list"}})
+	if rep.Ahead != nil {
+		t.Errorf("the first attach carries %+v, want nothing recorded", rep.Ahead)
+	}
+	call(first, 1, "initialize", map[string]any{}, `{"n":1}`)
+	initialized(first)
+	call(first, 2, "logging/setLevel", warning, `{"n":2}`)
+	call(first, 3, "tools/list", mcp.PaginatedParams{}, `{"n":3}`)
+
+	second, rep := open(Hello{Listings: []string{"tools/list", "prompts/list"}})
+	want := &Ahead{Handshake: map[string]json.RawMessage{"initialize": json.RawMessage(`{"n":1}`)}, Initialized: true,
+		Level: json.RawMessage(`{"level":"warning"}`), LevelResult: json.RawMessage(`{"n":2}`),
+		Pages: []AheadPage{{Method: "tools/list", Result: json.RawMessage(`{"n":3}`)}}}
+	if !reflect.DeepEqual(rep.Ahead, want) {
+		t.Errorf("the second attach carries %+v, want %+v", rep.Ahead, want)
+	}
+	call(second, 7, "initialize", map[string]any{}, `{"n":1}`)
+	initialized(second)
+	call(second, 8, "logging/setLevel", warning, `{"n":2}`)
+	call(second, 9, "tools/list", mcp.PaginatedParams{}, `{"n":3}`)
+	call(second, 10, "tools/list", mcp.PaginatedParams{Cursor: "x"}, `{"n":4}`)
+	call(second, 11, "prompts/list", mcp.PaginatedParams{}, `{"n":5}`)
+	call(second, 12, "tools/call", map[string]any{}, `{"n":6}`)
+	call(second, 13, "logging/setLevel", mcp.SetLevelParams{Level: mcp.LoggingLevelDebug}, `{"n":7}`)
+	call(second, 14, "logging/setLevel", warning, `{"n":8}`)
+
+	// --refresh: no page ahead.
+	_, rep = open(Hello{Listings: []string{"tools/list"}, Refresh: true})
+	if rep.Ahead == nil || rep.Ahead.Pages != nil {
+		t.Errorf("an attach that refreshes carries %+v, want the handshake and no page", rep.Ahead)
+	}
+	d.stop(t)
 }

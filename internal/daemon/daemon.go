@@ -16,10 +16,12 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpx-cli/mcpx/internal/limits"
 )
 
 // defaultCeiling is the message ceiling of a target that names none.
-const defaultCeiling = 128 << 20
+const defaultCeiling = limits.MessageCeiling
 
 // defaultExitGrace is how long the daemon stays with nothing to hold.
 const defaultExitGrace = time.Second
@@ -364,7 +366,9 @@ func (d *daemon) handle(c *net.UnixConn) {
 		_ = writeLine(c, rep)
 		c.Close()
 	case OpAttach:
-		if d.checkExe() {
+		// A draining daemon takes no new target; an existing one it
+		// still serves.
+		if !h.Existing && d.checkExe() {
 			rep.OK, rep.Err = false, drainPrefix+"its executable changed on disk"
 			_ = writeLine(c, rep)
 			c.Close()
@@ -461,6 +465,12 @@ func (d *daemon) attach(c *net.UnixConn, r *bufio.Reader, h *Hello, rep Reply) {
 		return
 	}
 	s, note, err := d.target(h)
+	if errors.Is(err, ErrNoTarget) {
+		rep.OK, rep.Err = false, noTargetPrefix+err.Error()
+		_ = writeLine(c, rep)
+		c.Close()
+		return
+	}
 	if err != nil {
 		d.log.printf("cannot start %s: %s", h.Spec.Name, h.Spec.mask(err.Error()))
 		rep.OK, rep.Err = false, startPrefix+err.Error()
@@ -469,9 +479,12 @@ func (d *daemon) attach(c *net.UnixConn, r *bufio.Reader, h *Hello, rep Reply) {
 		return
 	}
 	rep.Note = note
-	s.askKeepAlive(h.KeepAlive)
+	if !h.Existing { // a task command finding the target leaves its idle time be
+		s.askKeepAlive(h.KeepAlive)
+	}
 	s.lastUse.Store(time.Now().UnixNano())
 	cl := s.newCaller(c, r, h)
+	rep.Ahead = s.ahead(h)
 	if err := writeLine(c, rep); err != nil {
 		c.Close()
 		return
@@ -520,6 +533,9 @@ var errFull = errors.New("the mcpx daemon holds as many targets as it may (\"max
 // its last call.
 func (d *daemon) target(h *Hello) (*session, string, error) {
 	key := h.Spec.Key()
+	if h.Existing {
+		return d.existing(key, h.Bearer)
+	}
 	for {
 		s, created, note, err := d.claim(key, h.Spec, h.Bearer, h.MaxWarm)
 		if err != nil {
@@ -552,6 +568,29 @@ func (d *daemon) target(h *Hello) (*session, string, error) {
 		}
 		return s, note, nil
 	}
+}
+
+// existing is the session of key, held and alive, for an attach that
+// must not start one (Hello.Existing): else ErrNoTarget.
+func (d *daemon) existing(key, bearer string) (*session, string, error) {
+	d.mu.Lock()
+	s := d.sessions[key]
+	d.mu.Unlock()
+	if s == nil || s.isDead() || s.started() != nil {
+		return nil, "", ErrNoTarget
+	}
+	if s.proc == nil {
+		if bearer != "" {
+			s.mu.Lock()
+			s.bearer = bearer
+			s.mu.Unlock()
+		}
+		s.probe()
+	}
+	if s.isDead() {
+		return nil, "", ErrNoTarget
+	}
+	return s, "", nil
 }
 
 // claim returns the session of key, to start (created) or started by

@@ -3,7 +3,6 @@
 package daemon
 
 import (
-	"errors"
 	"net"
 	"os"
 	"path/filepath"
@@ -202,9 +201,8 @@ func TestChoose(t *testing.T) {
 			if probed != got || (perr == nil) != (err == nil) {
 				t.Fatalf("without creating: %q (%v), with: %q (%v)", probed, perr, got, err)
 			}
-			var nd *NoDirError
-			if want == "" && (!errors.As(err, &nd) || len(nd.Why) != 3) {
-				t.Fatalf("none: %v, want a NoDirError with three reasons", err)
+			if _, why := pick(getenv, true); want == "" && (err == nil || err.Error() != "no private directory for the mcpx daemon's socket: "+strings.Join(why, "; ") || len(why) != 3) {
+				t.Fatalf("none: %v (%q), want no private directory, for three reasons", err, why)
 			}
 			if want == "" {
 				return

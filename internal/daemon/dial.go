@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpx-cli/mcpx/client/transport"
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // Env says where the caller is: its environment, its build, and the
@@ -58,6 +59,10 @@ func Attach(ctx context.Context, e Env, h Hello) (net.Conn, *Reply, error) {
 		if !errors.Is(err, errUnanswered) && !noDaemon(err, sock) {
 			return nil, nil, err
 		}
+		if h.Existing {
+			// No daemon, so no target: none is started for it.
+			return nil, nil, ErrNoTarget
+		}
 		if err := start(ctx, e, dir, build); err != nil {
 			return nil, nil, err
 		}
@@ -84,6 +89,9 @@ func attachOnce(ctx context.Context, e Env, sock string, h Hello) (net.Conn, *Re
 		if strings.HasPrefix(rep.Err, drainPrefix) {
 			return nil, rep, ErrDraining
 		}
+		if strings.HasPrefix(rep.Err, noTargetPrefix) {
+			return nil, rep, ErrNoTarget
+		}
 		return nil, rep, errors.New(rep.Err)
 	}
 	return c, rep, nil
@@ -92,40 +100,25 @@ func attachOnce(ctx context.Context, e Env, sock string, h Hello) (net.Conn, *Re
 // errUnanswered: the daemon closed the connection before it answered.
 var errUnanswered = errors.New("the mcpx daemon closed the connection")
 
-// NoAnswerError: a daemon took the connection and did not answer before
-// the deadline (stopped by SIGSTOP, or wedged). Timeout is the bound, set
-// by the command that had it. Exit 7.
-type NoAnswerError struct {
-	Pid     int    // the daemon's, from the socket's peer credentials (0: not known)
-	Op      string // what was asked: status, stop, exit
-	Timeout time.Duration
-}
+// ErrNoAnswer is the cause of a daemon that took the connection and did
+// not answer before the deadline (stopped by SIGSTOP, or wedged): see
+// NoAnswer. It is context.DeadlineExceeded (errors.Is).
+var ErrNoAnswer = fmt.Errorf("the mcpx daemon does not answer: %w", context.DeadlineExceeded)
 
-func (e *NoAnswerError) Error() string {
+// NoAnswer is the timeout (exit 7) of a daemon that did not answer: pid
+// is the daemon's, from the socket's peer credentials (0: not known), op
+// what was asked (status, stop, exit), timeout the bound of the command
+// that had it (0: not known yet).
+func NoAnswer(pid int, op string, timeout time.Duration) *fail.TimeoutError {
 	who := "the mcpx daemon"
-	if e.Pid > 0 {
-		who += fmt.Sprintf(" (pid %d)", e.Pid)
+	if pid > 0 {
+		who += fmt.Sprintf(" (pid %d)", pid)
 	}
 	msg := who + " does not answer"
-	if e.Timeout > 0 {
-		msg += fmt.Sprintf(": timed out after %s during %s", e.Timeout, e.Op)
+	if timeout > 0 {
+		msg += fmt.Sprintf(": timed out after %s during %s", timeout, op)
 	}
-	return msg
-}
-
-// Unwrap: a deadline passed.
-func (e *NoAnswerError) Unwrap() error { return context.DeadlineExceeded }
-
-// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
-func (e *NoAnswerError) ErrorCode() string { return "timeout" }
-
-// ErrorDetails are the error's fields under --json.
-func (e *NoAnswerError) ErrorDetails() map[string]any {
-	d := map[string]any{"phase": e.Op}
-	if e.Pid > 0 {
-		d["pid"] = e.Pid
-	}
-	return d
+	return &fail.TimeoutError{Pid: pid, Phase: op, Timeout: timeout, Message: msg, Cause: ErrNoAnswer}
 }
 
 // Found is a daemon found listening (see Status and StopAll).
@@ -133,7 +126,7 @@ type Found struct {
 	Socket string
 	Pid    int    // from the peer credentials (0: not known)
 	Reply  *Reply // its answer; nil when Err
-	// Err: it did not answer (a NoAnswerError), or cannot be asked.
+	// Err: it did not answer (ErrNoAnswer), or cannot be asked.
 	Err error
 }
 
@@ -154,7 +147,7 @@ type Census struct {
 // Status asks this build's daemon for its targets, and every other daemon
 // found in the user's socket directories for theirs (never anything
 // else: an mcpx from before protocol 3 acts only on exit). A daemon of
-// this build that does not answer is a NoAnswerError; another that does
+// this build that does not answer is a NoAnswer timeout; another that does
 // not is reported in its Found.
 func Status(ctx context.Context, e Env) (*Census, error) {
 	cs := &Census{}
@@ -329,7 +322,7 @@ func dial(ctx context.Context, sock string) (*net.UnixConn, int, error) {
 
 // exchange dials sock, sends h and reads the reply (pid: the daemon's,
 // from the peer credentials). A deadline that passes once connected is a
-// NoAnswerError; a connection closed before the reply, errUnanswered.
+// NoAnswer timeout; a connection closed before the reply, errUnanswered.
 func exchange(ctx context.Context, e Env, sock string, h Hello) (net.Conn, *Reply, int, error) {
 	c, pid, err := dial(ctx, sock)
 	if err != nil {
@@ -338,11 +331,11 @@ func exchange(ctx context.Context, e Env, sock string, h Hello) (net.Conn, *Repl
 	h.Proto, h.Build = Proto, BuildID(e.Version)
 	stop := context.AfterFunc(ctx, func() { _ = c.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
-	fail := func(err error) (net.Conn, *Reply, int, error) {
+	abandon := func(err error) (net.Conn, *Reply, int, error) {
 		c.Close()
 		switch {
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
-			return nil, nil, pid, &NoAnswerError{Pid: pid, Op: h.Op}
+			return nil, nil, pid, NoAnswer(pid, h.Op, 0)
 		case ctx.Err() != nil:
 			return nil, nil, pid, ctx.Err()
 		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE):
@@ -351,14 +344,14 @@ func exchange(ctx context.Context, e Env, sock string, h Hello) (net.Conn, *Repl
 		return nil, nil, pid, fmt.Errorf("the mcpx daemon: %w", err)
 	}
 	if err := writeLine(c, h); err != nil {
-		return fail(err)
+		return abandon(err)
 	}
 	// The reply is read ahead, not byte by byte: what the daemon sends
 	// after it stays in br, which the returned connection reads first.
 	br := bufio.NewReader(c)
 	line, err := readLine(br)
 	if err != nil {
-		return fail(err)
+		return abandon(err)
 	}
 	var rep Reply
 	if err := json.Unmarshal(line, &rep); err != nil {

@@ -8,22 +8,21 @@ package daemon
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
 )
 
-// NoDirError: none of the directories the daemon's socket may be in is
-// private here (Why says why, one reason each). The caller connects
+// noDir: none of the directories the daemon's socket may be in is
+// private here (why says why, one reason each). The caller connects
 // one-shot, unless it asked for keep-alive on the command line.
-type NoDirError struct{ Why []string }
-
-func (e *NoDirError) Error() string {
-	if len(e.Why) == 0 {
-		return "no directory for the mcpx daemon's socket is known here"
+func noDir(why []string) error {
+	if len(why) == 0 {
+		return errors.New("no directory for the mcpx daemon's socket is known here")
 	}
-	return "no private directory for the mcpx daemon's socket: " + strings.Join(e.Why, "; ")
+	return errors.New("no private directory for the mcpx daemon's socket: " + strings.Join(why, "; "))
 }
 
 // choose is the socket directory of this user here: the first candidate
@@ -37,14 +36,23 @@ func (e *NoDirError) Error() string {
 // made, or that is not private (a mode open to others, a symbolic link,
 // a directory root left behind), is passed over for the next.
 func choose(getenv func(string) string, create bool) (string, error) {
-	e := &NoDirError{}
+	dir, why := pick(getenv, create)
+	if dir == "" {
+		return "", noDir(why)
+	}
+	return dir, nil
+}
+
+// pick is choose's candidate, or "" and why each was passed over.
+func pick(getenv func(string) string, create bool) (string, []string) {
+	var why []string
 	for _, c := range socketDirs(getenv, myUID(), hostTag()) {
 		if err := c.usable(); err != nil {
-			e.Why = append(e.Why, err.Error())
+			why = append(why, err.Error())
 			continue
 		}
 		if err := checkSocketPath(c.dir); err != nil {
-			e.Why = append(e.Why, err.Error())
+			why = append(why, err.Error())
 			continue
 		}
 		var err error
@@ -56,9 +64,9 @@ func choose(getenv func(string) string, create bool) (string, error) {
 		if err == nil {
 			return c.dir, nil
 		}
-		e.Why = append(e.Why, err.Error())
+		why = append(why, err.Error())
 	}
-	return "", e
+	return "", why
 }
 
 // Dirs are the candidate socket directories that exist and are private,

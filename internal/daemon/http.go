@@ -30,12 +30,16 @@ func (s *session) openHTTP() error {
 	spec := s.spec
 	s.limit = &transport.Limit{}
 	streamable := spec.Transport == "http"
+	inner, err := netTransport(spec.NetEnv)
+	if err != nil {
+		return err
+	}
 	s.rt = transport.NewHTTP(transport.HTTPOptions{URL: spec.URL, MessageCeiling: spec.MessageCeiling, Limit: s.limit,
 		KeepElicitations: streamable, Listen: streamable, Answers: streamable, Bearer: func() string {
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			return s.bearer
-		}, Inner: statusRecorder{http.DefaultTransport.(*http.Transport).Clone()}})
+		}, Inner: statusRecorder{inner}})
 	hc := &http.Client{Transport: s.rt, CheckRedirect: transport.SameOrigin}
 	if streamable {
 		opts := []mcptransport.StreamableHTTPCOption{mcptransport.WithHTTPHeaders(spec.Headers), mcptransport.WithHTTPBasicClient(hc)}
@@ -151,7 +155,7 @@ func (s *session) handshakeFailed(err error) {
 		s.mu.Unlock()
 		s.d.log.printf("%s: handshake failed, connecting one-shot", s.spec.Name)
 		s.d.forget(s)
-		params := map[string]any{"why": s.spec.mask(err.Error()), "first_post": s.rt.FirstPostStatus()}
+		params := map[string]any{"why": s.spec.mask(err.Error()), "first_post": s.rt.FallbackStatus()}
 		if st, challenge := s.rt.TakeAuth(); st != 0 {
 			// Refused (401, 403): the caller's error says so at once; a
 			// second try one-shot would only be refused again.

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcpx-cli/mcpx/internal/ascaller"
 )
 
 // Proto is the version of the private protocol; a hello of another
@@ -53,6 +55,13 @@ type Hello struct {
 	// target (its credential identity is in the spec): the daemon sends
 	// the latest one it was given.
 	Bearer string `json:"bearer,omitempty"`
+	// Existing: attach only to a target the daemon holds, alive; never
+	// start one (a task command: a new server cannot know the task).
+	// None is refused with ErrNoTarget, and no daemon is started for it.
+	Existing bool `json:"existing,omitempty"`
+	// Listings: the listing methods (tools/list, ...) whose pages the
+	// caller will ask for: those cached go ahead in the reply (Ahead.Pages).
+	Listings []string `json:"listings,omitempty"`
 	// Stop: the server names (none: every target, and the daemon exits).
 	Names []string `json:"names,omitempty"`
 }
@@ -75,7 +84,48 @@ type Reply struct {
 	// Stop, exit: the targets closed, and the servers named that had none.
 	Stopped int      `json:"stopped,omitempty"`
 	Missed  []string `json:"missed,omitempty"`
+	// Ahead is, on an attach, what the daemon would answer the caller's
+	// handshake with from its own record (nil: nothing): the caller's end
+	// answers it itself, without a round trip (see Ahead).
+	Ahead *Ahead `json:"ahead,omitempty"`
 }
+
+// Ahead is what a target's session, alive, has recorded of its handshake
+// as the attach was answered: what the daemon answers a caller's
+// handshake requests with, whatever the caller (the target is the same
+// for all its callers), without asking the server.
+type Ahead struct {
+	// Handshake: the server's answer (its result) to a handshake request,
+	// by method (initialize, server/discover).
+	Handshake map[string]json.RawMessage `json:"handshake,omitempty"`
+	// Initialized: notifications/initialized was sent, and another is not
+	// forwarded.
+	Initialized bool `json:"initialized,omitempty"`
+	// Level and LevelResult: the params and result of the server's last
+	// logging/setLevel (see caller.setLevel), which a caller's with the
+	// same params is answered with.
+	Level       json.RawMessage `json:"level,omitempty"`
+	LevelResult json.RawMessage `json:"level_result,omitempty"`
+	// Pages: the cached pages of the listings the hello named (unless it
+	// refreshes), each answered as the daemon answers it from its cache.
+	Pages []AheadPage `json:"pages,omitempty"`
+}
+
+// AheadPage is a cached listing page: the result the daemon answers a
+// request of Method for the page at Cursor with (see Cache.Get).
+type AheadPage struct {
+	Method string          `json:"method"`
+	Cursor string          `json:"cursor,omitempty"`
+	Result json.RawMessage `json:"result"`
+}
+
+// Bounds on the bytes of an Ahead: a handshake larger than maxAhead (long
+// instructions) is answered by the daemon, as are the pages past
+// maxAheadPages.
+const (
+	maxAhead      = 64 << 10
+	maxAheadPages = 256 << 10
+)
 
 // ErrOtherBuild is a daemon of another build (or protocol).
 var ErrOtherBuild = errors.New("the mcpx daemon is of another build")
@@ -110,6 +160,13 @@ type Spec struct {
 	Identity []string `json:"identity,omitempty"`
 	// Secrets are the values the daemon's log masks.
 	Secrets []string `json:"secrets,omitempty"`
+	// AsCaller is a stdio server's umask and resource limits: its
+	// caller's. Two callers that differ in them have two targets.
+	AsCaller *ascaller.Attrs `json:"as_caller,omitempty"`
+	// NetEnv is an http or sse target's proxy and CA variables (NAME=value,
+	// those a one-shot connection obeys: see NetEnvNames), the caller's:
+	// the daemon's connection uses them, never its own environment's.
+	NetEnv []string `json:"net_env,omitempty"`
 }
 
 // Key is the target's identity: a hash of everything that makes the
@@ -137,6 +194,10 @@ func (s *Spec) Key() string {
 	}
 	slices.Sort(hdr)
 	w(hdr...)
+	w(s.AsCaller.Key()...)
+	netEnv := slices.Clone(s.NetEnv)
+	slices.Sort(netEnv)
+	w(netEnv...)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -338,6 +399,13 @@ var ErrStart = errors.New("the mcpx daemon could not start the server")
 // startPrefix begins a reply's Err when the daemon could not start the
 // server (ErrStart, on the wire).
 const startPrefix = "start: "
+
+// ErrNoTarget is the refusal of an attach of an existing target
+// (Hello.Existing) when no daemon holds it, alive.
+var ErrNoTarget = errors.New("no warm connection holds that target")
+
+// noTargetPrefix begins a reply's Err for ErrNoTarget, on the wire.
+const noTargetPrefix = "none: "
 
 // mask hides the target's secrets in a log line.
 func (s *Spec) mask(line string) string {

@@ -81,7 +81,7 @@ func (c *caller) relay(ctx context.Context, req mcptransport.JSONRPCRequest, par
 func (c *caller) listing(ctx context.Context, req mcptransport.JSONRPCRequest, params json.RawMessage) *mcptransport.JSONRPCResponse {
 	s := c.session()
 	if !c.refresh && !s.isDead() {
-		if r, ok := s.cache.Get(req.Method, params); ok {
+		if r, ok := s.cache.GetIn(c.auth, req.Method, params); ok {
 			return result(req, r)
 		}
 	}
@@ -92,7 +92,7 @@ func (c *caller) listing(ctx context.Context, req mcptransport.JSONRPCRequest, p
 	}
 	if resp != nil && resp.Error == nil && len(resp.Result) > 0 && gjson.ValidBytes(resp.Result) &&
 		gjson.ParseBytes(resp.Result).IsObject() {
-		s.cache.Put(req.Method, params, append(json.RawMessage(nil), resp.Result...), gen)
+		s.cache.PutIn(c.auth, req.Method, params, append(json.RawMessage(nil), resp.Result...), gen)
 	}
 	return resp
 }
@@ -245,6 +245,42 @@ func (c *caller) setLevel(ctx context.Context, req mcptransport.JSONRPCRequest, 
 		s.levelResult = append(json.RawMessage(nil), resp.Result...)
 	}
 	return resp
+}
+
+// ahead is what s would answer a caller's handshake requests with from
+// its record, at once (see Ahead): the handshake results (see
+// handshakeOn), whether notifications/initialized was sent (see
+// sendInitialized), and the log level known (see setLevel). nil when s
+// is dead (the caller's first request goes to its successor, see live),
+// stopping, or has recorded nothing.
+func (s *session) ahead(h *Hello) *Ahead {
+	if s.isDead() {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopping || s.oneshot || len(s.hs) == 0 {
+		return nil
+	}
+	a := &Ahead{Handshake: make(map[string]json.RawMessage, len(s.hs)), Initialized: s.initSent}
+	n := 0
+	for m, r := range s.hs {
+		a.Handshake[m] = r
+		n += len(r)
+	}
+	if s.levelParams != nil && s.levelPending == 0 {
+		a.Level, a.LevelResult = s.levelParams, s.levelResult
+		n += len(a.Level) + len(a.LevelResult)
+	}
+	if n > maxAhead {
+		return nil
+	}
+	if !h.Refresh {
+		for _, m := range h.Listings {
+			a.Pages = s.cache.Chain(m, a.Pages, maxAheadPages)
+		}
+	}
+	return a
 }
 
 // legacyProbe answers a server/discover of a target settled on the legacy
@@ -566,6 +602,7 @@ func (s *session) sendOwn(req mcptransport.JSONRPCRequest) (*mcptransport.JSONRP
 	ctx, cancel := context.WithTimeout(s.life, handshakeWait)
 	defer cancel()
 	req.ID = mcp.NewRequestId(s.nextID.Add(1))
+	req.Params = withoutTrace(req.Params)
 	resp, err := s.tr.SendRequest(ctx, req)
 	if err == nil && resp == nil {
 		err = errors.New("no answer")

@@ -133,25 +133,8 @@ func startDaemonWith(t *testing.T, o ServeOptions, onListen ...func(sock string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := os.MkdirTemp("", "mcpxd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(run) })
-	if ln, err := net.Listen("unix", filepath.Join(run, "probe")); err != nil {
-		t.Skipf("no Unix sockets here: %v", err)
-	} else {
-		ln.Close()
-	}
-	getenv := func(k string) string {
-		switch k {
-		case "XDG_RUNTIME_DIR", "LOCALAPPDATA":
-			return run
-		case "XDG_STATE_HOME":
-			return filepath.Join(run, "state")
-		}
-		return ""
-	}
+	run := runDir(t)
+	getenv := runGetenv(run)
 	t.Cleanup(func() {
 		if t.Failed() {
 			b, _ := os.ReadFile(LogPath(getenv))
@@ -350,5 +333,44 @@ func TestServeMaxWarm(t *testing.T) {
 	}
 	three.Close()
 	two.Close()
+	d.stop(t)
+}
+
+// TestServeExisting: an attach of an existing target (a task command)
+// binds to the target held, and never starts one: none is ErrNoTarget,
+// and the daemon holds nothing of it.
+func TestServeExisting(t *testing.T) {
+	d := startDaemon(t)
+	spec := &Spec{Name: "echo", Transport: "stdio", Command: d.self, Env: append(os.Environ(), echoEnv+"=1")}
+	held := func() int {
+		t.Helper()
+		rep, ok, err := Ask(d.ctx, d.env, Hello{Op: OpStatus})
+		if err != nil || !ok {
+			t.Fatalf("status: %v %v", ok, err)
+		}
+		return len(rep.Status)
+	}
+	if nc, _, err := Attach(d.ctx, d.env, Hello{Spec: spec, Existing: true}); !errors.Is(err, ErrNoTarget) {
+		if nc != nil {
+			nc.Close()
+		}
+		t.Fatalf("an existing attach with no target: %v, want ErrNoTarget", err)
+	}
+	if n := held(); n != 0 {
+		t.Fatalf("the existing attach started %d targets", n)
+	}
+	nc, _, err := Attach(d.ctx, d.env, Hello{Spec: spec, KeepAlive: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc.Close()
+	nc, _, err = Attach(d.ctx, d.env, Hello{Spec: spec, Existing: true})
+	if err != nil {
+		t.Fatalf("an existing attach of the target held: %v", err)
+	}
+	nc.Close()
+	if n := held(); n != 1 {
+		t.Fatalf("%d targets held, want 1", n)
+	}
 	d.stop(t)
 }

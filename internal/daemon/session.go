@@ -136,7 +136,8 @@ func (s *session) open() error {
 	if spec.Transport != "stdio" {
 		return s.openHTTP()
 	}
-	p, err := transport.StartProcess(transport.Command{Path: spec.Command, Argv0: spec.Argv0, Args: spec.Args, Env: spec.Env, Dir: spec.Dir, DieWithParent: true}, s.stderrLine)
+	p, err := transport.StartProcess(transport.Command{Path: spec.Command, Argv0: spec.Argv0, Args: spec.Args, Env: spec.Env, Dir: spec.Dir, DieWithParent: true,
+		AsCaller: spec.AsCaller}, s.stderrLine)
 	if err != nil {
 		return err
 	}

@@ -41,6 +41,7 @@ func M(m Runner) Runner { return runner{m} }
 // else than the tests say.
 var dropped = []string{
 	"MCPX_CONFIG", "MCPX_CACHE_DIR", "MCPX_KEEP_ALIVE", "MCPX_COMPLETE_TIMEOUT", "MCPX_READ_ONLY",
+	"TRACEPARENT", "TRACESTATE",
 	"CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_DIRS", "XDG_CONFIG_DIRS",
 }
 

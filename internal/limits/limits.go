@@ -1,15 +1,33 @@
-// Package limits holds the error of mcpx's named safety limits (see
-// LIMITS in mcpx(1)), which the transports (a message too large) and the
+// Package limits holds mcpx's named safety limits (see LIMITS in mcpx(1))
+// and their error, which the transports (a message too large) and the
 // renderer (blobs too large to decode, a spill directory refused) both
 // raise: one type, whatever the layer that met the limit.
 //
-// It imports nothing of mcpx's but internal/text.
+// It imports nothing of mcpx's but internal/fail and internal/text.
 package limits
 
 import (
 	"fmt"
 
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
+)
+
+// The limits of LIMITS in mcpx(1). Every message that applies one names it and
+// its value.
+const (
+	// DefaultPage is the default --max-bytes.
+	DefaultPage = 51200
+	// SliceClamp is the largest page, and the tool text and structured content ceiling.
+	SliceClamp = 204800
+	// ResponseCeiling bounds the text bytes of one whole rendered response.
+	ResponseCeiling = 204800
+	// DecodeCeiling bounds the decoded bytes of all blobs of one response.
+	DecodeCeiling = 50 << 20
+	// MessageCeiling bounds one JSON-RPC message (a stdio line or an HTTP body).
+	MessageCeiling = 128 << 20
+	// SpillBudget bounds the total size of the spill directory tree.
+	SpillBudget = 512 << 20
 )
 
 // Error: a named limit refused what a server sent, or the spill directory
@@ -27,15 +45,7 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: over the %s of %s", e.Msg, e.Limit, text.HumanBytes(e.Value))
 }
 
-// ErrorCode is error.code under --json (see EXIT STATUS in mcpx(1)).
-func (e *Error) ErrorCode() string { return "limit" }
-
-// ErrorDetails are the error's fields under --json: the limit's name and
-// its value in bytes (null for a limit that is not a size).
-func (e *Error) ErrorDetails() map[string]any {
-	var bytes any
-	if e.Value != 0 {
-		bytes = e.Value
-	}
-	return map[string]any{"limit": map[string]any{"name": e.Limit, "bytes": bytes}}
-}
+// FailCode is fail.Limit: under --json, the error's "limit" is the
+// limit's name and its value in bytes (null for a limit that is not a
+// size).
+func (e *Error) FailCode() fail.Code { return fail.Limit }

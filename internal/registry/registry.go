@@ -13,6 +13,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // Official is the official registry's base URL.
@@ -132,24 +134,19 @@ type Client struct {
 	HTTP *http.Client
 }
 
-// Error is a registry that cannot be read: unreachable, or an answer that
-// is not the API's (Status is the HTTP status, 0 when none came).
-type Error struct {
-	URL    string
-	Status int
-	Msg    string
+// unreadable is a registry that cannot be read (exit 3): unreachable, or
+// an answer that is not the API's.
+func unreadable(url, msg string) *fail.Error {
+	return &fail.Error{Code: fail.Connection, What: "registry", Name: url, Message: fmt.Sprintf("registry %s: %s", url, msg)}
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("registry %s: %s", e.URL, e.Msg) }
-
-// NotFoundError is a server or version the registry does not have.
-type NotFoundError struct{ Name, Version string }
-
-func (e *NotFoundError) Error() string {
-	if e.Version != "" {
-		return fmt.Sprintf("the registry has no version %s of %s", e.Version, e.Name)
+// notListed is a server or version the registry does not have (exit 4).
+func notListed(name, version string) *fail.Error {
+	msg := fmt.Sprintf("the registry has no server %s", name)
+	if version != "" {
+		msg = fmt.Sprintf("the registry has no version %s of %s", version, name)
 	}
-	return fmt.Sprintf("the registry has no server %s", e.Name)
+	return &fail.Error{Code: fail.NotFound, What: "registry server", Name: name, Message: msg}
 }
 
 // get decodes the JSON at path (with query) into v; a 404 is
@@ -161,7 +158,7 @@ func (c *Client) get(ctx context.Context, path string, query url.Values, v any) 
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return &Error{URL: c.Base, Msg: err.Error()}
+		return unreadable(c.Base, err.Error())
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.HTTP.Do(req)
@@ -169,24 +166,24 @@ func (c *Client) get(ctx context.Context, path string, query url.Values, v any) 
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return &Error{URL: c.Base, Msg: err.Error()}
+		return unreadable(c.Base, err.Error())
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusNotFound {
 		return errNotFound
 	}
 	if resp.StatusCode != http.StatusOK {
-		return &Error{URL: c.Base, Status: resp.StatusCode, Msg: fmt.Sprintf("GET %s answered %s", path, resp.Status)}
+		return unreadable(c.Base, fmt.Sprintf("GET %s answered %s", path, resp.Status))
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	if err != nil {
-		return &Error{URL: c.Base, Msg: err.Error()}
+		return unreadable(c.Base, err.Error())
 	}
 	if len(body) > maxBody {
-		return &Error{URL: c.Base, Msg: fmt.Sprintf("GET %s answered more than %d MiB", path, maxBody>>20)}
+		return unreadable(c.Base, fmt.Sprintf("GET %s answered more than %d MiB", path, maxBody>>20))
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return &Error{URL: c.Base, Msg: fmt.Sprintf("GET %s answered what the registry API does not: %v", path, err)}
+		return unreadable(c.Base, fmt.Sprintf("GET %s answered what the registry API does not: %v", path, err))
 	}
 	return nil
 }
@@ -215,7 +212,7 @@ func (c *Client) Search(ctx context.Context, query string) ([]Record, error) {
 		}
 		if err := c.get(ctx, "/v0.1/servers", q, &page); err != nil {
 			if errors.Is(err, errNotFound) {
-				return nil, &Error{URL: c.Base, Status: 404, Msg: "GET /v0.1/servers answered 404: not a registry"}
+				return nil, unreadable(c.Base, "GET /v0.1/servers answered 404: not a registry")
 			}
 			return nil, err
 		}
@@ -225,11 +222,11 @@ func (c *Client) Search(ctx context.Context, query string) ([]Record, error) {
 			return all, nil
 		}
 		if seen[cursor] {
-			return nil, &Error{URL: c.Base, Msg: fmt.Sprintf("the cursor %q came twice", cursor)}
+			return nil, unreadable(c.Base, fmt.Sprintf("the cursor %q came twice", cursor))
 		}
 		seen[cursor] = true
 	}
-	return nil, &Error{URL: c.Base, Msg: fmt.Sprintf("more than %d pages of results: make the search narrower", maxPages)}
+	return nil, unreadable(c.Base, fmt.Sprintf("more than %d pages of results: make the search narrower", maxPages))
 }
 
 // Get is one version of a server ("" or "latest": the latest).
@@ -241,13 +238,13 @@ func (c *Client) Get(ctx context.Context, name, version string) (*Record, error)
 	var r Record
 	err := c.get(ctx, "/v0.1/servers/"+url.PathEscape(name)+"/versions/"+url.PathEscape(v), nil, &r)
 	if errors.Is(err, errNotFound) {
-		return nil, &NotFoundError{Name: name, Version: version}
+		return nil, notListed(name, version)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if r.Server.Name == "" {
-		return nil, &Error{URL: c.Base, Msg: fmt.Sprintf("the record of %s has no server name", name)}
+		return nil, unreadable(c.Base, fmt.Sprintf("the record of %s has no server name", name))
 	}
 	return &r, nil
 }

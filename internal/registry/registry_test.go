@@ -2,12 +2,13 @@ package registry
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 func TestResolvePackages(t *testing.T) {
@@ -86,8 +87,7 @@ func TestResolveChoosesAndRemotes(t *testing.T) {
 			Variables: map[string]Input{"t": {IsRequired: true, Description: "tenant"}, "r": {Default: "eu"}},
 			Headers:   []Input{{Name: "X-Api-Key", IsSecret: true}, {Name: "X-Fixed", Value: "1"}}}}}
 	_, err := Resolve(s, nil)
-	var ve *VarsError
-	if !errors.As(err, &ve) || ve.Error() != "s needs t (tenant): give each with --var NAME=VALUE" {
+	if !fail.Is(err, fail.Usage) || err.Error() != "s needs t (tenant): give each with --var NAME=VALUE" {
 		t.Fatalf("err %v", err)
 	}
 	e, err := Resolve(s, map[string]string{"t": "acme"})
@@ -98,8 +98,7 @@ func TestResolveChoosesAndRemotes(t *testing.T) {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 	_, err = Resolve(&Server{Name: "b", Packages: []Package{{RegistryType: "mcpb"}}}, nil)
-	var ue *UnsupportedError
-	if !errors.As(err, &ue) || ue.Error() != "b offers only what mcpx cannot run: mcpb package over stdio" {
+	if !fail.Is(err, fail.Unsupported) || err.Error() != "b offers only what mcpx cannot run: mcpb package over stdio" {
 		t.Fatalf("err %v", err)
 	}
 }

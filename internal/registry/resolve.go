@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // Entry is how to run or reach a server: a command line, or a URL.
@@ -24,34 +26,25 @@ type Entry struct {
 	Unset []string
 }
 
-// VarsError is a server that needs values --var did not give.
-type VarsError struct {
-	Server  string
-	Missing []Input
-}
-
-func (e *VarsError) Error() string {
-	names := make([]string, len(e.Missing))
-	for i, m := range e.Missing {
+// varsMissing is a server that needs values --var did not give (exit 2).
+func varsMissing(server string, missing []Input) *fail.Error {
+	names := make([]string, len(missing))
+	for i, m := range missing {
 		names[i] = m.Name
 		if m.Description != "" {
 			names[i] += " (" + m.Description + ")"
 		}
 	}
-	return fmt.Sprintf("%s needs %s: give each with --var NAME=VALUE", e.Server, strings.Join(names, ", "))
+	return &fail.Error{Code: fail.Usage, Message: fmt.Sprintf("%s needs %s: give each with --var NAME=VALUE", server, strings.Join(names, ", "))}
 }
 
-// UnsupportedError is a server.json with nothing mcpx knows how to run.
-type UnsupportedError struct {
-	Server string
-	Have   []string
-}
-
-func (e *UnsupportedError) Error() string {
-	if len(e.Have) == 0 {
-		return fmt.Sprintf("%s lists no packages and no remotes", e.Server)
+// cannotRun is a server.json with nothing mcpx knows how to run (exit 5).
+func cannotRun(server string, have []string) *fail.Error {
+	msg := fmt.Sprintf("%s offers only what mcpx cannot run: %s", server, strings.Join(have, ", "))
+	if len(have) == 0 {
+		msg = fmt.Sprintf("%s lists no packages and no remotes", server)
 	}
-	return fmt.Sprintf("%s offers only what mcpx cannot run: %s", e.Server, strings.Join(e.Have, ", "))
+	return &fail.Error{Code: fail.Unsupported, Message: msg}
 }
 
 // runners are the package registry types mcpx runs, in the order it
@@ -79,7 +72,7 @@ func Resolve(s *Server, vars map[string]string) (*Entry, error) {
 			}
 		}
 	}
-	return nil, &UnsupportedError{Server: s.Name, Have: unsupported(s)}
+	return nil, cannotRun(s.Name, unsupported(s))
 }
 
 // unsupported describes what s offers that mcpx does not run.
@@ -108,7 +101,7 @@ func resolvePackage(server string, p *Package, vars map[string]string) (*Entry, 
 	runtime := arguments(p.RuntimeArguments, vars, &missing)
 	pkgArgs := arguments(p.PackageArguments, vars, &missing)
 	if len(missing) > 0 {
-		return nil, &VarsError{Server: server, Missing: missing}
+		return nil, varsMissing(server, missing)
 	}
 	ref := p.Identifier
 	switch p.RegistryType {
@@ -254,7 +247,7 @@ func resolveRemote(server string, r *Remote, vars map[string]string) (*Entry, er
 		return m
 	})
 	if len(missing) > 0 {
-		return nil, &VarsError{Server: server, Missing: missing}
+		return nil, varsMissing(server, missing)
 	}
 	for _, h := range r.Headers {
 		switch {

@@ -48,7 +48,7 @@ func ClipBytes(s string, n int) string {
 // "...", and shows its line breaks escaped (see Escape), for
 // server-originated strings in messages: a uri can be megabytes long, and
 // a mime type can carry a line break that would start a line of its own.
-// A string that may hold a secret is masked first (render.ClipMasked).
+// A string that may hold a secret is masked first (secret.Set.Clip).
 func EscapeClip(s string, n int) string {
 	return EscapeClipHead(s, false, n)
 }
@@ -120,7 +120,7 @@ const MaxShown = 500
 // line of its own (an "mcpx: ..." line, say), yet nothing after its first
 // line is lost (a TypeScript server's validation error is pretty-printed
 // JSON whose first line is "["); at most MaxShown characters (then "...").
-// Masking, where needed, comes first (see MaskWindow): a secret must never
+// Masking, where needed, comes first (secret.Set.Window): a secret must never
 // be cut into a printable prefix.
 func OneLine(s string) string {
 	// Only what can be shown is escaped (one character more, so that the
@@ -139,27 +139,6 @@ func Squash(s string) string {
 // enough for masking to see whole secrets, without copying a 100 MiB line
 // to quote 80 characters of it.
 const ClipWindow = 64 << 10
-
-// MaskWindow returns the first w bytes of s (cut back to a character
-// boundary) with their secrets masked: by maskIn against the bytes after
-// them, so that a secret the window cuts shows as *** too, else by mask
-// (either may be nil).
-func MaskWindow(s string, w int, mask func(string) string, maskIn func(before, text, after string) string) string {
-	if len(s) > w {
-		for w > 0 && !utf8.RuneStart(s[w]) {
-			w--
-		}
-	} else {
-		w = len(s)
-	}
-	switch {
-	case maskIn != nil:
-		return maskIn("", s[:w], s[w:])
-	case mask != nil:
-		return mask(s[:w])
-	}
-	return s[:w]
-}
 
 // QuoteWord single-quotes s, a word of a shell command line, unless it
 // consists of ASCII letters, digits and the characters of safe. A word

@@ -120,38 +120,6 @@ func TestSquash(t *testing.T) {
 	}
 }
 
-func TestMaskWindow(t *testing.T) {
-	mask := func(s string) string { return strings.ReplaceAll(s, "secret", "***") }
-	maskIn := func(before, text, after string) string {
-		if strings.HasPrefix(after, "et") && strings.HasSuffix(text, "secr") {
-			return strings.TrimSuffix(text, "secr") + "***"
-		}
-		return mask(text)
-	}
-	for _, tc := range []struct {
-		s, want string
-		w       int
-		in      bool
-	}{
-		{"a secret here", "a *** here", 100, false},
-		{"a secret here", "a secr", 6, false},
-		{"a secret here", "a ***", 6, true},
-		{"aé", "a", 2, false}, // cut back to a character boundary
-		{"plain", "plain", 100, true},
-	} {
-		var in func(before, text, after string) string
-		if tc.in {
-			in = maskIn
-		}
-		if got := MaskWindow(tc.s, tc.w, mask, in); got != tc.want {
-			t.Errorf("MaskWindow(%q, %d, in %v) = %q, want %q", tc.s, tc.w, tc.in, got, tc.want)
-		}
-	}
-	if got := MaskWindow("abc", 2, nil, nil); got != "ab" {
-		t.Errorf("MaskWindow without masks = %q", got)
-	}
-}
-
 func TestQuoteWord(t *testing.T) {
 	for in, want := range map[string]string{
 		"":           "''",

@@ -7,18 +7,17 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpx-cli/mcpx/internal/fail"
 	"github.com/mcpx-cli/mcpx/internal/text"
 )
 
-// Error says why a template cannot be expanded from the pairs given; its
-// message teaches the fix.
-type Error struct {
-	Msg        string
-	Expression string   // the offending {expression}, when one is
-	Variables  []string // the variables concerned (missing, unknown, or all of the template's)
+// cannotExpand says why a template cannot be expanded from the pairs given: a
+// usage *fail.Error whose message teaches the fix, its Name the offending
+// {expression} (when one is; What "expression") and Known the variables
+// concerned (missing, unknown, or all of the template's).
+func cannotExpand(expression string, variables []string, msg string) *fail.Error {
+	return &fail.Error{Code: fail.Usage, What: "expression", Name: expression, Known: variables, Message: msg}
 }
-
-func (e *Error) Error() string { return e.Msg }
 
 // levelOne ends every refusal: what mcpx does expand.
 const levelOne = "mcpx expands level 1 only: {var} replaced by the percent-encoded value"
@@ -51,7 +50,7 @@ var operators = map[byte]struct {
 // becomes %XX (uppercase hex). Text outside expressions is copied unchanged.
 // A variable may appear several times.
 //
-// Every failure is an *Error whose message teaches the fix. In this order:
+// Every failure is a refusal (see cannotExpand) whose message teaches the fix. In this order:
 // an unbalanced brace, an empty expression, an expression using a feature
 // beyond level 1 (an operator, a modifier, several variables) and an
 // invalid variable name are reported in template order; then pairs for a
@@ -71,9 +70,9 @@ func Expand(tpl string, vars map[string]string) (string, error) {
 	if len(exprs) == 0 {
 		if len(vars) > 0 {
 			given := slices.Sorted(maps.Keys(vars))
-			return "", &Error{Variables: given, Msg: fmt.Sprintf(
+			return "", cannotExpand("", given, fmt.Sprintf(
 				"the URI %q is not a template, so it takes no VAR=VALUE pairs (given: %s)",
-				tpl, quoteList(given))}
+				tpl, quoteList(given)))
 		}
 		return tpl, nil
 	}
@@ -95,12 +94,11 @@ func Expand(tpl string, vars map[string]string) (string, error) {
 func checkLevelOne(e expression) error {
 	body := e.body()
 	if body == "" {
-		return &Error{Expression: e.text, Msg: fmt.Sprintf(
-			`the template has an empty expression "{}" at byte %d: a variable is written {name}`, e.at)}
+		return cannotExpand(e.text, nil, fmt.Sprintf(
+			`the template has an empty expression "{}" at byte %d: a variable is written {name}`, e.at))
 	}
 	refuse := func(what string) error {
-		return &Error{Expression: e.text, Variables: e.vars,
-			Msg: fmt.Sprintf("the template uses %q, %s; %s", e.text, what, levelOne)}
+		return cannotExpand(e.text, e.vars, fmt.Sprintf("the template uses %q, %s; %s", e.text, what, levelOne))
 	}
 	if op, ok := operators[body[0]]; ok {
 		if op.level == 0 {
@@ -117,9 +115,9 @@ func checkLevelOne(e expression) error {
 		return refuse(`an explode modifier "*" (RFC 6570 level 4)`)
 	}
 	if !validVarname(body) {
-		return &Error{Expression: e.text, Msg: fmt.Sprintf(
+		return cannotExpand(e.text, nil, fmt.Sprintf(
 			`the template has an invalid variable name in %q at byte %d: a name is letters, digits, "_" and %%XX escapes, with single dots between`,
-			e.text, e.at)}
+			e.text, e.at))
 	}
 	return nil
 }
@@ -141,11 +139,11 @@ func checkPairs(tpl string, exprs []expression, vars map[string]string) error {
 		for i, n := range names {
 			pairs[i] = n + "=VALUE"
 		}
-		return &Error{Variables: names, Msg: fmt.Sprintf(
+		return cannotExpand("", names, fmt.Sprintf(
 			"the URI %q is a template with %s %s: give %s as %s (%s)",
 			tpl, text.Plural(len(names), "the variable", "variables"), strings.Join(names, ", "),
 			text.Plural(len(names), "its value", "their values"),
-			text.Plural(len(names), "a VAR=VALUE pair", "VAR=VALUE pairs"), strings.Join(pairs, " "))}
+			text.Plural(len(names), "a VAR=VALUE pair", "VAR=VALUE pairs"), strings.Join(pairs, " ")))
 	}
 	var unknown []string
 	for _, k := range slices.Sorted(maps.Keys(vars)) {
@@ -154,11 +152,11 @@ func checkPairs(tpl string, exprs []expression, vars map[string]string) error {
 		}
 	}
 	if len(unknown) > 0 {
-		return &Error{Variables: unknown, Msg: fmt.Sprintf(
+		return cannotExpand("", unknown, fmt.Sprintf(
 			"unknown template %s %s; %s %q %s %s",
 			text.Plural(len(unknown), "variable", "variables"), quoteList(unknown),
 			text.Plural(len(names), "the only variable of", "the variables of"), tpl,
-			text.Plural(len(names), "is", "are"), strings.Join(names, ", "))}
+			text.Plural(len(names), "is", "are"), strings.Join(names, ", ")))
 	}
 	var missing, pairs []string
 	for _, n := range names {
@@ -168,10 +166,10 @@ func checkPairs(tpl string, exprs []expression, vars map[string]string) error {
 		}
 	}
 	if len(missing) > 0 {
-		return &Error{Variables: missing, Msg: fmt.Sprintf(
+		return cannotExpand("", missing, fmt.Sprintf(
 			"no value for the template %s %s of %q: give %s as %s",
 			text.Plural(len(missing), "variable", "variables"), strings.Join(missing, ", "), tpl,
-			text.Plural(len(missing), "it", "them"), strings.Join(pairs, " "))}
+			text.Plural(len(missing), "it", "them"), strings.Join(pairs, " ")))
 	}
 	return nil
 }
@@ -197,8 +195,8 @@ func percentEncode(b *strings.Builder, v string) {
 
 // braceError is an unbalanced brace at byte at of tpl; format shows at
 // and the rest of the template from there.
-func braceError(format string, at int, tpl string) *Error {
-	return &Error{Msg: fmt.Sprintf(format, at, quoteRest(tpl[at:]))}
+func braceError(format string, at int, tpl string) *fail.Error {
+	return cannotExpand("", nil, fmt.Sprintf(format, at, quoteRest(tpl[at:])))
 }
 
 // quoteRest quotes the rest of a template from a brace, shortened to at

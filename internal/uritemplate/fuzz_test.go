@@ -1,12 +1,13 @@
 package uritemplate
 
 import (
-	"errors"
 	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mcpx-cli/mcpx/internal/fail"
 )
 
 // FuzzExpand checks that Expand never panics, fails only with a
@@ -38,8 +39,7 @@ func FuzzExpand(f *testing.F) {
 		for _, vars := range tries {
 			got, err := Expand(tpl, vars)
 			if err != nil {
-				var te *Error
-				if !errors.As(err, &te) || te.Msg == "" || got != "" {
+				if te, ok := fail.As(err, fail.Usage); !ok || te.Message == "" || got != "" {
 					t.Fatalf("Expand(%q, %q) = %q, %v", tpl, vars, got, err)
 				}
 				continue

@@ -25,7 +25,7 @@ func (e expression) operated() bool {
 
 // scan returns the expressions of a template the user gives, in template
 // order, up to the first brace that neither opens nor closes one; that
-// brace is err (an *Error). Literal text is never looked at: it is copied
+// brace is err (see cannotExpand). Literal text is never looked at: it is copied
 // as it is.
 func scan(tpl string) (exprs []expression, err error) {
 	for i := 0; i < len(tpl); {

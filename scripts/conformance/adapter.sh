@@ -267,8 +267,8 @@ auth/*)
 	# mcpx itself never re-authorizes outside `mcpx login` (AUTHENTICATION in
 	# mcpx(1)): a 401 or a 403 insufficient_scope exits 6 with a hint. Like a
 	# user following it, the adapter then logs in again: with --scope for
-	# each scope a 403 names (error.scopes under --json; "log in again with
-	# the scopes it requires"), plainly after a 401 ("log in with: mcpx login
+	# each scope of the 403's hint (error.login_scopes under --json: the
+	# refused token's and the required ones; else error.scopes), plainly after a 401 ("log in with: mcpx login
 	# SRV"; the stored token was refused), at most twice (three
 	# authorizations in all: the retry limit that auth/scope-retry-limit
 	# checks).
@@ -295,24 +295,23 @@ auth/*)
 	auth/wif-jwt-bearer)
 		# Workload identity federation (SEP-1933): a workload's JWT (what a CI
 		# system hands a job) exchanged with the JWT-bearer grant (RFC 7523),
-		# no person, no login. The config is the one AUTHENTICATION in mcpx(1)
-		# is to document ("grant": "jwt-bearer" with the assertion in an
-		# environment variable, see docs/conformance-2026.md); today mcpx
-		# refuses it (exit 2). The context's wrong_audience_jwt and
+		# no person, no login: "grant": "jwt-bearer" (AUTHENTICATION in
+		# mcpx(1)) with the assertion in an environment variable. The
+		# context's wrong_audience_jwt and
 		# expired_jwt are for broken clients: not used.
 		machine=1
 		MCPX_CONFORMANCE_WORKLOAD_JWT=$(ctx valid_jwt)
 		export MCPX_CONFORMANCE_WORKLOAD_JWT
 		oauth=", \"oauth\": {\"grant\": \"jwt-bearer\", \"clientId\": \"$client_id\", \"assertionEnv\": \"MCPX_CONFORMANCE_WORKLOAD_JWT\"}"
 		;;
-	auth/enterprise-managed-authorization)
-		# Enterprise-managed authorization (SEP-990): the person's ID token
+	auth/enterprise-managed-authorization | auth/cross-app-access-complete-flow)
+		# Enterprise-managed authorization (SEP-990; 0.1.16 named it
+		# cross-app-access-complete-flow): the person's ID token
 		# from the enterprise IdP (the context hands one over, as an IdP
 		# login would have) exchanged at the IdP for an ID-JAG (RFC 8693),
 		# then the ID-JAG presented at the authorization server with the
-		# JWT-bearer grant and client_secret_basic. The config is the one
-		# AUTHENTICATION in mcpx(1) is to document ("grant": "id-jag", see
-		# docs/conformance-2026.md); today mcpx refuses it (exit 2).
+		# JWT-bearer grant and client_secret_basic: "grant": "id-jag"
+		# (AUTHENTICATION in mcpx(1)), no login.
 		machine=1
 		MCPX_CONFORMANCE_CLIENT_SECRET=$(ctx client_secret)
 		MCPX_CONFORMANCE_ID_TOKEN=$(ctx idp_id_token)
@@ -379,7 +378,7 @@ auth/*)
 				# shellcheck disable=SC2046 # the status, then each scope
 				set -- $(node -e 'const fs = require("fs");
 const lines = fs.readFileSync(process.argv[1], "utf8").trim().split("\n");
-try { const e = JSON.parse(lines[lines.length - 1]).error; process.stdout.write([e.status || 0, ...(e.status === 403 ? e.scopes || [] : [])].join(" ")) } catch {}' "$work/op.err")
+try { const e = JSON.parse(lines[lines.length - 1]).error; process.stdout.write([e.status || 0, ...(e.status === 403 ? e.login_scopes || e.scopes || [] : [])].join(" ")) } catch {}' "$work/op.err")
 				status=${1:-}
 				[ $# -eq 0 ] || shift
 				scopes=$*

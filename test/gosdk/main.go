@@ -10,6 +10,10 @@
 //	                            default: stateful, event-stream answers)
 //	                      /sse  the SDK's legacy SSE handler (it answers a
 //	                            POST without a session id with 400)
+//	                      /stateless  the streamable HTTP handler with
+//	                            Stateless set, as the SDK requires to serve
+//	                            the 2026-07-28 era over HTTP (a stateful
+//	                            handler answers that era's requests -32022)
 //
 // The server has what a small real server has: a typed tool, a tool with an
 // enum its input schema declares (the SDK validates arguments against it), a
@@ -52,6 +56,7 @@ func main() {
 		mux := http.NewServeMux()
 		mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(get, nil))
 		mux.Handle("/sse", mcp.NewSSEHandler(get, nil))
+		mux.Handle("/stateless", mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{Stateless: true}))
 		fmt.Printf("gosdk-fixture listening on port %d\n", l.Addr().(*net.TCPAddr).Port)
 		if err := http.Serve(l, mux); err != nil {
 			fmt.Fprintln(os.Stderr, "gosdk-fixture:", err)

@@ -1,0 +1,60 @@
+package jsonscan
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestMembersJSONParseRule(t *testing.T) {
+	doc := []byte(` { "a": 1, "b" : [2, {"x":"}"}], "a": "last", "c\u0041": null } `)
+	at := SkipSpace(doc, 0)
+	var got []string
+	for _, m := range Members(doc, at) {
+		got = append(got, m.Key+"="+string(doc[m.S:m.E]))
+	}
+	want := []string{`a="last"`, `b=[2, {"x":"}"}]`, `cA=null`}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Members = %q, want %q", got, want)
+	}
+}
+
+func TestMembersManyRepeated(t *testing.T) {
+	doc := []byte(`{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k1":"x","k9":"y"}`)
+	ms := Members(doc, 0)
+	if len(ms) != 10 || string(doc[ms[1].S:ms[1].E]) != `"x"` || string(doc[ms[9].S:ms[9].E]) != `"y"` {
+		t.Errorf("Members = %v", ms)
+	}
+}
+
+func TestElements(t *testing.T) {
+	doc := []byte(`[ 1, "a,b", [3,4] , {} ]`)
+	var got []string
+	for _, e := range Elements(doc, 0) {
+		got = append(got, string(doc[e[0]:e[1]]))
+	}
+	if want := []string{`1`, `"a,b"`, `[3,4]`, `{}`}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Elements = %q, want %q", got, want)
+	}
+	if Elements([]byte(`[]`), 0) != nil {
+		t.Error("an empty array has elements")
+	}
+}
+
+func TestSkipValue(t *testing.T) {
+	for doc, end := range map[string]int{`"a\"b" x`: 6, `123,`: 3, `true}`: 4, `{"a":"]"} `: 9} {
+		if got := SkipValue([]byte(doc), 0); got != end {
+			t.Errorf("SkipValue(%q) = %d, want %d", doc, got, end)
+		}
+	}
+}
+
+func TestFind(t *testing.T) {
+	doc := []byte(`{"a":1,"k\u0065y":"x","b":{"key":2},"key" : "last"}`)
+	s, e, ok := Find(doc, 0, "key")
+	if !ok || string(doc[s:e]) != `"last"` {
+		t.Errorf("Find = %q %v", doc[s:e], ok)
+	}
+	if _, _, ok := Find(doc, 0, "c"); ok {
+		t.Error("found a member that is not there")
+	}
+}
