@@ -3,16 +3,8 @@ package snapshot
 import (
 	"encoding/json"
 	"fmt"
-	"syscall"
 	"testing"
 )
-
-// cpuTime is the process's user and system time so far, in nanoseconds.
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return ru.Utime.Nano() + ru.Stime.Nano()
-}
 
 // benchSnapshot is a snapshot of n tools, each with a small input schema
 // of a few properties (an enum, a bound, a nested object); every
