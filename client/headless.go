@@ -40,13 +40,15 @@ func (c *Conn) visible(kind string, raws []json.RawMessage) []json.RawMessage {
 
 // traceParent is a W3C traceparent header value: version, trace id,
 // parent id and flags, in lowercase hex.
-var traceParent = regexp.MustCompile(`^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$`)
+var traceParent = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$`)
+})
 
 // ValidTraceParent reports whether v is a traceparent value mcpx passes
 // on: well formed, of a version other than ff, with trace and parent ids
 // that are not all zeros.
 func ValidTraceParent(v string) bool {
-	return traceParent.MatchString(v) && v[:2] != "ff" && v[3:35] != "00000000000000000000000000000000" &&
+	return traceParent().MatchString(v) && v[:2] != "ff" && v[3:35] != "00000000000000000000000000000000" &&
 		v[36:52] != "0000000000000000"
 }
 

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/urfave/cli/v3"
 
@@ -218,7 +219,7 @@ func (a *app) newAddCmd() *cli.Command {
 	}
 }
 
-var localName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+var localName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9_.-]+`) })
 
 func (o *addOptions) parse(args, vars []string) error {
 	if len(args) != 1 || args[0] == "" {
@@ -242,7 +243,7 @@ func (o *addOptions) parse(args, vars []string) error {
 	if o.As == "" {
 		o.As = o.Name[strings.LastIndexByte(o.Name, '/')+1:]
 	}
-	o.As = strings.Trim(localName.ReplaceAllString(o.As, "-"), "-.")
+	o.As = strings.Trim(localName().ReplaceAllString(o.As, "-"), "-.")
 	if o.As == "" {
 		return usagef("%s gives no usable local name: give one with --as", shellArg(o.Name))
 	}

@@ -10,8 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/tidwall/gjson"
 	"github.com/urfave/cli/v3"
@@ -112,24 +114,23 @@ func (a *app) skillPath(o *skillOptions) (string, error) {
 		return filepath.Join(o.Dir, "SKILL.md"), nil
 	case o.To == "claude":
 		home := a.getenv("HOME")
+		if home == "" && runtime.GOOS == "windows" {
+			home = a.getenv("USERPROFILE")
+		}
 		if home == "" {
-			h, err := os.UserHomeDir()
-			if err != nil {
-				return "", fmt.Errorf("--to claude: no home directory: %w", err)
-			}
-			home = h
+			return "", usagef("--to claude: no home directory is known: set HOME, or give -o DIR")
 		}
 		return filepath.Join(home, ".claude", "skills", skillName(o.Server), "SKILL.md"), nil
 	}
 	return "", nil
 }
 
-var notSlug = regexp.MustCompile(`[^a-z0-9]+`)
+var notSlug = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9]+`) })
 
 // skillName is the skill's name: mcpx-SRV, in lower-case letters, digits
 // and hyphens (at most 64 characters).
 func skillName(server string) string {
-	slug := strings.Trim(notSlug.ReplaceAllString(strings.ToLower(server), "-"), "-")
+	slug := strings.Trim(notSlug().ReplaceAllString(strings.ToLower(server), "-"), "-")
 	if slug == "" {
 		slug = "server"
 	}
@@ -301,12 +302,12 @@ func promptKeys(args []client.PromptArgument) (keys, optional string) {
 	return b.String(), optionalKeys(opt)
 }
 
-var templateExpr = regexp.MustCompile(`\{([^}]*)\}`)
+var templateExpr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{([^}]*)\}`) })
 
 // levelOne reports whether every expression of a template is a plain
 // {var} (RFC 6570 level 1), the templates mcpx read expands.
 func levelOne(tmpl string) bool {
-	for _, m := range templateExpr.FindAllStringSubmatch(tmpl, -1) {
+	for _, m := range templateExpr().FindAllStringSubmatch(tmpl, -1) {
 		if strings.ContainsAny(m[1], "+#./;?&,*:=") {
 			return false
 		}
@@ -319,7 +320,7 @@ func levelOne(tmpl string) bool {
 func templateKeys(tmpl string) string {
 	var b strings.Builder
 	seen := map[string]bool{}
-	for _, m := range templateExpr.FindAllStringSubmatch(tmpl, -1) {
+	for _, m := range templateExpr().FindAllStringSubmatch(tmpl, -1) {
 		for _, v := range strings.Split(strings.TrimLeft(m[1], "+#./;?&"), ",") {
 			v, _, _ = strings.Cut(strings.TrimSuffix(v, "*"), ":")
 			if v != "" && !seen[v] {

@@ -135,6 +135,10 @@ type watcher struct {
 	rejoin bool
 	// gen counts the reconnected events queued (see watchEvent.Gen)
 	gen atomic.Int64
+	// heard: an event of the server's came: the watch was made, so a
+	// connection lost from then on is made again, even before the first
+	// subscription is acknowledged (a server may send its events first)
+	heard atomic.Bool
 }
 
 // rejoined queues the reconnected event, once a reconnection is made
@@ -163,10 +167,19 @@ func (a *app) watch(ctx context.Context, o *watchOptions) error {
 	for attempt := 0; ; attempt++ {
 		s, ack, err := w.establish(ctx)
 		if err != nil {
-			if attempt == 0 || ctx.Err() != nil {
+			if (attempt == 0 && !w.heard.Load()) || ctx.Err() != nil {
 				return err
 			}
-			a.log.Note("cannot reconnect to server %q: %s; trying again in %s", t.Name, a.line(err.Error(), 300), wait)
+			if attempt == 0 {
+				// Events came before the listen request was acknowledged,
+				// then the connection was lost: as a loss after it.
+				a.log.Note("lost the connection to server %q (%s); reconnecting in %s", t.Name, a.line(err.Error(), 300), wait)
+				w.mu.Lock()
+				w.rejoin, w.listen = true, nil
+				w.mu.Unlock()
+			} else {
+				a.log.Note("cannot reconnect to server %q: %s; trying again in %s", t.Name, a.line(err.Error(), 300), wait)
+			}
 			if !pause(ctx, wait) {
 				return ctx.Err()
 			}
@@ -430,6 +443,7 @@ func (w *watcher) notified(n client.Notification) {
 	default:
 		return
 	}
+	w.heard.Store(true)
 	w.rejoined()
 	w.q.push(w.event(name, uri, kind))
 }

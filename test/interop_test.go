@@ -748,6 +748,18 @@ func (it *interop) cmdDeclared(ts *testscript.TestScript, neg bool, args []strin
 	if got == nil {
 		ts.Fatalf("mcpx sent no initialize with capabilities:\n%s", b)
 	}
+	// Asked for the 2026-07-28 era, mcpx declares its extensions (the
+	// skills it reads) in the initialize it falls back to as well: a
+	// member the independent client has no use for, and nothing else.
+	var caps map[string]json.RawMessage
+	if json.Unmarshal(got, &caps) == nil && caps["extensions"] != nil {
+		if !jsonEqual(caps["extensions"], json.RawMessage(`{"io.modelcontextprotocol/skills":{}}`)) {
+			ts.Fatalf("mcpx declared the extensions %s", compact(caps["extensions"]))
+		}
+		delete(caps, "extensions")
+		got, err = json.Marshal(caps)
+		ts.Check(err)
+	}
 	if !jsonEqual(got, want) {
 		ts.Fatalf("mcpx declared the client capabilities %s; the truth it is compared with declared %s", compact(got), want)
 	}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mcpx-cli/mcpx/internal/fail"
 )
@@ -225,7 +226,7 @@ func arguments(args []Argument, vars map[string]string, missing *[]Input) []stri
 	return out
 }
 
-var urlVar = regexp.MustCompile(`\{([A-Za-z0-9_]+)\}`)
+var urlVar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{([A-Za-z0-9_]+)\}`) })
 
 func resolveRemote(server string, r *Remote, vars map[string]string) (*Entry, error) {
 	e := &Entry{Type: "http", Headers: map[string]string{}}
@@ -233,7 +234,7 @@ func resolveRemote(server string, r *Remote, vars map[string]string) (*Entry, er
 		e.Type = "sse"
 	}
 	var missing []Input
-	e.URL = urlVar.ReplaceAllStringFunc(r.URL, func(m string) string {
+	e.URL = urlVar().ReplaceAllStringFunc(r.URL, func(m string) string {
 		name := m[1 : len(m)-1]
 		v := r.Variables[name]
 		v.Name = name
@@ -266,10 +267,10 @@ func resolveRemote(server string, r *Remote, vars map[string]string) (*Entry, er
 	return e, nil
 }
 
-var notEnv = regexp.MustCompile(`[^A-Z0-9_]+`)
+var notEnv = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Z0-9_]+`) })
 
 // headerEnv is the environment variable a header's value is read from:
 // its name in upper case, dashes as underscores (X-API-Key: X_API_KEY).
 func headerEnv(header string) string {
-	return strings.Trim(notEnv.ReplaceAllString(strings.ToUpper(header), "_"), "_")
+	return strings.Trim(notEnv().ReplaceAllString(strings.ToUpper(header), "_"), "_")
 }
