@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/mcpx-cli/mcpx/commands/demo"
+	"github.com/mcpx-cli/mcpx/internal/demo"
 )
 
 // newServeDemoCmd is the hidden command behind SRV "demo": mcpx starts

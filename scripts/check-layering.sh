@@ -31,8 +31,7 @@ mod=$(go list -m)
 allowed() {
 	case $1 in
 	cmd/mcpx) echo 'commands internal/ascaller output' ;;
-	commands) echo 'client client/* commands/demo completions internal/* output render' ;;
-	commands/demo) echo 'internal/*' ;;
+	commands) echo 'client client/* completions internal/* output render' ;;
 	completions | output | render) echo 'internal/*' ;;
 	client) echo 'client/auth client/transport internal/*' ;;
 	client/auth) echo 'client/transport internal/*' ;;
