@@ -12,10 +12,8 @@ import (
 // object keys sorted (of repeated keys the last value), numbers by value
 // ("1.0", "1" and "10e-1" alike), strings decoded and re-encoded.
 func Canon(v json.RawMessage) (string, bool) {
-	dec := json.NewDecoder(bytes.NewReader(v))
-	dec.UseNumber()
-	var x any
-	if dec.Decode(&x) != nil {
+	x, err := DecodeTree(v)
+	if err != nil {
 		return "", false
 	}
 	var b strings.Builder
@@ -100,9 +98,26 @@ func canonNumber(n string) string {
 
 // Quote encodes s as a JSON string, without HTML escaping.
 func Quote(s string) []byte {
+	if plainASCII(s) {
+		b := make([]byte, 0, len(s)+2)
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s) // a string always encodes
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// plainASCII reports whether s is printable ASCII with no quote or
+// backslash: JSON-encoded, it is itself between quotes.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }

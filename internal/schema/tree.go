@@ -16,6 +16,10 @@ import (
 // DecodeTree decodes a JSON value as a tree, numbers kept as sent
 // (json.Number); of an object's repeated names the last value counts.
 func DecodeTree(raw json.RawMessage) (any, error) {
+	if json.Valid(raw) {
+		v, _ := fastTree(raw, 0)
+		return v, nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 
 	"github.com/mcpx-cli/mcpx/internal/schema"
 )
@@ -424,15 +425,15 @@ func equal(a, b any) bool {
 		return true
 	case json.Number:
 		bn, ok := b.(json.Number)
-		return ok && numberText(a) == numberText(bn)
+		return ok && (a == bn || numberText(a) == numberText(bn))
 	}
 	return a == b
 }
 
-// numberText is a number's canonical text (1, 1.0 and 10e-1 alike).
+// numberText is a number's canonical text (1, 1.0 and 10e-1 alike); n
+// comes from a decoded tree, so is valid JSON.
 func numberText(n json.Number) string {
-	c, _ := schema.Canon(json.RawMessage(n))
-	return c
+	return schema.CanonTree(n)
 }
 
 // canon is a tree's canonical text, for sets of values.
@@ -440,8 +441,15 @@ func canon(v any) string { return schema.CanonTree(v) }
 
 // show is a value in words: its compact JSON, or "none" when absent.
 func show(v any) string {
-	if v == nil {
+	switch v := v.(type) {
+	case nil:
 		return "none"
+	case string:
+		return string(schema.Quote(v))
+	case json.Number:
+		return string(v) // (from a decoded tree: valid, encoded as it is)
+	case bool:
+		return strconv.FormatBool(v)
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
