@@ -17,8 +17,7 @@ import (
 // (json.Number); of an object's repeated names the last value counts.
 func DecodeTree(raw json.RawMessage) (any, error) {
 	if json.Valid(raw) {
-		v, _ := fastTree(raw, 0)
-		return v, nil
+		return DecodeValidTree(raw), nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -27,6 +26,13 @@ func DecodeTree(raw json.RawMessage) (any, error) {
 		return nil, err
 	}
 	return v, nil
+}
+
+// DecodeValidTree is DecodeTree of raw known to be one valid JSON value
+// (a slice of a document json.Valid accepted), without checking it again.
+func DecodeValidTree(raw json.RawMessage) any {
+	v, _ := fastTree(raw, 0)
+	return v
 }
 
 // The keywords whose values are subschemas: one, a list of them, or an

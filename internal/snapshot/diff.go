@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/mcpx-cli/mcpx/internal/schema"
 )
@@ -151,9 +152,8 @@ func kindOf(v any) string {
 // bytes differ are decoded and compared (and the kind, which says how).
 func (d *differ) item(old, new RawItem) {
 	d.key = old.Key
-	om, ok1 := memberTrees(old.Raw, nil)
-	nm, ok2 := memberTrees(new.Raw, om)
-	if !ok1 || !ok2 {
+	om, nm, ok := memberTrees(old.Raw, new.Raw)
+	if !ok {
 		ov, _ := schema.DecodeTree(old.Raw)
 		nv, _ := schema.DecodeTree(new.Raw)
 		d.add(Breaking, "", "item is not an object", ov, nv)
@@ -174,40 +174,39 @@ func (d *differ) item(old, new RawItem) {
 	}
 }
 
-// memberTrees reads the members of an item object. Without other (the
-// old side), each member is kept as its bytes (json.RawMessage); with it,
-// a member whose bytes are those of other's is dropped from both (no
-// change to find there), and the others are decoded on both sides.
-func memberTrees(raw json.RawMessage, other map[string]any) (map[string]any, bool) {
-	o, ok := schema.ReadObject(raw)
-	if !ok {
-		return nil, false
+// memberTrees reads the members of the two sides of an item (objects, or
+// ok is false): a member whose bytes are the same on both sides is left
+// out of both (no change to find there); the others are decoded, a member
+// one side lacks standing as nil on that side.
+func memberTrees(oldRaw, newRaw json.RawMessage) (om, nm map[string]any, ok bool) {
+	o, ok1 := schema.ReadObject(oldRaw)
+	n, ok2 := schema.ReadObject(newRaw)
+	if !ok1 || !ok2 {
+		return nil, nil, false
 	}
-	m := make(map[string]any, o.Len())
-	o.Each(func(k string, v json.RawMessage) { m[k] = v })
-	if other == nil {
-		return m, true
-	}
-	for _, k := range unionKeys(m, other) {
-		a, _ := other[k].(json.RawMessage)
-		b, _ := m[k].(json.RawMessage)
-		if k != "kind" && a != nil && b != nil && bytes.Equal(a, b) {
-			delete(other, k)
-			delete(m, k)
-			continue
+	om, nm = make(map[string]any, o.Len()), make(map[string]any, n.Len())
+	o.Each(func(k string, v json.RawMessage) {
+		w := n.Get(k)
+		if k != "kind" && w != nil && bytes.Equal(v, w) {
+			return
 		}
-		other[k], m[k] = decoded(a), decoded(b)
-	}
-	return m, true
+		om[k], nm[k] = decoded(v), decoded(w)
+	})
+	n.Each(func(k string, w json.RawMessage) {
+		if o.Get(k) == nil {
+			om[k], nm[k] = nil, decoded(w)
+		}
+	})
+	return om, nm, true
 }
 
-// decoded is a member's tree (nil when absent or not JSON).
+// decoded is a member's tree (nil when absent); raw is a slice of a
+// document Load found valid.
 func decoded(raw json.RawMessage) any {
 	if raw == nil {
 		return nil
 	}
-	v, _ := schema.DecodeTree(raw)
-	return v
+	return schema.DecodeValidTree(raw)
 }
 
 // resource compares a resource or template: its name is cosmetic, its
@@ -460,6 +459,9 @@ func show(v any) string {
 
 // pointerToken escapes a name for a JSON pointer.
 func pointerToken(s string) string {
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
 	var b bytes.Buffer
 	for _, r := range s {
 		switch r {

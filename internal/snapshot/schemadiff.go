@@ -302,7 +302,9 @@ func (d *differ) properties(path, prop string, om, nm map[string]any) {
 			d.add(Compatible, p, fmt.Sprintf("new optional property %q", label), nil, n)
 		default:
 			d.requiredness(path, label, oreq[name], nreq[name])
-			d.inSchema(p, label, o, n)
+			if !equal(o, n) { // (equal subschemas have no change to find)
+				d.inSchema(p, label, o, n)
+			}
 		}
 	}
 	d.undeclaredRequired(path, prop, op, np, oreq, nreq)
