@@ -110,7 +110,7 @@ func EachMember(doc []byte, at int, fn func(key string, s, e int)) {
 // JSON.parse reads them: a name given twice keeps its first place and its
 // last value. Every reader of a schema in mcpx reads objects this way.
 func Members(doc []byte, at int) []Member {
-	var out []Member
+	out := make([]Member, 0, 8)
 	var index map[string]int
 	EachMember(doc, at, func(key string, s, e int) {
 		if i, ok := find(out, index, key); ok {
@@ -118,7 +118,7 @@ func Members(doc []byte, at int) []Member {
 			return
 		}
 		out = append(out, Member{key, s, e})
-		if index != nil || len(out) > 8 {
+		if index != nil || len(out) > 16 {
 			index = indexOf(out, index)
 		}
 	})

@@ -1,7 +1,9 @@
 package jsonscan
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -19,9 +21,16 @@ func TestMembersJSONParseRule(t *testing.T) {
 }
 
 func TestMembersManyRepeated(t *testing.T) {
-	doc := []byte(`{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k1":"x","k9":"y"}`)
+	// More names than Members looks up without an index.
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range 20 {
+		fmt.Fprintf(&b, "%q:%d,", fmt.Sprintf("k%d", i), i)
+	}
+	b.WriteString(`"k1":"x","k19":"y"}`)
+	doc := []byte(b.String())
 	ms := Members(doc, 0)
-	if len(ms) != 10 || string(doc[ms[1].S:ms[1].E]) != `"x"` || string(doc[ms[9].S:ms[9].E]) != `"y"` {
+	if len(ms) != 20 || string(doc[ms[1].S:ms[1].E]) != `"x"` || string(doc[ms[19].S:ms[19].E]) != `"y"` {
 		t.Errorf("Members = %v", ms)
 	}
 }
