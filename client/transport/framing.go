@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -105,6 +106,42 @@ func (f *inflight) answer(id string) bool {
 	return true
 }
 
+// refusals are the ids (as JSON text) of the server's requests mcpx last
+// answered with an error, at most refusalsKept of them. An mcp-go server
+// takes an error answer to a request it no longer waits for (one it made
+// for a call that was cancelled meanwhile) for a request of mcpx's, and
+// answers it: an error response with that id, which mcpx never sent. Such
+// an echo is dropped (see framer.judge), not taken for a broken framing,
+// which would end the connection: a warm server would be lost to the
+// next caller only because the last one left during a question.
+type refusals struct {
+	mu  sync.Mutex
+	ids []string
+}
+
+const refusalsKept = 64
+
+func (r *refusals) add(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.ids) == refusalsKept {
+		r.ids = slices.Delete(r.ids, 0, 1)
+	}
+	r.ids = append(r.ids, id)
+}
+
+// take takes id out; false when it is not in.
+func (r *refusals) take(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	i := slices.Index(r.ids, id)
+	if i < 0 {
+		return false
+	}
+	r.ids = slices.Delete(r.ids, i, i+1)
+	return true
+}
+
 // framer splits a stdio server's stdout into JSON-RPC messages, one line
 // each. A line that may be a message is read once into a fresh []byte of
 // its own, never over the message ceiling; it is then judged, in the same
@@ -119,6 +156,7 @@ type framer struct {
 	onSkip   func(string)
 	limit    *Limit
 	inflight *inflight       // when set, responses must answer an id in it
+	refused  *refusals       // with inflight: the server's requests answered with an error
 	secrets  *secret.Set     // masked in what a message quotes
 	stop     <-chan struct{} // when closed, reading stops (the transport is closed)
 	err      error           // sticky: what ended the stream
@@ -144,6 +182,7 @@ func (f *framer) clip(b []byte, n int) string {
 // repeated name counts with its last value.
 type envelope struct {
 	jsonrpc, id, method, result, rpcErr []byte
+	echo                                bool // the server's answer to an answer of mcpx's, dropped (see refusals)
 }
 
 // hasMethod reports whether the message has a method (null is none).
@@ -231,6 +270,10 @@ func (f *framer) judge(line []byte) (env envelope, skip bool, msg string) {
 		return env, false, fmt.Sprintf("the server sent a message with neither method nor id: %s", f.clip(line, 80))
 	}
 	if !f.inflight.answer(string(env.id)) {
+		if env.rpcErr != nil && string(env.rpcErr) != "null" && f.refused != nil && f.refused.take(string(env.id)) {
+			env.echo = true // of an error answer mcpx sent (see refusals)
+			return env, true, ""
+		}
 		return env, false, fmt.Sprintf("the server answered request id %s, which mcpx never sent (or which was already answered)", f.clip(env.id, 40))
 	}
 	hasErr := env.rpcErr != nil && string(env.rpcErr) != "null"
@@ -284,7 +327,7 @@ func (f *framer) next() ([]byte, envelope, error) {
 			return nil, envelope{}, f.err
 		}
 		if skip {
-			if f.onSkip != nil {
+			if f.onSkip != nil && !env.echo {
 				f.onSkip(f.clip(line, 200))
 			}
 			continue

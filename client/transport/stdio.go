@@ -88,7 +88,7 @@ func NewStdio(stdout io.Reader, stdin io.WriteCloser, o StdioOptions) *Stdio {
 		o.Limit = &Limit{}
 	}
 	fr := newFramer(stdout, o.MessageCeiling, o.Limit, o.OnSkip)
-	fr.inflight, fr.secrets = &inflight{}, o.Secrets
+	fr.inflight, fr.refused, fr.secrets = &inflight{}, &refusals{}, o.Secrets
 	return newStdioTransport(fr, stdin, o.Logger)
 }
 
@@ -444,6 +444,11 @@ func (t *Stdio) respond(ctx context.Context, resp *mcptransport.JSONRPCResponse)
 	if err != nil {
 		t.logger.Error("Error marshaling response", "err", err)
 		return
+	}
+	if resp.Error != nil && t.fr.refused != nil {
+		if id, err := json.Marshal(resp.ID); err == nil {
+			t.fr.refused.add(string(id))
+		}
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -211,6 +211,78 @@ func TestStdioServerRequests(t *testing.T) {
 	}
 }
 
+// TestStdioEchoOfRefusal: an mcp-go server answers an error answer to a
+// request it no longer waits for as if it were a request of mcpx's (an
+// error response with that id). The echo of each error answer is dropped
+// once, silently; anything else answering an id mcpx never sent still
+// breaks the framing.
+func TestStdioEchoOfRefusal(t *testing.T) {
+	const echo = `{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found"}}`
+	setup := func(t *testing.T) (*peer, *[]string) {
+		p := newPeer(t, 1<<20)
+		skipped := new([]string)
+		p.tr.fr.onSkip = func(s string) { *skipped = append(*skipped, s) }
+		p.start()
+		p.tr.SetRequestHandler(func(ctx context.Context, req mcptransport.JSONRPCRequest) (*mcptransport.JSONRPCResponse, error) {
+			if req.Method == "ping" {
+				return mcptransport.NewJSONRPCResultResponse(req.ID, json.RawMessage(`{}`)), nil
+			}
+			return nil, errors.New("the mcpx process went away")
+		})
+		return p, skipped
+	}
+	answered := func(t *testing.T, p *peer, line string) {
+		t.Helper()
+		p.send(line)
+		if m := p.recv(); m["id"] != 2.0 {
+			t.Fatalf("answer %v", m)
+		}
+	}
+	broken := func(t *testing.T, p *peer, line string) {
+		t.Helper()
+		a := p.request(context.Background(), 1, "tools/call")
+		p.recv()
+		go func() { _, _ = io.WriteString(p.out, line+"\n") }()
+		if r := wait(t, a); !errors.Is(r.err, mcptransport.ErrTransportClosed) {
+			t.Fatalf("err %v", r.err)
+		}
+		if v := p.limit.Violation(); v != "the server answered request id 2, which mcpx never sent (or which was already answered)" {
+			t.Errorf("violation %q", v)
+		}
+	}
+
+	t.Run("dropped", func(t *testing.T) {
+		p, skipped := setup(t)
+		answered(t, p, `{"jsonrpc":"2.0","id":2,"method":"elicitation/create","params":{}}`)
+		a := p.request(context.Background(), 1, "tools/call")
+		p.recv()
+		// (not read to the end when the echo breaks the framing)
+		go func() { _, _ = io.WriteString(p.out, echo+"\n"+`{"jsonrpc":"2.0","id":1,"result":{"ok":1}}`+"\n") }()
+		if r := wait(t, a); r.err != nil || string(r.resp.Result) != `{"ok":1}` {
+			t.Fatalf("after the echo: %+v", r)
+		}
+		if v := p.limit.Violation(); v != "" || len(*skipped) != 0 {
+			t.Errorf("violation %q, skipped %q", v, *skipped)
+		}
+	})
+	t.Run("twice", func(t *testing.T) {
+		p, _ := setup(t)
+		answered(t, p, `{"jsonrpc":"2.0","id":2,"method":"elicitation/create","params":{}}`)
+		p.send(echo)
+		broken(t, p, echo)
+	})
+	t.Run("answered with a result", func(t *testing.T) {
+		p, _ := setup(t)
+		answered(t, p, `{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+		broken(t, p, echo)
+	})
+	t.Run("a result", func(t *testing.T) {
+		p, _ := setup(t)
+		answered(t, p, `{"jsonrpc":"2.0","id":2,"method":"elicitation/create","params":{}}`)
+		broken(t, p, `{"jsonrpc":"2.0","id":2,"result":{}}`)
+	})
+}
+
 func TestStdioNotifications(t *testing.T) {
 	p := newPeer(t, 1<<20)
 	got := make(chan mcp.JSONRPCNotification, 2)
