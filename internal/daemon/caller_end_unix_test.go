@@ -191,3 +191,75 @@ func TestOpenAnswersAhead(t *testing.T) {
 	}
 	d.stop(t)
 }
+
+// TestSessionEndsAtAViolation: a server that breaks the framing and lives
+// on (an answer to an id never sent, after the answer it owed) is done
+// with at once, as a one-shot connection is: the next caller of the target
+// gets a new server, with a note that says why, instead of waiting for a
+// death that never comes and being told the server closed its stdout.
+// (The caller it served may be told, or, served after the violation was
+// read, go on with the new server at its next request.)
+func TestSessionEndsAtAViolation(t *testing.T) {
+	d := startDaemon(t)
+	ctx := d.ctx
+	spec := &Spec{Name: "echo", Transport: "stdio", Command: d.self, Env: append(os.Environ(), echoEnv+"=1")}
+	const why = "the server answered request id 987654, which mcpx never sent (or which was already answered)"
+	open := func() (mcptransport.Interface, *events, *Reply) {
+		t.Helper()
+		ev := &events{lines: make(chan string, 16), lost: make(chan Lost, 1), closed: make(chan struct{})}
+		tr, rep, err := Open(ctx, CallerOptions{Env: d.env, Hello: Hello{Spec: spec, KeepAlive: time.Minute},
+			Stdio: transport.StdioOptions{MessageCeiling: 1 << 20}, Events: ev})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tr.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tr.Close() })
+		return tr, ev, rep
+	}
+	call := func(tr mcptransport.Interface, id int64, method, want string) {
+		t.Helper()
+		resp, err := tr.SendRequest(ctx, mcptransport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(id), Method: method})
+		if err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+		if string(resp.Result) != want {
+			t.Errorf("%s: result %s, want %s", method, resp.Result, want)
+		}
+	}
+	first, _, _ := open()
+	call(first, 1, "initialize", `{"n":1}`)
+	call(first, 2, "rogue", `{"n":2}`)
+
+	// The session ends though the server lives on (at once; without the
+	// violation seen, it would stay until its keep-alive, a minute).
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		rep, ok, err := Ask(ctx, d.env, Hello{Op: OpStatus})
+		if err != nil || !ok {
+			t.Fatalf("status: %v %v", ok, err)
+		}
+		if len(rep.Status) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the session of a server that broke the framing was held: %+v", rep.Status)
+		}
+	}
+	// The next caller gets a new server, and the attach's reply says why,
+	// once.
+	second, ev, rep := open()
+	call(second, 1, "initialize", `{"n":1}`)
+	call(second, 2, "tools/list", `{"n":2}`)
+	var notes []string
+	if rep.Note != "" {
+		notes = append(notes, "note "+rep.Note)
+	}
+	for len(ev.lines) > 0 {
+		notes = append(notes, <-ev.lines)
+	}
+	if want := []string{"note " + lostNote("echo", why)}; !reflect.DeepEqual(notes, want) {
+		t.Errorf("the next caller was told %q, want %q", notes, want)
+	}
+	d.stop(t)
+}

@@ -509,6 +509,16 @@ type lostTarget struct {
 func (d *daemon) lose(s *session, why string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.loseLocked(s, why)
+}
+
+// loseLocked is lose, d.mu held; once per session, whoever comes first:
+// the session's end, or an attach that found it dead (see claim).
+func (d *daemon) loseLocked(s *session, why string) {
+	if s.lossTaken {
+		return
+	}
+	s.lossTaken = true
 	if d.sessions[s.key] == s {
 		delete(d.sessions, s.key)
 	}
@@ -609,6 +619,17 @@ func (d *daemon) claim(key string, spec *Spec, bearer string, maxWarm int) (s *s
 	if s = d.sessions[key]; s != nil && !s.isDead() {
 		d.mu.Unlock()
 		return s, false, "", nil
+	}
+	if s != nil {
+		// Dead, and its end may not have recorded the loss yet: it is
+		// recorded now, so that this attach gets the note (and no later
+		// one gets it again).
+		s.mu.Lock()
+		why, stopping := s.spec.mask(s.deadWhy), s.stopping
+		s.mu.Unlock()
+		if !stopping {
+			d.loseLocked(s, why)
+		}
 	}
 	now := time.Now()
 	for len(d.sessions) >= maxWarm {

@@ -48,7 +48,8 @@ var echoID = regexp.MustCompile(`"id":([0-9]*)`)
 
 // echo answers every request with {"n": ID} (the id copied), so that the
 // daemon's id mapping shows in each answer; a line without an id is
-// written back as is.
+// written back as is. A request of method "rogue" is answered, then
+// followed by an answer to an id never sent (a framing violation).
 func echo(r io.Reader, w io.Writer) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, 1<<20)
@@ -56,6 +57,9 @@ func echo(r io.Reader, w io.Writer) {
 		line := sc.Text()
 		if m := echoID.FindStringSubmatch(line); m != nil {
 			line = fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"n":%s}}`, m[1], m[1])
+		}
+		if strings.Contains(sc.Text(), `"method":"rogue"`) {
+			line += "\n" + `{"jsonrpc":"2.0","id":987654,"error":{"code":-32601,"message":"no such method"}}`
 		}
 		if _, err := fmt.Fprintln(w, line); err != nil {
 			return

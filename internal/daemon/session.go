@@ -52,6 +52,10 @@ type session struct {
 	// stdin is a stdio server's, counting the messages written to it
 	stdin *countedWriter
 
+	// lossTaken: the daemon recorded the session's loss (under d.mu: see
+	// daemon.lose)
+	lossTaken bool
+
 	mu        sync.Mutex
 	keep      time.Duration
 	callers   map[*caller]bool
@@ -148,16 +152,18 @@ func (s *session) open() error {
 	}}
 	s.limit = &transport.Limit{}
 	s.stdin = &countedWriter{w: p.Stdin()}
-	s.tr = transport.NewStdio(out, s.stdin, transport.StdioOptions{MessageCeiling: spec.MessageCeiling, Limit: s.limit,
+	st := transport.NewStdio(out, s.stdin, transport.StdioOptions{MessageCeiling: spec.MessageCeiling, Limit: s.limit,
 		OnSkip: func(line string) {
 			p.Skipped(line)
 			s.toCallers(MethodSkipped, map[string]any{"line": line})
 		}})
+	s.tr = st
 	s.bidi = s.tr.(mcptransport.BidirectionalInterface)
 	s.tr.SetNotificationHandler(s.serverNotification)
 	s.bidi.SetRequestHandler(s.serverRequest)
 	_ = s.tr.Start(context.Background())
 	go p.WatchDeath(func(status string) { s.died("the server " + status) })
+	go s.watchWire(st.Done())
 	s.d.log.printf("started %s (pid %d)", spec.Name, p.Pid())
 	return nil
 }
@@ -322,6 +328,23 @@ func (s *session) stop() {
 	s.d.log.printf("stopped %s (pid %d)", s.spec.Name, s.proc.Pid())
 }
 
+// watchWire ends the session as soon as its transport stops reading
+// (done) for what the server sent: a framing violation or a message over
+// the ceiling ends the connection, as it does a one-shot one, while the
+// server lives on with its stdout open. Without it the session would
+// look alive, and the next caller would wait for a death that never comes
+// and be told the server closed its stdout.
+func (s *session) watchWire(done <-chan struct{}) {
+	<-done
+	why := s.limit.Violation()
+	if e := s.limit.Get(); why == "" && e != nil {
+		why = e.Msg
+	}
+	if why != "" {
+		s.died(why)
+	}
+}
+
 // serverEnded: the server's stdout ended; it died unless being stopped.
 func (s *session) serverEnded() {
 	select {
@@ -368,7 +391,7 @@ func (s *session) end(why string, tell bool) {
 			return
 		}
 		s.d.log.printf("%s died: %s", s.spec.Name, s.spec.mask(why))
-		s.d.lose(s, why)
+		s.d.lose(s, s.spec.mask(why))
 		var lost map[string]any
 		for _, c := range callers {
 			if tell && c.served.Load() == s && !c.busyOn(s) {
