@@ -625,10 +625,10 @@ func (d *daemon) claim(key string, spec *Spec, bearer string, maxWarm int) (s *s
 		// recorded now, so that this attach gets the note (and no later
 		// one gets it again).
 		s.mu.Lock()
-		why, stopping := s.spec.mask(s.deadWhy), s.stopping
+		stopping := s.stopping
 		s.mu.Unlock()
 		if !stopping {
-			d.loseLocked(s, why)
+			d.loseLocked(s, s.deadWhyNow())
 		}
 	}
 	now := time.Now()
