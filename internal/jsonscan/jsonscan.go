@@ -89,40 +89,119 @@ type Member struct {
 	S, E int
 }
 
-// EachMember calls fn for each member of the (valid) object starting at
-// doc[at], in document order, repeated names included.
-func EachMember(doc []byte, at int, fn func(key string, s, e int)) {
+// WalkObject calls fn for each member of the (valid) object starting at
+// doc[at], in document order, repeated names included: the bytes [ks, ke)
+// of its name (a JSON string, quotes included) and the start s of its
+// value; fn returns the end of the value (SkipValue(doc, s) when it reads
+// nothing of it). WalkObject returns the end of the object.
+func WalkObject(doc []byte, at int, fn func(ks, ke, s int) int) int {
 	i := SkipSpace(doc, at+1)
 	for i < len(doc) && doc[i] == '"' {
-		ke := SkipValue(doc, i)
-		key := Key(doc, i, ke)
-		i = SkipSpace(doc, SkipSpace(doc, ke)+1) // past the colon
-		ve := SkipValue(doc, i)
-		fn(key, i, ve)
-		i = SkipSpace(doc, ve)
+		ke := SkipString(doc, i)
+		s := SkipSpace(doc, SkipSpace(doc, ke)+1) // past the colon
+		i = SkipSpace(doc, fn(i, ke, s))
 		if i < len(doc) && doc[i] == ',' {
 			i = SkipSpace(doc, i+1)
 		}
 	}
+	if i < len(doc) { // the closing brace
+		i++
+	}
+	return i
+}
+
+// WalkArray calls fn with the start of each element of the (valid) array
+// starting at doc[at]; fn returns the element's end. WalkArray returns the
+// end of the array.
+func WalkArray(doc []byte, at int, fn func(s int) int) int {
+	i := SkipSpace(doc, at+1)
+	for i < len(doc) && doc[i] != ']' {
+		i = SkipSpace(doc, fn(i))
+		if i < len(doc) && doc[i] == ',' {
+			i = SkipSpace(doc, i+1)
+		}
+	}
+	if i < len(doc) {
+		i++
+	}
+	return i
+}
+
+// NameIs reports whether the JSON string doc[ks:ke] (a member name) is
+// name, without making a string of it unless it has an escape.
+func NameIs(doc []byte, ks, ke int, name string) bool {
+	raw := doc[ks+1 : ke-1]
+	if string(raw) == name { // (no allocation: a comparison)
+		return true
+	}
+	return HasEscape(raw) && Key(doc, ks, ke) == name
+}
+
+// EachMember calls fn for each member of the (valid) object starting at
+// doc[at], in document order, repeated names included.
+func EachMember(doc []byte, at int, fn func(key string, s, e int)) {
+	WalkObject(doc, at, func(ks, ke, s int) int {
+		e := SkipValue(doc, s)
+		fn(Key(doc, ks, ke), s, e)
+		return e
+	})
 }
 
 // Members lists the members of the (valid) object starting at doc[at] as
 // JSON.parse reads them: a name given twice keeps its first place and its
 // last value. Every reader of a schema in mcpx reads objects this way.
 func Members(doc []byte, at int) []Member {
-	out := make([]Member, 0, 8)
+	return AppendMembers(make([]Member, 0, 8), doc, at, nil)
+}
+
+// AppendMembers appends the members of the object at doc[at], read as
+// Members reads them, to out: for a reading of many objects into one
+// buffer. names, when not nil, holds the names read before (see Name).
+func AppendMembers(out []Member, doc []byte, at int, names map[string]string) []Member {
+	base := len(out)
 	var index map[string]int
-	EachMember(doc, at, func(key string, s, e int) {
-		if i, ok := find(out, index, key); ok {
-			out[i].S, out[i].E = s, e
-			return
-		}
-		out = append(out, Member{key, s, e})
-		if index != nil || len(out) > 16 {
-			index = indexOf(out, index)
-		}
+	WalkObject(doc, at, func(ks, ke, s int) int {
+		e := SkipValue(doc, s)
+		out, index = AddMember(out, base, index, Member{Name(doc, ks, ke, names), s, e})
+		return e
 	})
 	return out
+}
+
+// AddMember adds m to the members out[base:] of one object, by the rule
+// of Members (a name given twice keeps its first place and takes the new
+// value); index is nil until the object has many names, then their places.
+func AddMember(out []Member, base int, index map[string]int, m Member) ([]Member, map[string]int) {
+	if i, ok := find(out[base:], index, m.Key); ok {
+		out[base+i].S, out[base+i].E = m.S, m.E
+		return out, index
+	}
+	out = append(out, m)
+	if index != nil || len(out)-base > 16 {
+		index = indexOf(out[base:], index)
+	}
+	return out, index
+}
+
+// MaxNames bounds the names Name keeps.
+const MaxNames = 4096
+
+// Name is Key(doc, ks, ke); names, when not nil, holds the names made
+// before (up to MaxNames of them), so that a name met again is not made
+// again.
+func Name(doc []byte, ks, ke int, names map[string]string) string {
+	raw := doc[ks+1 : ke-1]
+	if names == nil || HasEscape(raw) {
+		return Key(doc, ks, ke)
+	}
+	if k, ok := names[string(raw)]; ok { // (no allocation: a lookup)
+		return k
+	}
+	k := string(raw)
+	if len(names) < MaxNames {
+		names[k] = k
+	}
+	return k
 }
 
 // find looks key up in members, through index when there is one.
@@ -156,15 +235,11 @@ func indexOf(members []Member, index map[string]int) map[string]int {
 // starting at doc[at].
 func Elements(doc []byte, at int) [][2]int {
 	var out [][2]int
-	i := SkipSpace(doc, at+1)
-	for i < len(doc) && doc[i] != ']' {
-		ve := SkipValue(doc, i)
-		out = append(out, [2]int{i, ve})
-		i = SkipSpace(doc, ve)
-		if i < len(doc) && doc[i] == ',' {
-			i = SkipSpace(doc, i+1)
-		}
-	}
+	WalkArray(doc, at, func(s int) int {
+		e := SkipValue(doc, s)
+		out = append(out, [2]int{s, e})
+		return e
+	})
 	return out
 }
 
@@ -172,23 +247,12 @@ func Elements(doc []byte, at int) [][2]int {
 // (valid) object starting at doc[at] — of a name given twice, the last, as
 // Members reads it — without making a string of any other name.
 func Find(doc []byte, at int, name string) (s, e int, ok bool) {
-	i := SkipSpace(doc, at+1)
-	for i < len(doc) && doc[i] == '"' {
-		ke := SkipValue(doc, i)
-		raw := doc[i+1 : ke-1]
-		match := string(raw) == name // (no allocation: a comparison)
-		if !match && HasEscape(raw) {
-			match = Key(doc, i, ke) == name
+	WalkObject(doc, at, func(ks, ke, vs int) int {
+		ve := SkipValue(doc, vs)
+		if NameIs(doc, ks, ke, name) {
+			s, e, ok = vs, ve, true
 		}
-		i = SkipSpace(doc, SkipSpace(doc, ke)+1) // past the colon
-		ve := SkipValue(doc, i)
-		if match {
-			s, e, ok = i, ve, true
-		}
-		i = SkipSpace(doc, ve)
-		if i < len(doc) && doc[i] == ',' {
-			i = SkipSpace(doc, i+1)
-		}
-	}
+		return ve
+	})
 	return s, e, ok
 }

@@ -67,3 +67,36 @@ func TestFind(t *testing.T) {
 		t.Error("found a member that is not there")
 	}
 }
+
+func TestWalkObjectEnds(t *testing.T) {
+	doc := []byte(`{ "a" : [1, {"b": "}"}], "c": {} } ,`)
+	var names []string
+	end := WalkObject(doc, 0, func(ks, ke, s int) int {
+		names = append(names, Key(doc, ks, ke))
+		return SkipValue(doc, s)
+	})
+	if end != len(doc)-2 || !reflect.DeepEqual(names, []string{"a", "c"}) {
+		t.Errorf("WalkObject = %d %q, want %d [a c]", end, names, len(doc)-2)
+	}
+	if end := WalkArray([]byte(`[ 1 , [2] ]x`), 0, func(s int) int { return SkipValue([]byte(`[ 1 , [2] ]x`), s) }); end != 11 {
+		t.Errorf("WalkArray = %d, want 11", end)
+	}
+}
+
+func TestName(t *testing.T) {
+	doc := []byte(`"abc" "a\u0062c"`)
+	names := map[string]string{}
+	if Name(doc, 0, 5, names) != "abc" || Name(doc, 6, 16, names) != "abc" || len(names) != 1 {
+		t.Errorf("names %v", names)
+	}
+	if !NameIs(doc, 6, 16, "abc") || NameIs(doc, 0, 5, "abd") {
+		t.Error("NameIs")
+	}
+	for i := range MaxNames + 10 {
+		k := []byte(fmt.Sprintf("%q", fmt.Sprint(i)))
+		Name(k, 0, len(k), names)
+	}
+	if len(names) != MaxNames {
+		t.Errorf("%d names kept, want %d", len(names), MaxNames)
+	}
+}
