@@ -206,60 +206,92 @@ type RawItem struct {
 var ErrNotSnapshot = errors.New("not an mcpx snapshot (no \"mcpx_snapshot\" member)")
 
 // Load reads a snapshot document: the server's part decoded, each item
-// only scanned for its key (see jsonscan).
+// only scanned for its key (see jsonscan), in one pass over the document
+// once it is found valid.
 func Load(raw []byte) (*Doc, error) {
 	if !json.Valid(raw) {
 		var v any
 		err := json.Unmarshal(raw, &v)
 		return nil, fmt.Errorf("not valid snapshot JSON: %w", err)
 	}
-	top, ok := schema.ReadObject(raw)
-	if !ok {
+	at := jsonscan.SkipSpace(raw, 0)
+	if raw[at] != '{' {
 		return nil, errors.New("not valid snapshot JSON: not an object")
 	}
+	// The top members, of a name given twice the last; the items are read
+	// as the walk passes them.
+	top := map[string]json.RawMessage{}
+	var items []RawItem
+	var itemsErr error
+	jsonscan.WalkObject(raw, at, func(ks, ke, s int) int {
+		if !jsonscan.NameIs(raw, ks, ke, "items") || raw[s] != '[' {
+			e := jsonscan.SkipValue(raw, s)
+			top[jsonscan.Key(raw, ks, ke)] = raw[s:e]
+			return e
+		}
+		items, itemsErr = items[:0], nil
+		e := jsonscan.WalkArray(raw, s, func(s int) int {
+			it, err := readItem(raw, s, len(items))
+			if err != nil && itemsErr == nil {
+				itemsErr = err
+			}
+			items = append(items, it)
+			return s + len(it.Raw)
+		})
+		top["items"] = raw[s:e]
+		return e
+	})
 	var version int
-	if v := top.Get("mcpx_snapshot"); v == nil || json.Unmarshal(v, &version) != nil {
+	if v := top["mcpx_snapshot"]; v == nil || json.Unmarshal(v, &version) != nil {
 		return nil, ErrNotSnapshot
 	}
 	if version != Version {
 		return nil, fmt.Errorf("snapshot format %d, but this mcpx reads format %d", version, Version)
 	}
-	items, ok := schema.Array(top.Get("items"))
-	if !ok {
+	if v := top["items"]; v == nil || v[0] != '[' {
 		return nil, errors.New("\"items\" is not a list of items")
 	}
-	d := &Doc{Server: map[string]any{}, byKey: make(map[string]int, len(items)), Snapshot: version,
-		Descriptions: string(bytes.TrimSpace(top.Get("descriptions"))) != "false"}
-	server, _ := schema.ReadObject(top.Get("server"))
+	if itemsErr != nil {
+		return nil, itemsErr
+	}
+	d := &Doc{Server: map[string]any{}, Items: items, byKey: make(map[string]int, len(items)),
+		Snapshot: version, Descriptions: string(top["descriptions"]) != "false"}
+	server, _ := schema.ReadObject(top["server"])
 	d.Server["name"], d.Server["version"] = decoded(server.Get("name")), decoded(server.Get("version"))
-	d.Server["protocol_version"] = decoded(top.Get("protocol_version"))
-	caps, _ := decoded(top.Get("capabilities")).(map[string]any)
+	d.Server["protocol_version"] = decoded(top["protocol_version"])
+	caps, _ := decoded(top["capabilities"]).(map[string]any)
 	d.Server["capabilities"] = capsTree(caps)
 	for i, it := range items {
-		key, ok := itemKey(it)
-		if !ok {
-			return nil, fmt.Errorf("item %d has no \"key\"", i)
+		if _, dup := d.byKey[it.Key]; dup {
+			return nil, fmt.Errorf("item %q is listed twice", it.Key)
 		}
-		if _, dup := d.byKey[key]; dup {
-			return nil, fmt.Errorf("item %q is listed twice", key)
-		}
-		d.byKey[key] = len(d.Items)
-		d.Items = append(d.Items, RawItem{key, it})
+		d.byKey[it.Key] = i
 	}
 	return d, nil
 }
 
-// itemKey is the "key" of an item.
-func itemKey(it json.RawMessage) (string, bool) {
-	at := jsonscan.SkipSpace(it, 0)
-	if at >= len(it) || it[at] != '{' {
-		return "", false
+// readItem reads item i, starting at raw[s]: its bytes, and its "key" (of
+// a name given twice the last, as Members reads it).
+func readItem(raw []byte, s, i int) (RawItem, error) {
+	noKey := func() error { return fmt.Errorf("item %d has no \"key\"", i) }
+	if raw[s] != '{' {
+		return RawItem{Raw: raw[s:jsonscan.SkipValue(raw, s)]}, noKey()
 	}
-	s, e, ok := jsonscan.Find(it, at, "key")
+	var key json.RawMessage
+	e := jsonscan.WalkObject(raw, s, func(ks, ke, vs int) int {
+		ve := jsonscan.SkipValue(raw, vs)
+		if jsonscan.NameIs(raw, ks, ke, "key") {
+			key = raw[vs:ve]
+		}
+		return ve
+	})
+	it := RawItem{Raw: raw[s:e]}
+	k, ok := schema.String(key)
 	if !ok {
-		return "", false
+		return it, noKey()
 	}
-	return schema.String(it[s:e])
+	it.Key = k
+	return it, nil
 }
 
 func capsTree(m map[string]any) any {

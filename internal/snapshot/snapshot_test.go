@@ -98,6 +98,11 @@ func TestLoadRefuses(t *testing.T) {
 		`{"mcpx_snapshot":1,"items":[{"kind":"tool"}]}`:           `item 0 has no "key"`,
 		`{"mcpx_snapshot":1,"items":[{"key":"a"},{"key":"a"}]}`:   `item "a" is listed twice`,
 		`{"mcpx_snapshot":1,"items":[{"key":"a"}],"server":null}`: "",
+		`{"mcpx_snapshot":1,"items":[1]}`:                         `item 0 has no "key"`,
+		`{"mcpx_snapshot":1,"items":[{"key":"a"}],"items":{}}`:    `"items" is not a list`,
+		// Of a name given twice the last counts: items, and an item's key.
+		`{"mcpx_snapshot":1,"items":[{"key":"a"},{"key":"a"}],"items":[{"key":"a"}]}`: "",
+		`{"mcpx_snapshot":1,"items":[{"key":"a","k\u0065y":"b"},{"key":"b"}]}`:        `item "b" is listed twice`,
 	} {
 		_, err := Load([]byte(in))
 		if (err == nil) != (want == "") || (err != nil && !strings.Contains(err.Error(), want)) {
