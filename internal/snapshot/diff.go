@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -76,25 +77,32 @@ func Diff(old, new *Doc) []Change {
 			d.itemAdded(it)
 		}
 	}
-	sort.SliceStable(d.changes, func(i, j int) bool {
-		a, b := d.changes[i], d.changes[j]
+	slices.SortStableFunc(d.changes, func(a, b Change) int {
 		if sa, sb := Severity(a.Class), Severity(b.Class); sa != sb {
-			return sa < sb
+			return cmp.Compare(sa, sb)
 		}
-		if a.Key != b.Key {
-			return a.Key < b.Key
+		if c := strings.Compare(a.Key, b.Key); c != 0 {
+			return c
 		}
-		if a.Path != b.Path {
-			return a.Path < b.Path
+		if c := strings.Compare(a.Path, b.Path); c != 0 {
+			return c
 		}
-		return a.What < b.What
+		return strings.Compare(a.What, b.What)
 	})
 	return d.changes
 }
 
 type differ struct {
 	changes []Change
-	key     string // the item compared
+	key     string        // the item compared
+	rd      schema.Reader // the objects of the item compared
+}
+
+// object reads raw as an object (the zero Object when it is not one),
+// valid until the next item.
+func (d *differ) object(raw json.RawMessage) schema.Object {
+	o, _ := d.rd.Object(raw)
+	return o
 }
 
 func (d *differ) add(class, path, what string, old, new any) {
@@ -152,7 +160,10 @@ func kindOf(v any) string {
 // bytes differ are decoded and compared (and the kind, which says how).
 func (d *differ) item(old, new RawItem) {
 	d.key = old.Key
-	om, nm, ok := memberTrees(old.Raw, new.Raw)
+	d.rd.Reset()
+	d.rd.Index(old.Raw)
+	d.rd.Index(new.Raw)
+	om, nm, ok := d.memberTrees(old.Raw, new.Raw)
 	if !ok {
 		ov, _ := schema.DecodeTree(old.Raw)
 		nv, _ := schema.DecodeTree(new.Raw)
@@ -177,12 +188,20 @@ func (d *differ) item(old, new RawItem) {
 // memberTrees reads the members of the two sides of an item (objects, or
 // ok is false): a member whose bytes are the same on both sides is left
 // out of both (no change to find there); the others are decoded, a member
-// one side lacks standing as nil on that side.
-func memberTrees(oldRaw, newRaw json.RawMessage) (om, nm map[string]any, ok bool) {
-	o, ok1 := schema.ReadObject(oldRaw)
-	n, ok2 := schema.ReadObject(newRaw)
+// one side lacks standing as nil on that side. A tool's schemas stay JSON
+// (json.RawMessage), which their rules read as it is.
+func (d *differ) memberTrees(oldRaw, newRaw json.RawMessage) (om, nm map[string]any, ok bool) {
+	o, ok1 := d.rd.Object(oldRaw)
+	n, ok2 := d.rd.Object(newRaw)
 	if !ok1 || !ok2 {
 		return nil, nil, false
+	}
+	tool := decoded(o.Get("kind")) == "tool"
+	member := func(k string, raw json.RawMessage) any {
+		if tool && raw != nil && (k == "input_schema" || k == "output_schema") {
+			return raw
+		}
+		return decoded(raw)
 	}
 	om, nm = make(map[string]any, o.Len()), make(map[string]any, n.Len())
 	o.Each(func(k string, v json.RawMessage) {
@@ -190,11 +209,11 @@ func memberTrees(oldRaw, newRaw json.RawMessage) (om, nm map[string]any, ok bool
 		if k != "kind" && w != nil && bytes.Equal(v, w) {
 			return
 		}
-		om[k], nm[k] = decoded(v), decoded(w)
+		om[k], nm[k] = member(k, v), member(k, w)
 	})
 	n.Each(func(k string, w json.RawMessage) {
 		if o.Get(k) == nil {
-			om[k], nm[k] = nil, decoded(w)
+			om[k], nm[k] = nil, member(k, w)
 		}
 	})
 	return om, nm, true
@@ -312,8 +331,8 @@ func argsByName(v any) map[string]any {
 // tool compares a tool: its input and output schemas, annotations and
 // execution.
 func (d *differ) tool(om, nm map[string]any) {
-	d.inputSchema(om["input_schema"], nm["input_schema"])
-	d.outputSchema(om["output_schema"], nm["output_schema"])
+	d.inputSchema(schemaMember(om), schemaMember(nm))
+	d.outputSchema(outputMember(om), outputMember(nm))
 	d.annotations(asMap(om["annotations"]), asMap(nm["annotations"]))
 	oe, ne := asMap(om["execution"]), asMap(nm["execution"])
 	if !equal(oe["taskSupport"], ne["taskSupport"]) {
@@ -329,6 +348,18 @@ func (d *differ) tool(om, nm map[string]any) {
 			d.add(Compatible, "/execution/"+pointerToken(k), "execution "+k+" changed", oe[k], ne[k])
 		}
 	}
+}
+
+// schemaMember and outputMember are a tool's schemas as memberTrees left
+// them (nil: absent, or the same on both sides).
+func schemaMember(m map[string]any) json.RawMessage {
+	raw, _ := m["input_schema"].(json.RawMessage)
+	return raw
+}
+
+func outputMember(m map[string]any) json.RawMessage {
+	raw, _ := m["output_schema"].(json.RawMessage)
+	return raw
 }
 
 // hintDefaults are the MCP defaults of the tool annotations, and the value
